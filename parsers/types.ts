@@ -1,0 +1,94 @@
+/**
+ * The contract between the source-pattern engine (parsers/) and the ingestion jobs (jobs/).
+ * Pure types: nothing here touches the database. Keep changes additive: the ingest job
+ * and the royalty_lines table are built on these names.
+ */
+import type { Readable } from 'node:stream';
+
+/** One statement line after mapping and normalising, in Rondo's canonical form. */
+export interface CanonicalLine {
+  /** 1-based physical line number in the (decompressed) file where the record starts. */
+  lineNo: number;
+  /** First day of the sale month, 'YYYY-MM-01'. */
+  saleMonth: string | null;
+  /** Sale period bounds, 'YYYY-MM-DD', when the source reports a range. */
+  salePeriodStart: string | null;
+  salePeriodEnd: string | null;
+  /** First day of the accounting (reporting) month when the source reports one (dual-period sources). */
+  accountingPeriod: string | null;
+  dsp: string | null;
+  /** ISO 3166-1 alpha-2 when recognisable (names and codes are mapped), else the raw trimmed value. */
+  country: string | null;
+  /** 12 characters, upper-case, no dashes. */
+  isrc: string | null;
+  /** Digits only, leading zeros kept. */
+  upc: string | null;
+  trackTitle: string | null;
+  artist: string | null;
+  releaseTitle: string | null;
+  label: string | null;
+  /** Normalised: 'stream' | 'download' | 'ugc' | 'physical' | 'return' | 'other' … */
+  saleType: string | null;
+  /** Decimal string; '0' when the source has none. */
+  quantity: string;
+  /** Decimal string in grossCurrency (or currency when grossCurrency is null). */
+  gross: string | null;
+  grossCurrency: string | null;
+  /** Decimal string in `currency`: what the source owes the label for this line. Never a float. */
+  net: string;
+  /** ISO 4217, upper-case. */
+  currency: string;
+  /** Statement's own rate: 1 grossCurrency = exchangeRate currency. */
+  exchangeRate: string | null;
+  /** The distributor/aggregator that reported the line (e.g. 'DistroKid'). */
+  aggregator: string | null;
+}
+
+export interface LineError {
+  lineNo: number;
+  reason: string;
+  /** The raw record as read (decoded text), for the errors CSV. */
+  raw: string;
+}
+
+export interface ReadSummary {
+  rowsRead: number;
+  rowsIngested: number;
+  rowsFailed: number;
+  rowsSkipped: number;
+  /** Sum of `net` per currency, decimal strings. */
+  totals: Record<string, string>;
+  /** Control totals the file itself carries (footer row counts, DSR FOOT…), when any. */
+  control: { rows?: number; totals?: Record<string, string> } | null;
+  /** Whether the control totals (when present) match what was read. */
+  reconciles: boolean | null;
+  /** Statement period found in the file (preamble, file name, or min/max sale month). */
+  period: { start: string | null; end: string | null };
+}
+
+export interface LineSink {
+  /** Called with batches of good lines; await it (back-pressure). */
+  lines(batch: CanonicalLine[]): Promise<void> | void;
+  error(err: LineError): void;
+}
+
+export interface DetectionCandidate {
+  patternKey: string;
+  /** 0..1 overall confidence that this pattern reads the file. */
+  score: number;
+  confidence: { source: number; period: number; schema: number };
+  period: { start: string | null; end: string | null } | null;
+  reasons: string[];
+}
+
+export interface StatementSample {
+  fileName: string;
+  /** The first bytes of the file (a few KB), raw. */
+  head: Buffer;
+}
+
+export type ReadStatement = (
+  input: Readable,
+  opts: { fileName: string; pattern: unknown; periodOverride?: { start: string; end: string } | null },
+  sink: LineSink,
+) => Promise<ReadSummary>;
