@@ -1,0 +1,37 @@
+/**
+ * The Koa app: request id + structured log, one error path, JSON body parsing, routes.
+ */
+import Koa from 'koa';
+import Router from '@koa/router';
+import crypto from 'node:crypto';
+import type { AppServices } from './services';
+import { errorMiddleware } from './http/errors';
+import { mountModules } from './modules';
+import { addSlashAliases, routeRegistry } from './http/route';
+
+export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {}): Koa {
+  const app = new Koa({ proxy: !!opts.trustProxy });
+  app.silent = true; // errors are logged by our middleware, once
+  routeRegistry.length = 0; // one app per process in production; tests build several
+  const router = new Router({ strict: true });
+  mountModules(router, svc);
+  addSlashAliases(router);
+
+  app.use(async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const requestId = (ctx.get('x-request-id') || crypto.randomUUID()).slice(0, 100);
+    ctx.state.requestId = requestId;
+    ctx.state.log = svc.log.child({ requestId });
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, tenantId: ctx.state.auth?.tenantId ?? undefined }, 'request');
+    }
+  });
+  app.use(errorMiddleware());
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

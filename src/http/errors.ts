@@ -1,0 +1,58 @@
+/**
+ * One error path: services throw AppError subclasses; this middleware shapes them per the
+ * area of the route (spec part 7); anything unknown is a 500 with the request id logged.
+ */
+import type { Context, Next } from 'koa';
+import { AppError, ConflictError, PG, pgCode, RateLimitError } from '../lib/errors';
+
+/** Error body shapes of spec part 7, by area. */
+export type ErrorShape = 'catalogue' | 'status' | 'processor' | 'agreement';
+
+export function errorBody(shape: ErrorShape, status: number, code: string, message: string, details: string[] | Record<string, unknown>): unknown {
+  // Expired access tokens have their own shape wherever they happen.
+  if (code === 'TOKEN_EXPIRED') return { error: { status, message } };
+  switch (shape) {
+    case 'catalogue':
+      return { success: false, error: { code, message, details: Array.isArray(details) ? details : Object.values(details).map(String) } };
+    case 'processor':
+      return { status: 'error', message, code, details: Array.isArray(details) ? { errors: details } : details };
+    case 'agreement':
+      return { message, error: code };
+    default:
+      return { status: 'error', message, ...(Array.isArray(details) && details.length ? { details } : {}) };
+  }
+}
+
+export function errorMiddleware() {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        const shape: ErrorShape = ctx.state.errorShape ?? 'status';
+        ctx.status = 404;
+        ctx.body = errorBody(shape, 404, 'NOT_FOUND', 'Route not found', []);
+      }
+    } catch (raw) {
+      let err = raw;
+      if (pgCode(err) === PG.UNIQUE_VIOLATION) err = new ConflictError('A record with the same unique value already exists', [String((raw as { detail?: string }).detail ?? '')]);
+      const shape: ErrorShape = ctx.state.errorShape ?? 'status';
+      if (err instanceof AppError) {
+        ctx.status = err.status === 409 ? 400 : err.status; // the spec's codes have no 409
+        if (err instanceof RateLimitError) ctx.set('Retry-After', String(err.retryAfterSeconds));
+        ctx.body = errorBody(shape, ctx.status, err.code, err.message, err.details);
+        if (err.status >= 500) ctx.state.log?.error({ err: raw }, 'request failed');
+        return;
+      }
+      const status = (err as { status?: number; expose?: boolean }).status;
+      if (status && status >= 400 && status < 500 && (err as { expose?: boolean }).expose) {
+        // Koa/body-parser client errors (malformed JSON, body too large…)
+        ctx.status = status === 413 ? 400 : status;
+        ctx.body = errorBody(shape, ctx.status, status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', (err as Error).message, []);
+        return;
+      }
+      ctx.state.log?.error({ err: raw, requestId: ctx.state.requestId }, 'unhandled error');
+      ctx.status = 500;
+      ctx.body = errorBody(shape, 500, 'INTERNAL', 'Internal server error', [`requestId: ${ctx.state.requestId}`]);
+    }
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * Route definitions. Each route declares its access level, its JSON Schemas (validated by
+ * ajv, also published as OpenAPI) and one handler. The handler gets validated input, the
+ * caller's identity and, for tenant routes, a transaction scoped to the caller's tenant.
+ *
+ *   defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue' }, [ { method, path, ... } ])
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { TSchema, Static } from '@sinclair/typebox';
+import { compile, formatAjvErrors, type RoleName } from './schema';
+import type { ErrorShape } from './errors';
+import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors';
+import { withTenant, type Trx } from '../db';
+import { bodyParser } from '@koa/bodyparser';
+
+// Bodies are parsed inside each route (not app-wide) so that a malformed body gets the
+// route's own error shape, and raw-body routes (uploads, signed webhooks) keep their stream.
+const parseBody = bodyParser({
+  enableTypes: ['json', 'form'],
+  jsonLimit: '20mb',
+  encoding: 'utf-8',
+  onError: (err: Error) => {
+    throw new ValidationError('Malformed request body', [err.message], 'MALFORMED_BODY');
+  },
+});
+import type { AppServices } from '../services';
+import type { AuthContext } from '../modules/auth/tokens';
+
+export type Access = 'public' | 'refresh' | 'session' | RoleName | 'super_admin';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export const ROLE_RANK: Record<RoleName | 'super_admin', number> = { guest: 1, user: 2, admin: 3, owner: 4, super_admin: 5 };
+
+export function rankOf(auth: AuthContext): number {
+  if (auth.isSuperAdmin) return ROLE_RANK.super_admin;
+  return auth.role ? ROLE_RANK[auth.role] : 0;
+}
+
+type S<T> = T extends TSchema ? Static<T> : undefined;
+
+export interface HandlerArgs<B, Q, P> {
+  ctx: Context;
+  body: B;
+  query: Q;
+  params: P;
+  auth: AuthContext;
+  /** Tenant-scoped transaction (tenant routes only; throws elsewhere). */
+  trx: Trx;
+  tenantId: number;
+  svc: AppServices;
+}
+
+export interface RouteDef<BS extends TSchema | undefined = TSchema | undefined, QS extends TSchema | undefined = TSchema | undefined, PS extends TSchema | undefined = TSchema | undefined> {
+  method: Method;
+  /** koa-router syntax: /user/:id */
+  path: string;
+  summary: string;
+  access: Access;
+  body?: BS;
+  query?: QS;
+  params?: PS;
+  /** Success status (default 200, 201 is common for creates). */
+  status?: number;
+  /** Response schemas by status, for the OpenAPI document. */
+  responses?: Record<number, TSchema>;
+  errorShape?: ErrorShape;
+  /** Tenant routes run in a tenant transaction by default; streaming routes open their own. */
+  noTransaction?: boolean;
+  /** Do not parse the body (multipart uploads, raw-body webhooks). */
+  rawBody?: boolean;
+  description?: string;
+  handler(args: HandlerArgs<S<BS>, S<QS>, S<PS>>): Promise<unknown> | unknown;
+}
+
+export interface RegisteredRoute extends RouteDef {
+  tag: string;
+  koaHandler: (ctx: Context) => Promise<void>;
+}
+
+/** Every route ever defined: the OpenAPI document is built from this list. */
+export const routeRegistry: RegisteredRoute[] = [];
+
+/** Helper so each route keeps its own schema types. */
+export function route<BS extends TSchema | undefined = undefined, QS extends TSchema | undefined = undefined, PS extends TSchema | undefined = undefined>(
+  def: RouteDef<BS, QS, PS>,
+): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+function validate(schema: TSchema | undefined, value: unknown, kind: 'body' | 'query', where: string): unknown {
+  if (!schema) return value;
+  const v = compile(schema, kind);
+  if (!v(value)) throw new ValidationError('Invalid request', formatAjvErrors(where, v.errors));
+  return value;
+}
+
+export function defineRoutes(router: Router, svc: AppServices, group: { tag: string; errorShape?: ErrorShape }, defs: RouteDef[]): void {
+  for (const def of defs) {
+    const shape = def.errorShape ?? group.errorShape ?? 'status';
+    const paramSchema = def.params;
+    const koaHandler = async (ctx: Context) => {
+      ctx.state.errorShape = shape;
+      if (!def.rawBody && def.method !== 'get') await parseBody(ctx, async () => undefined);
+      const auth = await svc.auth.authenticate(ctx, def.access);
+      ctx.state.auth = auth;
+      const params = validate(paramSchema, { ...ctx.params }, 'query', 'params');
+      const query = validate(def.query, { ...ctx.query }, 'query', 'query');
+      let body: unknown = undefined;
+      if (!def.rawBody && def.method !== 'get' && def.method !== 'delete') {
+        body = (ctx.request as unknown as { body?: unknown }).body;
+        if (def.body && (body === undefined || body === null)) body = {};
+        body = validate(def.body, body, 'body', 'body');
+      } else if (def.body && def.method === 'delete') {
+        body = validate(def.body, (ctx.request as unknown as { body?: unknown }).body ?? {}, 'body', 'body');
+      }
+      const tenantRoute = def.access in ROLE_RANK && def.access !== 'super_admin';
+      const run = async (trx: Trx | null) => {
+        const args = {
+          ctx,
+          body,
+          query,
+          params,
+          auth,
+          get trx(): Trx {
+            if (!trx) throw new Error(`route ${def.method.toUpperCase()} ${def.path} has no tenant transaction`);
+            return trx;
+          },
+          get tenantId(): number {
+            if (auth.tenantId == null) throw new UnauthorizedError('No workspace selected');
+            return auth.tenantId;
+          },
+          svc,
+        } as HandlerArgs<unknown, unknown, unknown>;
+        const result = await def.handler(args as never);
+        if (result !== undefined) {
+          ctx.status = def.status ?? 200;
+          ctx.body = result;
+        }
+      };
+      if (tenantRoute) {
+        if (auth.tenantId == null) throw new ForbiddenError('This route needs a workspace');
+        if (rankOf(auth) < ROLE_RANK[def.access as RoleName]) {
+          throw new ForbiddenError(`This action needs the ${def.access} role or higher`, 'INSUFFICIENT_ROLE');
+        }
+        if (def.noTransaction) await run(null);
+        else await withTenant(svc.db.app, auth.tenantId, (trx) => run(trx));
+      } else {
+        if (def.access === 'super_admin' && !auth.isSuperAdmin) throw new ForbiddenError('Super-admin access required', 'SUPER_ADMIN_REQUIRED');
+        await run(null);
+      }
+    };
+    routeRegistry.push({ ...def, errorShape: shape, tag: group.tag, koaHandler });
+    router[def.method](def.path, koaHandler);
+  }
+}
+
+/**
+ * The spec names some collections with a trailing slash (/expense/) and some without
+ * (/asset); clients use both. Each route also answers at its other spelling unless that
+ * spelling is a route of its own (GET /user is "me", GET /user/ is the member list).
+ */
+export function addSlashAliases(router: Router): void {
+  const taken = new Set(routeRegistry.map((r) => `${r.method} ${r.path}`));
+  for (const r of [...routeRegistry]) {
+    const alt = r.path.endsWith('/') ? r.path.slice(0, -1) : `${r.path}/`;
+    if (!alt || taken.has(`${r.method} ${alt}`)) continue;
+    taken.add(`${r.method} ${alt}`);
+    router[r.method](alt, r.koaHandler);
+  }
+}

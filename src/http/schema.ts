@@ -1,0 +1,65 @@
+/**
+ * JSON Schema plumbing: TypeBox builds each schema once; the same object gives the ajv
+ * validator (compiled once, at load), the TypeScript type and the OpenAPI component.
+ */
+import { Type, type TSchema, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
+import addFormatsImport from 'ajv-formats';
+
+export { Type };
+export type { TSchema, Static };
+
+const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
+
+/** Bodies: no coercion, unknown properties rejected by the schemas themselves. */
+export const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
+/** Query strings and path params arrive as strings: coerce to the declared types. */
+export const queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: 'array' }));
+
+const cache = new WeakMap<object, ValidateFunction>();
+export function compile(schema: TSchema, kind: 'body' | 'query'): ValidateFunction {
+  const hit = cache.get(schema);
+  if (hit) return hit;
+  const v = (kind === 'body' ? bodyAjv : queryAjv).compile(schema);
+  cache.set(schema, v);
+  return v;
+}
+
+export function formatAjvErrors(where: string, errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((e) => {
+    const at = `${where}${e.instancePath.replace(/\//g, '.')}`;
+    if (e.keyword === 'additionalProperties') return `${at} has unknown property "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+    if (e.keyword === 'required') return `${at} must have property "${(e.params as { missingProperty: string }).missingProperty}"`;
+    return `${at} ${e.message ?? 'is invalid'}`;
+  });
+}
+
+/** Object schema that rejects unknown properties (the default for request bodies). */
+export function Strict<T extends TProperties>(props: T, opts: Record<string, unknown> = {}): TObject<T> {
+  return Type.Object(props, { additionalProperties: false, ...opts });
+}
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const Email = Type.String({ format: 'email', maxLength: 320 });
+export const Role = Type.Union([Type.Literal('guest'), Type.Literal('user'), Type.Literal('admin'), Type.Literal('owner')]);
+export type RoleName = Static<typeof Role>;
+
+/** Paging query shared by every list (documented once in the README). */
+export const PageQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 20 })),
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  sort: Type.Optional(Type.String({ maxLength: 64 })),
+  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+};
+
+export const Pagination = Type.Object({ page: Type.Integer(), size: Type.Integer(), total: Type.Integer() }, { $id: 'Pagination' });
+
+export const CatalogueError = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.Object({ code: Type.String(), message: Type.String(), details: Type.Array(Type.String()) }),
+  },
+  { $id: 'CatalogueError' },
+);
+export const StatusError = Type.Object({ status: Type.Literal('error'), message: Type.String() }, { $id: 'StatusError' });

@@ -1,0 +1,40 @@
+/**
+ * Outbound e-mail behind one adapter. SMTP_URL set: a real SMTP client (nodemailer).
+ * Unset: each message is written as an .eml file under DATA_DIR/mail, so a local user can
+ * open the link in it.
+ */
+import nodemailer from 'nodemailer';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import crypto from 'node:crypto';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(msg: MailMessage): Promise<void>;
+}
+
+export class SmtpMailer implements Mailer {
+  private readonly transport: ReturnType<typeof nodemailer.createTransport>;
+  constructor(url: string, private readonly from: string) {
+    this.transport = nodemailer.createTransport(url);
+  }
+  async send(msg: MailMessage): Promise<void> {
+    await this.transport.sendMail({ from: this.from, ...msg });
+  }
+}
+
+export class FileMailer implements Mailer {
+  private readonly transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  constructor(private readonly dir: string, private readonly from: string) {}
+  async send(msg: MailMessage): Promise<void> {
+    const info = (await this.transport.sendMail({ from: this.from, ...msg })) as unknown as { message: Buffer };
+    await fs.mkdir(this.dir, { recursive: true });
+    const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${crypto.randomBytes(4).toString('hex')}.eml`;
+    await fs.writeFile(path.join(this.dir, name), info.message);
+  }
+}

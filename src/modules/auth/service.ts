@@ -1,0 +1,344 @@
+/**
+ * Authentication: passwords, sessions (refresh tokens stored hashed), access tokens,
+ * API keys, one-time tokens (reset, invite, login link) and the login rate limit.
+ * Identity tables are global (a user may belong to many workspaces), so this service uses
+ * the owner pool; it never returns tenant data beyond a user's own memberships.
+ */
+import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
+import type { Context } from 'koa';
+import type { Knex } from 'knex';
+import type { Config } from '../../config';
+import { clock } from '../../lib/clock';
+import { randomToken, safeEqual, sha256 } from '../../lib/crypto';
+import { ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, ValidationError } from '../../lib/errors';
+import type { RoleName } from '../../http/schema';
+import type { Access } from '../../http/route';
+import {
+  ANONYMOUS,
+  type AccessClaims,
+  type AuthContext,
+  detectTokenKind,
+  type KeyKind,
+  newApiKey,
+  REFRESH_TTL_SECONDS,
+  type RefreshClaims,
+  splitApiKey,
+  TokenSigner,
+} from './tokens';
+
+export interface Workspace {
+  workspaceId: string;
+  tenantId: number;
+  name: string;
+  status: string;
+  userType: string[][];
+  role: RoleName;
+}
+
+interface MemberRow {
+  tenant_id: number;
+  tenant_user_id: string;
+  role: RoleName;
+  member_status: string;
+  tenant_status: string;
+  is_super_admin: boolean;
+  user_id: string;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export class AuthService {
+  constructor(
+    private readonly owner: Knex,
+    private readonly signer: TokenSigner,
+    private readonly cfg: Config,
+  ) {}
+
+  // ---- passwords -------------------------------------------------------------------
+  hashPassword(password: string): Promise<string> {
+    return argonHash(password, { memoryCost: this.cfg.passwordHashMemoryKiB, timeCost: 2 });
+  }
+  async verifyPassword(hash: string | null, password: string): Promise<boolean> {
+    if (!hash) return false;
+    try {
+      return await argonVerify(hash, password);
+    } catch {
+      return false;
+    }
+  }
+
+  // ---- rate limit (sliding window in 10-second buckets, shared by every process) -------
+  async hitRateLimit(key: string, max: number, windowSeconds: number): Promise<void> {
+    const now = clock.now();
+    const bucket = new Date(Math.floor(now.getTime() / 10_000) * 10_000);
+    const since = new Date(now.getTime() - windowSeconds * 1000);
+    const [{ total }] = (
+      await this.owner.raw(
+        `WITH hit AS (
+           INSERT INTO rate_limit_hits (key, window_start, count) VALUES (?, ?, 1)
+           ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_hits.count + 1
+           RETURNING count)
+         SELECT (SELECT count FROM hit) + COALESCE((SELECT sum(count) FROM rate_limit_hits WHERE key = ? AND window_start > ? AND window_start <> ?), 0) AS total`,
+        [key, bucket, key, since, bucket],
+      )
+    ).rows as { total: string }[];
+    if (Number(total) > max) {
+      throw new RateLimitError(windowSeconds);
+    }
+    if (Math.random() < 0.01) await this.owner('rate_limit_hits').where('window_start', '<', new Date(now.getTime() - 3600_000)).delete();
+  }
+
+  // ---- login and sessions ---------------------------------------------------------------
+  async login(email: string, password: string, meta: { ip?: string; userAgent?: string }) {
+    const user = await this.owner('users').whereRaw('lower(email) = lower(?)', [email]).first();
+    const ok = await this.verifyPassword(user?.password_hash ?? null, password);
+    if (!user || !ok) throw new UnauthorizedError('Invalid email or password', 'INVALID_CREDENTIALS');
+    const workspaces = await this.workspacesOf(user.id);
+    const refreshToken = await this.openSession(user.id, 'password', meta);
+    return { workspaces, refreshToken, userId: user.id as string };
+  }
+
+  async openSession(userId: string, via: string, meta: { ip?: string; userAgent?: string } = {}): Promise<string> {
+    const [{ id }] = await this.owner('sessions')
+      .insert({
+        user_id: userId,
+        refresh_hash: sha256(randomToken()), // placeholder until the token (which names the session) exists
+        via,
+        ip: meta.ip ?? null,
+        user_agent: meta.userAgent?.slice(0, 500) ?? null,
+        created_at: clock.now(),
+        expires_at: new Date(clock.now().getTime() + REFRESH_TTL_SECONDS * 1000),
+      })
+      .returning('id');
+    const token = await this.signer.signRefresh({ sub: userId, sid: id });
+    await this.owner('sessions').where({ id }).update({ refresh_hash: sha256(token) });
+    return token;
+  }
+
+  async workspacesOf(userId: string): Promise<Workspace[]> {
+    const rows = await this.owner('tenant_users as tu')
+      .join('tenants as t', 't.id', 'tu.tenant_id')
+      .where('tu.user_id', userId)
+      .whereNot('tu.status', 'disabled')
+      .orderBy('t.id')
+      .select('t.id as tenant_id', 't.uuid', 't.name', 't.status', 'tu.role');
+    return rows.map((r) => ({
+      workspaceId: r.uuid,
+      tenantId: r.tenant_id,
+      name: r.name,
+      status: r.status,
+      userType: [[r.role]],
+      role: r.role,
+    }));
+  }
+
+  /** GET /auth/authtoken: refresh token + workspace → access token. */
+  async accessTokenFor(auth: AuthContext, currentWorkspace: string | undefined, host: string | undefined): Promise<string> {
+    let tenant: { id: number; status: string } | undefined;
+    if (currentWorkspace) {
+      const q = this.owner('tenants').select('id', 'status');
+      tenant = await (UUID_RE.test(currentWorkspace) ? q.where('uuid', currentWorkspace) : /^\d+$/.test(currentWorkspace) ? q.where('id', Number(currentWorkspace)) : q.whereRaw('false')).first();
+      if (!tenant) throw new NotFoundError('Workspace', 'WORKSPACE_NOT_FOUND');
+    } else {
+      const domain = host?.split(':')[0]?.toLowerCase();
+      if (domain) tenant = await this.owner('tenants').select('id', 'status').whereRaw('lower(custom_domain) = ?', [domain]).first();
+      if (!tenant) throw new ValidationError('currentWorkspace is required (no custom domain matches this host)', ['query.currentWorkspace is required'], 'WORKSPACE_REQUIRED');
+    }
+    if (tenant.status !== 'active') throw new ForbiddenError('Workspace is inactive', 'WORKSPACE_INACTIVE');
+    const member = await this.owner('tenant_users').where({ tenant_id: tenant.id, user_id: auth.userId }).first();
+    if (!member || member.status === 'disabled') throw new ForbiddenError('You are not a member of this workspace', 'NOT_A_MEMBER');
+    if (member.status === 'invited') await this.owner('tenant_users').where({ tenant_id: tenant.id, id: member.id }).update({ status: 'active' });
+    return this.signer.signAccess({ sub: auth.userId!, sid: auth.sessionId!, tid: tenant.id, tuid: member.id });
+  }
+
+  async logout(sessionId: string): Promise<void> {
+    await this.owner('sessions').where({ id: sessionId }).update({ revoked_at: clock.now() });
+  }
+
+  // ---- authenticating a request ------------------------------------------------------
+  async authenticate(ctx: Context, access: Access): Promise<AuthContext> {
+    if (access === 'public') return ANONYMOUS;
+    const header = ctx.get('authorization');
+    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!m) throw new UnauthorizedError('Missing bearer token', 'MISSING_TOKEN');
+    const token = m[1]!;
+    const kind = detectTokenKind(token);
+    if (!kind) throw new UnauthorizedError('Unrecognised token', 'INVALID_TOKEN');
+    if (access === 'refresh') {
+      if (kind !== 'jwt') throw new UnauthorizedError('A refresh token is required', 'WRONG_TOKEN_KIND');
+      return this.fromRefresh(token);
+    }
+    if (kind === 'jwt') {
+      if (access !== 'session') return this.fromAccess(token);
+      // Logout and "who am I" accept either JWT kind.
+      try {
+        return await this.fromAccess(token);
+      } catch (err) {
+        if ((err as { code?: string }).code === 'WRONG_TOKEN_KIND') return this.fromRefresh(token);
+        throw err;
+      }
+    }
+    return this.fromApiKey(kind, token, ctx.get('x-workspace-id') || undefined);
+  }
+
+  private async liveSession(sid: string, userId: string) {
+    const s = await this.owner('sessions').where({ id: sid, user_id: userId }).first();
+    if (!s || s.revoked_at || new Date(s.expires_at) <= clock.now()) throw new UnauthorizedError('Session is not active', 'SESSION_NOT_FOUND');
+    return s;
+  }
+
+  private async fromRefresh(token: string): Promise<AuthContext> {
+    const claims = await this.signer.verify<RefreshClaims>(token, 'refresh');
+    const s = await this.liveSession(claims.sid, claims.sub);
+    if (!safeEqual(s.refresh_hash, sha256(token))) throw new UnauthorizedError('Refresh token is not stored', 'SESSION_NOT_FOUND');
+    const user = await this.owner('users').where({ id: claims.sub }).first('is_super_admin');
+    return { ...ANONYMOUS, kind: 'refresh', userId: claims.sub, sessionId: claims.sid, isSuperAdmin: !!user?.is_super_admin };
+  }
+
+  private async member(tenantId: number, tenantUserId: string): Promise<MemberRow | undefined> {
+    return this.owner('tenant_users as tu')
+      .join('tenants as t', 't.id', 'tu.tenant_id')
+      .join('users as u', 'u.id', 'tu.user_id')
+      .where({ 'tu.tenant_id': tenantId, 'tu.id': tenantUserId })
+      .first(
+        'tu.tenant_id',
+        'tu.id as tenant_user_id',
+        'tu.role',
+        'tu.status as member_status',
+        't.status as tenant_status',
+        'u.is_super_admin',
+        'u.id as user_id',
+      );
+  }
+
+  private checkMember(m: MemberRow | undefined): MemberRow {
+    if (!m || m.member_status === 'disabled') throw new UnauthorizedError('User is no longer a member of this workspace', 'NOT_A_MEMBER');
+    if (m.tenant_status !== 'active') throw new ForbiddenError('Workspace is inactive', 'WORKSPACE_INACTIVE');
+    return m;
+  }
+
+  private async fromAccess(token: string): Promise<AuthContext> {
+    const claims = await this.signer.verify<AccessClaims>(token, 'access');
+    await this.liveSession(claims.sid, claims.sub);
+    const m = this.checkMember(await this.member(claims.tid, claims.tuid));
+    return {
+      kind: 'access',
+      userId: m.user_id,
+      tenantId: m.tenant_id,
+      tenantUserId: m.tenant_user_id,
+      role: m.role,
+      isSuperAdmin: m.is_super_admin,
+      sessionId: claims.sid,
+      keyId: null,
+    };
+  }
+
+  private async fromApiKey(kind: KeyKind, token: string, workspaceHeader: string | undefined): Promise<AuthContext> {
+    const parts = splitApiKey(token);
+    const row = parts ? await this.owner('api_keys').where({ key_id: parts.keyId }).first() : undefined;
+    if (!row || !parts || row.kind !== kind || row.revoked_at || !safeEqual(row.secret_hash, sha256(parts.secret))) {
+      throw new UnauthorizedError('Invalid API key', 'INVALID_API_KEY');
+    }
+    if (kind === 'god') {
+      let tenantId: number | null = null;
+      if (workspaceHeader) {
+        const q = this.owner('tenants').select('id');
+        const t = await (UUID_RE.test(workspaceHeader) ? q.where('uuid', workspaceHeader) : /^\d+$/.test(workspaceHeader) ? q.where('id', Number(workspaceHeader)) : q.whereRaw('false')).first();
+        if (!t) throw new NotFoundError('Workspace', 'WORKSPACE_NOT_FOUND');
+        tenantId = t.id;
+      }
+      return { ...ANONYMOUS, kind: 'god_key', isSuperAdmin: true, tenantId, role: tenantId ? 'owner' : null, keyId: row.id };
+    }
+    const tenant = await this.owner('tenants').where({ id: row.tenant_id }).first('status');
+    if (!tenant || tenant.status !== 'active') throw new ForbiddenError('Workspace is inactive', 'WORKSPACE_INACTIVE');
+    if (kind === 'workspace') {
+      // A workspace key acts for the workspace itself, with admin rights.
+      return { ...ANONYMOUS, kind: 'workspace_key', tenantId: row.tenant_id, role: 'admin', keyId: row.id };
+    }
+    const m = this.checkMember(await this.member(row.tenant_id, row.tenant_user_id));
+    return {
+      kind: 'user_key',
+      userId: m.user_id,
+      tenantId: m.tenant_id,
+      tenantUserId: m.tenant_user_id,
+      role: m.role,
+      isSuperAdmin: m.is_super_admin,
+      sessionId: null,
+      keyId: row.id,
+    };
+  }
+
+  // ---- API keys (CLI only: the spec says keys are not obtainable through the API) ------
+  async createApiKey(kind: KeyKind, opts: { tenantId?: number; tenantUserId?: string; name?: string }): Promise<{ id: string; token: string }> {
+    if (kind !== 'god' && !opts.tenantId) throw new ValidationError(`a ${kind} key needs --tenant`);
+    if (kind === 'user' && !opts.tenantUserId) throw new ValidationError('a user key needs --user (the tenant user id)');
+    if (kind === 'user') {
+      const m = await this.owner('tenant_users').where({ tenant_id: opts.tenantId, id: opts.tenantUserId }).first();
+      if (!m) throw new NotFoundError('Tenant user');
+    }
+    if (kind === 'workspace') {
+      const t = await this.owner('tenants').where({ id: opts.tenantId }).first();
+      if (!t) throw new NotFoundError('Workspace');
+    }
+    const key = newApiKey(kind);
+    const [{ id }] = await this.owner('api_keys')
+      .insert({
+        kind,
+        key_id: key.keyId,
+        secret_hash: sha256(key.secret),
+        tenant_id: kind === 'god' ? null : opts.tenantId,
+        tenant_user_id: kind === 'user' ? opts.tenantUserId : null,
+        name: opts.name ?? null,
+        created_at: clock.now(),
+      })
+      .returning('id');
+    return { id, token: key.token };
+  }
+
+  async revokeApiKey(id: string): Promise<boolean> {
+    return (await this.owner('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: clock.now() })) > 0;
+  }
+
+  // ---- one-time tokens ------------------------------------------------------------------
+  async issueOneTime(purpose: 'reset' | 'invite' | 'login_link', userId: string, ttlSeconds: number, opts: { tenantId?: number; withCode?: boolean } = {}) {
+    const token = await this.signer.signPurpose(purpose, userId, ttlSeconds, opts.tenantId ? { tid: opts.tenantId } : {});
+    const code = opts.withCode ? randomToken(6).replace(/[^A-Za-z0-9]/g, 'x').slice(0, 8).toUpperCase() : null;
+    await this.owner('one_time_tokens').insert({
+      purpose,
+      user_id: userId,
+      tenant_id: opts.tenantId ?? null,
+      token_hash: sha256(token),
+      code_hash: code ? sha256(code) : null,
+      created_at: clock.now(),
+      expires_at: new Date(clock.now().getTime() + ttlSeconds * 1000),
+    });
+    return { token, code };
+  }
+
+  /** Checks and consumes a one-time token (and its code, when it has one). */
+  async consumeOneTime(purpose: 'reset' | 'invite' | 'login_link', token: string, code?: string): Promise<{ userId: string; tenantId: number | null }> {
+    const claims = await this.signer.verify<{ tid?: number }>(token, purpose);
+    return this.owner.transaction(async (trx) => {
+      const row = await trx('one_time_tokens').where({ token_hash: sha256(token), purpose }).forUpdate().first();
+      if (!row || row.used_at || new Date(row.expires_at) <= clock.now()) throw new UnauthorizedError('This link or token is no longer valid', 'TOKEN_USED');
+      if (row.code_hash) {
+        if (row.attempts >= 5) throw new UnauthorizedError('Too many wrong codes; request a new one', 'TOKEN_LOCKED');
+        if (!code || !safeEqual(row.code_hash, sha256(code.trim().toUpperCase()))) {
+          await trx('one_time_tokens').where({ id: row.id }).increment('attempts', 1);
+          throw new ValidationError('The verification code is wrong', ['query.code does not match'], 'INVALID_CODE');
+        }
+      }
+      await trx('one_time_tokens').where({ id: row.id }).update({ used_at: clock.now() });
+      return { userId: claims.sub, tenantId: row.tenant_id };
+    });
+  }
+
+  async setPassword(userId: string, password: string): Promise<void> {
+    await this.owner('users').where({ id: userId }).update({ password_hash: await this.hashPassword(password), password_changed_at: clock.now(), updated_at: clock.now() });
+  }
+
+  /** After a password reset every existing session ends. */
+  async revokeAllSessions(userId: string): Promise<void> {
+    await this.owner('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: clock.now() });
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Token kinds of spec part 5: JWT access (6 h), JWT refresh (1 d), API keys RWAK / RUAK /
+ * GODK. Keys look like `RWAK_<keyId>_<secret>`: the key id finds the row, the secret's
+ * SHA-256 is compared in constant time. Secrets are 256-bit random, so a fast hash is
+ * enough; passwords (low entropy) use argon2.
+ */
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import type { RoleName } from '../../http/schema';
+import { clock } from '../../lib/clock';
+import { randomToken } from '../../lib/crypto';
+import { TokenExpiredError, UnauthorizedError } from '../../lib/errors';
+
+export const ACCESS_TTL_SECONDS = 6 * 3600;
+export const REFRESH_TTL_SECONDS = 24 * 3600;
+
+export type TokenKind = 'access' | 'refresh' | 'workspace_key' | 'user_key' | 'god_key';
+
+export interface AuthContext {
+  kind: TokenKind | 'anonymous';
+  userId: string | null;
+  tenantId: number | null;
+  tenantUserId: string | null;
+  role: RoleName | null;
+  isSuperAdmin: boolean;
+  sessionId: string | null;
+  keyId: string | null;
+}
+
+export const ANONYMOUS: AuthContext = {
+  kind: 'anonymous',
+  userId: null,
+  tenantId: null,
+  tenantUserId: null,
+  role: null,
+  isSuperAdmin: false,
+  sessionId: null,
+  keyId: null,
+};
+
+export const KEY_PREFIX = { workspace: 'RWAK', user: 'RUAK', god: 'GODK' } as const;
+export type KeyKind = keyof typeof KEY_PREFIX;
+
+export function detectTokenKind(token: string): 'jwt' | KeyKind | null {
+  if (token.startsWith('RWAK_')) return 'workspace';
+  if (token.startsWith('RUAK_')) return 'user';
+  if (token.startsWith('GODK_')) return 'god';
+  if (/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) return 'jwt';
+  return null;
+}
+
+export function newApiKey(kind: KeyKind): { keyId: string; secret: string; token: string } {
+  const keyId = randomToken(9);
+  const secret = randomToken(32);
+  return { keyId, secret, token: `${KEY_PREFIX[kind]}_${keyId}_${secret}` };
+}
+
+export function splitApiKey(token: string): { keyId: string; secret: string } | null {
+  // key ids and secrets are base64url and may themselves contain '_': the id has a fixed length (12).
+  const body = token.slice(5);
+  const keyId = body.slice(0, 12);
+  if (body[12] !== '_' || keyId.length !== 12) return null;
+  return { keyId, secret: body.slice(13) };
+}
+
+export interface AccessClaims {
+  typ: 'access';
+  sub: string;
+  sid: string;
+  tid: number;
+  tuid: string;
+}
+export interface RefreshClaims {
+  typ: 'refresh';
+  sub: string;
+  sid: string;
+  jti: string;
+}
+
+export class TokenSigner {
+  constructor(private readonly key: Uint8Array) {}
+
+  async signAccess(c: Omit<AccessClaims, 'typ'>): Promise<string> {
+    const now = clock.nowSeconds();
+    return new SignJWT({ typ: 'access', sid: c.sid, tid: c.tid, tuid: c.tuid })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(c.sub)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ACCESS_TTL_SECONDS)
+      .sign(this.key);
+  }
+
+  async signRefresh(c: { sub: string; sid: string }): Promise<string> {
+    const now = clock.nowSeconds();
+    return new SignJWT({ typ: 'refresh', sid: c.sid })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(c.sub)
+      .setJti(randomToken(12))
+      .setIssuedAt(now)
+      .setExpirationTime(now + REFRESH_TTL_SECONDS)
+      .sign(this.key);
+  }
+
+  /** Short-lived purpose tokens (password reset, invitations): signed, and also stored. */
+  async signPurpose(purpose: string, sub: string, ttlSeconds: number, extra: Record<string, unknown> = {}): Promise<string> {
+    const now = clock.nowSeconds();
+    return new SignJWT({ typ: purpose, ...extra })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(sub)
+      .setJti(randomToken(12))
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSeconds)
+      .sign(this.key);
+  }
+
+  async verify<T>(token: string, typ: string): Promise<T & { sub: string; exp: number }> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: clock.now() });
+      if (payload.typ !== typ) throw new UnauthorizedError(`Expected a ${typ} token`, 'WRONG_TOKEN_KIND');
+      return payload as unknown as T & { sub: string; exp: number };
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) {
+        if (typ === 'access') throw new TokenExpiredError();
+        throw new UnauthorizedError(`${typ === 'refresh' ? 'Refresh' : 'Verification'} token expired`, 'TOKEN_EXPIRED_' + typ.toUpperCase());
+      }
+      if (err instanceof UnauthorizedError) throw err;
+      throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
+    }
+  }
+}

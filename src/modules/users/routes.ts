@@ -1,0 +1,98 @@
+import type Router from '@koa/router';
+import { defineRoutes, route, rankOf, ROLE_RANK } from '../../http/route';
+import { Email, PageQuery, Role, Strict, Type, Uuid } from '../../http/schema';
+import type { AppServices } from '../../services';
+import { ForbiddenError } from '../../lib/errors';
+import { getUser, listUsers, removeUser, updateUser } from './service';
+import { inviteMember } from '../auth/routes';
+
+const IdParams = Type.Object({ id: Uuid });
+
+export function registerUserRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue' }, [
+    route({
+      method: 'get',
+      path: '/user',
+      summary: 'The signed-in user in the current workspace (data.id is the tenant user id)',
+      access: 'guest',
+      async handler({ auth, trx, tenantId }) {
+        const ws = await trx('tenants').where({ id: tenantId }).first('uuid', 'name');
+        const workspace = { workspaceId: ws.uuid, tenantId, name: ws.name };
+        if (!auth.tenantUserId) {
+          return { status: 'success', message: 'Current user', data: { id: null, kind: auth.kind, role: auth.role, isSuperAdmin: auth.isSuperAdmin, workspace } };
+        }
+        return { status: 'success', message: 'Current user', data: { ...(await getUser(trx, auth.tenantUserId)), workspace } };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/user/',
+      summary: 'Members of the workspace (paged; search by name or e-mail; filter by role)',
+      access: 'user',
+      query: Type.Object({ ...PageQuery, role: Type.Optional(Role) }),
+      async handler({ trx, query }) {
+        const r = await listUsers(trx, { page: query.page ?? 1, size: query.size ?? 20, search: query.search, role: query.role });
+        return { success: true, message: 'Users', ...r };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/user/',
+      summary: 'Add a member (admin). Without a password the person gets an invitation e-mail',
+      access: 'admin',
+      status: 201,
+      body: Strict({
+        email: Email,
+        role: Role,
+        firstName: Type.Optional(Type.String({ maxLength: 200 })),
+        lastName: Type.Optional(Type.String({ maxLength: 200 })),
+        password: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
+      }),
+      async handler({ body, auth, trx, tenantId }) {
+        if (body.role === 'owner' && rankOf(auth) < ROLE_RANK.owner) throw new ForbiddenError('Only an owner can add an owner', 'INSUFFICIENT_ROLE');
+        return { success: true, message: 'User added', data: await inviteMember(svc, trx, tenantId, body) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/user/:id',
+      summary: 'One member by tenant user id (guests may read only themselves)',
+      access: 'guest',
+      params: IdParams,
+      async handler({ params, auth, trx }) {
+        if (rankOf(auth) < ROLE_RANK.user && auth.tenantUserId !== params.id) throw new ForbiddenError('Guests can only see themselves', 'INSUFFICIENT_ROLE');
+        return { success: true, message: 'User', data: await getUser(trx, params.id) };
+      },
+    }),
+    route({
+      method: 'patch',
+      path: '/user/:id',
+      summary: 'Update a member: names (self or admin), role and status (admins and owners only)',
+      access: 'guest',
+      params: IdParams,
+      body: Strict(
+        {
+          role: Type.Optional(Role),
+          status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')])),
+          firstName: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+          lastName: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+        },
+        { minProperties: 1 },
+      ),
+      async handler({ params, body, auth, trx }) {
+        return { success: true, message: 'User updated', data: await updateUser(trx, auth, params.id, body) };
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/user/:id',
+      summary: 'Remove a member from the workspace (admin; only owners remove owners; never the last owner)',
+      access: 'admin',
+      params: IdParams,
+      async handler({ params, auth, trx }) {
+        await removeUser(trx, auth, params.id);
+        return { success: true, message: 'User removed from the workspace' };
+      },
+    }),
+  ]);
+}

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+
+describe('users and roles', () => {
+  let app: TestApp;
+  let a: TestTenant;
+  let b: TestTenant;
+  before(async () => {
+    app = await startTestApp();
+    a = await createTestTenant(app, 'UsersA');
+    b = await createTestTenant(app, 'UsersB');
+  });
+  after(async () => app.close());
+
+  it('GET /user answers {status, message, data} with data.id = tenant user id', async () => {
+    const r = await app.request('GET', '/user', { token: a.users.guest!.token });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.status, 'success');
+    assert.equal(r.body.data.id, a.users.guest!.tenantUserId);
+    assert.equal(r.body.data.workspace.workspaceId, a.workspaceId);
+  });
+
+  it('role matrix on the user routes', async () => {
+    const expect: Record<string, Record<string, number>> = {
+      'GET /user/': { guest: 403, user: 200, admin: 200, owner: 200 },
+      [`GET /user/${a.users.owner!.tenantUserId}`]: { guest: 403, user: 200, admin: 200, owner: 200 },
+      'POST /user/': { guest: 403, user: 403, admin: 201, owner: 201 },
+    };
+    let n = 0;
+    for (const [route, byRole] of Object.entries(expect)) {
+      const [method, path] = route.split(' ') as [string, string];
+      for (const [role, status] of Object.entries(byRole)) {
+        const body = method === 'POST' ? { email: `m${n++}@matrix.test`, role: 'guest' } : undefined;
+        const r = await app.request(method, path, { token: a.users[role]!.token, body });
+        assert.equal(r.status, status, `${route} as ${role}: ${JSON.stringify(r.body)}`);
+        if (status === 403) assert.deepEqual(Object.keys(r.body.error).sort(), ['code', 'details', 'message']);
+      }
+    }
+  });
+
+  it('guests see themselves only', async () => {
+    assert.equal((await app.request('GET', `/user/${a.users.guest!.tenantUserId}`, { token: a.users.guest!.token })).status, 200);
+  });
+
+  it('role changes: admins and owners only; only owners touch owners; never the last owner', async () => {
+    const target = a.users.user!.tenantUserId;
+    assert.equal((await app.request('PATCH', `/user/${target}`, { token: a.users.user!.token, body: { role: 'admin' } })).status, 403);
+    const up = await app.request('PATCH', `/user/${target}`, { token: a.users.admin!.token, body: { role: 'admin' } });
+    assert.equal(up.status, 200);
+    assert.equal(up.body.data.role, 'admin');
+    const down = await app.request('PATCH', `/user/${target}`, { token: a.users.admin!.token, body: { role: 'user' } });
+    assert.equal(down.body.data.role, 'user');
+    assert.equal((await app.request('PATCH', `/user/${target}`, { token: a.users.admin!.token, body: { role: 'owner' } })).status, 403);
+    assert.equal((await app.request('PATCH', `/user/${a.users.owner!.tenantUserId}`, { token: a.users.admin!.token, body: { role: 'admin' } })).status, 403);
+    const last = await app.request('PATCH', `/user/${a.users.owner!.tenantUserId}`, { token: a.users.owner!.token, body: { role: 'admin' } });
+    assert.equal(last.status, 400);
+    assert.equal(last.body.error.code, 'LAST_OWNER');
+    // a user may rename themselves but not change their own role
+    const self = await app.request('PATCH', `/user/${target}`, { token: a.users.user!.token, body: { firstName: 'Una' } });
+    assert.equal(self.status, 200);
+    assert.equal(self.body.data.firstName, 'Una');
+    assert.equal((await app.request('PATCH', `/user/${a.users.admin!.tenantUserId}`, { token: a.users.user!.token, body: { firstName: 'X' } })).status, 403);
+  });
+
+  it('a role change applies to tokens already issued', async () => {
+    const t = a.users.guest!;
+    assert.equal((await app.request('GET', '/user/', { token: t.token })).status, 403);
+    await app.request('PATCH', `/user/${t.tenantUserId}`, { token: a.users.owner!.token, body: { role: 'user' } });
+    assert.equal((await app.request('GET', '/user/', { token: t.token })).status, 200);
+    await app.request('PATCH', `/user/${t.tenantUserId}`, { token: a.users.owner!.token, body: { role: 'guest' } });
+  });
+
+  it('lists page and search', async () => {
+    const r = await app.request('GET', '/user/?size=2&page=1', { token: a.users.admin!.token });
+    assert.equal(r.body.data.length, 2);
+    assert.ok(r.body.pagination.total >= 4);
+    const s = await app.request('GET', `/user/?search=${encodeURIComponent(a.users.guest!.email)}`, { token: a.users.admin!.token });
+    assert.deepEqual(s.body.data.map((u: any) => u.id), [a.users.guest!.tenantUserId]);
+    assert.equal((await app.request('GET', '/user/?size=100000', { token: a.users.admin!.token })).status, 400);
+  });
+
+  it('adding an existing member again is refused with 400', async () => {
+    const r = await app.request('POST', '/user/', { token: a.users.admin!.token, body: { email: a.users.guest!.email, role: 'user' } });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error.code, 'ALREADY_MEMBER');
+  });
+
+  describe('cross-tenant access returns no data', () => {
+    it('reads, updates and deletes of another tenant’s user → 404, nothing changed', async () => {
+      const victim = b.users.user!.tenantUserId;
+      const tok = a.users.owner!.token;
+      const get = await app.request('GET', `/user/${victim}`, { token: tok });
+      assert.equal(get.status, 404);
+      assert.ok(!JSON.stringify(get.body).includes(b.users.user!.email));
+      assert.equal((await app.request('PATCH', `/user/${victim}`, { token: tok, body: { role: 'guest' } })).status, 404);
+      assert.equal((await app.request('DELETE', `/user/${victim}`, { token: tok })).status, 404);
+      const list = await app.request('GET', '/user/?size=200', { token: tok });
+      assert.ok(list.body.data.every((u: any) => !Object.values(b.users).some((x) => x.tenantUserId === u.id)));
+      const still = await app.request('GET', `/user/${victim}`, { token: b.users.owner!.token });
+      assert.equal(still.status, 200);
+      assert.equal(still.body.data.role, 'user');
+    });
+  });
+
+  it('DELETE removes the membership (admin), and the removed user’s token stops working', async () => {
+    const add = await app.request('POST', '/user/', { token: a.users.admin!.token, body: { email: 'leaver@usersa.test', role: 'user', password: 'leaver password' } });
+    assert.equal(add.status, 201);
+    assert.equal((await app.request('DELETE', `/user/${add.body.data.id}`, { token: a.users.user!.token })).status, 403);
+    assert.equal((await app.request('DELETE', `/user/${add.body.data.id}`, { token: a.users.admin!.token })).status, 200);
+    assert.equal((await app.request('GET', `/user/${add.body.data.id}`, { token: a.users.admin!.token })).status, 404);
+  });
+});

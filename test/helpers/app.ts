@@ -1,0 +1,129 @@
+/**
+ * A real Rondo for a test file: its own database, the real Koa app on a real port, the
+ * real pg-boss workers (optional), and a small HTTP client.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import crypto from 'node:crypto';
+import { loadConfig, type Config } from '../../src/config';
+import { boot, type AppServices } from '../../src/services';
+import { createApp } from '../../src/app';
+import { createTestDatabase } from './db';
+import { createTenant, ensureGlobalUser, upsertMembership } from '../../src/modules/users/service';
+import type { RoleName } from '../../src/http/schema';
+import { clock } from '../../src/lib/clock';
+
+type FetchBody = NonNullable<NonNullable<Parameters<typeof fetch>[1]>['body']>;
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Sent as X-Forwarded-For (the test app trusts proxy headers): one IP per test keeps rate limits apart. */
+  ip?: string;
+  raw?: FetchBody;
+}
+
+export interface TestApp {
+  url: string;
+  svc: AppServices;
+  cfg: Config;
+  dataDir: string;
+  request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<HttpResult<T>>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(opts: { workers?: boolean; config?: Partial<Config> } = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-test-'));
+  const cfg = loadConfig(
+    {},
+    {
+      databaseUrl: db.url,
+      dataDir,
+      logLevel: process.env.TEST_LOG_LEVEL || 'silent',
+      passwordHashMemoryKiB: 1024,
+      queuePollSeconds: 0.5,
+      jwtSecret: 'test-secret-' + crypto.randomBytes(8).toString('hex'),
+      ...opts.config,
+    },
+  );
+  const rt = await boot(cfg, { workers: !!opts.workers, migrate: false, databaseUrl: db.url });
+  const app = createApp(rt.svc, { trustProxy: true });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const defaultIp = `10.${crypto.randomInt(255)}.${crypto.randomInt(255)}.${crypto.randomInt(255)}`;
+  return {
+    url,
+    svc: rt.svc,
+    cfg,
+    dataDir,
+    async request(method, p, o = {}) {
+      const headers: Record<string, string> = { 'x-forwarded-for': o.ip ?? defaultIp, ...(o.headers ?? {}) };
+      if (o.token) headers.authorization = `Bearer ${o.token}`;
+      let body: FetchBody | undefined = o.raw;
+      if (o.body !== undefined) {
+        headers['content-type'] ??= 'application/json';
+        body = JSON.stringify(o.body);
+      }
+      const res = await fetch(url + p, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+      return { status: res.status, body: parsed as any, headers: res.headers, text };
+    },
+    async close() {
+      clock.reset();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections?.();
+      await rt.shutdown();
+      await db.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestTenant {
+  tenantId: number;
+  workspaceId: string;
+  /** role → { email, password, tenantUserId, token (access) } */
+  users: Record<string, { email: string; password: string; tenantUserId: string; token: string; refresh: string }>;
+}
+
+let seq = 0;
+/** A workspace with one member of each role, each signed in (access tokens ready). */
+export async function createTestTenant(app: TestApp, name = 'Label', roles: RoleName[] = ['owner', 'admin', 'user', 'guest']): Promise<TestTenant> {
+  const owner = app.svc.db.owner;
+  const t = await createTenant(owner, { name: `${name} ${++seq}` });
+  const users: TestTenant['users'] = {};
+  const password = 'correct horse battery';
+  const hash = await app.svc.auth.hashPassword(password);
+  for (const role of roles) {
+    const email = `${role}.${t.id}.${seq}@${name.toLowerCase().replace(/\W/g, '')}.test`;
+    const g = await ensureGlobalUser(owner, { email, passwordHash: hash });
+    const tenantUserId = await upsertMembership(owner, t.id, g.id, role);
+    const { refresh, token } = await signIn(app, email, password, t.uuid);
+    users[role] = { email, password, tenantUserId, token, refresh };
+  }
+  return { tenantId: t.id, workspaceId: t.uuid, users };
+}
+
+export async function signIn(app: TestApp, email: string, password: string, workspaceId: string): Promise<{ refresh: string; token: string }> {
+  // Direct service calls (not HTTP) so fixtures do not eat into the login rate limit.
+  const { refreshToken } = await app.svc.auth.login(email, password, {});
+  const who = await app.svc.auth.authenticate({ get: () => `Bearer ${refreshToken}` } as never, 'refresh');
+  const token = await app.svc.auth.accessTokenFor(who, workspaceId, undefined);
+  return { refresh: refreshToken, token };
+}

@@ -1,0 +1,46 @@
+/**
+ * Mocha root hooks: one Postgres for the whole run (embedded under .test-data/, or
+ * DATABASE_URL), one migrated template database; every test file clones its own
+ * database from it (CREATE DATABASE … TEMPLATE), so files never see each other's rows.
+ */
+import pg from 'pg';
+import { startEmbeddedPostgres, type EmbeddedHandle } from '../src/db/embedded';
+import { connectDb, migrateLatest } from '../src/db';
+import { Queue } from '../jobs/queue';
+import { grantQueueToApp } from '../src/services';
+import { setServerUrl, TEMPLATE_DB } from './helpers/db';
+
+let embedded: EmbeddedHandle | null = null;
+
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(180_000);
+    let serverUrl = process.env.DATABASE_URL;
+    if (!serverUrl) {
+      embedded = await startEmbeddedPostgres({ dataDir: '.test-data', fast: true });
+      serverUrl = embedded.url;
+    }
+    setServerUrl(serverUrl);
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    // Leftovers of an interrupted run.
+    const stale = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE 'rondo_t_%' OR datname = $1`, [TEMPLATE_DB]);
+    for (const r of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
+    await admin.end();
+    const url = new URL(serverUrl);
+    url.pathname = `/${TEMPLATE_DB}`;
+    const db = connectDb(url.toString());
+    await migrateLatest(db.owner);
+    // pg-boss's schema and queues live in the template too, so clones start ready.
+    const q = new Queue(url.toString(), 1);
+    await q.start();
+    await grantQueueToApp(db);
+    await q.stop();
+    await db.close();
+  },
+  async afterAll(this: Mocha.Context) {
+    this.timeout(60_000);
+    if (embedded) await embedded.stop();
+  },
+};

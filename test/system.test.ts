@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { startTestApp, type TestApp } from './helpers/app';
+
+describe('system routes and HTTP conventions', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => app.close());
+
+  it('GET /health and GET /ready (database + queue)', async () => {
+    assert.deepEqual((await app.request('GET', '/health')).body, { status: 'ok' });
+    const r = await app.request('GET', '/ready');
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body, { status: 'ok', checks: { database: 'ok', queue: 'ok' } });
+  });
+
+  it('serves an OpenAPI 3.1 document built from the route schemas, and a docs page', async () => {
+    const r = await app.request('GET', '/openapi.json');
+    assert.equal(r.body.openapi, '3.1.0');
+    assert.ok(r.body.paths['/auth/login'].post.requestBody);
+    assert.ok(r.body.paths['/user/{id}'].patch);
+    const docs = await app.request('GET', '/docs');
+    assert.match(docs.headers.get('content-type') ?? '', /html/);
+    assert.ok(docs.text.includes('/auth/authtoken'));
+  });
+
+  it('every response carries a request id; a given one is echoed', async () => {
+    const r = await app.request('GET', '/health', { headers: { 'x-request-id': 'abc-123' } });
+    assert.equal(r.headers.get('x-request-id'), 'abc-123');
+    assert.ok((await app.request('GET', '/health')).headers.get('x-request-id'));
+  });
+
+  it('unknown route → 404 in the error shape; malformed JSON → 400', async () => {
+    const r = await app.request('GET', '/no/such/route');
+    assert.equal(r.status, 404);
+    assert.equal(r.body.status, 'error');
+    const bad = await app.request('POST', '/auth/login', { raw: '{"email":', headers: { 'content-type': 'application/json' } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.success, false);
+  });
+
+  it('unknown body properties are rejected', async () => {
+    const r = await app.request('POST', '/auth/login', { body: { email: 'a@b.c', password: 'x', admin: true } });
+    assert.equal(r.status, 400);
+    assert.ok(r.body.error.details.some((d: string) => d.includes('unknown property "admin"')));
+  });
+});
