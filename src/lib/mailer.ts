@@ -28,13 +28,16 @@ export class SmtpMailer implements Mailer {
   }
 }
 
+let fileSeq = 0;
+
 export class FileMailer implements Mailer {
   private readonly transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   constructor(private readonly dir: string, private readonly from: string) {}
   async send(msg: MailMessage): Promise<void> {
     const info = (await this.transport.sendMail({ from: this.from, ...msg })) as unknown as { message: Buffer };
     await fs.mkdir(this.dir, { recursive: true });
-    const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${crypto.randomBytes(4).toString('hex')}.eml`;
+    // sortable: time, then a per-process sequence for messages written in the same millisecond
+    const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${String(++fileSeq).padStart(6, '0')}-${crypto.randomBytes(3).toString('hex')}.eml`;
     await fs.writeFile(path.join(this.dir, name), info.message);
   }
 }

@@ -1,15 +1,16 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { simpleParser } from 'mailparser';
 
-/** Mails the file mailer wrote for `to`, oldest first (decoded quoted-printable bodies). */
+/** Plain-text bodies of the mails the file mailer wrote for `to`, oldest first. */
 export async function mailsTo(dataDir: string, to: string): Promise<string[]> {
   const dir = path.join(dataDir, 'mail');
   const files = (await fs.readdir(dir).catch(() => [] as string[])).sort();
   const out: string[] = [];
   for (const f of files) {
-    const raw = await fs.readFile(path.join(dir, f), 'utf8');
-    const decoded = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
-    if (new RegExp(`^To: .*${to.replace(/[.+]/g, '\\$&')}`, 'mi').test(decoded)) out.push(decoded);
+    const parsed = await simpleParser(await fs.readFile(path.join(dir, f)));
+    const rcpt = [parsed.to].flat().flatMap((a) => a?.value ?? []).map((v) => v.address?.toLowerCase());
+    if (rcpt.includes(to.toLowerCase())) out.push(`Subject: ${parsed.subject}\n\n${parsed.text ?? ''}`);
   }
   return out;
 }
