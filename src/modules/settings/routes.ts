@@ -1,0 +1,78 @@
+import type Router from '@koa/router';
+import { defineRoutes, route } from '../../http/route';
+import { Strict, Type } from '../../http/schema';
+import type { AppServices } from '../../services';
+import { getSettings, updateSettings, listRates, upsertRates, deleteRate } from './service';
+
+const Currency = Type.String({ pattern: '^[A-Za-z]{3}$' });
+const Month = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$' });
+
+export function registerSettingsRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'Workspace settings', errorShape: 'catalogue' }, [
+    route({
+      method: 'get',
+      path: '/settings/workspace',
+      summary: 'Workspace settings: base currency, accounting cadence, catalogue auto-creation',
+      access: 'guest',
+      async handler({ trx, tenantId }) {
+        return { success: true, message: 'Workspace settings', data: await getSettings(trx, tenantId) };
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/settings/workspace',
+      summary: 'Change workspace settings (admin; the base currency is locked once royalties are allocated)',
+      access: 'admin',
+      body: Strict(
+        {
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          baseCurrency: Type.Optional(Currency),
+          accountingCadence: Type.Optional(Type.Union([Type.Literal('monthly'), Type.Literal('quarterly'), Type.Literal('half-yearly')])),
+          autoCreateCatalogue: Type.Optional(Type.Boolean()),
+          customDomain: Type.Optional(Type.Union([Type.String({ pattern: '^[A-Za-z0-9.-]+\\.[A-Za-z]{2,}$', maxLength: 253 }), Type.Null()])),
+        },
+        { minProperties: 1 },
+      ),
+      async handler({ trx, tenantId, body }) {
+        return { success: true, message: 'Workspace settings updated', data: await updateSettings(trx, tenantId, body) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/currency/rates',
+      summary: 'Monthly exchange rates to the base currency (filter by currency and month range YYYY-MM)',
+      access: 'user',
+      query: Type.Object({ currency: Type.Optional(Currency), from: Type.Optional(Month), to: Type.Optional(Month) }),
+      async handler({ trx, tenantId, query }) {
+        const s = await getSettings(trx, tenantId);
+        return { success: true, message: 'Exchange rates', data: { baseCurrency: s.baseCurrency, rates: await listRates(trx, query) } };
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/currency/rates',
+      summary: 'Set monthly rates (admin): 1 unit of `currency` = `rate` base-currency units for sales in `month`',
+      description: 'Rates are decimal strings (or numbers); invalid items are reported in `errors` and the rest saved.',
+      access: 'admin',
+      body: Strict({
+        rates: Type.Array(Strict({ currency: Currency, month: Month, rate: Type.Union([Type.String({ pattern: '^\\d+(\\.\\d+)?$' }), Type.Number()]) }), { minItems: 1, maxItems: 5000 }),
+      }),
+      async handler({ trx, tenantId, body, auth }) {
+        const s = await getSettings(trx, tenantId);
+        const r = await upsertRates(trx, tenantId, auth.tenantUserId, body.rates, s.baseCurrency);
+        return { success: true, message: `${r.saved} rate(s) saved`, data: r };
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/currency/rates/:currency/:month',
+      summary: 'Remove one monthly rate (admin)',
+      access: 'admin',
+      params: Type.Object({ currency: Currency, month: Month }),
+      async handler({ trx, params }) {
+        await deleteRate(trx, params.currency, params.month);
+        return { success: true, message: 'Rate removed' };
+      },
+    }),
+  ]);
+}
