@@ -164,6 +164,7 @@ const RE_YM = /^(\d{4})[-/.](\d{1,2})$/;
 const RE_YMD = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$/;
 const RE_COMPACT = /^(\d{4})(\d{2})(\d{2})?$/;
 const RE_NUMERIC_DMY = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{2}|\d{4})(?:[ T].*)?$/;
+const RE_MY = /^(\d{1,2})[-/.](\d{4})$/;
 const RE_YEAR_M = /^(\d{4})\s*M(\d{1,2})$/i;
 const RE_QUARTER = /^(\d{4})\s*[-_ ]?\s*Q([1-4])$|^Q([1-4])\s*[-_ /]?\s*(\d{4})$/i;
 const RE_RANGE = /^(\S+?)\s*(?:--|\s-\s|\s+to\s+|\s+au\s+)\s*(\S+)$/i;
@@ -187,6 +188,7 @@ export function parseDateValue(raw: string, dayFirst = false): NormDate | null |
     if (dayFirst ? b > 12 && a <= 12 : a > 12 && b <= 12) [a, b] = [b, a];
     return dayFirst ? day(y, b, a) : day(y, a, b);
   }
+  if ((m = RE_MY.exec(s))) return monthOnly(+m[2]!, +m[1]!);
   if ((m = RE_YEAR_M.exec(s))) return monthOnly(+m[1]!, +m[2]!);
   if ((m = RE_QUARTER.exec(s))) {
     const y = +(m[1] ?? m[4])!, q = +(m[2] ?? m[3])!;
