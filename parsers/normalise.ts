@@ -271,6 +271,7 @@ const COUNTRY = new Map<string, string>();
 function countryKey(s: string): string {
   return stripAccents(s.toLowerCase()).replace(/[^a-z0-9]/g, '');
 }
+const NOT_COUNTRIES = new Set(['FX', 'EU', 'EZ', 'UN', 'QO', 'XA', 'XB', 'ZZ', 'CP', 'DG', 'EA', 'IC', 'TA', 'AC', 'CQ', 'DD', 'SU', 'YU', 'CS', 'ZR', 'TP', 'BU', 'NT', 'AN', 'QU']);
 (function buildCountries() {
   const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
   const langs = ['en', 'fr', 'de', 'es', 'it', 'pt', 'nl'].map(
@@ -282,11 +283,12 @@ function countryKey(s: string): string {
       const en = langs[0]!.of(code);
       if (!en || en === code) continue; // not a region ICU knows
       COUNTRY.set(countryKey(code), code);
+      if (NOT_COUNTRIES.has(code)) continue; // their names would shadow real countries ('France' → FX)
       for (const dn of langs) {
         const name = dn.of(code);
         if (name && name !== code) {
           const k = countryKey(name);
-          if (!COUNTRY.has(k) || k.length > 2) COUNTRY.set(k, code);
+          if (!COUNTRY.has(k)) COUNTRY.set(k, code);
         }
       }
     }
