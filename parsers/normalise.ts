@@ -27,7 +27,9 @@ const NUMBERISH = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
  * Never goes through a JS float.
  */
 export function normDecimal(raw: string, style: DecimalStyle = '.'): string | null | undefined {
-  if (PLAIN_DECIMAL.test(raw)) return raw; // fast path: already canonical
+  // fast path: already canonical (a negative zero loses its sign)
+  if ((style !== ',' || raw.indexOf('.') === -1) && PLAIN_DECIMAL.test(raw))
+    return raw.charCodeAt(0) === 45 && raw.charCodeAt(1) === 48 && isZero(raw) ? raw.slice(1) : raw;
   let s = raw.trim();
   if (s === '') return null;
   let neg = false;
@@ -67,6 +69,7 @@ export function normDecimal(raw: string, style: DecimalStyle = '.'): string | nu
   } else if (style === ',' && /^\d{1,3}\.\d{3}$/.test(s)) {
     s = s.replace('.', ''); // "1.234" in a decimal-comma file is one thousand two hundred…
   }
+  // (any other dot in a decimal-comma file is taken as a decimal point: "0.5" stays 0.5)
   if (!NUMBERISH.test(s)) return undefined;
   let out: string;
   if (s.indexOf('e') !== -1 || s.indexOf('E') !== -1) out = new Decimal(s).toFixed();
