@@ -42,5 +42,13 @@ export const mochaHooks = {
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);
     if (embedded) await embedded.stop();
+    // A test that leaves a pool, a queue or a server open would keep the run alive for
+    // ever (CI's limit is 90 minutes): name what is left and fail instead.
+    setTimeout(() => {
+      const handles = (process as unknown as { _getActiveHandles(): { constructor: { name: string } }[] })._getActiveHandles();
+      console.error(`\nThe test run did not exit: ${handles.length} open handle(s): ${handles.map((h) => h.constructor.name).join(', ')}`);
+      console.error('A test file left a pool, a pg-boss instance or a server open (close it in after()).');
+      process.exit(1);
+    }, 15_000).unref();
   },
 };
