@@ -32,6 +32,43 @@ export interface Config {
   passwordHashMemoryKiB: number;
   /** pg-boss polling interval, seconds. */
   queuePollSeconds: number;
+  /** OAuth 2.0 providers for social login, keyed social_a | social_b | social_c; unset = off. */
+  social: Partial<Record<SocialProvider, SocialProviderConfig>>;
+}
+
+export const SOCIAL_PROVIDERS = ['social_a', 'social_b', 'social_c'] as const;
+export type SocialProvider = (typeof SOCIAL_PROVIDERS)[number];
+export interface SocialProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
+  scope: string;
+}
+
+/** SOCIAL_A_CLIENT_ID, SOCIAL_A_CLIENT_SECRET, SOCIAL_A_AUTHORIZE_URL, SOCIAL_A_TOKEN_URL, SOCIAL_A_USERINFO_URL, SOCIAL_A_SCOPE … */
+function socialFromEnv(env: NodeJS.ProcessEnv): Config['social'] {
+  const out: Config['social'] = {};
+  for (const p of SOCIAL_PROVIDERS) {
+    const k = p.toUpperCase();
+    const clientId = env[`${k}_CLIENT_ID`];
+    if (!clientId) continue;
+    const need = (n: string) => {
+      const v = env[`${k}_${n}`];
+      if (!v) throw new Error(`${k}_CLIENT_ID is set, so ${k}_${n} is required`);
+      return v;
+    };
+    out[p] = {
+      clientId,
+      clientSecret: need('CLIENT_SECRET'),
+      authorizeUrl: need('AUTHORIZE_URL'),
+      tokenUrl: need('TOKEN_URL'),
+      userinfoUrl: need('USERINFO_URL'),
+      scope: env[`${k}_SCOPE`] || 'openid email profile',
+    };
+  }
+  return out;
 }
 
 function int(name: string, value: string | undefined, fallback: number): number {
@@ -76,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     appRole: env.APP_DB_ROLE || 'rondo_app',
     passwordHashMemoryKiB: int('PASSWORD_HASH_MEMORY_KIB', env.PASSWORD_HASH_MEMORY_KIB, 19456),
     queuePollSeconds: num('QUEUE_POLL_SECONDS', env.QUEUE_POLL_SECONDS, 2),
+    social: socialFromEnv(env),
     ...overrides,
   };
   if (cfg.detectionThreshold < 0 || cfg.detectionThreshold > 1) throw new Error('DETECTION_THRESHOLD must be between 0 and 1');

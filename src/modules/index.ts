@@ -5,12 +5,14 @@ import type Router from '@koa/router';
 import type { AppServices } from '../services';
 import { registerSystemRoutes } from './system/routes';
 import { registerAuthRoutes } from './auth/routes';
+import { registerSocialRoutes } from './auth/social-routes';
 import { registerUserRoutes } from './users/routes';
 import { registerSettingsRoutes } from './settings/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
   registerAuthRoutes(router, svc);
+  registerSocialRoutes(router, svc);
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
 }

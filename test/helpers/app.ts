@@ -32,6 +32,8 @@ export interface RequestOptions {
   /** Sent as X-Forwarded-For (the test app trusts proxy headers): one IP per test keeps rate limits apart. */
   ip?: string;
   raw?: FetchBody;
+  /** 'manual' to see redirects (Location) instead of following them. */
+  redirect?: 'manual' | 'follow';
 }
 
 export interface TestApp {
@@ -78,7 +80,7 @@ export async function startTestApp(opts: { workers?: boolean; config?: Partial<C
         headers['content-type'] ??= 'application/json';
         body = JSON.stringify(o.body);
       }
-      const res = await fetch(url + p, { method, headers, body });
+      const res = await fetch(url + p, { method, headers, body, redirect: o.redirect ?? 'follow' });
       const text = await res.text();
       let parsed: unknown = text;
       if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
@@ -123,7 +125,7 @@ export async function createTestTenant(app: TestApp, name = 'Label', roles: Role
 export async function signIn(app: TestApp, email: string, password: string, workspaceId: string): Promise<{ refresh: string; token: string }> {
   // Direct service calls (not HTTP) so fixtures do not eat into the login rate limit.
   const { refreshToken } = await app.svc.auth.login(email, password, {});
-  const who = await app.svc.auth.authenticate({ get: () => `Bearer ${refreshToken}` } as never, 'refresh');
+  const who = await app.svc.auth.fromRefresh(refreshToken);
   const token = await app.svc.auth.accessTokenFor(who, workspaceId, undefined);
   return { refresh: refreshToken, token };
 }

@@ -5,6 +5,7 @@ import type { AppServices } from '../../services';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { ensureGlobalUser, getUser, upsertMembership } from '../users/service';
+import { REFRESH_COOKIE } from './service';
 
 const Password = Type.String({ minLength: 8, maxLength: 200 });
 const RESET_TTL = 3600;
@@ -65,9 +66,10 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       path: '/auth/logout',
       summary: 'End the session: the stored refresh token is removed and its access tokens stop working',
       access: 'session',
-      async handler({ auth: who }) {
+      async handler({ ctx, auth: who }) {
         if (!who.sessionId) throw new ValidationError('API keys have no session to end; revoke the key instead', [], 'NO_SESSION');
         await auth.logout(who.sessionId);
+        ctx.cookies.set(REFRESH_COOKIE, null);
         return { success: true, message: 'Logged out' };
       },
     }),

@@ -26,6 +26,8 @@ import {
   TokenSigner,
 } from './tokens';
 
+export const REFRESH_COOKIE = 'rondo_refresh';
+
 export interface Workspace {
   workspaceId: string;
   tenantId: number;
@@ -160,8 +162,10 @@ export class AuthService {
     if (access === 'public') return ANONYMOUS;
     const header = ctx.get('authorization');
     const m = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!m) throw new UnauthorizedError('Missing bearer token', 'MISSING_TOKEN');
-    const token = m[1]!;
+    // After a social login the refresh token lives in an httpOnly cookie (spec part 5).
+    const cookie = access === 'refresh' || access === 'session' ? ctx.cookies.get(REFRESH_COOKIE) : undefined;
+    if (!m && !cookie) throw new UnauthorizedError('Missing bearer token', 'MISSING_TOKEN');
+    const token = m ? m[1]! : cookie!;
     const kind = detectTokenKind(token);
     if (!kind) throw new UnauthorizedError('Unrecognised token', 'INVALID_TOKEN');
     if (access === 'refresh') {
@@ -187,7 +191,7 @@ export class AuthService {
     return s;
   }
 
-  private async fromRefresh(token: string): Promise<AuthContext> {
+  async fromRefresh(token: string): Promise<AuthContext> {
     const claims = await this.signer.verify<RefreshClaims>(token, 'refresh');
     const s = await this.liveSession(claims.sid, claims.sub);
     if (!safeEqual(s.refresh_hash, sha256(token))) throw new UnauthorizedError('Refresh token is not stored', 'SESSION_NOT_FOUND');
