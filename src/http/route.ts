@@ -18,6 +18,7 @@ import { bodyParser } from '@koa/bodyparser';
 // route's own error shape, and raw-body routes (uploads, signed webhooks) keep their stream.
 const parseBody = bodyParser({
   enableTypes: ['json', 'form'],
+  parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
   jsonLimit: '20mb',
   encoding: 'utf-8',
   onError: (err: Error) => {

@@ -110,3 +110,48 @@ describe('users and roles', () => {
     assert.equal((await app.request('GET', `/user/${add.body.data.id}`, { token: a.users.admin!.token })).status, 404);
   });
 });
+
+describe('users: bulk, remove by e-mail, authorisation', () => {
+  let app: TestApp;
+  let a: TestTenant;
+  let b: TestTenant;
+  before(async () => {
+    app = await startTestApp();
+    a = await createTestTenant(app, 'BulkA');
+    b = await createTestTenant(app, 'BulkB');
+  });
+  after(async () => app.close());
+
+  it('POST /user/bulk adds the good items and reports the bad ones', async () => {
+    const r = await app.request('POST', '/user/bulk', {
+      token: a.users.admin!.token,
+      body: { users: [ { email: 'one@bulk.test', role: 'user' }, { email: a.users.guest!.email, role: 'user' }, { email: 'boss@bulk.test', role: 'owner' }, { email: 'two@bulk.test', role: 'guest' } ] },
+    });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.createdUsers, ['one@bulk.test', 'two@bulk.test']);
+    assert.equal(r.body.errors.length, 2);
+    assert.match(r.body.errors[0], /already a member/);
+    assert.match(r.body.errors[1], /only an owner/);
+    assert.equal((await app.request('POST', '/user/bulk', { token: a.users.user!.token, body: { users: [{ email: 'x@bulk.test', role: 'user' }] } })).status, 403);
+  });
+
+  it('POST /user/bulk/delete removes what it may and reports the rest (other tenant = not found)', async () => {
+    const list = await app.request('GET', '/user/?search=bulk.test', { token: a.users.admin!.token });
+    const ids = list.body.data.map((u: any) => u.id);
+    const r = await app.request('POST', '/user/bulk/delete', { token: a.users.admin!.token, body: { ids: [...ids, b.users.user!.tenantUserId, a.users.owner!.tenantUserId] } });
+    assert.equal(r.body.processedCount, ids.length);
+    assert.deepEqual(r.body.failedDeletions.map((f: any) => f.id), [b.users.user!.tenantUserId, a.users.owner!.tenantUserId]);
+    assert.equal((await app.request('GET', `/user/${b.users.user!.tenantUserId}`, { token: b.users.owner!.token })).status, 200);
+  });
+
+  it('DELETE /user/remove/email and PUT /user/{id}/aut', async () => {
+    await app.request('POST', '/user/', { token: a.users.admin!.token, body: { email: 'mail.me@bulk.test', role: 'user' } });
+    assert.equal((await app.request('DELETE', '/user/remove/email', { token: a.users.admin!.token, body: { email: b.users.user!.email } })).status, 404);
+    assert.equal((await app.request('DELETE', '/user/remove/email', { token: a.users.admin!.token, body: { email: 'MAIL.ME@bulk.test' } })).status, 200);
+    const aut = await app.request('PUT', `/user/${a.users.guest!.tenantUserId}/aut`, { token: a.users.admin!.token, body: { status: 'disabled' } });
+    assert.equal(aut.status, 200);
+    assert.equal(aut.body.data.status, 'disabled');
+    assert.equal((await app.request('GET', '/user', { token: a.users.guest!.token })).status, 401, 'a disabled member is signed out');
+    assert.equal((await app.request('PUT', `/user/${b.users.guest!.tenantUserId}/aut`, { token: a.users.admin!.token, body: { role: 'user' } })).status, 404);
+  });
+});

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { defineRoutes, route, rankOf, ROLE_RANK } from '../../http/route';
 import { Email, PageQuery, Role, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { ForbiddenError } from '../../lib/errors';
+import { ForbiddenError, NotFoundError } from '../../lib/errors';
 import { getUser, listUsers, removeUser, updateUser } from './service';
 import { inviteMember } from '../auth/routes';
 
@@ -51,6 +51,87 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       async handler({ body, auth, trx, tenantId }) {
         if (body.role === 'owner' && rankOf(auth) < ROLE_RANK.owner) throw new ForbiddenError('Only an owner can add an owner', 'INSUFFICIENT_ROLE');
         return { success: true, message: 'User added', data: await inviteMember(svc, trx, tenantId, body) };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/user/bulk',
+      summary: 'Add several members at once (admin); each failure is reported, the rest are added',
+      access: 'admin',
+      body: Strict({
+        users: Type.Array(
+          Strict({
+            email: Email,
+            role: Role,
+            firstName: Type.Optional(Type.String({ maxLength: 200 })),
+            lastName: Type.Optional(Type.String({ maxLength: 200 })),
+          }),
+          { minItems: 1, maxItems: 500 },
+        ),
+      }),
+      async handler({ body, auth, trx, tenantId }) {
+        const created: string[] = [];
+        const errors: string[] = [];
+        for (const [i, u] of body.users.entries()) {
+          if (u.role === 'owner' && rankOf(auth) < ROLE_RANK.owner) {
+            errors.push(`users[${i}] ${u.email}: only an owner can add an owner`);
+            continue;
+          }
+          try {
+            // a savepoint per item: one bad item never undoes the others
+            await trx.transaction(async (sp) => {
+              await inviteMember(svc, sp, tenantId, u);
+            });
+            created.push(u.email);
+          } catch (err) {
+            errors.push(`users[${i}] ${u.email}: ${(err as Error).message}`);
+          }
+        }
+        return { success: true, message: `${created.length} user(s) added`, createdUsers: created, processedCount: body.users.length, errors };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/user/bulk/delete',
+      summary: 'Remove several members (admin); failures reported per id',
+      access: 'admin',
+      body: Strict({ ids: Type.Array(Uuid, { minItems: 1, maxItems: 500 }) }),
+      async handler({ body, auth, trx }) {
+        const failedDeletions: { id: string; error: string }[] = [];
+        let processedCount = 0;
+        for (const id of body.ids) {
+          try {
+            await trx.transaction((sp) => removeUser(sp, auth, id));
+            processedCount++;
+          } catch (err) {
+            failedDeletions.push({ id, error: (err as Error).message });
+          }
+        }
+        return { success: true, message: `${processedCount} user(s) removed`, processedCount, failedDeletions };
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/user/remove/email',
+      summary: 'Remove a member by e-mail address (admin)',
+      access: 'admin',
+      body: Strict({ email: Email }),
+      async handler({ body, auth, trx }) {
+        const row = await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereRaw('lower(u.email) = lower(?)', [body.email]).first('tu.id');
+        if (!row) throw new NotFoundError('User', 'USER_NOT_FOUND');
+        await removeUser(trx, auth, row.id);
+        return { success: true, message: 'User removed from the workspace' };
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/user/:id/aut',
+      summary: "Change a member's authorisation: role and/or access status (admin; owner rules as PATCH)",
+      access: 'admin',
+      params: IdParams,
+      body: Strict({ role: Type.Optional(Role), status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')])) }, { minProperties: 1 }),
+      async handler({ params, body, auth, trx }) {
+        return { success: true, message: 'Authorisation updated', data: await updateUser(trx, auth, params.id, body) };
       },
     }),
     route({
