@@ -8,6 +8,7 @@ import { registerAuthRoutes } from './auth/routes';
 import { registerSocialRoutes } from './auth/social-routes';
 import { registerUserRoutes } from './users/routes';
 import { registerSettingsRoutes } from './settings/routes';
+import { registerNotificationRoutes } from './notifications/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -15,4 +16,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerSocialRoutes(router, svc);
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
+  registerNotificationRoutes(router, svc);
 }

@@ -1,0 +1,153 @@
+/**
+ * In-app notifications (spec 2.4). A notification is addressed to one member
+ * (tenant_user_id) or to the whole workspace (NULL); read state of workspace-wide ones is
+ * kept per member in notification_reads. Other modules create them with notify().
+ */
+import type { Trx } from '../../db';
+import { clock } from '../../lib/clock';
+import { NotFoundError } from '../../lib/errors';
+
+export interface NewNotification {
+  tenantId: number;
+  tenantUserId?: string | null;
+  type: string;
+  title: string;
+  content?: string;
+  resourceType?: string | null;
+  resourceId?: string | null;
+  actionUrl?: string | null;
+  isImportant?: boolean;
+  metadata?: Record<string, unknown>;
+  expiresAt?: Date | null;
+}
+
+export async function notify(trx: Trx, n: NewNotification): Promise<string> {
+  const [row] = await trx('notifications')
+    .insert({
+      tenant_id: n.tenantId,
+      tenant_user_id: n.tenantUserId ?? null,
+      type: n.type,
+      title: n.title,
+      content: n.content ?? '',
+      resource_type: n.resourceType ?? null,
+      resource_id: n.resourceId ?? null,
+      action_url: n.actionUrl ?? null,
+      is_important: !!n.isImportant,
+      metadata: JSON.stringify(n.metadata ?? {}),
+      expires_at: n.expiresAt ?? null,
+      created_at: clock.now(),
+      updated_at: clock.now(),
+    })
+    .returning('id');
+  return row.id;
+}
+
+/** The member's notifications: addressed to them or to everyone, not expired. */
+function visible(trx: Trx, me: string | null) {
+  return trx('notifications as n')
+    .where((w) => {
+      w.whereNull('n.tenant_user_id');
+      if (me) w.orWhere('n.tenant_user_id', me);
+    })
+    .where((w) => w.whereNull('n.expires_at').orWhere('n.expires_at', '>', clock.now()));
+}
+
+function readExpr(trx: Trx, me: string | null) {
+  return trx.raw(`(n.is_read OR EXISTS (SELECT 1 FROM notification_reads r WHERE r.notification_id = n.id AND r.tenant_user_id = ?))`, [me]);
+}
+
+export async function listNotifications(
+  trx: Trx,
+  me: string | null,
+  q: { page: number; pageSize: number; unread?: boolean; archived?: boolean; type?: string; important?: boolean },
+) {
+  const base = visible(trx, me).modify((b) => {
+    b.where('n.is_archived', !!q.archived);
+    if (q.type) b.where('n.type', q.type);
+    if (q.important !== undefined) b.where('n.is_important', q.important);
+    if (q.unread) b.whereRaw(`NOT ${readExpr(trx, me).toQuery()}`);
+  });
+  const [{ count }] = await base.clone().count<{ count: string }[]>({ count: '*' });
+  const rows = await base
+    .clone()
+    .select('n.*', readExpr(trx, me).wrap('', ' AS read'))
+    .orderBy('n.created_at', 'desc')
+    .orderBy('n.id')
+    .limit(q.pageSize)
+    .offset((q.page - 1) * q.pageSize);
+  const total = Number(count);
+  return {
+    notifications: rows.map(toView),
+    total,
+    page: q.page,
+    pageSize: q.pageSize,
+    totalPages: Math.ceil(total / q.pageSize),
+  };
+}
+
+export async function unreadCount(trx: Trx, me: string | null): Promise<number> {
+  const [{ count }] = await visible(trx, me).where('n.is_archived', false).whereRaw(`NOT ${readExpr(trx, me).toQuery()}`).count<{ count: string }[]>({ count: '*' });
+  return Number(count);
+}
+
+export async function markRead(trx: Trx, tenantId: number, me: string | null, id: string): Promise<void> {
+  const n = await visible(trx, me).where('n.id', id).first('n.id', 'n.tenant_user_id');
+  if (!n) throw new NotFoundError('Notification');
+  await markRows(trx, tenantId, me, [n]);
+}
+
+export async function markAllRead(trx: Trx, tenantId: number, me: string | null): Promise<number> {
+  const rows = await visible(trx, me).whereRaw(`NOT ${readExpr(trx, me).toQuery()}`).select('n.id', 'n.tenant_user_id');
+  await markRows(trx, tenantId, me, rows);
+  return rows.length;
+}
+
+async function markRows(trx: Trx, tenantId: number, me: string | null, rows: { id: string; tenant_user_id: string | null }[]) {
+  const own = rows.filter((r) => r.tenant_user_id).map((r) => r.id);
+  const shared = rows.filter((r) => !r.tenant_user_id).map((r) => r.id);
+  if (own.length) await trx('notifications').whereIn('id', own).update({ is_read: true, updated_at: clock.now() });
+  if (shared.length && me) {
+    await trx('notification_reads')
+      .insert(shared.map((id) => ({ tenant_id: tenantId, notification_id: id, tenant_user_id: me, read_at: clock.now() })))
+      .onConflict(['tenant_id', 'notification_id', 'tenant_user_id'])
+      .ignore();
+  }
+}
+
+function toView(r: Record<string, any>) {
+  return {
+    id: r.id,
+    type: r.type,
+    title: r.title,
+    content: r.content,
+    resourceType: r.resource_type,
+    resourceId: r.resource_id,
+    actionUrl: r.action_url,
+    isRead: !!r.read,
+    isImportant: r.is_important,
+    isArchived: r.is_archived,
+    metadata: r.metadata,
+    expiresAt: r.expires_at ? new Date(r.expires_at).toISOString() : null,
+    TenantId: r.tenant_id,
+    TenantUserId: r.tenant_user_id,
+    createdAt: new Date(r.created_at).toISOString(),
+    updatedAt: new Date(r.updated_at).toISOString(),
+  };
+}
+
+export const DEFAULT_CHANNELS = { inApp: true, email: true, sms: false, push: false };
+
+export async function getPreferences(trx: Trx, me: string) {
+  const row = await trx('notification_preferences').where({ tenant_user_id: me }).first();
+  return { channels: { ...DEFAULT_CHANNELS, ...(row?.channels ?? {}) }, types: row?.types ?? {} };
+}
+
+export async function setPreferences(trx: Trx, tenantId: number, me: string, p: { channels?: Record<string, boolean>; types?: Record<string, Record<string, boolean>> }) {
+  const cur = await getPreferences(trx, me);
+  const next = { channels: { ...cur.channels, ...(p.channels ?? {}) }, types: { ...cur.types, ...(p.types ?? {}) } };
+  await trx('notification_preferences')
+    .insert({ tenant_id: tenantId, tenant_user_id: me, channels: JSON.stringify(next.channels), types: JSON.stringify(next.types), created_at: clock.now(), updated_at: clock.now() })
+    .onConflict(['tenant_id', 'tenant_user_id'])
+    .merge(['channels', 'types', 'updated_at']);
+  return next;
+}
