@@ -6,9 +6,11 @@ import type { AppServices } from '../services';
 import { registerSystemRoutes } from './system/routes';
 import { registerAuthRoutes } from './auth/routes';
 import { registerUserRoutes } from './users/routes';
+import { registerCatalogueArea } from './catalogue';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
   registerAuthRoutes(router, svc);
+  registerCatalogueArea(router, svc); // before users: /user/summary and /user/download/csv beat /user/:id
   registerUserRoutes(router, svc);
 }
