@@ -5,9 +5,13 @@
 import type Router from '@koa/router';
 import type { AppServices } from '../../services';
 import { registerCatalogueRoutes } from './routes';
+import { registerReportRoutes } from './reports';
 import { registerSplitRoutes } from '../splits/routes';
+import { registerReleaseRoutes } from '../releases/routes';
 
 export function registerCatalogueArea(router: Router, svc: AppServices): void {
+  registerReportRoutes(router, svc);
   registerCatalogueRoutes(router, svc);
   registerSplitRoutes(router, svc);
+  registerReleaseRoutes(router, svc);
 }

@@ -101,6 +101,8 @@ export function registerSplitRoutes(router: Router, svc: AppServices): void {
           const u = parseUpc(body.upc);
           productId = 'upc' in u ? ((await trx('products').where({ upc: u.upc }).first('id'))?.id ?? null) : null;
         }
+        if (body.asset && !(await trx('assets').where({ id: body.asset }).first('id'))) throw new NotFoundError('Asset', 'ASSET_NOT_FOUND');
+        if (body.product && !(await trx('products').where({ id: body.product }).first('id'))) throw new NotFoundError('Product', 'PRODUCT_NOT_FOUND');
         if (!assetId && !productId) throw new NotFoundError('Asset or product');
         if (body.type && !(SPLIT_TYPES as readonly string[]).includes(body.type)) throw new ValidationError('Invalid split type', [`type must be one of ${SPLIT_TYPES.join(', ')}`], 'INVALID_SPLIT_TYPE');
         const e = await resolveEffectiveSplit(trx, { tenantId, assetId, productId, saleDate: body.saleDate, territory: body.territory, type: body.type });
