@@ -13,6 +13,7 @@ import { NotFoundError } from '../../lib/errors';
 import * as S from './schemas';
 import * as C from './service';
 import { setActor } from './common';
+import { bulkInsertAssets, bulkInsertProducts } from './bulk';
 import { applyArtistDefault, deleteSplits, splitsOf, upsertSplit } from '../splits/service';
 
 /** Validate one bulk item against its schema: a list of problems, empty when fine. */
@@ -262,7 +263,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
           if (p.length) pre.push(`assets[${i}]: ${p.join('; ')}`);
           else { good.push(item as unknown as C.AssetInput); idx.push(i); }
         });
-        const r = await C.bulkCreateAssets(trx, tenantId, auth.tenantUserId, good);
+        const r = await bulkInsertAssets(trx, tenantId, auth.tenantUserId, good);
         const errors = [...pre, ...r.errors.map((e) => e.replace(/^assets\[(\d+)\]/, (_, n) => `assets[${idx[Number(n)]}]`))];
         return { message: `${r.created.length} of ${body.assets.length} assets created`, createdAssets: r.created, ids: r.ids, processedCount: r.created.length, errors };
       },
@@ -382,7 +383,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
           if (p.length) pre.push(`products[${i}]: ${p.join('; ')}`);
           else { good.push(item as unknown as C.ProductInput); idx.push(i); }
         });
-        const r = await C.bulkCreateProducts(trx, tenantId, auth.tenantUserId, good);
+        const r = await bulkInsertProducts(trx, tenantId, auth.tenantUserId, good);
         const errors = [...pre, ...r.errors.map((e) => e.replace(/^products\[(\d+)\]/, (_, n) => `products[${idx[Number(n)]}]`))];
         return { message: `${r.created.length} of ${body.products.length} products created`, createdProducts: r.created, processedCount: r.created.length, errors };
       },
