@@ -277,23 +277,6 @@ export async function listAssets(trx: Trx, q: AssetFilters) {
   return { ...page, data: await assetViews(trx, page.data) };
 }
 
-/** Bulk create: each item on its own savepoint; a bad item is reported, the rest go on. */
-export async function bulkCreateAssets(trx: Trx, tenantId: number, actor: string | null, items: AssetInput[]) {
-  const created: string[] = [];
-  const ids: string[] = [];
-  const errors: string[] = [];
-  for (const [i, item] of items.entries()) {
-    try {
-      const a = await trx.transaction(async (sp) => createAsset(sp, tenantId, actor, item));
-      created.push(a.title);
-      ids.push(a.id);
-    } catch (err) {
-      errors.push(`assets[${i}] (${item.title ?? ''}${item.isrc ? `, ISRC ${item.isrc}` : ''}): ${describe(err)}`);
-    }
-  }
-  return { created, ids, errors };
-}
-
 export function describe(err: unknown): string {
   if (err instanceof ValidationError || err instanceof NotFoundError) return [err.message, ...err.details].filter(Boolean).join('; ');
   if (pgCode(err) === PG.CHECK_VIOLATION) return String((err as Error).message);
@@ -447,23 +430,6 @@ export const PRODUCT_SORT = { title: 'p.title', upc: 'p.upc', releaseDate: 'p.re
 export async function listProducts(trx: Trx, q: ProductFilters) {
   const page = await pageList(productListBase(trx, q), q, PRODUCT_SORT, 'createdAt', (b) => b.select('p.*'), 'p.id', (r) => r);
   return { ...page, data: await productViews(trx, page.data) };
-}
-
-/** POST /product/bulk: a duplicate UPC (in the workspace or earlier in the same request) or a bad split is reported; the rest are created. */
-export async function bulkCreateProducts(trx: Trx, tenantId: number, actor: string | null, items: ProductInput[]) {
-  const created: string[] = [];
-  const ids: string[] = [];
-  const errors: string[] = [];
-  for (const [i, item] of items.entries()) {
-    try {
-      const p = await trx.transaction(async (sp) => createProduct(sp, tenantId, actor, item));
-      created.push(p.title);
-      ids.push(p.id);
-    } catch (err) {
-      errors.push(`products[${i}] (${item.title ?? ''}${item.upc ? `, UPC ${item.upc}` : ''}): ${describe(err)}`);
-    }
-  }
-  return { created, ids, errors };
 }
 
 /** Bulk delete by id: each missing id is reported in failedDeletions. */
