@@ -9,11 +9,13 @@ import { registerSocialRoutes } from './auth/social-routes';
 import { registerUserRoutes } from './users/routes';
 import { registerSettingsRoutes } from './settings/routes';
 import { registerNotificationRoutes } from './notifications/routes';
+import { registerCatalogueArea } from './catalogue';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
   registerAuthRoutes(router, svc);
   registerSocialRoutes(router, svc);
+  registerCatalogueArea(router, svc); // before users: /user/summary and /user/download/csv beat /user/:id
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
   registerNotificationRoutes(router, svc);
