@@ -35,6 +35,8 @@ export function errorMiddleware() {
     } catch (raw) {
       let err = raw;
       if (pgCode(err) === PG.UNIQUE_VIOLATION) err = new ConflictError('A record with the same unique value already exists', [String((raw as { detail?: string }).detail ?? '')]);
+      // e.g. removing a member who still holds a split share (RESTRICT): a clear 400, not a 500
+      if (pgCode(err) === PG.FOREIGN_KEY_VIOLATION || pgCode(err) === PG.RESTRICT_VIOLATION) err = new ConflictError('This record is still used by other records; change or remove those first', [String((raw as { detail?: string }).detail ?? '')], 'IN_USE');
       const shape: ErrorShape = ctx.state.errorShape ?? 'status';
       if (err instanceof AppError) {
         ctx.status = err.status === 409 ? 400 : err.status; // the spec's codes have no 409

@@ -155,3 +155,24 @@ describe('users: bulk, remove by e-mail, authorisation', () => {
     assert.equal((await app.request('PUT', `/user/${b.users.guest!.tenantUserId}/aut`, { token: a.users.admin!.token, body: { role: 'user' } })).status, 404);
   });
 });
+
+describe('users: a member who holds a split share', () => {
+  let app: TestApp;
+  let a: TestTenant;
+  before(async () => {
+    app = await startTestApp();
+    a = await createTestTenant(app, 'Shareholder');
+  });
+  after(async () => app.close());
+
+  it('cannot be removed until the split changes: 400 IN_USE, not a 500', async () => {
+    const asset = await app.request('POST', '/asset', { token: a.users.admin!.token, body: { title: 'Held Track', isrc: 'USRC17607839' } });
+    assert.equal(asset.status, 201, JSON.stringify(asset.body));
+    const split = await app.request('POST', '/split/', { token: a.users.admin!.token, body: { asset: asset.body.data.id, split: [{ user: a.users.user!.tenantUserId, share: 100 }] } });
+    assert.equal(split.status, 201, JSON.stringify(split.body));
+    const del = await app.request('DELETE', `/user/${a.users.user!.tenantUserId}`, { token: a.users.admin!.token });
+    assert.equal(del.status, 400);
+    assert.equal(del.body.error.code, 'IN_USE');
+    assert.equal((await app.request('GET', `/user/${a.users.user!.tenantUserId}`, { token: a.users.admin!.token })).status, 200);
+  });
+});
