@@ -32,6 +32,8 @@ export interface Config {
   passwordHashMemoryKiB: number;
   /** pg-boss polling interval, seconds. */
   queuePollSeconds: number;
+  /** Let user-given URLs (media links) reach loopback/private addresses. Off in production. */
+  allowPrivateOutbound: boolean;
   /** OAuth 2.0 providers for social login, keyed social_a | social_b | social_c; unset = off. */
   social: Partial<Record<SocialProvider, SocialProviderConfig>>;
 }
@@ -114,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     passwordHashMemoryKiB: int('PASSWORD_HASH_MEMORY_KIB', env.PASSWORD_HASH_MEMORY_KIB, 19456),
     queuePollSeconds: num('QUEUE_POLL_SECONDS', env.QUEUE_POLL_SECONDS, 2),
     social: socialFromEnv(env),
+    allowPrivateOutbound: bool(env.ALLOW_PRIVATE_OUTBOUND, false),
     ...overrides,
   };
   if (cfg.detectionThreshold < 0 || cfg.detectionThreshold > 1) throw new Error('DETECTION_THRESHOLD must be between 0 and 1');

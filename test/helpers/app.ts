@@ -56,6 +56,8 @@ export async function startTestApp(opts: { workers?: boolean; config?: Partial<C
       logLevel: process.env.TEST_LOG_LEVEL || 'silent',
       passwordHashMemoryKiB: 1024,
       queuePollSeconds: 0.5,
+      // fake partner servers in tests listen on 127.0.0.1
+      allowPrivateOutbound: true,
       jwtSecret: 'test-secret-' + crypto.randomBytes(8).toString('hex'),
       ...opts.config,
     },

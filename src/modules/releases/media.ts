@@ -13,6 +13,7 @@
 import path from 'node:path';
 import { parseFile } from 'music-metadata';
 import { ValidationError } from '../../lib/errors';
+import { guardedFetch } from '../../lib/outbound';
 import { iso } from '../catalogue/common';
 
 const AUDIO_EXT = new Set(['mp3', 'wav', 'flac', 'aac', 'm4a', 'ogg', 'oga', 'opus', 'aif', 'aiff', 'wma', 'alac']);
@@ -47,18 +48,18 @@ export interface LinkCheck {
   fileSize: number | null;
 }
 
-async function probe(url: string): Promise<Response> {
+async function probe(url: string, allowPrivate: boolean): Promise<Response> {
   const ctl = AbortSignal.timeout(5000);
-  let res = await fetch(url, { method: 'HEAD', redirect: 'follow', signal: ctl });
+  let res = await guardedFetch(url, { method: 'HEAD', signal: ctl }, allowPrivate);
   if (res.status === 405 || res.status === 501) {
-    res = await fetch(url, { method: 'GET', headers: { range: 'bytes=0-0' }, redirect: 'follow', signal: ctl });
+    res = await guardedFetch(url, { method: 'GET', headers: { range: 'bytes=0-0' }, signal: ctl }, allowPrivate);
     await res.body?.cancel();
   }
   return res;
 }
 
 /** Validate a track media link: scheme, audio/video only, reachable. */
-export async function checkTrackLink(rawUrl: string, wanted?: 'audio' | 'video', name?: string): Promise<LinkCheck> {
+export async function checkTrackLink(rawUrl: string, wanted?: 'audio' | 'video', name?: string, allowPrivate = false): Promise<LinkCheck> {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -76,8 +77,9 @@ export async function checkTrackLink(rawUrl: string, wanted?: 'audio' | 'video',
   }
   let res: Response;
   try {
-    res = await probe(url.toString());
+    res = await probe(url.toString(), allowPrivate);
   } catch (err) {
+    if (err instanceof ValidationError) throw err;
     throw new ValidationError('Link is not reachable', [`${url.host}: ${(err as Error).message}`], 'LINK_UNREACHABLE');
   }
   if (!res.ok) throw new ValidationError('Link is not reachable', [`${url.host} answered ${res.status}`], 'LINK_UNREACHABLE');

@@ -239,7 +239,7 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
             if (await trx('track_media').where({ track_id: params.trackId }).first('id')) throw new ValidationError('A track holds at most one audio or video file', ['remove the current media first'], 'TRACK_MEDIA_EXISTS');
           });
         await pre(); // 404 / 400 before any outbound request
-        const link = await checkTrackLink(body.url, body.type, body.name);
+        const link = await checkTrackLink(body.url, body.type, body.name, svc.cfg.allowPrivateOutbound);
         try {
           const m = await withTenant(svc.db.app, tenantId, async (trx) => {
             const [row] = await trx('track_media')
