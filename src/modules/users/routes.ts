@@ -5,10 +5,12 @@ import type { AppServices } from '../../services';
 import { ForbiddenError, NotFoundError } from '../../lib/errors';
 import { getUser, listUsers, removeUser, updateUser } from './service';
 import { inviteMember } from '../auth/routes';
+import { userEntityRoutes } from './entities';
 
 const IdParams = Type.Object({ id: Uuid });
 
 export function registerUserRoutes(router: Router, svc: AppServices): void {
+  userEntityRoutes(router, svc);
   defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue' }, [
     route({
       method: 'get',

@@ -1,0 +1,148 @@
+/**
+ * What a member is tied to: their own artists (artist_users), the recordings and
+ * products of those artists, and what they earned (royalty_earnings). Members read their
+ * own; admins and owners anyone's.
+ */
+import type Router from '@koa/router';
+import { defineRoutes, route, rankOf, ROLE_RANK } from '../../http/route';
+import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import type { AppServices } from '../../services';
+import type { Trx } from '../../db';
+import type { AuthContext } from '../auth/tokens';
+import { ForbiddenError } from '../../lib/errors';
+import { clock } from '../../lib/clock';
+import { getUser } from './service';
+import { listArtists, assetListBase, assetViews, ASSET_SORT, productListBase, productViews, PRODUCT_SORT } from '../catalogue/service';
+import { pageList } from '../catalogue/common';
+
+const IdParams = Type.Object({ id: Uuid });
+const ListQ = Type.Object({ ...PageQuery });
+
+async function assertMayRead(trx: Trx, auth: AuthContext, id: string) {
+  if (rankOf(auth) < ROLE_RANK.admin && auth.tenantUserId !== id) throw new ForbiddenError('You can only see your own artists, recordings and earnings', 'INSUFFICIENT_ROLE');
+  await getUser(trx, id); // 404 for another tenant's member
+}
+
+function ownedBy(trx: Trx, link: 'asset_artists' | 'product_artists', fk: string, alias: string, userId: string) {
+  return (b: import('knex').Knex.QueryBuilder) =>
+    b.whereExists((e) =>
+      e.select(trx.raw('1')).from(`${link} as l`).join('artist_users as au', 'au.artist_id', 'l.artist_id').whereRaw(`l.${fk} = ${alias}.id`).where('au.tenant_user_id', userId),
+    );
+}
+
+export function userEntityRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue' }, [
+    route({
+      method: 'get',
+      path: '/user/:id/artists',
+      summary: "A member's own artists (self, or admin)",
+      access: 'user',
+      params: IdParams,
+      query: ListQ,
+      async handler({ trx, auth, params, query }) {
+        await assertMayRead(trx, auth, params.id);
+        return { success: true, message: 'Artists', ...(await listArtists(trx, { ...query, user: params.id })) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/user/:id/assets',
+      summary: "Recordings of a member's own artists (self, or admin)",
+      access: 'user',
+      params: IdParams,
+      query: ListQ,
+      async handler({ trx, auth, params, query }) {
+        await assertMayRead(trx, auth, params.id);
+        const base = assetListBase(trx, query).modify(ownedBy(trx, 'asset_artists', 'asset_id', 'a', params.id));
+        const page = await pageList(base, query, ASSET_SORT, 'createdAt', (b) => b.select('a.*'), 'a.id', (r) => r);
+        return { success: true, message: 'Assets', ...page, data: await assetViews(trx, page.data) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/user/:id/products',
+      summary: "Products of a member's own artists (self, or admin)",
+      access: 'user',
+      params: IdParams,
+      query: ListQ,
+      async handler({ trx, auth, params, query }) {
+        await assertMayRead(trx, auth, params.id);
+        const base = productListBase(trx, query).modify(ownedBy(trx, 'product_artists', 'product_id', 'p', params.id));
+        const page = await pageList(base, query, PRODUCT_SORT, 'createdAt', (b) => b.select('p.*'), 'p.id', (r) => r);
+        return { success: true, message: 'Products', ...page, data: await productViews(trx, page.data) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/user/:id/stats',
+      summary: "A member's totals: earnings (base currency), lines, own artists, recordings, products, splits held",
+      access: 'user',
+      params: IdParams,
+      async handler({ trx, auth, params, tenantId }) {
+        await assertMayRead(trx, auth, params.id);
+        const { rows } = await trx.raw(
+          `SELECT
+             (SELECT COALESCE(sum(amount), 0)::text FROM royalty_earnings WHERE tenant_user_id = :u AND superseded_at IS NULL) AS earnings,
+             (SELECT count(*)::int FROM royalty_earnings WHERE tenant_user_id = :u AND superseded_at IS NULL) AS lines,
+             (SELECT count(*)::int FROM artist_users WHERE tenant_user_id = :u) AS artists,
+             (SELECT count(DISTINCT l.asset_id)::int FROM asset_artists l JOIN artist_users au ON au.artist_id = l.artist_id WHERE au.tenant_user_id = :u) AS assets,
+             (SELECT count(DISTINCT l.product_id)::int FROM product_artists l JOIN artist_users au ON au.artist_id = l.artist_id WHERE au.tenant_user_id = :u) AS products,
+             (SELECT count(*)::int FROM split_shares WHERE tenant_user_id = :u) AS splits,
+             (SELECT base_currency FROM tenants WHERE id = :t) AS currency`,
+          { u: params.id, t: tenantId },
+        );
+        const r = rows[0];
+        return { success: true, message: 'User stats', data: { id: params.id, currency: r.currency.trim(), earnings: r.earnings, lines: r.lines, artists: r.artists, assets: r.assets, products: r.products, splits: r.splits } };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/user/:id/monthly',
+      summary: "A member's earnings per sale month (base currency; optional from/to YYYY-MM)",
+      access: 'user',
+      params: IdParams,
+      query: Type.Object({ from: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}$' })), to: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}$' })) }),
+      async handler({ trx, auth, params, query, tenantId }) {
+        await assertMayRead(trx, auth, params.id);
+        const { rows } = await trx.raw(
+          `SELECT to_char(sale_month, 'YYYY-MM') AS month, sum(amount)::text AS earnings, count(*)::int AS lines
+             FROM royalty_earnings
+            WHERE tenant_user_id = ? AND superseded_at IS NULL
+              AND (?::date IS NULL OR sale_month >= ?::date) AND (?::date IS NULL OR sale_month <= ?::date)
+            GROUP BY 1 ORDER BY 1`,
+          [params.id, ...[query.from, query.from, query.to, query.to].map((m) => (m ? `${m}-01` : null))],
+        );
+        const t = await trx('tenants').where({ id: tenantId }).first('base_currency');
+        return { success: true, message: 'Monthly earnings', data: { id: params.id, currency: t.base_currency.trim(), months: rows } };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/user/bulk/entity',
+      summary: 'Tie members to artists (their "own artists"), or untie them (admin)',
+      access: 'admin',
+      body: Strict({
+        users: Type.Array(Uuid, { minItems: 1, maxItems: 500 }),
+        artists: Type.Array(Uuid, { minItems: 1, maxItems: 500 }),
+        action: Type.Optional(Type.Union([Type.Literal('link'), Type.Literal('unlink')])),
+      }),
+      async handler({ trx, body, tenantId }) {
+        const users = new Set((await trx('tenant_users').whereIn('id', body.users).select('id')).map((r) => r.id as string));
+        const artists = new Set((await trx('artists').whereIn('id', body.artists).select('id')).map((r) => r.id as string));
+        const errors = [
+          ...body.users.filter((u) => !users.has(u)).map((u) => `user ${u} is not a member of this workspace`),
+          ...body.artists.filter((a) => !artists.has(a)).map((a) => `artist ${a} not found`),
+        ];
+        const pairs = [...users].flatMap((u) => [...artists].map((a) => ({ tenant_id: tenantId, tenant_user_id: u, artist_id: a })));
+        let processed = 0;
+        if (pairs.length && (body.action ?? 'link') === 'link') {
+          const ins = await trx('artist_users').insert(pairs.map((p) => ({ ...p, created_at: clock.now() }))).onConflict(['tenant_id', 'artist_id', 'tenant_user_id']).ignore().returning('artist_id');
+          processed = ins.length;
+        } else if (pairs.length) {
+          processed = await trx('artist_users').whereIn('tenant_user_id', [...users]).whereIn('artist_id', [...artists]).delete();
+        }
+        return { success: true, message: `${processed} link(s) ${body.action === 'unlink' ? 'removed' : 'added'}`, processedCount: processed, errors };
+      },
+    }),
+  ]);
+}
