@@ -86,7 +86,8 @@ export async function zipFileStreaming(srcPath: string, entryName: string, outPa
   let crc = 0, usize = 0, csize = 0;
   const deflate = zlib.createDeflateRaw({ level: 6 });
   const src = fs.createReadStream(srcPath, { highWaterMark: 1 << 20 });
-  src.on('data', (c: Buffer) => {
+  src.on('data', (c: string | Buffer) => {
+    if (typeof c === 'string') return;
     crc = zlib.crc32(c, crc);
     usize += c.length;
   });
