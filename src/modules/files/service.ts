@@ -113,7 +113,7 @@ export async function registerFile(svc: AppServices, trx: Trx, tenantId: number,
 // ------------------------------------------------------------------------------------ reading
 
 const FILE_COLUMNS = [
-  'id', 'parent_id', 'kind', 'original_name', 'content_type', 'size_bytes', 'sha256', 'duplicate_of', 'status', 'progress',
+  'id', 'parent_id', 'kind', 'original_name', 'storage_key', 'content_type', 'size_bytes', 'sha256', 'duplicate_of', 'status', 'progress',
   'source_pattern_id', 'pattern_version', 'source_key', 'source_name', 'confidence', 'detection', 'sale_period_start',
   'sale_period_end', 'accounting_period', 'rows_read', 'rows_ingested', 'rows_failed', 'rows_skipped', 'totals',
   'control_totals', 'reconciles', 'error_message', 'options', 'uploaded_by', 'attempts', 'processed_at', 'created_at', 'updated_at',
@@ -203,8 +203,13 @@ export async function listFiles(trx: Trx, q: ListQuery) {
     start = m[3] ? q.period : `${m[1]}-${m[2]}-01`;
     end = m[3] ? q.period : new Date(Date.UTC(Number(m[1]), Number(m[2]), 0)).toISOString().slice(0, 10);
   }
-  if (start) base.where((w) => w.where('sale_period_end', '>=', start!).orWhere('accounting_period', '>=', start!));
-  if (end) base.where((w) => w.where('sale_period_start', '<=', end!).orWhere('accounting_period', '<=', end!));
+  // A file matches a period when its sale period overlaps it or its accounting period falls in it.
+  if (start || end) {
+    const lo = start ?? '0001-01-01', hi = end ?? '9999-12-31';
+    base.where((w) =>
+      w.where((x) => x.where('sale_period_end', '>=', lo).where('sale_period_start', '<=', hi)).orWhereBetween('accounting_period', [lo, hi]),
+    );
+  }
   const [{ n }] = await base.clone().count({ n: '*' });
   const rows = await base.orderBy('created_at', q.order ?? 'desc').orderBy('id').limit(q.size).offset((q.page - 1) * q.size).select(FILE_COLUMNS);
   return { data: rows.map(publicFile), pagination: { page: q.page, size: q.size, total: Number(n) } };
