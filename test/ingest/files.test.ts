@@ -133,7 +133,7 @@ describe('statement ingestion: files', function () {
     // sale period overlapping August 2018, or accounted for in August 2018
     assert.deepEqual(byPeriod.body.data.map((f: any) => f.fileName).sort(), ['orchard-legacy-2018M8.csv']);
     const byRange = await app.request('GET', '/file/?periodStart=2024-01-01&periodEnd=2024-01-31&size=100', { token: admin });
-    assert.deepEqual(byRange.body.data.map((f: any) => f.fileName).sort(), ['no-leading-zero.tsv', 'ragged-row.tsv']);
+    assert.deepEqual(byRange.body.data.map((f: any) => f.fileName).sort(), ['DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv', 'believe-english.csv', 'no-leading-zero.tsv', 'ragged-row.tsv']);
     const failed = await app.request('GET', '/file/?status=failed', { token: admin });
     assert.equal(failed.body.pagination.total, 0);
     const bad = await app.request('GET', '/file/?period=nope', { token: admin });

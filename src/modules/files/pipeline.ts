@@ -40,8 +40,12 @@ export const DETECT_HEAD_BYTES = 64 * 1024;
 /** A deterministic, not-retryable problem with the file itself: the file fails, the job ends. */
 class FileProblem extends Error {}
 
-/** Test-only fault injection (the kill-and-retry test). Never set outside tests. */
-export const ingestTestHooks: { afterBatch?: (fileId: string, batchNo: number, attempt: number) => Promise<void> | void } = {};
+/**
+ * Test-only fault injection (the kill-and-retry test). Never set outside tests. Kept on
+ * globalThis so a test and the workers share it even if the loader instantiates this module twice.
+ */
+type IngestTestHooks = { afterBatch?: (fileId: string, batchNo: number, attempt: number) => Promise<void> | void };
+export const ingestTestHooks: IngestTestHooks = ((globalThis as { __rondoIngestTestHooks?: IngestTestHooks }).__rondoIngestTestHooks ??= {});
 
 async function setStatus(svc: AppServices, tenantId: number, id: string, patch: Record<string, unknown>): Promise<void> {
   await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id }).update({ ...patch, updated_at: trx.fn.now() }));
