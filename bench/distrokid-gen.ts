@@ -45,7 +45,7 @@ export async function writeDistroKid(path: string, lines: number, seed = 42): Pr
     buf += `2024-02-05 10:00:00\t2024-02-05\t2023-${String(month).padStart(2, '0')}\t${STORES[i % STORES.length]}\tNova Lune\t${TITLES[t % TITLES.length]} ${t}\t${isrc}\t${upc}\t${qty}\t100\tStreaming\t${COUNTRIES[(i * 7) % COUNTRIES.length]}\t0\t${micro(cents)}\t0\n`;
     if (buf.length > 1 << 20) {
       bytes += Buffer.byteLength(buf);
-      if (!out.write(buf)) await new Promise((res) => out.once('drain', res));
+      if (!out.write(buf)) await new Promise<void>((res) => out.once('drain', () => res()));
       buf = '';
     }
   }
