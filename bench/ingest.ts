@@ -109,6 +109,11 @@ await c.query(`CREATE TABLE bench_bare AS SELECT ${cols} FROM royalty_lines WITH
 t = Date.now();
 await pipeline(fs.createReadStream(dump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY bench_bare (${cols}) FROM STDIN`)));
 const tBare = Date.now() - t;
+// The same COPY into a copy of royalty_lines with its keys and indexes (what the job writes into).
+await c.query(`CREATE TABLE bench_like (LIKE royalty_lines INCLUDING ALL)`);
+t = Date.now();
+await pipeline(fs.createReadStream(dump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY bench_like (${cols}) FROM STDIN`)));
+const tLike = Date.now() - t;
 const { rows } = await c.query(`SELECT count(*)::int n, sum(net)::text s FROM royalty_lines WHERE file_id = $1`, [child.id]);
 await c.end();
 
@@ -118,6 +123,7 @@ console.log(`upload (HTTP, streamed) ${sec(tUpload)} s`);
 console.log(`upload → lines stored   ${sec(tTotal)} s  → ${Math.round(LINES / (tTotal / 1000)).toLocaleString('en')} lines/s`);
 console.log(`ingest job alone (≈)    ${sec(tIngest)} s  → ${Math.round(LINES / (tIngest / 1000)).toLocaleString('en')} lines/s`);
 console.log(`bare COPY, same lines   ${sec(tBare)} s`);
+console.log(`COPY into royalty_lines' shape (its index) ${sec(tLike)} s`);
 console.log(`ratio end-to-end / bare ${(tTotal / tBare).toFixed(2)}×   ingest job / bare ${(tIngest / tBare).toFixed(2)}×`);
 console.log(`worker peak RSS         ${(rssPeak / 1e6).toFixed(0)} MB (after boot, idle: ${(rssIdle / 1e6).toFixed(0)} MB)`);
 console.log(`API process RSS now     ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
