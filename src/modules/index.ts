@@ -10,6 +10,7 @@ import { registerUserRoutes } from './users/routes';
 import { registerSettingsRoutes } from './settings/routes';
 import { registerNotificationRoutes } from './notifications/routes';
 import { registerCatalogueArea } from './catalogue';
+import { registerIngestionRoutes } from './files/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -19,4 +20,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
   registerNotificationRoutes(router, svc);
+  registerIngestionRoutes(router, svc);
 }
