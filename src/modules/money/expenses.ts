@@ -106,12 +106,12 @@ export async function createExpense(trx: Trx, auth: AuthContext, input: ExpenseI
   return getExpense(trx, auth, row.id);
 }
 
-export async function bulkCreateExpenses(trx: Trx, auth: AuthContext, items: ExpenseInput[]) {
+export async function bulkCreateExpenses(trx: Trx, auth: AuthContext, items: { i: number; item: ExpenseInput }[]) {
   const base = await baseCurrency(trx);
   const created: string[] = [];
   const errors: string[] = [];
   const payees = new Set<string>();
-  for (const [i, item] of items.entries()) {
+  for (const { i, item } of items) {
     const p = await prepare(trx, item, base, `expenses[${i}]`);
     if ('errors' in p) {
       errors.push(...p.errors);

@@ -174,12 +174,12 @@ export async function createPayment(trx: Trx, auth: AuthContext, input: PaymentI
 }
 
 /** POST /payment/bulk: every valid item is created; each invalid one is reported in `errors`. */
-export async function bulkCreatePayments(trx: Trx, auth: AuthContext, items: PaymentInput[]) {
+export async function bulkCreatePayments(trx: Trx, auth: AuthContext, items: { i: number; item: PaymentInput }[]) {
   const base = await baseCurrency(trx);
-  const members = await existingMembers(trx, items.map((i) => i.user));
+  const members = await existingMembers(trx, items.map((x) => x.item.user));
   const errors: string[] = [];
   const rows: Record<string, unknown>[] = [];
-  for (const [i, item] of items.entries()) {
+  for (const { i, item } of items) {
     const p = await prepare(trx, item, base, `payments[${i}]`, members);
     if ('errors' in p) errors.push(...p.errors!);
     else rows.push(p.row!);

@@ -131,12 +131,12 @@ export async function createRevenue(trx: Trx, auth: AuthContext, input: RevenueI
   return getRevenue(trx, auth, id);
 }
 
-export async function bulkCreateRevenues(trx: Trx, auth: AuthContext, items: RevenueInput[]) {
+export async function bulkCreateRevenues(trx: Trx, auth: AuthContext, items: { i: number; item: RevenueInput }[]) {
   const base = await baseCurrency(trx);
   const created: string[] = [];
   const errors: string[] = [];
   const payees = new Set<string>();
-  for (const [i, item] of items.entries()) {
+  for (const { i, item } of items) {
     const p = await prepare(trx, item, base, `revenues[${i}]`);
     if ('errors' in p) {
       errors.push(...p.errors!);

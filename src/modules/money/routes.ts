@@ -20,6 +20,7 @@ import * as reqs from './requests';
 import * as sets from './settings';
 import * as proc from './processor';
 import { refreshLedger } from './ledger';
+import { NotFoundError, ValidationError } from '../../lib/errors';
 import { buildStatement, statementCsv, statementPdf } from './statements';
 
 const IdParams = Type.Object({ id: Uuid });
@@ -259,8 +260,8 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       body: Strict({ expenses: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }),
       async handler({ trx, auth, body }) {
         const { valid, errors } = splitItems<exp.ExpenseInput>(ExpenseBody, body.expenses, 'expenses');
-        const r = await exp.bulkCreateExpenses(trx, auth, valid.map((v) => v.item));
-        return { ...r, errors: [...errors, ...r.errors] };
+        const r = await exp.bulkCreateExpenses(trx, auth, valid);
+        return { ...r, errors: [...errors, ...r.errors].sort((x, y) => Number(/\[(\d+)\]/.exec(x)?.[1]) - Number(/\[(\d+)\]/.exec(y)?.[1])) };
       },
     }),
     route({
@@ -341,8 +342,8 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       body: Strict({ revenues: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }),
       async handler({ trx, auth, body }) {
         const { valid, errors } = splitItems<rev.RevenueInput>(RevenueBody, body.revenues, 'revenues');
-        const r = await rev.bulkCreateRevenues(trx, auth, valid.map((v) => v.item));
-        return { ...r, errors: [...errors, ...r.errors] };
+        const r = await rev.bulkCreateRevenues(trx, auth, valid);
+        return { ...r, errors: [...errors, ...r.errors].sort((x, y) => Number(/\[(\d+)\]/.exec(x)?.[1]) - Number(/\[(\d+)\]/.exec(y)?.[1])) };
       },
     }),
     route({
@@ -409,7 +410,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       params: IdParams,
       async handler({ trx, params }) {
         const r = await rev.deleteRevenues(trx, [params.id]);
-        if (!r.processedCount) throw new (await import('../../lib/errors')).NotFoundError('Revenue');
+        if (!r.processedCount) throw new NotFoundError('Revenue');
         return ok('Revenue deleted', null);
       },
     }),
@@ -435,10 +436,8 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       body: Strict({ payments: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }),
       async handler({ trx, auth, body }) {
         const { valid, errors } = splitItems<pay.PaymentInput>(PaymentItem, body.payments, 'payments');
-        // keep the item numbers of the original list in messages
-        const results = await pay.bulkCreatePayments(trx, auth, valid.map((v) => v.item));
-        const renumbered = results.errors.map((e) => e.replace(/^payments\[(\d+)\]/, (_m, n: string) => `payments[${valid[Number(n)]!.i}]`));
-        const all = [...errors, ...renumbered];
+        const results = await pay.bulkCreatePayments(trx, auth, valid);
+        const all = [...errors, ...results.errors].sort((x, y) => Number(/\[(\d+)\]/.exec(x)?.[1]) - Number(/\[(\d+)\]/.exec(y)?.[1]));
         return { message: `${results.createdPayments.length} payment(s) created, ${body.payments.length - results.createdPayments.length} failed`, createdPayments: results.createdPayments, errors: all };
       },
     }),
@@ -579,7 +578,6 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
         const r = await reqs.deleteRequests(trx, auth, [params.id]);
         const f = r.failedDeletions[0];
         if (f) {
-          const { NotFoundError, ValidationError } = await import('../../lib/errors');
           throw f.error.includes('not found') ? new NotFoundError('Payment request') : new ValidationError(f.error, [], 'REQUEST_NOT_DELETABLE');
         }
         return ok('Payment request deleted', null);
@@ -676,7 +674,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       params: IdParams,
       async handler({ trx, auth, params }) {
         const r = await sets.deleteSettings(trx, auth, [params.id]);
-        if (!r.processedCount) throw new (await import('../../lib/errors')).NotFoundError('Payment setting');
+        if (!r.processedCount) throw new NotFoundError('Payment setting');
         return ok('Payment setting deleted', null);
       },
     }),
