@@ -129,7 +129,9 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       access: 'user',
       query: Type.Object(UserQuery),
       async handler({ trx, auth, query }) {
-        return ok('Current due', await acct.currentDue(trx, scopeUser(auth, query.userId) ?? auth.tenantUserId!));
+        const payee = scopeUser(auth, query.userId) ?? auth.tenantUserId;
+        if (!payee) throw new ValidationError('userId is required for a workspace key', [], 'USER_REQUIRED');
+        return ok('Current due', await acct.currentDue(trx, payee));
       },
     }),
     route({
