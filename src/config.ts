@@ -36,6 +36,8 @@ export interface Config {
   allowPrivateOutbound: boolean;
   /** OAuth 2.0 providers for social login, keyed social_a | social_b | social_c; unset = off. */
   social: Partial<Record<SocialProvider, SocialProviderConfig>>;
+  /** Base URL of the payment processor's API (transfers); unset: payouts are recorded, not sent. */
+  processorApiUrl: string | null;
 }
 
 export const SOCIAL_PROVIDERS = ['social_a', 'social_b', 'social_c'] as const;
@@ -117,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     queuePollSeconds: num('QUEUE_POLL_SECONDS', env.QUEUE_POLL_SECONDS, 2),
     social: socialFromEnv(env),
     allowPrivateOutbound: bool(env.ALLOW_PRIVATE_OUTBOUND, false),
+    processorApiUrl: (env.PROCESSOR_API_URL || '').replace(/\/$/, '') || null,
     ...overrides,
   };
   if (cfg.detectionThreshold < 0 || cfg.detectionThreshold > 1) throw new Error('DETECTION_THRESHOLD must be between 0 and 1');

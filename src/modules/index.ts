@@ -11,6 +11,7 @@ import { registerSettingsRoutes } from './settings/routes';
 import { registerNotificationRoutes } from './notifications/routes';
 import { registerCatalogueArea } from './catalogue';
 import { registerIngestionRoutes } from './files/routes';
+import { registerMoneyRoutes } from './money/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -21,4 +22,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerSettingsRoutes(router, svc);
   registerNotificationRoutes(router, svc);
   registerIngestionRoutes(router, svc);
+  registerMoneyRoutes(router, svc);
 }
