@@ -12,6 +12,8 @@ export interface FileJob {
 export interface JobPayloads {
   /** Housekeeping: drop expired sessions, one-time tokens and rate-limit buckets. */
   'maintenance.cleanup': Record<string, never>;
+  /** Every minute: hand files whose worker died mid-step to a new job (src/modules/files/recovery.ts). */
+  'maintenance.recover': Record<string, never>;
   /** zip → one child file per statement entry; gzip → plain; anything else → detect. */
   'file.decompress': FileJob;
   /** First 64 KB → detectSource over the tenant's active patterns. */
@@ -51,6 +53,7 @@ export const PIPELINE_AFTER_INGEST: { status: FileStatus; jobs: JobName[] } = { 
 /** Retry policy per queue: exponential backoff, then the `<name>.dead` queue. */
 export const JOB_OPTIONS: Record<JobName, { retryLimit: number; retryDelay: number; retryBackoff: boolean; expireInSeconds: number }> = {
   'maintenance.cleanup': { retryLimit: 2, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 },
+  'maintenance.recover': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 120 },
   'file.decompress': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 3600 },
   'file.detect': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 300 },
   // One 5M-line file takes about a minute; a crashed worker's job is retried after expiry.
@@ -67,6 +70,11 @@ export async function registerWorkers(svc: AppServices): Promise<void> {
     await cleanup(svc);
   });
   await queue.boss.schedule('maintenance.cleanup', '17 * * * *', {});
+  await queue.work('maintenance.recover', async () => {
+    const { recoverStaleFiles } = await import('../src/modules/files/recovery');
+    await recoverStaleFiles(svc, svc.cfg.staleFileSeconds);
+  });
+  await queue.boss.schedule('maintenance.recover', '* * * * *', {});
 
   const files = await import('./files');
   await files.registerFileWorkers(svc);

@@ -36,6 +36,8 @@ export interface Config {
   allowPrivateOutbound: boolean;
   /** OAuth 2.0 providers for social login, keyed social_a | social_b | social_c; unset = off. */
   social: Partial<Record<SocialProvider, SocialProviderConfig>>;
+  /** A file whose pipeline step has not moved for this long is handed to a new job (its worker died). */
+  staleFileSeconds: number;
   /** Base URL of the payment processor's API (transfers); unset: payouts are recorded, not sent. */
   processorApiUrl: string | null;
 }
@@ -119,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     queuePollSeconds: num('QUEUE_POLL_SECONDS', env.QUEUE_POLL_SECONDS, 2),
     social: socialFromEnv(env),
     allowPrivateOutbound: bool(env.ALLOW_PRIVATE_OUTBOUND, false),
+    staleFileSeconds: int('STALE_FILE_SECONDS', env.STALE_FILE_SECONDS, 120),
     processorApiUrl: (env.PROCESSOR_API_URL || '').replace(/\/$/, '') || null,
     ...overrides,
   };

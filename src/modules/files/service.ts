@@ -244,7 +244,7 @@ export async function removeObjects(svc: AppServices, keys: string[]): Promise<v
 }
 
 /** The job that moves a file in `status` on. */
-function jobFor(status: FileStatus): JobName | null {
+export function jobFor(status: FileStatus): JobName | null {
   switch (status) {
     case 'uploaded':
     case 'decompressing':
