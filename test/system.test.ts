@@ -46,3 +46,22 @@ describe('system routes and HTTP conventions', () => {
     assert.ok(r.body.error.details.some((d: string) => d.includes('unknown property "admin"')));
   });
 });
+
+describe('order of checks: identity, then role, then input', () => {
+  let app: TestApp;
+  let t: Awaited<ReturnType<typeof import('./helpers/app').createTestTenant>>;
+  before(async () => {
+    app = await startTestApp();
+    t = await (await import('./helpers/app')).createTestTenant(app, 'Order');
+  });
+  after(async () => app.close());
+
+  it('no token → 401 even with a malformed body; short role → 403 even with an invalid body', async () => {
+    const bad = { raw: '{"email":', headers: { 'content-type': 'application/json' } };
+    assert.equal((await app.request('POST', '/user/', bad)).status, 401);
+    assert.equal((await app.request('POST', '/user/', { ...bad, token: t.users.guest!.token })).status, 403);
+    assert.equal((await app.request('POST', '/user/', { token: t.users.guest!.token, body: { nonsense: true } })).status, 403);
+    assert.equal((await app.request('POST', '/user/', { token: t.users.admin!.token, body: { nonsense: true } })).status, 400);
+    assert.equal((await app.request('POST', '/sources/admin', { token: t.users.owner!.token, body: { nonsense: true } })).status, 403);
+  });
+});

@@ -102,9 +102,19 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
     const paramSchema = def.params;
     const koaHandler = async (ctx: Context) => {
       ctx.state.errorShape = shape;
-      if (!def.rawBody && def.method !== 'get') await parseBody(ctx, async () => undefined);
       const auth = await svc.auth.authenticate(ctx, def.access);
       ctx.state.auth = auth;
+      // Who may call comes before what they sent: a guest gets 403, not a lesson in the schema.
+      const tenantRoute = def.access in ROLE_RANK && def.access !== 'super_admin';
+      if (tenantRoute) {
+        if (auth.tenantId == null) throw new ForbiddenError('This route needs a workspace');
+        if (rankOf(auth) < ROLE_RANK[def.access as RoleName]) {
+          throw new ForbiddenError(`This action needs the ${def.access} role or higher`, 'INSUFFICIENT_ROLE');
+        }
+      } else if (def.access === 'super_admin' && !auth.isSuperAdmin) {
+        throw new ForbiddenError('Super-admin access required', 'SUPER_ADMIN_REQUIRED');
+      }
+      if (!def.rawBody && def.method !== 'get') await parseBody(ctx, async () => undefined);
       const params = validate(paramSchema, { ...ctx.params }, 'query', 'params');
       const query = validate(def.query, { ...ctx.query }, 'query', 'query');
       let body: unknown = undefined;
@@ -115,7 +125,6 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
       } else if (def.body && def.method === 'delete') {
         body = validate(def.body, (ctx.request as unknown as { body?: unknown }).body ?? {}, 'body', 'body');
       }
-      const tenantRoute = def.access in ROLE_RANK && def.access !== 'super_admin';
       const run = async (trx: Trx | null) => {
         const args = {
           ctx,
@@ -139,17 +148,8 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
           ctx.body = result;
         }
       };
-      if (tenantRoute) {
-        if (auth.tenantId == null) throw new ForbiddenError('This route needs a workspace');
-        if (rankOf(auth) < ROLE_RANK[def.access as RoleName]) {
-          throw new ForbiddenError(`This action needs the ${def.access} role or higher`, 'INSUFFICIENT_ROLE');
-        }
-        if (def.noTransaction) await run(null);
-        else await withTenant(svc.db.app, auth.tenantId, (trx) => run(trx));
-      } else {
-        if (def.access === 'super_admin' && !auth.isSuperAdmin) throw new ForbiddenError('Super-admin access required', 'SUPER_ADMIN_REQUIRED');
-        await run(null);
-      }
+      if (tenantRoute && !def.noTransaction) await withTenant(svc.db.app, auth.tenantId!, (trx) => run(trx));
+      else await run(null);
     };
     routeRegistry.push({ ...def, errorShape: shape, tag: group.tag, koaHandler });
     router[def.method](def.path, koaHandler);
