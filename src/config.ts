@@ -118,7 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     appRole: env.APP_DB_ROLE || 'rondo_app',
     passwordHashMemoryKiB: int('PASSWORD_HASH_MEMORY_KIB', env.PASSWORD_HASH_MEMORY_KIB, 19456),
-    queuePollSeconds: num('QUEUE_POLL_SECONDS', env.QUEUE_POLL_SECONDS, 2),
+    queuePollSeconds: num('QUEUE_POLL_SECONDS', env.QUEUE_POLL_SECONDS, 1),
     social: socialFromEnv(env),
     allowPrivateOutbound: bool(env.ALLOW_PRIVATE_OUTBOUND, false),
     staleFileSeconds: int('STALE_FILE_SECONDS', env.STALE_FILE_SECONDS, 120),
