@@ -42,6 +42,12 @@ export interface CanonicalLine {
   exchangeRate: string | null;
   /** The distributor/aggregator that reported the line (e.g. 'DistroKid'). */
   aggregator: string | null;
+  /**
+   * Additive (parsers): the trimmed source text when the source had an ISRC / UPC that is
+   * not valid after cleaning (`isrc`/`upc` are then null). Absent otherwise.
+   */
+  isrcRaw?: string;
+  upcRaw?: string;
 }
 
 export interface LineError {

@@ -1,0 +1,159 @@
+/**
+ * Source detection from the first few KB of a file. Scores every pattern:
+ *
+ *   score = 0.65·schema + 0.05·specificity + 0.15·fileName + 0.10·delimiter + 0.05·encoding
+ *
+ * - schema: 1 when a header signature (or a variant) is fully present; a partial header
+ *   can never make a winner (score capped at 0.79); forbidden headers (`absentHeaders`)
+ *   halve it.
+ * - specificity: share of the file's header cells the pattern knows (tie-breaker between
+ *   a layout and its superset).
+ * - fileName: 1 regex matches, 0 regex present but no match, 0.5 no regex.
+ * - delimiter / encoding: 1 when the pattern's matches the sniffed one (or is 'auto').
+ *
+ * Ambiguity: when the two best both have a full signature and are within 0.05, neither
+ * can be a clear winner: both are capped at 0.79 (→ needs_confirmation).
+ */
+import Papa from 'papaparse';
+import type { DetectionCandidate, StatementSample } from './types';
+import type { SourcePattern } from './schema';
+import { matchHeader, HEADER_SEARCH_ROWS } from './header';
+import { decodeHead, detectArchive, gunzipHead, guessNewline, sniffDelimiter, sniffEncoding, type Encoding } from './text';
+import { normDate, headerKey, monthEnd } from './normalise';
+import { statementPeriod } from './read';
+
+export { sniffEncoding, sniffDelimiter, detectArchive } from './text';
+
+export const WINNER_THRESHOLD = 0.8;
+const NOT_A_WINNER = 0.79;
+
+interface Sampled {
+  text: string;
+  encoding: Encoding;
+  rows: string[][];
+  delimiter: string;
+}
+
+function sample(head: Buffer): Sampled {
+  let bytes = head;
+  if (detectArchive(head) === 'gzip') bytes = gunzipHead(head);
+  const { encoding } = sniffEncoding(bytes);
+  const text = decodeHead(bytes, encoding);
+  const delimiter = sniffDelimiter(text);
+  // Only whole lines: drop the (probably cut) last line unless the sample is the whole file.
+  const cut = text.length >= 1024 ? Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) : -1;
+  const whole = cut > 0 ? text.slice(0, cut) : text;
+  const res = Papa.parse<string[]>(whole, { delimiter, newline: guessNewline(whole), header: false, preview: 400 });
+  return { text, encoding, rows: res.data, delimiter };
+}
+
+function isAscii(s: string): boolean {
+  return !/[^\x00-\x7f]/.test(s);
+}
+
+export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[]): DetectionCandidate[] {
+  const s = sample(sampleIn.head);
+  const fileName = sampleIn.fileName;
+  const out: DetectionCandidate[] = [];
+  for (const p of patterns) {
+    const reasons: string[] = [];
+    // --- schema ---------------------------------------------------------------------
+    let coverage = 0, specificity = 0, headerRow = -1, forbidden: string[] = [], missing: string[] = [];
+    if (p.layout === 'ddex-dsr') {
+      const types = new Set(s.rows.slice(0, HEADER_SEARCH_ROWS * 4).map((r) => (r[0] ?? '').trim()));
+      const want = p.detect.headers;
+      const found = want.filter((w) => [...types].some((t) => t.startsWith(w)));
+      coverage = found.length / want.length;
+      missing = want.filter((w) => !found.includes(w));
+      specificity = coverage;
+      headerRow = 0;
+    } else {
+      const start = p.format.linesBeforeHeader ?? 0;
+      const end = p.format.linesBeforeHeader !== undefined ? start + 1 : HEADER_SEARCH_ROWS;
+      for (let i = start; i < Math.min(end, s.rows.length); i++) {
+        const m = matchHeader(s.rows[i]!, p);
+        if (m.coverage > coverage || (m.coverage === coverage && m.specificity > specificity)) {
+          coverage = m.coverage;
+          specificity = m.specificity;
+          forbidden = m.forbidden;
+          missing = m.missing;
+          headerRow = i;
+        }
+        if (m.coverage === 1) break;
+      }
+    }
+    let schema = coverage;
+    if (coverage === 1) reasons.push(p.layout === 'ddex-dsr' ? 'DSR record types present' : `header signature matched on line ${headerRow + 1}`);
+    else if (coverage > 0) reasons.push(`header partly matched (${Math.round(coverage * 100)}%), missing ${missing.join(', ')}`);
+    if (forbidden.length) {
+      schema *= 0.5;
+      reasons.push(`has column(s) this layout does not: ${forbidden.join(', ')}`);
+    }
+    // --- file name, delimiter, encoding -----------------------------------------------
+    let fn = 0.5;
+    if (p.detect.fileName) {
+      fn = new RegExp(p.detect.fileName, 'i').test(fileName) ? 1 : 0;
+      if (fn) reasons.push('file name matches');
+    }
+    const delimOk = p.format.delimiter === 'auto' || p.format.delimiter === s.delimiter ? 1 : 0;
+    if (!delimOk) reasons.push(`delimiter is ${JSON.stringify(s.delimiter)}, pattern expects ${JSON.stringify(p.format.delimiter)}`);
+    const pe = p.format.encoding;
+    const encOk =
+      pe === 'auto' || pe === s.encoding || (isAscii(s.text) && pe !== 'utf-16le') ? 1 : 0;
+    let score = 0.65 * schema + 0.05 * specificity + 0.15 * fn + 0.1 * delimOk + 0.05 * encOk;
+    if (coverage < 1 || forbidden.length) score = Math.min(score, NOT_A_WINNER);
+    if (coverage === 0) score = Math.min(score, 0.3);
+
+    // --- period -------------------------------------------------------------------------
+    let period: DetectionCandidate['period'] = null;
+    let periodConf = 0;
+    const preamble = new Map<string, string>();
+    if (p.format.preamble === 'keyValue' && headerRow > 0)
+      for (const r of s.rows.slice(0, headerRow)) if (r.length >= 2) preamble.set(headerKey(r[0]!), (r[1] ?? '').trim());
+    const fixed = statementPeriod(p, fileName, preamble);
+    if (fixed) {
+      period = fixed;
+      periodConf = 1;
+      reasons.push('period from ' + (p.period?.preambleStart && preamble.size ? 'preamble' : 'file name'));
+    } else if (coverage === 1 && p.layout === 'table') {
+      const m = p.columns.saleMonth ?? p.columns.salePeriodStart;
+      const names = m?.from ? (Array.isArray(m.from) ? m.from : [m.from]) : [];
+      const hdr = s.rows[headerRow]!.map(headerKey);
+      const idx = names.map((n) => hdr.indexOf(headerKey(n))).find((i) => i >= 0);
+      if (idx !== undefined) {
+        let lo: string | null = null, hi: string | null = null, n = 0;
+        for (const r of s.rows.slice(headerRow + 1, headerRow + 200)) {
+          const d = normDate(r[idx] ?? '', p.format.dayFirst);
+          if (!d) continue;
+          n++;
+          if (lo === null || d.month < lo) lo = d.month;
+          if (hi === null || d.month > hi) hi = d.month;
+        }
+        if (lo && hi) {
+          period = { start: lo, end: monthEnd(hi) };
+          periodConf = 0.6;
+          reasons.push(`period from the first ${n} rows`);
+        }
+      }
+    }
+    const source = fn === 1 ? (coverage === 1 ? 1 : 0.6) : coverage === 1 ? 0.8 : coverage * 0.5;
+    out.push({
+      patternKey: p.key,
+      score: Math.round(score * 1000) / 1000,
+      confidence: { source: Math.round(source * 1000) / 1000, period: periodConf, schema: Math.round(schema * 1000) / 1000 },
+      period,
+      reasons,
+    });
+  }
+  out.sort((a, b) => b.score - a.score || b.confidence.schema - a.confidence.schema);
+  const [a, b] = out;
+  if (a && b && a.confidence.schema === 1 && b.confidence.schema === 1 && a.score - b.score < 0.05) {
+    for (const c of out) {
+      if (c.confidence.schema === 1 && a.score - c.score < 0.05) {
+        c.score = Math.min(c.score, NOT_A_WINNER);
+        c.reasons.push('ambiguous: another pattern matches the same header');
+      }
+    }
+  }
+  return out;
+}

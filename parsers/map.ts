@@ -1,0 +1,224 @@
+/**
+ * Compiles a pattern's column mapping ONCE (header positions resolved to getters) into a
+ * row → CanonicalLine function. Per-row work is a fixed list of getter + normaliser calls.
+ */
+import type { CanonicalLine } from './types';
+import type { CanonicalField, FieldMapping, SourcePattern } from './schema';
+import {
+  makeNegative,
+  monthEnd,
+  normCountry,
+  normCurrency,
+  normDate,
+  normDecimal,
+  normIsrc,
+  normSaleType,
+  normText,
+  normUpc,
+  headerKey,
+  type DecimalStyle,
+} from './normalise';
+
+/** Reads one raw cell for the current record ('' when absent). */
+export type Getter = (row: string[]) => string;
+
+/** Resolves a source column name to a getter, or null when the file has no such column. */
+export type ColumnResolver = (name: string) => Getter | null;
+
+export class RowError extends Error {}
+
+type Kind = 'text' | 'date' | 'country' | 'isrc' | 'upc' | 'saleType' | 'decimal' | 'currency';
+const KIND: Record<CanonicalField, Kind> = {
+  saleMonth: 'date',
+  salePeriodStart: 'date',
+  salePeriodEnd: 'date',
+  accountingPeriod: 'date',
+  dsp: 'text',
+  country: 'country',
+  isrc: 'isrc',
+  upc: 'upc',
+  trackTitle: 'text',
+  artist: 'text',
+  releaseTitle: 'text',
+  label: 'text',
+  saleType: 'saleType',
+  quantity: 'decimal',
+  gross: 'decimal',
+  grossCurrency: 'currency',
+  net: 'decimal',
+  currency: 'currency',
+  exchangeRate: 'decimal',
+};
+
+interface Op {
+  field: CanonicalField;
+  kind: Kind;
+  label: string;
+  get: Getter | null;
+  fallback: string | null; // preamble/fileName/const/default, already resolved
+  map: Map<string, string> | null;
+  dayFirst: boolean;
+  neg: { get: Getter; values: Set<string> } | null;
+}
+
+export interface MapContext {
+  fileName: string;
+  preamble: Map<string, string>;
+  resolve: ColumnResolver;
+  /** Statement period start month ('YYYY-MM-01') used when a line has no sale month. */
+  periodMonth: string | null;
+}
+
+/** Resolves a mapping's constant part (preamble, file name, const, default). */
+function fallbackValue(m: FieldMapping, ctx: MapContext): string | null {
+  if (m.preamble !== undefined) {
+    const v = ctx.preamble.get(headerKey(m.preamble));
+    if (v !== undefined && v.trim() !== '') return v.trim();
+  }
+  if (m.fileName !== undefined) {
+    const r = new RegExp(m.fileName, 'i').exec(ctx.fileName);
+    const v = r?.groups?.v ?? r?.[1];
+    if (v) return v;
+  }
+  if (m.const !== undefined) return m.const;
+  if (m.default !== undefined) return m.default;
+  return null;
+}
+
+export function compileMapper(pattern: SourcePattern, ctx: MapContext): (row: string[], lineNo: number) => CanonicalLine {
+  const decimal: DecimalStyle = pattern.format.decimal ?? '.';
+  const ops: Op[] = [];
+  for (const [field, m] of Object.entries(pattern.columns) as [CanonicalField, FieldMapping | undefined][]) {
+    if (!m) continue;
+    let get: Getter | null = null;
+    let label = field as string;
+    if (m.from !== undefined) {
+      for (const name of Array.isArray(m.from) ? m.from : [m.from]) {
+        get = ctx.resolve(name);
+        if (get) {
+          label = name;
+          break;
+        }
+      }
+    }
+    let neg: Op['neg'] = null;
+    if (m.negativeWhen) {
+      const g = ctx.resolve(m.negativeWhen.column);
+      if (g) neg = { get: g, values: new Set(m.negativeWhen.values.map((v) => v.trim().toLowerCase())) };
+    }
+    ops.push({
+      field,
+      kind: KIND[field],
+      label,
+      get,
+      fallback: fallbackValue(m, ctx),
+      map: m.map ? new Map(Object.entries(m.map).map(([k, v]) => [k.trim().toLowerCase(), v])) : null,
+      dayFirst: m.dayFirst ?? pattern.format.dayFirst ?? false,
+      neg,
+    });
+  }
+  const dsp = pattern.dsp ?? null;
+  const aggregator = pattern.aggregator;
+  const periodMonth = ctx.periodMonth;
+
+  return (row, lineNo) => {
+    const line: CanonicalLine = {
+      lineNo,
+      saleMonth: null,
+      salePeriodStart: null,
+      salePeriodEnd: null,
+      accountingPeriod: null,
+      dsp,
+      country: null,
+      isrc: null,
+      upc: null,
+      trackTitle: null,
+      artist: null,
+      releaseTitle: null,
+      label: null,
+      saleType: null,
+      quantity: '0',
+      gross: null,
+      grossCurrency: null,
+      net: '',
+      currency: '',
+      exchangeRate: null,
+      aggregator,
+    };
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      let raw = op.get ? op.get(row) : '';
+      if (raw === '' || (raw.charCodeAt(0) <= 32 && raw.trim() === '')) raw = op.fallback ?? '';
+      if (op.map !== null) {
+        const mapped = op.map.get(raw.trim().toLowerCase());
+        if (mapped !== undefined) raw = mapped;
+      }
+      switch (op.kind) {
+        case 'text':
+          (line as unknown as Record<string, string | null>)[op.field] = normText(raw);
+          break;
+        case 'decimal': {
+          const v = normDecimal(raw, decimal);
+          if (v === undefined) throw new RowError(`unparsable number in "${op.label}": "${raw}"`);
+          if (v === null) {
+            if (op.field === 'net') throw new RowError(`missing amount in "${op.label}"`);
+            break;
+          }
+          const out = op.neg !== null && op.neg.values.has(op.neg.get(row).trim().toLowerCase()) ? makeNegative(v) : v;
+          (line as unknown as Record<string, string | null>)[op.field] = out;
+          break;
+        }
+        case 'date': {
+          const d = normDate(raw, op.dayFirst);
+          if (d === undefined) throw new RowError(`unparsable date in "${op.label}": "${raw}"`);
+          if (d === null) break;
+          if (op.field === 'saleMonth') {
+            line.saleMonth = d.month;
+            if (d.start !== null && d.start !== d.end) {
+              line.salePeriodStart ??= d.start;
+              line.salePeriodEnd ??= d.end;
+            }
+          } else if (op.field === 'salePeriodStart') line.salePeriodStart = d.start ?? d.month;
+          else if (op.field === 'salePeriodEnd') line.salePeriodEnd = d.end ?? monthEnd(d.month);
+          else line.accountingPeriod = d.month;
+          break;
+        }
+        case 'country':
+          line.country = normCountry(raw);
+          break;
+        case 'isrc': {
+          const v = normIsrc(raw);
+          if (v === undefined) {
+            line.isrc = null;
+            line.isrcRaw = raw.trim();
+          } else line.isrc = v;
+          break;
+        }
+        case 'upc': {
+          const v = normUpc(raw);
+          if (v === undefined) {
+            line.upc = null;
+            line.upcRaw = raw.trim();
+          } else line.upc = v;
+          break;
+        }
+        case 'saleType':
+          line.saleType = normSaleType(raw);
+          break;
+        case 'currency': {
+          const v = normCurrency(raw);
+          if (op.field === 'currency') {
+            if (v === null) throw new RowError(`missing currency in "${op.label}"`);
+            line.currency = v;
+          } else line.grossCurrency = v;
+          break;
+        }
+      }
+    }
+    if (line.saleMonth === null) {
+      if (line.salePeriodStart !== null) line.saleMonth = line.salePeriodStart.slice(0, 8) + '01';
+      else line.saleMonth = periodMonth;
+    }
+    return line;
+  };
+}
