@@ -117,104 +117,129 @@ export function compileMapper(pattern: SourcePattern, ctx: MapContext): (row: st
       neg,
     });
   }
+  // Fields with no column in this file are constant: normalise them once, not per row.
+  const constOps = ops.filter((o) => o.get === null && o.neg === null);
+  const rowOps = ops.filter((o) => !(o.get === null && o.neg === null));
   const dsp = pattern.dsp ?? null;
   const aggregator = pattern.aggregator;
   const periodMonth = ctx.periodMonth;
 
-  return (row, lineNo) => {
-    const line: CanonicalLine = {
-      lineNo,
-      saleMonth: null,
-      salePeriodStart: null,
-      salePeriodEnd: null,
-      accountingPeriod: null,
-      dsp,
-      country: null,
-      isrc: null,
-      upc: null,
-      trackTitle: null,
-      artist: null,
-      releaseTitle: null,
-      label: null,
-      saleType: null,
-      quantity: '0',
-      gross: null,
-      grossCurrency: null,
-      net: '',
-      currency: '',
-      exchangeRate: null,
-      aggregator,
-    };
-    for (let i = 0; i < ops.length; i++) {
-      const op = ops[i]!;
-      let raw = op.get ? op.get(row) : '';
-      if (raw === '' || (raw.charCodeAt(0) <= 32 && raw.trim() === '')) raw = op.fallback ?? '';
-      if (op.map !== null) {
-        const mapped = op.map.get(raw.trim().toLowerCase());
-        if (mapped !== undefined) raw = mapped;
+  const blank = (lineNo: number): CanonicalLine => ({
+    lineNo,
+    saleMonth: null,
+    salePeriodStart: null,
+    salePeriodEnd: null,
+    accountingPeriod: null,
+    dsp,
+    country: null,
+    isrc: null,
+    upc: null,
+    trackTitle: null,
+    artist: null,
+    releaseTitle: null,
+    label: null,
+    saleType: null,
+    quantity: '0',
+    gross: null,
+    grossCurrency: null,
+    net: '',
+    currency: '',
+    exchangeRate: null,
+    aggregator,
+  });
+  const apply = (ops: Op[], row: string[], line: CanonicalLine): void => {
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    let raw = op.get ? op.get(row) : '';
+    if (raw === '' || (raw.charCodeAt(0) <= 32 && raw.trim() === '')) raw = op.fallback ?? '';
+    if (op.map !== null) {
+      const mapped = op.map.get(raw.trim().toLowerCase());
+      if (mapped !== undefined) raw = mapped;
+    }
+    switch (op.kind) {
+      case 'text':
+        (line as unknown as Record<string, string | null>)[op.field] = normText(raw);
+        break;
+      case 'decimal': {
+        const v = normDecimal(raw, decimal);
+        if (v === undefined) throw new RowError(`unparsable number in "${op.label}": "${raw}"`);
+        if (v === null) {
+          if (op.field === 'net') throw new RowError(`missing amount in "${op.label}"`);
+          break;
+        }
+        const out = op.neg !== null && op.neg.values.has(op.neg.get(row).trim().toLowerCase()) ? makeNegative(v) : v;
+        (line as unknown as Record<string, string | null>)[op.field] = out;
+        break;
       }
-      switch (op.kind) {
-        case 'text':
-          (line as unknown as Record<string, string | null>)[op.field] = normText(raw);
-          break;
-        case 'decimal': {
-          const v = normDecimal(raw, decimal);
-          if (v === undefined) throw new RowError(`unparsable number in "${op.label}": "${raw}"`);
-          if (v === null) {
-            if (op.field === 'net') throw new RowError(`missing amount in "${op.label}"`);
-            break;
+      case 'date': {
+        const d = normDate(raw, op.dayFirst);
+        if (d === undefined) throw new RowError(`unparsable date in "${op.label}": "${raw}"`);
+        if (d === null) break;
+        if (op.field === 'saleMonth') {
+          line.saleMonth = d.month;
+          if (d.start !== null && d.start !== d.end) {
+            line.salePeriodStart ??= d.start;
+            line.salePeriodEnd ??= d.end;
           }
-          const out = op.neg !== null && op.neg.values.has(op.neg.get(row).trim().toLowerCase()) ? makeNegative(v) : v;
-          (line as unknown as Record<string, string | null>)[op.field] = out;
-          break;
-        }
-        case 'date': {
-          const d = normDate(raw, op.dayFirst);
-          if (d === undefined) throw new RowError(`unparsable date in "${op.label}": "${raw}"`);
-          if (d === null) break;
-          if (op.field === 'saleMonth') {
-            line.saleMonth = d.month;
-            if (d.start !== null && d.start !== d.end) {
-              line.salePeriodStart ??= d.start;
-              line.salePeriodEnd ??= d.end;
-            }
-          } else if (op.field === 'salePeriodStart') line.salePeriodStart = d.start ?? d.month;
-          else if (op.field === 'salePeriodEnd') line.salePeriodEnd = d.end ?? monthEnd(d.month);
-          else line.accountingPeriod = d.month;
-          break;
-        }
-        case 'country':
-          line.country = normCountry(raw);
-          break;
-        case 'isrc': {
-          const v = normIsrc(raw);
-          if (v === undefined) {
-            line.isrc = null;
-            line.isrcRaw = raw.trim();
-          } else line.isrc = v;
-          break;
-        }
-        case 'upc': {
-          const v = normUpc(raw);
-          if (v === undefined) {
-            line.upc = null;
-            line.upcRaw = raw.trim();
-          } else line.upc = v;
-          break;
-        }
-        case 'saleType':
-          line.saleType = normSaleType(raw);
-          break;
-        case 'currency': {
-          const v = normCurrency(raw);
-          if (op.field === 'currency') {
-            if (v === null) throw new RowError(`missing currency in "${op.label}"`);
-            line.currency = v;
-          } else line.grossCurrency = v;
-          break;
-        }
+        } else if (op.field === 'salePeriodStart') line.salePeriodStart = d.start ?? d.month;
+        else if (op.field === 'salePeriodEnd') line.salePeriodEnd = d.end ?? monthEnd(d.month);
+        else line.accountingPeriod = d.month;
+        break;
+      }
+      case 'country':
+        line.country = normCountry(raw);
+        break;
+      case 'isrc': {
+        const v = normIsrc(raw);
+        if (v === undefined) {
+          line.isrc = null;
+          line.isrcRaw = raw.trim();
+        } else line.isrc = v;
+        break;
+      }
+      case 'upc': {
+        const v = normUpc(raw);
+        if (v === undefined) {
+          line.upc = null;
+          line.upcRaw = raw.trim();
+        } else line.upc = v;
+        break;
+      }
+      case 'saleType':
+        line.saleType = normSaleType(raw);
+        break;
+      case 'currency': {
+        const v = normCurrency(raw);
+        if (op.field === 'currency') {
+          if (v === null) throw new RowError(`missing currency in "${op.label}"`);
+          line.currency = v;
+        } else line.grossCurrency = v;
+        break;
       }
     }
+  }
+  };
+  // Constant fields: computed once (a constant that fails to normalise fails every row).
+  let constLine: CanonicalLine | null = null;
+  let constError: RowError | null = null;
+  try {
+    constLine = blank(0);
+    apply(constOps, [], constLine);
+  } catch (e) {
+    if (!(e instanceof RowError)) throw e;
+    constError = e;
+  }
+  const constFields = constOps.map((o) => o.field);
+  const nConst = constFields.length;
+
+  return (row, lineNo) => {
+    if (constError !== null) throw constError;
+    const line = blank(lineNo);
+    for (let i = 0; i < nConst; i++) {
+      const f = constFields[i]!;
+      (line as unknown as Record<string, unknown>)[f] = (constLine as unknown as Record<string, unknown>)[f];
+    }
+    apply(rowOps, row, line);
     if (line.saleMonth === null) {
       if (line.salePeriodStart !== null) line.saleMonth = line.salePeriodStart.slice(0, 8) + '01';
       else line.saleMonth = periodMonth;

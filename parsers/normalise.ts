@@ -27,7 +27,9 @@ const NUMBERISH = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
  * Never goes through a JS float.
  */
 export function normDecimal(raw: string, style: DecimalStyle = '.'): string | null | undefined {
-  if (PLAIN_DECIMAL.test(raw)) return raw; // fast path: already canonical
+  // fast path: already canonical (a negative zero loses its sign)
+  if ((style !== ',' || raw.indexOf('.') === -1) && PLAIN_DECIMAL.test(raw))
+    return raw.charCodeAt(0) === 45 && raw.charCodeAt(1) === 48 && isZero(raw) ? raw.slice(1) : raw;
   let s = raw.trim();
   if (s === '') return null;
   let neg = false;
@@ -67,6 +69,7 @@ export function normDecimal(raw: string, style: DecimalStyle = '.'): string | nu
   } else if (style === ',' && /^\d{1,3}\.\d{3}$/.test(s)) {
     s = s.replace('.', ''); // "1.234" in a decimal-comma file is one thousand two hundred…
   }
+  // (any other dot in a decimal-comma file is taken as a decimal point: "0.5" stays 0.5)
   if (!NUMBERISH.test(s)) return undefined;
   let out: string;
   if (s.indexOf('e') !== -1 || s.indexOf('E') !== -1) out = new Decimal(s).toFixed();
@@ -271,6 +274,7 @@ const COUNTRY = new Map<string, string>();
 function countryKey(s: string): string {
   return stripAccents(s.toLowerCase()).replace(/[^a-z0-9]/g, '');
 }
+const NOT_COUNTRIES = new Set(['FX', 'EU', 'EZ', 'UN', 'QO', 'XA', 'XB', 'ZZ', 'CP', 'DG', 'EA', 'IC', 'TA', 'AC', 'CQ', 'DD', 'SU', 'YU', 'CS', 'ZR', 'TP', 'BU', 'NT', 'AN', 'QU']);
 (function buildCountries() {
   const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
   const langs = ['en', 'fr', 'de', 'es', 'it', 'pt', 'nl'].map(
@@ -282,11 +286,12 @@ function countryKey(s: string): string {
       const en = langs[0]!.of(code);
       if (!en || en === code) continue; // not a region ICU knows
       COUNTRY.set(countryKey(code), code);
+      if (NOT_COUNTRIES.has(code)) continue; // their names would shadow real countries ('France' → FX)
       for (const dn of langs) {
         const name = dn.of(code);
         if (name && name !== code) {
           const k = countryKey(name);
-          if (!COUNTRY.has(k) || k.length > 2) COUNTRY.set(k, code);
+          if (!COUNTRY.has(k)) COUNTRY.set(k, code);
         }
       }
     }

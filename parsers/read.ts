@@ -22,16 +22,36 @@ export const BATCH_SIZE = 5000;
 const MAX_RECORD_CHARS = 16 * 1024 * 1024;
 const HEAD_BYTES = 64 * 1024;
 
-/** Exact per-currency sums: BigInt per decimal scale, combined at the end. */
+/**
+ * Exact per-currency sums without a decimal object per row: each value is summed as a
+ * scaled integer per (currency, scale). Values of ≤ 15 digits go into a JS number (exact
+ * below 2^53; flushed into a BigInt before it could lose precision); longer ones straight
+ * into the BigInt. Combined and formatted once at the end.
+ */
 export class DecimalTotals {
-  private sums = new Map<string, Map<number, bigint>>();
+  private sums = new Map<string, Map<number, { n: number; big: bigint }>>();
+  private lastCur = '';
+  private lastMap: Map<number, { n: number; big: bigint }> | null = null;
   add(currency: string, v: string): void {
-    let m = this.sums.get(currency);
-    if (!m) this.sums.set(currency, (m = new Map()));
+    let m = this.lastMap;
+    if (currency !== this.lastCur || m === null) {
+      m = this.sums.get(currency) ?? null;
+      if (m === null) this.sums.set(currency, (m = new Map()));
+      this.lastCur = currency;
+      this.lastMap = m;
+    }
     const dot = v.indexOf('.');
     const scale = dot === -1 ? 0 : v.length - dot - 1;
-    const n = BigInt(dot === -1 ? v : v.slice(0, dot) + v.slice(dot + 1));
-    m.set(scale, (m.get(scale) ?? 0n) + n);
+    const digits = dot === -1 ? v : v.slice(0, dot) + v.slice(dot + 1);
+    let acc = m.get(scale);
+    if (acc === undefined) m.set(scale, (acc = { n: 0, big: 0n }));
+    if (digits.length <= 15) {
+      acc.n += +digits;
+      if (acc.n > 4503599627370496 || acc.n < -4503599627370496) {
+        acc.big += BigInt(acc.n);
+        acc.n = 0;
+      }
+    } else acc.big += BigInt(digits);
   }
   result(): Record<string, string> {
     const out: Record<string, string> = {};
@@ -40,7 +60,7 @@ export class DecimalTotals {
       let max = 0;
       for (const s of m.keys()) if (s > max) max = s;
       let total = 0n;
-      for (const [s, v] of m) total += v * 10n ** BigInt(max - s);
+      for (const [s, v] of m) total += (v.big + BigInt(v.n)) * 10n ** BigInt(max - s);
       out[cur] = formatScaled(total, max);
     }
     return out;

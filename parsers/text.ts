@@ -4,6 +4,7 @@
  */
 import iconv from 'iconv-lite';
 import { gunzipSync, constants as zc } from 'node:zlib';
+import { isAscii } from 'node:buffer';
 
 export type Encoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'latin1' | 'cp932';
 export type PatternEncoding = 'auto' | 'utf-8' | 'utf-16le' | 'latin1' | 'cp932';
@@ -118,13 +119,7 @@ export async function* decodeChunks(
         );
       }
       offset += b.length;
-      if (asciiSoFar && enc === 'utf-8') {
-        for (let i = 0; i < b.length; i++)
-          if (b[i]! > 0x7f) {
-            asciiSoFar = false;
-            break;
-          }
-      }
+      if (asciiSoFar && auto && enc === 'utf-8' && !isAscii(b)) asciiSoFar = false;
       if (s) yield stripBom(s);
     }
     try {

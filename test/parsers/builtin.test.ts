@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { builtinPatterns, detectSource, validatePattern, WINNER_THRESHOLD } from '../../parsers/index';
+import { fixture, read } from './helpers';
+
+/** fixture, expected winning pattern, data lines, exact per-currency totals (hand-computed). */
+const CASES: [string, string, number, Record<string, string>][] = [
+  ['DistroKid_1693900000000_NovaLune.tsv', 'distrokid', 24, { USD: '7.570056' }],
+  ['DistroKid_1683000000000_NovaLune.tsv', 'distrokid-2023', 15, { USD: '10.88196' }],
+  ['latin1-distrokid.tsv', 'distrokid-2018', 12, { USD: '0.82195668' }],
+  ['tunecore-sales-report.csv', 'tunecore', 14, { EUR: '0.81098', USD: '1.7876' }],
+  ['cdbaby-lowercase-isrc-quoted-barcode.txt', 'cdbaby', 11, { USD: '12.65628' }],
+  ['apple-music-streaming_0723.tsv', 'apple-music-streaming', 16, { USD: '6.97332' }],
+  ['no-leading-zero.tsv', 'apple-music-streaming', 10, { CAD: '1.17315' }],
+  ['80012345_0723_US.txt', 'itunes-downloads', 13, { EUR: '2.8', USD: '11.2' }],
+  ['YouTube_NovaLuneRecords_M_20230701_20230731_asset_raw_v1-1.csv', 'youtube-asset-raw', 20, { USD: '16.86288' }],
+  ['YouTube_NovaLuneRecords_M_20230701_20230731_ADJ_asset_raw_v1-1.csv.gz', 'youtube-asset-raw', 10, { USD: '-0.05016' }],
+  ['semicolon-decimal-comma.csv', 'believe', 18, { EUR: '0.335279' }],
+  ['believe-english.csv', 'believe', 10, { EUR: '3358.02129' }],
+  ['two-currencies.csv', 'fuga', 16, { EUR: '0.8888832', USD: '0.7901184' }],
+  ['bom-header.csv', 'orchard', 12, { GBP: '3.1722' }],
+  ['orchard-legacy-2018M8.csv', 'orchard', 10, { EUR: '2.75' }],
+  ['utf16-bandcamp.csv', 'bandcamp', 10, { GBP: '35.7', USD: '89.25' }],
+  ['soundcloud-preamble.csv', 'soundcloud', 12, { USD: '0.40188' }],
+  ['DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv', 'ddex-dsr', 16, { EUR: '16.1208' }],
+];
+
+describe('built-in patterns', () => {
+  it('all validate against the schema', () => {
+    for (const p of builtinPatterns) assert.deepEqual(validatePattern(p), { ok: true, pattern: p }, p.key);
+    assert.equal(new Set(builtinPatterns.map((p) => p.key)).size, builtinPatterns.length);
+  });
+
+  for (const [file, key, n, totals] of CASES) {
+    describe(file, () => {
+      it(`is detected as ${key} with score >= 0.8, alone`, () => {
+        const c = detectSource({ fileName: file, head: fixture(file).subarray(0, 8192) }, builtinPatterns);
+        assert.equal(c[0]!.patternKey, key, JSON.stringify(c.slice(0, 2)));
+        assert.ok(c[0]!.score >= WINNER_THRESHOLD, `score ${c[0]!.score}`);
+        assert.ok(c.slice(1).every((x) => x.score < WINNER_THRESHOLD), 'a second winner');
+      });
+      it(`reads ${n} lines with exact totals`, async () => {
+        const { summary, lines, errors } = await read(file, key);
+        assert.deepEqual(errors, []);
+        assert.equal(lines.length, n);
+        assert.equal(summary.rowsIngested, n);
+        assert.equal(summary.rowsFailed, 0);
+        assert.deepEqual(summary.totals, totals);
+        for (const l of lines) {
+          assert.match(l.net, /^-?\d+(\.\d+)?$/);
+          assert.match(l.currency, /^[A-Z]{3}$/);
+          if (l.saleMonth !== null) assert.match(l.saleMonth, /^\d{4}-\d{2}-01$/);
+          if (l.isrc !== null) assert.match(l.isrc, /^[A-Z]{2}[A-Z0-9]{3}\d{7}$/);
+        }
+      });
+    });
+  }
+});
+
+describe('pattern specifics', () => {
+  it('DistroKid current: OU kept, album rows without ISRC, sale type and months', async () => {
+    const { lines } = await read('DistroKid_1693900000000_NovaLune.tsv', 'distrokid');
+    assert.ok(lines.some((l) => l.country === 'OU'));
+    assert.equal(lines[3]!.isrc, null);
+    assert.equal(lines[3]!.isrcRaw, undefined);
+    assert.equal(lines[0]!.saleMonth, '2023-06-01');
+    assert.equal(lines[0]!.accountingPeriod, '2023-09-01');
+    assert.equal(lines[0]!.saleType, 'stream');
+    assert.equal(lines[0]!.aggregator, 'DistroKid');
+    assert.equal(lines[1]!.trackTitle, 'Sél de Mer');
+  });
+  it('latin1 DistroKid 2018: accented text decoded, customer currency kept as gross', async () => {
+    const { lines } = await read('latin1-distrokid.tsv', 'distrokid-2018');
+    assert.equal(lines[0]!.artist, 'Élodie Müller');
+    assert.equal(lines[2]!.trackTitle, 'Señorita Niña');
+    assert.equal(lines[2]!.gross, '2.97'); // 3 × 0.99
+    assert.equal(lines[2]!.grossCurrency, 'USD');
+  });
+  it('TuneCore: two currencies per row', async () => {
+    const { lines } = await read('tunecore-sales-report.csv', 'tunecore');
+    assert.deepEqual(
+      [lines[0]!.gross, lines[0]!.grossCurrency, lines[0]!.exchangeRate, lines[0]!.net, lines[0]!.currency],
+      ['0.004100', 'GBP', '0.92', '0.00377200', 'EUR'],
+    );
+  });
+  it('CD Baby: lower-case ISRC upper-cased, quoted barcode keeps its leading zeros, US dates', async () => {
+    const { lines } = await read('cdbaby-lowercase-isrc-quoted-barcode.txt', 'cdbaby');
+    assert.equal(lines[0]!.isrc, 'USX9P2300000');
+    assert.equal(lines[0]!.upc, '008811234567');
+    assert.equal(lines[0]!.saleMonth, '2023-10-01');
+    assert.equal(lines[0]!.accountingPeriod, '2023-11-01');
+  });
+  it('Apple Music: preamble currency/period, Row Count reconciles', async () => {
+    const { summary, lines } = await read('apple-music-streaming_0723.tsv', 'apple-music-streaming');
+    assert.deepEqual(summary.control, { rows: 16 });
+    assert.equal(summary.reconciles, true);
+    assert.deepEqual(summary.period, { start: '2023-07-01', end: '2023-07-31' });
+    assert.equal(lines[0]!.country, 'US');
+    assert.equal(lines[1]!.country, 'FR');
+    assert.equal(lines[0]!.salePeriodEnd, '2023-07-31');
+    assert.equal(lines[0]!.dsp, 'Apple Music');
+  });
+  it('iTunes: returns negative (quantity and amount), Total_Rows reconciles, summary block skipped', async () => {
+    const { summary, lines } = await read('80012345_0723_US.txt', 'itunes-downloads');
+    assert.equal(summary.reconciles, true);
+    assert.equal(summary.rowsSkipped, 4);
+    const r = lines.filter((l) => l.saleType === 'return');
+    assert.deepEqual(r.map((l) => [l.quantity, l.net]), [['-1', '-0.70'], ['-1', '-0.70']]);
+    assert.equal(lines.reduce((s, l) => s + Number(l.quantity), 0), 20); // quantities are integers here
+  });
+  it('YouTube: YYYYMMDD days, period from the file name', async () => {
+    const { summary, lines } = await read('YouTube_NovaLuneRecords_M_20230701_20230731_asset_raw_v1-1.csv', 'youtube-asset-raw');
+    assert.deepEqual(summary.period, { start: '2023-07-01', end: '2023-07-31' });
+    assert.equal(lines[0]!.saleMonth, '2023-07-01');
+    assert.equal(lines[0]!.trackTitle, 'Midnight Tides, Pt. 1');
+  });
+  it('Believe: French country names → ISO codes, decimal comma negatives', async () => {
+    const { lines } = await read('semicolon-decimal-comma.csv', 'believe');
+    assert.deepEqual(lines.slice(0, 5).map((l) => l.country), ['FR', 'DE', 'US', 'GB', 'BE']);
+    assert.equal(lines[5]!.net, '-0.011816'); // -(56 × 0,000211)
+    assert.equal(lines[2]!.saleType, 'ugc');
+  });
+  it('Orchard: January 2025 accounting period, empty: UPC prefix stripped', async () => {
+    const { lines } = await read('bom-header.csv', 'orchard');
+    assert.equal(lines[0]!.accountingPeriod, '2025-01-01');
+    assert.equal(lines[1]!.upc, '0859712345678');
+    assert.equal(lines[0]!.saleMonth, '2024-11-01');
+    const legacy = await read('orchard-legacy-2018M8.csv', 'orchard');
+    assert.equal(legacy.lines[0]!.saleMonth, '2018-08-01');
+    assert.equal(legacy.lines[0]!.artist, 'Chloé');
+  });
+  it('Bandcamp: UTF-16, "6/24/23 11:45am" dates, item types', async () => {
+    const { lines } = await read('utf16-bandcamp.csv', 'bandcamp');
+    assert.equal(lines[0]!.saleMonth, '2023-06-01');
+    assert.deepEqual(lines.slice(0, 3).map((l) => l.saleType), ['download', 'download', 'physical']);
+    assert.equal(lines[0]!.country, 'GB');
+  });
+  it('DDEX DSR: sales joined to release/resource/summary, FOOT reconciles, quarter period', async () => {
+    const { summary, lines } = await read('DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv', 'ddex-dsr');
+    assert.deepEqual(summary.period, { start: '2024-01-01', end: '2024-03-31' });
+    assert.equal(summary.reconciles, true);
+    assert.deepEqual(summary.control, { rows: 48 });
+    const s = lines[0]!;
+    assert.deepEqual(
+      [s.isrc, s.trackTitle, s.upc, s.releaseTitle, s.country, s.saleType, s.quantity, s.net, s.currency, s.dsp, s.saleMonth],
+      ['QZES81911001', 'Track 1.1', '0859712345001', 'Album 1', 'FR', 'stream', '107', '0.3317', 'EUR', 'DSPco', '2024-01-01'],
+    );
+    const d = lines[3]!;
+    assert.deepEqual([d.isrc, d.upc, d.saleType, d.net], [null, '0859712345001', 'download', '0.63']);
+  });
+});

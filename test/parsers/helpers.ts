@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { builtinPatterns, readStatement, type CanonicalLine, type LineError, type ReadSummary } from '../../parsers/index';
+
+export const FIXTURES = fileURLToPath(new URL('../fixtures/statements/', import.meta.url));
+export const fixture = (name: string): Buffer => readFileSync(FIXTURES + name);
+export const pattern = (key: string) => {
+  const p = builtinPatterns.find((x) => x.key === key);
+  if (!p) throw new Error(`no pattern ${key}`);
+  return p;
+};
+
+/** Reads a fixture (gunzipping .gz as the job does) in small chunks to exercise chunk boundaries. */
+export async function read(
+  name: string,
+  key: string,
+  chunk = 97,
+): Promise<{ summary: ReadSummary; lines: CanonicalLine[]; errors: LineError[] }> {
+  let buf = fixture(name);
+  if (name.endsWith('.gz')) buf = gunzipSync(buf);
+  const parts: Buffer[] = [];
+  for (let i = 0; i < buf.length; i += chunk) parts.push(buf.subarray(i, i + chunk));
+  const lines: CanonicalLine[] = [];
+  const errors: LineError[] = [];
+  const summary = await readStatement(Readable.from(parts), { fileName: name, pattern: pattern(key) }, {
+    lines: (b) => void lines.push(...b),
+    error: (e) => void errors.push(e),
+  });
+  return { summary, lines, errors };
+}
