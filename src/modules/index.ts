@@ -8,11 +8,13 @@ import { registerAuthRoutes } from './auth/routes';
 import { registerUserRoutes } from './users/routes';
 import { registerSettingsRoutes } from './settings/routes';
 import { registerRoyaltyRoutes } from './royalty/routes';
+import { registerCatalogueArea } from './catalogue';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
   registerAuthRoutes(router, svc);
+  registerRoyaltyRoutes(router, svc); // before the catalogue area: its /checklist/royalty* answers include statement lines
+  registerCatalogueArea(router, svc); // before users: /user/summary and /user/download/csv beat /user/:id
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
-  registerRoyaltyRoutes(router, svc);
 }

@@ -7,6 +7,7 @@ import type { AppServices } from '../services';
 import { createTenant, ensureGlobalUser, upsertMembership } from '../modules/users/service';
 import { withTenant, type Trx } from '../db';
 import type { RoleName } from '../http/schema';
+import { catalogueSeeder } from './catalogue';
 
 export const DEMO_PASSWORD = 'rondo-demo-pass';
 export const DEMO_TENANT = 'Moonlight Records (demo)';
@@ -20,6 +21,7 @@ export interface DemoContext {
 
 /** Later modules push their seeders here (catalogue, statements…). */
 export const DEMO_SEEDERS: { name: string; run(ctx: DemoContext): Promise<void> }[] = [];
+DEMO_SEEDERS.push(catalogueSeeder);
 
 const PEOPLE: { email: string; first: string; last: string; role: RoleName; superAdmin?: boolean }[] = [
   { email: 'owner@moonlight.demo', first: 'Olivia', last: 'Owens', role: 'owner', superAdmin: true },

@@ -5,6 +5,7 @@ import type { AppServices } from '../../services';
 import type { AuthContext } from '../auth/tokens';
 import { royaltyAnalytics, type GroupBy } from './analytics';
 import * as svcMatch from './service';
+import { checklist } from '../catalogue/reports';
 
 const DateParam = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])(-\\d{2})?$' });
 const AnalyticsQuery = {
@@ -84,37 +85,37 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       },
     }),
 
-    // Checklists.
-    route({
-      method: 'get',
-      path: '/checklist/royaltyassets',
-      summary: 'Statement lines with no recording, grouped by ISRC, title and artist (admin)',
-      access: 'admin',
-      query: Type.Object(PageQuery),
-      async handler({ trx, tenantId, query }) {
-        return svcMatch.unmatchedChecklist(trx, tenantId, 'asset', query);
-      },
-    }),
-    route({
-      method: 'get',
-      path: '/checklist/royaltyproducts',
-      summary: 'Statement lines with no product, grouped by UPC, release title and artist (admin)',
-      access: 'admin',
-      query: Type.Object(PageQuery),
-      async handler({ trx, tenantId, query }) {
-        return svcMatch.unmatchedChecklist(trx, tenantId, 'product', query);
-      },
-    }),
-    route({
-      method: 'get',
-      path: '/checklist/missingroyaltysplits',
-      summary: 'Matched statement lines that no split pays yet, grouped by recording and product (admin)',
-      access: 'admin',
-      query: Type.Object(PageQuery),
-      async handler({ trx, tenantId, query }) {
-        return svcMatch.missingSplitsChecklist(trx, tenantId, query);
-      },
-    }),
+    // Checklists: the catalogue's view (catalogue items that block royalties, in `data`, from
+    // the catalogue area) plus, for admins, the statement lines behind it (`statementLines`).
+    ...(
+      [
+        ['royaltyassets', 'Statement lines with no recording, grouped by ISRC, title and artist'],
+        ['royaltyproducts', 'Statement lines with no product, grouped by UPC, release title and artist'],
+        ['missingroyaltysplits', 'Matched statement lines that no split pays yet, grouped by recording and product'],
+      ] as const
+    ).map(([name, what]) =>
+      route({
+        method: 'get',
+        path: `/checklist/${name}`,
+        summary: `Checklist ${name}: catalogue items (admins: workspace; others: own artists) and, for admins, ${what.toLowerCase()}`,
+        description: '`data`/`pagination`: catalogue items with issues. `statementLines.data`/`statementLines.pagination` (admins; same page/size): ' + what + '.',
+        access: 'guest',
+        errorShape: 'catalogue',
+        query: Type.Object({ page: PageQuery.page, size: PageQuery.size, search: PageQuery.search }),
+        async handler({ trx, tenantId, auth, query }) {
+          const cat = await checklist(trx, auth, name, query);
+          const empty = { data: [], pagination: { page: query.page ?? 1, size: query.size ?? 20, total: 0 } };
+          let lines: { data: unknown[]; pagination: unknown } = empty;
+          if (rankOf(auth) >= ROLE_RANK.admin) {
+            const r = name === 'missingroyaltysplits'
+              ? await svcMatch.missingSplitsChecklist(trx, tenantId, query)
+              : await svcMatch.unmatchedChecklist(trx, tenantId, name === 'royaltyassets' ? 'asset' : 'product', query);
+            lines = { data: r.data, pagination: r.pagination };
+          }
+          return { success: true, message: `Checklist ${name}`, ...cat, statementLines: lines };
+        },
+      }),
+    ),
 
     // Matching suggestions and rules.
     route({

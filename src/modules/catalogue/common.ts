@@ -1,0 +1,140 @@
+/**
+ * Shared catalogue plumbing: list paging/sorting/search (one convention for every list),
+ * "own artists" scoping, the acting member for history, artist resolution.
+ */
+import type { Knex } from 'knex';
+import type { Trx } from '../../db';
+import type { AuthContext } from '../auth/tokens';
+import { rankOf, ROLE_RANK } from '../../http/route';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+import { normaliseIsrc, normaliseUpc } from './identifiers';
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface ListQuery {
+  page?: number;
+  size?: number;
+  search?: string;
+  sort?: string;
+  order?: 'asc' | 'desc';
+}
+
+/**
+ * One list convention: `page` (from 1), `size` (default 20, max 200), `sort` (a field
+ * name of the entity, from `sortable`), `order` (asc|desc, default desc for dates, asc
+ * otherwise), `search` (case-insensitive substring of title/name; a value that normalises
+ * to an ISRC or UPC also matches those exactly; and artist names). Entity filters narrow
+ * further. Ties break on id so pages never overlap.
+ */
+export async function pageList<T>(
+  base: Knex.QueryBuilder,
+  q: ListQuery,
+  sortable: Record<string, string>,
+  defaultSort: string,
+  select: (b: Knex.QueryBuilder) => Knex.QueryBuilder,
+  idColumn: string,
+  map: (r: Record<string, unknown>) => T | Promise<T>,
+) {
+  const page = q.page ?? 1;
+  const size = q.size ?? 20;
+  const sortKey = q.sort ?? defaultSort;
+  const col = sortable[sortKey];
+  if (!col) throw new ValidationError('Invalid sort', [`sort must be one of ${Object.keys(sortable).join(', ')}`], 'INVALID_SORT');
+  const order = q.order ?? (/At$|Date$/.test(sortKey) ? 'desc' : 'asc');
+  const [{ count }] = await base.clone().clearSelect().count<{ count: string }[]>({ count: '*' });
+  const rows = await select(base.clone())
+    .orderByRaw(`${col} ${order === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`)
+    .orderBy(idColumn, order)
+    .limit(size)
+    .offset((page - 1) * size);
+  const data: T[] = [];
+  for (const r of rows) data.push(await map(r));
+  return { data, pagination: { page, size, total: Number(count) } };
+}
+
+/** Search across title (or name), ISRC, UPC and artist names, the same way for every entity. */
+export function applySearch(
+  b: Knex.QueryBuilder,
+  search: string | undefined,
+  cols: { text: string; isrc?: string; upc?: string; artistLink?: { table: string; fk: string; id: string } },
+): void {
+  const s = search?.trim();
+  if (!s) return;
+  const like = `%${s.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+  b.where((w) => {
+    w.whereILike(cols.text, like);
+    const isrc = cols.isrc ? normaliseIsrc(s) : null;
+    if (isrc) w.orWhere(cols.isrc!, isrc);
+    const upc = cols.upc && /^\s*\d[\d\s-]{5,}$/.test(s) ? normaliseUpc(s) : null;
+    if (upc) w.orWhere(cols.upc!, upc);
+    if (cols.artistLink) {
+      const l = cols.artistLink;
+      w.orWhereExists((e) =>
+        e
+          .select(e.client.raw('1'))
+          .from(`${l.table} as al`)
+          .join('artists as sa', (j) => j.on('sa.tenant_id', 'al.tenant_id').andOn('sa.id', 'al.artist_id'))
+          .whereRaw(`al.${l.fk} = ${l.id}`)
+          .whereILike('sa.name', like),
+      );
+    }
+  });
+}
+
+/** Admins and owners see the whole workspace; others only what is tied to their own artists. */
+export function seesAll(auth: AuthContext): boolean {
+  return rankOf(auth) >= ROLE_RANK.admin;
+}
+
+/** SQL (for whereRaw) limiting artists to the caller's own; null when not limited. */
+export function ownArtistIdsSql(trx: Trx, auth: AuthContext): Knex.Raw | null {
+  if (seesAll(auth)) return null;
+  return trx.raw(`SELECT artist_id FROM artist_users WHERE tenant_user_id = ?`, [auth.tenantUserId ?? '00000000-0000-0000-0000-000000000000']);
+}
+
+/** Record who makes split changes in this transaction (read by the split_history trigger). */
+export async function setActor(trx: Trx, auth: AuthContext | null, note?: string): Promise<void> {
+  await trx.raw(`SELECT set_config('app.tenant_user_id', ?, true), set_config('app.change_note', ?, true)`, [auth?.tenantUserId ?? '', note ?? '']);
+}
+
+/**
+ * Artists named in input: a uuid must be an artist of this workspace; any other string is
+ * an artist name, reused case-insensitively or created. Returns ids in input order.
+ */
+export async function resolveArtists(trx: Trx, tenantId: number, refs: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const raw of refs) {
+    const ref = raw.trim();
+    if (!ref) continue;
+    if (UUID_RE.test(ref)) {
+      const a = await trx('artists').where({ id: ref }).first('id');
+      if (!a) throw new ValidationError('Unknown artist', [`artist ${ref} does not exist`], 'UNKNOWN_ARTIST');
+      out.push(a.id);
+    } else {
+      let a = await trx('artists').whereRaw('lower(name) = lower(?)', [ref]).orderBy('created_at').first('id');
+      if (!a) [a] = await trx('artists').insert({ tenant_id: tenantId, name: ref }).returning('id');
+      out.push(a.id);
+    }
+  }
+  return [...new Set(out)];
+}
+
+export async function setLinks(trx: Trx, tenantId: number, table: 'asset_artists' | 'product_artists', fk: 'asset_id' | 'product_id', id: string, artistIds: string[]) {
+  await trx(table).where({ [fk]: id }).delete();
+  if (artistIds.length) await trx(table).insert(artistIds.map((artist_id, position) => ({ tenant_id: tenantId, [fk]: id, artist_id, position })));
+}
+
+export function iso(d: unknown): string | null {
+  return d == null ? null : new Date(d as string).toISOString();
+}
+
+export function dateOnly(d: unknown): string | null {
+  if (d == null) return null;
+  if (typeof d === 'string') return d.slice(0, 10);
+  const x = d as Date;
+  return `${x.getFullYear()}-${String(x.getMonth() + 1).padStart(2, '0')}-${String(x.getDate()).padStart(2, '0')}`;
+}
+
+export async function mustExist(trx: Trx, table: string, id: string, what: string): Promise<void> {
+  if (!(await trx(table).where({ id }).first('id'))) throw new NotFoundError(what);
+}
