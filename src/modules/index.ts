@@ -9,6 +9,7 @@ import { registerUserRoutes } from './users/routes';
 import { registerSettingsRoutes } from './settings/routes';
 import { registerRoyaltyRoutes } from './royalty/routes';
 import { registerCatalogueArea } from './catalogue';
+import { registerIngestionRoutes } from './files/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -17,4 +18,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerCatalogueArea(router, svc); // before users: /user/summary and /user/download/csv beat /user/:id
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
+  registerIngestionRoutes(router, svc);
 }

@@ -11,6 +11,8 @@ import type { AppServices } from '../../services';
 import { allocateFile, AllocationFailed, lockTenant, type FileAllocationResult } from './allocate';
 import { aggregateFile, removeFileRollups } from './aggregate';
 import { reallocateTenant } from './reallocate';
+import { PIPELINE } from '../../../jobs';
+import { FILE_DELETE_HOOKS } from '../files/hooks';
 
 /**
  * POST_ALLOCATION_HOOK: runs in the allocation transaction after a file's earnings were
@@ -37,7 +39,7 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
       const res = await allocateFile(trx, p.tenantId, p.fileId);
       await runPostAllocationHooks(trx, p.fileId);
       await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: 'aggregating', progress: 90, updated_at: clock.now() });
-      await svc.queue.send('royalty.aggregate', { tenantId: p.tenantId, fileId: p.fileId }, { trx });
+      await svc.queue.send(PIPELINE.afterAllocate, { tenantId: p.tenantId, fileId: p.fileId }, { trx });
       return res;
     });
   } catch (err) {
@@ -105,6 +107,12 @@ export async function removeFileRoyalties(trx: Trx, tenantId: number, fileId: st
   await trx.raw(`DELETE FROM royalty_earnings WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
   await trx.raw(`DELETE FROM royalty_lines WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
 }
+
+/** FILE_DELETE_HOOKS entry (files/hooks.ts): DELETE /file/{id} removes earnings, lines and rollups of the file and its children. */
+export async function removeFilesRoyalties(trx: Trx, tenantId: number, fileIds: string[]): Promise<void> {
+  for (const id of fileIds) await removeFileRoyalties(trx, tenantId, id);
+}
+if (!FILE_DELETE_HOOKS.includes(removeFilesRoyalties)) FILE_DELETE_HOOKS.push(removeFilesRoyalties);
 
 /** Notification (spec 2.4) to the uploader, else the workspace's admins and owners; plus the outbound event. */
 async function announce(trx: Trx, tenantId: number, fileId: string, outcome: 'processed' | 'failed', info: Record<string, unknown>): Promise<void> {

@@ -6,6 +6,7 @@ import type { AuthContext } from '../auth/tokens';
 import { royaltyAnalytics, type GroupBy } from './analytics';
 import * as svcMatch from './service';
 import { checklist } from '../catalogue/reports';
+import './pipeline'; // registers the file-delete hook
 
 const DateParam = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])(-\\d{2})?$' });
 const AnalyticsQuery = {

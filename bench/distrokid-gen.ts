@@ -1,0 +1,56 @@
+/**
+ * Deterministic DistroKid-style statements (the current 15-column TSV layout) for the bench
+ * and the kill-and-retry test. Same seed, same bytes. Also returns the expected total as an
+ * exact decimal string (net amounts are whole micro-dollars: summed as BigInt).
+ */
+import fs from 'node:fs';
+
+export const DK_HEADER = 'Date Inserted\tReporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSource Type\tCountry of Sale\tSongwriter Royalties Withheld (USD)\tEarnings (USD)\tRecoup (USD)\n';
+const STORES = ['Spotify', 'Apple Music', 'YouTube Music', 'Amazon Music', 'Deezer', 'Tidal', 'TikTok', 'Instagram/Facebook'];
+const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'BR', 'JP', 'MX', 'CA', 'AU', 'NL', 'SE', 'ES', 'IT', 'IN', 'KR'];
+const TITLES = ['Midnight Tides', 'Sél de Mer', 'Glass Harbour', 'Northern Static', 'Paper Suns', 'Low Orbit', 'Quiet Engines', 'Velvet Rain'];
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function micro(n: bigint): string {
+  const neg = n < 0n;
+  const a = neg ? -n : n;
+  return `${neg ? '-' : ''}${a / 1000000n}.${(a % 1000000n).toString().padStart(6, '0')}`;
+}
+
+/** Writes `lines` data lines; returns the exact USD total and byte size. */
+export async function writeDistroKid(path: string, lines: number, seed = 42): Promise<{ total: string; bytes: number }> {
+  const r = rng(seed);
+  const out = fs.createWriteStream(path);
+  let total = 0n;
+  let bytes = 0;
+  let buf = DK_HEADER;
+  for (let i = 0; i < lines; i++) {
+    const month = 1 + Math.floor(r() * 12);
+    const t = Math.floor(r() * 2000);
+    const isrc = `QZES8${String(1900000 + t).padStart(7, '0')}`;
+    const upc = `8597${String(10000000 + Math.floor(t / 10)).padStart(8, '0')}`;
+    const qty = 1 + Math.floor(r() * 500);
+    const cents = BigInt(Math.floor(r() * 3_000_000)) - (r() < 0.01 ? 2_000_000n : 0n); // a few negative adjustments
+    total += cents;
+    buf += `2024-02-05 10:00:00\t2024-02-05\t2023-${String(month).padStart(2, '0')}\t${STORES[i % STORES.length]}\tNova Lune\t${TITLES[t % TITLES.length]} ${t}\t${isrc}\t${upc}\t${qty}\t100\tStreaming\t${COUNTRIES[(i * 7) % COUNTRIES.length]}\t0\t${micro(cents)}\t0\n`;
+    if (buf.length > 1 << 20) {
+      bytes += Buffer.byteLength(buf);
+      if (!out.write(buf)) await new Promise<void>((res) => out.once('drain', () => res()));
+      buf = '';
+    }
+  }
+  bytes += Buffer.byteLength(buf);
+  out.write(buf);
+  await new Promise<void>((res, rej) => out.end((e?: Error | null) => (e ? rej(e) : res())));
+  return { total: micro(total).replace(/\.?0+$/, '') || '0', bytes };
+}

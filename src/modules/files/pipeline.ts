@@ -1,0 +1,489 @@
+/**
+ * The three file jobs' service functions. Each is idempotent: it checks the file's status
+ * first (an already-done step returns quietly) and enqueues the next step inside the
+ * transaction that records its own result. Order: jobs/index.ts (PIPELINE).
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import zlib from 'node:zlib';
+import { PassThrough, Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import unzipper from 'unzipper';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Knex } from 'knex';
+import type { AppServices } from '../../services';
+import { withTenant, rawConnection, type Trx } from '../../db';
+import { readHead } from '../../lib/storage';
+import { detectSource, detectArchive, readStatement, type SourcePattern } from '../../../parsers';
+import type { CanonicalLine, LineError } from '../../../parsers/types';
+import { JOB_OPTIONS, PIPELINE, PIPELINE_AFTER_INGEST } from '../../../jobs';
+import { childId, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
+import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
+
+/** Archive limits (zip bombs). Mutable so an operator (or a test) can tune them. */
+export const INGEST_LIMITS = {
+  /** Statement entries in one zip. */
+  maxEntries: 1000,
+  /** Sum of expanded sizes of one archive. */
+  maxExpandedBytes: 20 * 1024 ** 3,
+  /** Expanded / compressed, per entry and for a gzip file (real statements: 5–20). */
+  maxRatio: 200,
+  /** Sizes below this are not ratio-checked (tiny files compress oddly). */
+  ratioFloorBytes: 1024 * 1024,
+};
+
+/** Detection reads this much of a file. */
+export const DETECT_HEAD_BYTES = 64 * 1024;
+
+/** A deterministic, not-retryable problem with the file itself: the file fails, the job ends. */
+class FileProblem extends Error {}
+
+/**
+ * Test-only fault injection (the kill-and-retry test). Never set outside tests. Kept on
+ * globalThis so a test and the workers share it even if the loader instantiates this module twice.
+ */
+type IngestTestHooks = { afterBatch?: (fileId: string, batchNo: number, attempt: number) => Promise<void> | void };
+export const ingestTestHooks: IngestTestHooks = ((globalThis as { __rondoIngestTestHooks?: IngestTestHooks }).__rondoIngestTestHooks ??= {});
+
+async function setStatus(svc: AppServices, tenantId: number, id: string, patch: Record<string, unknown>): Promise<void> {
+  await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id }).update({ ...patch, updated_at: trx.fn.now() }));
+}
+
+async function fail(svc: AppServices, tenantId: number, id: string, message: string): Promise<void> {
+  svc.log.info({ tenantId, fileId: id, message }, 'file failed');
+  await setStatus(svc, tenantId, id, { status: 'failed', error_message: message.slice(0, 2000) });
+}
+
+function opts(row: Record<string, any>): UploadOptions & Record<string, any> {
+  return { ...DEFAULT_OPTIONS, ...(row.options ?? {}) };
+}
+
+// ================================================================================ decompress
+
+/** A Transform that counts bytes and aborts past a limit. */
+class Limiter extends Transform {
+  n = 0;
+  constructor(private readonly limit: number, private readonly what: () => string) {
+    super();
+  }
+  override _transform(chunk: Buffer, _e: BufferEncoding, cb: (err?: Error | null, data?: Buffer) => void): void {
+    this.n += chunk.length;
+    if (this.n > this.limit) return cb(new FileProblem(this.what()));
+    cb(null, chunk);
+  }
+}
+
+function isJunkEntry(p: string): boolean {
+  const base = path.posix.basename(p);
+  return p.startsWith('__MACOSX/') || base.startsWith('.') || base === 'Thumbs.db' || base === '';
+}
+
+function ratioLimit(compressed: number): number {
+  return Math.max(INGEST_LIMITS.ratioFloorBytes, compressed * INGEST_LIMITS.maxRatio);
+}
+
+export async function decompressFile(svc: AppServices, tenantId: number, id: string): Promise<void> {
+  const row = await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id }).first());
+  if (!row || !['uploaded', 'decompressing'].includes(row.status)) return; // done already, or gone
+  await setStatus(svc, tenantId, id, { status: 'decompressing', progress: 0 });
+  const s = store(svc);
+  try {
+    if (!row.storage_key) throw new FileProblem('The file has no stored content');
+    const head = await readHead(s, row.storage_key, 8).catch(() => {
+      throw new FileProblem('The stored file is missing');
+    });
+    const kind = detectArchive(head);
+    if (kind === 'zip') {
+      if (row.parent_id) throw new FileProblem('Nested archives are not supported: a zip inside a zip');
+      return await unzipInto(svc, tenantId, row);
+    }
+    if (kind === 'gzip') {
+      await gunzipInPlace(svc, tenantId, row);
+      return;
+    }
+    await withTenant(svc.db.app, tenantId, async (trx) => {
+      await trx('files').where({ id }).update({ status: 'detecting', updated_at: trx.fn.now() });
+      await svc.queue.send(PIPELINE.afterDecompress, { tenantId, fileId: id }, { trx, singletonKey: id });
+    });
+  } catch (err) {
+    if (err instanceof FileProblem) return fail(svc, tenantId, id, err.message);
+    throw err;
+  }
+}
+
+async function gunzipInPlace(svc: AppServices, tenantId: number, row: Record<string, any>): Promise<void> {
+  const s = store(svc);
+  const plainKey = storageKey(tenantId, row.id, 'plain');
+  const compressed = Number(row.size_bytes ?? (await s.stat(row.storage_key))?.size ?? 0);
+  const limit = Math.min(INGEST_LIMITS.maxExpandedBytes, ratioLimit(compressed));
+  const src = await s.getStream(row.storage_key);
+  const limiter = new Limiter(limit, () => `Refused: the gzip file expands beyond ${limit} bytes (limit: ratio ${INGEST_LIMITS.maxRatio}:1, total ${INGEST_LIMITS.maxExpandedBytes} bytes)`);
+  const gunzip = zlib.createGunzip();
+  const out = new PassThrough();
+  const piping = pipeline(src, gunzip, limiter, out).catch((err) => {
+    out.destroy(err);
+    throw err;
+  });
+  try {
+    await Promise.all([s.putStream(plainKey, out), piping]);
+  } catch (err) {
+    await s.delete(plainKey);
+    if (err instanceof FileProblem) throw err;
+    if ((err as NodeJS.ErrnoException).code?.startsWith?.('Z_') || /unexpected end|incorrect header|invalid/i.test((err as Error).message))
+      throw new FileProblem(`The gzip file is corrupt or truncated: ${(err as Error).message}`);
+    throw err;
+  }
+  const oldKey = row.storage_key;
+  await withTenant(svc.db.app, tenantId, async (trx) => {
+    await trx('files').where({ id: row.id }).update({ storage_key: plainKey, status: 'detecting', updated_at: trx.fn.now() });
+    await svc.queue.send(PIPELINE.afterDecompress, { tenantId, fileId: row.id }, { trx, singletonKey: row.id });
+  });
+  if (oldKey !== plainKey) await s.delete(oldKey);
+}
+
+async function unzipInto(svc: AppServices, tenantId: number, row: Record<string, any>): Promise<void> {
+  const s = store(svc);
+  const key = row.storage_key as string;
+  const size = Number((await s.stat(key))?.size ?? 0);
+  let dir: unzipper.CentralDirectory;
+  try {
+    dir = await unzipper.Open.custom({
+      size: async () => size,
+      stream: (offset: number, length: number) => {
+        const pt = new PassThrough();
+        const end = length ? Math.min(size - 1, offset + length - 1) : undefined;
+        s.getStream(key, { start: offset, end }).then((st) => st.pipe(pt), (e) => pt.destroy(e));
+        return pt;
+      },
+    });
+  } catch (err) {
+    throw new FileProblem(`The zip file is corrupt or truncated: ${(err as Error).message ?? String(err)}`);
+  }
+  const entries = dir.files.filter((f) => f.type === 'File' && !isJunkEntry(f.path));
+  if (entries.length === 0) throw new FileProblem('The zip file holds no statement');
+  if (entries.length > INGEST_LIMITS.maxEntries) throw new FileProblem(`Refused: the zip file has ${entries.length} entries (limit ${INGEST_LIMITS.maxEntries})`);
+  const declared = entries.reduce((a, f) => a + f.uncompressedSize, 0);
+  if (declared > INGEST_LIMITS.maxExpandedBytes) throw new FileProblem(`Refused: the zip file expands to ${declared} bytes (limit ${INGEST_LIMITS.maxExpandedBytes})`);
+  for (const f of entries) {
+    if (f.uncompressedSize > ratioLimit(f.compressedSize))
+      throw new FileProblem(`Refused: entry "${f.path}" expands ${Math.round(f.uncompressedSize / Math.max(1, f.compressedSize))}:1 (limit ${INGEST_LIMITS.maxRatio}:1)`);
+  }
+  const children: { id: string; name: string; key: string; size: number; sha256: string }[] = [];
+  let total = 0;
+  const written: string[] = [];
+  try {
+    let i = 0;
+    for (const f of entries) {
+      const cid = childId(row.id, f.path);
+      const ckey = storageKey(tenantId, cid);
+      // Never trust the headers: count the real bytes against the declared size and the limits.
+      const limit = Math.min(f.uncompressedSize, ratioLimit(f.compressedSize), INGEST_LIMITS.maxExpandedBytes - total);
+      const limiter = new Limiter(limit, () => `Refused: entry "${f.path}" expands beyond its declared size or the archive limits`);
+      const entry = f.stream();
+      const out = new PassThrough();
+      const piping = pipeline(entry, limiter, out).catch((err) => {
+        out.destroy(err);
+        throw err;
+      });
+      written.push(ckey);
+      const [{ size: csize, sha256 }] = await Promise.all([s.putStream(ckey, out), piping]);
+      total += csize;
+      children.push({ id: cid, name: path.posix.basename(f.path), key: ckey, size: csize, sha256 });
+      await setStatus(svc, tenantId, row.id, { progress: Math.min(99, Math.floor((++i / entries.length) * 100)) });
+    }
+  } catch (err) {
+    for (const k of written) await s.delete(k);
+    if (err instanceof FileProblem) throw err;
+    throw new FileProblem(`The zip file could not be read: ${(err as Error).message}`);
+  }
+  const o = opts(row);
+  await withTenant(svc.db.app, tenantId, async (trx) => {
+    for (const c of children) {
+      await registerFile(svc, trx, tenantId, {
+        id: c.id, parentId: row.id, originalName: c.name, storageKey: c.key, size: c.size, sha256: c.sha256,
+        options: { autoProcessIfConfident: o.autoProcessIfConfident, forceManualConfirmation: o.forceManualConfirmation, force: o.force },
+        uploadedBy: row.uploaded_by,
+      });
+    }
+    await trx('files').where({ id: row.id }).update({ kind: 'archive', status: 'processed', progress: 100, processed_at: trx.fn.now(), updated_at: trx.fn.now() });
+  });
+}
+
+// ================================================================================ detect
+
+export async function detectFile(svc: AppServices, tenantId: number, id: string): Promise<void> {
+  await ensureBuiltinPatterns(svc.db.owner);
+  const row = await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id }).first());
+  if (!row || row.status !== 'detecting') return;
+  let head: Buffer;
+  try {
+    head = await readHead(store(svc), row.storage_key, DETECT_HEAD_BYTES);
+  } catch {
+    return fail(svc, tenantId, id, 'The stored file is missing');
+  }
+  await withTenant(svc.db.app, tenantId, async (trx) => {
+    const patterns = await patternsForDetection(trx);
+    const candidates = detectSource({ fileName: row.original_name, head }, patterns.map((p) => p.definition));
+    const byKey = new Map(patterns.map((p) => [p.key, p]));
+    const best = candidates[0];
+    const winner = best ? byKey.get(best.patternKey) : undefined;
+    const o = opts(row);
+    const confident = !!best && !!winner && best.score >= svc.cfg.detectionThreshold;
+    const go = confident && o.autoProcessIfConfident && !o.forceManualConfirmation;
+    const detection = {
+      threshold: svc.cfg.detectionThreshold,
+      candidates: candidates.slice(0, 5).map((c) => ({ source: c.patternKey, name: byKey.get(c.patternKey)?.name ?? null, score: c.score, confidence: c.confidence, period: c.period, reasons: c.reasons })),
+    };
+    const patch: Record<string, unknown> = {
+      detection: JSON.stringify(detection),
+      status: go ? 'queued' : 'needs_confirmation',
+      progress: 0,
+      error_message: go ? null : !best || best.score < 0.3 ? 'No source pattern recognises this file: confirm the source' : null,
+      updated_at: trx.fn.now(),
+    };
+    if (best && winner && best.score >= 0.3) {
+      Object.assign(patch, {
+        source_pattern_id: winner.id,
+        pattern_version: winner.version,
+        source_key: winner.key,
+        source_name: winner.name,
+        confidence: JSON.stringify(best.confidence),
+        sale_period_start: best.period?.start ?? null,
+        sale_period_end: best.period?.end ?? null,
+      });
+    }
+    await trx('files').where({ id }).update(patch);
+    if (go) await svc.queue.send(PIPELINE.afterDetect, { tenantId, fileId: id }, { trx, singletonKey: id });
+  });
+}
+
+// ================================================================================ ingest
+
+const LINE_COLUMNS = [
+  'tenant_id', 'file_id', 'line_no', 'sale_month', 'sale_period_start', 'sale_period_end', 'accounting_period', 'dsp', 'country',
+  'isrc', 'upc', 'track_title', 'artist', 'release_title', 'label', 'sale_type', 'quantity', 'gross', 'gross_currency', 'net',
+  'currency', 'exchange_rate', 'aggregator', 'isrc_raw', 'upc_raw',
+] as const;
+
+const NEEDS_ESCAPE = /[\\\t\n\r\u0000]/;
+/** A value in COPY text format. */
+function cp(v: string | null | undefined): string {
+  if (v === null || v === undefined) return '\\N';
+  if (!NEEDS_ESCAPE.test(v)) return v;
+  return v.replace(/\u0000/g, '').replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DEC = /^-?\d+(\.\d+)?$/;
+const CUR = /^[A-Z]{3}$/;
+/** A reason to reject a line the database would refuse (never expected from the engine: one bad line must not fail a COPY). */
+function badLine(l: CanonicalLine): string | null {
+  if (!CUR.test(l.currency)) return `invalid currency "${l.currency}"`;
+  if (!DEC.test(l.net)) return `invalid net amount "${l.net}"`;
+  if (!DEC.test(l.quantity)) return `invalid quantity "${l.quantity}"`;
+  if (l.gross !== null && !DEC.test(l.gross)) return `invalid gross amount "${l.gross}"`;
+  if (l.exchangeRate !== null && !DEC.test(l.exchangeRate)) return `invalid exchange rate "${l.exchangeRate}"`;
+  for (const d of [l.saleMonth, l.salePeriodStart, l.salePeriodEnd, l.accountingPeriod]) if (d !== null && !DATE.test(d)) return `invalid date "${d}"`;
+  return null;
+}
+
+class SinkError extends Error {}
+
+/** Write to a stream, honouring back-pressure; rejects if the stream errors meanwhile. */
+function write(stream: NodeJS.WritableStream & { once: Function; off: Function }, data: string): Promise<void> | void {
+  if (stream.write(data)) return;
+  return new Promise<void>((resolve, reject) => {
+    const done = (err?: Error) => {
+      stream.off('drain', done);
+      stream.off('error', done);
+      if (err instanceof Error) reject(err);
+      else resolve();
+    };
+    stream.once('drain', done);
+    stream.once('error', done);
+  });
+}
+
+function finished(stream: NodeJS.WritableStream & { once: Function }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.once('finish', resolve);
+    stream.once('error', reject);
+  });
+}
+
+/**
+ * Reads the stored file with its pattern and loads its lines: ONE owner-pool transaction
+ * (COPY FROM is refused on tables with RLS for the application role) that first takes a
+ * per-file advisory lock and deletes any earlier lines and errors of the file, then COPYs,
+ * then records counts and the next pipeline step. A crash anywhere rolls everything back:
+ * readers never see half a file, and the retry starts from a clean slate.
+ */
+export async function ingestFile(svc: AppServices, tenantId: number, id: string): Promise<void> {
+  await ensureBuiltinPatterns(svc.db.owner);
+  const row = await withTenant(svc.db.app, tenantId, async (trx) => {
+    const r = await trx('files').where({ id }).first();
+    if (!r || !['queued', 'ingesting'].includes(r.status)) return null;
+    await trx('files').where({ id }).update({ status: 'ingesting', progress: 0, attempts: trx.raw('attempts + 1'), updated_at: trx.fn.now() });
+    return { ...r, attempts: r.attempts + 1 };
+  });
+  if (!row) return;
+  const o = opts(row);
+  const pattern = await withTenant(svc.db.app, tenantId, (trx) =>
+    row.source_pattern_id ? findPattern(trx, { id: row.source_pattern_id }, row.pattern_version ?? undefined) : Promise.resolve(null),
+  );
+  if (!pattern) return fail(svc, tenantId, id, 'The source pattern of this file no longer exists: confirm the source again');
+  try {
+    await loadLines(svc, tenantId, row, pattern.definition, o, row.attempts);
+  } catch (err) {
+    if (err instanceof FileProblem) return fail(svc, tenantId, id, err.message);
+    // Unexpected (database, disk): pg-boss retries. After the last try the file fails visibly.
+    if (row.attempts > JOB_OPTIONS['file.ingest'].retryLimit) await fail(svc, tenantId, id, `Ingestion failed after ${row.attempts} attempts: ${(err as Error).message}`).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function loadLines(svc: AppServices, tenantId: number, row: Record<string, any>, pattern: SourcePattern, o: Record<string, any>, attempt: number): Promise<void> {
+  const s = store(svc);
+  const fileId = row.id as string;
+  const total = Number(row.size_bytes ?? 0) || Number((await s.stat(row.storage_key))?.size ?? 0) || 1;
+  let src: Readable;
+  try {
+    src = await s.getStream(row.storage_key);
+  } catch {
+    throw new FileProblem('The stored file is missing');
+  }
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _e, cb) {
+      bytes += chunk.length;
+      cb(null, chunk);
+    },
+  });
+  src.on('error', (e) => counter.destroy(e));
+  src.pipe(counter);
+
+  // Progress on its own short transactions (visible while the COPY transaction is open).
+  let progressBusy: Promise<unknown> = Promise.resolve();
+  let lastProgress = -1;
+  let stopped = false;
+  const timer = setInterval(() => {
+    const p = Math.min(99, Math.floor((bytes / total) * 100));
+    if (p === lastProgress || stopped) return;
+    lastProgress = p;
+    progressBusy = progressBusy.then(() => setStatus(svc, tenantId, fileId, { progress: p })).catch(() => undefined);
+  }, 500);
+
+  const errFile = path.join(svc.cfg.dataDir, 'tmp', `errors-${fileId}-${crypto.randomBytes(4).toString('hex')}.copy`);
+  await fsp.mkdir(path.dirname(errFile), { recursive: true });
+  const errOut = fs.createWriteStream(errFile);
+  let extraFailed = 0;
+  const tenantCol = String(tenantId);
+  const accOverride: string | null = o.accountingPeriodOverride ?? null;
+  const accSeen = new Set<string>();
+
+  try {
+    await svc.db.owner.transaction(async (trx: Knex.Transaction) => {
+      await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [`rondo.ingest.${tenantId}.${fileId}`]);
+      const again = await trx('files').where({ tenant_id: tenantId, id: fileId }).first('status');
+      if (!again || again.status !== 'ingesting') return; // another attempt finished it meanwhile
+      await trx('royalty_lines').where({ tenant_id: tenantId, file_id: fileId }).delete();
+      await trx('file_errors').where({ tenant_id: tenantId, file_id: fileId }).delete();
+
+      const conn = await rawConnection(trx);
+      const copy = conn.query(copyFrom(`COPY royalty_lines (${LINE_COLUMNS.join(',')}) FROM STDIN`));
+      let copyError: Error | null = null;
+      copy.on('error', (e: Error) => (copyError = e));
+      const copyDone = finished(copy);
+      copyDone.catch(() => undefined);
+      let batchNo = 0;
+
+      const onError = (e: LineError) => {
+        errOut.write(`${tenantCol}\t${fileId}\t${e.lineNo}\t${cp(e.reason)}\t${cp(e.raw?.slice(0, 10_000) ?? null)}\n`);
+      };
+      const sink = {
+        async lines(batch: CanonicalLine[]) {
+          try {
+            if (copyError) throw copyError;
+            let buf = '';
+            for (const l of batch) {
+              const bad = badLine(l);
+              if (bad) {
+                extraFailed++;
+                onError({ lineNo: l.lineNo, reason: bad, raw: JSON.stringify(l) });
+                continue;
+              }
+              let acc = l.accountingPeriod;
+              if (acc === null && accOverride) acc = accOverride;
+              if (acc !== null && accSeen.size < 1000) accSeen.add(acc);
+              buf += `${tenantCol}\t${fileId}\t${l.lineNo}\t${cp(l.saleMonth)}\t${cp(l.salePeriodStart)}\t${cp(l.salePeriodEnd)}\t${cp(acc)}\t${cp(l.dsp)}\t${cp(l.country)}\t${cp(l.isrc)}\t${cp(l.upc)}\t${cp(l.trackTitle)}\t${cp(l.artist)}\t${cp(l.releaseTitle)}\t${cp(l.label)}\t${cp(l.saleType)}\t${l.quantity}\t${cp(l.gross)}\t${cp(l.grossCurrency)}\t${l.net}\t${l.currency}\t${cp(l.exchangeRate)}\t${cp(l.aggregator)}\t${cp(l.isrcRaw)}\t${cp(l.upcRaw)}\n`;
+            }
+            if (buf) await write(copy, buf);
+            batchNo++;
+            if (ingestTestHooks.afterBatch) await ingestTestHooks.afterBatch(fileId, batchNo, attempt);
+          } catch (e) {
+            throw new SinkError((e as Error).message, { cause: e });
+          }
+        },
+        error: onError,
+      };
+
+      let summary;
+      try {
+        summary = await readStatement(counter, { fileName: row.original_name, pattern, periodOverride: o.periodOverride ?? null }, sink);
+      } catch (e) {
+        copy.destroy(); // abandons the COPY; the transaction rolls back below
+        if (e instanceof SinkError) throw (e.cause as Error) ?? e;
+        throw new FileProblem(`The file could not be read as "${pattern.name}": ${(e as Error).message}`);
+      }
+      copy.end();
+      await copyDone;
+      await new Promise<void>((resolve, reject) => errOut.end((err?: Error | null) => (err ? reject(err) : resolve())));
+
+      const errCopy = conn.query(copyFrom(`COPY file_errors (tenant_id, file_id, line_no, reason, raw) FROM STDIN`));
+      await pipeline(fs.createReadStream(errFile), errCopy);
+
+      stopped = true;
+      clearInterval(timer);
+      await progressBusy;
+
+      const rowsFailed = summary.rowsFailed + extraFailed;
+      const rowsIngested = summary.rowsIngested - extraFailed;
+      let totals = summary.totals;
+      if (extraFailed) {
+        // Lines refused here are not in the table: total what was stored.
+        const t = await trx('royalty_lines').where({ tenant_id: tenantId, file_id: fileId }).groupBy('currency').select('currency', trx.raw('sum(net)::text as net'));
+        totals = Object.fromEntries(t.map((r) => [String(r.currency).trim(), r.net]));
+      }
+      const accounting = accOverride ?? (accSeen.size ? [...accSeen].sort().at(-1)! : row.accounting_period ?? null);
+      const nothing = rowsIngested === 0 && rowsFailed > 0;
+      const next = nothing ? { status: 'failed' as const, jobs: [] } : PIPELINE_AFTER_INGEST;
+      await trx('files').where({ tenant_id: tenantId, id: fileId }).update({
+        status: next.status,
+        progress: 100,
+        rows_read: summary.rowsRead,
+        rows_ingested: rowsIngested,
+        rows_failed: rowsFailed,
+        rows_skipped: summary.rowsSkipped,
+        totals: JSON.stringify(totals),
+        control_totals: summary.control ? JSON.stringify(summary.control) : null,
+        reconciles: summary.reconciles,
+        sale_period_start: o.periodOverride?.start ?? summary.period.start ?? row.sale_period_start,
+        sale_period_end: o.periodOverride?.end ?? summary.period.end ?? row.sale_period_end,
+        accounting_period: accounting,
+        error_message: nothing ? `No line could be read: ${rowsFailed} rejected (see the errors)` : null,
+        processed_at: trx.fn.now(),
+        updated_at: trx.fn.now(),
+      });
+      for (const job of next.jobs) await svc.queue.send(job, { tenantId, fileId } as never, { trx, singletonKey: fileId });
+    });
+  } finally {
+    stopped = true;
+    clearInterval(timer);
+    await progressBusy;
+    errOut.destroy();
+    src.destroy();
+    await fsp.rm(errFile, { force: true });
+  }
+}

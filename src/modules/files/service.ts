@@ -1,0 +1,329 @@
+/**
+ * Statement files: records, registration of stored uploads (duplicate detection, first job
+ * in the same transaction), listing, deletion, confirmation and re-queueing.
+ */
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import type { AppServices } from '../../services';
+import type { Trx } from '../../db';
+import { objectStore } from '../../lib/storage';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+import { PIPELINE, type FileStatus, type JobName } from '../../../jobs';
+import { FILE_DELETE_HOOKS } from './hooks';
+import { findPattern } from '../sources/service';
+
+export interface UploadOptions {
+  autoProcessIfConfident: boolean;
+  forceManualConfirmation: boolean;
+  /** Ingest even when the same bytes were already uploaded (duplicateOf is still recorded). */
+  force: boolean;
+}
+
+export const DEFAULT_OPTIONS: UploadOptions = { autoProcessIfConfident: true, forceManualConfirmation: false, force: false };
+
+/** Statuses where the pipeline still has work to do (resend-pending-files re-queues these). */
+export const PENDING_STATUSES: FileStatus[] = ['uploaded', 'decompressing', 'detecting', 'queued', 'ingesting'];
+export const TERMINAL_STATUSES: FileStatus[] = ['processed', 'failed'];
+
+export function parseBool(v: unknown, fallback: boolean): boolean {
+  if (v === undefined || v === null || v === '') return fallback;
+  if (typeof v === 'boolean') return v;
+  return !['0', 'false', 'no', 'off'].includes(String(v).toLowerCase());
+}
+
+export function optionsFrom(src: Record<string, unknown>): UploadOptions {
+  return {
+    autoProcessIfConfident: parseBool(src.autoProcessIfConfident, true),
+    forceManualConfirmation: parseBool(src.forceManualConfirmation, false),
+    force: parseBool(src.force, false),
+  };
+}
+
+export function storageKey(tenantId: number, fileId: string, part = 'original'): string {
+  return `t${tenantId}/files/${fileId}/${part}`;
+}
+
+export function store(svc: AppServices) {
+  return objectStore(svc.cfg.dataDir);
+}
+
+/** Deterministic child id: re-running a decompression finds the same children. */
+export function childId(parentId: string, entryPath: string): string {
+  const h = crypto.createHash('sha256').update(`${parentId}\0${entryPath}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
+/** An earlier file of the tenant with the same bytes that counts (not failed, not itself a duplicate). */
+async function findOriginal(trx: Trx, sha256: string, exceptId: string): Promise<string | null> {
+  const r = await trx('files')
+    .where({ sha256 })
+    .whereNot({ id: exceptId })
+    .whereNull('duplicate_of')
+    .whereNot({ status: 'failed' })
+    .orderBy('created_at')
+    .first('id');
+  return r?.id ?? null;
+}
+
+export interface NewFile {
+  id: string;
+  parentId?: string | null;
+  originalName: string;
+  contentType?: string | null;
+  storageKey: string;
+  size: number;
+  sha256: string;
+  options: UploadOptions;
+  uploadedBy: string | null;
+}
+
+/**
+ * Records a stored object as a file and enqueues its first job in the same transaction.
+ * A duplicate (same SHA-256 as a file the tenant already has) is recorded as `failed` with
+ * `duplicate_of` set and is not processed unless `options.force`. Idempotent on the id.
+ */
+export async function registerFile(svc: AppServices, trx: Trx, tenantId: number, f: NewFile): Promise<void> {
+  const dup = await findOriginal(trx, f.sha256, f.id);
+  const skip = dup !== null && !f.options.force;
+  const inserted = await trx('files')
+    .insert({
+      tenant_id: tenantId,
+      id: f.id,
+      parent_id: f.parentId ?? null,
+      original_name: f.originalName,
+      content_type: f.contentType ?? null,
+      storage_key: f.storageKey,
+      size_bytes: f.size,
+      sha256: f.sha256,
+      duplicate_of: dup,
+      status: skip ? 'failed' : 'uploaded',
+      error_message: skip ? `Duplicate of file ${dup} (same SHA-256): not ingested again. Upload with force=true to ingest it anyway.` : null,
+      options: JSON.stringify(f.options),
+      uploaded_by: f.uploadedBy,
+    })
+    .onConflict(['tenant_id', 'id'])
+    .ignore()
+    .returning('id');
+  if (inserted.length && !skip) await svc.queue.send(PIPELINE.afterUpload, { tenantId, fileId: f.id }, { trx, singletonKey: f.id });
+}
+
+// ------------------------------------------------------------------------------------ reading
+
+const FILE_COLUMNS = [
+  'id', 'parent_id', 'kind', 'original_name', 'storage_key', 'content_type', 'size_bytes', 'sha256', 'duplicate_of', 'status', 'progress',
+  'source_pattern_id', 'pattern_version', 'source_key', 'source_name', 'confidence', 'detection', 'sale_period_start',
+  'sale_period_end', 'accounting_period', 'rows_read', 'rows_ingested', 'rows_failed', 'rows_skipped', 'totals',
+  'control_totals', 'reconciles', 'error_message', 'options', 'uploaded_by', 'attempts', 'processed_at', 'created_at', 'updated_at',
+];
+
+function isoDate(d: unknown): string | null {
+  if (!d) return null;
+  if (d instanceof Date) return d.toISOString().slice(0, 10);
+  return String(d).slice(0, 10);
+}
+
+export function publicFile(r: Record<string, any>) {
+  return {
+    id: r.id,
+    parentId: r.parent_id,
+    kind: r.kind,
+    fileName: r.original_name,
+    contentType: r.content_type,
+    size: r.size_bytes === null ? null : Number(r.size_bytes),
+    sha256: r.sha256,
+    duplicateOf: r.duplicate_of,
+    status: r.status,
+    progress: r.progress,
+    source: r.source_key ? { id: r.source_pattern_id, key: r.source_key, name: r.source_name, version: r.pattern_version } : null,
+    confidence: r.confidence ?? null,
+    salePeriod: { start: isoDate(r.sale_period_start), end: isoDate(r.sale_period_end) },
+    accountingPeriod: isoDate(r.accounting_period),
+    counts: r.rows_read === null ? null : { rowsRead: r.rows_read, rowsIngested: r.rows_ingested, rowsFailed: r.rows_failed, rowsSkipped: r.rows_skipped },
+    totals: r.totals ?? null,
+    controlTotals: r.control_totals ?? null,
+    reconciles: r.reconciles,
+    error: r.error_message,
+    options: r.options,
+    uploadedBy: r.uploaded_by,
+    attempts: r.attempts,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    processedAt: r.processed_at,
+  };
+}
+
+export async function getFileRow(trx: Trx | Knex, id: string): Promise<Record<string, any>> {
+  const r = await trx('files').where({ id }).first(FILE_COLUMNS);
+  if (!r) throw new NotFoundError('File');
+  return r;
+}
+
+/** GET /file/{id}: the record, the detection candidates, the first errors and the children. */
+export async function getFile(trx: Trx, id: string) {
+  const r = await getFileRow(trx, id);
+  const errors = await trx('file_errors').where({ file_id: id }).orderBy('line_no').orderBy('id').limit(20).select('line_no', 'reason');
+  const children = r.kind === 'archive'
+    ? await trx('files').where({ parent_id: id }).orderBy('original_name').select('id', 'original_name', 'status', 'progress', 'duplicate_of')
+    : [];
+  return {
+    ...publicFile(r),
+    detection: r.detection ?? null,
+    errors: errors.map((e) => ({ lineNo: e.line_no, reason: e.reason })),
+    children: children.map((c) => ({ id: c.id, fileName: c.original_name, status: c.status, progress: c.progress, duplicateOf: c.duplicate_of })),
+  };
+}
+
+export interface ListQuery {
+  page: number;
+  size: number;
+  status?: string;
+  source?: string;
+  /** YYYY-MM or YYYY-MM-DD: files whose sale period overlaps that month/day. */
+  period?: string;
+  periodStart?: string;
+  periodEnd?: string;
+  search?: string;
+  parentId?: string;
+  order?: 'asc' | 'desc';
+}
+
+export async function listFiles(trx: Trx, q: ListQuery) {
+  const base = trx('files');
+  if (q.status) base.whereIn('status', q.status.split(','));
+  if (q.source) base.where((w) => w.where('source_key', q.source!).orWhere('source_name', q.source!).orWhereRaw('source_pattern_id::text = ?', [q.source!]));
+  if (q.search) base.whereILike('original_name', `%${q.search.replace(/[%_\\]/g, '\\$&')}%`);
+  if (q.parentId) base.where('parent_id', q.parentId);
+  let start = q.periodStart, end = q.periodEnd;
+  if (q.period) {
+    const m = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(q.period);
+    if (!m) throw new ValidationError('period must be YYYY-MM or YYYY-MM-DD', [], 'INVALID_PERIOD');
+    start = m[3] ? q.period : `${m[1]}-${m[2]}-01`;
+    end = m[3] ? q.period : new Date(Date.UTC(Number(m[1]), Number(m[2]), 0)).toISOString().slice(0, 10);
+  }
+  // A file matches a period when its sale period overlaps it or its accounting period falls in it.
+  if (start || end) {
+    const lo = start ?? '0001-01-01', hi = end ?? '9999-12-31';
+    base.where((w) =>
+      w.where((x) => x.where('sale_period_end', '>=', lo).where('sale_period_start', '<=', hi)).orWhereBetween('accounting_period', [lo, hi]),
+    );
+  }
+  const [{ n }] = await base.clone().count({ n: '*' });
+  const rows = await base.orderBy('created_at', q.order ?? 'desc').orderBy('id').limit(q.size).offset((q.page - 1) * q.size).select(FILE_COLUMNS);
+  return { data: rows.map(publicFile), pagination: { page: q.page, size: q.size, total: Number(n) } };
+}
+
+// ------------------------------------------------------------------------------------ changes
+
+/** The file and all its descendants (archives → children). */
+async function familyIds(trx: Trx, id: string): Promise<string[]> {
+  const rows = await trx.raw(
+    `WITH RECURSIVE fam AS (SELECT id FROM files WHERE id = ? UNION ALL SELECT f.id FROM files f JOIN fam ON f.parent_id = fam.id) SELECT id FROM fam`,
+    [id],
+  );
+  return rows.rows.map((r: { id: string }) => r.id);
+}
+
+/** DELETE /file/{id}: the file, its children, lines, errors, derived data (hooks) and stored objects. */
+export async function deleteFile(svc: AppServices, trx: Trx, tenantId: number, id: string): Promise<{ deleted: string[]; objects: string[] }> {
+  await getFileRow(trx, id);
+  const ids = await familyIds(trx, id);
+  for (const hook of FILE_DELETE_HOOKS) await hook(trx, tenantId, ids);
+  const keys = (await trx('files').whereIn('id', ids).whereNotNull('storage_key').select('storage_key')).map((r) => r.storage_key as string);
+  await trx('royalty_lines').whereIn('file_id', ids).delete();
+  await trx('file_errors').whereIn('file_id', ids).delete();
+  await trx('files').whereIn('id', ids).delete();
+  return { deleted: ids, objects: keys };
+}
+
+export async function removeObjects(svc: AppServices, keys: string[]): Promise<void> {
+  const s = store(svc);
+  for (const k of keys) await s.delete(k).catch((err) => svc.log.warn({ err, key: k }, 'could not delete stored object'));
+}
+
+/** The job that moves a file in `status` on. */
+function jobFor(status: FileStatus): JobName | null {
+  switch (status) {
+    case 'uploaded':
+    case 'decompressing':
+      return PIPELINE.afterUpload;
+    case 'detecting':
+      return PIPELINE.afterDecompress;
+    case 'queued':
+    case 'ingesting':
+      return PIPELINE.afterDetect;
+    default:
+      return null;
+  }
+}
+
+/** POST /file/resend-pending-files: re-send the job of every file stuck before the end. Handlers are idempotent. */
+export async function resendPending(svc: AppServices, trx: Trx, tenantId: number) {
+  const rows = await trx('files').whereIn('status', PENDING_STATUSES).select('id', 'status');
+  for (const r of rows) {
+    const job = jobFor(r.status);
+    if (job) await svc.queue.send(job, { tenantId, fileId: r.id }, { trx });
+  }
+  return rows.map((r) => ({ id: r.id, status: r.status }));
+}
+
+/** PUT /file/royalty/decompress/{tenant}/{id}: start the file over from decompression. */
+export async function rerunDecompress(svc: AppServices, trx: Trx, tenantId: number, id: string) {
+  const r = await getFileRow(trx, id);
+  if (r.status === 'ingesting') throw new ValidationError('The file is being ingested; try again when it is done', [], 'FILE_BUSY');
+  if (!r.storage_key) throw new ValidationError('The file has no stored content to decompress', [], 'NO_CONTENT');
+  if (r.duplicate_of && !r.options?.force) throw new ValidationError(`The file is a duplicate of ${r.duplicate_of}; upload it again with force=true`, [], 'DUPLICATE_FILE');
+  await trx('files').where({ id }).update({ status: 'uploaded', progress: 0, error_message: null, attempts: 0, updated_at: trx.fn.now() });
+  await svc.queue.send(PIPELINE.afterUpload, { tenantId, fileId: id }, { trx, singletonKey: id });
+  return getFile(trx, id);
+}
+
+export interface Confirmation {
+  source: string;
+  periodStart?: string;
+  periodEnd?: string;
+  accountingPeriod?: string;
+}
+
+/** POST /file/confirm-detection/{id}: names the source (id or key) and optionally the period; queues the ingest. */
+export async function confirmDetection(svc: AppServices, trx: Trx, tenantId: number, id: string, c: Confirmation) {
+  const r = await getFileRow(trx, id);
+  if (!['needs_confirmation', 'failed', 'processed'].includes(r.status) || r.kind === 'archive' || (r.duplicate_of && !r.options?.force))
+    throw new ValidationError(`A file in status "${r.status}" cannot be confirmed`, [], 'INVALID_STATUS');
+  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(c.source);
+  let p = isUuid ? await findPattern(trx, { id: c.source }) : await findPattern(trx, { key: c.source });
+  if (!p && isUuid) {
+    // a tenant source id names its pattern
+    const ts = await trx('tenant_sources').where({ id: c.source }).first('source_pattern_id');
+    if (ts) p = await findPattern(trx, { id: ts.source_pattern_id });
+  }
+  if (!p) throw new ValidationError(`Unknown source "${c.source}"`, [], 'UNKNOWN_SOURCE');
+  if ((c.periodStart && !c.periodEnd) || (!c.periodStart && c.periodEnd)) throw new ValidationError('periodStart and periodEnd go together', [], 'INVALID_PERIOD');
+  if (c.periodStart && c.periodEnd && c.periodStart > c.periodEnd) throw new ValidationError('periodStart is after periodEnd', [], 'INVALID_PERIOD');
+  const conf = { ...(r.confidence ?? { period: 0, schema: 0 }), source: 1, ...(c.periodStart ? { period: 1 } : {}) };
+  await trx('files').where({ id }).update({
+    status: 'queued',
+    progress: 0,
+    error_message: null,
+    attempts: 0,
+    source_pattern_id: p.id,
+    pattern_version: p.version,
+    source_key: p.key,
+    source_name: p.name,
+    confidence: JSON.stringify(conf),
+    sale_period_start: c.periodStart ?? r.sale_period_start,
+    sale_period_end: c.periodEnd ?? r.sale_period_end,
+    accounting_period: c.accountingPeriod ?? r.accounting_period,
+    options: JSON.stringify({
+      ...r.options,
+      confirmed: true,
+      periodOverride: c.periodStart ? { start: c.periodStart, end: c.periodEnd } : null,
+      accountingPeriodOverride: c.accountingPeriod ?? null,
+    }),
+    updated_at: trx.fn.now(),
+  });
+  await svc.queue.send(PIPELINE.afterDetect, { tenantId, fileId: id }, { trx, singletonKey: id });
+  return getFile(trx, id);
+}
