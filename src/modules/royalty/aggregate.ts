@@ -16,16 +16,18 @@ const FILE_TABLES = {
   royalty_agg_file_dims: ['dsp', 'country', 'sale_type', 'aggregator'],
   royalty_agg_file_catalogue: ['artist_id', 'product_id', 'asset_id'],
 } as const;
-/** compact table → [per-file source, its own columns] */
-const COMPACT: [string, keyof typeof FILE_TABLES, readonly string[]][] = [
-  ['royalty_agg_period', 'royalty_agg_file_dims', []],
-  ['royalty_agg_dims', 'royalty_agg_file_dims', FILE_TABLES.royalty_agg_file_dims],
-  ['royalty_agg_catalogue', 'royalty_agg_file_catalogue', FILE_TABLES.royalty_agg_file_catalogue],
+/** compact table → [per-file source, its own columns, dated (carries sale month + accounting period)] */
+const COMPACT: [string, keyof typeof FILE_TABLES, readonly string[], boolean][] = [
+  ['royalty_agg_period', 'royalty_agg_file_dims', [], true],
+  ['royalty_agg_dims', 'royalty_agg_file_dims', FILE_TABLES.royalty_agg_file_dims, true],
+  ['royalty_agg_catalogue', 'royalty_agg_file_catalogue', FILE_TABLES.royalty_agg_file_catalogue, true],
+  ['royalty_agg_dims_all', 'royalty_agg_file_dims', FILE_TABLES.royalty_agg_file_dims, false],
+  ['royalty_agg_catalogue_all', 'royalty_agg_file_catalogue', FILE_TABLES.royalty_agg_file_catalogue, false],
 ];
 
 async function moveCompact(trx: Trx, tenantId: number, fileId: string, sign: 1 | -1): Promise<void> {
-  for (const [table, source, cols] of COMPACT) {
-    const key = [...BASE, ...cols];
+  for (const [table, source, cols, dated] of COMPACT) {
+    const key = [...(dated ? BASE : ['payee']), ...cols];
     await trx.raw(
       `INSERT INTO ${table} (tenant_id, ${key.join(', ')}, revenue, quantity, lines)
        SELECT tenant_id, ${key.join(', ')}, ${sign} * sum(revenue), ${sign} * sum(quantity), ${sign} * sum(lines)

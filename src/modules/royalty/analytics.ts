@@ -115,9 +115,11 @@ export async function royaltyAnalytics(
   const who = payee ?? ZERO_UUID;
   if (!opts.raw && (onlyDims || onlyCat)) {
     const fileFilter = !!q.file;
+    // Undated breakdowns (no start/end, not by month or accounting period) read the all-time tables.
+    const allTime = !q.start && !q.end && needed.size > 0 && !groupCols.some((c) => ['sale_month', 'accounting_period'].includes(c));
     source = fileFilter
       ? onlyDims ? 'royalty_agg_file_dims' : 'royalty_agg_file_catalogue'
-      : needed.size === 0 ? 'royalty_agg_period' : onlyDims ? 'royalty_agg_dims' : 'royalty_agg_catalogue';
+      : needed.size === 0 ? 'royalty_agg_period' : `${onlyDims ? 'royalty_agg_dims' : 'royalty_agg_catalogue'}${allTime ? '_all' : ''}`;
     from = `(SELECT * FROM ${source} WHERE tenant_id = ? AND payee = ?${fileFilter ? ' AND file_id = ?' : ''}) s`;
     fromB.push(tenantId, who);
     if (fileFilter) fromB.push(q.file);

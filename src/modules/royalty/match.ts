@@ -228,7 +228,11 @@ export async function suggestMatches(trx: Trx, tenantId: number): Promise<number
       `INSERT INTO match_suggestions (tenant_id, kind, ${ident}, title, artist, title_norm, artist_norm, ${kind}_id, score, reason)
        SELECT ?, ?, NULLIF(k.${ident}_n, ''), NULLIF(k.${title}, ''), NULLIF(k.artist, ''), k.${titleN}, k.artist_n, c.id, c.score, c.reason
          FROM (SELECT DISTINCT ON (${ident}_n, ${titleN}, artist_n) * FROM rm_keys
-                WHERE ${kind}_id IS NULL AND ${titleN} IS NOT NULL ORDER BY ${ident}_n, ${titleN}, artist_n) k
+                WHERE ${kind}_id IS NULL AND ${titleN} IS NOT NULL
+                  -- keys already offered (open, accepted or rejected) are not searched again
+                  AND NOT EXISTS (SELECT 1 FROM match_suggestions s WHERE s.tenant_id = ? AND s.kind = ? AND coalesce(s.${ident}, '') = rm_keys.${ident}_n
+                                    AND s.title_norm = rm_keys.${titleN} AND s.artist_norm IS NOT DISTINCT FROM rm_keys.artist_n)
+                ORDER BY ${ident}_n, ${titleN}, artist_n) k
          CROSS JOIN LATERAL (
            SELECT x.id, round(s.score::numeric, 4) AS score,
                   CASE WHEN rondo_norm(x.title) = k.${titleN} AND x.${ident} IS NOT NULL AND k.${ident}_n <> '' AND x.${ident} <> k.${ident}_n
@@ -239,7 +243,7 @@ export async function suggestMatches(trx: Trx, tenantId: number): Promise<number
             WHERE x.tenant_id = ? AND s.score >= 0.45
             ORDER BY s.score DESC, x.id LIMIT 3) c
        ON CONFLICT DO NOTHING`,
-      [tenantId, kind, tenantId],
+      [tenantId, kind, tenantId, kind, tenantId],
     );
     n += r.rowCount ?? 0;
   }

@@ -15,7 +15,7 @@
  */
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
-import { allocationSelect, EARNING_COLUMNS, KEY_JOIN, lockTenant } from './allocate';
+import { allocationSelect, EARNING_COLUMNS, hashJoins, KEY_JOIN, lockTenant, prepareSplitKeys } from './allocate';
 import { applyDspRules, resolveMatchKeys, suggestMatches, MATCH_STATUS_SQL, type Scope } from './match';
 
 export interface ReallocationResult {
@@ -72,7 +72,7 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
         bindings: [catAssets, catProducts],
       };
   await resolveMatchKeys(trx, tenantId, rematchScope, { autoCreate: false });
-  const re = await trx.raw(
+  const re = await hashJoins(trx, () => trx.raw(
     `WITH u AS (
        UPDATE royalty_lines l SET asset_id = k.asset_id, product_id = k.product_id, artist_id = k.artist_id, match_status = ${MATCH_STATUS_SQL}
          FROM rm_keys k
@@ -81,7 +81,7 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
         RETURNING l.id
      ) INSERT INTO rr_touched SELECT id FROM u ON CONFLICT DO NOTHING`,
     [tenantId, ...rematchScope.bindings],
-  );
+  ));
   result.rematched = re.rowCount ?? 0;
   if (result.rematched) {
     const { rows } = await trx.raw(`SELECT DISTINCT l.file_id FROM royalty_lines l JOIN rr_touched t ON t.line_id = l.id WHERE l.tenant_id = ?`, [tenantId]);
@@ -117,9 +117,12 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
 
   // 3. Compare and re-write what changed.
   const now = clock.now();
-  const sel = allocationSelect(tenantId, { sql: `l.id IN (SELECT line_id FROM rr_touched)`, bindings: [] });
+  const touchedScope = { sql: `l.id IN (SELECT line_id FROM rr_touched)`, bindings: [] };
+  await trx.raw(`ANALYZE rr_touched`);
+  await prepareSplitKeys(trx, tenantId, touchedScope);
+  const sel = allocationSelect(tenantId, touchedScope);
   await trx.raw(`DROP TABLE IF EXISTS rr_new`);
-  await trx.raw(`CREATE TEMP TABLE rr_new ON COMMIT DROP AS ${sel.sql}`, sel.bindings);
+  await hashJoins(trx, () => trx.raw(`CREATE TEMP TABLE rr_new ON COMMIT DROP AS ${sel.sql}`, sel.bindings));
   const tuple = `line_id, tenant_user_id, split_id, amount, asset_id, product_id, artist_id, dsp`;
   await trx.raw(`DROP TABLE IF EXISTS rr_changed`);
   await trx.raw(
