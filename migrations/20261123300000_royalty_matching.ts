@@ -15,7 +15,11 @@ import { enableTenantRls } from '../src/db/migration-helpers';
  */
 export async function up(knex: Knex): Promise<void> {
   const { rows } = await knex.raw(`SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'`);
-  if (rows.length) await knex.raw(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
+  // pg_trgm is a trusted extension (PG 13+); without the right to create it, matching falls
+  // back to equal normalised titles for suggestions.
+  if (rows.length) {
+    await knex.raw(`DO $$ BEGIN CREATE EXTENSION IF NOT EXISTS pg_trgm; EXCEPTION WHEN insufficient_privilege THEN RAISE NOTICE 'pg_trgm not installed'; END $$`);
+  }
 
   await knex.raw(`
     CREATE OR REPLACE FUNCTION rondo_norm(t text) RETURNS text

@@ -32,6 +32,8 @@ export interface Config {
   passwordHashMemoryKiB: number;
   /** pg-boss polling interval, seconds. */
   queuePollSeconds: number;
+  /** Base URL of the payment processor's API (transfers); unset: payouts are recorded, not sent. */
+  processorApiUrl: string | null;
 }
 
 function int(name: string, value: string | undefined, fallback: number): number {
@@ -76,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     appRole: env.APP_DB_ROLE || 'rondo_app',
     passwordHashMemoryKiB: int('PASSWORD_HASH_MEMORY_KIB', env.PASSWORD_HASH_MEMORY_KIB, 19456),
     queuePollSeconds: num('QUEUE_POLL_SECONDS', env.QUEUE_POLL_SECONDS, 2),
+    processorApiUrl: (env.PROCESSOR_API_URL || '').replace(/\/$/, '') || null,
     ...overrides,
   };
   if (cfg.detectionThreshold < 0 || cfg.detectionThreshold > 1) throw new Error('DETECTION_THRESHOLD must be between 0 and 1');

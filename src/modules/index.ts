@@ -10,6 +10,7 @@ import { registerSettingsRoutes } from './settings/routes';
 import { registerRoyaltyRoutes } from './royalty/routes';
 import { registerCatalogueArea } from './catalogue';
 import { registerIngestionRoutes } from './files/routes';
+import { registerMoneyRoutes } from './money/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -19,4 +20,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
   registerIngestionRoutes(router, svc);
+  registerMoneyRoutes(router, svc);
 }

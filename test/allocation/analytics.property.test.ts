@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import Decimal from 'decimal.js';
+import DecimalBase from 'decimal.js';
+
+const Decimal = DecimalBase.clone({ precision: 80 }); // exact sums of NUMERIC(28,12)
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createProduct, createSplit, loadStatement, tx, waitForReallocation, type LineIn } from './helpers';
 

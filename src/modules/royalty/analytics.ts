@@ -13,7 +13,10 @@
  * Dates: `start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months
  * (periodFilterType=sale, default) or accounting periods (accounting) that OVERLAP the range.
  */
-import Decimal from 'decimal.js';
+import DecimalBase from 'decimal.js';
+
+/** Exact sums: the default 20 significant digits would round 28,12 amounts. */
+const Decimal = DecimalBase.clone({ precision: 80 });
 import type { Trx } from '../../db';
 import { ValidationError } from '../../lib/errors';
 import { ZERO_UUID } from './allocate';
@@ -152,7 +155,7 @@ export async function royaltyAnalytics(
   const whereB = filters.flatMap((f) => f.b);
   const sel = groupCols.length ? `${groupCols.join(', ')}, ` : '';
   const groupSql = groupCols.length ? `GROUP BY ${groupCols.join(', ')}` : '';
-  let sql = `SELECT ${sel}sum(revenue)::text AS revenue, sum(quantity)::text AS quantity, sum(lines)::bigint AS lines FROM ${from} ${where} ${groupSql}`;
+  let sql = `SELECT ${sel}trim_scale(sum(revenue)) AS revenue, trim_scale(sum(quantity)) AS quantity, sum(lines)::bigint AS lines FROM ${from} ${where} ${groupSql}`;
   if (group === 'total') sql = `SELECT * FROM (${sql}) g WHERE g.lines IS NOT NULL`;
   // Names for the catalogue keys.
   const named: Record<string, string> = {
@@ -167,7 +170,9 @@ export async function royaltyAnalytics(
     aggregator: `SELECT g.aggregator, g.revenue, g.quantity, g.lines FROM (${sql}) g`,
     total: sql,
   };
-  const finalSql = named[group]!;
+  const chronological = group === 'month' || group === 'accountingperiod';
+  const order = group === 'total' ? '' : chronological ? ' ORDER BY 1' : ' ORDER BY g.revenue DESC, 1';
+  const finalSql = `${named[group]!}${order}`;
   const bindings = [...fromB, ...whereB, ...(['artist', 'product', 'asset'].includes(group) ? [tenantId] : [])];
   const { rows } = await trx.raw(finalSql, bindings);
 
@@ -175,22 +180,13 @@ export async function royaltyAnalytics(
   let quantity = new Decimal(0);
   let lines = 0;
   const out = rows.map((r: Record<string, unknown>) => {
-    const rev = new Decimal(String(r.revenue ?? 0));
-    const qty = new Decimal(String(r.quantity ?? 0));
+    // trim_scale(numeric)::text: exact decimal strings without trailing zeros.
+    const rev = String(r.revenue ?? '0');
+    const qty = String(r.quantity ?? '0');
     revenue = revenue.plus(rev);
     quantity = quantity.plus(qty);
     lines += Number(r.lines);
-    return { ...r, revenue: rev.toFixed(), quantity: qty.toFixed(), lines: Number(r.lines) };
-  });
-  const chronological = group === 'month' || group === 'accountingperiod';
-  out.sort((a: Record<string, unknown>, b: Record<string, unknown>) => {
-    if (chronological) {
-      const ka = String(a.month ?? a.accountingPeriod ?? '');
-      const kb = String(b.month ?? b.accountingPeriod ?? '');
-      return ka < kb ? -1 : ka > kb ? 1 : 0;
-    }
-    const d = new Decimal(b.revenue as string).cmp(new Decimal(a.revenue as string));
-    return d !== 0 ? d : String(Object.values(a)[0] ?? '').localeCompare(String(Object.values(b)[0] ?? ''));
+    return { ...r, revenue: rev, quantity: qty, lines: Number(r.lines) };
   });
   return { currency, rows: out, total: { revenue: revenue.toFixed(), quantity: quantity.toFixed(), lines }, source };
 }

@@ -13,13 +13,15 @@ import { aggregateFile, removeFileRollups } from './aggregate';
 import { reallocateTenant } from './reallocate';
 import { PIPELINE } from '../../../jobs';
 import { FILE_DELETE_HOOKS } from '../files/hooks';
+import { postRoyaltiesForFile } from '../money/ledger';
 
 /**
  * POST_ALLOCATION_HOOK: runs in the allocation transaction after a file's earnings were
- * written (and after a re-allocation touched a file). The money area registers
- * `postRoyaltiesForFile(trx, fileId)` here (ledger postings for the file's earnings).
+ * written, after a re-allocation touched a file, and after a file's earnings were deleted.
+ * Money's `postRoyaltiesForFile(trx, fileId)` (ledger postings = the difference between the
+ * file's current earnings and what was posted; idempotent) is the first entry.
  */
-export const postAllocationHooks: ((trx: Trx, fileId: string) => Promise<unknown>)[] = [];
+export const postAllocationHooks: ((trx: Trx, fileId: string) => Promise<unknown>)[] = [postRoyaltiesForFile];
 
 async function runPostAllocationHooks(trx: Trx, fileId: string): Promise<void> {
   for (const hook of postAllocationHooks) await hook(trx, fileId);
@@ -106,6 +108,8 @@ export async function removeFileRoyalties(trx: Trx, tenantId: number, fileId: st
   await removeFileRollups(trx, tenantId, fileId);
   await trx.raw(`DELETE FROM royalty_earnings WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
   await trx.raw(`DELETE FROM royalty_lines WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
+  // The file now has no current earnings: money posts the reversal of what it had posted.
+  await runPostAllocationHooks(trx, fileId);
 }
 
 /** FILE_DELETE_HOOKS entry (files/hooks.ts): DELETE /file/{id} removes earnings, lines and rollups of the file and its children. */

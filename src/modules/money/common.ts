@@ -1,0 +1,115 @@
+/**
+ * Shared bits of the money module: exact decimals, ISO 4217 codes, caller scoping,
+ * payee checks, accounting periods.
+ */
+import Decimal from 'decimal.js';
+import { Type } from '../../http/schema';
+import { rankOf, ROLE_RANK } from '../../http/route';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
+import type { AuthContext } from '../auth/tokens';
+import type { Trx } from '../../db';
+
+export { Decimal };
+
+/** Money in requests: a JSON number or a decimal string (exact). */
+export const MoneyIn = Type.Union([Type.Number(), Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$', maxLength: 40 })]);
+export const PositiveMoneyIn = Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 40 })]);
+export const CurrencyIn = Type.String({ minLength: 1, maxLength: 10 });
+export const PeriodIn = Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' });
+
+/** Ledger/base amounts keep 12 decimals (NUMERIC(28,12)). */
+export const SCALE = 12;
+
+export function dec(v: number | string | Decimal): Decimal {
+  // A JSON number is turned into its shortest decimal spelling first (0.1 → "0.1"), never into binary arithmetic.
+  return new Decimal(typeof v === 'number' ? String(v) : v);
+}
+
+/** Exact decimal string without trailing zeros ("12.5", "0", "-3.000001"). */
+export function money(v: string | number | Decimal | null | undefined): string | null {
+  if (v === null || v === undefined) return null;
+  const d = dec(v as string);
+  return d.isZero() ? '0' : d.toFixed();
+}
+
+/** Base amount: amount × rate rounded half-up to 12 decimals. */
+export function toBase(amount: Decimal, rate: Decimal): Decimal {
+  return amount.mul(rate).toDecimalPlaces(SCALE, Decimal.ROUND_HALF_UP);
+}
+
+const ISO4217 = new Set(Intl.supportedValuesOf('currency'));
+export function isCurrency(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code) && ISO4217.has(code);
+}
+export function assertCurrency(code: string, where = 'currency'): string {
+  const c = code.trim().toUpperCase();
+  if (!isCurrency(c)) throw new ValidationError('Invalid currency', [`${where} "${code}" is not an ISO 4217 currency code`], 'INVALID_CURRENCY');
+  return c;
+}
+
+export function isAdmin(auth: AuthContext): boolean {
+  return rankOf(auth) >= ROLE_RANK.admin;
+}
+
+/**
+ * The payee a request is about: admins may name anyone (or nobody: tenant-wide when
+ * `allowAll`), other members only themselves.
+ */
+export function scopeUser(auth: AuthContext, requested: string | undefined): string | null {
+  if (isAdmin(auth)) return requested ?? null;
+  if (!auth.tenantUserId) throw new ForbiddenError('This action needs a member of the workspace', 'INSUFFICIENT_ROLE');
+  if (requested && requested !== auth.tenantUserId) throw new ForbiddenError('You can only see your own accounts', 'INSUFFICIENT_ROLE');
+  return auth.tenantUserId;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export function isUuid(s: unknown): s is string {
+  return typeof s === 'string' && UUID_RE.test(s);
+}
+
+/** Members of this workspace among `ids` (RLS already limits tenant_users to it). */
+export async function existingMembers(trx: Trx, ids: string[]): Promise<Set<string>> {
+  const valid = [...new Set(ids.filter(isUuid))];
+  if (!valid.length) return new Set();
+  const rows = await trx('tenant_users').whereIn('id', valid).select('id');
+  return new Set(rows.map((r) => r.id as string));
+}
+
+export async function assertMember(trx: Trx, id: string, what = 'User'): Promise<void> {
+  if (!(await existingMembers(trx, [id])).has(id)) throw new NotFoundError(what);
+}
+
+export async function baseCurrency(trx: Trx): Promise<string> {
+  const r = await trx('tenants').whereRaw('id = app_tenant_id()').first('base_currency');
+  return String(r.base_currency).trim();
+}
+
+/** "2026-10" → first day of that month, and of the next. */
+export function periodBounds(period: string): { start: string; end: string } {
+  const [y, m] = period.split('-').map(Number) as [number, number];
+  const start = `${y}-${String(m).padStart(2, '0')}-01`;
+  const ny = m === 12 ? y + 1 : y;
+  const nm = m === 12 ? 1 : m + 1;
+  return { start, end: `${ny}-${String(nm).padStart(2, '0')}-01` };
+}
+
+export function monthOf(date: Date | string): string {
+  const d = typeof date === 'string' ? new Date(date) : date;
+  return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-01`;
+}
+
+export function iso(v: unknown): string | null {
+  return v ? new Date(v as string).toISOString() : null;
+}
+
+export function dateOnly(v: unknown): string | null {
+  if (!v) return null;
+  if (typeof v === 'string') return v.slice(0, 10);
+  const d = v as Date;
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/** Standard paged list answer. */
+export function paged<T>(message: string, data: T[], page: number, size: number, total: number) {
+  return { success: true, message, data, pagination: { page, size, total } };
+}

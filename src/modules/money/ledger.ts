@@ -1,0 +1,311 @@
+/**
+ * The money ledger (table `ledger_entries`, append-only).
+ *
+ * Every derived entry is posted as a DIFFERENCE: for a key (payee, source_type, source_id,
+ * accounting_period) we compute what the ledger should hold from the source rows
+ * ("desired") and insert desired − already posted when it is not zero. So posting is
+ * idempotent (re-posting changes nothing), corrections are new rows, and
+ * /accounting/refresh is the same code run over every source.
+ *
+ * Sources and kinds:
+ *   file     → royalty         current royalty_earnings rows of the file, per payee and period
+ *   revenue  → revenue_share   revenue_shares rows
+ *   expense  → expense_recoup  recoupment of recoupable expenses (see RECOUPMENT below)
+ *   payment  → payment | reversal | adjustment   −base_amount while the payment counts
+ *              (pending, processing, completed); 0 once failed, reversed or deleted.
+ *              First posting of a key: payment; back to 0: reversal; anything else: adjustment.
+ *
+ * Locks (transaction-scoped advisory locks, always in this order, so no deadlock):
+ *   1. tenant ledger lock: shared by every writer, exclusive for /accounting/refresh;
+ *   2. one file (postRoyaltiesForFile);
+ *   3. payees, sorted (approvals, payments, recoupment): "what is due" cannot change
+ *      between reading it and spending it.
+ */
+import type { Knex, Trx } from "../../db";
+import { clock } from '../../lib/clock';
+
+/** Accounting period of an earnings row (allocation fills accounting_period; older rows fall back to the sale month). */
+export const EARNINGS_PERIOD = (a: string) =>
+  `coalesce(${a}.accounting_period, date_trunc('month', coalesce(${a}.sale_month, ${a}.created_at::date))::date)`;
+
+export async function lockLedger(trx: Trx, mode: 'shared' | 'exclusive' = 'shared'): Promise<void> {
+  const fn = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+  await trx.raw(`SELECT ${fn}(hashtextextended('rondo.ledger:' || app_tenant_id(), 0))`);
+}
+
+async function lockKey(trx: Trx, what: string, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  const sorted = [...new Set(ids)].sort();
+  await trx.raw(
+    `SELECT pg_advisory_xact_lock(hashtextextended(?::text || app_tenant_id() || ':' || k, 0)) FROM unnest(?::text[]) AS k ORDER BY k`,
+    [`rondo.${what}:`, sorted],
+  );
+}
+
+/** Serialise money movements of these payees (sorted; call after lockLedger). */
+export async function lockPayees(trx: Trx, payees: string[]): Promise<void> {
+  await lockKey(trx, 'payee', payees);
+}
+
+interface DiffSpec {
+  /** SELECT tenant_user_id, source_type, source_id, accounting_period, amount (one row per key). */
+  desired: string;
+  desiredBindings: Knex.RawBinding[];
+  /** WHERE clause on ledger_entries choosing what the desired set replaces. */
+  postedWhere: string;
+  postedBindings: Knex.RawBinding[];
+  /** SQL expression over diff columns (delta, amt_before, amt_after) giving the kind. */
+  kind: string;
+}
+
+/** Insert desired − posted for every key where it differs; returns the number of entries posted. */
+async function postDiff(trx: Trx, spec: DiffSpec): Promise<number> {
+  const r = await trx.raw(
+    `WITH desired AS (${spec.desired}),
+     posted AS (
+       SELECT tenant_user_id, source_type, source_id, accounting_period, sum(amount) AS amount
+       FROM ledger_entries WHERE ${spec.postedWhere}
+       GROUP BY 1, 2, 3, 4
+     ),
+     diff AS (
+       SELECT coalesce(d.tenant_user_id, p.tenant_user_id) AS tenant_user_id,
+              coalesce(d.source_type, p.source_type) AS source_type,
+              coalesce(d.source_id, p.source_id) AS source_id,
+              coalesce(d.accounting_period, p.accounting_period) AS accounting_period,
+              coalesce(d.amount, 0) - coalesce(p.amount, 0) AS delta,
+              coalesce(p.amount, 0) AS amt_before,
+              coalesce(d.amount, 0) AS amt_after
+       FROM desired d
+       FULL JOIN posted p ON p.tenant_user_id = d.tenant_user_id AND p.source_type = d.source_type
+                         AND p.source_id = d.source_id AND p.accounting_period = d.accounting_period
+     )
+     INSERT INTO ledger_entries (tenant_id, tenant_user_id, kind, amount, currency, accounting_period, source_type, source_id, created_at)
+     SELECT app_tenant_id(), tenant_user_id, ${spec.kind}, delta,
+            (SELECT base_currency FROM tenants WHERE id = app_tenant_id()), accounting_period, source_type, source_id, ?
+     FROM diff WHERE delta <> 0`,
+    [...spec.desiredBindings, ...spec.postedBindings, clock.now()],
+  );
+  return r.rowCount ?? 0;
+}
+
+// ---------------------------------------------------------------- royalties
+
+function royaltySpec(fileIds: string[] | null): DiffSpec {
+  return {
+    desired: `SELECT e.tenant_user_id, 'file'::text AS source_type, e.file_id AS source_id, ${EARNINGS_PERIOD('e')} AS accounting_period, sum(e.amount) AS amount
+              FROM royalty_earnings e
+              WHERE e.superseded_at IS NULL ${fileIds ? 'AND e.file_id = ANY(?::uuid[])' : ''}
+              GROUP BY 1, 2, 3, 4`,
+    desiredBindings: fileIds ? [fileIds] : [],
+    postedWhere: `source_type = 'file' ${fileIds ? 'AND source_id = ANY(?::uuid[])' : ''}`,
+    postedBindings: fileIds ? [fileIds] : [],
+    kind: `'royalty'`,
+  };
+}
+
+/**
+ * THE function the allocation job calls after (re-)allocating a file, in its tenant
+ * transaction, once the file's royalty_earnings rows are current:
+ *
+ *   await postRoyaltiesForFile(trx, fileId)
+ *
+ * Posts, per (payee, accounting period), the difference between the file's current
+ * earnings (superseded_at IS NULL) and the royalty entries already posted for it; then
+ * re-derives recoupment for the file's payees that have recoupable expenses. Idempotent:
+ * calling it twice, or after a re-allocation, never duplicates money. One set-based
+ * statement per step, whatever the file's size.
+ */
+export async function postRoyaltiesForFile(trx: Trx, fileId: string): Promise<{ royaltyEntries: number; recoupEntries: number }> {
+  await lockLedger(trx, 'shared');
+  await lockKey(trx, 'file', [fileId]);
+  const royaltyEntries = await postDiff(trx, royaltySpec([fileId]));
+  // Only payees with recoupable expenses can have their recoupment changed by new earnings.
+  const rows = await trx.raw(
+    `SELECT DISTINCT x.tenant_user_id FROM expenses x
+     WHERE x.recoupable AND x.tenant_user_id IN (SELECT tenant_user_id FROM ledger_entries WHERE source_type = 'file' AND source_id = ?)`,
+    [fileId],
+  );
+  const payees = rows.rows.map((r: { tenant_user_id: string }) => r.tenant_user_id);
+  const recoupEntries = payees.length ? await reconcileRecoupment(trx, payees) : 0;
+  return { royaltyEntries, recoupEntries };
+}
+
+// ---------------------------------------------------------------- revenues
+
+export async function reconcileRevenues(trx: Trx, revenueIds: string[] | null): Promise<number> {
+  await lockLedger(trx, 'shared');
+  return postDiff(trx, {
+    desired: `SELECT s.tenant_user_id, 'revenue'::text AS source_type, s.revenue_id AS source_id, r.accounting_period, sum(s.amount) AS amount
+              FROM revenue_shares s JOIN revenues r ON r.tenant_id = s.tenant_id AND r.id = s.revenue_id
+              ${revenueIds ? 'WHERE r.id = ANY(?::uuid[])' : ''}
+              GROUP BY 1, 2, 3, 4`,
+    desiredBindings: revenueIds ? [revenueIds] : [],
+    postedWhere: `source_type = 'revenue' ${revenueIds ? 'AND source_id = ANY(?::uuid[])' : ''}`,
+    postedBindings: revenueIds ? [revenueIds] : [],
+    kind: `'revenue_share'`,
+  });
+}
+
+// ---------------------------------------------------------------- payments
+
+/** Statuses in which a payment takes money out of the payee's balance. */
+export const COUNTING_STATUSES = ['pending', 'processing', 'completed'];
+
+export async function reconcilePayments(trx: Trx, paymentIds: string[] | null): Promise<number> {
+  await lockLedger(trx, 'shared');
+  return postDiff(trx, {
+    desired: `SELECT p.tenant_user_id, 'payment'::text AS source_type, p.id AS source_id,
+                     date_trunc('month', p.transaction_date)::date AS accounting_period, -sum(p.base_amount) AS amount
+              FROM payments p
+              WHERE p.status IN ('pending','processing','completed') ${paymentIds ? 'AND p.id = ANY(?::uuid[])' : ''}
+              GROUP BY 1, 2, 3, 4`,
+    desiredBindings: paymentIds ? [paymentIds] : [],
+    postedWhere: `source_type = 'payment' ${paymentIds ? 'AND source_id = ANY(?::uuid[])' : ''}`,
+    postedBindings: paymentIds ? [paymentIds] : [],
+    kind: `CASE WHEN amt_after = 0 THEN 'reversal' WHEN amt_before = 0 THEN 'payment' ELSE 'adjustment' END`,
+  });
+}
+
+// ---------------------------------------------------------------- recoupment
+
+/**
+ * RECOUPMENT (documented in the README, "Recoupment order"):
+ *  1. A recoupable expense with a target (asset, product or artist) is recouped only from its
+ *     payee's royalty earnings on that target. Each earnings line of a payee is claimed by the
+ *     most specific target among that payee's recoupable expenses: asset, else product, else
+ *     artist, so one line never recoups two targets.
+ *  2. Within a target, expenses are recouped oldest first (expense_date, created_at, id),
+ *     earnings taken in accounting-period order: cumulative recouped of an expense through
+ *     period k = clamp(cumulative pool through k − earlier expenses' amounts, 0, amount).
+ *  3. Recoupable expenses without a target are then recouped, oldest first, from everything
+ *     else the payee earned (royalties and revenue shares, minus what step 1 took).
+ *  4. The recouped amount of period k is booked in period max(k, month of the expense), so a
+ *     closed period's statement never gains a recoupment of an expense recorded later.
+ * Cumulative recouped never exceeds cumulative earnings, so recoupment alone never makes
+ * what is due negative; an expense larger than the earnings stays partly unrecouped
+ * (carried forward) until more earnings arrive.
+ */
+export async function reconcileRecoupment(trx: Trx, payees: string[] | null): Promise<number> {
+  await lockLedger(trx, 'shared');
+  if (payees) await lockPayees(trx, payees);
+  const pf = payees ? 'AND x.tenant_user_id = ANY(?::uuid[])' : '';
+  const desired = `
+    WITH exp AS (
+      SELECT x.id, x.tenant_user_id, x.base_amount AS amount, x.target_type, x.target_id,
+             date_trunc('month', x.expense_date)::date AS exp_period, x.expense_date, x.created_at
+      FROM expenses x WHERE x.recoupable ${pf}
+    ),
+    tgt AS (SELECT DISTINCT tenant_user_id, target_type, target_id FROM exp WHERE target_type IS NOT NULL),
+    lines AS (
+      SELECT e.tenant_user_id, ${EARNINGS_PERIOD('e')} AS period, e.amount,
+             CASE WHEN ta.target_id IS NOT NULL THEN 'asset' WHEN tp.target_id IS NOT NULL THEN 'product'
+                  WHEN tr.target_id IS NOT NULL THEN 'artist' END AS target_type,
+             coalesce(ta.target_id, tp.target_id, tr.target_id) AS target_id
+      FROM royalty_earnings e
+      LEFT JOIN tgt ta ON ta.tenant_user_id = e.tenant_user_id AND ta.target_type = 'asset' AND ta.target_id = e.asset_id
+      LEFT JOIN tgt tp ON tp.tenant_user_id = e.tenant_user_id AND tp.target_type = 'product' AND tp.target_id = e.product_id
+      LEFT JOIN tgt tr ON tr.tenant_user_id = e.tenant_user_id AND tr.target_type = 'artist' AND tr.target_id = e.artist_id
+      WHERE e.superseded_at IS NULL AND e.tenant_user_id IN (SELECT tenant_user_id FROM exp)
+      UNION ALL
+      SELECT s.tenant_user_id, r.accounting_period, s.amount, NULL, NULL
+      FROM revenue_shares s JOIN revenues r ON r.tenant_id = s.tenant_id AND r.id = s.revenue_id
+      WHERE s.tenant_user_id IN (SELECT tenant_user_id FROM exp)
+    ),
+    pool AS (
+      SELECT tenant_user_id, target_type, target_id, period,
+             sum(sum(amount)) OVER (PARTITION BY tenant_user_id, target_type, target_id ORDER BY period) AS cum
+      FROM lines WHERE target_id IS NOT NULL GROUP BY 1, 2, 3, 4
+    ),
+    t_exp AS (
+      SELECT exp.*, coalesce(sum(amount) OVER (PARTITION BY tenant_user_id, target_type, target_id
+                    ORDER BY expense_date, created_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+      FROM exp WHERE target_type IS NOT NULL
+    ),
+    t_cum AS (
+      SELECT x.id, x.tenant_user_id, x.exp_period, p.period, least(x.amount, greatest(0, p.cum - x.before)) AS cum_rec
+      FROM t_exp x JOIN pool p ON p.tenant_user_id = x.tenant_user_id AND p.target_type = x.target_type AND p.target_id = x.target_id
+    ),
+    t_per AS (
+      SELECT id, tenant_user_id, exp_period, period, cum_rec - coalesce(lag(cum_rec) OVER (PARTITION BY id ORDER BY period), 0) AS rec FROM t_cum
+    ),
+    g_pool AS (
+      SELECT tenant_user_id, period, sum(sum(amt)) OVER (PARTITION BY tenant_user_id ORDER BY period) AS cum
+      FROM (SELECT tenant_user_id, period, amount AS amt FROM lines
+            UNION ALL SELECT tenant_user_id, period, -rec FROM t_per) u
+      GROUP BY 1, 2
+    ),
+    g_exp AS (
+      SELECT exp.*, coalesce(sum(amount) OVER (PARTITION BY tenant_user_id
+                    ORDER BY expense_date, created_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+      FROM exp WHERE target_type IS NULL
+    ),
+    g_cum AS (
+      SELECT x.id, x.tenant_user_id, x.exp_period, p.period, least(x.amount, greatest(0, p.cum - x.before)) AS cum_rec
+      FROM g_exp x JOIN g_pool p ON p.tenant_user_id = x.tenant_user_id
+    ),
+    g_per AS (
+      SELECT id, tenant_user_id, exp_period, period, cum_rec - coalesce(lag(cum_rec) OVER (PARTITION BY id ORDER BY period), 0) AS rec FROM g_cum
+    )
+    SELECT tenant_user_id, 'expense'::text AS source_type, id AS source_id,
+           greatest(period, exp_period) AS accounting_period, -sum(rec) AS amount
+    FROM (SELECT * FROM t_per UNION ALL SELECT * FROM g_per) a
+    GROUP BY 1, 2, 3, 4
+    HAVING sum(rec) <> 0`;
+  return postDiff(trx, {
+    desired,
+    desiredBindings: payees ? [payees] : [],
+    postedWhere: `source_type = 'expense' ${payees ? 'AND tenant_user_id = ANY(?::uuid[])' : ''}`,
+    postedBindings: payees ? [payees] : [],
+    kind: `'expense_recoup'`,
+  });
+}
+
+// ---------------------------------------------------------------- refresh
+
+/**
+ * Re-derive every ledger entry of the tenant from its source rows (exclusive tenant lock):
+ * posts only differences, so when nothing changed it posts nothing and balances are identical.
+ */
+export async function refreshLedger(trx: Trx): Promise<{ royalty: number; revenue: number; payment: number; recoupment: number }> {
+  await lockLedger(trx, 'exclusive');
+  const royalty = await postDiff(trx, royaltySpec(null));
+  const revenue = await reconcileRevenues(trx, null);
+  const payment = await reconcilePayments(trx, null);
+  const recoupment = await reconcileRecoupment(trx, null);
+  return { royalty, revenue, payment, recoupment };
+}
+
+// ---------------------------------------------------------------- balances
+
+/** Sum of the ledger for one payee: what is due to them now (may be negative after an advance). */
+export async function balanceOf(trx: Trx, payee: string): Promise<string> {
+  const r = await trx.raw(`SELECT coalesce(sum(amount), 0)::text AS due FROM ledger_entries WHERE tenant_user_id = ?`, [payee]);
+  return r.rows[0].due as string;
+}
+
+export interface KindTotals {
+  royalty: string;
+  revenue_share: string;
+  expense_recoup: string;
+  payment: string;
+  reversal: string;
+  adjustment: string;
+  due: string;
+}
+
+/** Totals per kind (and the due = their sum), tenant-wide or for one payee, optionally within periods. */
+export async function totalsByKind(trx: Trx, opts: { payee?: string | null; from?: string; to?: string } = {}): Promise<KindTotals> {
+  const where: string[] = [];
+  const b: Knex.RawBinding[] = [];
+  if (opts.payee) (where.push('tenant_user_id = ?'), b.push(opts.payee));
+  if (opts.from) (where.push('accounting_period >= ?'), b.push(opts.from));
+  if (opts.to) (where.push('accounting_period < ?'), b.push(opts.to));
+  const r = await trx.raw(
+    `SELECT ${['royalty', 'revenue_share', 'expense_recoup', 'payment', 'reversal', 'adjustment']
+      .map((k) => `coalesce(sum(amount) FILTER (WHERE kind = '${k}'), 0)::text AS ${k}`)
+      .join(', ')}, coalesce(sum(amount), 0)::text AS due
+     FROM ledger_entries ${where.length ? 'WHERE ' + where.join(' AND ') : ''}`,
+    b,
+  );
+  return r.rows[0] as KindTotals;
+}
