@@ -29,7 +29,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`GRANT EXECUTE ON FUNCTION rondo_norm(text) TO rondo_app`);
 
   await knex.raw(`ALTER TABLE royalty_lines ADD COLUMN artist_id uuid, ADD COLUMN dsp_source text`);
-  await knex.raw(`CREATE INDEX royalty_earnings_line_idx ON royalty_earnings (tenant_id, line_id)`);
+  await knex.raw(`CREATE INDEX royalty_earnings_line_idx ON royalty_earnings (tenant_id, file_id, line_id)`);
 
   await knex.schema.createTable('matching_rules', (t) => {
     t.integer('tenant_id').notNullable().references('tenants.id').onDelete('CASCADE');

@@ -92,7 +92,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
              FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id AND f.status = 'processed'
             WHERE ${where} GROUP BY 1`
         : `SELECT ${keyExpr} AS k, sum(e.amount)::text AS revenue, sum(l.quantity)::text AS quantity, count(*)::int AS lines
-             FROM royalty_earnings e JOIN royalty_lines l ON l.tenant_id = e.tenant_id AND l.id = e.line_id
+             FROM royalty_earnings e JOIN royalty_lines l ON l.tenant_id = e.tenant_id AND l.file_id = e.file_id AND l.line_no = e.line_id
              JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id AND f.status = 'processed'
             WHERE e.superseded_at IS NULL AND e.tenant_user_id = ? AND ${where} GROUP BY 1`;
     const { rows } = await tx(app, t.tenantId, (trx) => trx.raw(sql, payee === null ? b : [payee, ...b]));
@@ -110,8 +110,8 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
         }
         // Exactness of every line's split.
         const { rows: off } = await tx(app, t.tenantId, (trx) =>
-          trx.raw(`SELECT l.id FROM royalty_lines l JOIN royalty_earnings e ON e.tenant_id = l.tenant_id AND e.line_id = l.id AND e.superseded_at IS NULL
-                   GROUP BY l.id, l.base_amount HAVING sum(e.amount) <> l.base_amount`),
+          trx.raw(`SELECT l.file_id, l.line_no FROM royalty_lines l JOIN royalty_earnings e ON e.tenant_id = l.tenant_id AND e.file_id = l.file_id AND e.line_id = l.line_no AND e.superseded_at IS NULL
+                   GROUP BY l.file_id, l.line_no, l.base_amount HAVING sum(e.amount) <> l.base_amount`),
         );
         assert.deepEqual(off, []);
 

@@ -15,9 +15,10 @@ function line(p: Partial<LineIn> & { net: string }): LineIn {
   return { saleMonth: '2024-01-01', dsp: 'Spotify', country: 'US', saleType: 'stream', quantity: '10', currency: 'USD', aggregator: 'DistroKid', ...p };
 }
 
-async function earningsOf(app: TestApp, tenantId: number, lineId: string | number, current = true) {
+/** A line is (file_id, line_no); earnings name it by file_id + line_id (= line_no). */
+async function earningsOf(app: TestApp, tenantId: number, line: { file_id: string; line_no: number }, current = true) {
   return tx(app, tenantId, (trx) =>
-    trx('royalty_earnings').where({ line_id: lineId }).modify((b) => (current ? b.whereNull('superseded_at') : b)).orderBy('tenant_user_id').select('*'),
+    trx('royalty_earnings').where({ file_id: line.file_id, line_id: line.line_no }).modify((b) => (current ? b.whereNull('superseded_at') : b)).orderBy('tenant_user_id').select('*'),
   );
 }
 
@@ -68,19 +69,19 @@ describe('royalty allocation: matching, splits, currency, history', function () 
     assert.equal(lines[2].product_id, product1);
     assert.equal(lines[0].artist_id, artist);
     for (const l of lines.slice(0, 3)) {
-      const e = await earningsOf(app, a.tenantId, l.id);
+      const e = await earningsOf(app, a.tenantId, l);
       assert.ok(e.length > 0);
       const sum = e.reduce((s: Decimal, r: any) => s.plus(r.amount), new Decimal(0));
       assert.ok(sum.eq(l.base_amount), `line ${l.line_no}: ${sum} vs ${l.base_amount}`);
     }
     // Rounding remainder goes to the largest share (user 33.333334).
-    const e0 = await earningsOf(app, a.tenantId, lines[0].id);
+    const e0 = await earningsOf(app, a.tenantId, lines[0]);
     const mine = e0.find((r: any) => r.tenant_user_id === user);
     assert.equal(new Decimal(mine.amount).toFixed(), new Decimal('1.000000000001').minus(new Decimal(e0.find((r: any) => r.tenant_user_id === owner).amount).times(2)).toFixed());
     // Artist default for asset2; product split for the UPC line.
-    assert.deepEqual((await earningsOf(app, a.tenantId, lines[1].id)).map((r: any) => [r.tenant_user_id, new Decimal(r.amount).toFixed()]), [[user, '0.333333333333']]);
-    assert.equal((await earningsOf(app, a.tenantId, lines[2].id)).length, 2);
-    assert.equal((await earningsOf(app, a.tenantId, lines[3].id)).length, 0);
+    assert.deepEqual((await earningsOf(app, a.tenantId, lines[1])).map((r: any) => [r.tenant_user_id, new Decimal(r.amount).toFixed()]), [[user, '0.333333333333']]);
+    assert.equal((await earningsOf(app, a.tenantId, lines[2])).length, 2);
+    assert.equal((await earningsOf(app, a.tenantId, lines[3])).length, 0);
 
     const tot = await app.request('GET', '/royalty/', { token: a.users.admin!.token });
     assert.equal(tot.status, 200);
@@ -116,7 +117,7 @@ describe('royalty allocation: matching, splits, currency, history', function () 
     await waitForReallocation(app, a.tenantId);
     const l = await tx(app, a.tenantId, (trx) => trx('royalty_lines').where({ file_id: file1, isrc: 'ZZAAA2400009' }).first());
     assert.equal(l.match_status, 'isrc');
-    const e = await earningsOf(app, a.tenantId, l.id);
+    const e = await earningsOf(app, a.tenantId, l);
     assert.deepEqual(e.map((r: any) => [r.tenant_user_id, new Decimal(r.amount).toFixed()]), [[user, '2']]);
     const cl2 = await app.request('GET', '/checklist/royaltyassets', { token: a.users.admin!.token });
     assert.equal(cl2.body.statementLines.data.find((r: any) => r.isrc === 'ZZAAA2400009'), undefined);
@@ -127,22 +128,22 @@ describe('royalty allocation: matching, splits, currency, history', function () 
   it('re-allocates only what a split change affects, keeping the earlier allocation as history', async () => {
     const l1 = await tx(app, a.tenantId, (trx) => trx('royalty_lines').where({ file_id: file1, isrc: ISRC1 }).first());
     const l2 = await tx(app, a.tenantId, (trx) => trx('royalty_lines').where({ file_id: file1, isrc: ISRC2 }).first());
-    const before2 = await earningsOf(app, a.tenantId, l2.id);
-    const splitId = (await earningsOf(app, a.tenantId, l1.id))[0].split_id;
+    const before2 = await earningsOf(app, a.tenantId, l2);
+    const splitId = (await earningsOf(app, a.tenantId, l1))[0].split_id;
     await setShares(app, a.tenantId, splitId, { [owner]: '50', [user]: '50' });
     await waitForReallocation(app, a.tenantId);
-    const now1 = await earningsOf(app, a.tenantId, l1.id);
+    const now1 = await earningsOf(app, a.tenantId, l1);
     assert.deepEqual(now1.map((r: any) => new Decimal(r.share).toFixed()), [owner, user].sort().map(() => '50'));
     const sum = now1.reduce((s: Decimal, r: any) => s.plus(r.amount), new Decimal(0));
     assert.ok(sum.eq(l1.base_amount));
     // Untouched line keeps its rows (same ids, never superseded).
-    assert.deepEqual((await earningsOf(app, a.tenantId, l2.id)).map((r: any) => r.id), before2.map((r: any) => r.id));
-    const h = await app.request('GET', `/royalty/allocations/history?lineId=${l1.id}`, { token: a.users.admin!.token });
+    assert.deepEqual((await earningsOf(app, a.tenantId, l2)).map((r: any) => r.id), before2.map((r: any) => r.id));
+    const h = await app.request('GET', `/royalty/allocations/history?fileId=${l1.file_id}&lineId=${l1.line_no}`, { token: a.users.admin!.token });
     assert.equal(h.status, 200);
     assert.equal(h.body.data.filter((r: any) => !r.current).length, 3);
     assert.equal(h.body.data.filter((r: any) => r.current).length, 2);
     // A member sees only their own history rows.
-    const hu = await app.request('GET', `/royalty/allocations/history?lineId=${l1.id}`, { token: a.users.user!.token });
+    const hu = await app.request('GET', `/royalty/allocations/history?fileId=${l1.file_id}&lineId=${l1.line_no}`, { token: a.users.user!.token });
     assert.ok(hu.body.data.every((r: any) => r.tenantUserId === user));
     // Per-user rollups follow.
     const mine = await app.request('GET', '/royalty/asset', { token: a.users.admin!.token, headers: {} });
@@ -175,7 +176,7 @@ describe('royalty allocation: matching, splits, currency, history', function () 
       ],
     });
     const lines = await tx(app, a.tenantId, (trx) => trx('royalty_lines').where({ file_id: f }).orderBy('line_no'));
-    const who = async (i: number) => (await earningsOf(app, a.tenantId, lines[i].id)).map((r: any) => r.tenant_user_id).sort();
+    const who = async (i: number) => (await earningsOf(app, a.tenantId, lines[i])).map((r: any) => r.tenant_user_id).sort();
     assert.deepEqual(await who(0), [admin]);
     assert.deepEqual(await who(1), [user]);
     assert.deepEqual(await who(2), [owner, admin].sort());
@@ -196,7 +197,7 @@ describe('royalty allocation: matching, splits, currency, history', function () 
     await createSplit(app, a.tenantId, { target: 'artist', id: lone, shares: { [admin]: '100' } });
     await waitForReallocation(app, a.tenantId);
     const l = await tx(app, a.tenantId, (trx) => trx('royalty_lines').where({ file_id: f }).first());
-    assert.deepEqual((await earningsOf(app, a.tenantId, l.id)).map((r: any) => r.tenant_user_id), [admin]);
+    assert.deepEqual((await earningsOf(app, a.tenantId, l)).map((r: any) => r.tenant_user_id), [admin]);
     const cl2 = await app.request('GET', '/checklist/missingroyaltysplits', { token: a.users.owner!.token });
     assert.equal(cl2.body.statementLines.data.find((r: any) => r.assetId === a4), undefined);
   });
@@ -218,7 +219,7 @@ describe('royalty allocation: matching, splits, currency, history', function () 
     await waitForReallocation(app, a.tenantId);
     const after = await tx(app, a.tenantId, (trx) => trx('royalty_lines').where({ file_id: f }));
     assert.ok(after.every((l: any) => l.asset_id === asset1 && l.match_status === 'rule'));
-    for (const l of after) assert.equal((await earningsOf(app, a.tenantId, l.id)).length, 2);
+    for (const l of after) assert.equal((await earningsOf(app, a.tenantId, l)).length, 2);
     // The rule applies to later files too.
     const f2 = await loadStatement(app, a.tenantId, { salePeriodEnd: '2024-01-31', lines: [line({ trackTitle: 'Midnight Drive (Remastered)', artist: 'Nova Lune', net: '1' })] });
     const l2 = await tx(app, a.tenantId, (trx) => trx('royalty_lines').where({ file_id: f2 }).first());

@@ -80,7 +80,14 @@ export function zipBuffers(files: { name: string; data: Buffer | string; lieAbou
 /** Zips one large file from disk to `outPath`, streaming. */
 export async function zipFileStreaming(srcPath: string, entryName: string, outPath: string): Promise<void> {
   const out = fs.createWriteStream(outPath);
-  const write = (b: Buffer) => new Promise<void>((res, rej) => (out.write(b) ? res() : out.once('drain', res), out.once('error', rej)));
+  let failed: Error | null = null;
+  out.on('error', (e) => (failed = e));
+  const write = (b: Buffer) =>
+    new Promise<void>((res, rej) => {
+      if (failed) return rej(failed);
+      if (out.write(b)) res();
+      else out.once('drain', () => res());
+    });
   const lh = localHeader(Buffer.from(entryName));
   await write(lh);
   let crc = 0, usize = 0, csize = 0;

@@ -70,7 +70,7 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
         GROUP BY l.sale_month, ${dims}
        UNION ALL
        SELECT ?::int, e.tenant_user_id, l.sale_month, ?::date, ?::date, ?::uuid, ${dims}, sum(e.amount), sum(l.quantity), count(*)
-         FROM royalty_earnings e JOIN royalty_lines l ON l.tenant_id = e.tenant_id AND l.id = e.line_id
+         FROM royalty_earnings e JOIN royalty_lines l ON l.tenant_id = e.tenant_id AND l.file_id = e.file_id AND l.line_no = e.line_id
         WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL
         GROUP BY e.tenant_user_id, l.sale_month, ${dims}`,
       [tenantId, ZERO_UUID, ap, apEnd, fileId, tenantId, fileId, tenantId, ap, apEnd, fileId, tenantId, fileId],

@@ -121,13 +121,13 @@ const KEY_TYPE = `CASE WHEN pf.by_type THEN coalesce(l.sale_type, '') ELSE '' EN
 
 /**
  * The allocation of the scoped lines as a SELECT (after prepareSplitKeys with the same
- * scope): line_id, file_id, tenant_user_id, split_id, share, amount + the dimensions
+ * scope): line_id (the line's line_no: a line is (file_id, line_no)), file_id, tenant_user_id, split_id, share, amount + the dimensions
  * earnings carry. Lines without base amount, match or split yield no row.
  */
 export function allocationSelect(tenantId: number, scope: Scope): { sql: string; bindings: any[] } {
   const sql = `
     WITH a AS (
-      SELECT l.id AS line_id, l.file_id, l.base_amount, l.base_currency, l.sale_month, l.asset_id, l.product_id, l.artist_id,
+      SELECT l.line_no AS line_id, l.file_id, l.base_amount, l.base_currency, l.sale_month, l.asset_id, l.product_id, l.artist_id,
              l.dsp, l.country, l.sale_type, ks.split_id, ks.tenant_user_id, ks.share, ks.gets_remainder,
              round(l.base_amount * ks.share / 100, 12) AS rounded
         FROM royalty_lines l
@@ -136,7 +136,7 @@ export function allocationSelect(tenantId: number, scope: Scope): { sql: string;
        WHERE l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL
     )
     SELECT a.line_id, a.file_id, a.tenant_user_id, a.split_id, a.share,
-           a.rounded + CASE WHEN a.gets_remainder THEN a.base_amount - sum(a.rounded) OVER (PARTITION BY a.line_id) ELSE 0 END AS amount,
+           a.rounded + CASE WHEN a.gets_remainder THEN a.base_amount - sum(a.rounded) OVER (PARTITION BY a.file_id, a.line_id) ELSE 0 END AS amount,
            a.base_currency AS currency, a.sale_month, a.asset_id, a.product_id, a.artist_id, a.dsp, a.country, a.sale_type
       FROM a`;
   return { sql, bindings: [tenantId, ...scope.bindings] };

@@ -142,7 +142,7 @@ export async function royaltyAnalytics(
       source = 'earnings';
       from = `(SELECT l.sale_month, ${ap}, l.dsp, l.country, l.sale_type, l.aggregator, l.artist_id, l.product_id, l.asset_id,
                       e.amount AS revenue, l.quantity, 1 AS lines
-                 FROM royalty_earnings e JOIN royalty_lines l ON l.tenant_id = e.tenant_id AND l.id = e.line_id
+                 FROM royalty_earnings e JOIN royalty_lines l ON l.tenant_id = e.tenant_id AND l.file_id = e.file_id AND l.line_no = e.line_id
                  JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id AND f.status = 'processed'
                  JOIN tenants tn ON tn.id = l.tenant_id
                 WHERE e.tenant_id = ? AND e.tenant_user_id = ? AND e.superseded_at IS NULL${fileCond}) s`;

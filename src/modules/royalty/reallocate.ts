@@ -62,7 +62,7 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
   void applyDspRules; // per-file form, used by allocateFile
 
   await trx.raw(`DROP TABLE IF EXISTS rr_touched`);
-  await trx.raw(`CREATE TEMP TABLE rr_touched (line_id bigint PRIMARY KEY) ON COMMIT DROP`);
+  await trx.raw(`CREATE TEMP TABLE rr_touched (file_id uuid, line_id bigint, PRIMARY KEY (file_id, line_id)) ON COMMIT DROP`);
 
   // 1. Re-match.
   const rematchScope: Scope = rulesChanged
@@ -78,13 +78,13 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
          FROM rm_keys k
         WHERE l.tenant_id = ? AND (${rematchScope.sql}) AND ${KEY_JOIN}
           AND (l.asset_id, l.product_id, l.artist_id, l.match_status) IS DISTINCT FROM (k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL})
-        RETURNING l.id
-     ) INSERT INTO rr_touched SELECT id FROM u ON CONFLICT DO NOTHING`,
+        RETURNING l.file_id, l.line_no
+     ) INSERT INTO rr_touched SELECT file_id, line_no FROM u ON CONFLICT DO NOTHING`,
     [tenantId, ...rematchScope.bindings],
   ));
   result.rematched = re.rowCount ?? 0;
   if (result.rematched) {
-    const { rows } = await trx.raw(`SELECT DISTINCT l.file_id FROM royalty_lines l JOIN rr_touched t ON t.line_id = l.id WHERE l.tenant_id = ?`, [tenantId]);
+    const { rows } = await trx.raw(`SELECT DISTINCT file_id FROM rr_touched WHERE ? > 0`, [tenantId]);
     for (const r of rows) files.add(r.file_id);
   }
   // Suggestions made stale by the new matches go; new ones are offered.
@@ -102,13 +102,13 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
   if (splitAssets.length || splitProducts.length || artists.length || splitIds.length || catAssets.length || catProducts.length) {
     await trx.raw(
       `INSERT INTO rr_touched
-       SELECT l.id FROM royalty_lines l
+       SELECT l.file_id, l.line_no FROM royalty_lines l
         WHERE l.tenant_id = ? AND ${processed}
           AND (l.asset_id = ANY(?::uuid[]) OR l.product_id = ANY(?::uuid[])
                OR l.asset_id IN (SELECT aa.asset_id FROM asset_artists aa WHERE aa.tenant_id = ? AND aa.artist_id = ANY(?::uuid[]))
                OR l.product_id IN (SELECT pa.product_id FROM product_artists pa WHERE pa.tenant_id = ? AND pa.artist_id = ANY(?::uuid[])))
        UNION
-       SELECT e.line_id FROM royalty_earnings e
+       SELECT e.file_id, e.line_id FROM royalty_earnings e
         WHERE e.tenant_id = ? AND e.superseded_at IS NULL AND e.split_id = ANY(?::uuid[])
        ON CONFLICT DO NOTHING`,
       [tenantId, [...splitAssets, ...catAssets], [...splitProducts, ...catProducts], tenantId, artists, tenantId, artists, tenantId, splitIds],
@@ -117,20 +117,20 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
 
   // 3. Compare and re-write what changed.
   const now = clock.now();
-  const touchedScope = { sql: `l.id IN (SELECT line_id FROM rr_touched)`, bindings: [] };
+  const touchedScope = { sql: `(l.file_id, l.line_no) IN (SELECT file_id, line_id FROM rr_touched)`, bindings: [] };
   await trx.raw(`ANALYZE rr_touched`);
   await prepareSplitKeys(trx, tenantId, touchedScope);
   const sel = allocationSelect(tenantId, touchedScope);
   await trx.raw(`DROP TABLE IF EXISTS rr_new`);
   await hashJoins(trx, () => trx.raw(`CREATE TEMP TABLE rr_new ON COMMIT DROP AS ${sel.sql}`, sel.bindings));
-  const tuple = `line_id, tenant_user_id, split_id, amount, asset_id, product_id, artist_id, dsp`;
+  const tuple = `file_id, line_id, tenant_user_id, split_id, amount, asset_id, product_id, artist_id, dsp`;
   await trx.raw(`DROP TABLE IF EXISTS rr_changed`);
   await trx.raw(
     `CREATE TEMP TABLE rr_changed ON COMMIT DROP AS
      WITH cur AS (
-       SELECT e.* FROM royalty_earnings e JOIN rr_touched t ON t.line_id = e.line_id WHERE e.tenant_id = ? AND e.superseded_at IS NULL
+       SELECT e.* FROM royalty_earnings e JOIN rr_touched t ON t.file_id = e.file_id AND t.line_id = e.line_id WHERE e.tenant_id = ? AND e.superseded_at IS NULL
      )
-     SELECT DISTINCT line_id FROM (
+     SELECT DISTINCT file_id, line_id FROM (
        (SELECT ${tuple} FROM rr_new EXCEPT SELECT ${tuple} FROM cur)
        UNION ALL
        (SELECT ${tuple} FROM cur EXCEPT SELECT ${tuple} FROM rr_new)
@@ -138,18 +138,18 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
     [tenantId],
   );
   await trx.raw(
-    `UPDATE royalty_earnings e SET superseded_at = ? FROM rr_changed c WHERE e.tenant_id = ? AND e.line_id = c.line_id AND e.superseded_at IS NULL`,
+    `UPDATE royalty_earnings e SET superseded_at = ? FROM rr_changed c WHERE e.tenant_id = ? AND e.file_id = c.file_id AND e.line_id = c.line_id AND e.superseded_at IS NULL`,
     [now, tenantId],
   );
   await trx.raw(
     `INSERT INTO royalty_earnings (${EARNING_COLUMNS})
      SELECT ?, n.file_id, n.line_id, n.tenant_user_id, n.split_id, n.share, n.amount, n.currency, f.accounting_period, n.sale_month,
             n.asset_id, n.product_id, n.artist_id, n.dsp, n.country, n.sale_type, ?
-       FROM rr_new n JOIN rr_changed c USING (line_id) JOIN files f ON f.tenant_id = ? AND f.id = n.file_id`,
+       FROM rr_new n JOIN rr_changed c USING (file_id, line_id) JOIN files f ON f.tenant_id = ? AND f.id = n.file_id`,
     [tenantId, now, tenantId],
   );
   const { rows: changedFiles } = await trx.raw(
-    `SELECT DISTINCT l.file_id FROM royalty_lines l JOIN rr_changed c ON c.line_id = l.id WHERE l.tenant_id = ?`,
+    `SELECT DISTINCT file_id FROM rr_changed WHERE ? > 0`,
     [tenantId],
   );
   const { rows: cnt } = await trx.raw(`SELECT count(*)::int AS n FROM rr_changed`);

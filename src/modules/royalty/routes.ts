@@ -205,7 +205,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'get',
       path: '/royalty/allocations/history',
-      summary: 'Allocation rows of a line or a file, current and superseded (members: only their own rows)',
+      summary: 'Allocation rows of a file or one of its lines (lineId = line number in the file), current and superseded (members: only their own rows)',
       access: 'guest',
       query: Type.Object({ lineId: Type.Optional(Type.Integer({ minimum: 1 })), fileId: Type.Optional(Uuid), ...PageQuery }),
       async handler({ trx, auth, query }) {

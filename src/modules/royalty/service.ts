@@ -72,7 +72,7 @@ export async function missingSplitsChecklist(trx: Trx, tenantId: number, q: Page
        LEFT JOIN assets a ON a.tenant_id = l.tenant_id AND a.id = l.asset_id
        LEFT JOIN products p ON p.tenant_id = l.tenant_id AND p.id = l.product_id
       WHERE l.tenant_id = ? AND (l.asset_id IS NOT NULL OR l.product_id IS NOT NULL) AND ${PROCESSED}
-        AND NOT EXISTS (SELECT 1 FROM royalty_earnings e WHERE e.tenant_id = l.tenant_id AND e.line_id = l.id AND e.superseded_at IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM royalty_earnings e WHERE e.tenant_id = l.tenant_id AND e.file_id = l.file_id AND e.line_id = l.line_no AND e.superseded_at IS NULL)
       GROUP BY l.asset_id, l.product_id, a.title, a.isrc, p.title, p.upc
       ORDER BY sum(l.base_amount) DESC NULLS LAST, a.title, p.title
       LIMIT ? OFFSET ?`,
@@ -241,7 +241,7 @@ export async function deleteRule(trx: Trx, id: string): Promise<void> {
 }
 
 export async function allocationHistory(trx: Trx, payee: string | null, q: Page & { lineId?: number; fileId?: string }) {
-  if (!q.lineId && !q.fileId) throw new ValidationError('Give lineId or fileId', ['query: lineId or fileId required']);
+  if (!q.fileId) throw new ValidationError('Give fileId (and optionally lineId: the line number in that file)', ['query.fileId: required']);
   const { page, size, offset } = paging(q);
   const b = trx('royalty_earnings as e')
     .modify((x) => {
@@ -252,7 +252,7 @@ export async function allocationHistory(trx: Trx, payee: string | null, q: Page 
   const [{ n }] = await b.clone().count({ n: '*' });
   const rows = await b
     .clone()
-    .orderBy([{ column: 'e.line_id' }, { column: 'e.created_at' }, { column: 'e.id' }])
+    .orderBy([{ column: 'e.file_id' }, { column: 'e.line_id' }, { column: 'e.created_at' }, { column: 'e.id' }])
     .limit(size)
     .offset(offset)
     .select('e.*');
