@@ -20,6 +20,14 @@ export interface JobPayloads {
   'file.detect': FileJob;
   /** Stream → readStatement → COPY into royalty_lines, in one transaction. */
   'file.ingest': FileJob;
+  /** Match a file's lines, convert currency, write earnings (status `allocating`). `force`: re-run a processed/failed file. */
+  'royalty.allocate': FileJob & { force?: boolean };
+  /** Rebuild a file's analytics rollups (status `aggregating` → `processed`). */
+  'royalty.aggregate': FileJob;
+  /** Re-match / re-allocate what catalogue, split or rule changes affect in one workspace. */
+  'royalty.reallocate': { tenantId: number; force?: boolean };
+  /** Safety net: a reallocate job for every workspace with pending change marks. */
+  'royalty.sweep': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
@@ -33,31 +41,43 @@ export type FileStatus =
  * THE PIPELINE, in one place. Each step's service enqueues the next one inside the same
  * transaction that records its own result.
  *
- *   upload ──▶ file.decompress ──▶ file.detect ──(confident)──▶ file.ingest ──▶ PIPELINE_AFTER_INGEST
+ *   upload ──▶ file.decompress ──▶ file.detect ──(confident)──▶ file.ingest ──▶ royalty.allocate ──▶ royalty.aggregate ──▶ processed
  *                 │ zip: children      └──(not)──▶ needs_confirmation ──POST /file/confirm-detection──┘
  *                 └──▶ each child: file.decompress …
+ *
+ * royalty.allocate: match + currency + accounting period + earnings (status `allocating`; a
+ * missing exchange rate → `failed`); money's post-allocation hook runs in the same
+ * transaction. royalty.aggregate: rollups (status `aggregating`), then `processed`, an
+ * in-app notification and a `royalty processing` outbound event. Catalogue/split/rule
+ * changes → royalty.reallocate (one per workspace, from trigger marks).
  */
 export const PIPELINE = {
   afterUpload: 'file.decompress',
   afterDecompress: 'file.detect',
   afterDetect: 'file.ingest',
+  afterAllocate: 'royalty.aggregate',
 } as const satisfies Record<string, JobName>;
 
 /**
  * What follows a successful ingest (committed in the ingest transaction itself, so lines and
- * the next step appear together). For now the file is done: `processed`, nothing enqueued.
- * The allocation step changes this to `{ status: 'allocating', jobs: ['file.allocate'] }`.
+ * the next step appear together): the allocation step.
  */
-export const PIPELINE_AFTER_INGEST: { status: FileStatus; jobs: JobName[] } = { status: 'processed', jobs: [] };
+export const PIPELINE_AFTER_INGEST: { status: FileStatus; jobs: JobName[] } = { status: 'allocating', jobs: ['royalty.allocate'] };
 
 /** Retry policy per queue: exponential backoff, then the `<name>.dead` queue. */
-export const JOB_OPTIONS: Record<JobName, { retryLimit: number; retryDelay: number; retryBackoff: boolean; expireInSeconds: number }> = {
+export const JOB_OPTIONS: Record<JobName, { retryLimit: number; retryDelay: number; retryBackoff: boolean; expireInSeconds: number; policy?: 'standard' | 'stately' }> = {
   'maintenance.cleanup': { retryLimit: 2, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 },
   'maintenance.recover': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 120 },
   'file.decompress': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 3600 },
   'file.detect': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 300 },
   // One 5M-line file takes about a minute; a crashed worker's job is retried after expiry.
   'file.ingest': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 1800 },
+  'royalty.allocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600 },
+  'royalty.aggregate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600 },
+  // stately: at most one queued + one running per workspace (singletonKey = tenant), so a
+  // burst of catalogue edits becomes one re-allocation.
+  'royalty.reallocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, policy: 'stately' },
+  'royalty.sweep': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300 },
 };
 
 /** Ingest jobs per worker process: one (DESIGN §5: a second one in parallel gained nothing). */
@@ -78,4 +98,6 @@ export async function registerWorkers(svc: AppServices): Promise<void> {
 
   const files = await import('./files');
   await files.registerFileWorkers(svc);
+  const royalty = await import('./royalty');
+  await royalty.registerRoyaltyWorkers(svc);
 }

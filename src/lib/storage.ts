@@ -21,8 +21,10 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 export interface ObjectStat {
+  key: string;
   size: number;
   sha256: string | null;
+  modifiedAt: Date;
 }
 
 export interface ObjectStore {
@@ -97,7 +99,7 @@ export class LocalObjectStore implements ObjectStore {
       } catch {
         /* written by something else: no digest */
       }
-      return { size: st.size, sha256 };
+      return { key, size: st.size, sha256, modifiedAt: st.mtime };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;

@@ -1,5 +1,6 @@
 /**
- * Every module's routes, mounted in one place. Add a line per module.
+ * Every module's routes, mounted in one place. Add a line per module. Order matters where
+ * paths overlap (koa-router runs the first match).
  */
 import type Router from '@koa/router';
 import type { AppServices } from '../services';
@@ -9,6 +10,7 @@ import { registerSocialRoutes } from './auth/social-routes';
 import { registerUserRoutes } from './users/routes';
 import { registerSettingsRoutes } from './settings/routes';
 import { registerNotificationRoutes } from './notifications/routes';
+import { registerRoyaltyRoutes } from './royalty/routes';
 import { registerCatalogueArea } from './catalogue';
 import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyRoutes } from './money/routes';
@@ -17,6 +19,7 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
   registerAuthRoutes(router, svc);
   registerSocialRoutes(router, svc);
+  registerRoyaltyRoutes(router, svc); // before the catalogue area: its /checklist/royalty* answers include statement lines
   registerCatalogueArea(router, svc); // before users: /user/summary and /user/download/csv beat /user/:id
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);

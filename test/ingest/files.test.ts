@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
-import { fixture, upload, waitFile, waitChildren } from './helpers';
+import { fixture, upload, waitFile, waitChildren, seedRates } from './helpers';
 import { zipBuffers } from './zip-writer';
 
 /** fixture → [source key, rowsIngested, rowsFailed, rowsSkipped, totals, reconciles] */
@@ -48,6 +48,7 @@ describe('statement ingestion: files', function () {
     app = await startTestApp({ workers: true });
     a = await createTestTenant(app, 'Files A');
     b = await createTestTenant(app, 'Files B');
+    await seedRates(app, a.tenantId, b.tenantId);
     admin = a.users.admin!.token;
   });
   after(async () => app?.close());

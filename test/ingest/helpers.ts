@@ -42,3 +42,20 @@ export async function waitChildren(app: TestApp, token: string, id: string, n: n
   }
   throw new Error(`children of ${id} not done after ${timeoutMs} ms`);
 }
+
+/**
+ * Since allocation follows ingest, a file whose currency has no rate for its months fails
+ * (no guessing). Ingest tests care about ingestion, so their workspaces get a rate for the
+ * fixtures' currencies for every month they use.
+ */
+export async function seedRates(app: TestApp, ...tenantIds: number[]): Promise<void> {
+  for (const t of tenantIds) {
+    await app.svc.db.owner.raw(
+      `INSERT INTO fx_rates (tenant_id, currency, month, rate)
+       SELECT ?, c, m::date, 1.1 FROM unnest(ARRAY['EUR','GBP','JPY','CAD','AUD','SEK','NOK','DKK','CHF','BRL','MXN','INR']) c,
+              generate_series('2010-01-01'::date, '2030-12-01'::date, interval '1 month') m
+       ON CONFLICT DO NOTHING`,
+      [t],
+    );
+  }
+}

@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
-import { upload, waitFile } from './helpers';
+import { upload, waitFile, seedRates } from './helpers';
 import { writeDistroKid } from '../../bench/distrokid-gen';
 import { ingestTestHooks } from '../../src/modules/files/pipeline';
 
@@ -21,6 +21,7 @@ describe('statement ingestion: crash and retry', function () {
   before(async () => {
     app = await startTestApp({ workers: true });
     a = await createTestTenant(app, 'Retry');
+    await seedRates(app, a.tenantId);
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-retry-'));
   });
   after(async () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
-import { fixture, upload, waitFile } from './helpers';
+import { fixture, upload, waitFile, seedRates } from './helpers';
 
 /** A made-up distributor layout ("Rondo Test Distributor"), written for these tests only. */
 function testPattern(over: Record<string, unknown> = {}) {
@@ -41,6 +41,7 @@ describe('statement ingestion: sources and patterns', function () {
     app = await startTestApp({ workers: true });
     a = await createTestTenant(app, 'Src A');
     b = await createTestTenant(app, 'Src B');
+    await seedRates(app, a.tenantId, b.tenantId);
     god = (await app.svc.auth.createApiKey('god', {})).token;
   });
   after(async () => app?.close());

@@ -1,0 +1,251 @@
+/**
+ * Allocation: statement lines → who earned what (royalty_earnings), set-based.
+ *
+ * Per file (allocateFile, run by the `royalty.allocate` job after ingest):
+ *   1. "store A is DSP B" rules rewrite `dsp` (original kept in dsp_source);
+ *   2. match keys resolved (match.ts), catalogue auto-created when the workspace asks;
+ *   3. currency: each line keeps `net` + `currency`; `base_amount`, `base_currency`,
+ *      `fx_rate` (1 unit of currency = fx_rate base units) are set. Rate order: 1 for the
+ *      base currency; the statement's own rate when it converts to the base currency
+ *      (gross_currency = base: base_amount = net / exchange_rate); else the workspace's
+ *      monthly rate for the line's sale month. No rate → AllocationFailed naming the
+ *      currency and month: the file fails, nothing is guessed;
+ *   4. one UPDATE writes match + currency onto the lines;
+ *   5. the file's accounting period: the cadence period containing its reporting month
+ *      (the source's own reporting month, else the statement period end, else the last sale
+ *      month);
+ *   6. ONE INSERT … SELECT writes the earnings: each matched line × the shares of its
+ *      effective split (effective_split_shares called once per DISTINCT (asset, product,
+ *      sale month, country, sale type), joined back to the lines).
+ *
+ * Rounding rule: each payee gets round(base_amount × share / 100, 12) (12 = the stored
+ * scale); the payee with the LARGEST share (ties: the smallest tenant_user_id) also gets
+ * the remainder base_amount − Σ rounded amounts, so a line's current earnings always sum to
+ * its base amount exactly.
+ */
+import type { Trx } from '../../db';
+import { clock } from '../../lib/clock';
+import { getSettings } from '../settings/service';
+import { accountingPeriodSql } from '../settings/periods';
+import { applyDspRules, resolveMatchKeys, suggestMatches, MATCH_STATUS_SQL, type Scope } from './match';
+
+export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Runs batch statements with hash joins instead of nested loops. Statement lines are often
+ * planned with stale statistics (just COPYed; base_amount / asset_id filled a moment ago),
+ * and a nested loop over a misestimated "1 row" is quadratic; hash joins are linear either way.
+ */
+export async function hashJoins<T>(trx: Trx, fn: () => Promise<T>): Promise<T> {
+  await trx.raw(`SET LOCAL enable_nestloop = off`);
+  try {
+    return await fn();
+  } finally {
+    await trx.raw(`SET LOCAL enable_nestloop = on`);
+  }
+}
+
+/** An expected failure: the file is marked failed with this message (no retry). */
+export class AllocationFailed extends Error {}
+
+/** Join of royalty_lines `l` to rm_keys `k` (nullable text keys compared through ''). */
+export const KEY_JOIN = `coalesce(l.isrc, '') = k.isrc AND coalesce(l.upc, '') = k.upc AND coalesce(l.track_title, '') = k.track_title
+  AND coalesce(l.artist, '') = k.artist AND coalesce(l.release_title, '') = k.release_title AND coalesce(l.dsp, '') = k.dsp`;
+
+const Z = `'${ZERO_UUID}'::uuid`;
+
+/**
+ * Split keys for the scoped lines, in two temporary tables (planned with real statistics):
+ *   al_pf  one row per distinct (recording, product): which split conditions can matter
+ *          (any candidate split — own, product's, linked artists' — with territories, a
+ *          sale type or dates). Conditions no candidate has are dropped from the key, so
+ *          effective_split_shares runs once per distinct (recording, product) in the
+ *          common case, never once per line;
+ *   al_ks  the effective split's shares per distinct key, the remainder payee flagged
+ *          (largest share, ties: smallest tenant_user_id).
+ */
+export async function prepareSplitKeys(trx: Trx, tenantId: number, scope: Scope): Promise<void> {
+  const matched = `l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL AND (l.asset_id IS NOT NULL OR l.product_id IS NOT NULL)`;
+  await trx.raw(`DROP TABLE IF EXISTS al_pf, al_ks`);
+  await hashJoins(trx, () => trx.raw(
+    `CREATE TEMP TABLE al_pf ON COMMIT DROP AS
+     WITH pairs AS (
+       SELECT DISTINCT coalesce(l.asset_id, ${Z}) AS a_key, coalesce(l.product_id, ${Z}) AS p_key FROM royalty_lines l WHERE ${matched}
+     ), cand AS (
+       SELECT p.a_key, p.p_key, s.territories, s.type, s.valid_from, s.valid_to
+         FROM pairs p JOIN splits s ON s.tenant_id = ? AND s.asset_id = p.a_key
+       UNION ALL
+       SELECT p.a_key, p.p_key, s.territories, s.type, s.valid_from, s.valid_to
+         FROM pairs p JOIN splits s ON s.tenant_id = ? AND s.product_id = p.p_key
+       UNION ALL
+       SELECT p.a_key, p.p_key, s.territories, s.type, s.valid_from, s.valid_to
+         FROM pairs p JOIN asset_artists x ON x.tenant_id = ? AND x.asset_id = p.a_key JOIN splits s ON s.tenant_id = ? AND s.artist_id = x.artist_id
+       UNION ALL
+       SELECT p.a_key, p.p_key, s.territories, s.type, s.valid_from, s.valid_to
+         FROM pairs p JOIN product_artists x ON x.tenant_id = ? AND x.product_id = p.p_key JOIN splits s ON s.tenant_id = ? AND s.artist_id = x.artist_id
+     )
+     SELECT p.a_key, p.p_key,
+            coalesce(bool_or(c.valid_from IS NOT NULL OR c.valid_to IS NOT NULL), false) AS by_date,
+            coalesce(bool_or(c.territories IS NOT NULL), false) AS by_territory,
+            coalesce(bool_or(c.type <> 'all'), false) AS by_type
+       FROM pairs p LEFT JOIN cand c ON c.a_key = p.a_key AND c.p_key = p.p_key
+      GROUP BY p.a_key, p.p_key`,
+    [tenantId, ...scope.bindings, tenantId, tenantId, tenantId, tenantId, tenantId, tenantId],
+  ));
+  await trx.raw(`ANALYZE al_pf`);
+  await trx.raw(`DROP TABLE IF EXISTS al_keys`);
+  await hashJoins(trx, () => trx.raw(
+    `CREATE TEMP TABLE al_keys ON COMMIT DROP AS
+       SELECT DISTINCT pf.a_key, pf.p_key, ${KEY_MONTH} AS km, ${KEY_COUNTRY} AS kc, ${KEY_TYPE} AS kt
+         FROM royalty_lines l JOIN al_pf pf ON pf.a_key = coalesce(l.asset_id, ${Z}) AND pf.p_key = coalesce(l.product_id, ${Z})
+        WHERE ${matched}`,
+    [tenantId, ...scope.bindings],
+  ));
+  await trx.raw(`ANALYZE al_keys`);
+  await trx.raw(
+    `CREATE TEMP TABLE al_ks ON COMMIT DROP AS
+     SELECT k.a_key, k.p_key, k.km, k.kc, k.kt, e.split_id, e.tenant_user_id, e.share,
+            row_number() OVER (PARTITION BY k.a_key, k.p_key, k.km, k.kc, k.kt ORDER BY e.share DESC, e.tenant_user_id) = 1 AS gets_remainder
+       FROM al_keys k
+       CROSS JOIN LATERAL effective_split_shares(?, NULLIF(k.a_key, ${Z}), NULLIF(k.p_key, ${Z}),
+            NULLIF(k.km, '-infinity'::date), NULLIF(k.kc, ''), NULLIF(k.kt, '')) e`,
+    [tenantId],
+  );
+  await trx.raw(`ANALYZE al_ks`);
+}
+
+// A line's split key (sentinels instead of NULL so the joins hash).
+const KEY_MONTH = `CASE WHEN pf.by_date THEN coalesce(l.sale_month, '-infinity'::date) ELSE '-infinity'::date END`;
+const KEY_COUNTRY = `CASE WHEN pf.by_territory THEN coalesce(l.country, '') ELSE '' END`;
+const KEY_TYPE = `CASE WHEN pf.by_type THEN coalesce(l.sale_type, '') ELSE '' END`;
+
+/**
+ * The allocation of the scoped lines as a SELECT (after prepareSplitKeys with the same
+ * scope): line_id (the line's line_no: a line is (file_id, line_no)), file_id, tenant_user_id, split_id, share, amount + the dimensions
+ * earnings carry. Lines without base amount, match or split yield no row.
+ */
+export function allocationSelect(tenantId: number, scope: Scope): { sql: string; bindings: any[] } {
+  const sql = `
+    WITH a AS (
+      SELECT l.line_no AS line_id, l.file_id, l.base_amount, l.base_currency, l.sale_month, l.asset_id, l.product_id, l.artist_id,
+             l.dsp, l.country, l.sale_type, ks.split_id, ks.tenant_user_id, ks.share, ks.gets_remainder,
+             round(l.base_amount * ks.share / 100, 12) AS rounded
+        FROM royalty_lines l
+        JOIN al_pf pf ON pf.a_key = coalesce(l.asset_id, ${Z}) AND pf.p_key = coalesce(l.product_id, ${Z})
+        JOIN al_ks ks ON ks.a_key = pf.a_key AND ks.p_key = pf.p_key AND ks.km = ${KEY_MONTH} AND ks.kc = ${KEY_COUNTRY} AND ks.kt = ${KEY_TYPE}
+       WHERE l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL
+    )
+    SELECT a.line_id, a.file_id, a.tenant_user_id, a.split_id, a.share,
+           a.rounded + CASE WHEN a.gets_remainder THEN a.base_amount - sum(a.rounded) OVER (PARTITION BY a.file_id, a.line_id) ELSE 0 END AS amount,
+           a.base_currency AS currency, a.sale_month, a.asset_id, a.product_id, a.artist_id, a.dsp, a.country, a.sale_type
+      FROM a`;
+  return { sql, bindings: [tenantId, ...scope.bindings] };
+}
+
+export const EARNING_COLUMNS = `tenant_id, file_id, line_id, tenant_user_id, split_id, share, amount, currency, accounting_period, sale_month,
+  asset_id, product_id, artist_id, dsp, country, sale_type, created_at`;
+
+export interface FileAllocationResult {
+  lines: number;
+  matched: number;
+  unmatched: number;
+  unsplit: number;
+  earnings: number;
+  suggestions: number;
+  accountingPeriod: string;
+}
+
+/** Serialises allocation work of one workspace (file allocation, re-allocation, aggregation). */
+export async function lockTenant(trx: Trx, tenantId: number): Promise<void> {
+  await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('rondo.allocation'), ?)`, [tenantId]);
+}
+
+export async function allocateFile(trx: Trx, tenantId: number, fileId: string): Promise<FileAllocationResult> {
+  const settings = await getSettings(trx, tenantId);
+  const base = settings.baseCurrency;
+  const scope: Scope = { sql: 'l.file_id = ?', bindings: [fileId] };
+  const now = clock.now();
+
+  await applyDspRules(trx, tenantId, scope);
+  await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue });
+
+  // Currency: one row per distinct (currency, statement rate, month).
+  await trx.raw(`DROP TABLE IF EXISTS rm_fx`);
+  await trx.raw(
+    `CREATE TEMP TABLE rm_fx ON COMMIT DROP AS
+     SELECT DISTINCT l.currency, coalesce(l.gross_currency, '') AS gross_currency, coalesce(l.exchange_rate, 0) AS exchange_rate,
+            coalesce(l.sale_month, date_trunc('month', coalesce(f.sale_period_start, f.sale_period_end, f.created_at::date))::date) AS month
+       FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id
+      WHERE l.tenant_id = ? AND l.file_id = ?`,
+    [tenantId, fileId],
+  );
+  await trx.raw(`ALTER TABLE rm_fx ADD COLUMN rate numeric, ADD COLUMN divide_by numeric`);
+  await trx.raw(`ANALYZE rm_fx`);
+  await trx.raw(
+    `UPDATE rm_fx x SET
+       rate = CASE WHEN x.currency = ? THEN 1
+                   WHEN x.gross_currency = ? AND x.exchange_rate > 0 THEN round(1 / x.exchange_rate, 20)
+                   ELSE (SELECT r.rate FROM fx_rates r WHERE r.tenant_id = ? AND r.currency = x.currency AND r.month = x.month) END,
+       divide_by = CASE WHEN x.currency <> ? AND x.gross_currency = ? AND x.exchange_rate > 0 THEN x.exchange_rate END`,
+    [base, base, tenantId, base, base],
+  );
+  const missing = await trx.raw(`SELECT currency, to_char(month, 'YYYY-MM') AS month FROM rm_fx WHERE rate IS NULL ORDER BY currency, month`);
+  if (missing.rows.length) {
+    const list = missing.rows.map((r: { currency: string; month: string }) => `${r.currency.trim()} ${r.month}`).join(', ');
+    throw new AllocationFailed(
+      `No exchange rate to ${base} for ${list}: set the monthly rate with PUT /currency/rates, then reprocess the file (POST /royalty/files/${fileId}/allocate)`,
+    );
+  }
+
+  await hashJoins(trx, () => trx.raw(
+    `UPDATE royalty_lines l SET asset_id = k.asset_id, product_id = k.product_id, artist_id = k.artist_id, match_status = ${MATCH_STATUS_SQL},
+            base_currency = ?, fx_rate = x.rate,
+            base_amount = CASE WHEN x.divide_by IS NOT NULL THEN round(l.net / x.divide_by, 12) ELSE round(l.net * x.rate, 12) END
+       FROM rm_keys k, rm_fx x, files f
+      WHERE l.tenant_id = ? AND l.file_id = ? AND ${KEY_JOIN}
+        AND f.tenant_id = l.tenant_id AND f.id = l.file_id
+        AND x.currency = l.currency AND x.gross_currency = coalesce(l.gross_currency, '') AND x.exchange_rate = coalesce(l.exchange_rate, 0)
+        AND x.month = coalesce(l.sale_month, date_trunc('month', coalesce(f.sale_period_start, f.sale_period_end, f.created_at::date))::date)`,
+    [base, tenantId, fileId],
+  ));
+
+  const ap = await setAccountingPeriod(trx, tenantId, fileId, settings.accountingCadence);
+  const suggestions = await suggestMatches(trx, tenantId);
+
+  // THE allocation statement: supersede what the file had, write the new earnings.
+  await prepareSplitKeys(trx, tenantId, scope);
+  const sel = allocationSelect(tenantId, scope);
+  const ins = await hashJoins(trx, () => trx.raw(
+    `WITH sup AS (
+       UPDATE royalty_earnings SET superseded_at = ? WHERE tenant_id = ? AND file_id = ? AND superseded_at IS NULL RETURNING 1
+     ), n AS (${sel.sql})
+     INSERT INTO royalty_earnings (${EARNING_COLUMNS})
+     SELECT ?, n.file_id, n.line_id, n.tenant_user_id, n.split_id, n.share, n.amount, n.currency, ?::date, n.sale_month,
+            n.asset_id, n.product_id, n.artist_id, n.dsp, n.country, n.sale_type, ? FROM n`,
+    [now, tenantId, fileId, ...sel.bindings, tenantId, ap, now],
+  ));
+
+  const { rows } = await trx.raw(
+    `SELECT count(*)::int AS lines, count(*) FILTER (WHERE match_status <> 'unmatched')::int AS matched,
+            (SELECT count(DISTINCT e.line_id)::int FROM royalty_earnings e WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL) AS paid
+       FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ?`,
+    [tenantId, fileId, tenantId, fileId],
+  );
+  const r = rows[0];
+  return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: ins.rowCount ?? 0, suggestions, accountingPeriod: ap };
+}
+
+/** Sets files.accounting_period from the statement's reporting month and the cadence; returns it. */
+export async function setAccountingPeriod(trx: Trx, tenantId: number, fileId: string, cadence: string): Promise<string> {
+  const reporting = `COALESCE(f.accounting_period,
+      (SELECT max(l.accounting_period) FROM royalty_lines l WHERE l.tenant_id = f.tenant_id AND l.file_id = f.id),
+      f.sale_period_end,
+      (SELECT max(l.sale_month) FROM royalty_lines l WHERE l.tenant_id = f.tenant_id AND l.file_id = f.id),
+      f.created_at::date)`;
+  const { rows } = await trx.raw(
+    `UPDATE files f SET accounting_period = ${accountingPeriodSql(reporting, '?')}
+      WHERE f.tenant_id = ? AND f.id = ? RETURNING to_char(f.accounting_period, 'YYYY-MM-DD') AS ap`,
+    [cadence, cadence, tenantId, fileId],
+  );
+  return rows[0].ap;
+}

@@ -1,0 +1,251 @@
+/**
+ * Matching statement lines to the catalogue, set-based: the distinct match keys of a set of
+ * lines (ISRC, UPC, track title, artist, release title, DSP) go into a temporary table
+ * `rm_keys`, are resolved there (a few thousand keys, not millions of lines), and the caller
+ * writes the result back onto the lines with one UPDATE … FROM rm_keys.
+ *
+ * Order, first hit wins (recording and product are resolved independently):
+ *   recording: saved rule (DSP-specific before any-DSP, ISRC rule before title rule)
+ *              → ISRC (normalised) → title + artist when exactly ONE recording fits
+ *              (only when the line has no ISRC or the recording has none, so a line whose
+ *              ISRC differs is never moved silently);
+ *   product:   saved rule → UPC (as GTIN-13) → release title + artist, exactly one.
+ * Lines the rules cannot place get fuzzy suggestions (pg_trgm similarity when installed,
+ * else equal normalised titles) that wait for a person: nothing fuzzy is applied.
+ * With the workspace setting `autoCreateCatalogue`, recordings (by ISRC, else as drafts by
+ * title + artist), products (by UPC) and their artists are created from statement data.
+ */
+import type { Trx } from '../../db';
+
+export interface Scope {
+  /** SQL predicate over royalty_lines aliased `l` (tenant_id is added by the caller). */
+  sql: string;
+  bindings: any[];
+}
+
+/** `normalise(text)` as SQL on the key table. */
+const ISRC_N = `upper(regexp_replace(isrc, '[^A-Za-z0-9]', '', 'g'))`;
+const UPC_N = `CASE WHEN regexp_replace(upc, '\\D', '', 'g') ~ '^\\d{6,13}$' THEN lpad(regexp_replace(upc, '\\D', '', 'g'), 13, '0')
+  WHEN regexp_replace(upc, '\\D', '', 'g') ~ '^0\\d{13}$' THEN substr(regexp_replace(upc, '\\D', '', 'g'), 2) ELSE '' END`;
+
+let trgm: boolean | null = null;
+async function hasTrgm(trx: Trx): Promise<boolean> {
+  if (trgm === null) {
+    const { rows } = await trx.raw(`SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'`);
+    trgm = rows.length > 0;
+  }
+  return trgm;
+}
+
+/** "Treat store name A as DSP B": rewrite `dsp` of the scoped lines, keeping the original in dsp_source. */
+export async function applyDspRules(trx: Trx, tenantId: number, scope: Scope): Promise<number> {
+  const r = await trx.raw(
+    `UPDATE royalty_lines l SET dsp_source = COALESCE(l.dsp_source, l.dsp), dsp = r.dsp_target
+       FROM matching_rules r
+      WHERE l.tenant_id = ? AND (${scope.sql}) AND r.tenant_id = l.tenant_id AND r.kind = 'dsp'
+        AND r.store_norm = rondo_norm(l.dsp) AND l.dsp IS DISTINCT FROM r.dsp_target`,
+    [tenantId, ...scope.bindings],
+  );
+  return r.rowCount ?? 0;
+}
+
+/** Build and resolve `rm_keys` for the scoped lines. */
+export async function resolveMatchKeys(trx: Trx, tenantId: number, scope: Scope, opts: { autoCreate: boolean }): Promise<void> {
+  await trx.raw(`DROP TABLE IF EXISTS rm_keys`);
+  await trx.raw(
+    `CREATE TEMP TABLE rm_keys ON COMMIT DROP AS
+     SELECT DISTINCT coalesce(l.isrc, '') AS isrc, coalesce(l.upc, '') AS upc, coalesce(l.track_title, '') AS track_title,
+            coalesce(l.artist, '') AS artist, coalesce(l.release_title, '') AS release_title, coalesce(l.dsp, '') AS dsp
+       FROM royalty_lines l WHERE l.tenant_id = ? AND (${scope.sql})`,
+    [tenantId, ...scope.bindings],
+  );
+  await trx.raw(`ALTER TABLE rm_keys ADD COLUMN kid serial, ADD COLUMN isrc_n text, ADD COLUMN upc_n text, ADD COLUMN title_n text,
+    ADD COLUMN artist_n text, ADD COLUMN release_n text, ADD COLUMN dsp_n text, ADD COLUMN asset_id uuid, ADD COLUMN asset_how text,
+    ADD COLUMN product_id uuid, ADD COLUMN product_how text, ADD COLUMN artist_id uuid`);
+  await trx.raw(`UPDATE rm_keys SET isrc_n = ${ISRC_N}, upc_n = ${UPC_N}, title_n = rondo_norm(track_title), artist_n = rondo_norm(artist),
+    release_n = rondo_norm(release_title), dsp_n = rondo_norm(dsp)`);
+  await trx.raw(`ANALYZE rm_keys`);
+
+  await applyRules(trx, tenantId);
+  await exactPasses(trx, tenantId, 'isrc', 'upc', 'title');
+  if (opts.autoCreate) {
+    await autoCreate(trx, tenantId);
+    await exactPasses(trx, tenantId, 'auto', 'auto', 'auto');
+  }
+  await trx.raw(
+    `UPDATE rm_keys k SET artist_id = COALESCE(
+       (SELECT aa.artist_id FROM asset_artists aa WHERE aa.tenant_id = ? AND aa.asset_id = k.asset_id ORDER BY aa.position, aa.artist_id LIMIT 1),
+       (SELECT pa.artist_id FROM product_artists pa WHERE pa.tenant_id = ? AND pa.product_id = k.product_id ORDER BY pa.position, pa.artist_id LIMIT 1))
+     WHERE k.asset_id IS NOT NULL OR k.product_id IS NOT NULL`,
+    [tenantId, tenantId],
+  );
+}
+
+/** The match_status a line gets: how its recording (else its product) was found. */
+export const MATCH_STATUS_SQL = `COALESCE(k.asset_how, k.product_how, 'unmatched')`;
+
+async function applyRules(trx: Trx, tenantId: number): Promise<void> {
+  await trx.raw(
+    `UPDATE rm_keys k SET asset_id = (
+       SELECT r.asset_id FROM matching_rules r
+        WHERE r.tenant_id = ? AND r.kind = 'asset' AND (r.dsp_norm IS NULL OR r.dsp_norm = k.dsp_n)
+          AND ((r.isrc IS NOT NULL AND r.isrc = k.isrc_n)
+               OR (r.isrc IS NULL AND r.title_norm = k.title_n AND (r.artist_norm IS NULL OR r.artist_norm = k.artist_n)))
+        ORDER BY (r.dsp_norm IS NOT NULL) DESC, (r.isrc IS NOT NULL) DESC, (r.artist_norm IS NOT NULL) DESC, r.created_at DESC, r.id LIMIT 1)`,
+    [tenantId],
+  );
+  await trx.raw(
+    `UPDATE rm_keys k SET product_id = (
+       SELECT r.product_id FROM matching_rules r
+        WHERE r.tenant_id = ? AND r.kind = 'product' AND (r.dsp_norm IS NULL OR r.dsp_norm = k.dsp_n)
+          AND ((r.upc IS NOT NULL AND r.upc = k.upc_n)
+               OR (r.upc IS NULL AND r.title_norm = k.release_n AND (r.artist_norm IS NULL OR r.artist_norm = k.artist_n)))
+        ORDER BY (r.dsp_norm IS NOT NULL) DESC, (r.upc IS NOT NULL) DESC, (r.artist_norm IS NOT NULL) DESC, r.created_at DESC, r.id LIMIT 1)`,
+    [tenantId],
+  );
+  await trx.raw(`UPDATE rm_keys SET asset_how = CASE WHEN asset_id IS NOT NULL THEN 'rule' END, product_how = CASE WHEN product_id IS NOT NULL THEN 'rule' END`);
+}
+
+/** Artist-name test of a catalogue row `x` (assets or products) against key `k`. */
+function artistFits(table: 'assets' | 'products'): string {
+  const link = table === 'assets' ? ['asset_artists', 'asset_id'] : ['product_artists', 'product_id'];
+  return `(rondo_norm(x.display_artist) = k.artist_n
+    OR EXISTS (SELECT 1 FROM unnest(x.main_artist) m WHERE rondo_norm(m) = k.artist_n)
+    OR EXISTS (SELECT 1 FROM ${link[0]} xa JOIN artists ar ON ar.tenant_id = xa.tenant_id AND ar.id = xa.artist_id
+                WHERE xa.tenant_id = x.tenant_id AND xa.${link[1]} = x.id AND rondo_norm(ar.name) = k.artist_n))`;
+}
+
+async function exactPasses(trx: Trx, tenantId: number, isrcHow: string, upcHow: string, titleHow: string): Promise<void> {
+  await trx.raw(
+    `UPDATE rm_keys k SET asset_id = x.id, asset_how = ? FROM assets x
+      WHERE k.asset_id IS NULL AND k.isrc_n <> '' AND x.tenant_id = ? AND x.isrc = k.isrc_n`,
+    [isrcHow, tenantId],
+  );
+  await trx.raw(
+    `UPDATE rm_keys k SET product_id = x.id, product_how = ? FROM products x
+      WHERE k.product_id IS NULL AND k.upc_n <> '' AND x.tenant_id = ? AND x.upc = k.upc_n`,
+    [upcHow, tenantId],
+  );
+  await trx.raw(
+    `WITH cand AS (
+       SELECT k.kid, x.id FROM rm_keys k JOIN assets x ON x.tenant_id = ? AND rondo_norm(x.title) = k.title_n
+        WHERE k.asset_id IS NULL AND k.title_n IS NOT NULL AND k.artist_n IS NOT NULL
+          AND (k.isrc_n = '' OR x.isrc IS NULL) AND ${artistFits('assets')}
+     ), one AS (SELECT kid, (array_agg(id))[1] AS id FROM cand GROUP BY kid HAVING count(*) = 1)
+     UPDATE rm_keys k SET asset_id = one.id, asset_how = ? FROM one WHERE k.kid = one.kid`,
+    [tenantId, titleHow],
+  );
+  await trx.raw(
+    `WITH cand AS (
+       SELECT k.kid, x.id FROM rm_keys k JOIN products x ON x.tenant_id = ? AND rondo_norm(x.title) = k.release_n
+        WHERE k.product_id IS NULL AND k.release_n IS NOT NULL AND k.artist_n IS NOT NULL
+          AND (k.upc_n = '' OR x.upc IS NULL) AND ${artistFits('products')}
+     ), one AS (SELECT kid, (array_agg(id))[1] AS id FROM cand GROUP BY kid HAVING count(*) = 1)
+     UPDATE rm_keys k SET product_id = one.id, product_how = ? FROM one WHERE k.kid = one.kid`,
+    [tenantId, titleHow],
+  );
+}
+
+/** autoCreateCatalogue: artists, recordings and products the statements name but the catalogue lacks. */
+async function autoCreate(trx: Trx, tenantId: number): Promise<void> {
+  // Artists named by keys that will create something.
+  await trx.raw(
+    `INSERT INTO artists (tenant_id, name, metadata)
+     SELECT DISTINCT ON (k.artist_n) ?, k.artist, '{"createdFrom":"statement"}'::jsonb
+       FROM rm_keys k
+      WHERE k.artist_n IS NOT NULL
+        AND ((k.asset_id IS NULL AND (k.isrc_n ~ '^[A-Z]{2}[A-Z0-9]{3}[0-9]{7}$' OR k.title_n IS NOT NULL)) OR (k.product_id IS NULL AND k.upc_n <> ''))
+        AND NOT EXISTS (SELECT 1 FROM artists a WHERE a.tenant_id = ? AND rondo_norm(a.name) = k.artist_n)
+      ORDER BY k.artist_n, k.artist`,
+    [tenantId, tenantId],
+  );
+  const artistOf = `(SELECT a.id FROM artists a WHERE a.tenant_id = ? AND rondo_norm(a.name) = n.artist_n ORDER BY a.created_at, a.id LIMIT 1)`;
+  // Recordings with an ISRC.
+  await trx.raw(
+    `WITH n AS (
+       SELECT DISTINCT ON (k.isrc_n) k.isrc_n, COALESCE(NULLIF(k.track_title, ''), k.isrc_n) AS title, NULLIF(k.artist, '') AS artist, k.artist_n
+         FROM rm_keys k WHERE k.asset_id IS NULL AND k.isrc_n ~ '^[A-Z]{2}[A-Z0-9]{3}[0-9]{7}$'
+        ORDER BY k.isrc_n, k.track_title DESC
+     ), ins AS (
+       INSERT INTO assets (tenant_id, title, isrc, display_artist, main_artist)
+       SELECT ?, n.title, n.isrc_n, n.artist, CASE WHEN n.artist IS NULL THEN '{}'::text[] ELSE ARRAY[n.artist] END FROM n
+       ON CONFLICT DO NOTHING RETURNING id, isrc
+     )
+     INSERT INTO asset_artists (tenant_id, asset_id, artist_id, position)
+     SELECT ?, ins.id, ${artistOf}, 0 FROM ins JOIN n ON n.isrc_n = ins.isrc WHERE n.artist_n IS NOT NULL`,
+    [tenantId, tenantId, tenantId],
+  );
+  // Recordings without an ISRC: drafts, found again by title + artist.
+  await trx.raw(
+    `WITH n AS (
+       SELECT DISTINCT ON (k.title_n, k.artist_n) k.title_n, k.artist_n, k.track_title AS title, k.artist
+         FROM rm_keys k WHERE k.asset_id IS NULL AND k.isrc_n = '' AND k.title_n IS NOT NULL AND k.artist_n IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM assets x WHERE x.tenant_id = ? AND rondo_norm(x.title) = k.title_n)
+        ORDER BY k.title_n, k.artist_n, k.track_title
+     ), ins AS (
+       INSERT INTO assets (tenant_id, title, display_artist, main_artist, is_draft)
+       SELECT ?, n.title, n.artist, ARRAY[n.artist], true FROM n RETURNING id, title, display_artist
+     )
+     INSERT INTO asset_artists (tenant_id, asset_id, artist_id, position)
+     SELECT ?, ins.id, ${artistOf}, 0 FROM ins JOIN n ON n.title = ins.title AND n.artist = ins.display_artist`,
+    [tenantId, tenantId, tenantId, tenantId],
+  );
+  // Products with a UPC.
+  await trx.raw(
+    `WITH n AS (
+       SELECT DISTINCT ON (k.upc_n) k.upc_n, COALESCE(NULLIF(k.release_title, ''), NULLIF(k.track_title, ''), k.upc_n) AS title,
+              NULLIF(k.artist, '') AS artist, k.artist_n
+         FROM rm_keys k WHERE k.product_id IS NULL AND k.upc_n <> ''
+        ORDER BY k.upc_n, k.release_title DESC
+     ), ins AS (
+       INSERT INTO products (tenant_id, title, upc, display_artist, main_artist)
+       SELECT ?, n.title, n.upc_n, n.artist, CASE WHEN n.artist IS NULL THEN '{}'::text[] ELSE ARRAY[n.artist] END FROM n
+       ON CONFLICT DO NOTHING RETURNING id, upc
+     )
+     INSERT INTO product_artists (tenant_id, product_id, artist_id, position)
+     SELECT ?, ins.id, ${artistOf}, 0 FROM ins JOIN n ON n.upc_n = ins.upc WHERE n.artist_n IS NOT NULL`,
+    [tenantId, tenantId, tenantId],
+  );
+}
+
+/**
+ * Fuzzy suggestions for the keys left without a recording / product. Stored once per
+ * (statement key, candidate); a rejected suggestion stays rejected.
+ */
+export async function suggestMatches(trx: Trx, tenantId: number): Promise<number> {
+  const fuzzy = await hasTrgm(trx);
+  let n = 0;
+  for (const kind of ['asset', 'product'] as const) {
+    const table = kind === 'asset' ? 'assets' : 'products';
+    const titleN = kind === 'asset' ? 'title_n' : 'release_n';
+    const title = kind === 'asset' ? 'track_title' : 'release_title';
+    const ident = kind === 'asset' ? 'isrc' : 'upc';
+    const score = fuzzy
+      ? `CASE WHEN k.artist_n IS NULL THEN similarity(lower(x.title), lower(k.${title}))
+              ELSE 0.7 * similarity(lower(x.title), lower(k.${title})) + 0.3 * similarity(lower(COALESCE(x.display_artist, '')), lower(k.artist)) END`
+      : `CASE WHEN rondo_norm(x.title) = k.${titleN} THEN CASE WHEN rondo_norm(x.display_artist) = k.artist_n THEN 1 ELSE 0.8 END ELSE 0 END`;
+    const r = await trx.raw(
+      `INSERT INTO match_suggestions (tenant_id, kind, ${ident}, title, artist, title_norm, artist_norm, ${kind}_id, score, reason)
+       SELECT ?, ?, NULLIF(k.${ident}_n, ''), NULLIF(k.${title}, ''), NULLIF(k.artist, ''), k.${titleN}, k.artist_n, c.id, c.score, c.reason
+         FROM (SELECT DISTINCT ON (${ident}_n, ${titleN}, artist_n) * FROM rm_keys
+                WHERE ${kind}_id IS NULL AND ${titleN} IS NOT NULL
+                  -- keys already offered (open, accepted or rejected) are not searched again
+                  AND NOT EXISTS (SELECT 1 FROM match_suggestions s WHERE s.tenant_id = ? AND s.kind = ? AND coalesce(s.${ident}, '') = rm_keys.${ident}_n
+                                    AND s.title_norm = rm_keys.${titleN} AND s.artist_norm IS NOT DISTINCT FROM rm_keys.artist_n)
+                ORDER BY ${ident}_n, ${titleN}, artist_n) k
+         CROSS JOIN LATERAL (
+           SELECT x.id, round(s.score::numeric, 4) AS score,
+                  CASE WHEN rondo_norm(x.title) = k.${titleN} AND x.${ident} IS NOT NULL AND k.${ident}_n <> '' AND x.${ident} <> k.${ident}_n
+                         THEN 'same title; the statement ${ident.toUpperCase()} differs'
+                       WHEN rondo_norm(x.title) = k.${titleN} THEN 'same title; several candidates or a different artist'
+                       ELSE 'similar title' END AS reason
+             FROM ${table} x CROSS JOIN LATERAL (SELECT (${score}) AS score) s
+            WHERE x.tenant_id = ? AND s.score >= 0.45
+            ORDER BY s.score DESC, x.id LIMIT 3) c
+       ON CONFLICT DO NOTHING`,
+      [tenantId, kind, tenantId, kind, tenantId],
+    );
+    n += r.rowCount ?? 0;
+  }
+  return n;
+}

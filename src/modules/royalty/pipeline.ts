@@ -1,0 +1,157 @@
+/**
+ * The allocation end of the statement pipeline (jobs/index.ts declares the order):
+ *   … ingest → royalty.allocate (status `allocating`) → royalty.aggregate (`aggregating`)
+ *   → `processed`, an in-app notification and a `royalty processing` outbound event.
+ * A file whose currency has no rate fails here (`failed`, error_message names currency and
+ * month). Catalogue / split / rule changes run royalty.reallocate (reallocate.ts).
+ */
+import { withTenant, type Trx } from '../../db';
+import { clock } from '../../lib/clock';
+import type { AppServices } from '../../services';
+import { allocateFile, AllocationFailed, lockTenant, type FileAllocationResult } from './allocate';
+import { aggregateFile, removeFileRollups } from './aggregate';
+import { reallocateTenant } from './reallocate';
+import { PIPELINE } from '../../../jobs';
+import { FILE_DELETE_HOOKS } from '../files/hooks';
+import { postRoyaltiesForFile } from '../money/ledger';
+
+/**
+ * POST_ALLOCATION_HOOK: runs in the allocation transaction after a file's earnings were
+ * written, after a re-allocation touched a file, and after a file's earnings were deleted.
+ * Money's `postRoyaltiesForFile(trx, fileId)` (ledger postings = the difference between the
+ * file's current earnings and what was posted; idempotent) is the first entry.
+ */
+export const postAllocationHooks: ((trx: Trx, fileId: string) => Promise<unknown>)[] = [postRoyaltiesForFile];
+
+async function runPostAllocationHooks(trx: Trx, fileId: string): Promise<void> {
+  for (const hook of postAllocationHooks) await hook(trx, fileId);
+}
+
+/** Statuses from which a file may be allocated (ingest done, or a retry after a failure). */
+const ALLOCATABLE = new Set(['ingesting', 'queued', 'allocating', 'aggregating', 'processed', 'failed']);
+
+export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fileId: string; force?: boolean }): Promise<FileAllocationResult | null> {
+  try {
+    return await withTenant(svc.db.app, p.tenantId, async (trx) => {
+      await lockTenant(trx, p.tenantId);
+      const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).first('status');
+      if (!f || !ALLOCATABLE.has(f.status)) return null; // deleted, or not ingested: nothing to do
+      if ((f.status === 'processed' || f.status === 'failed') && !p.force) return null;
+      await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: 'allocating', progress: 80, error_message: null, updated_at: clock.now() });
+      const res = await allocateFile(trx, p.tenantId, p.fileId);
+      await runPostAllocationHooks(trx, p.fileId);
+      await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: 'aggregating', progress: 90, updated_at: clock.now() });
+      await svc.queue.send(PIPELINE.afterAllocate, { tenantId: p.tenantId, fileId: p.fileId }, { trx });
+      return res;
+    });
+  } catch (err) {
+    if (!(err instanceof AllocationFailed)) throw err;
+    await withTenant(svc.db.app, p.tenantId, async (trx) => {
+      const n = await trx('files')
+        .where({ tenant_id: p.tenantId, id: p.fileId })
+        .update({ status: 'failed', error_message: err.message, updated_at: clock.now() });
+      if (n) await announce(trx, p.tenantId, p.fileId, 'failed', { error: err.message });
+    });
+    return null;
+  }
+}
+
+export async function runAggregateJob(svc: AppServices, p: { tenantId: number; fileId: string }): Promise<void> {
+  await withTenant(svc.db.app, p.tenantId, async (trx) => {
+    await lockTenant(trx, p.tenantId);
+    const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).first('status');
+    if (!f || f.status !== 'aggregating') return;
+    await aggregateFile(trx, p.tenantId, p.fileId);
+    await trx('files')
+      .where({ tenant_id: p.tenantId, id: p.fileId })
+      .update({ status: 'processed', progress: 100, processed_at: clock.now(), updated_at: clock.now() });
+    const { rows } = await trx.raw(
+      `SELECT count(*)::int AS lines, count(*) FILTER (WHERE match_status <> 'unmatched')::int AS matched,
+              coalesce(sum(base_amount), 0)::text AS total, max(base_currency) AS currency
+         FROM royalty_lines WHERE tenant_id = ? AND file_id = ?`,
+      [p.tenantId, p.fileId],
+    );
+    await announce(trx, p.tenantId, p.fileId, 'processed', rows[0]);
+  });
+}
+
+export async function runReallocateJob(svc: AppServices, p: { tenantId: number; force?: boolean }): Promise<void> {
+  await withTenant(svc.db.app, p.tenantId, async (trx) => {
+    const r = await reallocateTenant(trx, p.tenantId, { force: p.force });
+    for (const fileId of r.files) {
+      await aggregateFile(trx, p.tenantId, fileId);
+      await runPostAllocationHooks(trx, fileId);
+    }
+    if (r.files.length) {
+      await trx('outbound_events').insert({
+        tenant_id: p.tenantId,
+        family: 'royalty processing',
+        type: 'royalties.reallocated',
+        payload: JSON.stringify({ files: r.files, rematchedLines: r.rematched, reallocatedLines: r.reallocated }),
+      });
+    }
+  });
+}
+
+/** Tenants with pending marks (the sweep behind the NOTIFY listener). */
+export async function tenantsWithMarks(svc: AppServices): Promise<number[]> {
+  const { rows } = await svc.db.owner.raw(`SELECT DISTINCT tenant_id FROM allocation_dirty`);
+  return rows.map((r: { tenant_id: number }) => r.tenant_id);
+}
+
+/**
+ * FILE DELETE HOOK: removes a file's rollup contribution, its earnings (history too) and
+ * its lines. Called by the file DELETE route (ingestion) inside its tenant transaction.
+ */
+export async function removeFileRoyalties(trx: Trx, tenantId: number, fileId: string): Promise<void> {
+  await lockTenant(trx, tenantId);
+  await removeFileRollups(trx, tenantId, fileId);
+  await trx.raw(`DELETE FROM royalty_earnings WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
+  await trx.raw(`DELETE FROM royalty_lines WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
+  // The file now has no current earnings: money posts the reversal of what it had posted.
+  await runPostAllocationHooks(trx, fileId);
+}
+
+/** FILE_DELETE_HOOKS entry (files/hooks.ts): DELETE /file/{id} removes earnings, lines and rollups of the file and its children. */
+export async function removeFilesRoyalties(trx: Trx, tenantId: number, fileIds: string[]): Promise<void> {
+  for (const id of fileIds) await removeFileRoyalties(trx, tenantId, id);
+}
+if (!FILE_DELETE_HOOKS.includes(removeFilesRoyalties)) FILE_DELETE_HOOKS.push(removeFilesRoyalties);
+
+/** Notification (spec 2.4) to the uploader, else the workspace's admins and owners; plus the outbound event. */
+async function announce(trx: Trx, tenantId: number, fileId: string, outcome: 'processed' | 'failed', info: Record<string, unknown>): Promise<void> {
+  const file = await trx('files').where({ tenant_id: tenantId, id: fileId }).first('original_name', 'uploaded_by', 'accounting_period');
+  let to: string[] = file?.uploaded_by ? [file.uploaded_by] : [];
+  if (!to.length) {
+    const admins = await trx('tenant_users').where({ tenant_id: tenantId, status: 'active' }).whereIn('role', ['admin', 'owner']).select('id');
+    to = admins.map((a: { id: string }) => a.id);
+  }
+  const name = file?.original_name ?? fileId;
+  const title = outcome === 'processed' ? `Statement processed: ${name}` : `Statement failed: ${name}`;
+  const content =
+    outcome === 'processed'
+      ? `${info.lines} lines (${info.matched} matched), ${info.total} ${String(info.currency ?? '').trim()}`
+      : String(info.error);
+  if (to.length) {
+    await trx('notifications').insert(
+      to.map((u) => ({
+        tenant_id: tenantId,
+        tenant_user_id: u,
+        type: outcome === 'processed' ? 'royalty.file.processed' : 'royalty.file.failed',
+        title,
+        content,
+        resource_type: 'file',
+        resource_id: fileId,
+        action_url: `/file/${fileId}`,
+        is_important: outcome === 'failed',
+        metadata: JSON.stringify({ outcome, ...info }),
+      })),
+    );
+  }
+  await trx('outbound_events').insert({
+    tenant_id: tenantId,
+    family: 'royalty processing',
+    type: outcome === 'processed' ? 'file.processed' : 'file.failed',
+    payload: JSON.stringify({ fileId, name, outcome, ...info }),
+  });
+}

@@ -1,0 +1,238 @@
+import type Router from '@koa/router';
+import { defineRoutes, route, rankOf, ROLE_RANK, type RouteDef } from '../../http/route';
+import { Strict, Type, Uuid, PageQuery } from '../../http/schema';
+import type { AppServices } from '../../services';
+import type { AuthContext } from '../auth/tokens';
+import { royaltyAnalytics, type GroupBy } from './analytics';
+import * as svcMatch from './service';
+import { checklist } from '../catalogue/reports';
+import './pipeline'; // registers the file-delete hook
+
+const DateParam = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])(-\\d{2})?$' });
+const AnalyticsQuery = {
+  periodFilterType: Type.Optional(Type.Union([Type.Literal('accounting'), Type.Literal('sale')])),
+  start: Type.Optional(DateParam),
+  end: Type.Optional(DateParam),
+  artist: Type.Optional(Uuid),
+  product: Type.Optional(Uuid),
+  asset: Type.Optional(Uuid),
+  dsp: Type.Optional(Type.String({ maxLength: 200 })),
+  country: Type.Optional(Type.String({ maxLength: 100 })),
+  saleType: Type.Optional(Type.String({ maxLength: 50 })),
+  file: Type.Optional(Uuid),
+};
+
+/** Admins and owners read the whole workspace; any other member their own earnings. */
+export function payeeOf(auth: AuthContext): string | null {
+  if (rankOf(auth) >= ROLE_RANK.admin) return null;
+  return auth.tenantUserId ?? '00000000-0000-0000-0000-000000000000';
+}
+
+const BREAKDOWNS: [string, GroupBy, string][] = [
+  ['/royalty/', 'total', 'Royalty totals (revenue, quantity, lines)'],
+  ['/royalty/month', 'month', 'Royalties by sale month'],
+  ['/royalty/accountingperiod', 'accountingperiod', 'Royalties by accounting period'],
+  ['/royalty/dsp', 'dsp', 'Royalties by DSP (store)'],
+  ['/royalty/country', 'country', 'Royalties by country'],
+  ['/royalty/artist', 'artist', 'Royalties by artist'],
+  ['/royalty/product', 'product', 'Royalties by product'],
+  ['/royalty/asset', 'asset', 'Royalties by recording'],
+  ['/royalty/saletype', 'saletype', 'Royalties by sale type'],
+  ['/royalty/aggregator', 'aggregator', 'Royalties by aggregator (distributor)'],
+  ['/royalties/analytics/artist', 'artist', 'Royalty analytics by artist'],
+  ['/revenue/analytics/country', 'country', 'Revenue analytics by country'],
+];
+
+const DESCRIPTION =
+  'Amounts are decimal strings in the workspace base currency. Admins and owners see every line of the workspace (matched or not); other members only their own earnings. ' +
+  '`start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months (`periodFilterType=sale`, default) or accounting periods (`accounting`) overlapping the range.';
+
+export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
+  const defs: RouteDef[] = BREAKDOWNS.map(([path, group, summary]) =>
+    route({
+      method: 'get',
+      path,
+      summary,
+      description: DESCRIPTION,
+      access: 'guest',
+      query: Type.Object(AnalyticsQuery),
+      async handler({ trx, tenantId, auth, query }) {
+        const r = await royaltyAnalytics(trx, tenantId, payeeOf(auth), group, query);
+        return { status: 'success', message: summary, data: { currency: r.currency, rows: r.rows, total: r.total } };
+      },
+    }),
+  );
+  defs.push(
+    route({
+      method: 'get',
+      path: '/releases/:id/analytics',
+      summary: "A release's royalties (its product and its tracks' recordings), by month or another breakdown",
+      description: DESCRIPTION,
+      access: 'guest',
+      params: Type.Object({ id: Uuid }),
+      query: Type.Object({
+        ...AnalyticsQuery,
+        groupBy: Type.Optional(Type.Union(['month', 'accountingperiod', 'dsp', 'country', 'saletype', 'aggregator', 'asset', 'total'].map((g) => Type.Literal(g)))),
+      }),
+      async handler({ trx, tenantId, auth, query, params }) {
+        const rel = await svcMatch.releaseTargets(trx, params.id);
+        const { groupBy, ...q } = query;
+        const r = await royaltyAnalytics(trx, tenantId, payeeOf(auth), (groupBy ?? 'month') as GroupBy, {
+          ...q,
+          product: rel.productId ?? undefined,
+          releaseAssets: rel.assetIds,
+        });
+        return { status: 'success', message: 'Release analytics', data: { currency: r.currency, rows: r.rows, total: r.total } };
+      },
+    }),
+
+    // Checklists: the catalogue's view (catalogue items that block royalties, in `data`, from
+    // the catalogue area) plus, for admins, the statement lines behind it (`statementLines`).
+    ...(
+      [
+        ['royaltyassets', 'Statement lines with no recording, grouped by ISRC, title and artist'],
+        ['royaltyproducts', 'Statement lines with no product, grouped by UPC, release title and artist'],
+        ['missingroyaltysplits', 'Matched statement lines that no split pays yet, grouped by recording and product'],
+      ] as const
+    ).map(([name, what]) =>
+      route({
+        method: 'get',
+        path: `/checklist/${name}`,
+        summary: `Checklist ${name}: catalogue items (admins: workspace; others: own artists) and, for admins, ${what.toLowerCase()}`,
+        description: '`data`/`pagination`: catalogue items with issues. `statementLines.data`/`statementLines.pagination` (admins; same page/size): ' + what + '.',
+        access: 'guest',
+        errorShape: 'catalogue',
+        query: Type.Object({ page: PageQuery.page, size: PageQuery.size, search: PageQuery.search }),
+        async handler({ trx, tenantId, auth, query }) {
+          const cat = await checklist(trx, auth, name, query);
+          const empty = { data: [], pagination: { page: query.page ?? 1, size: query.size ?? 20, total: 0 } };
+          let lines: { data: unknown[]; pagination: unknown } = empty;
+          if (rankOf(auth) >= ROLE_RANK.admin) {
+            const r = name === 'missingroyaltysplits'
+              ? await svcMatch.missingSplitsChecklist(trx, tenantId, query)
+              : await svcMatch.unmatchedChecklist(trx, tenantId, name === 'royaltyassets' ? 'asset' : 'product', query);
+            lines = { data: r.data, pagination: r.pagination };
+          }
+          return { success: true, message: `Checklist ${name}`, ...cat, statementLines: lines };
+        },
+      }),
+    ),
+
+    // Matching suggestions and rules.
+    route({
+      method: 'get',
+      path: '/royalty/matches/suggestions',
+      summary: 'Fuzzy match suggestions waiting for a decision (admin)',
+      access: 'admin',
+      query: Type.Object({
+        ...PageQuery,
+        status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('accepted'), Type.Literal('rejected')])),
+        kind: Type.Optional(Type.Union([Type.Literal('asset'), Type.Literal('product')])),
+      }),
+      async handler({ trx, tenantId, query }) {
+        return svcMatch.listSuggestions(trx, tenantId, query);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/royalty/matches/accept',
+      summary: 'Accept a suggestion: saves a matching rule; the lines it covers are re-matched and re-allocated (admin)',
+      access: 'admin',
+      body: Strict({ suggestionId: Uuid, dspOnly: Type.Optional(Type.String({ maxLength: 200 })) }),
+      async handler({ trx, tenantId, body, auth }) {
+        const data = await svcMatch.decideSuggestion(trx, tenantId, body.suggestionId, 'accepted', auth.tenantUserId ?? null, body.dspOnly);
+        return { status: 'success', message: 'Suggestion accepted; matching lines are being re-allocated', data };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/royalty/matches/reject',
+      summary: 'Reject a suggestion (admin)',
+      access: 'admin',
+      body: Strict({ suggestionId: Uuid }),
+      async handler({ trx, tenantId, body, auth }) {
+        const data = await svcMatch.decideSuggestion(trx, tenantId, body.suggestionId, 'rejected', auth.tenantUserId ?? null);
+        return { status: 'success', message: 'Suggestion rejected', data };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/royalty/matching-rules',
+      summary: 'Saved matching corrections (admin)',
+      access: 'admin',
+      async handler({ trx }) {
+        return { status: 'success', message: 'Matching rules', data: await svcMatch.listRules(trx) };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/royalty/matching-rules',
+      summary: 'Save a matching correction that applies to existing and later statements (admin)',
+      description:
+        'kind `asset`: lines with this `isrc`, or this `title` (+ optional `artist`), optionally only from `dsp`, belong to `assetId`. ' +
+        'kind `product`: the same with `upc` / release `title` → `productId`. kind `dsp`: statements naming store `store` mean DSP `dsp`.',
+      access: 'admin',
+      status: 201,
+      body: Strict({
+        kind: Type.Union([Type.Literal('asset'), Type.Literal('product'), Type.Literal('dsp')]),
+        isrc: Type.Optional(Type.String({ maxLength: 20 })),
+        upc: Type.Optional(Type.String({ maxLength: 20 })),
+        title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+        artist: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+        dsp: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        store: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        assetId: Type.Optional(Uuid),
+        productId: Type.Optional(Uuid),
+        note: Type.Optional(Type.String({ maxLength: 1000 })),
+      }),
+      async handler({ trx, tenantId, body, auth }) {
+        return { status: 'success', message: 'Matching rule saved', data: await svcMatch.createRule(trx, tenantId, body, auth.tenantUserId ?? null) };
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/royalty/matching-rules/:id',
+      summary: 'Remove a matching rule (admin); lines it placed are re-matched',
+      access: 'admin',
+      params: Type.Object({ id: Uuid }),
+      async handler({ trx, params }) {
+        await svcMatch.deleteRule(trx, params.id);
+        return { status: 'success', message: 'Matching rule removed' };
+      },
+    }),
+
+    // Allocation.
+    route({
+      method: 'get',
+      path: '/royalty/allocations/history',
+      summary: 'Allocation rows of a file or one of its lines (lineId = line number in the file), current and superseded (members: only their own rows)',
+      access: 'guest',
+      query: Type.Object({ lineId: Type.Optional(Type.Integer({ minimum: 1 })), fileId: Type.Optional(Uuid), ...PageQuery }),
+      async handler({ trx, auth, query }) {
+        return svcMatch.allocationHistory(trx, payeeOf(auth), query);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/royalty/files/:id/allocate',
+      summary: 'Allocate a file again (after setting a missing exchange rate, or to refresh it) (admin)',
+      access: 'admin',
+      params: Type.Object({ id: Uuid }),
+      async handler({ trx, tenantId, params }) {
+        await svcMatch.requeueFile(trx, svc, tenantId, params.id);
+        return { status: 'success', message: 'File queued for allocation', data: { fileId: params.id } };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/royalty/reallocate',
+      summary: 'Re-match and re-allocate the workspace now (admin; normally automatic after catalogue and split changes)',
+      access: 'admin',
+      async handler({ trx, tenantId }) {
+        await svc.queue.send('royalty.reallocate', { tenantId, force: true }, { trx });
+        return { status: 'success', message: 'Re-allocation queued', data: null };
+      },
+    }),
+  );
+  defineRoutes(router, svc, { tag: 'Royalty', errorShape: 'status' }, defs);
+}

@@ -1,0 +1,291 @@
+/**
+ * Royalty services behind the checklist, matching and allocation routes (no Koa here).
+ */
+import Decimal from 'decimal.js';
+import type { Trx } from '../../db';
+import { clock } from '../../lib/clock';
+import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
+import type { AppServices } from '../../services';
+import { normaliseIsrc, normaliseUpc } from '../catalogue/identifiers';
+
+interface Page {
+  page?: number;
+  size?: number;
+}
+function paging(q: Page) {
+  const page = q.page ?? 1;
+  const size = q.size ?? 20;
+  return { page, size, offset: (page - 1) * size };
+}
+const dec = (v: unknown) => (v == null ? '0' : new Decimal(String(v)).toFixed());
+
+const PROCESSED = `l.file_id IN (SELECT f.id FROM files f WHERE f.tenant_id = l.tenant_id AND f.status = 'processed')`;
+
+/** GET /checklist/royaltyassets | royaltyproducts */
+export async function unmatchedChecklist(trx: Trx, tenantId: number, kind: 'asset' | 'product', q: Page) {
+  const { page, size, offset } = paging(q);
+  const [col, ident, title] = kind === 'asset' ? ['asset_id', 'isrc', 'track_title'] : ['product_id', 'upc', 'release_title'];
+  const { rows } = await trx.raw(
+    `SELECT coalesce(l.${ident}, l.${ident}_raw) AS ${ident}, l.${title} AS title, l.artist,
+            count(*)::int AS lines, sum(l.base_amount)::text AS amount, sum(l.quantity)::text AS quantity,
+            count(DISTINCT l.file_id)::int AS files, count(*) OVER ()::int AS total_groups
+       FROM royalty_lines l
+      WHERE l.tenant_id = ? AND l.${col} IS NULL AND ${PROCESSED}
+      GROUP BY 1, 2, 3
+      ORDER BY sum(l.base_amount) DESC NULLS LAST, 1, 2, 3
+      LIMIT ? OFFSET ?`,
+    [tenantId, size, offset],
+  );
+  const total = rows[0]?.total_groups ?? (offset ? (await countGroups(trx, tenantId, col, ident, title)) : 0);
+  return {
+    success: true,
+    message: kind === 'asset' ? 'Statement lines without a recording' : 'Statement lines without a product',
+    data: rows.map((r: Record<string, unknown>) => ({
+      [ident]: r[ident] ?? null,
+      title: r.title ?? null,
+      artist: r.artist ?? null,
+      lines: r.lines,
+      amount: dec(r.amount),
+      quantity: dec(r.quantity),
+      files: r.files,
+    })),
+    pagination: { page, size, total },
+  };
+}
+
+async function countGroups(trx: Trx, tenantId: number, col: string, ident: string, title: string): Promise<number> {
+  const { rows } = await trx.raw(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM royalty_lines l WHERE l.tenant_id = ? AND l.${col} IS NULL AND ${PROCESSED}
+       GROUP BY coalesce(l.${ident}, l.${ident}_raw), l.${title}, l.artist) g`,
+    [tenantId],
+  );
+  return rows[0].n;
+}
+
+/** GET /checklist/missingroyaltysplits */
+export async function missingSplitsChecklist(trx: Trx, tenantId: number, q: Page) {
+  const { page, size, offset } = paging(q);
+  const { rows } = await trx.raw(
+    `SELECT l.asset_id, l.product_id, a.title AS asset_title, a.isrc, p.title AS product_title, p.upc,
+            count(*)::int AS lines, sum(l.base_amount)::text AS amount, count(*) OVER ()::int AS total_groups
+       FROM royalty_lines l
+       LEFT JOIN assets a ON a.tenant_id = l.tenant_id AND a.id = l.asset_id
+       LEFT JOIN products p ON p.tenant_id = l.tenant_id AND p.id = l.product_id
+      WHERE l.tenant_id = ? AND (l.asset_id IS NOT NULL OR l.product_id IS NOT NULL) AND ${PROCESSED}
+        AND NOT EXISTS (SELECT 1 FROM royalty_earnings e WHERE e.tenant_id = l.tenant_id AND e.file_id = l.file_id AND e.line_id = l.line_no AND e.superseded_at IS NULL)
+      GROUP BY l.asset_id, l.product_id, a.title, a.isrc, p.title, p.upc
+      ORDER BY sum(l.base_amount) DESC NULLS LAST, a.title, p.title
+      LIMIT ? OFFSET ?`,
+    [tenantId, size, offset],
+  );
+  return {
+    success: true,
+    message: 'Matched statement lines without a split',
+    data: rows.map((r: Record<string, unknown>) => ({
+      assetId: r.asset_id,
+      assetTitle: r.asset_title,
+      isrc: r.isrc,
+      productId: r.product_id,
+      productTitle: r.product_title,
+      upc: r.upc,
+      lines: r.lines,
+      amount: dec(r.amount),
+    })),
+    pagination: { page, size, total: rows[0]?.total_groups ?? 0 },
+  };
+}
+
+export async function listSuggestions(trx: Trx, tenantId: number, q: Page & { status?: string; kind?: string }) {
+  const { page, size, offset } = paging(q);
+  const { rows } = await trx.raw(
+    `SELECT s.*, a.title AS asset_title, a.isrc AS asset_isrc, p.title AS product_title, p.upc AS product_upc,
+            count(*) OVER ()::int AS total_rows
+       FROM match_suggestions s
+       LEFT JOIN assets a ON a.tenant_id = s.tenant_id AND a.id = s.asset_id
+       LEFT JOIN products p ON p.tenant_id = s.tenant_id AND p.id = s.product_id
+      WHERE s.tenant_id = ? AND s.status = ? ${q.kind ? 'AND s.kind = ?' : ''}
+      ORDER BY s.created_at DESC, s.score DESC, s.id
+      LIMIT ? OFFSET ?`,
+    [tenantId, q.status ?? 'open', ...(q.kind ? [q.kind] : []), size, offset],
+  );
+  return {
+    success: true,
+    message: 'Match suggestions',
+    data: rows.map((r: Record<string, any>) => ({
+      id: r.id,
+      kind: r.kind,
+      statement: { isrc: r.isrc, upc: r.upc, title: r.title, artist: r.artist },
+      candidate:
+        r.kind === 'asset'
+          ? { assetId: r.asset_id, title: r.asset_title, isrc: r.asset_isrc }
+          : { productId: r.product_id, title: r.product_title, upc: r.product_upc },
+      score: new Decimal(r.score).toFixed(),
+      reason: r.reason,
+      status: r.status,
+      createdAt: new Date(r.created_at).toISOString(),
+    })),
+    pagination: { page, size, total: rows[0]?.total_rows ?? 0 },
+  };
+}
+
+/** Accept (→ a saved rule; the re-allocation job re-matches the lines) or reject a suggestion. */
+export async function decideSuggestion(trx: Trx, tenantId: number, id: string, decision: 'accepted' | 'rejected', by: string | null, dspOnly?: string) {
+  const s = await trx('match_suggestions').where({ id }).forUpdate().first();
+  if (!s) throw new NotFoundError('Suggestion');
+  if (s.status !== 'open') throw new ConflictError(`Suggestion already ${s.status}`, [], 'SUGGESTION_DECIDED');
+  let ruleId: string | null = null;
+  if (decision === 'accepted') {
+    const ident = s.kind === 'asset' ? s.isrc : s.upc;
+    const { rows } = await trx.raw(
+      `INSERT INTO matching_rules (tenant_id, kind, dsp_norm, isrc, upc, title_norm, artist_norm, asset_id, product_id, note, created_by)
+       VALUES (?, ?, rondo_norm(?), ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING RETURNING id`,
+      [
+        tenantId,
+        s.kind,
+        dspOnly ?? null,
+        s.kind === 'asset' ? s.isrc : null,
+        s.kind === 'product' ? s.upc : null,
+        ident ? null : s.title_norm,
+        ident ? null : s.artist_norm,
+        s.asset_id,
+        s.product_id,
+        `accepted suggestion ${s.id}`,
+        by,
+      ],
+    );
+    ruleId = rows[0]?.id ?? null;
+    // Other candidates for the same statement key are settled by this choice.
+    await trx.raw(
+      `UPDATE match_suggestions SET status = 'rejected', decided_by = ?, decided_at = ?
+        WHERE tenant_id = ? AND kind = ? AND status = 'open' AND id <> ?
+          AND coalesce(isrc, '') = coalesce(?, '') AND coalesce(upc, '') = coalesce(?, '')
+          AND coalesce(title_norm, '') = coalesce(?, '') AND coalesce(artist_norm, '') = coalesce(?, '')`,
+      [by, clock.now(), tenantId, s.kind, s.id, s.isrc, s.upc, s.title_norm, s.artist_norm],
+    );
+  }
+  await trx('match_suggestions').where({ id }).update({ status: decision, decided_by: by, decided_at: clock.now() });
+  return { suggestionId: id, status: decision, ruleId };
+}
+
+function ruleView(r: Record<string, any>) {
+  return {
+    id: r.id,
+    kind: r.kind,
+    dsp: r.dsp_norm,
+    isrc: r.isrc,
+    upc: r.upc,
+    title: r.title_norm,
+    artist: r.artist_norm,
+    assetId: r.asset_id,
+    productId: r.product_id,
+    store: r.store_norm,
+    dspTarget: r.dsp_target,
+    note: r.note,
+    createdAt: new Date(r.created_at).toISOString(),
+  };
+}
+
+export async function listRules(trx: Trx) {
+  const rows = await trx('matching_rules').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+  return rows.map(ruleView);
+}
+
+export async function createRule(
+  trx: Trx,
+  tenantId: number,
+  b: { kind: 'asset' | 'product' | 'dsp'; isrc?: string; upc?: string; title?: string; artist?: string; dsp?: string; store?: string; assetId?: string; productId?: string; note?: string },
+  by: string | null,
+) {
+  let isrc: string | null = null;
+  let upc: string | null = null;
+  if (b.kind === 'asset') {
+    if (!b.assetId) throw new ValidationError('assetId is required for an asset rule', ['body.assetId: required']);
+    if (!b.isrc && !b.title) throw new ValidationError('An asset rule needs an isrc or a title', ['body: isrc or title required']);
+    if (!(await trx('assets').where({ id: b.assetId }).first('id'))) throw new NotFoundError('Asset');
+    if (b.isrc && !(isrc = normaliseIsrc(b.isrc))) throw new ValidationError(`ISRC "${b.isrc}" is not valid`, ['body.isrc']);
+  } else if (b.kind === 'product') {
+    if (!b.productId) throw new ValidationError('productId is required for a product rule', ['body.productId: required']);
+    if (!b.upc && !b.title) throw new ValidationError('A product rule needs a upc or a title', ['body: upc or title required']);
+    if (!(await trx('products').where({ id: b.productId }).first('id'))) throw new NotFoundError('Product');
+    if (b.upc && !(upc = normaliseUpc(b.upc))) throw new ValidationError(`UPC "${b.upc}" is not valid`, ['body.upc']);
+  } else if (!b.store || !b.dsp) {
+    throw new ValidationError('A dsp rule needs store (as statements write it) and dsp (the name to use)', ['body.store, body.dsp: required']);
+  }
+  const { rows } = await trx.raw(
+    `INSERT INTO matching_rules (tenant_id, kind, dsp_norm, isrc, upc, title_norm, artist_norm, asset_id, product_id, store_norm, dsp_target, note, created_by)
+     VALUES (?, ?, ${b.kind === 'dsp' ? 'NULL' : 'rondo_norm(?)'}, ?, ?, ${isrc || upc ? 'NULL' : 'rondo_norm(?)'}, ${isrc || upc ? 'NULL' : 'rondo_norm(?)'}, ?, ?, rondo_norm(?), ?, ?, ?)
+     ON CONFLICT DO NOTHING RETURNING *`,
+    ([
+      tenantId,
+      b.kind,
+      ...(b.kind === 'dsp' ? [] : [b.dsp ?? null]),
+      isrc,
+      upc,
+      ...(isrc || upc ? [] : [b.title ?? null, b.artist ?? null]),
+      b.kind === 'asset' ? b.assetId : null,
+      b.kind === 'product' ? b.productId : null,
+      b.kind === 'dsp' ? b.store : null,
+      b.kind === 'dsp' ? b.dsp : null,
+      b.note ?? null,
+      by,
+    ] as any[]),
+  );
+  if (!rows.length) throw new ConflictError('An equal rule exists', [], 'RULE_EXISTS');
+  return ruleView(rows[0]);
+}
+
+export async function deleteRule(trx: Trx, id: string): Promise<void> {
+  const n = await trx('matching_rules').where({ id }).delete();
+  if (!n) throw new NotFoundError('Matching rule');
+}
+
+export async function allocationHistory(trx: Trx, payee: string | null, q: Page & { lineId?: number; fileId?: string }) {
+  if (!q.fileId) throw new ValidationError('Give fileId (and optionally lineId: the line number in that file)', ['query.fileId: required']);
+  const { page, size, offset } = paging(q);
+  const b = trx('royalty_earnings as e')
+    .modify((x) => {
+      if (q.lineId) x.where('e.line_id', q.lineId);
+      if (q.fileId) x.where('e.file_id', q.fileId);
+      if (payee) x.where('e.tenant_user_id', payee);
+    });
+  const [{ n }] = await b.clone().count({ n: '*' });
+  const rows = await b
+    .clone()
+    .orderBy([{ column: 'e.file_id' }, { column: 'e.line_id' }, { column: 'e.created_at' }, { column: 'e.id' }])
+    .limit(size)
+    .offset(offset)
+    .select('e.*');
+  return {
+    success: true,
+    message: 'Allocation history',
+    data: rows.map((r: Record<string, any>) => ({
+      id: String(r.id),
+      lineId: String(r.line_id),
+      fileId: r.file_id,
+      tenantUserId: r.tenant_user_id,
+      splitId: r.split_id,
+      share: new Decimal(r.share).toFixed(),
+      amount: new Decimal(r.amount).toFixed(),
+      currency: String(r.currency).trim(),
+      createdAt: new Date(r.created_at).toISOString(),
+      supersededAt: r.superseded_at ? new Date(r.superseded_at).toISOString() : null,
+      current: !r.superseded_at,
+    })),
+    pagination: { page, size, total: Number(n) },
+  };
+}
+
+export async function releaseTargets(trx: Trx, releaseId: string): Promise<{ productId: string | null; assetIds: string[] }> {
+  const rel = await trx('releases').where({ id: releaseId }).first('product_id');
+  if (!rel) throw new NotFoundError('Release');
+  const tracks = await trx('tracks').where({ release_id: releaseId }).whereNotNull('asset_id').select('asset_id');
+  return { productId: rel.product_id, assetIds: tracks.map((t: { asset_id: string }) => t.asset_id) };
+}
+
+export async function requeueFile(trx: Trx, svc: AppServices, tenantId: number, fileId: string): Promise<void> {
+  const f = await trx('files').where({ id: fileId }).first('status');
+  if (!f) throw new NotFoundError('File');
+  if (!['processed', 'failed'].includes(f.status)) throw new ConflictError(`The file is ${f.status}; it is allocated when its processing reaches that step`, [], 'FILE_BUSY');
+  await svc.queue.send('royalty.allocate', { tenantId, fileId, force: true }, { trx });
+}
