@@ -5,7 +5,7 @@ import type { AppServices } from '../../services';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { ensureGlobalUser, getUser, upsertMembership } from '../users/service';
-import { REFRESH_COOKIE } from './service';
+import { bearerToken, REFRESH_COOKIE } from './service';
 
 const Password = Type.String({ minLength: 8, maxLength: 200 });
 const RESET_TTL = 3600;
@@ -82,10 +82,10 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       body: Strict({ email: Email, redirect_url: Type.Optional(Type.String({ maxLength: 2000 })) }),
       async handler({ ctx, body }) {
         await auth.hitRateLimit(`forgot:${ctx.ip}`, cfg.loginRateLimit.max, cfg.loginRateLimit.windowSeconds);
-        const user = await svc.db.owner('users').whereRaw('lower(email) = lower(?)', [body.email]).first('id');
+        const userId = await auth.userIdByEmail(body.email);
         let token: string;
-        if (user) {
-          const issued = await auth.issueOneTime('reset', user.id, RESET_TTL, { withCode: true });
+        if (userId) {
+          const issued = await auth.issueOneTime('reset', userId, RESET_TTL, { withCode: true });
           token = issued.token;
           const link = withRedirect(body.redirect_url, `${cfg.publicUrl}/reset-password`, { code: issued.code!, email: body.email });
           await mailer.send({
@@ -107,7 +107,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       query: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }),
       body: Strict({ email: Email, new_password: Password }),
       async handler({ ctx, query, body }) {
-        const token = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+        const token = bearerToken(ctx);
         if (!token) throw new UnauthorizedError('Missing reset token', 'MISSING_TOKEN');
         const { userId } = await auth.consumeOneTime('reset', token, query.code);
         const user = await svc.db.owner('users').where({ id: userId }).first('email');
@@ -124,7 +124,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       access: 'public',
       body: Strict({ password: Password }),
       async handler({ ctx, body }) {
-        const token = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+        const token = bearerToken(ctx);
         if (!token) throw new UnauthorizedError('Missing verification token', 'MISSING_TOKEN');
         const { userId, tenantId } = await auth.consumeOneTime('invite', token);
         await auth.setPassword(userId, body.password);
@@ -140,9 +140,9 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       body: Strict({ email: Email, redirect_url: Type.Optional(Type.String({ maxLength: 2000 })) }),
       async handler({ ctx, body }) {
         await auth.hitRateLimit(`loginlink:${ctx.ip}`, cfg.loginRateLimit.max, cfg.loginRateLimit.windowSeconds);
-        const user = await svc.db.owner('users').whereRaw('lower(email) = lower(?)', [body.email]).first('id');
-        if (user) {
-          const { token } = await auth.issueOneTime('login_link', user.id, LOGIN_LINK_TTL);
+        const userId = await auth.userIdByEmail(body.email);
+        if (userId) {
+          const { token } = await auth.issueOneTime('login_link', userId, LOGIN_LINK_TTL);
           const link = withRedirect(body.redirect_url, `${cfg.publicUrl}/auth/`, { token });
           await mailer.send({ to: body.email, subject: 'Your Rondo sign-in link', text: `Sign in: ${link}\n\nThe link works once, for 15 minutes.` });
         }

@@ -28,6 +28,11 @@ import {
 
 export const REFRESH_COOKIE = 'rondo_refresh';
 
+/** The token of an `Authorization: Bearer …` header, if any. */
+export function bearerToken(ctx: Context): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+}
+
 export interface Workspace {
   workspaceId: string;
   tenantId: number;
@@ -88,6 +93,11 @@ export class AuthService {
       throw new RateLimitError(windowSeconds);
     }
     if (Math.random() < 0.01) await this.owner('rate_limit_hits').where('window_start', '<', new Date(now.getTime() - 3600_000)).delete();
+  }
+
+  /** Id of the person with this e-mail (case-insensitive), if any. */
+  async userIdByEmail(email: string): Promise<string | undefined> {
+    return (await this.owner('users').whereRaw('lower(email) = lower(?)', [email]).first('id'))?.id;
   }
 
   // ---- login and sessions ---------------------------------------------------------------
@@ -160,12 +170,11 @@ export class AuthService {
   // ---- authenticating a request ------------------------------------------------------
   async authenticate(ctx: Context, access: Access): Promise<AuthContext> {
     if (access === 'public') return ANONYMOUS;
-    const header = ctx.get('authorization');
-    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    const bearer = bearerToken(ctx);
     // After a social login the refresh token lives in an httpOnly cookie (spec part 5).
     const cookie = access === 'refresh' || access === 'session' ? ctx.cookies.get(REFRESH_COOKIE) : undefined;
-    if (!m && !cookie) throw new UnauthorizedError('Missing bearer token', 'MISSING_TOKEN');
-    const token = m ? m[1]! : cookie!;
+    const token = bearer ?? cookie;
+    if (!token) throw new UnauthorizedError('Missing bearer token', 'MISSING_TOKEN');
     const kind = detectTokenKind(token);
     if (!kind) throw new UnauthorizedError('Unrecognised token', 'INVALID_TOKEN');
     if (access === 'refresh') {
