@@ -30,6 +30,12 @@ function ownedBy(trx: Trx, link: 'asset_artists' | 'product_artists', fk: string
     );
 }
 
+/** The two catalogue lists a member owns through their artists, described once. */
+const OWNED = {
+  assets: { base: assetListBase, views: assetViews, sort: ASSET_SORT, link: 'asset_artists', fk: 'asset_id', alias: 'a' },
+  products: { base: productListBase, views: productViews, sort: PRODUCT_SORT, link: 'product_artists', fk: 'product_id', alias: 'p' },
+} as const;
+
 export function userEntityRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue' }, [
     route({
@@ -44,34 +50,23 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
         return { success: true, message: 'Artists', ...(await listArtists(trx, { ...query, user: params.id })) };
       },
     }),
-    route({
-      method: 'get',
-      path: '/user/:id/assets',
-      summary: "Recordings of a member's own artists (self, or admin)",
-      access: 'user',
-      params: IdParams,
-      query: ListQ,
-      async handler({ trx, auth, params, query }) {
-        await assertMayRead(trx, auth, params.id);
-        const base = assetListBase(trx, query).modify(ownedBy(trx, 'asset_artists', 'asset_id', 'a', params.id));
-        const page = await pageList(base, query, ASSET_SORT, 'createdAt', (b) => b.select('a.*'), 'a.id', (r) => r);
-        return { success: true, message: 'Assets', ...page, data: await assetViews(trx, page.data) };
-      },
-    }),
-    route({
-      method: 'get',
-      path: '/user/:id/products',
-      summary: "Products of a member's own artists (self, or admin)",
-      access: 'user',
-      params: IdParams,
-      query: ListQ,
-      async handler({ trx, auth, params, query }) {
-        await assertMayRead(trx, auth, params.id);
-        const base = productListBase(trx, query).modify(ownedBy(trx, 'product_artists', 'product_id', 'p', params.id));
-        const page = await pageList(base, query, PRODUCT_SORT, 'createdAt', (b) => b.select('p.*'), 'p.id', (r) => r);
-        return { success: true, message: 'Products', ...page, data: await productViews(trx, page.data) };
-      },
-    }),
+    ...(['assets', 'products'] as const).map((what) =>
+      route({
+        method: 'get',
+        path: `/user/:id/${what}`,
+        summary: `${what === 'assets' ? 'Recordings' : 'Products'} of a member's own artists (self, or admin)`,
+        access: 'user',
+        params: IdParams,
+        query: ListQ,
+        async handler({ trx, auth, params, query }) {
+          await assertMayRead(trx, auth, params.id);
+          const e = OWNED[what];
+          const base = e.base(trx, query).modify(ownedBy(trx, e.link, e.fk, e.alias, params.id));
+          const page = await pageList(base, query, e.sort, 'createdAt', (b) => b.select(`${e.alias}.*`), `${e.alias}.id`, (r) => r);
+          return { success: true, message: what === 'assets' ? 'Assets' : 'Products', ...page, data: await e.views(trx, page.data) };
+        },
+      }),
+    ),
     route({
       method: 'get',
       path: '/user/:id/stats',
