@@ -8,6 +8,7 @@ import { createTenant, ensureGlobalUser, upsertMembership } from '../modules/use
 import { withTenant, type Trx } from '../db';
 import type { RoleName } from '../http/schema';
 import { catalogueSeeder } from './catalogue';
+import { statementsSeeder } from './statements';
 
 export const DEMO_PASSWORD = 'rondo-demo-pass';
 export const DEMO_TENANT = 'Moonlight Records (demo)';
@@ -21,7 +22,7 @@ export interface DemoContext {
 
 /** Later modules push their seeders here (catalogue, statements…). */
 export const DEMO_SEEDERS: { name: string; run(ctx: DemoContext): Promise<void> }[] = [];
-DEMO_SEEDERS.push(catalogueSeeder);
+DEMO_SEEDERS.push(catalogueSeeder, statementsSeeder);
 
 const PEOPLE: { email: string; first: string; last: string; role: RoleName; superAdmin?: boolean }[] = [
   { email: 'owner@moonlight.demo', first: 'Olivia', last: 'Owens', role: 'owner', superAdmin: true },
