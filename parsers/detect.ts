@@ -34,10 +34,10 @@ interface Sampled {
   delimiter: string;
 }
 
-function sample(head: Buffer): Sampled {
+function sample(head: Buffer, forced?: Encoding): Sampled {
   let bytes = head;
   if (detectArchive(head) === 'gzip') bytes = gunzipHead(head);
-  const { encoding } = sniffEncoding(bytes);
+  const encoding = forced ?? sniffEncoding(bytes).encoding;
   const text = decodeHead(bytes, encoding);
   const delimiter = sniffDelimiter(text);
   // Only whole lines: drop the (probably cut) last line unless the sample is the whole file.
@@ -52,11 +52,15 @@ function isAscii(s: string): boolean {
 }
 
 export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[]): DetectionCandidate[] {
-  const s = sample(sampleIn.head);
+  const sniffed = sample(sampleIn.head);
+  // cp932 is never sniffed (its bytes read as latin1): a pattern that names it is scored on
+  // the sample decoded as cp932, so its (Japanese) header can match at all.
+  let cp932: Sampled | null = null;
   const fileName = sampleIn.fileName;
   const out: DetectionCandidate[] = [];
   for (const p of patterns) {
     const reasons: string[] = [];
+    const s = p.format.encoding === 'cp932' && sniffed.encoding === 'latin1' ? (cp932 ??= sample(sampleIn.head, 'cp932')) : sniffed;
     // --- schema ---------------------------------------------------------------------
     let coverage = 0, specificity = 0, headerRow = -1, forbidden: string[] = [], missing: string[] = [];
     if (p.layout === 'ddex-dsr') {
@@ -99,7 +103,7 @@ export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[
     if (!delimOk) reasons.push(`delimiter is ${JSON.stringify(s.delimiter)}, pattern expects ${JSON.stringify(p.format.delimiter)}`);
     const pe = p.format.encoding;
     const encOk =
-      pe === 'auto' || pe === s.encoding || (isAscii(s.text) && pe !== 'utf-16le') ? 1 : 0;
+      pe === 'auto' || pe === s.encoding || (isAscii(sniffed.text) && pe !== 'utf-16le') ? 1 : 0;
     let score = 0.65 * schema + 0.05 * specificity + 0.15 * fn + 0.1 * delimOk + 0.05 * encOk;
     if (coverage < 1 || forbidden.length) score = Math.min(score, NOT_A_WINNER);
     if (coverage === 0) score = Math.min(score, 0.3);

@@ -388,5 +388,6 @@ export function normText(raw: string): string | null {
 
 /** Header cell → comparison key: case-, accent-, space- and punctuation-insensitive. */
 export function headerKey(h: string): string {
-  return stripAccents(h.replace(/^\ufeff/, '').toLowerCase()).replace(/[^a-z0-9#%]+/g, '');
+  // letters and digits of any script: a Japanese or Cyrillic header must not collapse to ''
+  return stripAccents(h.replace(/^\ufeff/, '').toLowerCase()).replace(/[^\p{L}\p{N}#%]+/gu, '');
 }

@@ -176,3 +176,45 @@ describe('validatePattern', () => {
     assert.ok(!bad2.ok && bad2.errors.some((e) => /fileName is not a valid regular expression/.test(e)) && bad2.errors.some((e) => /columns\/isrc/.test(e)));
   });
 });
+
+describe('quirks: cp932 (Japanese aggregators)', () => {
+  const jp: SourcePattern = {
+    key: 'jp-aggregator-cp932',
+    name: 'Japanese aggregator (cp932 CSV)',
+    aggregator: 'JP Aggregator',
+    layout: 'table',
+    detect: { fileName: 'cp932', headers: ['集計月', '配信ストア', '国', 'アーティスト名', '楽曲名', 'ISRC', 'JAN', '数量', '収益(円)', '通貨'] },
+    format: { delimiter: ',', encoding: 'cp932' },
+    columns: {
+      saleMonth: { from: '集計月' }, dsp: { from: '配信ストア' }, country: { from: '国' }, artist: { from: 'アーティスト名' },
+      trackTitle: { from: '楽曲名' }, isrc: { from: 'ISRC' }, upc: { from: 'JAN' }, quantity: { from: '数量' },
+      net: { from: '収益(円)' }, currency: { from: '通貨' },
+    },
+  };
+
+  it('cp932-japanese.csv: decoded by its pattern (multi-byte characters split across chunks), detected, exact totals', async () => {
+    const buf = fixture('cp932-japanese.csv');
+    for (const chunk of [3, 97, 1 << 20]) {
+      const parts: Buffer[] = [];
+      for (let i = 0; i < buf.length; i += chunk) parts.push(buf.subarray(i, i + chunk));
+      const lines: any[] = [];
+      const errors: any[] = [];
+      const summary = await readStatement(Readable.from(parts), { fileName: 'cp932-japanese.csv', pattern: jp }, {
+        lines: (b) => void lines.push(...b),
+        error: (e) => void errors.push(e),
+      });
+      assert.deepEqual(errors, [], `chunk ${chunk}`);
+      assert.deepEqual(lines.map((l) => [l.artist, l.trackTitle, l.dsp, l.quantity, l.net]), [
+        ['月光バンド', '夜明けの歌', 'Spotify', '1200', '1234.5'],
+        ['月光バンド', '海へ、また', 'LINE MUSIC', '300', '321'],
+        ['ソラ・ミドリ', '～波～', 'Apple Music', '45', '-12.25'],
+      ], `chunk ${chunk}`);
+      assert.deepEqual(summary.totals, { JPY: '1543.25' });
+    }
+    const [top, next] = detectSource({ fileName: 'jp-statement.csv', head: buf }, [...builtinPatterns, jp]);
+    assert.equal(top!.patternKey, 'jp-aggregator-cp932', JSON.stringify(top));
+    assert.ok(top!.score >= WINNER_THRESHOLD, JSON.stringify(top));
+    assert.ok(next!.score < WINNER_THRESHOLD);
+    assert.deepEqual(top!.period, { start: '2024-03-01', end: '2024-03-31' });
+  });
+});
