@@ -45,6 +45,26 @@ function splitItems<T>(schema: TSchema, items: unknown[], name: string): { valid
   return { valid, errors };
 }
 
+/** Bulk create: items validated one by one, the valid ones created; every error, in item order. */
+async function bulkCreate<T, R extends { errors: string[] }>(
+  schema: TSchema, items: unknown[], name: string, create: (valid: { i: number; item: T }[]) => Promise<R>,
+): Promise<R> {
+  const { valid, errors } = splitItems<T>(schema, items, name);
+  const r = await create(valid);
+  const at = (e: string) => Number(/\[(\d+)\]/.exec(e)?.[1]);
+  return { ...r, errors: [...errors, ...r.errors].sort((x, y) => at(x) - at(y)) };
+}
+
+/** A paged list answer (page 1, size 20 unless asked). */
+async function pagedList(
+  message: string, query: { page?: number; size?: number }, fetch: (page: number, size: number) => Promise<{ data: unknown[]; total: number }>,
+) {
+  const page = query.page ?? 1;
+  const size = query.size ?? 20;
+  const r = await fetch(page, size);
+  return paged(message, r.data, page, size, r.total);
+}
+
 // ---------------------------------------------------------------- schemas
 const TargetType = Type.Union([Type.Literal('artist'), Type.Literal('product'), Type.Literal('asset')]);
 const ExpenseFields = {
@@ -178,10 +198,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
         kind: Type.Optional(Type.Union(['royalty', 'expense_recoup', 'revenue_share', 'payment', 'reversal', 'adjustment'].map((k) => Type.Literal(k)))),
       }),
       async handler({ trx, auth, query }) {
-        const page = query.page ?? 1;
-        const size = query.size ?? 20;
-        const r = await acct.transactions(trx, { payee: scopeUser(auth, query.userId), page, size, kind: query.kind, order: query.order, ...range(query) });
-        return paged('Transactions', r.data, page, size, r.total);
+        return pagedList('Transactions', query, (page, size) => acct.transactions(trx, { payee: scopeUser(auth, query.userId), page, size, kind: query.kind, order: query.order, ...range(query) }));
       },
     }),
     route({
@@ -261,9 +278,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       errorShape: 'catalogue',
       body: Strict({ expenses: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }),
       async handler({ trx, auth, body }) {
-        const { valid, errors } = splitItems<exp.ExpenseInput>(ExpenseBody, body.expenses, 'expenses');
-        const r = await exp.bulkCreateExpenses(trx, auth, valid);
-        return { ...r, errors: [...errors, ...r.errors].sort((x, y) => Number(/\[(\d+)\]/.exec(x)?.[1]) - Number(/\[(\d+)\]/.exec(y)?.[1])) };
+        return bulkCreate<exp.ExpenseInput, Awaited<ReturnType<typeof exp.bulkCreateExpenses>>>(ExpenseBody, body.expenses, 'expenses', (valid) => exp.bulkCreateExpenses(trx, auth, valid));
       },
     }),
     route({
@@ -295,10 +310,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       access: 'user',
       query: Type.Object({ ...PageQuery, sort: Sort(['createdAt', 'date', 'amount', 'title']), user: Type.Optional(Uuid), recoupable: Type.Optional(Type.Boolean()) }),
       async handler({ trx, auth, query }) {
-        const page = query.page ?? 1;
-        const size = query.size ?? 20;
-        const r = await exp.listExpenses(trx, auth, { ...query, page, size });
-        return paged('Expenses', r.data, page, size, r.total);
+        return pagedList('Expenses', query, (page, size) => exp.listExpenses(trx, auth, { ...query, page, size }));
       },
     }),
     route({
@@ -343,9 +355,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       errorShape: 'catalogue',
       body: Strict({ revenues: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }),
       async handler({ trx, auth, body }) {
-        const { valid, errors } = splitItems<rev.RevenueInput>(RevenueBody, body.revenues, 'revenues');
-        const r = await rev.bulkCreateRevenues(trx, auth, valid);
-        return { ...r, errors: [...errors, ...r.errors].sort((x, y) => Number(/\[(\d+)\]/.exec(x)?.[1]) - Number(/\[(\d+)\]/.exec(y)?.[1])) };
+        return bulkCreate<rev.RevenueInput, Awaited<ReturnType<typeof rev.bulkCreateRevenues>>>(RevenueBody, body.revenues, 'revenues', (valid) => rev.bulkCreateRevenues(trx, auth, valid));
       },
     }),
     route({
@@ -377,10 +387,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       access: 'user',
       query: Type.Object({ ...PageQuery, sort: Sort(['createdAt', 'date', 'amount', 'title']), user: Type.Optional(Uuid) }),
       async handler({ trx, auth, query }) {
-        const page = query.page ?? 1;
-        const size = query.size ?? 20;
-        const r = await rev.listRevenues(trx, auth, { ...query, page, size });
-        return paged('Revenues', r.data, page, size, r.total);
+        return pagedList('Revenues', query, (page, size) => rev.listRevenues(trx, auth, { ...query, page, size }));
       },
     }),
     route({
@@ -437,10 +444,8 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       errorShape: 'catalogue',
       body: Strict({ payments: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }),
       async handler({ trx, auth, body }) {
-        const { valid, errors } = splitItems<pay.PaymentInput>(PaymentItem, body.payments, 'payments');
-        const results = await pay.bulkCreatePayments(trx, auth, valid);
-        const all = [...errors, ...results.errors].sort((x, y) => Number(/\[(\d+)\]/.exec(x)?.[1]) - Number(/\[(\d+)\]/.exec(y)?.[1]));
-        return { message: `${results.createdPayments.length} payment(s) created, ${body.payments.length - results.createdPayments.length} failed`, createdPayments: results.createdPayments, errors: all };
+        const r = await bulkCreate<pay.PaymentInput, Awaited<ReturnType<typeof pay.bulkCreatePayments>>>(PaymentItem, body.payments, 'payments', (valid) => pay.bulkCreatePayments(trx, auth, valid));
+        return { message: `${r.createdPayments.length} payment(s) created, ${body.payments.length - r.createdPayments.length} failed`, createdPayments: r.createdPayments, errors: r.errors };
       },
     }),
     route({
@@ -472,10 +477,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       access: 'user',
       query: Type.Object({ ...PageQuery, sort: Sort(['createdAt', 'transactionDate', 'amount', 'status']), user: Type.Optional(Uuid), status: Type.Optional(PaymentStatus) }),
       async handler({ trx, auth, query }) {
-        const page = query.page ?? 1;
-        const size = query.size ?? 20;
-        const r = await pay.listPayments(trx, auth, { ...query, page, size });
-        return paged('Payments', r.data, page, size, r.total);
+        return pagedList('Payments', query, (page, size) => pay.listPayments(trx, auth, { ...query, page, size }));
       },
     }),
     route({
@@ -543,10 +545,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       access: 'user',
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, order: PageQuery.order, user: Type.Optional(Uuid), status: Type.Optional(Type.Union(['pending', 'approved', 'declined', 'paid'].map((s) => Type.Literal(s)))) }),
       async handler({ trx, auth, query }) {
-        const page = query.page ?? 1;
-        const size = query.size ?? 20;
-        const r = await reqs.listRequests(trx, auth, { ...query, page, size });
-        return paged('Payment requests', r.data, page, size, r.total);
+        return pagedList('Payment requests', query, (page, size) => reqs.listRequests(trx, auth, { ...query, page, size }));
       },
     }),
     route({
@@ -641,10 +640,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       access: 'user',
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, user: Type.Optional(Uuid) }),
       async handler({ trx, auth, query }) {
-        const page = query.page ?? 1;
-        const size = query.size ?? 20;
-        const r = await sets.listSettings(trx, svc.secrets, auth, { page, size, user: query.user });
-        return paged('Payment settings', r.data, page, size, r.total);
+        return pagedList('Payment settings', query, (page, size) => sets.listSettings(trx, svc.secrets, auth, { page, size, user: query.user }));
       },
     }),
     route({
