@@ -8,6 +8,21 @@ const distrokidCommon = {
   period: {},
 } as const;
 
+/** The columns every DistroKid layout shares (each layout adds its own). */
+const distrokidColumns = {
+  saleMonth: { from: 'Sale Month' },
+  accountingPeriod: { from: 'Reporting Date' },
+  dsp: { from: 'Store' },
+  artist: { from: 'Artist' },
+  trackTitle: { from: 'Title' },
+  isrc: { from: 'ISRC' },
+  upc: { from: 'UPC' },
+  quantity: { from: 'Quantity' },
+  country: { from: 'Country of Sale' },
+  net: { from: 'Earnings (USD)' },
+  currency: { const: 'USD' },
+} as const;
+
 export const distrokid2018: SourcePattern = {
   ...distrokidCommon,
   key: 'distrokid-2018',
@@ -17,22 +32,7 @@ export const distrokid2018: SourcePattern = {
     headers: ['Reporting Date', 'Sale Month', 'Store', 'Artist', 'Title', 'ISRC', 'UPC', 'Quantity', 'Team Percentage',
       'Song/Album', 'Customer Paid', 'Customer Currency', 'Country of Sale', 'Songwriter Royalties Withheld', 'Earnings (USD)'],
   },
-  format: { delimiter: '\t', encoding: 'auto' },
-  columns: {
-    saleMonth: { from: 'Sale Month' },
-    accountingPeriod: { from: 'Reporting Date' },
-    dsp: { from: 'Store' },
-    artist: { from: 'Artist' },
-    trackTitle: { from: 'Title' },
-    isrc: { from: 'ISRC' },
-    upc: { from: 'UPC' },
-    quantity: { from: 'Quantity' },
-    country: { from: 'Country of Sale' },
-    gross: { from: 'Customer Paid' },
-    grossCurrency: { from: 'Customer Currency' },
-    net: { from: 'Earnings (USD)' },
-    currency: { const: 'USD' },
-  },
+  columns: { ...distrokidColumns, gross: { from: 'Customer Paid' }, grossCurrency: { from: 'Customer Currency' } },
 };
 
 export const distrokid2023: SourcePattern = {
@@ -45,20 +45,7 @@ export const distrokid2023: SourcePattern = {
       'Song/Album', 'Country of Sale', 'Songwriter Royalties Withheld', 'Earnings (USD)'],
     absentHeaders: ['Customer Paid', 'Customer Currency', 'Date Inserted'],
   },
-  format: { delimiter: '\t', encoding: 'auto' },
-  columns: {
-    saleMonth: { from: 'Sale Month' },
-    accountingPeriod: { from: 'Reporting Date' },
-    dsp: { from: 'Store' },
-    artist: { from: 'Artist' },
-    trackTitle: { from: 'Title' },
-    isrc: { from: 'ISRC' },
-    upc: { from: 'UPC' },
-    quantity: { from: 'Quantity' },
-    country: { from: 'Country of Sale' },
-    net: { from: 'Earnings (USD)' },
-    currency: { const: 'USD' },
-  },
+  columns: { ...distrokidColumns },
 };
 
 export const distrokidCurrent: SourcePattern = {
@@ -70,21 +57,7 @@ export const distrokidCurrent: SourcePattern = {
     headers: ['Date Inserted', 'Reporting Date', 'Sale Month', 'Store', 'Artist', 'Title', 'ISRC', 'UPC', 'Quantity',
       'Team Percentage', 'Source Type', 'Country of Sale', 'Songwriter Royalties Withheld (USD)', 'Earnings (USD)', 'Recoup (USD)'],
   },
-  format: { delimiter: '\t', encoding: 'auto' },
-  columns: {
-    saleMonth: { from: 'Sale Month' },
-    accountingPeriod: { from: 'Reporting Date' },
-    dsp: { from: 'Store' },
-    artist: { from: 'Artist' },
-    trackTitle: { from: 'Title' },
-    isrc: { from: 'ISRC' },
-    upc: { from: 'UPC' },
-    quantity: { from: 'Quantity' },
-    saleType: { from: 'Source Type' },
-    country: { from: 'Country of Sale' },
-    net: { from: 'Earnings (USD)' },
-    currency: { const: 'USD' },
-  },
+  columns: { ...distrokidColumns, saleType: { from: 'Source Type' } },
 };
 
 export const tunecore: SourcePattern = {
