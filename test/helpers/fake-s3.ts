@@ -35,6 +35,8 @@ export interface FakeS3 {
   log: string[];
   /** Requests refused (signature, expiry…) with the reason. */
   refused: string[];
+  /** Bucket keys the store refuses to serve (403 AccessDenied), to simulate a policy or key problem. */
+  deny: Set<string>;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function startFakeS3(opts: { bucket?: string; accessKeyId?: string;
   const uploads: FakeS3['uploads'] = new Map();
   const log: string[] = [];
   const refused: string[] = [];
+  const deny = new Set<string>();
 
   /** Checks the SigV4 signature of a request (header or presigned query). Throws S3Error 403. */
   function verify(req: http.IncomingMessage, rawPath: string, query: [string, string][], body: Buffer): void {
@@ -152,6 +155,7 @@ export async function startFakeS3(opts: { bucket?: string; accessKeyId?: string;
     verify(req, rawPath, query, body);
     if (b !== bucket) throw new S3Error(404, 'NoSuchBucket', 'The specified bucket does not exist');
     if (!key) throw new S3Error(400, 'InvalidRequest', 'bucket operations are not supported by the fake');
+    if (deny.has(key)) throw new S3Error(403, 'AccessDenied', 'Access Denied');
     const xml = (status: number, s: string) => {
       res.writeHead(status, { 'content-type': 'application/xml' });
       res.end(`<?xml version="1.0" encoding="UTF-8"?>\n${s}`);
@@ -280,7 +284,7 @@ export async function startFakeS3(opts: { bucket?: string; accessKeyId?: string;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    endpoint, bucket, accessKeyId, secretAccessKey, region, objects, uploads, log, refused,
+    endpoint, bucket, accessKeyId, secretAccessKey, region, objects, uploads, log, refused, deny,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
