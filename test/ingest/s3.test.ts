@@ -194,6 +194,25 @@ describe('statement ingestion on the S3 object store', function () {
     assert.deepEqual(ok.totals, { USD: '7.570056' });
   });
 
+  it('catalogue media on S3: streamed to the bucket, audio metadata read from the object stream; delete removes it', async () => {
+    // a tiny valid WAV: 0.5 s, 8 kHz, mono, 16-bit
+    const rate = 8000, bytes = rate;
+    const wav = Buffer.alloc(44 + bytes);
+    wav.write('RIFF', 0); wav.writeUInt32LE(36 + bytes, 4); wav.write('WAVE', 8); wav.write('fmt ', 12);
+    wav.writeUInt32LE(16, 16); wav.writeUInt16LE(1, 20); wav.writeUInt16LE(1, 22); wav.writeUInt32LE(rate, 24);
+    wav.writeUInt32LE(rate * 2, 28); wav.writeUInt16LE(2, 32); wav.writeUInt16LE(16, 34); wav.write('data', 36); wav.writeUInt32LE(bytes, 40);
+    const asset = (await app.request('POST', '/asset', { token: admin, body: { title: 'On S3', isrc: 'GB-AAA-26-00077' } })).body.data.id;
+    const form = new FormData();
+    form.append('file', new Blob([wav], { type: 'audio/wav' }), 'take (1).wav');
+    const up = await app.request('POST', `/asset/${asset}/media`, { token: admin, raw: form });
+    assert.equal(up.status, 201, up.text);
+    assert.equal(up.body.data.metadata.duration, 0.5);
+    assert.equal(up.body.data.metadata.sampleRate, '8000');
+    assert.ok(obj(up.body.data.storageKey)?.data.equals(wav));
+    assert.equal((await app.request('DELETE', `/asset/${asset}/media/${encodeURIComponent('take (1).wav')}`, { token: admin })).status, 200);
+    assert.equal(obj(up.body.data.storageKey), undefined);
+  });
+
   describe('a store that refuses the credentials or cannot be reached', () => {
     for (const [what, over, pattern] of [
       ['wrong secret', { secretAccessKey: 'wrong-secret' }, /Object store refused the credentials \(put "t\d+\/files\/[0-9a-f-]+\/original" in bucket "rondo-test": SignatureDoesNotMatch/],

@@ -134,7 +134,8 @@ export async function extractMetadata(file: string | (() => Promise<Readable>), 
     else {
       const stream = await file();
       try {
-        ({ format } = await parseStream(stream, { mimeType: mimeOf(name, mime), size }, { duration: true, skipCovers: true }));
+        // the name too: its extension picks the parser when the MIME type does not
+        ({ format } = await parseStream(stream, { mimeType: mimeOf(name, mime), size, path: name }, { duration: true, skipCovers: true }));
       } finally {
         stream.destroy();
       }
