@@ -271,3 +271,22 @@ describe('S3 object store: bucket layout, presigned uploads, failures', function
     }
   });
 });
+
+describe('object store configuration (OBJECT_STORE, S3_*)', () => {
+  it('defaults to the local store; OBJECT_STORE=s3 reads and checks the S3 settings', async () => {
+    const { loadConfig } = await import('../../src/config');
+    const local = loadConfig({});
+    assert.equal(local.objectStore, 'local');
+    assert.equal(local.s3, null);
+    assert.equal(local.uploadUrlTtlSeconds, 3600);
+    const c = loadConfig({ OBJECT_STORE: 's3', S3_BUCKET: 'b', S3_ENDPOINT: 'http://127.0.0.1:9000/', S3_PREFIX: 'prod', S3_ACCESS_KEY_ID: 'k', S3_SECRET_ACCESS_KEY: 's', UPLOAD_URL_TTL_SECONDS: '600' });
+    assert.deepEqual(c.s3, { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', bucket: 'b', prefix: 'prod/', accessKeyId: 'k', secretAccessKey: 's', forcePathStyle: true });
+    assert.equal(c.uploadUrlTtlSeconds, 600);
+    // AWS itself: virtual-hosted style, the SDK's credential chain
+    assert.deepEqual(loadConfig({ OBJECT_STORE: 's3', S3_BUCKET: 'b', S3_REGION: 'eu-west-3' }).s3, { endpoint: null, region: 'eu-west-3', bucket: 'b', prefix: '', accessKeyId: null, secretAccessKey: null, forcePathStyle: false });
+    assert.throws(() => loadConfig({ OBJECT_STORE: 's3' }), /S3_BUCKET/);
+    assert.throws(() => loadConfig({ OBJECT_STORE: 's3', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'k' }), /go together/);
+    assert.throws(() => loadConfig({ OBJECT_STORE: 'gcs' }), /OBJECT_STORE/);
+    assert.throws(() => loadConfig({ UPLOAD_URL_TTL_SECONDS: '999999' }), /UPLOAD_URL_TTL_SECONDS/);
+  });
+});
