@@ -40,6 +40,26 @@ export interface Config {
   staleFileSeconds: number;
   /** Base URL of the payment processor's API (transfers); unset: payouts are recorded, not sent. */
   processorApiUrl: string | null;
+  /** Where stored files live: 'local' (DATA_DIR/objects) or 's3' (an S3-compatible bucket, `s3` below). */
+  objectStore: 'local' | 's3';
+  /** The S3-compatible bucket; set when objectStore is 's3'. */
+  s3: S3Config | null;
+  /** Signed upload URLs (Rondo's own or presigned S3 PUTs) live this long, seconds. */
+  uploadUrlTtlSeconds: number;
+}
+
+export interface S3Config {
+  /** Unset: AWS S3 itself; set for MinIO, R2, Ceph… (e.g. http://127.0.0.1:9000). */
+  endpoint: string | null;
+  region: string;
+  bucket: string;
+  /** Prepended to every object key (e.g. "rondo/"); "" for none. */
+  prefix: string;
+  /** Both unset: the SDK's default credential chain (AWS_* variables, shared files, instance role). */
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  /** Path-style URLs (endpoint/bucket/key) instead of bucket.endpoint/key: MinIO and most self-hosted stores. */
+  forcePathStyle: boolean;
 }
 
 export const SOCIAL_PROVIDERS = ['social_a', 'social_b', 'social_c'] as const;
@@ -75,6 +95,21 @@ function socialFromEnv(env: NodeJS.ProcessEnv): Config['social'] {
     };
   }
   return out;
+}
+
+/** OBJECT_STORE, S3_*: the S3 settings are read (and checked) only when OBJECT_STORE=s3. */
+function s3FromEnv(env: NodeJS.ProcessEnv): Config['s3'] {
+  if ((env.OBJECT_STORE || 'local') !== 's3') return null;
+  const prefix = env.S3_PREFIX || '';
+  return {
+    endpoint: (env.S3_ENDPOINT || '').replace(/\/$/, '') || null,
+    region: env.S3_REGION || 'us-east-1',
+    bucket: env.S3_BUCKET || '',
+    prefix: prefix && !prefix.endsWith('/') ? `${prefix}/` : prefix,
+    accessKeyId: env.S3_ACCESS_KEY_ID || null,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY || null,
+    forcePathStyle: bool(env.S3_FORCE_PATH_STYLE, !!env.S3_ENDPOINT),
+  };
 }
 
 function int(name: string, value: string | undefined, fallback: number): number {
@@ -123,9 +158,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     allowPrivateOutbound: bool(env.ALLOW_PRIVATE_OUTBOUND, false),
     staleFileSeconds: int('STALE_FILE_SECONDS', env.STALE_FILE_SECONDS, 120),
     processorApiUrl: (env.PROCESSOR_API_URL || '').replace(/\/$/, '') || null,
+    objectStore: (env.OBJECT_STORE || 'local') as Config['objectStore'],
+    s3: s3FromEnv(env),
+    uploadUrlTtlSeconds: int('UPLOAD_URL_TTL_SECONDS', env.UPLOAD_URL_TTL_SECONDS, 3600),
     ...overrides,
   };
   if (cfg.detectionThreshold < 0 || cfg.detectionThreshold > 1) throw new Error('DETECTION_THRESHOLD must be between 0 and 1');
   if (!/^[a-z_][a-z0-9_]*$/.test(cfg.appRole)) throw new Error('APP_DB_ROLE must be a plain identifier');
+  if (cfg.objectStore !== 'local' && cfg.objectStore !== 's3') throw new Error(`OBJECT_STORE must be "local" or "s3", got "${cfg.objectStore}"`);
+  if (cfg.objectStore === 's3') {
+    if (!cfg.s3?.bucket) throw new Error('OBJECT_STORE=s3 needs S3_BUCKET');
+    if (!cfg.s3.accessKeyId !== !cfg.s3.secretAccessKey) throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
+    if (cfg.s3.prefix && !/^[A-Za-z0-9._\-/]+\/$/.test(cfg.s3.prefix)) throw new Error('S3_PREFIX may hold letters, digits and ._-/ only');
+  }
+  // S3 refuses presigned URLs valid for more than 7 days
+  if (cfg.uploadUrlTtlSeconds < 60 || cfg.uploadUrlTtlSeconds > 7 * 24 * 3600) throw new Error('UPLOAD_URL_TTL_SECONDS must be between 60 and 604800');
   return cfg;
 }

@@ -1,17 +1,24 @@
 /**
- * The object store: raw uploads, decompressed entries (and, for other areas, media).
- * Everything streams; nothing is ever held whole in memory.
+ * The object store: raw uploads, decompressed entries, media. Everything streams; nothing is
+ * ever held whole in memory. One contract, two implementations, chosen by configuration
+ * (OBJECT_STORE, `objectStore(cfg)`):
  *
- *   putStream(key, readable) → { size, sha256 }   (written to a temp file, then renamed: a
- *                                                   reader never sees half an object)
+ *   putStream(key, readable) → { size, sha256 }   (counted and hashed while streaming; a reader
+ *                                                   never sees half an object)
  *   getStream(key, range?)   → Readable            (range: inclusive byte offsets, like HTTP)
  *   delete(key)              → void                (absent is fine)
- *   stat(key)                → { size, sha256 } | null
+ *   stat(key)                → { size, sha256 | null, modifiedAt } | null
  *
- * The local-disk store (DATA_DIR/objects) is the default and the only one implemented.
- * An S3-compatible store would implement the same `ObjectStore` interface (multipart upload
- * in putStream, ranged GET in getStream, sha256 kept in object metadata); it is not built
- * yet (no S3 SDK dependency): see README "Statement ingestion".
+ * - `LocalObjectStore` (default): files under DATA_DIR/objects, written to a temp file then
+ *   renamed; sha256 in a `<key>.meta.json` beside the file.
+ * - `S3ObjectStore` (`./s3-store`, OBJECT_STORE=s3): any S3-compatible bucket; multipart upload
+ *   in putStream (bounded memory), ranged GET, sha256 in `x-amz-meta-sha256`. It also makes
+ *   presigned PUT URLs for direct uploads (`DirectUploadStore`).
+ *
+ * Store failures (credentials refused, endpoint unreachable) are `ObjectStoreError` (HTTP 502),
+ * a missing object is `ObjectStoreError` with notFound (or ENOENT from the local store):
+ * test with `isMissingObject(err)`. The contract is tested once against both stores
+ * (test/ingest/storage-contract.test.ts).
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -19,6 +26,9 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { Config } from '../config';
+import { AppError } from './errors';
+import { S3ObjectStore } from './s3-store';
 
 export interface ObjectStat {
   key: string;
@@ -32,6 +42,30 @@ export interface ObjectStore {
   getStream(key: string, range?: { start?: number; end?: number }): Promise<Readable>;
   delete(key: string): Promise<void>;
   stat(key: string): Promise<ObjectStat | null>;
+}
+
+/** Stores that hand out URLs the client PUTs to directly (S3). The local store's uploads go through Rondo. */
+export interface DirectUploadStore extends ObjectStore {
+  presignPut(key: string, ttlSeconds: number): Promise<string>;
+  /** Register what was PUT at `from`: hash it, move it to `to`; null when nothing was uploaded. */
+  adopt(from: string, to: string, maxBytes: number): Promise<{ size: number; sha256: string } | null>;
+}
+
+export function isDirectUploadStore(s: ObjectStore): s is DirectUploadStore {
+  return typeof (s as Partial<DirectUploadStore>).presignPut === 'function';
+}
+
+/** The object store failed (502 OBJECT_STORE_UNAVAILABLE) or has no such object (404 OBJECT_NOT_FOUND). */
+export class ObjectStoreError extends AppError {
+  constructor(message: string, readonly notFound = false, options?: { cause?: unknown }, status?: number, code?: string) {
+    super(status ?? (notFound ? 404 : 502), code ?? (notFound ? 'OBJECT_NOT_FOUND' : 'OBJECT_STORE_UNAVAILABLE'), message);
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/** A read failed because the object does not exist (either store). */
+export function isMissingObject(err: unknown): boolean {
+  return (err instanceof ObjectStoreError && err.notFound) || (err as NodeJS.ErrnoException)?.code === 'ENOENT';
 }
 
 // letters, digits, `._-/`, spaces and parentheses (media file names); never `..` or `//`
@@ -58,6 +92,11 @@ export class LocalObjectStore implements ObjectStore {
   private file(key: string): string {
     assertKey(key);
     return path.join(this.root, key);
+  }
+
+  /** The file holding an object (for libraries that want a path, e.g. media metadata). */
+  localPath(key: string): string {
+    return this.file(key);
   }
 
   async putStream(key: string, readable: Readable | AsyncIterable<Buffer>): Promise<{ size: number; sha256: string }> {
@@ -107,11 +146,20 @@ export class LocalObjectStore implements ObjectStore {
   }
 }
 
+export type StoreConfig = Pick<Config, 'dataDir' | 'objectStore' | 's3'>;
+
 const stores = new Map<string, ObjectStore>();
-/** The store for a data directory (one per process and directory). */
-export function objectStore(dataDir: string): ObjectStore {
-  let s = stores.get(dataDir);
-  if (!s) stores.set(dataDir, (s = new LocalObjectStore(path.join(dataDir, 'objects'))));
+/** The configured store (one per process and configuration): DATA_DIR/objects, or the S3 bucket. */
+export function objectStore(cfg: StoreConfig): ObjectStore {
+  const id = cfg.objectStore === 's3' ? `s3:${JSON.stringify(cfg.s3)}` : `local:${cfg.dataDir}`;
+  let s = stores.get(id);
+  if (!s) {
+    if (cfg.objectStore === 's3') {
+      if (!cfg.s3) throw new Error('OBJECT_STORE=s3 without S3 settings');
+      s = new S3ObjectStore(cfg.s3);
+    } else s = new LocalObjectStore(path.join(cfg.dataDir, 'objects'));
+    stores.set(id, s);
+  }
   return s;
 }
 

@@ -168,7 +168,7 @@ describe('releases, tracks, media', () => {
     assert.ok(m.metadata.codec);
     assert.ok(m.metadata.bitrate);
     const { objectStore } = await import('../../src/lib/storage');
-    assert.equal((await objectStore(app.dataDir).stat(m.storageKey))?.size, 8044);
+    assert.equal((await objectStore(app.cfg).stat(m.storageKey))?.size, 8044);
     const listed = await app.request('GET', `/asset/${asset}/media`, { token: a.users.guest!.token });
     assert.equal(listed.body.data.length, 1);
     const cross = new FormData();
@@ -176,7 +176,7 @@ describe('releases, tracks, media', () => {
     assert.equal((await app.request('POST', `/asset/${asset}/media`, { token: b.users.owner!.token, raw: cross })).status, 404);
     assert.equal((await app.request('DELETE', `/asset/${asset}/media/${encodeURIComponent('take 1.wav')}`, { token: b.users.owner!.token })).status, 404);
     assert.equal((await app.request('DELETE', `/asset/${asset}/media/${encodeURIComponent('take 1.wav')}`, { token: adm })).status, 200);
-    assert.equal(await objectStore(app.dataDir).stat(m.storageKey), null);
+    assert.equal(await objectStore(app.cfg).stat(m.storageKey), null);
     // products take media too (cover art: no audio facts)
     const product = (await app.request('POST', '/product/', { token: adm, body: { title: 'With cover', upc: '4006381333931' } })).body.data.id;
     const img = new FormData();

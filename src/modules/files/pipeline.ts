@@ -15,7 +15,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { Knex } from 'knex';
 import type { AppServices } from '../../services';
 import { withTenant, rawConnection, type Trx } from '../../db';
-import { readHead } from '../../lib/storage';
+import { isMissingObject, readHead } from '../../lib/storage';
 import { detectSource, detectArchive, readStatement, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
 import { JOB_OPTIONS, PIPELINE, PIPELINE_AFTER_INGEST } from '../../../jobs';
@@ -39,6 +39,11 @@ export const DETECT_HEAD_BYTES = 64 * 1024;
 
 /** A deterministic, not-retryable problem with the file itself: the file fails, the job ends. */
 class FileProblem extends Error {}
+
+/** Why a stored file could not be opened: gone, or the object store failed (its own clear message). */
+function unreadable(err: unknown): FileProblem {
+  return new FileProblem(isMissingObject(err) ? 'The stored file is missing' : `The stored file could not be read: ${(err as Error).message}`);
+}
 
 /**
  * Test-only fault injection (the kill-and-retry test). Never set outside tests. Kept on
@@ -91,8 +96,8 @@ export async function decompressFile(svc: AppServices, tenantId: number, id: str
   const s = store(svc);
   try {
     if (!row.storage_key) throw new FileProblem('The file has no stored content');
-    const head = await readHead(s, row.storage_key, 8).catch(() => {
-      throw new FileProblem('The stored file is missing');
+    const head = await readHead(s, row.storage_key, 8).catch((err) => {
+      throw unreadable(err);
     });
     const kind = detectArchive(head);
     if (kind === 'zip') {
@@ -220,8 +225,8 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string)
   let head: Buffer;
   try {
     head = await readHead(store(svc), row.storage_key, DETECT_HEAD_BYTES);
-  } catch {
-    return fail(svc, tenantId, id, 'The stored file is missing');
+  } catch (err) {
+    return fail(svc, tenantId, id, unreadable(err).message);
   }
   await withTenant(svc.db.app, tenantId, async (trx) => {
     const patterns = await patternsForDetection(trx);
@@ -351,8 +356,8 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
   let src: Readable;
   try {
     src = await s.getStream(row.storage_key);
-  } catch {
-    throw new FileProblem('The stored file is missing');
+  } catch (err) {
+    throw unreadable(err);
   }
   let bytes = 0;
   const counter = new Transform({

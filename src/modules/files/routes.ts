@@ -13,9 +13,10 @@ import { clock } from '../../lib/clock';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import {
   confirmDetection, deleteFile, getFile, getFileRow, listFiles, optionsFrom, publicFile, registerFile, removeObjects,
-  rerunDecompress, resendPending, storageKey, store, TERMINAL_STATUSES,
+  rerunDecompress, resendPending, storageKey, store, TERMINAL_STATUSES, uploadKey,
 } from './service';
-import { receiveMultipart } from './upload';
+import { MAX_UPLOAD_BYTES, receiveMultipart } from './upload';
+import { isDirectUploadStore } from '../../lib/storage';
 import { fileSources } from '../sources/service';
 import { registerSourceRoutes } from '../sources/routes';
 
@@ -32,27 +33,24 @@ const UploadOptionsProps = {
   forceManualConfirmation: Type.Optional(Bool),
   force: Type.Optional(Bool),
 };
-/** Signed upload URLs live this long. */
-export const UPLOAD_URL_TTL_SECONDS = 3600;
-
 export function registerFileRoutes(router: Router, svc: AppServices): void {
   const uploadUrl = route({
     method: 'post',
     path: '/file/upload-url',
-    summary: 'A signed, expiring URL to PUT a statement to (then POST /file/createroyalty)',
+    summary: 'A signed, expiring URL to PUT a statement to (then POST /file/createroyalty): Rondo\'s own on the local store, a presigned S3 PUT on the S3 store',
     access: 'admin',
     status: 201,
     body: Strict({ fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })), contentType: Type.Optional(Type.String({ maxLength: 200 })) }),
     async handler({ tenantId, auth }) {
       const fileId = crypto.randomUUID();
       const key = storageKey(tenantId, fileId);
-      const token = await svc.signer.signPurpose('upload', String(tenantId), UPLOAD_URL_TTL_SECONDS, { key, fid: fileId, by: auth.tenantUserId });
-      const expiresAt = new Date((clock.nowSeconds() + UPLOAD_URL_TTL_SECONDS) * 1000).toISOString();
-      return {
-        success: true,
-        message: 'Upload URL created',
-        data: { uploadUrl: `${svc.cfg.publicUrl}/file/upload/${token}`, method: 'PUT', fileId, key, expiresAt },
-      };
+      const ttl = svc.cfg.uploadUrlTtlSeconds;
+      const expiresAt = new Date((clock.nowSeconds() + ttl) * 1000).toISOString();
+      const s = store(svc);
+      const uploadUrl = isDirectUploadStore(s)
+        ? await s.presignPut(uploadKey(tenantId, fileId), ttl)
+        : `${svc.cfg.publicUrl}/file/upload/${await svc.signer.signPurpose('upload', String(tenantId), ttl, { key, fid: fileId, by: auth.tenantUserId })}`;
+      return { success: true, message: 'Upload URL created', data: { uploadUrl, method: 'PUT', fileId, key, expiresAt } };
     },
   });
 
@@ -119,19 +117,30 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         contentType: Type.Optional(Type.String({ maxLength: 200 })),
         ...UploadOptionsProps,
       }),
-      async handler({ body, trx, tenantId, auth }) {
+      noTransaction: true,
+      async handler({ body, tenantId, auth }) {
         const m = body.key ? /^t(\d+)\/files\/([0-9a-f-]{36})\/original$/.exec(body.key) : null;
         const fileId = m ? m[2]! : body.fileId;
         if (!fileId || (m && Number(m[1]) !== tenantId)) throw new ValidationError('key or fileId must name an upload URL of this workspace', [], 'INVALID_UPLOAD_KEY');
-        const existing = await trx('files').where({ id: fileId }).first('id');
-        if (existing) return { success: true, message: 'Already registered', data: await getFile(trx, fileId) };
+        const existing = await withTenant(svc.db.app, tenantId, async (trx) => ((await trx('files').where({ id: fileId }).first('id')) ? getFile(trx, fileId) : null));
+        if (existing) return { success: true, message: 'Already registered', data: existing };
         const key = storageKey(tenantId, fileId);
-        const st = await store(svc).stat(key);
+        // Outside any transaction: on S3 this reads the whole upload once (its sha256).
+        const s = store(svc);
+        let st: { size: number; sha256: string | null } | null = isDirectUploadStore(s) ? await s.adopt(uploadKey(tenantId, fileId), key, MAX_UPLOAD_BYTES) : null;
+        st ??= await s.stat(key); // the local store; or an S3 upload adopted by an earlier call whose registration failed
         if (!st || !st.sha256) throw new ValidationError('Nothing was uploaded to this URL yet', [], 'UPLOAD_MISSING');
+        if (st.size > MAX_UPLOAD_BYTES) {
+          await s.delete(key);
+          throw new ValidationError(`The file is larger than ${MAX_UPLOAD_BYTES} bytes`, [], 'FILE_TOO_LARGE');
+        }
         const options = optionsFrom(body as Record<string, unknown>);
-        await registerFile(svc, trx, tenantId, { id: fileId, originalName: body.fileName, contentType: body.contentType ?? null, storageKey: key, size: st.size, sha256: st.sha256, options, uploadedBy: auth.tenantUserId });
-        const r = await getFile(trx, fileId);
-        return { success: true, message: r.duplicateOf && !options.force ? 'Duplicate file: not ingested again' : 'File registered', data: r };
+        const sha256 = st.sha256, size = st.size;
+        return withTenant(svc.db.app, tenantId, async (trx) => {
+          await registerFile(svc, trx, tenantId, { id: fileId, originalName: body.fileName, contentType: body.contentType ?? null, storageKey: key, size, sha256, options, uploadedBy: auth.tenantUserId });
+          const r = await getFile(trx, fileId);
+          return { success: true, message: r.duplicateOf && !options.force ? 'Duplicate file: not ingested again' : 'File registered', data: r };
+        });
       },
     }),
     route({

@@ -43,8 +43,13 @@ export function storageKey(tenantId: number, fileId: string, part = 'original'):
   return `t${tenantId}/files/${fileId}/${part}`;
 }
 
+/** Where a presigned (direct-to-S3) upload lands before POST /file/createroyalty moves it to storageKey(). */
+export function uploadKey(tenantId: number, fileId: string): string {
+  return `uploads/t${tenantId}/${fileId}`;
+}
+
 export function store(svc: AppServices) {
-  return objectStore(svc.cfg.dataDir);
+  return objectStore(svc.cfg);
 }
 
 /** Deterministic child id: re-running a decompression finds the same children. */

@@ -11,7 +11,8 @@
  * stored object, so the upload is never held in memory.
  */
 import path from 'node:path';
-import { parseFile } from 'music-metadata';
+import type { Readable } from 'node:stream';
+import { parseFile, parseStream } from 'music-metadata';
 import { ValidationError } from '../../lib/errors';
 import { guardedFetch } from '../../lib/outbound';
 import { iso } from '../catalogue/common';
@@ -122,13 +123,23 @@ export function trackMediaView(m: Record<string, unknown>) {
   };
 }
 
-/** Metadata of a stored media file (read from disk by music-metadata; never whole in memory). */
-export async function extractMetadata(file: string, name: string, size: number, mime: string | null) {
+/** Metadata of a stored media file (read by music-metadata from disk, or streamed from the object store; never whole in memory). */
+export async function extractMetadata(file: string | (() => Promise<Readable>), name: string, size: number, mime: string | null) {
   const base = { duration: null as number | null, bitrate: null as string | null, sampleRate: null as string | null, channels: null as string | null, codec: null as string | null, fileSize: size, mimeType: mimeOf(name, mime), processedAt: new Date().toISOString() };
   const kind = kindOf(name, mime);
   if (kind !== 'audio' && kind !== 'video') return base;
   try {
-    const { format } = await parseFile(file, { duration: true, skipCovers: true });
+    let format;
+    if (typeof file === 'string') ({ format } = await parseFile(file, { duration: true, skipCovers: true }));
+    else {
+      const stream = await file();
+      try {
+        // the name too: its extension picks the parser when the MIME type does not
+        ({ format } = await parseStream(stream, { mimeType: mimeOf(name, mime), size, path: name }, { duration: true, skipCovers: true }));
+      } finally {
+        stream.destroy();
+      }
+    }
     return {
       ...base,
       duration: format.duration != null ? Math.round(format.duration * 1000) / 1000 : null,

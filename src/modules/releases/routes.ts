@@ -12,7 +12,7 @@ import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { withTenant } from '../../db';
 import { NotFoundError, ValidationError, pgCode, PG } from '../../lib/errors';
-import { objectStore } from '../../lib/storage';
+import { LocalObjectStore, objectStore } from '../../lib/storage';
 import { IdParams } from '../catalogue/schemas';
 import * as R from './service';
 import { checkTrackLink, extractMetadata, kindOf, mediaView, mimeOf, trackMediaView } from './media';
@@ -48,7 +48,7 @@ const MAX_UPLOAD = 2 * 1024 * 1024 * 1024;
 
 /** Stream the single `file` part of a multipart body (or a raw body with ?name=) to the store. */
 async function receiveUpload(ctx: Context, svc: AppServices, keyPrefix: string): Promise<{ name: string; key: string; size: number; mime: string | null }> {
-  const store = objectStore(svc.cfg.dataDir);
+  const store = objectStore(svc.cfg);
   const ctype = ctx.get('content-type');
   if (!ctype.startsWith('multipart/form-data')) {
     const name = sanitize(String(ctx.query.name ?? ''));
@@ -101,8 +101,8 @@ function mediaRoutes(svc: AppServices, entity: 'asset' | 'product') {
         const exists = await withTenant(svc.db.app, tenantId, (trx) => trx(table).where({ id: params.id }).first('id'));
         if (!exists) throw new NotFoundError(What);
         const up = await receiveUpload(ctx, svc, `tenants/${tenantId}/${table}/${params.id}`);
-        const store = objectStore(svc.cfg.dataDir);
-        const file = path.join(svc.cfg.dataDir, 'objects', up.key);
+        const store = objectStore(svc.cfg);
+        const file = store instanceof LocalObjectStore ? store.localPath(up.key) : () => store.getStream(up.key);
         const metadata = await extractMetadata(file, up.name, up.size, up.mime);
         const rowData = { kind: kindOf(up.name, up.mime), storage_key: up.key, mime_type: mimeOf(up.name, up.mime), size: up.size, metadata, updated_at: new Date() };
         try {
@@ -133,7 +133,7 @@ function mediaRoutes(svc: AppServices, entity: 'asset' | 'product') {
         const m = await trx('catalogue_media').where({ [col]: params.id, name: params.mediaName }).first();
         if (!m) throw new NotFoundError('Media');
         await trx('catalogue_media').where({ id: m.id }).delete();
-        await objectStore(svc.cfg.dataDir).delete(m.storage_key);
+        await objectStore(svc.cfg).delete(m.storage_key);
         return { success: true, message: 'Media deleted', data: { name: m.name } };
       },
     }),
