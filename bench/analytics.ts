@@ -4,15 +4,21 @@
  * 1. one workspace: 100 artists (default splits), 2,000 recordings (a quarter with their own
  *    split), 500 products; 4 payees; EUR rates for every month;
  * 2. LINES statement lines in 96 files (24 sale months × 4 aggregators), generated in SQL
- *    (INSERT … SELECT generate_series: the bulk path, no per-row JS), then indexed as ingest
- *    leaves them;
- * 3. each file allocated (allocateFile: ONE earnings statement per file) and aggregated
- *    (aggregateFile), as the pipeline jobs do — timed;
+ *    (INSERT … SELECT generate_series, no per-row JS) at a statement's real density (one line
+ *    per recording × DSP × country × sale type in a file), already matched and converted
+ *    (what allocation's match + currency step leaves); then each file's earnings written in
+ *    SQL by the allocation's rounding rule (earningsOnly) — or, with --allocate, the real
+ *    allocateFile on unmatched lines (slow: another branch is speeding it up);
+ * 3. aggregateFile per file, as the royalty.aggregate job runs it — timed; with
+ *    --agg-file N also one N-line file, aggregated once as the job does and twice more as a
+ *    re-allocation does;
  * 4. p50/p95 of every /royalty/* route over real HTTP on loopback, with and without
- *    filters, admin and member views, under CONCURRENCY clients (bounded loops), beside the
- *    same query on the raw lines/earnings in the same run (fewer requests: it is slow).
- * Prints figures; asserts nothing. Env/flags: --lines N (LINES, 10,000,000),
- * CONCURRENCY (8), REQUESTS (400 per route), RAW_REQUESTS (16), BENCH_DATA_DIR.
+ *    filters (crossed ones too: catalogue × statement dimension, file × catalogue, several at
+ *    once; a page of /royalty/asset), admin and member views, under CONCURRENCY clients
+ *    (bounded loops), beside the same query on the raw lines/earnings in the same run.
+ * Prints figures; asserts nothing. Env/flags: --lines N (LINES, 10,000,000), --agg-file N,
+ * --allocate, --load-only, CONCURRENCY (8), REQUESTS (200 per combination), MAX_SECS (20 per
+ * combination), RAW_REQUESTS (8), RAW_ALL, BENCH_DATA_DIR, BENCH_VERBOSE, BENCH_PROFILE.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -32,8 +38,9 @@ import { royaltyAnalytics, type GroupBy } from '../src/modules/royalty/analytics
 const argLines = process.argv.indexOf('--lines');
 const LINES = Number(argLines > 0 ? process.argv[argLines + 1] : process.env.LINES ?? 10_000_000);
 const CONC = Number(process.env.CONCURRENCY ?? 8);
-const REQS = Number(process.env.REQUESTS ?? 400);
-const RAW_REQS = Number(process.env.RAW_REQUESTS ?? 16);
+const REQS = Number(process.env.REQUESTS ?? 200);
+const RAW_REQS = Number(process.env.RAW_REQUESTS ?? 8);
+const MAX_SECS = Number(process.env.MAX_SECS ?? 20);
 const ALLOCATE = process.argv.includes('--allocate');
 const argAgg = process.argv.indexOf('--agg-file');
 const AGG_FILE = Number(argAgg > 0 ? process.argv[argAgg + 1] : process.env.AGG_FILE ?? 0);
@@ -275,55 +282,80 @@ async function main() {
     console.log(`rows: ${sizes.map((r: { relname: string; n: string }) => `${r.relname.replace('royalty_', '')} ${Number(r.n).toLocaleString()}`).join(', ')}`);
     if (process.argv.includes('--load-only')) return;
 
-    const artistId = await withTenant(db, t.id, (trx) => trx('artists').where({ name: 'Bench Artist 7' }).first('id')).then((r) => r.id);
-    const assetId = await withTenant(db, t.id, (trx) => trx('assets').where({ isrc: 'QZBEN2400042' }).first('id')).then((r) => r.id);
+    const one = async (sql: string, b: string[]) => (await withTenant(db, t.id, (trx) => trx.raw(sql, b))).rows[0].id as string;
+    const artistId = await one(`SELECT id FROM artists WHERE name = ?`, ['Bench Artist 7']);
+    const assetId = await one(`SELECT id FROM assets WHERE isrc = ?`, ['QZBEN2400042']);
+    const productId = await one(`SELECT id FROM products WHERE title = ?`, ['Product 42']);
+    const fileId = fileIds[5]!;
     const call = async (token: string, p: string) => {
       const res = await fetch(base + p, { headers: { authorization: `Bearer ${token}` } });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`GET ${p}: ${res.status} ${text.slice(0, 200)}`);
     };
-    async function load(n: number, fn: () => Promise<unknown>): Promise<{ p50: number; p95: number }> {
+    /** n requests over CONC clients, stopping early (after at least CONC) once MAX_SECS have passed. */
+    async function load(n: number, fn: () => Promise<unknown>, conc = CONC): Promise<{ p50: number; p95: number; n: number }> {
       const times: number[] = [];
       let next = 0;
+      const until = performance.now() + MAX_SECS * 1000;
       const worker = async () => {
-        while (next < n) {
+        while (next < n && (next < conc || performance.now() < until)) {
           next++;
           const s = performance.now();
           await fn();
           times.push(performance.now() - s);
         }
       };
-      await Promise.all(Array.from({ length: CONC }, worker));
-      return { p50: pct(times, 50), p95: pct(times, 95) };
+      await Promise.all(Array.from({ length: conc }, worker));
+      return { p50: pct(times, 50), p95: pct(times, 95), n: times.length };
     }
     const routes: [string, GroupBy][] = [
       ['/royalty/', 'total'], ['/royalty/month', 'month'], ['/royalty/accountingperiod', 'accountingperiod'], ['/royalty/dsp', 'dsp'],
       ['/royalty/country', 'country'], ['/royalty/artist', 'artist'], ['/royalty/product', 'product'], ['/royalty/asset', 'asset'],
       ['/royalty/saletype', 'saletype'], ['/royalty/aggregator', 'aggregator'],
     ];
-    const filters: [string, Record<string, string>][] = [
-      ['', {}],
-      ['start=2024-01&end=2024-06', { start: '2024-01', end: '2024-06' }],
-      ['periodFilterType=accounting&start=2023-07&end=2023-12&country=DE', { periodFilterType: 'accounting', start: '2023-07', end: '2023-12', country: 'DE' }],
-      [`artist=${artistId}`, { artist: artistId }],
-      [`file=${fileIds[5]}`, { file: fileIds[5]! }],
+    // [query, analytics query, member view too]
+    const filters: [string, Record<string, string>, boolean][] = [
+      ['', {}, true],
+      ['start=2024-01&end=2024-06', { start: '2024-01', end: '2024-06' }, false],
+      ['periodFilterType=accounting&start=2023-07&end=2023-12&country=DE', { periodFilterType: 'accounting', start: '2023-07', end: '2023-12', country: 'DE' }, false],
+      [`artist=${artistId}`, { artist: artistId }, true],
+      [`product=${productId}`, { product: productId }, false],
+      [`asset=${assetId}`, { asset: assetId }, false],
+      [`file=${fileId}`, { file: fileId }, false],
+      [`artist=${artistId}&start=2024-01&end=2024-06`, { artist: artistId, start: '2024-01', end: '2024-06' }, false],
+      [`file=${fileId}&artist=${artistId}`, { file: fileId, artist: artistId }, false],
+      [`asset=${assetId}&dsp=Spotify&periodFilterType=accounting&start=2024-01&end=2024-12`, { asset: assetId, dsp: 'Spotify', periodFilterType: 'accounting', start: '2024-01', end: '2024-12' }, false],
+      [`artist=${artistId}&country=DE`, { artist: artistId, country: 'DE' }, false],
     ];
-    console.log(`\nroute × filter (view)                                          rollup p50 / p95      raw lines p50 / p95   (${REQS} / ${RAW_REQS} requests)`);
+    const short = (p: string) => p.replace(artistId, '<artist>').replace(fileId, '<file>').replace(assetId, '<asset>').replace(productId, '<product>');
+    // The raw-lines reference takes seconds to minutes per request at 10M lines: by default at
+    // most RAW_REQUESTS per combination, and above 2M lines only for each route unfiltered and
+    // each filter on /royalty/dsp (RAW_ALL=1: every combination).
+    const rawAll = process.env.RAW_ALL === '1' || LINES <= 2_000_000;
+    console.log(`\nroute × filter (view)                                                   rollup p50 / p95 (n)          raw lines p50 / p95 (n)`);
+    const slow: string[] = [];
     let worst = 0;
     for (const [route, group] of routes) {
-      for (const [qs, q] of filters) {
+      const extra: [string, Record<string, string>, boolean][] = group === 'asset' ? [['page=5&size=100', {}, true]] : [];
+      for (const [qs, q, member] of [...filters, ...extra]) {
         for (const view of ['admin', 'payee1'] as const) {
-          if (view === 'payee1' && qs && qs !== `artist=${artistId}`) continue;
+          if (view === 'payee1' && !member) continue;
           const p = `${route}${qs ? `?${qs}` : ''}`;
           const r = await load(REQS, () => call(tokens[view]!, p));
           worst = Math.max(worst, r.p95);
+          const label = `${short(p)} (${view === 'admin' ? 'admin' : 'member'})`;
+          if (r.p95 >= 50) slow.push(`${label}: p95 ${r.p95.toFixed(1)} ms`);
           const payee = view === 'admin' ? null : payees[0]!;
-          const raw = await load(RAW_REQS, () => withTenant(db, t.id, (trx) => royaltyAnalytics(trx, t.id, payee, group, q as never, { raw: true })));
-          console.log(`${(p.replace(artistId, '<artist>').replace(fileIds[5]!, '<file>') + ` (${view === 'admin' ? 'admin' : 'member'})`).padEnd(62)} ${fmt(r.p50)} / ${fmt(r.p95)}   ${fmt(raw.p50)} / ${fmt(raw.p95)}`);
+          let rawTxt = '';
+          if (rawAll || !qs || route === '/royalty/dsp') {
+            const raw = await load(RAW_REQS, () => withTenant(db, t.id, (trx) => royaltyAnalytics(trx, t.id, payee, group, q as never, { raw: true })), Math.min(CONC, RAW_REQS));
+            rawTxt = `${fmt(raw.p50)} / ${fmt(raw.p95)} (${raw.n})`;
+          }
+          console.log(`${label.padEnd(70)} ${fmt(r.p50)} / ${fmt(r.p95)} (${String(r.n).padStart(3)})   ${rawTxt}`);
         }
       }
     }
-    console.log(`\nworst rollup p95: ${worst.toFixed(1)} ms (target < 50 ms)`);
+    console.log(`\nworst rollup p95: ${worst.toFixed(1)} ms (target < 50 ms); ${slow.length} combinations at or over 50 ms${slow.length ? ':\n  ' + slow.join('\n  ') : ''}`);
   } finally {
     server.close();
     server.closeAllConnections();
