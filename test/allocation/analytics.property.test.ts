@@ -1,8 +1,12 @@
 /**
  * Property: for random statements (two sale months, two currencies, several files), every
  * /royalty/* route answers exactly what a direct SQL sum over the lines (admins) or the
- * member's earnings (members) gives, under random filters; and every line's current
- * earnings sum exactly to its base amount.
+ * member's earnings (members) gives, under random filters — single ones and crossed ones
+ * (a catalogue filter with a statement-dimension breakdown or filter, the file filter with
+ * both, several at once), whichever rollup answers them — after a random change that moves
+ * rollups: a file deleted, or a split's shares changed (re-allocation). Paging: the pages of
+ * a breakdown, concatenated, are its rows in order; `total` is the same on every page. And
+ * every line's current earnings sum exactly to its base amount.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -10,7 +14,7 @@ import DecimalBase from 'decimal.js';
 
 const Decimal = DecimalBase.clone({ precision: 80 }); // exact sums of NUMERIC(28,12)
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
-import { createArtist, createAsset, createProduct, createSplit, loadStatement, tx, waitForReallocation, type LineIn } from './helpers';
+import { createArtist, createAsset, createProduct, createSplit, loadStatement, setShares, tx, waitForReallocation, type LineIn } from './helpers';
 
 const ROUTES: [string, string, string][] = [
   // route, response key, SQL key expression
@@ -36,6 +40,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
   let products: { id: string; upc: string }[] = [];
   let artists: string[] = [];
   const files: string[] = [];
+  let split0 = '';
 
   before(async () => {
     app = await startTestApp({ workers: true });
@@ -49,7 +54,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
       assets.push({ id: await createAsset(app, t.tenantId, { title: `Song ${i}`, isrc, artistId: artists[i % 2] }), isrc });
     }
     // Odd shares (rounding), asset > product > artist default, one recording with none at all.
-    await createSplit(app, t.tenantId, { target: 'asset', id: assets[0]!.id, shares: { [u.owner!.tenantUserId]: '33.333333', [u.admin!.tenantUserId]: '33.333333', [u.user!.tenantUserId]: '33.333334' } });
+    split0 = await createSplit(app, t.tenantId, { target: 'asset', id: assets[0]!.id, shares: { [u.owner!.tenantUserId]: '33.333333', [u.admin!.tenantUserId]: '33.333333', [u.user!.tenantUserId]: '33.333334' } });
     await createSplit(app, t.tenantId, { target: 'asset', id: assets[1]!.id, type: 'stream', shares: { [u.user!.tenantUserId]: '12.5', [u.guest!.tenantUserId]: '87.5' } });
     await createSplit(app, t.tenantId, { target: 'artist', id: artists[0]!, shares: { [u.owner!.tenantUserId]: '70', [u.user!.tenantUserId]: '30' } });
     await createSplit(app, t.tenantId, { target: 'product', id: products[1]!.id, territories: ['DE'], shares: { [u.user!.tenantUserId]: '100' } });
@@ -101,54 +106,114 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     return m;
   }
 
-  it('every route, admin and member, with and without filters', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(fileArb, { minLength: 1, maxLength: 3 }), fc.integer({ min: 0, max: 10 }), async (stmts, filterPick) => {
-        for (const s of stmts) {
-          const id = await loadStatement(app, t.tenantId, { salePeriodEnd: s.end, lines: s.lines.map(toLine) });
-          files.push(id);
-        }
-        // Exactness of every line's split.
-        const { rows: off } = await tx(app, t.tenantId, (trx) =>
-          trx.raw(`SELECT l.file_id, l.line_no FROM royalty_lines l JOIN royalty_earnings e ON e.tenant_id = l.tenant_id AND e.file_id = l.file_id AND e.line_id = l.line_no AND e.superseded_at IS NULL
-                   GROUP BY l.file_id, l.line_no, l.base_amount HAVING sum(e.amount) <> l.base_amount`),
-        );
-        assert.deepEqual(off, []);
+  // [query string, SQL condition over l (line) and f (file), bindings]
+  function filterCases(): [string, string, any[]][] {
+    const [a0, a1] = artists as [string, string];
+    const [s1, s3] = [assets[1]!.id, assets[3]!.id];
+    const p1 = products[1]!.id;
+    const f0 = files[0] ?? '00000000-0000-0000-0000-000000000000';
+    const fl = files[files.length - 1] ?? f0;
+    return [
+      ['', 'true', []],
+      [`dsp=Spotify`, `l.dsp = ?`, ['Spotify']],
+      [`country=DE`, `l.country = ?`, ['DE']],
+      [`saleType=download`, `l.sale_type = ?`, ['download']],
+      [`artist=${a0}`, `l.artist_id = ?`, [a0]],
+      [`asset=${s1}`, `l.asset_id = ?`, [s1]],
+      [`product=${p1}`, `l.product_id = ?`, [p1]],
+      [`file=${f0}`, `l.file_id = ?`, [f0]],
+      [`start=2024-02&end=2024-02`, `l.sale_month BETWEEN '2024-02-01' AND '2024-02-29'`, []],
+      [`periodFilterType=accounting&start=2024-03-01&end=2024-03-31`, `f.accounting_period = '2024-03-01'`, []],
+      [`periodFilterType=sale&start=2024-01-15&dsp=Deezer`, `l.sale_month >= '2024-01-01' AND l.dsp = ?`, ['Deezer']],
+      // crossed: catalogue × statement dimensions, file × catalogue, several at once
+      [`artist=${a0}&country=DE`, `l.artist_id = ? AND l.country = ?`, [a0, 'DE']],
+      [`asset=${s1}&dsp=Spotify&start=2024-02`, `l.asset_id = ? AND l.dsp = ? AND l.sale_month >= '2024-02-01'`, [s1, 'Spotify']],
+      [`file=${fl}&artist=${a1}`, `l.file_id = ? AND l.artist_id = ?`, [fl, a1]],
+      [`file=${fl}&asset=${s3}&country=US`, `l.file_id = ? AND l.asset_id = ? AND l.country = ?`, [fl, s3, 'US']],
+      [`product=${p1}&saleType=stream&periodFilterType=accounting&start=2024-02-01&end=2024-03-31`,
+        `l.product_id = ? AND l.sale_type = ? AND f.accounting_period BETWEEN '2024-02-01' AND '2024-03-01'`, [p1, 'stream']],
+      [`artist=${a1}&product=${p1}&dsp=Deezer&end=2024-01`, `l.artist_id = ? AND l.product_id = ? AND l.dsp = ? AND l.sale_month <= '2024-01-31'`, [a1, p1, 'Deezer']],
+      [`artist=${a0}&dsp=Apple%20Music&country=FR&saleType=stream`, `l.artist_id = ? AND l.dsp = ? AND l.country = ? AND l.sale_type = ?`, [a0, 'Apple Music', 'FR', 'stream']],
+    ];
+  }
+  const FILTERS = 18;
+  const SHARES: Record<string, string>[] = [];
 
-        const filters: [string, string, any[]][] = [
-          ['', 'true', []],
-          [`dsp=Spotify`, `l.dsp = ?`, ['Spotify']],
-          [`country=DE`, `l.country = ?`, ['DE']],
-          [`saleType=download`, `l.sale_type = ?`, ['download']],
-          [`artist=${artists[0]}`, `l.artist_id = ?`, [artists[0]]],
-          [`asset=${assets[1]!.id}`, `l.asset_id = ?`, [assets[1]!.id]],
-          [`product=${products[1]!.id}`, `l.product_id = ?`, [products[1]!.id]],
-          [`file=${files[0]}`, `l.file_id = ?`, [files[0]]],
-          [`start=2024-02&end=2024-02`, `l.sale_month BETWEEN '2024-02-01' AND '2024-02-29'`, []],
-          [`periodFilterType=accounting&start=2024-03-01&end=2024-03-31`, `f.accounting_period = '2024-03-01'`, []],
-          [`periodFilterType=sale&start=2024-01-15&dsp=Deezer`, `l.sale_month >= '2024-01-01' AND l.dsp = ?`, ['Deezer']],
-        ];
-        const [qs, where, b] = filters[filterPick]!;
-        for (const [route, key, keyExpr] of ROUTES) {
-          for (const who of ['admin', 'user', 'guest'] as const) {
-            const payee = who === 'admin' ? null : t.users[who]!.tenantUserId;
-            const res = await app.request('GET', `${route}${qs ? `?${qs}` : ''}`, { token: t.users[who]!.token });
-            assert.equal(res.status, 200, res.text);
-            assert.equal(res.body.data.currency, 'USD');
-            const want = await expected(payee, keyExpr, where, b);
-            if (filterPick === 0 && who === 'admin') assert.ok(want.size > 0, 'the property must see data');
-            const got = new Map<string, unknown>();
-            for (const r of res.body.data.rows) got.set(String(key ? r[key] ?? '' : ''), { revenue: r.revenue, quantity: r.quantity, lines: r.lines });
-            assert.deepEqual(got, want, `${who} ${route}?${qs}`);
-            const tot = [...want.values()].reduce((s, r) => ({ revenue: s.revenue.plus(r.revenue), quantity: s.quantity.plus(r.quantity), lines: s.lines + r.lines }), {
-              revenue: new Decimal(0),
-              quantity: new Decimal(0),
-              lines: 0,
-            });
-            assert.deepEqual(res.body.data.total, { revenue: tot.revenue.toFixed(), quantity: tot.quantity.toFixed(), lines: tot.lines }, `${who} ${route} total`);
+  it('every route, admin and member, with and without filters (crossed too), after deletes and re-allocation; paging', async () => {
+    const u = t.users;
+    SHARES.push(
+      { [u.owner!.tenantUserId]: '33.333333', [u.admin!.tenantUserId]: '33.333333', [u.user!.tenantUserId]: '33.333334' },
+      { [u.user!.tenantUserId]: '60', [u.guest!.tenantUserId]: '40' },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fileArb, { minLength: 1, maxLength: 3 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: FILTERS - 1 }), { minLength: 3, maxLength: 3 }),
+        fc.constantFrom('none', 'delete', 'reshare'),
+        fc.integer({ min: 1, max: 3 }),
+        async (stmts, picks, change, pageSize) => {
+          for (const s of stmts) {
+            const id = await loadStatement(app, t.tenantId, { salePeriodEnd: s.end, lines: s.lines.map(toLine) });
+            files.push(id);
           }
-        }
-      }),
+          if (change === 'delete' && files.length > 1) {
+            const [gone] = files.splice(files.length > 2 ? 1 : 0, 1);
+            const del = await app.request('DELETE', `/file/${gone}`, { token: u.admin!.token });
+            assert.equal(del.status, 200, del.text);
+          } else if (change === 'reshare') {
+            // Re-allocation: the asset split's payees change; the job re-aggregates the files it touches.
+            SHARES.reverse();
+            await setShares(app, t.tenantId, split0, SHARES[0]!);
+            await waitForReallocation(app, t.tenantId);
+          }
+          // Exactness of every line's split.
+          const { rows: off } = await tx(app, t.tenantId, (trx) =>
+            trx.raw(`SELECT l.file_id, l.line_no FROM royalty_lines l JOIN royalty_earnings e ON e.tenant_id = l.tenant_id AND e.file_id = l.file_id AND e.line_id = l.line_no AND e.superseded_at IS NULL
+                     GROUP BY l.file_id, l.line_no, l.base_amount HAVING sum(e.amount) <> l.base_amount`),
+          );
+          assert.deepEqual(off, []);
+
+          const cases = filterCases();
+          for (const pick of [0, ...picks]) {
+            const [qs, where, b] = cases[pick]!;
+            for (const [route, key, keyExpr] of ROUTES) {
+              for (const who of ['admin', 'user', 'guest'] as const) {
+                const payee = who === 'admin' ? null : u[who]!.tenantUserId;
+                const res = await app.request('GET', `${route}${qs ? `?${qs}` : ''}`, { token: u[who]!.token });
+                assert.equal(res.status, 200, res.text);
+                assert.equal(res.body.data.currency, 'USD');
+                const want = await expected(payee, keyExpr, where, b);
+                if (pick === 0 && who === 'admin') assert.ok(want.size > 0, 'the property must see data');
+                const got = new Map<string, unknown>();
+                for (const r of res.body.data.rows) got.set(String(key ? r[key] ?? '' : ''), { revenue: r.revenue, quantity: r.quantity, lines: r.lines });
+                assert.deepEqual(got, want, `${who} ${route}?${qs}`);
+                const tot = [...want.values()].reduce((s, r) => ({ revenue: s.revenue.plus(r.revenue), quantity: s.quantity.plus(r.quantity), lines: s.lines + r.lines }), {
+                  revenue: new Decimal(0),
+                  quantity: new Decimal(0),
+                  lines: 0,
+                });
+                const total = { revenue: tot.revenue.toFixed(), quantity: tot.quantity.toFixed(), lines: tot.lines };
+                assert.deepEqual(res.body.data.total, total, `${who} ${route}?${qs} total`);
+                assert.equal(res.body.data.pagination.total, want.size, `${who} ${route}?${qs} row count`);
+
+                // Paging (catalogue breakdowns are paged by default; any breakdown on request).
+                if (key && who !== 'guest') {
+                  const pages: unknown[] = [];
+                  for (let page = 1; page <= Math.ceil(want.size / pageSize) + 1; page++) {
+                    const pr: { status: number; text: string; body: any } = await app.request('GET', `${route}?${qs ? `${qs}&` : ''}page=${page}&size=${pageSize}`, { token: u[who]!.token });
+                    assert.equal(pr.status, 200, pr.text);
+                    assert.deepEqual(pr.body.data.pagination, { page, size: pageSize, total: want.size });
+                    assert.deepEqual(pr.body.data.total, total, `${route} page ${page} total`);
+                    assert.ok(pr.body.data.rows.length <= pageSize);
+                    pages.push(...pr.body.data.rows);
+                  }
+                  assert.deepEqual(pages, res.body.data.rows, `${who} ${route}?${qs} pages`);
+                }
+              }
+            }
+          }
+        },
+      ),
       { numRuns: 8 },
     );
   });

@@ -1,80 +1,125 @@
 /**
- * Rollups (migration 20261123300200): per-file tables are rebuilt whole for a file; the
- * compact tables (no file) are kept by subtracting the file's old per-file rows and adding
- * its new ones (INSERT … ON CONFLICT DO UPDATE), so a file costs work proportional to its own
- * groups, never a rebuild of the workspace. Rows that fall to zero lines are removed.
+ * Rollups (migrations 20261123300200, 300300, 500000).
+ *
+ * Per file (rebuilt whole for a file, the source of truth for the compact tables):
+ *   royalty_agg_file_dims       sale month × DSP × country × sale type × aggregator
+ *   royalty_agg_file_catalogue  sale month × artist × product × recording
+ *   royalty_agg_file_cross      sale month × artist × product × recording × ONE statement
+ *                               dimension (dim 1 DSP, 2 country, 3 sale type, 4 aggregator);
+ *                               workspace rows only
+ * dims + catalogue from ONE pass over the file's lines and current earnings (GROUPING SETS)
+ * with hash joins (the file's rows were written a moment ago: their statistics are stale,
+ * and a nested loop over a misestimated "1 row" is quadratic); cross from one pass over the
+ * file's lines.
+ * Compact tables (no file) are kept by subtracting the file's old per-file rows and adding
+ * its new ones (INSERT … ON CONFLICT DO UPDATE), so a file costs work proportional to its
+ * own groups, never a rebuild of the workspace. Rows that fall to zero lines are removed
+ * (one DELETE, only when a subtraction left such a row).
  *
  * Workspace rows (payee = ZERO_UUID) sum every line's base amount, matched or not; payee
  * rows sum that member's current earnings (revenue) and the quantity / count of the lines
  * they earn from.
  */
 import type { Trx } from '../../db';
-import { ZERO_UUID } from './allocate';
+import { hashJoins, ZERO_UUID } from './allocate';
 
-const BASE = ['payee', 'sale_month', 'accounting_period', 'ap_end'];
-const FILE_TABLES = {
-  royalty_agg_file_dims: ['dsp', 'country', 'sale_type', 'aggregator'],
-  royalty_agg_file_catalogue: ['artist_id', 'product_id', 'asset_id'],
-} as const;
-/** compact table → [per-file source, its own columns, dated (carries sale month + accounting period)] */
-const COMPACT: [string, keyof typeof FILE_TABLES, readonly string[], boolean][] = [
-  ['royalty_agg_period', 'royalty_agg_file_dims', [], true],
-  ['royalty_agg_dims', 'royalty_agg_file_dims', FILE_TABLES.royalty_agg_file_dims, true],
-  ['royalty_agg_catalogue', 'royalty_agg_file_catalogue', FILE_TABLES.royalty_agg_file_catalogue, true],
-  ['royalty_agg_dims_all', 'royalty_agg_file_dims', FILE_TABLES.royalty_agg_file_dims, false],
-  ['royalty_agg_catalogue_all', 'royalty_agg_file_catalogue', FILE_TABLES.royalty_agg_file_catalogue, false],
+const DATED = ['payee', 'sale_month', 'accounting_period', 'ap_end'];
+const DIMS = ['dsp', 'country', 'sale_type', 'aggregator'];
+const CAT = ['artist_id', 'product_id', 'asset_id'];
+/** compact table → [per-file source, its upsert key (after tenant_id)] */
+const COMPACT: [string, string, string[]][] = [
+  ['royalty_agg_period', 'royalty_agg_file_dims', DATED],
+  ['royalty_agg_dims', 'royalty_agg_file_dims', [...DATED, ...DIMS]],
+  ['royalty_agg_catalogue', 'royalty_agg_file_catalogue', [...DATED, ...CAT]],
+  ['royalty_agg_dims_all', 'royalty_agg_file_dims', ['payee', ...DIMS]],
+  ['royalty_agg_catalogue_all', 'royalty_agg_file_catalogue', ['payee', ...CAT]],
 ];
+const FILE_TABLES = ['royalty_agg_file_dims', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross'];
 
-async function moveCompact(trx: Trx, tenantId: number, fileId: string, sign: 1 | -1): Promise<void> {
-  for (const [table, source, cols, dated] of COMPACT) {
-    const key = [...(dated ? BASE : ['payee']), ...cols];
-    await trx.raw(
-      `INSERT INTO ${table} (tenant_id, ${key.join(', ')}, revenue, quantity, lines)
-       SELECT tenant_id, ${key.join(', ')}, ${sign} * sum(revenue), ${sign} * sum(quantity), ${sign} * sum(lines)
-         FROM ${source} WHERE tenant_id = ? AND file_id = ?
-        GROUP BY tenant_id, ${key.join(', ')}
-        ORDER BY ${key.join(', ')}
-       ON CONFLICT (tenant_id, ${key.join(', ')}) DO UPDATE SET
-         revenue = ${table}.revenue + excluded.revenue,
-         quantity = ${table}.quantity + excluded.quantity,
-         lines = ${table}.lines + excluded.lines`,
+/** Adds (sign 1) or subtracts (-1) a file's per-file rows to the compact tables; returns the tables where a row fell to zero. */
+async function moveCompact(trx: Trx, tenantId: number, fileId: string, sign: 1 | -1): Promise<string[]> {
+  const zeroed: string[] = [];
+  for (const [table, source, key] of COMPACT) {
+    const cols = key.join(', ');
+    const { rows } = await trx.raw(
+      `WITH u AS (
+         INSERT INTO ${table} (tenant_id, ${cols}, revenue, quantity, lines)
+         SELECT tenant_id, ${cols}, ${sign} * sum(revenue), ${sign} * sum(quantity), ${sign} * sum(lines)
+           FROM ${source} WHERE tenant_id = ? AND file_id = ?
+          GROUP BY tenant_id, ${cols}
+          ORDER BY ${cols}
+         ON CONFLICT (tenant_id, ${cols}) DO UPDATE SET
+           revenue = ${table}.revenue + excluded.revenue,
+           quantity = ${table}.quantity + excluded.quantity,
+           lines = ${table}.lines + excluded.lines
+         RETURNING lines)
+       SELECT count(*) FILTER (WHERE lines = 0)::int AS zero FROM u`,
       [tenantId, fileId],
     );
-    if (sign === -1) await trx.raw(`DELETE FROM ${table} WHERE tenant_id = ? AND lines = 0`, [tenantId]);
+    if (rows[0].zero > 0) zeroed.push(table);
   }
+  return zeroed;
+}
+
+async function dropZeroes(trx: Trx, tenantId: number, tables: string[]): Promise<void> {
+  for (const t of new Set(tables)) await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND lines = 0`, [tenantId]);
 }
 
 /** Remove a file's contribution from every rollup. */
 export async function removeFileRollups(trx: Trx, tenantId: number, fileId: string): Promise<void> {
-  await moveCompact(trx, tenantId, fileId, -1);
-  for (const t of Object.keys(FILE_TABLES)) await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
+  await dropZeroes(trx, tenantId, await moveCompact(trx, tenantId, fileId, -1));
+  for (const t of FILE_TABLES) await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
 }
 
 /** (Re)build a file's rollups from its lines and current earnings. */
 export async function aggregateFile(trx: Trx, tenantId: number, fileId: string): Promise<void> {
-  await removeFileRollups(trx, tenantId, fileId);
+  const zeroed = await moveCompact(trx, tenantId, fileId, -1);
+  for (const t of FILE_TABLES) await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
   const { rows } = await trx.raw(
     `SELECT to_char(f.accounting_period, 'YYYY-MM-DD') AS accounting_period,
             to_char(f.accounting_period + make_interval(months => CASE t.accounting_cadence WHEN 'quarterly' THEN 3 WHEN 'half-yearly' THEN 6 ELSE 1 END) - interval '1 day', 'YYYY-MM-DD') AS ap_end
        FROM files f JOIN tenants t ON t.id = f.tenant_id WHERE f.tenant_id = ? AND f.id = ?`,
     [tenantId, fileId],
   );
-  if (!rows.length) return;
+  if (!rows.length) return dropZeroes(trx, tenantId, zeroed);
   const { accounting_period: ap, ap_end: apEnd } = rows[0];
-  for (const [table, cols] of Object.entries(FILE_TABLES)) {
-    const dims = cols.map((c) => `l.${c}`).join(', ');
+  const all = [...DIMS, ...CAT].map((c) => `l.${c}`).join(', ');
+  const { rows: wm } = await trx.raw(`SELECT current_setting('work_mem') AS w`);
+  // The groups of a large file fit in memory: one hashed pass instead of sorts or spills.
+  await trx.raw(`SELECT set_config('work_mem', '256MB', true)`);
+  await hashJoins(trx, async () => {
     await trx.raw(
-      `INSERT INTO ${table} (tenant_id, payee, sale_month, accounting_period, ap_end, file_id, ${cols.join(', ')}, revenue, quantity, lines)
-       SELECT ?::int, ?::uuid, l.sale_month, ?::date, ?::date, ?::uuid, ${dims}, sum(l.base_amount), sum(l.quantity), count(*)
-         FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ? AND l.base_amount IS NOT NULL
-        GROUP BY l.sale_month, ${dims}
-       UNION ALL
-       SELECT ?::int, e.tenant_user_id, l.sale_month, ?::date, ?::date, ?::uuid, ${dims}, sum(e.amount), sum(l.quantity), count(*)
-         FROM royalty_earnings e JOIN royalty_lines l ON l.tenant_id = e.tenant_id AND l.file_id = e.file_id AND l.line_no = e.line_id
-        WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL
-        GROUP BY e.tenant_user_id, l.sale_month, ${dims}`,
-      [tenantId, ZERO_UUID, ap, apEnd, fileId, tenantId, fileId, tenantId, ap, apEnd, fileId, tenantId, fileId],
+      `WITH src AS (
+         SELECT ?::uuid AS payee, l.sale_month, ${all}, l.base_amount AS revenue, l.quantity
+           FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ? AND l.base_amount IS NOT NULL
+         UNION ALL
+         SELECT e.tenant_user_id, l.sale_month, ${all}, e.amount, l.quantity
+           FROM royalty_earnings e JOIN royalty_lines l ON l.tenant_id = e.tenant_id AND l.file_id = e.file_id AND l.line_no = e.line_id
+          WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL AND l.tenant_id = ? AND l.file_id = ?
+       ), g AS (
+         SELECT GROUPING(artist_id) AS dims, payee, sale_month, ${[...DIMS, ...CAT].join(', ')}, sum(revenue) AS revenue, sum(quantity) AS quantity, count(*) AS lines
+           FROM src
+          GROUP BY GROUPING SETS ((payee, sale_month, ${DIMS.join(', ')}), (payee, sale_month, ${CAT.join(', ')}))
+       ), d AS (
+         INSERT INTO royalty_agg_file_dims (tenant_id, payee, sale_month, accounting_period, ap_end, file_id, ${DIMS.join(', ')}, revenue, quantity, lines)
+         SELECT ?, payee, sale_month, ?::date, ?::date, ?::uuid, ${DIMS.join(', ')}, revenue, quantity, lines FROM g WHERE dims = 1
+       )
+       INSERT INTO royalty_agg_file_catalogue (tenant_id, payee, sale_month, accounting_period, ap_end, file_id, ${CAT.join(', ')}, revenue, quantity, lines)
+       SELECT ?, payee, sale_month, ?::date, ?::date, ?::uuid, ${CAT.join(', ')}, revenue, quantity, lines FROM g WHERE dims = 0`,
+      [ZERO_UUID, tenantId, fileId, tenantId, fileId, tenantId, fileId, tenantId, ap, apEnd, fileId, tenantId, ap, apEnd, fileId],
     );
-  }
+    await trx.raw(
+      `INSERT INTO royalty_agg_file_cross (tenant_id, payee, file_id, sale_month, accounting_period, ap_end, ${CAT.join(', ')}, dim, value, revenue, quantity, lines)
+       SELECT ?, ?::uuid, ?::uuid, sale_month, ?::date, ?::date, ${CAT.join(', ')},
+              CASE WHEN GROUPING(dsp) = 0 THEN 1 WHEN GROUPING(country) = 0 THEN 2 WHEN GROUPING(sale_type) = 0 THEN 3 ELSE 4 END,
+              CASE WHEN GROUPING(dsp) = 0 THEN dsp WHEN GROUPING(country) = 0 THEN country WHEN GROUPING(sale_type) = 0 THEN sale_type ELSE aggregator END,
+              sum(base_amount), sum(quantity), count(*)
+         FROM royalty_lines WHERE tenant_id = ? AND file_id = ? AND base_amount IS NOT NULL
+        GROUP BY GROUPING SETS ${'(' + DIMS.map((d) => `(sale_month, ${CAT.join(', ')}, ${d})`).join(', ') + ')'}`,
+      [tenantId, ZERO_UUID, fileId, ap, apEnd, tenantId, fileId],
+    );
+  });
+  await trx.raw(`SELECT set_config('work_mem', ?, true)`, [wm[0].w]);
   await moveCompact(trx, tenantId, fileId, 1);
+  await dropZeroes(trx, tenantId, zeroed);
 }

@@ -1,25 +1,31 @@
 /**
  * Royalty analytics: one query builder for every /royalty/* breakdown.
  *
- * Source choice (the coarsest rollup holding every column the request groups or filters by):
- *   royalty_agg_period       totals, month, accounting period
- *   royalty_agg_dims         + dsp, country, sale type, aggregator
- *   royalty_agg_catalogue    + artist, product, asset
- *   royalty_agg_file_*       the same two with a `file` filter
- *   raw lines / earnings     a combination no rollup holds (e.g. DSP breakdown of one
- *                            asset): correct, slower; the response says `source: "lines"`.
+ * Source choice (the coarsest rollup holding every column the request groups or filters by;
+ * "statement dimensions" = DSP, country, sale type, aggregator; "catalogue" = artist,
+ * product, recording):
+ *   royalty_agg_period          totals, month, accounting period
+ *   royalty_agg_dims[_all]      statement dimensions, no catalogue
+ *   royalty_agg_catalogue[_all] catalogue, no statement dimension
+ *   royalty_agg_file_cross      catalogue × ONE statement dimension (workspace view), read
+ *                               across files through its catalogue / value indexes
+ *   royalty_agg_file_*          the others with a `file` filter
+ *   (`_all`: all-time tables, for requests with no start/end not grouped by month/period)
+ *   raw lines / earnings        catalogue × TWO or more statement dimensions (e.g. a DSP
+ *                               breakdown of one artist in one country): correct, a scan
+ *                               of the workspace's lines (of one file's with `file`); and a
+ *                               member's crossed request: their own current earnings.
  * Scope: admins/owners read payee = ZERO_UUID (every line of the workspace, matched or
  * not); other members read their own payee rows (their earnings).
  * Dates: `start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months
  * (periodFilterType=sale, default) or accounting periods (accounting) that OVERLAP the range.
  */
-import DecimalBase from 'decimal.js';
-
-/** Exact sums: the default 20 significant digits would round 28,12 amounts. */
-const Decimal = DecimalBase.clone({ precision: 80 });
 import type { Trx } from '../../db';
 import { ValidationError } from '../../lib/errors';
 import { ZERO_UUID } from './allocate';
+
+/** `dim` of royalty_agg_*cross (aggregate.ts writes them in this order). */
+const CROSS_DIMS: Record<string, number> = { dsp: 1, country: 2, sale_type: 3, aggregator: 4 };
 
 export type GroupBy = 'total' | 'month' | 'accountingperiod' | 'dsp' | 'country' | 'artist' | 'product' | 'asset' | 'saletype' | 'aggregator';
 
@@ -37,6 +43,15 @@ export interface AnalyticsQuery {
   saleType?: string;
   file?: string;
 }
+
+/** Paging of the rows (the `total` always sums every row). */
+export interface AnalyticsPaging {
+  page?: number;
+  size?: number;
+}
+/** Catalogue breakdowns are paged by default (one row per artist / product / recording). */
+export const CATALOGUE_GROUPS = new Set<GroupBy>(['artist', 'product', 'asset']);
+export const DEFAULT_PAGE_SIZE = 100;
 
 const GROUP_COLS: Record<GroupBy, string[]> = {
   total: [],
@@ -73,6 +88,7 @@ export interface AnalyticsResult {
   currency: string;
   rows: Record<string, unknown>[];
   total: { revenue: string; quantity: string; lines: number };
+  pagination: { page: number; size: number; total: number };
   source: string;
 }
 
@@ -82,7 +98,7 @@ export async function royaltyAnalytics(
   payee: string | null,
   group: GroupBy,
   q: AnalyticsQuery,
-  opts: { raw?: boolean } = {},
+  opts: { raw?: boolean } & AnalyticsPaging = {},
 ): Promise<AnalyticsResult> {
   const { rows: t } = await trx.raw(`SELECT base_currency FROM tenants WHERE id = ?`, [tenantId]);
   const currency = String(t[0]?.base_currency ?? 'USD').trim();
@@ -110,20 +126,29 @@ export async function royaltyAnalytics(
   }
 
   const needed = new Set([...groupCols, ...filters.map((f) => f.col)].filter((c) => DIMS.has(c) || CAT.has(c)));
-  const onlyDims = [...needed].every((c) => DIMS.has(c));
-  const onlyCat = [...needed].every((c) => CAT.has(c));
+  const stmt = [...needed].filter((c) => DIMS.has(c));
+  const cat = [...needed].filter((c) => CAT.has(c));
   let source: string;
   let from: string;
   const fromB: any[] = [];
   const who = payee ?? ZERO_UUID;
-  if (!opts.raw && (onlyDims || onlyCat)) {
+  // Catalogue × statement dimension: one dimension, workspace view → the cross rollup; else raw.
+  const crossed = cat.length > 0 && stmt.length > 0;
+  if (!opts.raw && (!crossed || (stmt.length === 1 && payee === null))) {
     const fileFilter = !!q.file;
     // Undated breakdowns (no start/end, not by month or accounting period) read the all-time tables.
-    const allTime = !q.start && !q.end && needed.size > 0 && !groupCols.some((c) => ['sale_month', 'accounting_period'].includes(c));
-    source = fileFilter
-      ? onlyDims ? 'royalty_agg_file_dims' : 'royalty_agg_file_catalogue'
-      : needed.size === 0 ? 'royalty_agg_period' : `${onlyDims ? 'royalty_agg_dims' : 'royalty_agg_catalogue'}${allTime ? '_all' : ''}`;
-    from = `(SELECT * FROM ${source} WHERE tenant_id = ? AND payee = ?${fileFilter ? ' AND file_id = ?' : ''}) s`;
+    const allTime = !fileFilter && !q.start && !q.end && needed.size > 0 && !groupCols.some((c) => ['sale_month', 'accounting_period'].includes(c));
+    let cols = '*';
+    let dimCond = '';
+    if (crossed) {
+      // The dimension's value under its own name.
+      source = 'royalty_agg_file_cross';
+      cols = `*, value AS ${stmt[0]}`;
+      dimCond = ` AND dim = ${CROSS_DIMS[stmt[0]!]}`;
+    } else if (fileFilter) source = cat.length ? 'royalty_agg_file_catalogue' : 'royalty_agg_file_dims';
+    else if (needed.size === 0) source = 'royalty_agg_period';
+    else source = `${cat.length ? 'royalty_agg_catalogue' : 'royalty_agg_dims'}${allTime ? '_all' : ''}`;
+    from = `(SELECT ${cols} FROM ${source} WHERE tenant_id = ? AND payee = ?${dimCond}${fileFilter ? ' AND file_id = ?' : ''}) s`;
     fromB.push(tenantId, who);
     if (fileFilter) fromB.push(q.file);
   } else {
@@ -157,36 +182,57 @@ export async function royaltyAnalytics(
   const groupSql = groupCols.length ? `GROUP BY ${groupCols.join(', ')}` : '';
   let sql = `SELECT ${sel}trim_scale(sum(revenue)) AS revenue, trim_scale(sum(quantity)) AS quantity, sum(lines)::bigint AS lines FROM ${from} ${where} ${groupSql}`;
   if (group === 'total') sql = `SELECT * FROM (${sql}) g WHERE g.lines IS NOT NULL`;
-  // Names for the catalogue keys.
-  const named: Record<string, string> = {
-    artist: `SELECT g.artist_id AS "artistId", a.name AS artist, g.revenue, g.quantity, g.lines FROM (${sql}) g LEFT JOIN artists a ON a.tenant_id = ? AND a.id = g.artist_id`,
-    product: `SELECT g.product_id AS "productId", p.title AS product, p.upc, g.revenue, g.quantity, g.lines FROM (${sql}) g LEFT JOIN products p ON p.tenant_id = ? AND p.id = g.product_id`,
-    asset: `SELECT g.asset_id AS "assetId", a.title AS asset, a.isrc, g.revenue, g.quantity, g.lines FROM (${sql}) g LEFT JOIN assets a ON a.tenant_id = ? AND a.id = g.asset_id`,
-    month: `SELECT to_char(g.sale_month, 'YYYY-MM') AS month, g.revenue, g.quantity, g.lines FROM (${sql}) g`,
-    accountingperiod: `SELECT to_char(g.accounting_period, 'YYYY-MM-DD') AS "accountingPeriod", to_char(g.ap_end, 'YYYY-MM-DD') AS "accountingPeriodEnd", g.revenue, g.quantity, g.lines FROM (${sql}) g`,
-    dsp: `SELECT g.dsp, g.revenue, g.quantity, g.lines FROM (${sql}) g`,
-    country: `SELECT g.country, g.revenue, g.quantity, g.lines FROM (${sql}) g`,
-    saletype: `SELECT g.sale_type AS "saleType", g.revenue, g.quantity, g.lines FROM (${sql}) g`,
-    aggregator: `SELECT g.aggregator, g.revenue, g.quantity, g.lines FROM (${sql}) g`,
-    total: sql,
+  // Order (month and accounting-period rows chronological, others by revenue), then one page.
+  const chronological = group === 'month' || group === 'accountingperiod' || group === 'total';
+  const order = chronological ? groupCols.join(', ') || 'lines' : `revenue DESC, ${groupCols.map((c) => `${c} NULLS LAST`).join(', ')}`;
+  const paged = opts.page !== undefined || opts.size !== undefined || CATALOGUE_GROUPS.has(group);
+  const page = opts.page ?? 1;
+  const size = paged ? opts.size ?? DEFAULT_PAGE_SIZE : 0;
+  const limit = paged ? ` LIMIT ${Number(size)} OFFSET ${(Number(page) - 1) * Number(size)}` : '';
+  // Names for the page's rows.
+  const named: Record<GroupBy, string> = {
+    artist: `p.artist_id AS "artistId", a.name AS artist`,
+    product: `p.product_id AS "productId", x.title AS product, x.upc`,
+    asset: `p.asset_id AS "assetId", a.title AS asset, a.isrc`,
+    month: `to_char(p.sale_month, 'YYYY-MM') AS month`,
+    accountingperiod: `to_char(p.accounting_period, 'YYYY-MM-DD') AS "accountingPeriod", to_char(p.ap_end, 'YYYY-MM-DD') AS "accountingPeriodEnd"`,
+    dsp: `p.dsp`,
+    country: `p.country`,
+    saletype: `p.sale_type AS "saleType"`,
+    aggregator: `p.aggregator`,
+    total: '',
   };
-  const chronological = group === 'month' || group === 'accountingperiod';
-  const order = group === 'total' ? '' : chronological ? ' ORDER BY 1' : ' ORDER BY g.revenue DESC, 1';
-  const finalSql = `${named[group]!}${order}`;
-  const bindings = [...fromB, ...whereB, ...(['artist', 'product', 'asset'].includes(group) ? [tenantId] : [])];
+  const joins: Partial<Record<GroupBy, string>> = {
+    artist: `LEFT JOIN artists a ON a.tenant_id = ? AND a.id = p.artist_id`,
+    product: `LEFT JOIN products x ON x.tenant_id = ? AND x.id = p.product_id`,
+    asset: `LEFT JOIN assets a ON a.tenant_id = ? AND a.id = p.asset_id`,
+  };
+  const finalSql = `
+    WITH g AS MATERIALIZED (${sql}),
+    t AS (SELECT count(*)::int AS n, trim_scale(sum(revenue)) AS t_revenue, trim_scale(sum(quantity)) AS t_quantity, sum(lines)::bigint AS t_lines FROM g),
+    p AS (SELECT g.*, row_number() OVER (ORDER BY ${order}) AS rn FROM g ORDER BY ${order}${limit})
+    SELECT t.*, p.rn${named[group] ? `, ${named[group]}` : ''}, p.revenue, p.quantity, p.lines
+      FROM t LEFT JOIN p ON true ${joins[group] ?? ''}
+     ORDER BY p.rn`;
+  const bindings = [...fromB, ...whereB, ...(joins[group] ? [tenantId] : [])];
   const { rows } = await trx.raw(finalSql, bindings);
 
-  let revenue = new Decimal(0);
-  let quantity = new Decimal(0);
-  let lines = 0;
-  const out = rows.map((r: Record<string, unknown>) => {
-    // trim_scale(numeric)::text: exact decimal strings without trailing zeros.
-    const rev = String(r.revenue ?? '0');
-    const qty = String(r.quantity ?? '0');
-    revenue = revenue.plus(rev);
-    quantity = quantity.plus(qty);
-    lines += Number(r.lines);
-    return { ...r, revenue: rev, quantity: qty, lines: Number(r.lines) };
-  });
-  return { currency, rows: out, total: { revenue: revenue.toFixed(), quantity: quantity.toFixed(), lines }, source };
+  const head = rows[0] ?? {};
+  const out = rows
+    .filter((r: Record<string, unknown>) => r.rn !== null)
+    .map(({ n: _n, t_revenue: _r, t_quantity: _q, t_lines: _l, rn: _rn, ...r }: Record<string, unknown>) => ({
+      ...r,
+      // trim_scale(numeric)::text: exact decimal strings without trailing zeros.
+      revenue: String(r.revenue ?? '0'),
+      quantity: String(r.quantity ?? '0'),
+      lines: Number(r.lines),
+    }));
+  const n = Number(head.n ?? 0);
+  return {
+    currency,
+    rows: out,
+    total: { revenue: String(head.t_revenue ?? '0'), quantity: String(head.t_quantity ?? '0'), lines: Number(head.t_lines ?? 0) },
+    pagination: { page, size: paged ? size : n, total: n },
+    source,
+  };
 }

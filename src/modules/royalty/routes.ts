@@ -3,11 +3,13 @@ import { defineRoutes, route, rankOf, ROLE_RANK, type RouteDef } from '../../htt
 import { Strict, Type, Uuid, PageQuery } from '../../http/schema';
 import type { AppServices } from '../../services';
 import type { AuthContext } from '../auth/tokens';
-import { royaltyAnalytics, type GroupBy } from './analytics';
+import { royaltyAnalytics, DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
 import { checklist } from '../catalogue/reports';
 import './pipeline'; // registers the file-delete hook
 
+/** Largest analytics page (rows per answer). */
+const MAX_PAGE_SIZE = 1000;
 const DateParam = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])(-\\d{2})?$' });
 const AnalyticsQuery = {
   periodFilterType: Type.Optional(Type.Union([Type.Literal('accounting'), Type.Literal('sale')])),
@@ -20,6 +22,8 @@ const AnalyticsQuery = {
   country: Type.Optional(Type.String({ maxLength: 100 })),
   saleType: Type.Optional(Type.String({ maxLength: 50 })),
   file: Type.Optional(Uuid),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
 };
 
 /** Admins and owners read the whole workspace; any other member their own earnings. */
@@ -45,7 +49,9 @@ const BREAKDOWNS: [string, GroupBy, string][] = [
 
 const DESCRIPTION =
   'Amounts are decimal strings in the workspace base currency. Admins and owners see every line of the workspace (matched or not); other members only their own earnings. ' +
-  '`start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months (`periodFilterType=sale`, default) or accounting periods (`accounting`) overlapping the range.';
+  '`start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months (`periodFilterType=sale`, default) or accounting periods (`accounting`) overlapping the range. ' +
+  `\`page\`/\`size\` (at most ${MAX_PAGE_SIZE}) page the rows: the artist, product and recording breakdowns are paged by default (size ${DEFAULT_PAGE_SIZE}), the others answer every row unless asked; ` +
+  '`data.total` sums every row of every page, `data.pagination.total` counts the rows.';
 
 export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
   const defs: RouteDef[] = BREAKDOWNS.map(([path, group, summary]) =>
@@ -57,8 +63,9 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       access: 'guest',
       query: Type.Object(AnalyticsQuery),
       async handler({ trx, tenantId, auth, query }) {
-        const r = await royaltyAnalytics(trx, tenantId, payeeOf(auth), group, query);
-        return { status: 'success', message: summary, data: { currency: r.currency, rows: r.rows, total: r.total } };
+        const { page, size, ...q } = query;
+        const r = await royaltyAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size });
+        return { status: 'success', message: summary, data: { currency: r.currency, rows: r.rows, total: r.total, pagination: r.pagination } };
       },
     }),
   );
@@ -76,13 +83,16 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       }),
       async handler({ trx, tenantId, auth, query, params }) {
         const rel = await svcMatch.releaseTargets(trx, params.id);
-        const { groupBy, ...q } = query;
-        const r = await royaltyAnalytics(trx, tenantId, payeeOf(auth), (groupBy ?? 'month') as GroupBy, {
-          ...q,
-          product: rel.productId ?? undefined,
-          releaseAssets: rel.assetIds,
-        });
-        return { status: 'success', message: 'Release analytics', data: { currency: r.currency, rows: r.rows, total: r.total } };
+        const { groupBy, page, size, ...q } = query;
+        const r = await royaltyAnalytics(
+          trx,
+          tenantId,
+          payeeOf(auth),
+          (groupBy ?? 'month') as GroupBy,
+          { ...q, product: rel.productId ?? undefined, releaseAssets: rel.assetIds },
+          { page, size },
+        );
+        return { status: 'success', message: 'Release analytics', data: { currency: r.currency, rows: r.rows, total: r.total, pagination: r.pagination } };
       },
     }),
 
