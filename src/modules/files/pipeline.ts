@@ -383,6 +383,8 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
   const accOverride: string | null = o.accountingPeriodOverride ?? null;
   const accSeen = new Set<string>();
 
+  const started = Date.now();
+  let ingested = null as Record<string, unknown> | null;
   try {
     await svc.db.owner.transaction(async (trx: Knex.Transaction) => {
       await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [`rondo.ingest.${tenantId}.${fileId}`]);
@@ -439,6 +441,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       }
       copy.end();
       await copyDone;
+      const tRead = Date.now();
       await new Promise<void>((resolve, reject) => errOut.end((err?: Error | null) => (err ? reject(err) : resolve())));
 
       const errCopy = conn.query(copyFrom(`COPY file_errors (tenant_id, file_id, line_no, reason, raw) FROM STDIN`));
@@ -477,7 +480,9 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         updated_at: trx.fn.now(),
       });
       for (const job of next.jobs) await svc.queue.send(job, { tenantId, fileId } as never, { trx, singletonKey: fileId });
+      ingested = { rowsRead: summary.rowsRead, rowsIngested, rowsFailed, timings: { parseAndCopy: tRead - started, finish: Date.now() - tRead } };
     });
+    if (ingested) svc.log.info({ tenantId, fileId, ...ingested }, 'file ingested');
   } finally {
     stopped = true;
     clearInterval(timer);

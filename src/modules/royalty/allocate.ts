@@ -153,6 +153,8 @@ export interface FileAllocationResult {
   earnings: number;
   suggestions: number;
   accountingPeriod: string;
+  /** Milliseconds per step (logged by the job; bench:ingest prints them). */
+  timings: Record<string, number>;
 }
 
 /** Serialises allocation work of one workspace (file allocation, re-allocation, aggregation). */
@@ -165,9 +167,18 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   const base = settings.baseCurrency;
   const scope: Scope = { sql: 'l.file_id = ?', bindings: [fileId] };
   const now = clock.now();
+  const timings: Record<string, number> = {};
+  let t0 = Date.now();
+  const lap = (step: string) => {
+    const t = Date.now();
+    timings[step] = (timings[step] ?? 0) + t - t0;
+    t0 = t;
+  };
 
   await applyDspRules(trx, tenantId, scope);
+  lap('dspRules');
   await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue });
+  lap('matchKeys');
 
   // Currency: one row per distinct (currency, statement rate, month).
   await trx.raw(`DROP TABLE IF EXISTS rm_fx`);
@@ -189,6 +200,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
        divide_by = CASE WHEN x.currency <> ? AND x.gross_currency = ? AND x.exchange_rate > 0 THEN x.exchange_rate END`,
     [base, base, tenantId, base, base],
   );
+  lap('fx');
   const missing = await trx.raw(`SELECT currency, to_char(month, 'YYYY-MM') AS month FROM rm_fx WHERE rate IS NULL ORDER BY currency, month`);
   if (missing.rows.length) {
     const list = missing.rows.map((r: { currency: string; month: string }) => `${r.currency.trim()} ${r.month}`).join(', ');
@@ -208,12 +220,16 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
         AND x.month = coalesce(l.sale_month, date_trunc('month', coalesce(f.sale_period_start, f.sale_period_end, f.created_at::date))::date)`,
     [base, tenantId, fileId],
   ));
+  lap('updateLines');
 
   const ap = await setAccountingPeriod(trx, tenantId, fileId, settings.accountingCadence);
+  lap('accountingPeriod');
   const suggestions = await suggestMatches(trx, tenantId);
+  lap('suggestions');
 
   // THE allocation statement: supersede what the file had, write the new earnings.
   await prepareSplitKeys(trx, tenantId, scope);
+  lap('splitKeys');
   const sel = allocationSelect(tenantId, scope);
   const ins = await hashJoins(trx, () => trx.raw(
     `WITH sup AS (
@@ -224,6 +240,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
             n.asset_id, n.product_id, n.artist_id, n.dsp, n.country, n.sale_type, ? FROM n`,
     [now, tenantId, fileId, ...sel.bindings, tenantId, ap, now],
   ));
+  lap('earnings');
 
   const { rows } = await trx.raw(
     `SELECT count(*)::int AS lines, count(*) FILTER (WHERE match_status <> 'unmatched')::int AS matched,
@@ -232,7 +249,8 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
     [tenantId, fileId, tenantId, fileId],
   );
   const r = rows[0];
-  return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: ins.rowCount ?? 0, suggestions, accountingPeriod: ap };
+  lap('counts');
+  return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: ins.rowCount ?? 0, suggestions, accountingPeriod: ap, timings };
 }
 
 /** Sets files.accounting_period from the statement's reporting month and the cadence; returns it. */
