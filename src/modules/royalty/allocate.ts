@@ -21,7 +21,9 @@
  * Rounding rule: each payee gets round(base_amount × share / 100, 12) (12 = the stored
  * scale); the payee with the LARGEST share (ties: the smallest tenant_user_id) also gets
  * the remainder base_amount − Σ rounded amounts, so a line's current earnings always sum to
- * its base amount exactly.
+ * its base amount exactly. Computed per row (no window over the file's earnings): that
+ * payee's amount is base_amount − Σ round(base_amount × other share / 100, 12), the other
+ * shares of its split key being carried on its al_ks row.
  */
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
@@ -64,14 +66,18 @@ const Z = `'${ZERO_UUID}'::uuid`;
  *   al_ks  the effective split's shares per distinct key, the remainder payee flagged
  *          (largest share, ties: smallest tenant_user_id).
  */
-export async function prepareSplitKeys(trx: Trx, tenantId: number, scope: Scope): Promise<void> {
+export async function prepareSplitKeys(trx: Trx, tenantId: number, scope: Scope, opts: { pairsFromKeys?: boolean } = {}): Promise<{ conditional: boolean }> {
   const matched = `l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL AND (l.asset_id IS NOT NULL OR l.product_id IS NOT NULL)`;
+  // pairsFromKeys: the scoped lines carry exactly rm_keys' matches and all have a base amount
+  // (allocateFile, after its update): the distinct pairs come from the keys, not the lines.
+  const pairs = opts.pairsFromKeys
+    ? `SELECT DISTINCT coalesce(k.asset_id, ${Z}) AS a_key, coalesce(k.product_id, ${Z}) AS p_key FROM rm_keys k WHERE k.asset_id IS NOT NULL OR k.product_id IS NOT NULL`
+    : `SELECT DISTINCT coalesce(l.asset_id, ${Z}) AS a_key, coalesce(l.product_id, ${Z}) AS p_key FROM royalty_lines l WHERE ${matched}`;
+  const pairBindings = opts.pairsFromKeys ? [] : [tenantId, ...scope.bindings];
   await trx.raw(`DROP TABLE IF EXISTS al_pf, al_ks`);
   await hashJoins(trx, () => trx.raw(
     `CREATE TEMP TABLE al_pf ON COMMIT DROP AS
-     WITH pairs AS (
-       SELECT DISTINCT coalesce(l.asset_id, ${Z}) AS a_key, coalesce(l.product_id, ${Z}) AS p_key FROM royalty_lines l WHERE ${matched}
-     ), cand AS (
+     WITH pairs AS (${pairs}), cand AS (
        SELECT p.a_key, p.p_key, s.territories, s.type, s.valid_from, s.valid_to
          FROM pairs p JOIN splits s ON s.tenant_id = ? AND s.asset_id = p.a_key
        UNION ALL
@@ -90,17 +96,24 @@ export async function prepareSplitKeys(trx: Trx, tenantId: number, scope: Scope)
             coalesce(bool_or(c.type <> 'all'), false) AS by_type
        FROM pairs p LEFT JOIN cand c ON c.a_key = p.a_key AND c.p_key = p.p_key
       GROUP BY p.a_key, p.p_key`,
-    [tenantId, ...scope.bindings, tenantId, tenantId, tenantId, tenantId, tenantId, tenantId],
+    [...pairBindings, tenantId, tenantId, tenantId, tenantId, tenantId, tenantId],
   ));
   await trx.raw(`ANALYZE al_pf`);
   await trx.raw(`DROP TABLE IF EXISTS al_keys`);
-  await hashJoins(trx, () => trx.raw(
-    `CREATE TEMP TABLE al_keys ON COMMIT DROP AS
-       SELECT DISTINCT pf.a_key, pf.p_key, ${KEY_MONTH} AS km, ${KEY_COUNTRY} AS kc, ${KEY_TYPE} AS kt
-         FROM royalty_lines l JOIN al_pf pf ON pf.a_key = coalesce(l.asset_id, ${Z}) AND pf.p_key = coalesce(l.product_id, ${Z})
-        WHERE ${matched}`,
-    [tenantId, ...scope.bindings],
-  ));
+  const { rows: cond } = await trx.raw(`SELECT EXISTS (SELECT 1 FROM al_pf WHERE by_date OR by_territory OR by_type) AS c`);
+  const conditional: boolean = cond[0].c;
+  if (!conditional) {
+    // No candidate split has a condition: a line's key is its (recording, product) pair.
+    await trx.raw(`CREATE TEMP TABLE al_keys ON COMMIT DROP AS SELECT a_key, p_key, '-infinity'::date AS km, ''::text AS kc, ''::text AS kt FROM al_pf`);
+  } else {
+    await hashJoins(trx, () => trx.raw(
+      `CREATE TEMP TABLE al_keys ON COMMIT DROP AS
+         SELECT DISTINCT pf.a_key, pf.p_key, ${KEY_MONTH} AS km, ${KEY_COUNTRY} AS kc, ${KEY_TYPE} AS kt
+           FROM royalty_lines l JOIN al_pf pf ON pf.a_key = coalesce(l.asset_id, ${Z}) AND pf.p_key = coalesce(l.product_id, ${Z})
+          WHERE ${matched}`,
+      [tenantId, ...scope.bindings],
+    ));
+  }
   await trx.raw(`ANALYZE al_keys`);
   await trx.raw(
     `CREATE TEMP TABLE al_ks ON COMMIT DROP AS
@@ -111,8 +124,25 @@ export async function prepareSplitKeys(trx: Trx, tenantId: number, scope: Scope)
             NULLIF(k.km, '-infinity'::date), NULLIF(k.kc, ''), NULLIF(k.kt, '')) e`,
     [tenantId],
   );
+  // The remainder payee's row carries the other payees' shares: its amount is
+  // base − Σ round(base × other share / 100, 12), the same as rounded + (base − Σ rounded),
+  // without a window over every earnings row of the file.
+  await trx.raw(`ALTER TABLE al_ks ADD COLUMN others numeric[]`);
+  await trx.raw(
+    `UPDATE al_ks r SET others = (SELECT coalesce(array_agg(o.share ORDER BY o.tenant_user_id), '{}') FROM al_ks o
+        WHERE o.a_key = r.a_key AND o.p_key = r.p_key AND o.km = r.km AND o.kc = r.kc AND o.kt = r.kt AND NOT o.gets_remainder)
+      WHERE r.gets_remainder`,
+  );
   await trx.raw(`ANALYZE al_ks`);
+  return { conditional };
 }
+
+/** round(base × share / 100, 12) of the first INLINE_OTHERS other shares inline; a subquery beyond. */
+const INLINE_OTHERS = 4;
+const ROUNDED = (b: string, s: string) => `round(${b} * ${s} / 100, 12)`;
+const REMAINDER_AMOUNT = (b: string) =>
+  `CASE WHEN cardinality(ks.others) <= ${INLINE_OTHERS} THEN ${b}${Array.from({ length: INLINE_OTHERS }, (_, i) => ` - coalesce(${ROUNDED(b, `ks.others[${i + 1}]`)}, 0)`).join('')}
+        ELSE ${b} - (SELECT coalesce(sum(${ROUNDED(b, 'o')}), 0) FROM unnest(ks.others) o) END`;
 
 // A line's split key (sentinels instead of NULL so the joins hash).
 const KEY_MONTH = `CASE WHEN pf.by_date THEN coalesce(l.sale_month, '-infinity'::date) ELSE '-infinity'::date END`;
@@ -126,19 +156,13 @@ const KEY_TYPE = `CASE WHEN pf.by_type THEN coalesce(l.sale_type, '') ELSE '' EN
  */
 export function allocationSelect(tenantId: number, scope: Scope): { sql: string; bindings: any[] } {
   const sql = `
-    WITH a AS (
-      SELECT l.line_no AS line_id, l.file_id, l.base_amount, l.base_currency, l.sale_month, l.asset_id, l.product_id, l.artist_id,
-             l.dsp, l.country, l.sale_type, ks.split_id, ks.tenant_user_id, ks.share, ks.gets_remainder,
-             round(l.base_amount * ks.share / 100, 12) AS rounded
-        FROM royalty_lines l
-        JOIN al_pf pf ON pf.a_key = coalesce(l.asset_id, ${Z}) AND pf.p_key = coalesce(l.product_id, ${Z})
-        JOIN al_ks ks ON ks.a_key = pf.a_key AND ks.p_key = pf.p_key AND ks.km = ${KEY_MONTH} AND ks.kc = ${KEY_COUNTRY} AND ks.kt = ${KEY_TYPE}
-       WHERE l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL
-    )
-    SELECT a.line_id, a.file_id, a.tenant_user_id, a.split_id, a.share,
-           a.rounded + CASE WHEN a.gets_remainder THEN a.base_amount - sum(a.rounded) OVER (PARTITION BY a.file_id, a.line_id) ELSE 0 END AS amount,
-           a.base_currency AS currency, a.sale_month, a.asset_id, a.product_id, a.artist_id, a.dsp, a.country, a.sale_type
-      FROM a`;
+    SELECT l.line_no AS line_id, l.file_id, ks.tenant_user_id, ks.split_id, ks.share,
+           CASE WHEN ks.gets_remainder THEN ${REMAINDER_AMOUNT('l.base_amount')} ELSE ${ROUNDED('l.base_amount', 'ks.share')} END AS amount,
+           l.base_currency AS currency, l.sale_month, l.asset_id, l.product_id, l.artist_id, l.dsp, l.country, l.sale_type
+      FROM royalty_lines l
+      JOIN al_pf pf ON pf.a_key = coalesce(l.asset_id, ${Z}) AND pf.p_key = coalesce(l.product_id, ${Z})
+      JOIN al_ks ks ON ks.a_key = pf.a_key AND ks.p_key = pf.p_key AND ks.km = ${KEY_MONTH} AND ks.kc = ${KEY_COUNTRY} AND ks.kt = ${KEY_TYPE}
+     WHERE l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL`;
   return { sql, bindings: [tenantId, ...scope.bindings] };
 }
 
@@ -162,6 +186,108 @@ export async function lockTenant(trx: Trx, tenantId: number): Promise<void> {
   await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('rondo.allocation'), ?)`, [tenantId]);
 }
 
+/** Memory for the batch statements of one file (hash aggregates over a file's keys, hash joins). */
+const BATCH_WORK_MEM = '64MB';
+
+/** The first day of the month a file's lines without a sale month are converted at. */
+async function fallbackMonth(trx: Trx, tenantId: number, fileId: string): Promise<string> {
+  const { rows } = await trx.raw(
+    `SELECT to_char(date_trunc('month', coalesce(f.sale_period_start, f.sale_period_end, f.created_at::date)), 'YYYY-MM-DD') AS m
+       FROM files f WHERE f.tenant_id = ? AND f.id = ?`,
+    [tenantId, fileId],
+  );
+  return rows[0].m;
+}
+
+/**
+ * ONE pass over a file's lines (`from`: royalty_lines of the file, or the ingest's staging
+ * table): their distinct match keys × currency keys with line counts, in `al_src`. Matching,
+ * currency and the counts then work on it (thousands of rows), not on the lines.
+ */
+async function buildSource(trx: Trx, from: string, bindings: any[], month: string): Promise<void> {
+  await trx.raw(`DROP TABLE IF EXISTS al_src`);
+  await trx.raw(
+    `CREATE TEMP TABLE al_src ON COMMIT DROP AS
+     SELECT coalesce(l.isrc, '') AS isrc, coalesce(l.upc, '') AS upc, coalesce(l.track_title, '') AS track_title,
+            coalesce(l.artist, '') AS artist, coalesce(l.release_title, '') AS release_title, coalesce(l.dsp, '') AS dsp,
+            l.currency, coalesce(l.gross_currency, '') AS gross_currency, coalesce(l.exchange_rate, 0) AS exchange_rate,
+            coalesce(l.sale_month, ?::date) AS month, count(*)::bigint AS n
+       FROM ${from}
+      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10`,
+    [month, ...bindings],
+  );
+  await trx.raw(`ANALYZE al_src`);
+}
+
+const KEYS_FROM_SOURCE = `SELECT DISTINCT isrc, upc, track_title, artist, release_title, dsp FROM al_src`;
+
+/**
+ * Currency: one row per distinct (currency, statement rate, month) of al_src in `rm_fx`, with
+ * the rate (and the statement rate to divide by). Returns the keys without a rate.
+ */
+async function buildFx(trx: Trx, tenantId: number, base: string): Promise<{ currency: string; month: string }[]> {
+  await trx.raw(`DROP TABLE IF EXISTS rm_fx`);
+  await trx.raw(`CREATE TEMP TABLE rm_fx ON COMMIT DROP AS SELECT DISTINCT currency, gross_currency, exchange_rate, month FROM al_src`);
+  await trx.raw(`ALTER TABLE rm_fx ADD COLUMN rate numeric, ADD COLUMN divide_by numeric`);
+  await trx.raw(`ANALYZE rm_fx`);
+  await trx.raw(
+    `UPDATE rm_fx x SET
+       rate = CASE WHEN x.currency = ? THEN 1
+                   WHEN x.gross_currency = ? AND x.exchange_rate > 0 THEN round(1 / x.exchange_rate, 20)
+                   ELSE (SELECT r.rate FROM fx_rates r WHERE r.tenant_id = ? AND r.currency = x.currency AND r.month = x.month) END,
+       divide_by = CASE WHEN x.currency <> ? AND x.gross_currency = ? AND x.exchange_rate > 0 THEN x.exchange_rate END`,
+    [base, base, tenantId, base, base],
+  );
+  const missing = await trx.raw(`SELECT currency, to_char(month, 'YYYY-MM') AS month FROM rm_fx WHERE rate IS NULL ORDER BY currency, month`);
+  return missing.rows;
+}
+
+/** Join of a line `l` to its rm_fx row `x` (`?` = the file's fallback month). */
+const FX_JOIN = `x.currency = l.currency AND x.gross_currency = coalesce(l.gross_currency, '') AND x.exchange_rate = coalesce(l.exchange_rate, 0)
+  AND x.month = coalesce(l.sale_month, ?::date)`;
+const BASE_AMOUNT = `CASE WHEN x.divide_by IS NOT NULL THEN round(l.net / x.divide_by, 12) ELSE round(l.net * x.rate, 12) END`;
+
+/**
+ * Ingest's share of allocation, in the ingest transaction: the staged lines' keys matched and
+ * their currency converted exactly as allocateFile does it, so the lines are written into
+ * royalty_lines ONCE, already matched and converted (allocateFile re-checks and rewrites only
+ * the lines whose result changed meanwhile: a catalogue, rule or rate change). Not done with
+ * autoCreateCatalogue (creating catalogue rows is the allocation step's), nor for the
+ * currency when a rate is missing (the allocation step fails the file with its message).
+ * `staging` holds `columns` plus dsp_source.
+ */
+export async function insertStagedLines(trx: Trx, tenantId: number, fileId: string, staging: string, columns: readonly string[]): Promise<{ matched: boolean; converted: boolean }> {
+  const settings = await getSettings(trx, tenantId);
+  const base = settings.baseCurrency;
+  await trx.raw(`SET LOCAL work_mem = '${BATCH_WORK_MEM}'`);
+  await trx.raw(`ANALYZE ${staging}`);
+  const { rows: rules } = await trx.raw(`SELECT 1 FROM matching_rules WHERE tenant_id = ? AND kind = 'dsp' LIMIT 1`, [tenantId]);
+  if (rules.length)
+    await trx.raw(
+      `UPDATE ${staging} l SET dsp_source = COALESCE(l.dsp_source, l.dsp), dsp = r.dsp_target
+         FROM matching_rules r
+        WHERE r.tenant_id = ? AND r.kind = 'dsp' AND r.store_norm = rondo_norm(l.dsp) AND l.dsp IS DISTINCT FROM r.dsp_target`,
+      [tenantId],
+    );
+  const month = await fallbackMonth(trx, tenantId, fileId);
+  await buildSource(trx, `${staging} l`, [], month);
+  const matched = !settings.autoCreateCatalogue;
+  if (matched) await resolveMatchKeys(trx, tenantId, { sql: 'false', bindings: [] }, { autoCreate: false, keysFrom: KEYS_FROM_SOURCE });
+  const converted = (await buildFx(trx, tenantId, base)).length === 0;
+  const cols = columns.map((c) => `l.${c}`).join(', ');
+  await hashJoins(trx, () => trx.raw(
+    `INSERT INTO royalty_lines (tenant_id, file_id, ${columns.join(', ')}, dsp_source, asset_id, product_id, artist_id, match_status, base_currency, fx_rate, base_amount)
+     SELECT ?, ?, ${cols}, l.dsp_source,
+            ${matched ? `k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL}` : 'NULL::uuid, NULL::uuid, NULL::uuid, NULL'},
+            ${converted ? `?::char(3), x.rate, ${BASE_AMOUNT}` : 'NULL, NULL::numeric, NULL::numeric'}
+       FROM ${staging} l
+       ${matched ? `JOIN rm_keys k ON ${KEY_JOIN}` : ''}
+       ${converted ? `JOIN rm_fx x ON ${FX_JOIN}` : ''}`,
+    [tenantId, fileId, ...(converted ? [base, month] : [])],
+  ));
+  return { matched, converted };
+}
+
 export async function allocateFile(trx: Trx, tenantId: number, fileId: string): Promise<FileAllocationResult> {
   const settings = await getSettings(trx, tenantId);
   const base = settings.baseCurrency;
@@ -174,51 +300,37 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
     timings[step] = (timings[step] ?? 0) + t - t0;
     t0 = t;
   };
+  await trx.raw(`SET LOCAL work_mem = '${BATCH_WORK_MEM}'`);
 
   await applyDspRules(trx, tenantId, scope);
   lap('dspRules');
-  await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue });
-  lap('matchKeys');
+  // One pass over the lines: their distinct keys (al_src); matching works on those.
+  const month = await fallbackMonth(trx, tenantId, fileId);
+  await hashJoins(trx, () => buildSource(trx, `royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ?`, [tenantId, fileId], month));
+  lap('keys');
+  await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue, keysFrom: KEYS_FROM_SOURCE });
+  lap('match');
 
   // Currency: one row per distinct (currency, statement rate, month).
-  await trx.raw(`DROP TABLE IF EXISTS rm_fx`);
-  await trx.raw(
-    `CREATE TEMP TABLE rm_fx ON COMMIT DROP AS
-     SELECT DISTINCT l.currency, coalesce(l.gross_currency, '') AS gross_currency, coalesce(l.exchange_rate, 0) AS exchange_rate,
-            coalesce(l.sale_month, date_trunc('month', coalesce(f.sale_period_start, f.sale_period_end, f.created_at::date))::date) AS month
-       FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id
-      WHERE l.tenant_id = ? AND l.file_id = ?`,
-    [tenantId, fileId],
-  );
-  await trx.raw(`ALTER TABLE rm_fx ADD COLUMN rate numeric, ADD COLUMN divide_by numeric`);
-  await trx.raw(`ANALYZE rm_fx`);
-  await trx.raw(
-    `UPDATE rm_fx x SET
-       rate = CASE WHEN x.currency = ? THEN 1
-                   WHEN x.gross_currency = ? AND x.exchange_rate > 0 THEN round(1 / x.exchange_rate, 20)
-                   ELSE (SELECT r.rate FROM fx_rates r WHERE r.tenant_id = ? AND r.currency = x.currency AND r.month = x.month) END,
-       divide_by = CASE WHEN x.currency <> ? AND x.gross_currency = ? AND x.exchange_rate > 0 THEN x.exchange_rate END`,
-    [base, base, tenantId, base, base],
-  );
+  const missing = await buildFx(trx, tenantId, base);
   lap('fx');
-  const missing = await trx.raw(`SELECT currency, to_char(month, 'YYYY-MM') AS month FROM rm_fx WHERE rate IS NULL ORDER BY currency, month`);
-  if (missing.rows.length) {
-    const list = missing.rows.map((r: { currency: string; month: string }) => `${r.currency.trim()} ${r.month}`).join(', ');
+  if (missing.length) {
+    const list = missing.map((r) => `${r.currency.trim()} ${r.month}`).join(', ');
     throw new AllocationFailed(
       `No exchange rate to ${base} for ${list}: set the monthly rate with PUT /currency/rates, then reprocess the file (POST /royalty/files/${fileId}/allocate)`,
     );
   }
 
-  await hashJoins(trx, () => trx.raw(
+  // Match + currency onto the lines: only lines whose result differs are written (the ingest
+  // step normally wrote them matched and converted already: then this is a read).
+  const upd = await hashJoins(trx, () => trx.raw(
     `UPDATE royalty_lines l SET asset_id = k.asset_id, product_id = k.product_id, artist_id = k.artist_id, match_status = ${MATCH_STATUS_SQL},
-            base_currency = ?, fx_rate = x.rate,
-            base_amount = CASE WHEN x.divide_by IS NOT NULL THEN round(l.net / x.divide_by, 12) ELSE round(l.net * x.rate, 12) END
-       FROM rm_keys k, rm_fx x, files f
-      WHERE l.tenant_id = ? AND l.file_id = ? AND ${KEY_JOIN}
-        AND f.tenant_id = l.tenant_id AND f.id = l.file_id
-        AND x.currency = l.currency AND x.gross_currency = coalesce(l.gross_currency, '') AND x.exchange_rate = coalesce(l.exchange_rate, 0)
-        AND x.month = coalesce(l.sale_month, date_trunc('month', coalesce(f.sale_period_start, f.sale_period_end, f.created_at::date))::date)`,
-    [base, tenantId, fileId],
+            base_currency = ?, fx_rate = x.rate, base_amount = ${BASE_AMOUNT}
+       FROM rm_keys k, rm_fx x
+      WHERE l.tenant_id = ? AND l.file_id = ? AND ${KEY_JOIN} AND ${FX_JOIN}
+        AND (l.asset_id, l.product_id, l.artist_id, l.match_status, l.base_currency, l.fx_rate, l.base_amount)
+            IS DISTINCT FROM (k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL}, ?::char(3), x.rate, ${BASE_AMOUNT})`,
+    [base, tenantId, fileId, month, base],
   ));
   lap('updateLines');
 
@@ -228,7 +340,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   lap('suggestions');
 
   // THE allocation statement: supersede what the file had, write the new earnings.
-  await prepareSplitKeys(trx, tenantId, scope);
+  const { conditional } = await prepareSplitKeys(trx, tenantId, scope, { pairsFromKeys: true });
   lap('splitKeys');
   const sel = allocationSelect(tenantId, scope);
   const ins = await hashJoins(trx, () => trx.raw(
@@ -242,14 +354,21 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   ));
   lap('earnings');
 
+  // Counts from the key table (every line has its key there); lines paid = lines whose key has
+  // split shares, read from the earnings only when split conditions make that per line.
   const { rows } = await trx.raw(
-    `SELECT count(*)::int AS lines, count(*) FILTER (WHERE match_status <> 'unmatched')::int AS matched,
-            (SELECT count(DISTINCT e.line_id)::int FROM royalty_earnings e WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL) AS paid
-       FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ?`,
-    [tenantId, fileId, tenantId, fileId],
+    `SELECT coalesce(sum(s.n), 0)::int AS lines,
+            coalesce(sum(s.n) FILTER (WHERE k.asset_how IS NOT NULL OR k.product_how IS NOT NULL), 0)::int AS matched,
+            ${conditional
+              ? `(SELECT count(*)::int FROM (SELECT DISTINCT e.line_id FROM royalty_earnings e WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL) d)`
+              : `coalesce(sum(s.n) FILTER (WHERE EXISTS (SELECT 1 FROM al_ks ks WHERE ks.a_key = coalesce(k.asset_id, ${Z}) AND ks.p_key = coalesce(k.product_id, ${Z}))), 0)::int`} AS paid
+       FROM al_src s JOIN rm_keys k ON s.isrc = k.isrc AND s.upc = k.upc AND s.track_title = k.track_title AND s.artist = k.artist
+                                   AND s.release_title = k.release_title AND s.dsp = k.dsp`,
+    conditional ? [tenantId, fileId] : [],
   );
   const r = rows[0];
   lap('counts');
+  timings.linesRewritten = upd.rowCount ?? 0;
   return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: ins.rowCount ?? 0, suggestions, accountingPeriod: ap, timings };
 }
 
