@@ -269,6 +269,9 @@ const LINE_COLUMNS = [
   'currency', 'exchange_rate', 'aggregator', 'isrc_raw', 'upc_raw',
 ] as const;
 
+/** Distinct match keys (and currency keys) numbered per file while reading; memory bound (~300 bytes each). */
+const MAX_KEYS = 100_000;
+
 const NEEDS_ESCAPE = /[\\\t\n\r\u0000]/;
 /** A value in COPY text format. */
 function cp(v: string | null | undefined): string {
@@ -395,12 +398,23 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       await trx('royalty_lines').where({ tenant_id: tenantId, file_id: fileId }).delete();
       await trx('file_errors').where({ tenant_id: tenantId, file_id: fileId }).delete();
 
-      // Lines are COPYed into a temporary staging table (no WAL, no index), then written into
-      // royalty_lines once, already matched and converted (insertStagedLines).
-      await trx.raw(`DROP TABLE IF EXISTS ing_lines`);
-      await trx.raw(`CREATE TEMP TABLE ing_lines ON COMMIT DROP AS SELECT ${LINE_COLUMNS.join(', ')}, dsp_source FROM royalty_lines WITH NO DATA`);
+      // Lines are COPYed into a temporary staging table (no WAL, no index) with the numbers of
+      // their match key and currency key, then written into royalty_lines once, already
+      // matched and converted (insertStagedLines).
+      await trx.raw(`DROP TABLE IF EXISTS ing_lines, ing_keys, ing_fx`);
+      await trx.raw(`CREATE TEMP TABLE ing_lines ON COMMIT DROP AS SELECT ${LINE_COLUMNS.join(', ')}, 0 AS kid, 0 AS fxid FROM royalty_lines WITH NO DATA`);
+      await trx.raw(
+        `CREATE TEMP TABLE ing_keys (kid integer, isrc text, upc text, track_title text, artist text, release_title text, dsp text) ON COMMIT DROP`,
+      );
+      await trx.raw(`CREATE TEMP TABLE ing_fx (fxid integer, currency char(3), gross_currency text, exchange_rate numeric, sale_month date) ON COMMIT DROP`);
       const conn = await rawConnection(trx);
-      const copy = conn.query(copyFrom(`COPY ing_lines (${LINE_COLUMNS.join(',')}) FROM STDIN`));
+      const copy = conn.query(copyFrom(`COPY ing_lines (${LINE_COLUMNS.join(',')}, kid, fxid) FROM STDIN`));
+      // Distinct keys seen so far → their numbers (bounded: past MAX_KEYS a line gets number 0
+      // and the allocation step matches / converts it from the table instead).
+      const keys = new Map<string, number>();
+      const fxKeys = new Map<string, number>();
+      let keyRows = '';
+      let fxRows = '';
       let copyError: Error | null = null;
       copy.on('error', (e: Error) => (copyError = e));
       const copyDone = finished(copy);
@@ -425,7 +439,23 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
               let acc = l.accountingPeriod;
               if (acc === null && accOverride) acc = accOverride;
               if (acc !== null && accSeen.size < 1000) accSeen.add(acc);
-              buf += `${l.lineNo}\t${cp(l.saleMonth)}\t${cp(l.salePeriodStart)}\t${cp(l.salePeriodEnd)}\t${cp(acc)}\t${cp(l.dsp)}\t${cp(l.country)}\t${cp(l.isrc)}\t${cp(l.upc)}\t${cp(l.trackTitle)}\t${cp(l.artist)}\t${cp(l.releaseTitle)}\t${cp(l.label)}\t${cp(l.saleType)}\t${l.quantity}\t${cp(l.gross)}\t${cp(l.grossCurrency)}\t${l.net}\t${l.currency}\t${cp(l.exchangeRate)}\t${cp(l.aggregator)}\t${cp(l.isrcRaw)}\t${cp(l.upcRaw)}\n`;
+              const k = `${l.isrc ?? ''}\u0000${l.upc ?? ''}\u0000${l.trackTitle ?? ''}\u0000${l.artist ?? ''}\u0000${l.releaseTitle ?? ''}\u0000${l.dsp ?? ''}`;
+              let kid = keys.get(k);
+              if (kid === undefined) {
+                if (keys.size < MAX_KEYS) {
+                  keys.set(k, (kid = keys.size + 1));
+                  keyRows += `${kid}\t${cp(l.isrc ?? '')}\t${cp(l.upc ?? '')}\t${cp(l.trackTitle ?? '')}\t${cp(l.artist ?? '')}\t${cp(l.releaseTitle ?? '')}\t${cp(l.dsp ?? '')}\n`;
+                } else kid = 0;
+              }
+              const fk = `${l.currency}\u0000${l.grossCurrency ?? ''}\u0000${l.exchangeRate ?? ''}\u0000${l.saleMonth ?? ''}`;
+              let fxid = fxKeys.get(fk);
+              if (fxid === undefined) {
+                if (fxKeys.size < MAX_KEYS) {
+                  fxKeys.set(fk, (fxid = fxKeys.size + 1));
+                  fxRows += `${fxid}\t${l.currency}\t${cp(l.grossCurrency ?? '')}\t${l.exchangeRate ?? '0'}\t${cp(l.saleMonth)}\n`;
+                } else fxid = 0;
+              }
+              buf += `${l.lineNo}\t${cp(l.saleMonth)}\t${cp(l.salePeriodStart)}\t${cp(l.salePeriodEnd)}\t${cp(acc)}\t${cp(l.dsp)}\t${cp(l.country)}\t${cp(l.isrc)}\t${cp(l.upc)}\t${cp(l.trackTitle)}\t${cp(l.artist)}\t${cp(l.releaseTitle)}\t${cp(l.label)}\t${cp(l.saleType)}\t${l.quantity}\t${cp(l.gross)}\t${cp(l.grossCurrency)}\t${l.net}\t${l.currency}\t${cp(l.exchangeRate)}\t${cp(l.aggregator)}\t${cp(l.isrcRaw)}\t${cp(l.upcRaw)}\t${kid}\t${fxid}\n`;
             }
             if (buf) await write(copy, buf);
             batchNo++;
@@ -448,6 +478,15 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       copy.end();
       await copyDone;
       const tRead = Date.now();
+      for (const [table, rows] of [['ing_keys', keyRows], ['ing_fx', fxRows]] as const) {
+        const c = conn.query(copyFrom(`COPY ${table} FROM STDIN`));
+        const done = finished(c);
+        c.end(rows);
+        await done;
+      }
+      keys.clear();
+      fxKeys.clear();
+      keyRows = fxRows = '';
       await new Promise<void>((resolve, reject) => errOut.end((err?: Error | null) => (err ? reject(err) : resolve())));
 
       const errCopy = conn.query(copyFrom(`COPY file_errors (tenant_id, file_id, line_no, reason, raw) FROM STDIN`));
@@ -487,7 +526,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       });
       const tStage = Date.now();
       // After the file's period is recorded (lines without a sale month are converted at it).
-      const prefilled = await insertStagedLines(trx, tenantId, fileId, 'ing_lines', LINE_COLUMNS);
+      const prefilled = await insertStagedLines(trx, tenantId, fileId, { lines: 'ing_lines', keys: 'ing_keys', fx: 'ing_fx' }, LINE_COLUMNS);
       for (const job of next.jobs) await svc.queue.send(job, { tenantId, fileId } as never, { trx, singletonKey: fileId });
       ingested = { rowsRead: summary.rowsRead, rowsIngested, rowsFailed, prefilled, timings: { parseAndCopy: tRead - started, errorsAndRecord: tStage - tRead, matchAndInsert: Date.now() - tStage } };
     });

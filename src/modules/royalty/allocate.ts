@@ -40,10 +40,12 @@ export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
  */
 export async function hashJoins<T>(trx: Trx, fn: () => Promise<T>): Promise<T> {
   await trx.raw(`SET LOCAL enable_nestloop = off`);
+  await trx.raw(`SET LOCAL enable_mergejoin = off`); // a merge join sorts both sides: the file's lines too
   try {
     return await fn();
   } finally {
     await trx.raw(`SET LOCAL enable_nestloop = on`);
+    await trx.raw(`SET LOCAL enable_mergejoin = on`);
   }
 }
 
@@ -129,10 +131,12 @@ export async function prepareSplitKeys(trx: Trx, tenantId: number, scope: Scope,
   // without a window over every earnings row of the file.
   await trx.raw(`ALTER TABLE al_ks ADD COLUMN others numeric[]`);
   await trx.raw(
-    `UPDATE al_ks r SET others = (SELECT coalesce(array_agg(o.share ORDER BY o.tenant_user_id), '{}') FROM al_ks o
-        WHERE o.a_key = r.a_key AND o.p_key = r.p_key AND o.km = r.km AND o.kc = r.kc AND o.kt = r.kt AND NOT o.gets_remainder)
-      WHERE r.gets_remainder`,
+    `UPDATE al_ks r SET others = o.others
+       FROM (SELECT a_key, p_key, km, kc, kt, array_agg(share ORDER BY tenant_user_id) AS others FROM al_ks WHERE NOT gets_remainder
+              GROUP BY a_key, p_key, km, kc, kt) o
+      WHERE r.gets_remainder AND o.a_key = r.a_key AND o.p_key = r.p_key AND o.km = r.km AND o.kc = r.kc AND o.kt = r.kt`,
   );
+  await trx.raw(`UPDATE al_ks SET others = '{}' WHERE gets_remainder AND others IS NULL`);
   await trx.raw(`ANALYZE al_ks`);
   return { conditional };
 }
@@ -187,7 +191,7 @@ export async function lockTenant(trx: Trx, tenantId: number): Promise<void> {
 }
 
 /** Memory for the batch statements of one file (hash aggregates over a file's keys, hash joins). */
-const BATCH_WORK_MEM = '64MB';
+const BATCH_WORK_MEM = '128MB';
 
 /** The first day of the month a file's lines without a sale month are converted at. */
 async function fallbackMonth(trx: Trx, tenantId: number, fileId: string): Promise<string> {
@@ -199,35 +203,46 @@ async function fallbackMonth(trx: Trx, tenantId: number, fileId: string): Promis
   return rows[0].m;
 }
 
+/** A line's match key (6 columns, '' for NULL) and currency key, as grouped in al_src. */
+const SOURCE_KEY = `coalesce(l.isrc, '') AS isrc, coalesce(l.upc, '') AS upc, coalesce(l.track_title, '') AS track_title,
+  coalesce(l.artist, '') AS artist, coalesce(l.release_title, '') AS release_title, coalesce(l.dsp, '') AS dsp,
+  l.currency, coalesce(l.gross_currency, '') AS gross_currency, coalesce(l.exchange_rate, 0) AS exchange_rate, coalesce(l.sale_month, ?::date) AS month`;
+const SOURCE_STORED = `l.asset_id, l.product_id, l.artist_id, l.match_status, l.base_currency, l.fx_rate`;
+
 /**
- * ONE pass over a file's lines (`from`: royalty_lines of the file, or the ingest's staging
- * table): their distinct match keys × currency keys with line counts, in `al_src`. Matching,
- * currency and the counts then work on it (thousands of rows), not on the lines.
+ * ONE pass over a file's lines: per distinct (match key, currency key) and what the lines
+ * carry (match, base currency, rate), the line count and how many lack a base amount, in
+ * `al_src` (a hash aggregate: thousands of groups, not millions of lines). Matching,
+ * currency, the check of what the lines carry and the counts then work on it.
  */
-async function buildSource(trx: Trx, from: string, bindings: any[], month: string): Promise<void> {
+async function buildSource(trx: Trx, tenantId: number, fileId: string, month: string): Promise<void> {
   await trx.raw(`DROP TABLE IF EXISTS al_src`);
+  await trx.raw(`SET LOCAL enable_sort = off`); // freshly loaded lines have stale statistics: hash, never sort a file
   await trx.raw(
     `CREATE TEMP TABLE al_src ON COMMIT DROP AS
-     SELECT coalesce(l.isrc, '') AS isrc, coalesce(l.upc, '') AS upc, coalesce(l.track_title, '') AS track_title,
-            coalesce(l.artist, '') AS artist, coalesce(l.release_title, '') AS release_title, coalesce(l.dsp, '') AS dsp,
-            l.currency, coalesce(l.gross_currency, '') AS gross_currency, coalesce(l.exchange_rate, 0) AS exchange_rate,
-            coalesce(l.sale_month, ?::date) AS month, count(*)::bigint AS n
-       FROM ${from}
-      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10`,
-    [month, ...bindings],
+     SELECT ${SOURCE_KEY}, ${SOURCE_STORED}, count(*)::bigint AS n, count(*) FILTER (WHERE l.base_amount IS NULL)::bigint AS n_unconverted
+       FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ?
+      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16`,
+    [month, tenantId, fileId],
   );
+  await trx.raw(`SET LOCAL enable_sort = on`);
   await trx.raw(`ANALYZE al_src`);
 }
 
 const KEYS_FROM_SOURCE = `SELECT DISTINCT isrc, upc, track_title, artist, release_title, dsp FROM al_src`;
+/** al_src row `s` ↔ rm_keys row `k`. */
+const SOURCE_KEY_JOIN = `s.isrc = k.isrc AND s.upc = k.upc AND s.track_title = k.track_title AND s.artist = k.artist
+  AND s.release_title = k.release_title AND s.dsp = k.dsp`;
+const SOURCE_FX_JOIN = `x.currency = s.currency AND x.gross_currency = s.gross_currency AND x.exchange_rate = s.exchange_rate AND x.month = s.month`;
 
 /**
- * Currency: one row per distinct (currency, statement rate, month) of al_src in `rm_fx`, with
- * the rate (and the statement rate to divide by). Returns the keys without a rate.
+ * Currency: `rm_fx` from `source` (rows of currency, gross_currency ('' for none),
+ * exchange_rate (0 for none), month, plus any id columns), with the rate and the statement
+ * rate to divide by. Returns the keys without a rate.
  */
-async function buildFx(trx: Trx, tenantId: number, base: string): Promise<{ currency: string; month: string }[]> {
+async function buildFx(trx: Trx, tenantId: number, base: string, source: string, bindings: any[] = []): Promise<{ currency: string; month: string }[]> {
   await trx.raw(`DROP TABLE IF EXISTS rm_fx`);
-  await trx.raw(`CREATE TEMP TABLE rm_fx ON COMMIT DROP AS SELECT DISTINCT currency, gross_currency, exchange_rate, month FROM al_src`);
+  await trx.raw(`CREATE TEMP TABLE rm_fx ON COMMIT DROP AS ${source}`, bindings);
   await trx.raw(`ALTER TABLE rm_fx ADD COLUMN rate numeric, ADD COLUMN divide_by numeric`);
   await trx.raw(`ANALYZE rm_fx`);
   await trx.raw(
@@ -238,7 +253,7 @@ async function buildFx(trx: Trx, tenantId: number, base: string): Promise<{ curr
        divide_by = CASE WHEN x.currency <> ? AND x.gross_currency = ? AND x.exchange_rate > 0 THEN x.exchange_rate END`,
     [base, base, tenantId, base, base],
   );
-  const missing = await trx.raw(`SELECT currency, to_char(month, 'YYYY-MM') AS month FROM rm_fx WHERE rate IS NULL ORDER BY currency, month`);
+  const missing = await trx.raw(`SELECT DISTINCT currency, to_char(month, 'YYYY-MM') AS month FROM rm_fx WHERE rate IS NULL ORDER BY currency, month`);
   return missing.rows;
 }
 
@@ -248,42 +263,54 @@ const FX_JOIN = `x.currency = l.currency AND x.gross_currency = coalesce(l.gross
 const BASE_AMOUNT = `CASE WHEN x.divide_by IS NOT NULL THEN round(l.net / x.divide_by, 12) ELSE round(l.net * x.rate, 12) END`;
 
 /**
- * Ingest's share of allocation, in the ingest transaction: the staged lines' keys matched and
- * their currency converted exactly as allocateFile does it, so the lines are written into
- * royalty_lines ONCE, already matched and converted (allocateFile re-checks and rewrites only
- * the lines whose result changed meanwhile: a catalogue, rule or rate change). Not done with
- * autoCreateCatalogue (creating catalogue rows is the allocation step's), nor for the
+ * Ingest's share of allocation, in the ingest transaction. The reader numbered each line's
+ * distinct match key (`kid`, 0 = not numbered) and currency key (`fxid`) while parsing, and
+ * the staging tables hold: `lines` (the COPYed lines + kid, fxid, dsp_source), `keys` (kid,
+ * isrc, upc, track_title, artist, release_title, dsp; '' for NULL) and `fx` (fxid, currency,
+ * gross_currency, exchange_rate, sale_month). The keys are matched and the currency keys
+ * converted exactly as allocateFile does it, so the lines are written into royalty_lines
+ * ONCE, already matched and converted, by integer joins that keep the lines' order
+ * (allocateFile re-checks per key and rewrites only lines whose result changed meanwhile: a
+ * catalogue, rule or rate change). Not done with autoCreateCatalogue (creating catalogue rows
+ * is the allocation step's) or "store A is DSP B" rules (they change the keys), nor for the
  * currency when a rate is missing (the allocation step fails the file with its message).
- * `staging` holds `columns` plus dsp_source.
  */
-export async function insertStagedLines(trx: Trx, tenantId: number, fileId: string, staging: string, columns: readonly string[]): Promise<{ matched: boolean; converted: boolean }> {
+export async function insertStagedLines(
+  trx: Trx,
+  tenantId: number,
+  fileId: string,
+  staging: { lines: string; keys: string; fx: string },
+  columns: readonly string[],
+): Promise<{ matched: boolean; converted: boolean }> {
   const settings = await getSettings(trx, tenantId);
   const base = settings.baseCurrency;
   await trx.raw(`SET LOCAL work_mem = '${BATCH_WORK_MEM}'`);
-  await trx.raw(`ANALYZE ${staging}`);
+  await trx.raw(`ANALYZE ${staging.lines}`);
   const { rows: rules } = await trx.raw(`SELECT 1 FROM matching_rules WHERE tenant_id = ? AND kind = 'dsp' LIMIT 1`, [tenantId]);
-  if (rules.length)
-    await trx.raw(
-      `UPDATE ${staging} l SET dsp_source = COALESCE(l.dsp_source, l.dsp), dsp = r.dsp_target
-         FROM matching_rules r
-        WHERE r.tenant_id = ? AND r.kind = 'dsp' AND r.store_norm = rondo_norm(l.dsp) AND l.dsp IS DISTINCT FROM r.dsp_target`,
-      [tenantId],
-    );
+  const matched = !settings.autoCreateCatalogue && rules.length === 0;
+  if (matched)
+    await resolveMatchKeys(trx, tenantId, { sql: 'false', bindings: [] }, {
+      autoCreate: false,
+      keysHaveId: true,
+      keysFrom: `SELECT kid, isrc, upc, track_title, artist, release_title, dsp FROM ${staging.keys}`,
+    });
   const month = await fallbackMonth(trx, tenantId, fileId);
-  await buildSource(trx, `${staging} l`, [], month);
-  const matched = !settings.autoCreateCatalogue;
-  if (matched) await resolveMatchKeys(trx, tenantId, { sql: 'false', bindings: [] }, { autoCreate: false, keysFrom: KEYS_FROM_SOURCE });
-  const converted = (await buildFx(trx, tenantId, base)).length === 0;
+  const missing = await buildFx(
+    trx, tenantId, base,
+    `SELECT fxid, currency, gross_currency, exchange_rate, coalesce(sale_month, ?::date) AS month FROM ${staging.fx}`,
+    [month],
+  );
+  const converted = missing.length === 0;
   const cols = columns.map((c) => `l.${c}`).join(', ');
   await hashJoins(trx, () => trx.raw(
-    `INSERT INTO royalty_lines (tenant_id, file_id, ${columns.join(', ')}, dsp_source, asset_id, product_id, artist_id, match_status, base_currency, fx_rate, base_amount)
-     SELECT ?, ?, ${cols}, l.dsp_source,
-            ${matched ? `k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL}` : 'NULL::uuid, NULL::uuid, NULL::uuid, NULL'},
-            ${converted ? `?::char(3), x.rate, ${BASE_AMOUNT}` : 'NULL, NULL::numeric, NULL::numeric'}
-       FROM ${staging} l
-       ${matched ? `JOIN rm_keys k ON ${KEY_JOIN}` : ''}
-       ${converted ? `JOIN rm_fx x ON ${FX_JOIN}` : ''}`,
-    [tenantId, fileId, ...(converted ? [base, month] : [])],
+    `INSERT INTO royalty_lines (tenant_id, file_id, ${columns.join(', ')}, asset_id, product_id, artist_id, match_status, base_currency, fx_rate, base_amount)
+     SELECT ?, ?, ${cols},
+            ${matched ? `k.asset_id, k.product_id, k.artist_id, CASE WHEN k.kid IS NOT NULL THEN ${MATCH_STATUS_SQL} END` : 'NULL::uuid, NULL::uuid, NULL::uuid, NULL'},
+            ${converted ? `CASE WHEN x.rate IS NOT NULL THEN ?::char(3) END, x.rate, ${BASE_AMOUNT}` : 'NULL, NULL::numeric, NULL::numeric'}
+       FROM ${staging.lines} l
+       ${matched ? `LEFT JOIN rm_keys k ON k.kid = l.kid` : ''}
+       ${converted ? `LEFT JOIN rm_fx x ON x.fxid = l.fxid` : ''}`,
+    [tenantId, fileId, ...(converted ? [base] : [])],
   ));
   return { matched, converted };
 }
@@ -304,15 +331,15 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
 
   await applyDspRules(trx, tenantId, scope);
   lap('dspRules');
-  // One pass over the lines: their distinct keys (al_src); matching works on those.
+  // One pass over the lines: their distinct keys and what they carry (al_src).
   const month = await fallbackMonth(trx, tenantId, fileId);
-  await hashJoins(trx, () => buildSource(trx, `royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ?`, [tenantId, fileId], month));
+  await buildSource(trx, tenantId, fileId, month);
   lap('keys');
   await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue, keysFrom: KEYS_FROM_SOURCE });
   lap('match');
 
   // Currency: one row per distinct (currency, statement rate, month).
-  const missing = await buildFx(trx, tenantId, base);
+  const missing = await buildFx(trx, tenantId, base, `SELECT DISTINCT currency, gross_currency, exchange_rate, month FROM al_src`);
   lap('fx');
   if (missing.length) {
     const list = missing.map((r) => `${r.currency.trim()} ${r.month}`).join(', ');
@@ -321,17 +348,28 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
     );
   }
 
-  // Match + currency onto the lines: only lines whose result differs are written (the ingest
-  // step normally wrote them matched and converted already: then this is a read).
-  const upd = await hashJoins(trx, () => trx.raw(
-    `UPDATE royalty_lines l SET asset_id = k.asset_id, product_id = k.product_id, artist_id = k.artist_id, match_status = ${MATCH_STATUS_SQL},
-            base_currency = ?, fx_rate = x.rate, base_amount = ${BASE_AMOUNT}
-       FROM rm_keys k, rm_fx x
-      WHERE l.tenant_id = ? AND l.file_id = ? AND ${KEY_JOIN} AND ${FX_JOIN}
-        AND (l.asset_id, l.product_id, l.artist_id, l.match_status, l.base_currency, l.fx_rate, l.base_amount)
-            IS DISTINCT FROM (k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL}, ?::char(3), x.rate, ${BASE_AMOUNT})`,
-    [base, tenantId, fileId, month, base],
+  // Match + currency onto the lines, only when some key's lines carry something else than its
+  // result (normally the ingest step wrote them matched and converted: then nothing is written).
+  const { rows: stale } = await hashJoins(trx, () => trx.raw(
+    `SELECT coalesce(sum(s.n), 0)::int AS n FROM al_src s JOIN rm_keys k ON ${SOURCE_KEY_JOIN} JOIN rm_fx x ON ${SOURCE_FX_JOIN}
+      WHERE s.n_unconverted > 0
+         OR (s.asset_id, s.product_id, s.artist_id, s.match_status, s.base_currency, s.fx_rate)
+            IS DISTINCT FROM (k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL}, ?::char(3), x.rate)`,
+    [base],
   ));
+  let rewritten = 0;
+  if (stale[0].n > 0) {
+    const upd = await hashJoins(trx, () => trx.raw(
+      `UPDATE royalty_lines l SET asset_id = k.asset_id, product_id = k.product_id, artist_id = k.artist_id, match_status = ${MATCH_STATUS_SQL},
+              base_currency = ?, fx_rate = x.rate, base_amount = ${BASE_AMOUNT}
+         FROM rm_keys k, rm_fx x
+        WHERE l.tenant_id = ? AND l.file_id = ? AND ${KEY_JOIN} AND ${FX_JOIN}
+          AND (l.asset_id, l.product_id, l.artist_id, l.match_status, l.base_currency, l.fx_rate, l.base_amount)
+              IS DISTINCT FROM (k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL}, ?::char(3), x.rate, ${BASE_AMOUNT})`,
+      [base, tenantId, fileId, month, base],
+    ));
+    rewritten = upd.rowCount ?? 0;
+  }
   lap('updateLines');
 
   const ap = await setAccountingPeriod(trx, tenantId, fileId, settings.accountingCadence);
@@ -354,7 +392,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   ));
   lap('earnings');
 
-  // Counts from the key table (every line has its key there); lines paid = lines whose key has
+  // Counts from the key table (every line is counted there); lines paid = lines whose key has
   // split shares, read from the earnings only when split conditions make that per line.
   const { rows } = await trx.raw(
     `SELECT coalesce(sum(s.n), 0)::int AS lines,
@@ -362,13 +400,12 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
             ${conditional
               ? `(SELECT count(*)::int FROM (SELECT DISTINCT e.line_id FROM royalty_earnings e WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL) d)`
               : `coalesce(sum(s.n) FILTER (WHERE EXISTS (SELECT 1 FROM al_ks ks WHERE ks.a_key = coalesce(k.asset_id, ${Z}) AND ks.p_key = coalesce(k.product_id, ${Z}))), 0)::int`} AS paid
-       FROM al_src s JOIN rm_keys k ON s.isrc = k.isrc AND s.upc = k.upc AND s.track_title = k.track_title AND s.artist = k.artist
-                                   AND s.release_title = k.release_title AND s.dsp = k.dsp`,
+       FROM al_src s JOIN rm_keys k ON ${SOURCE_KEY_JOIN}`,
     conditional ? [tenantId, fileId] : [],
   );
   const r = rows[0];
   lap('counts');
-  timings.linesRewritten = upd.rowCount ?? 0;
+  timings.linesRewritten = rewritten;
   return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: ins.rowCount ?? 0, suggestions, accountingPeriod: ap, timings };
 }
 

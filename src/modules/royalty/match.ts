@@ -54,9 +54,18 @@ export async function applyDspRules(trx: Trx, tenantId: number, scope: Scope): P
  * the distinct keys (isrc, upc, track_title, artist, release_title, dsp; '' for NULL), e.g.
  * from a per-file key table, instead of scanning the lines.
  */
-export async function resolveMatchKeys(trx: Trx, tenantId: number, scope: Scope, opts: { autoCreate: boolean; keysFrom?: string }): Promise<void> {
+export async function resolveMatchKeys(
+  trx: Trx,
+  tenantId: number,
+  scope: Scope,
+  opts: { autoCreate: boolean; keysFrom?: string; keysHaveId?: boolean },
+): Promise<void> {
   await trx.raw(`DROP TABLE IF EXISTS rm_keys`);
-  if (opts.keysFrom) await trx.raw(`CREATE TEMP TABLE rm_keys ON COMMIT DROP AS SELECT isrc, upc, track_title, artist, release_title, dsp FROM (${opts.keysFrom}) src`);
+  // keysHaveId: the source also yields `kid` (integer, unique), kept as the key's id.
+  if (opts.keysFrom)
+    await trx.raw(
+      `CREATE TEMP TABLE rm_keys ON COMMIT DROP AS SELECT ${opts.keysHaveId ? 'kid, ' : ''}isrc, upc, track_title, artist, release_title, dsp FROM (${opts.keysFrom}) src`,
+    );
   else
     await trx.raw(
       `CREATE TEMP TABLE rm_keys ON COMMIT DROP AS
@@ -65,7 +74,8 @@ export async function resolveMatchKeys(trx: Trx, tenantId: number, scope: Scope,
          FROM royalty_lines l WHERE l.tenant_id = ? AND (${scope.sql})`,
       [tenantId, ...scope.bindings],
     );
-  await trx.raw(`ALTER TABLE rm_keys ADD COLUMN kid serial, ADD COLUMN isrc_n text, ADD COLUMN upc_n text, ADD COLUMN title_n text,
+  if (!opts.keysHaveId) await trx.raw(`ALTER TABLE rm_keys ADD COLUMN kid serial`);
+  await trx.raw(`ALTER TABLE rm_keys ADD COLUMN isrc_n text, ADD COLUMN upc_n text, ADD COLUMN title_n text,
     ADD COLUMN artist_n text, ADD COLUMN release_n text, ADD COLUMN dsp_n text, ADD COLUMN asset_id uuid, ADD COLUMN asset_how text,
     ADD COLUMN product_id uuid, ADD COLUMN product_how text, ADD COLUMN artist_id uuid`);
   await trx.raw(`UPDATE rm_keys SET isrc_n = ${ISRC_N}, upc_n = ${UPC_N}, title_n = rondo_norm(track_title), artist_n = rondo_norm(artist),
