@@ -21,7 +21,7 @@ import type { CanonicalLine, LineError } from '../../../parsers/types';
 import { JOB_OPTIONS, PIPELINE, PIPELINE_AFTER_INGEST } from '../../../jobs';
 import { childId, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
-import { insertStagedLines } from '../royalty/allocate';
+import { LineMatcher, type LineMatch } from '../royalty/prefill';
 
 /** Archive limits (zip bombs). Mutable so an operator (or a test) can tune them. */
 export const INGEST_LIMITS = {
@@ -262,15 +262,13 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string)
 
 // ================================================================================ ingest
 
-/** Columns the reader fills, COPYed into the transaction's staging table (tenant_id and file_id are added on the way to royalty_lines). */
+/** Columns COPYed into royalty_lines: the reader's, then the match and currency the ingest fills in flight (prefill.ts). */
 const LINE_COLUMNS = [
-  'line_no', 'sale_month', 'sale_period_start', 'sale_period_end', 'accounting_period', 'dsp', 'country',
+  'tenant_id', 'file_id', 'line_no', 'sale_month', 'sale_period_start', 'sale_period_end', 'accounting_period', 'dsp', 'country',
   'isrc', 'upc', 'track_title', 'artist', 'release_title', 'label', 'sale_type', 'quantity', 'gross', 'gross_currency', 'net',
   'currency', 'exchange_rate', 'aggregator', 'isrc_raw', 'upc_raw',
+  'asset_id', 'product_id', 'artist_id', 'match_status', 'base_currency', 'fx_rate', 'base_amount',
 ] as const;
-
-/** Distinct match keys (and currency keys) numbered per file while reading; memory bound (~300 bytes each). */
-const MAX_KEYS = 100_000;
 
 const NEEDS_ESCAPE = /[\\\t\n\r\u0000]/;
 /** A value in COPY text format. */
@@ -389,6 +387,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
   const accSeen = new Set<string>();
 
   const started = Date.now();
+  const matcher = await LineMatcher.open(svc, tenantId);
   let ingested = null as Record<string, unknown> | null;
   try {
     await svc.db.owner.transaction(async (trx: Knex.Transaction) => {
@@ -398,23 +397,10 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       await trx('royalty_lines').where({ tenant_id: tenantId, file_id: fileId }).delete();
       await trx('file_errors').where({ tenant_id: tenantId, file_id: fileId }).delete();
 
-      // Lines are COPYed into a temporary staging table (no WAL, no index) with the numbers of
-      // their match key and currency key, then written into royalty_lines once, already
-      // matched and converted (insertStagedLines).
-      await trx.raw(`DROP TABLE IF EXISTS ing_lines, ing_keys, ing_fx`);
-      await trx.raw(`CREATE TEMP TABLE ing_lines ON COMMIT DROP AS SELECT ${LINE_COLUMNS.join(', ')}, 0 AS kid, 0 AS fxid FROM royalty_lines WITH NO DATA`);
-      await trx.raw(
-        `CREATE TEMP TABLE ing_keys (kid integer, isrc text, upc text, track_title text, artist text, release_title text, dsp text) ON COMMIT DROP`,
-      );
-      await trx.raw(`CREATE TEMP TABLE ing_fx (fxid integer, currency char(3), gross_currency text, exchange_rate numeric, sale_month date) ON COMMIT DROP`);
+      // Lines go straight into royalty_lines, already matched and (where exact) converted.
       const conn = await rawConnection(trx);
-      const copy = conn.query(copyFrom(`COPY ing_lines (${LINE_COLUMNS.join(',')}, kid, fxid) FROM STDIN`));
-      // Distinct keys seen so far → their numbers (bounded: past MAX_KEYS a line gets number 0
-      // and the allocation step matches / converts it from the table instead).
-      const keys = new Map<string, number>();
-      const fxKeys = new Map<string, number>();
-      let keyRows = '';
-      let fxRows = '';
+      const copy = conn.query(copyFrom(`COPY royalty_lines (${LINE_COLUMNS.join(',')}) FROM STDIN`));
+      const N = '\\N';
       let copyError: Error | null = null;
       copy.on('error', (e: Error) => (copyError = e));
       const copyDone = finished(copy);
@@ -428,8 +414,30 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         async lines(batch: CanonicalLine[]) {
           try {
             if (copyError) throw copyError;
+            // Match keys of the batch: the new ones resolved in one round trip.
+            const ks: string[][] = new Array(batch.length);
+            const ms: (LineMatch | null | undefined)[] = new Array(batch.length);
+            if (matcher) {
+              let wanted = false;
+              for (let i = 0; i < batch.length; i++) {
+                const l = batch[i]!;
+                const k = [l.isrc ?? '', l.upc ?? '', l.trackTitle ?? '', l.artist ?? '', l.releaseTitle ?? '', l.dsp ?? ''];
+                const m = matcher.get(k);
+                if (m === undefined) {
+                  matcher.want(k);
+                  wanted = true;
+                }
+                ks[i] = k;
+                ms[i] = m;
+              }
+              if (wanted) {
+                await matcher.resolve();
+                for (let i = 0; i < batch.length; i++) if (ms[i] === undefined) ms[i] = matcher.get(ks[i]!) ?? null;
+              }
+            }
             let buf = '';
-            for (const l of batch) {
+            for (let i = 0; i < batch.length; i++) {
+              const l = batch[i]!;
               const bad = badLine(l);
               if (bad) {
                 extraFailed++;
@@ -439,23 +447,11 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
               let acc = l.accountingPeriod;
               if (acc === null && accOverride) acc = accOverride;
               if (acc !== null && accSeen.size < 1000) accSeen.add(acc);
-              const k = `${l.isrc ?? ''}\u0000${l.upc ?? ''}\u0000${l.trackTitle ?? ''}\u0000${l.artist ?? ''}\u0000${l.releaseTitle ?? ''}\u0000${l.dsp ?? ''}`;
-              let kid = keys.get(k);
-              if (kid === undefined) {
-                if (keys.size < MAX_KEYS) {
-                  keys.set(k, (kid = keys.size + 1));
-                  keyRows += `${kid}\t${cp(l.isrc ?? '')}\t${cp(l.upc ?? '')}\t${cp(l.trackTitle ?? '')}\t${cp(l.artist ?? '')}\t${cp(l.releaseTitle ?? '')}\t${cp(l.dsp ?? '')}\n`;
-                } else kid = 0;
-              }
-              const fk = `${l.currency}\u0000${l.grossCurrency ?? ''}\u0000${l.exchangeRate ?? ''}\u0000${l.saleMonth ?? ''}`;
-              let fxid = fxKeys.get(fk);
-              if (fxid === undefined) {
-                if (fxKeys.size < MAX_KEYS) {
-                  fxKeys.set(fk, (fxid = fxKeys.size + 1));
-                  fxRows += `${fxid}\t${l.currency}\t${cp(l.grossCurrency ?? '')}\t${l.exchangeRate ?? '0'}\t${cp(l.saleMonth)}\n`;
-                } else fxid = 0;
-              }
-              buf += `${l.lineNo}\t${cp(l.saleMonth)}\t${cp(l.salePeriodStart)}\t${cp(l.salePeriodEnd)}\t${cp(acc)}\t${cp(l.dsp)}\t${cp(l.country)}\t${cp(l.isrc)}\t${cp(l.upc)}\t${cp(l.trackTitle)}\t${cp(l.artist)}\t${cp(l.releaseTitle)}\t${cp(l.label)}\t${cp(l.saleType)}\t${l.quantity}\t${cp(l.gross)}\t${cp(l.grossCurrency)}\t${l.net}\t${l.currency}\t${cp(l.exchangeRate)}\t${cp(l.aggregator)}\t${cp(l.isrcRaw)}\t${cp(l.upcRaw)}\t${kid}\t${fxid}\n`;
+              const m = ms[i];
+              const fx = matcher ? matcher.convert(l.currency, l.grossCurrency, l.exchangeRate, l.saleMonth, l.net) : null;
+              buf += `${tenantCol}\t${fileId}\t${l.lineNo}\t${cp(l.saleMonth)}\t${cp(l.salePeriodStart)}\t${cp(l.salePeriodEnd)}\t${cp(acc)}\t${cp(l.dsp)}\t${cp(l.country)}\t${cp(l.isrc)}\t${cp(l.upc)}\t${cp(l.trackTitle)}\t${cp(l.artist)}\t${cp(l.releaseTitle)}\t${cp(l.label)}\t${cp(l.saleType)}\t${l.quantity}\t${cp(l.gross)}\t${cp(l.grossCurrency)}\t${l.net}\t${l.currency}\t${cp(l.exchangeRate)}\t${cp(l.aggregator)}\t${cp(l.isrcRaw)}\t${cp(l.upcRaw)}\t${
+                m ? `${m.asset ?? N}\t${m.product ?? N}\t${m.artist ?? N}\t${m.status}` : `${N}\t${N}\t${N}\t${N}`}\t${
+                fx ? `${matcher!.base}\t${fx[0]}\t${fx[1]}` : `${N}\t${N}\t${N}`}\n`;
             }
             if (buf) await write(copy, buf);
             batchNo++;
@@ -478,15 +474,6 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       copy.end();
       await copyDone;
       const tRead = Date.now();
-      for (const [table, rows] of [['ing_keys', keyRows], ['ing_fx', fxRows]] as const) {
-        const c = conn.query(copyFrom(`COPY ${table} FROM STDIN`));
-        const done = finished(c);
-        c.end(rows);
-        await done;
-      }
-      keys.clear();
-      fxKeys.clear();
-      keyRows = fxRows = '';
       await new Promise<void>((resolve, reject) => errOut.end((err?: Error | null) => (err ? reject(err) : resolve())));
 
       const errCopy = conn.query(copyFrom(`COPY file_errors (tenant_id, file_id, line_no, reason, raw) FROM STDIN`));
@@ -501,7 +488,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       let totals = summary.totals;
       if (extraFailed) {
         // Lines refused here are not in the table: total what was stored.
-        const t = await trx('ing_lines').groupBy('currency').select('currency', trx.raw('sum(net)::text as net'));
+        const t = await trx('royalty_lines').where({ tenant_id: tenantId, file_id: fileId }).groupBy('currency').select('currency', trx.raw('sum(net)::text as net'));
         totals = Object.fromEntries(t.map((r) => [String(r.currency).trim(), r.net]));
       }
       const accounting = accOverride ?? (accSeen.size ? [...accSeen].sort().at(-1)! : row.accounting_period ?? null);
@@ -524,11 +511,8 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         processed_at: trx.fn.now(),
         updated_at: trx.fn.now(),
       });
-      const tStage = Date.now();
-      // After the file's period is recorded (lines without a sale month are converted at it).
-      const prefilled = await insertStagedLines(trx, tenantId, fileId, { lines: 'ing_lines', keys: 'ing_keys', fx: 'ing_fx' }, LINE_COLUMNS);
       for (const job of next.jobs) await svc.queue.send(job, { tenantId, fileId } as never, { trx, singletonKey: fileId });
-      ingested = { rowsRead: summary.rowsRead, rowsIngested, rowsFailed, prefilled, timings: { parseAndCopy: tRead - started, errorsAndRecord: tStage - tRead, matchAndInsert: Date.now() - tStage } };
+      ingested = { rowsRead: summary.rowsRead, rowsIngested, rowsFailed, matchedInFlight: !!matcher, timings: { parseMatchAndCopy: tRead - started, finish: Date.now() - tRead } };
     });
     if (ingested) svc.log.info({ tenantId, fileId, ...ingested }, 'file ingested');
   } finally {

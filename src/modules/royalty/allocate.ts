@@ -262,59 +262,6 @@ const FX_JOIN = `x.currency = l.currency AND x.gross_currency = coalesce(l.gross
   AND x.month = coalesce(l.sale_month, ?::date)`;
 const BASE_AMOUNT = `CASE WHEN x.divide_by IS NOT NULL THEN round(l.net / x.divide_by, 12) ELSE round(l.net * x.rate, 12) END`;
 
-/**
- * Ingest's share of allocation, in the ingest transaction. The reader numbered each line's
- * distinct match key (`kid`, 0 = not numbered) and currency key (`fxid`) while parsing, and
- * the staging tables hold: `lines` (the COPYed lines + kid, fxid, dsp_source), `keys` (kid,
- * isrc, upc, track_title, artist, release_title, dsp; '' for NULL) and `fx` (fxid, currency,
- * gross_currency, exchange_rate, sale_month). The keys are matched and the currency keys
- * converted exactly as allocateFile does it, so the lines are written into royalty_lines
- * ONCE, already matched and converted, by integer joins that keep the lines' order
- * (allocateFile re-checks per key and rewrites only lines whose result changed meanwhile: a
- * catalogue, rule or rate change). Not done with autoCreateCatalogue (creating catalogue rows
- * is the allocation step's) or "store A is DSP B" rules (they change the keys), nor for the
- * currency when a rate is missing (the allocation step fails the file with its message).
- */
-export async function insertStagedLines(
-  trx: Trx,
-  tenantId: number,
-  fileId: string,
-  staging: { lines: string; keys: string; fx: string },
-  columns: readonly string[],
-): Promise<{ matched: boolean; converted: boolean }> {
-  const settings = await getSettings(trx, tenantId);
-  const base = settings.baseCurrency;
-  await trx.raw(`SET LOCAL work_mem = '${BATCH_WORK_MEM}'`);
-  await trx.raw(`ANALYZE ${staging.lines}`);
-  const { rows: rules } = await trx.raw(`SELECT 1 FROM matching_rules WHERE tenant_id = ? AND kind = 'dsp' LIMIT 1`, [tenantId]);
-  const matched = !settings.autoCreateCatalogue && rules.length === 0;
-  if (matched)
-    await resolveMatchKeys(trx, tenantId, { sql: 'false', bindings: [] }, {
-      autoCreate: false,
-      keysHaveId: true,
-      keysFrom: `SELECT kid, isrc, upc, track_title, artist, release_title, dsp FROM ${staging.keys}`,
-    });
-  const month = await fallbackMonth(trx, tenantId, fileId);
-  const missing = await buildFx(
-    trx, tenantId, base,
-    `SELECT fxid, currency, gross_currency, exchange_rate, coalesce(sale_month, ?::date) AS month FROM ${staging.fx}`,
-    [month],
-  );
-  const converted = missing.length === 0;
-  const cols = columns.map((c) => `l.${c}`).join(', ');
-  await hashJoins(trx, () => trx.raw(
-    `INSERT INTO royalty_lines (tenant_id, file_id, ${columns.join(', ')}, asset_id, product_id, artist_id, match_status, base_currency, fx_rate, base_amount)
-     SELECT ?, ?, ${cols},
-            ${matched ? `k.asset_id, k.product_id, k.artist_id, CASE WHEN k.kid IS NOT NULL THEN ${MATCH_STATUS_SQL} END` : 'NULL::uuid, NULL::uuid, NULL::uuid, NULL'},
-            ${converted ? `CASE WHEN x.rate IS NOT NULL THEN ?::char(3) END, x.rate, ${BASE_AMOUNT}` : 'NULL, NULL::numeric, NULL::numeric'}
-       FROM ${staging.lines} l
-       ${matched ? `LEFT JOIN rm_keys k ON k.kid = l.kid` : ''}
-       ${converted ? `LEFT JOIN rm_fx x ON x.fxid = l.fxid` : ''}`,
-    [tenantId, fileId, ...(converted ? [base] : [])],
-  ));
-  return { matched, converted };
-}
-
 export async function allocateFile(trx: Trx, tenantId: number, fileId: string): Promise<FileAllocationResult> {
   const settings = await getSettings(trx, tenantId);
   const base = settings.baseCurrency;
