@@ -41,6 +41,8 @@ const argLines = process.argv.indexOf('--lines');
 const LINES = argLines > 0 ? Number(process.argv[argLines + 1]) : 1_000_000;
 const keep = process.argv.includes('--keep');
 const fast = process.argv.includes('--fast');
+/** `npm run worker`'s Node flags (package.json), so the bench measures the worker as deployed. */
+const WORKER_NODE_FLAGS = ((JSON.parse(fs.readFileSync('package.json', 'utf8')).scripts.worker as string).match(/--[\w-]+=\S+/g) ?? []) as string[];
 const sec = (ms: number) => (ms / 1000).toFixed(2);
 const rate = (n: number, ms: number) => `${Math.round(n / (ms / 1000)).toLocaleString('en')} lines/s`;
 
@@ -120,8 +122,8 @@ await withTenant(svc.db.app, tenant.id, async (trx) => {
 await svc.db.owner.raw(`ANALYZE assets, products, splits, split_shares, asset_artists, product_artists`);
 console.log(`catalogue: ${DK_RECORDINGS.toLocaleString('en')} recordings, ${releases} releases, 1 artist, ${DK_RECORDINGS * 3 / 4 + 1} splits paying 2–3 of 3 members (${sec(Date.now() - t)} s)`);
 
-// The worker, its log lines (step timings) collected from its stdout.
-const worker = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+// The worker as `npm run worker` starts it (same Node flags), its log lines (step timings) collected from its stdout.
+const worker = spawn(process.execPath, [...WORKER_NODE_FLAGS, '--import', 'tsx', 'src/worker.ts'], {
   env: { ...process.env, DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_POLL_SECONDS: '0.5' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
@@ -158,6 +160,11 @@ const tUpload = Date.now() - t;
 if (up.status !== 201) throw new Error(`upload failed: ${up.status} ${JSON.stringify(upBody)}`);
 const parentId: string = upBody.data.id;
 const seen: Record<string, number> = {};
+const rssBy: Record<string, number> = {}; // the worker's RSS sampled at each poll, per status of the file
+const currentRss = async (): Promise<number> => {
+  const s = await fsp.readFile(`/proc/${worker.pid}/status`, 'utf8').catch(() => '');
+  return Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? 0) * 1024;
+};
 let childId: string | null = null;
 let childStatus = '';
 let childError: string | null = null;
@@ -174,6 +181,8 @@ for (;;) {
     childStatus = child.status;
     childError = child.error_message;
     seen[child.status] ??= Date.now() - t;
+    const rss = await currentRss();
+    rssBy[child.status] = Math.max(rssBy[child.status] ?? 0, rss);
     if (['processed', 'failed', 'needs_confirmation'].includes(child.status)) break;
   }
   await new Promise((r) => setTimeout(r, 50));
@@ -266,6 +275,7 @@ console.log(`bare COPY, the ${f.earnings.toLocaleString('en')} earnings rows  ${
 console.log(`ratio (a) lines stored / bare COPY    ${(tStored / tBare).toFixed(2)}×  (target ≤ 2×)`);
 console.log(`ratio (b) analytics ready / bare COPY ${(tAnalytics / tBare).toFixed(2)}×  (target ≤ 2.5×); vs bare COPY of lines + earnings ${(tAnalytics / (tBare + tBareEarnings)).toFixed(2)}×`);
 console.log(`worker peak RSS           ${(rssPeak / 1e6).toFixed(0)} MB (after boot, idle: ${(rssIdle / 1e6).toFixed(0)} MB; target < 300 MB)`);
+console.log(`worker RSS by step (max sampled): ${Object.entries(rssBy).map(([k, v]) => `${k} ${(v / 1e6).toFixed(0)} MB`).join(', ')}`);
 console.log(`API process RSS now       ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
 
 if (workerExit === null) await new Promise((r) => worker.once('exit', r));

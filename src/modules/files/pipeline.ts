@@ -414,25 +414,15 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         async lines(batch: CanonicalLine[]) {
           try {
             if (copyError) throw copyError;
-            // Match keys of the batch: the new ones resolved in one round trip.
-            const ks: string[][] = new Array(batch.length);
+            // Match keys of the batch: the new ones resolved in one round trip first.
             const ms: (LineMatch | null | undefined)[] = new Array(batch.length);
+            const keyOf = (l: CanonicalLine) =>
+              matcher!.get(l.isrc ?? '', l.upc ?? '', l.trackTitle ?? '', l.artist ?? '', l.releaseTitle ?? '', l.dsp ?? '');
             if (matcher) {
-              let wanted = false;
-              for (let i = 0; i < batch.length; i++) {
-                const l = batch[i]!;
-                const k = [l.isrc ?? '', l.upc ?? '', l.trackTitle ?? '', l.artist ?? '', l.releaseTitle ?? '', l.dsp ?? ''];
-                const m = matcher.get(k);
-                if (m === undefined) {
-                  matcher.want(k);
-                  wanted = true;
-                }
-                ks[i] = k;
-                ms[i] = m;
-              }
-              if (wanted) {
+              for (let i = 0; i < batch.length; i++) ms[i] = keyOf(batch[i]!);
+              if (matcher.hasPending) {
                 await matcher.resolve();
-                for (let i = 0; i < batch.length; i++) if (ms[i] === undefined) ms[i] = matcher.get(ks[i]!) ?? null;
+                for (let i = 0; i < batch.length; i++) if (ms[i] === undefined) ms[i] = keyOf(batch[i]!) ?? null;
               }
             }
             let buf = '';
@@ -512,7 +502,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         updated_at: trx.fn.now(),
       });
       for (const job of next.jobs) await svc.queue.send(job, { tenantId, fileId } as never, { trx, singletonKey: fileId });
-      ingested = { rowsRead: summary.rowsRead, rowsIngested, rowsFailed, matchedInFlight: !!matcher, timings: { parseMatchAndCopy: tRead - started, finish: Date.now() - tRead } };
+      ingested = { rowsRead: summary.rowsRead, rowsIngested, rowsFailed, matchedInFlight: matcher?.stats ?? null, timings: { parseMatchAndCopy: tRead - started, finish: Date.now() - tRead } };
     });
     if (ingested) svc.log.info({ tenantId, fileId, ...ingested }, 'file ingested');
   } finally {

@@ -298,7 +298,9 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   // Match + currency onto the lines, only when some key's lines carry something else than its
   // result (normally the ingest step wrote them matched and converted: then nothing is written).
   const { rows: stale } = await hashJoins(trx, () => trx.raw(
-    `SELECT coalesce(sum(s.n), 0)::int AS n FROM al_src s JOIN rm_keys k ON ${SOURCE_KEY_JOIN} JOIN rm_fx x ON ${SOURCE_FX_JOIN}
+    `SELECT coalesce(sum(s.n), 0)::int AS n,
+            coalesce(sum(s.n) FILTER (WHERE s.match_status IS NOT NULL AND s.fx_rate IS NOT NULL), 0)::int AS changed
+       FROM al_src s JOIN rm_keys k ON ${SOURCE_KEY_JOIN} JOIN rm_fx x ON ${SOURCE_FX_JOIN}
       WHERE s.n_unconverted > 0
          OR (s.asset_id, s.product_id, s.artist_id, s.match_status, s.base_currency, s.fx_rate)
             IS DISTINCT FROM (k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL}, ?::char(3), x.rate)`,
@@ -306,11 +308,14 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   ));
   let rewritten = 0;
   if (stale[0].n > 0) {
+    // Only lines the ingest left without a match or a base amount (keys first seen in flight,
+    // a statement rate): just those are looked at. Otherwise every line's result is compared.
+    const onlyMissing = stale[0].changed === 0 ? 'AND (l.match_status IS NULL OR l.base_amount IS NULL)' : '';
     const upd = await hashJoins(trx, () => trx.raw(
       `UPDATE royalty_lines l SET asset_id = k.asset_id, product_id = k.product_id, artist_id = k.artist_id, match_status = ${MATCH_STATUS_SQL},
               base_currency = ?, fx_rate = x.rate, base_amount = ${BASE_AMOUNT}
          FROM rm_keys k, rm_fx x
-        WHERE l.tenant_id = ? AND l.file_id = ? AND ${KEY_JOIN} AND ${FX_JOIN}
+        WHERE l.tenant_id = ? AND l.file_id = ? ${onlyMissing} AND ${KEY_JOIN} AND ${FX_JOIN}
           AND (l.asset_id, l.product_id, l.artist_id, l.match_status, l.base_currency, l.fx_rate, l.base_amount)
               IS DISTINCT FROM (k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL}, ?::char(3), x.rate, ${BASE_AMOUNT})`,
       [base, tenantId, fileId, month, base],

@@ -32,7 +32,18 @@ export interface LineMatch {
   status: string;
 }
 
-type Trie = Map<string, Trie | LineMatch>;
+/** Keys sharing a first part (the ISRC, else the track title): compared part by part. */
+interface Entry {
+  k: string[];
+  m: LineMatch;
+}
+/** Keys remembered per first part at most (a longer bucket is left to the allocation step). */
+const BUCKET_MAX = 64;
+const first = (k: string[]) => (k[0] !== '' ? k[0]! : '\u0000' + k[2]!);
+const own = (s: string) => (s.length >= 13 ? Buffer.from(s, 'utf8').toString('utf8') : s);
+function same(a: string[], b: string[]): boolean {
+  return a[5] === b[5] && a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3] && a[4] === b[4];
+}
 
 function scaled(s: string): { v: bigint; scale: number } {
   const dot = s.indexOf('.');
@@ -65,11 +76,15 @@ export function multiplyRound12(net: string, rate: string): string {
   return format12(roundDrop(n12 * r.v, r.scale));
 }
 
+const ONE = '1';
+
 export class LineMatcher {
-  private trie: Trie = new Map();
+  private known = new Map<string, Entry[]>();
   private size = 0;
   private pending: string[][] = [];
-  private pendingSet: Trie = new Map();
+  private pendingKeys = new Map<string, string[][]>();
+  /** Round trips made and their total time (logged by the ingest). */
+  readonly stats = { rounds: 0, keys: 0, ms: 0 };
 
   private constructor(
     private readonly svc: AppServices,
@@ -91,62 +106,72 @@ export class LineMatcher {
     });
   }
 
-  /** The key's match; undefined = not resolved yet (queued by want()); null = beyond MAX_KEYS. */
-  get(k: string[]): LineMatch | null | undefined {
-    let node: Trie | LineMatch | undefined = this.trie;
-    for (let i = 0; i < 6; i++) {
-      node = (node as Trie).get(k[i]!);
-      if (node === undefined) return this.size >= MAX_KEYS ? null : undefined;
+  /**
+   * The match of key (isrc, upc, track title, artist, release title, DSP; '' for none);
+   * undefined = not known yet (queued: call resolve()); null = not remembered (beyond the bounds).
+   * Six arguments, no array: called for every line.
+   */
+  get(isrc: string, upc: string, title: string, artist: string, release: string, dsp: string): LineMatch | null | undefined {
+    const f = isrc !== '' ? isrc : '\u0000' + title;
+    const bucket = this.known.get(f);
+    if (bucket !== undefined)
+      for (let i = 0; i < bucket.length; i++) {
+        const k = bucket[i]!.k;
+        if (k[5] === dsp && k[0] === isrc && k[1] === upc && k[2] === title && k[3] === artist && k[4] === release) return bucket[i]!.m;
+      }
+    if (this.size + this.pending.length >= MAX_KEYS || (bucket !== undefined && bucket.length >= BUCKET_MAX)) return null;
+    const k = [isrc, upc, title, artist, release, dsp];
+    let p = this.pendingKeys.get(f);
+    if (p === undefined) this.pendingKeys.set(f, (p = []));
+    if (!p.some((x) => same(x, k))) {
+      p.push(k);
+      this.pending.push(k);
     }
-    return node as LineMatch;
+    return undefined;
   }
 
-  /** Queue a key get() did not know (deduplicated). */
-  want(k: string[]): void {
-    let node = this.pendingSet;
-    for (let i = 0; i < 5; i++) {
-      let next = node.get(k[i]!) as Trie | undefined;
-      if (next === undefined) node.set(k[i]!, (next = new Map()));
-      node = next;
-    }
-    if (node.has(k[5]!)) return;
-    node.set(k[5]!, { asset: null, product: null, artist: null, status: '' });
-    this.pending.push(k);
+  get hasPending(): boolean {
+    return this.pending.length > 0;
   }
 
   /** Resolve the queued keys with the allocation's SQL (one short read transaction). */
   async resolve(): Promise<void> {
-    const keys = this.pending.slice(0, Math.max(0, MAX_KEYS - this.size));
+    const keys = this.pending;
     this.pending = [];
-    this.pendingSet = new Map();
-    if (!keys.length) return;
+    this.pendingKeys = new Map();
+    const t0 = Date.now();
     const col = (i: number) => keys.map((k) => (k[i]!.includes('\u0000') ? k[i]!.replace(/\u0000/g, '') : k[i]!));
-    const { rows } = await withTenant(this.svc.db.app, this.tenantId, async (trx) => {
-      await trx.raw(`DROP TABLE IF EXISTS lm_keys`);
-      await trx.raw(
-        `CREATE TEMP TABLE lm_keys ON COMMIT DROP AS
-         SELECT * FROM unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS x(kid, isrc, upc, track_title, artist, release_title, dsp)`,
-        [keys.map((_, i) => i), col(0), col(1), col(2), col(3), col(4), col(5)],
-      );
-      await resolveMatchKeys(trx, this.tenantId, { sql: 'false', bindings: [] }, { autoCreate: false, keysHaveId: true, keysFrom: 'SELECT * FROM lm_keys' });
-      return trx.raw(`SELECT k.kid, k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL} AS status FROM rm_keys k`);
-    });
-    for (const r of rows as { kid: number; asset_id: string | null; product_id: string | null; artist_id: string | null; status: string }[]) {
-      const k = keys[r.kid]!;
-      let node = this.trie;
-      for (let i = 0; i < 5; i++) {
-        let next = node.get(k[i]!) as Trie | undefined;
-        if (next === undefined) node.set(k[i]!, (next = new Map()));
-        node = next;
+    try {
+      const { rows } = await withTenant(this.svc.db.app, this.tenantId, async (trx) => {
+        await trx.raw(`DROP TABLE IF EXISTS lm_keys`);
+        await trx.raw(
+          `CREATE TEMP TABLE lm_keys ON COMMIT DROP AS
+           SELECT * FROM unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS x(kid, isrc, upc, track_title, artist, release_title, dsp)`,
+          [keys.map((_, i) => i), col(0), col(1), col(2), col(3), col(4), col(5)],
+        );
+        await resolveMatchKeys(trx, this.tenantId, { sql: 'false', bindings: [] }, { autoCreate: false, keysHaveId: true, keysFrom: 'SELECT * FROM lm_keys' });
+        return trx.raw(`SELECT k.kid, k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL} AS status FROM rm_keys k`);
+      });
+      for (const r of rows as { kid: number; asset_id: string | null; product_id: string | null; artist_id: string | null; status: string }[]) {
+        const k = keys[r.kid]!;
+        const f = first(k);
+        let bucket = this.known.get(f);
+        if (bucket === undefined) this.known.set(f, (bucket = []));
+        if (bucket.length >= BUCKET_MAX || bucket.some((e) => same(e.k, k))) continue;
+        // Own copies: a parser's cell may be a slice that keeps its whole input chunk alive.
+        bucket.push({ k: k.map(own), m: { asset: r.asset_id, product: r.product_id, artist: r.artist_id, status: r.status } });
+        this.size++;
       }
-      if (!node.has(k[5]!)) this.size++;
-      node.set(k[5]!, { asset: r.asset_id, product: r.product_id, artist: r.artist_id, status: r.status });
+    } finally {
+      this.stats.rounds++;
+      this.stats.keys += keys.length;
+      this.stats.ms += Date.now() - t0;
     }
   }
 
   /** [fx_rate, base_amount] when the currency rule is a multiplication known now; null otherwise. */
   convert(currency: string, grossCurrency: string | null, exchangeRate: string | null, saleMonth: string | null, net: string): [string, string] | null {
-    if (currency === this.base) return ['1', net];
+    if (currency === this.base) return [ONE, net];
     if (grossCurrency === this.base && exchangeRate !== null && exchangeRate[0] !== '-' && /[1-9]/.test(exchangeRate)) return null; // statement rate: a division
     if (saleMonth === null) return null;
     const rate = this.rates.get(`${currency}|${saleMonth}`);
