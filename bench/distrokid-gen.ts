@@ -10,6 +10,15 @@ const STORES = ['Spotify', 'Apple Music', 'YouTube Music', 'Amazon Music', 'Deez
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'BR', 'JP', 'MX', 'CA', 'AU', 'NL', 'SE', 'ES', 'IT', 'IN', 'KR'];
 const TITLES = ['Midnight Tides', 'Sél de Mer', 'Glass Harbour', 'Northern Static', 'Paper Suns', 'Low Orbit', 'Quiet Engines', 'Velvet Rain'];
 
+/** The catalogue the generated lines name (bench:ingest builds it before uploading). */
+export const DK_ARTIST = 'Nova Lune';
+/** Recordings t = 0 … DK_RECORDINGS − 1; recording t is on release floor(t / 10). */
+export const DK_RECORDINGS = 2000;
+export const dkTitle = (t: number) => `${TITLES[t % TITLES.length]} ${t}`;
+export const dkIsrc = (t: number) => `QZES8${String(1900000 + t).padStart(7, '0')}`;
+/** The statement's 12-digit UPC of release r (the catalogue stores it as GTIN-13: a leading 0). */
+export const dkUpc = (r: number) => `8597${String(10000000 + r).padStart(8, '0')}`;
+
 function rng(seed: number) {
   let s = seed >>> 0;
   return () => {
@@ -36,13 +45,13 @@ export async function writeDistroKid(path: string, lines: number, seed = 42): Pr
   let buf = DK_HEADER;
   for (let i = 0; i < lines; i++) {
     const month = 1 + Math.floor(r() * 12);
-    const t = Math.floor(r() * 2000);
-    const isrc = `QZES8${String(1900000 + t).padStart(7, '0')}`;
-    const upc = `8597${String(10000000 + Math.floor(t / 10)).padStart(8, '0')}`;
+    const t = Math.floor(r() * DK_RECORDINGS);
+    const isrc = dkIsrc(t);
+    const upc = dkUpc(Math.floor(t / 10));
     const qty = 1 + Math.floor(r() * 500);
     const cents = BigInt(Math.floor(r() * 3_000_000)) - (r() < 0.01 ? 2_000_000n : 0n); // a few negative adjustments
     total += cents;
-    buf += `2024-02-05 10:00:00\t2024-02-05\t2023-${String(month).padStart(2, '0')}\t${STORES[i % STORES.length]}\tNova Lune\t${TITLES[t % TITLES.length]} ${t}\t${isrc}\t${upc}\t${qty}\t100\tStreaming\t${COUNTRIES[(i * 7) % COUNTRIES.length]}\t0\t${micro(cents)}\t0\n`;
+    buf += `2024-02-05 10:00:00\t2024-02-05\t2023-${String(month).padStart(2, '0')}\t${STORES[i % STORES.length]}\t${DK_ARTIST}\t${dkTitle(t)}\t${isrc}\t${upc}\t${qty}\t100\tStreaming\t${COUNTRIES[(i * 7) % COUNTRIES.length]}\t0\t${micro(cents)}\t0\n`;
     if (buf.length > 1 << 20) {
       bytes += Buffer.byteLength(buf);
       if (!out.write(buf)) await new Promise<void>((res) => out.once('drain', () => res()));

@@ -1,15 +1,29 @@
 /**
- * npm run bench:ingest [-- --lines 5000000]
+ * npm run bench:ingest [-- --lines 5000000] [--fast] [--keep]
  *
- * A deterministic DistroKid-style statement (1,000,000 lines ≈ 130 MB by default), zipped,
- * uploaded through the real API (multipart) on an embedded Postgres, processed by a separate
- * worker process (`src/worker.ts`), timed from upload to lines stored. Then the same lines are
- * COPYed bare into a plain table with no index, for the ratio. Prints figures; asserts nothing.
+ * A deterministic DistroKid-style statement (1,000,000 lines ≈ 137 MB by default), zipped,
+ * uploaded through the real API (multipart) to an embedded Postgres, processed by a separate
+ * worker process (`src/worker.ts`, so its peak RSS is its own). Before the upload the bench
+ * workspace gets the catalogue the statement names (bench/distrokid-gen.ts: 2,000
+ * recordings with ISRCs, 200 releases with UPCs, one artist) and splits paying 2–3 members,
+ * so allocation matches every line and writes real earnings.
+ *
+ * Timed, from the upload request:
+ *   (a) upload → lines stored: every line committed (the file leaves `ingesting`);
+ *   (b) upload → analytics ready: `processed` (earnings, ledger postings, rollups written);
+ * each job's own time (decompress, detect, ingest, allocate, aggregate: pg-boss start/end),
+ * the allocation's steps (from the worker's "file allocated" log line), earnings rows, the
+ * worker's peak RSS. Then, in the same run, the reference: a bare `COPY` of the same lines
+ * into a plain table (no index, no RLS), and the ratios (a)/COPY and (b)/COPY.
+ *
+ * The cluster runs with the settings `npm start` gives it (durable: fsync on); `--fast`
+ * uses the test settings (fsync off) instead. Prints figures; asserts nothing.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
@@ -18,19 +32,24 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { loadConfig } from '../src/config';
 import { boot } from '../src/services';
 import { createApp } from '../src/app';
+import { withTenant } from '../src/db';
 import { createTenant, ensureGlobalUser, upsertMembership } from '../src/modules/users/service';
-import { writeDistroKid } from './distrokid-gen';
+import { writeDistroKid, DK_ARTIST, DK_RECORDINGS, dkIsrc, dkTitle, dkUpc } from './distrokid-gen';
 import { zipFileStreaming } from '../test/ingest/zip-writer';
 
 const argLines = process.argv.indexOf('--lines');
 const LINES = argLines > 0 ? Number(process.argv[argLines + 1]) : 1_000_000;
 const keep = process.argv.includes('--keep');
+const fast = process.argv.includes('--fast');
+/** `npm run worker`'s Node flags (package.json), so the bench measures the worker as deployed. */
+const WORKER_NODE_FLAGS = ((JSON.parse(fs.readFileSync('package.json', 'utf8')).scripts.worker as string).match(/--[\w-]+=\S+/g) ?? []) as string[];
 const sec = (ms: number) => (ms / 1000).toFixed(2);
+const rate = (n: number, ms: number) => `${Math.round(n / (ms / 1000)).toLocaleString('en')} lines/s`;
 
 const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'rondo-bench-ingest-'));
 const dataDir = path.join(dir, 'data');
 await fsp.chmod(dir, 0o755); // the embedded Postgres may run as a `postgres` system user (when we are root)
-console.log(`bench:ingest — ${LINES.toLocaleString('en')} lines, temp dir ${dir}`);
+console.log(`bench:ingest — ${LINES.toLocaleString('en')} lines, ${os.cpus().length} cores, ${fast ? 'fast (fsync off, test settings)' : 'durable (npm start settings)'} embedded Postgres, temp dir ${dir}`);
 
 let t = Date.now();
 const tsv = path.join(dir, 'DistroKid_1700000000000_Bench.tsv');
@@ -42,7 +61,7 @@ console.log(`generated ${(bytes / 1e6).toFixed(1)} MB TSV, ${(zipBytes / 1e6).to
 
 // API process (this one) without workers; workers in a child process so their memory is measured alone.
 const cfg = loadConfig({}, { dataDir, logLevel: 'warn', queuePollSeconds: 0.5, passwordHashMemoryKiB: 1024 });
-const rt = await boot(cfg, { workers: false, fastEmbedded: true });
+const rt = await boot(cfg, { workers: false, fastEmbedded: fast });
 const svc = rt.svc;
 const dbUrl = svc.db.url;
 const server = createApp(svc).listen(0, '127.0.0.1');
@@ -50,15 +69,75 @@ await new Promise((r) => server.once('listening', r));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const tenant = await createTenant(svc.db.owner, { name: 'Bench Records' });
-const g = await ensureGlobalUser(svc.db.owner, { email: 'bench@rondo.test', passwordHash: await svc.auth.hashPassword('bench password 1') });
+const hash = await svc.auth.hashPassword('bench password 1');
+const g = await ensureGlobalUser(svc.db.owner, { email: 'bench@rondo.test', passwordHash: hash });
 await upsertMembership(svc.db.owner, tenant.id, g.id, 'admin');
+const payees: string[] = [];
+for (let i = 1; i <= 3; i++) {
+  const p = await ensureGlobalUser(svc.db.owner, { email: `payee${i}@rondo.test`, passwordHash: hash });
+  payees.push(await upsertMembership(svc.db.owner, tenant.id, p.id, 'user'));
+}
 const { refreshToken } = await svc.auth.login('bench@rondo.test', 'bench password 1', {});
-const who = await svc.auth.authenticate({ get: () => `Bearer ${refreshToken}` } as never, 'refresh');
+const who = await svc.auth.authenticate({ get: () => `Bearer ${refreshToken}`, cookies: { get: () => undefined } } as never, 'refresh');
 const token = await svc.auth.accessTokenFor(who, tenant.uuid, undefined);
 
-const worker = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
-  env: { ...process.env, DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', QUEUE_POLL_SECONDS: '0.5' },
-  stdio: ['ignore', 'inherit', 'inherit'],
+// The catalogue the statement names, with splits (SQL, one transaction).
+t = Date.now();
+const releases = Math.ceil(DK_RECORDINGS / 10);
+await withTenant(svc.db.app, tenant.id, async (trx) => {
+  const [artist] = await trx('artists').insert({ tenant_id: tenant.id, name: DK_ARTIST }).returning('id');
+  const recs = Array.from({ length: DK_RECORDINGS }, (_, i) => i);
+  await trx.raw(
+    `INSERT INTO products (tenant_id, title, upc, display_artist, main_artist)
+     SELECT ?, 'Release ' || (o - 1), lpad(u, 13, '0'), ?, ARRAY[?] FROM unnest(?::text[]) WITH ORDINALITY x(u, o)`,
+    [tenant.id, DK_ARTIST, DK_ARTIST, Array.from({ length: releases }, (_, r) => dkUpc(r))],
+  );
+  await trx.raw(
+    `INSERT INTO assets (tenant_id, title, isrc, display_artist, main_artist)
+     SELECT ?, ti, i, ?, ARRAY[?] FROM unnest(?::text[], ?::text[]) x(ti, i)`,
+    [tenant.id, DK_ARTIST, DK_ARTIST, recs.map(dkTitle), recs.map(dkIsrc)],
+  );
+  await trx.raw(`INSERT INTO asset_artists (tenant_id, asset_id, artist_id, position) SELECT ?, id, ?, 0 FROM assets WHERE tenant_id = ?`, [tenant.id, artist.id, tenant.id]);
+  await trx.raw(`INSERT INTO product_artists (tenant_id, product_id, artist_id, position) SELECT ?, id, ?, 0 FROM products WHERE tenant_id = ?`, [tenant.id, artist.id, tenant.id]);
+  // Recording t: t % 4 = 1, 3 → its own split, 2 payees (60 / 40); t % 4 = 2 → its own split, 3 payees
+  // (33.333333 / 33.333333 / 33.333334); t % 4 = 0 → the artist's default split, 3 payees (50 / 30 / 20).
+  await trx.raw(
+    `INSERT INTO splits (tenant_id, target, asset_id) SELECT ?, 'asset', id FROM assets WHERE tenant_id = ? AND substr(isrc, 6)::int % 4 <> 0`,
+    [tenant.id, tenant.id],
+  );
+  await trx.raw(`INSERT INTO splits (tenant_id, target, artist_id) VALUES (?, 'artist', ?)`, [tenant.id, artist.id]);
+  await trx.raw(
+    `INSERT INTO split_shares (tenant_id, split_id, tenant_user_id, share)
+     SELECT ?, s.id, (?::uuid[])[p.n], p.share
+       FROM splits s LEFT JOIN assets a ON a.tenant_id = s.tenant_id AND a.id = s.asset_id
+       CROSS JOIN LATERAL (SELECT CASE WHEN a.id IS NULL THEN 0 ELSE substr(a.isrc, 6)::int % 4 END AS m) k
+       JOIN (VALUES (1, 1, 60::numeric), (1, 2, 40), (3, 1, 60), (3, 2, 40),
+                    (2, 1, 33.333333), (2, 2, 33.333333), (2, 3, 33.333334),
+                    (0, 1, 50), (0, 2, 30), (0, 3, 20)) p(m, n, share) ON p.m = k.m
+      WHERE s.tenant_id = ?`,
+    [tenant.id, payees, tenant.id],
+  );
+  await trx.raw(`DELETE FROM allocation_dirty WHERE tenant_id = ?`, [tenant.id]);
+});
+await svc.db.owner.raw(`ANALYZE assets, products, splits, split_shares, asset_artists, product_artists`);
+console.log(`catalogue: ${DK_RECORDINGS.toLocaleString('en')} recordings, ${releases} releases, 1 artist, ${DK_RECORDINGS * 3 / 4 + 1} splits paying 2–3 of 3 members (${sec(Date.now() - t)} s)`);
+
+// The worker as `npm run worker` starts it (same Node flags), its log lines (step timings) collected from its stdout.
+const worker = spawn(process.execPath, [...WORKER_NODE_FLAGS, '--import', 'tsx', 'src/worker.ts'], {
+  env: { ...process.env, DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_POLL_SECONDS: '0.5' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const workerLog: Record<string, any>[] = [];
+readline.createInterface({ input: worker.stdout! }).on('line', (line) => {
+  let rec: Record<string, any> | null = null;
+  try {
+    rec = JSON.parse(line);
+  } catch {
+    /* not JSON */
+  }
+  if (!rec) return void console.log(`[worker] ${line}`);
+  workerLog.push(rec);
+  if (rec.level >= 40) console.log(`[worker] ${line}`);
 });
 let workerExit: number | null = null;
 worker.once('exit', (code) => (workerExit = code ?? -1));
@@ -69,8 +148,9 @@ const peakRss = async (): Promise<number> => {
 await new Promise((r) => setTimeout(r, 4000)); // let the worker boot (tsx compile, pg-boss start)
 const rssIdle = await peakRss();
 
-const get = async (p: string) => (await fetch(base + p, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<any>;
-
+// Upload, then follow the child file's status from its row (50 ms polls on a direct connection).
+const mon = new pg.Client({ connectionString: dbUrl });
+await mon.connect();
 t = Date.now();
 const fd = new FormData();
 fd.append('file', await fs.openAsBlob(zip), path.basename(zip));
@@ -78,55 +158,125 @@ const up = await fetch(`${base}/file/royalty`, { method: 'POST', headers: { auth
 const upBody = (await up.json()) as any;
 const tUpload = Date.now() - t;
 if (up.status !== 201) throw new Error(`upload failed: ${up.status} ${JSON.stringify(upBody)}`);
-let child: any = null;
-let ingestStart = 0;
-const deadline = Date.now() + 30 * 60_000;
+const parentId: string = upBody.data.id;
+const seen: Record<string, number> = {};
+const rssBy: Record<string, number> = {}; // the worker's RSS sampled at each poll, per status of the file
+const currentRss = async (): Promise<number> => {
+  const s = await fsp.readFile(`/proc/${worker.pid}/status`, 'utf8').catch(() => '');
+  return Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? 0) * 1024;
+};
+let childId: string | null = null;
+let childStatus = '';
+let childError: string | null = null;
+const deadline = Date.now() + 60 * 60_000;
 for (;;) {
   if (workerExit !== null) throw new Error(`the worker process exited (${workerExit})`);
-  if (Date.now() > deadline) throw new Error('gave up after 30 minutes');
-  const p = (await get(`/file/${upBody.data.id}`)).data;
-  if (p.status === 'failed') throw new Error(`archive failed: ${p.error}`);
-  if (p.children?.length) {
-    child = (await get(`/file/${p.children[0].id}`)).data;
-    if (child.status === 'ingesting' && !ingestStart) ingestStart = Date.now();
+  if (Date.now() > deadline) throw new Error('gave up after 60 minutes');
+  const { rows } = await mon.query(`SELECT id, parent_id, status, error_message FROM files WHERE id = $1 OR parent_id = $1`, [parentId]);
+  const parent = rows.find((r) => r.id === parentId);
+  if (parent?.status === 'failed') throw new Error(`archive failed: ${parent.error_message}`);
+  const child = rows.find((r) => r.parent_id === parentId);
+  if (child) {
+    childId = child.id;
+    childStatus = child.status;
+    childError = child.error_message;
+    seen[child.status] ??= Date.now() - t;
+    const rss = await currentRss();
+    rssBy[child.status] = Math.max(rssBy[child.status] ?? 0, rss);
     if (['processed', 'failed', 'needs_confirmation'].includes(child.status)) break;
   }
-  await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 50));
 }
 const tTotal = Date.now() - t;
-const tIngest = Date.now() - ingestStart;
 const rssPeak = await peakRss();
+if (childStatus !== 'processed') throw new Error(`file ended ${childStatus}: ${childError}`);
+// Lines are committed with the status that follows ingesting (one transaction): the first poll
+// that saw a later status bounds "lines stored" from above (by ≤ 50 ms).
+const tStored = Math.min(...['allocating', 'aggregating', 'processed'].filter((s) => s in seen).map((s) => seen[s]!));
+const tAnalytics = seen.processed!;
+
+// Per-job times from pg-boss (created → started = queue wait; started → completed = the job).
+const { rows: jobs } = await mon.query(
+  `SELECT name, extract(epoch FROM created_on) * 1000 AS created, extract(epoch FROM started_on) * 1000 AS started,
+          extract(epoch FROM completed_on) * 1000 AS completed
+     FROM pgboss.job WHERE data->>'fileId' IN ($1, $2) AND state = 'completed' ORDER BY started_on`,
+  [parentId, childId],
+);
+const { rows: facts } = await mon.query(
+  `SELECT (SELECT count(*)::int FROM royalty_lines WHERE file_id = $1) AS lines,
+          (SELECT sum(net)::text FROM royalty_lines WHERE file_id = $1) AS net,
+          (SELECT count(*)::int FROM royalty_lines WHERE file_id = $1 AND match_status <> 'unmatched') AS matched,
+          (SELECT count(*)::int FROM royalty_earnings WHERE file_id = $1 AND superseded_at IS NULL) AS earnings,
+          (SELECT count(*)::int FROM royalty_agg_file_dims WHERE file_id = $1) + (SELECT count(*)::int FROM royalty_agg_file_catalogue WHERE file_id = $1) AS rollup_rows,
+          (SELECT count(*)::int FROM ledger_entries WHERE source_type = 'file' AND source_id = $1) AS ledger`,
+  [childId],
+);
+const { rows: exact } = await mon.query(
+  `SELECT count(*)::int AS bad FROM (
+     SELECT l.line_no FROM royalty_lines l JOIN royalty_earnings e ON e.tenant_id = l.tenant_id AND e.file_id = l.file_id AND e.line_id = l.line_no AND e.superseded_at IS NULL
+      WHERE l.file_id = $1 GROUP BY l.line_no, l.base_amount HAVING sum(e.amount) <> l.base_amount) x`,
+  [childId],
+);
+await mon.end();
 worker.kill('SIGTERM');
-if (child.status !== 'processed') throw new Error(`file ended ${child.status}: ${child.error}`);
 
 // Bare COPY of the same lines into a plain table (no index, no RLS), from a dump of them.
 const c = new pg.Client({ connectionString: dbUrl });
 await c.connect();
 const cols = 'tenant_id, file_id, line_no, sale_month, sale_period_start, sale_period_end, accounting_period, dsp, country, isrc, upc, track_title, artist, release_title, label, sale_type, quantity, gross, gross_currency, net, currency, exchange_rate, aggregator, isrc_raw, upc_raw';
 const dump = path.join(dir, 'lines.copy');
-await pipeline(c.query(copyTo(`COPY (SELECT ${cols} FROM royalty_lines WHERE file_id = '${child.id}') TO STDOUT`)), fs.createWriteStream(dump));
+await pipeline(c.query(copyTo(`COPY (SELECT ${cols} FROM royalty_lines WHERE file_id = '${childId}') TO STDOUT`)), fs.createWriteStream(dump));
 await c.query(`CREATE TABLE bench_bare AS SELECT ${cols} FROM royalty_lines WITH NO DATA`);
+await c.query('CHECKPOINT'); // start the reference from the same clean state
 t = Date.now();
 await pipeline(fs.createReadStream(dump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY bench_bare (${cols}) FROM STDIN`)));
 const tBare = Date.now() - t;
-// The same COPY into a copy of royalty_lines with its keys and indexes (what the job writes into).
-await c.query(`CREATE TABLE bench_like (LIKE royalty_lines INCLUDING ALL)`);
+// The earnings rows the allocation wrote, COPYed bare too: with 2–3 payees a line, writing them
+// is itself more than the lines' COPY (a floor for (b) however the pipeline is built).
+const ecols = 'tenant_id, file_id, line_id, tenant_user_id, split_id, share, amount, currency, accounting_period, sale_month, asset_id, product_id, artist_id, dsp, country, sale_type, created_at';
+const edump = path.join(dir, 'earnings.copy');
+await pipeline(c.query(copyTo(`COPY (SELECT ${ecols} FROM royalty_earnings WHERE file_id = '${childId}' AND superseded_at IS NULL) TO STDOUT`)), fs.createWriteStream(edump));
+await c.query(`CREATE TABLE bench_bare_earnings AS SELECT ${ecols} FROM royalty_earnings WITH NO DATA`);
+await c.query('CHECKPOINT');
 t = Date.now();
-await pipeline(fs.createReadStream(dump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY bench_like (${cols}) FROM STDIN`)));
-const tLike = Date.now() - t;
-const { rows } = await c.query(`SELECT count(*)::int n, sum(net)::text s FROM royalty_lines WHERE file_id = $1`, [child.id]);
+await pipeline(fs.createReadStream(edump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY bench_bare_earnings (${ecols}) FROM STDIN`)));
+const tBareEarnings = Date.now() - t;
 await c.end();
 
+const f = facts[0];
+const job = (name: string) => jobs.find((j) => j.name === name);
+const jobMs = (name: string) => {
+  const j = job(name);
+  return j ? Number(j.completed) - Number(j.started) : NaN;
+};
+const alloc = workerLog.find((r) => r.msg === 'file allocated');
+const ingested = workerLog.find((r) => r.msg === 'file ingested');
+const aggregated = workerLog.find((r) => r.msg === 'file aggregated');
+
 console.log('');
-console.log(`lines stored            ${rows[0].n.toLocaleString('en')} (file says ${child.counts.rowsIngested}, total USD ${child.totals.USD}, expected ${total})`);
-console.log(`upload (HTTP, streamed) ${sec(tUpload)} s`);
-console.log(`upload → lines stored   ${sec(tTotal)} s  → ${Math.round(LINES / (tTotal / 1000)).toLocaleString('en')} lines/s`);
-console.log(`ingest job alone (≈)    ${sec(tIngest)} s  → ${Math.round(LINES / (tIngest / 1000)).toLocaleString('en')} lines/s`);
-console.log(`bare COPY, same lines   ${sec(tBare)} s`);
-console.log(`COPY into royalty_lines' shape (its index) ${sec(tLike)} s`);
-console.log(`ratio end-to-end / bare ${(tTotal / tBare).toFixed(2)}×   ingest job / bare ${(tIngest / tBare).toFixed(2)}×`);
-console.log(`worker peak RSS         ${(rssPeak / 1e6).toFixed(0)} MB (after boot, idle: ${(rssIdle / 1e6).toFixed(0)} MB)`);
-console.log(`API process RSS now     ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
+console.log(`lines stored              ${f.lines.toLocaleString('en')} (total USD ${f.net?.replace(/\.?0+$/, '')}, expected ${total}); matched ${f.matched.toLocaleString('en')}`);
+console.log(`earnings rows written     ${f.earnings.toLocaleString('en')} (lines whose earnings do not sum to base_amount: ${exact[0].bad}); rollup rows ${f.rollup_rows}; ledger entries ${f.ledger}`);
+console.log(`upload (HTTP, streamed)   ${sec(tUpload)} s`);
+console.log(`(a) upload → lines stored ${sec(tStored)} s  → ${rate(LINES, tStored)}`);
+console.log(`(b) upload → analytics    ${sec(tAnalytics)} s  → ${rate(LINES, tAnalytics)} (status processed)`);
+console.log(`jobs (pg-boss started → completed; queue waits are the rest):`);
+for (const name of ['file.decompress', 'file.detect', 'file.ingest', 'royalty.allocate', 'royalty.aggregate']) {
+  const list = jobs.filter((j) => j.name === name);
+  const ms = list.reduce((a, j) => a + (Number(j.completed) - Number(j.started)), 0);
+  console.log(`  ${name.padEnd(18)} ${list.length ? `${sec(ms)} s` : '—'}${list.length > 1 ? ` (${list.length} jobs)` : ''}`);
+}
+if (ingested?.timings) console.log(`  ingest steps (ms)       ${JSON.stringify(ingested.timings)}`);
+if (alloc?.timings) console.log(`  allocate steps (ms)     ${JSON.stringify(alloc.timings)}`);
+if (aggregated?.timings) console.log(`  aggregate steps (ms)    ${JSON.stringify(aggregated.timings)}`);
+const known = ['file.decompress', 'file.detect', 'file.ingest', 'royalty.allocate', 'royalty.aggregate'].reduce((a, n) => a + (jobMs(n) || 0), 0);
+console.log(`  waits between jobs      ${sec(tAnalytics - tUpload - known)} s (queue polling, 0.5 s interval)`);
+console.log(`bare COPY, same lines     ${sec(tBare)} s  → ${rate(LINES, tBare)}`);
+console.log(`bare COPY, the ${f.earnings.toLocaleString('en')} earnings rows  ${sec(tBareEarnings)} s (lines + earnings bare: ${sec(tBare + tBareEarnings)} s)`);
+console.log(`ratio (a) lines stored / bare COPY    ${(tStored / tBare).toFixed(2)}×  (target ≤ 2×)`);
+console.log(`ratio (b) analytics ready / bare COPY ${(tAnalytics / tBare).toFixed(2)}×  (target ≤ 2.5×); vs bare COPY of lines + earnings ${(tAnalytics / (tBare + tBareEarnings)).toFixed(2)}×`);
+console.log(`worker peak RSS           ${(rssPeak / 1e6).toFixed(0)} MB (after boot, idle: ${(rssIdle / 1e6).toFixed(0)} MB; target < 300 MB)`);
+console.log(`worker RSS by step (max sampled): ${Object.entries(rssBy).map(([k, v]) => `${k} ${(v / 1e6).toFixed(0)} MB`).join(', ')}`);
+console.log(`API process RSS now       ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
 
 if (workerExit === null) await new Promise((r) => worker.once('exit', r));
 server.close();

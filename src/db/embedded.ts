@@ -65,6 +65,23 @@ async function exists(p: string): Promise<boolean> {
   return fs.access(p).then(() => true, () => false);
 }
 
+/**
+ * Server settings of the embedded cluster (a DATABASE_URL server is its operator's to tune;
+ * these are the values we would suggest there too). Statement files arrive as bulk loads of
+ * hundreds of MB of WAL (lines, earnings):
+ *  - shared_buffers 256MB (default 128MB): a 1M-line file's lines (~250 MB) and the indexes
+ *    being appended to stay mostly cached between the ingest and allocation steps;
+ *  - wal_buffers 16MB: bulk COPY/INSERT writes WAL faster than the default (1/32 of
+ *    shared_buffers) lets the WAL writer keep up with;
+ *  - max_wal_size 4GB, checkpoint_timeout 15min: with the default 1GB a single 1M-line file
+ *    triggered checkpoints mid-load, and every page touched after a checkpoint is written to
+ *    WAL whole again (full-page writes);
+ *  - wal_compression on: those full-page images compressed.
+ * Durability is untouched: fsync, full_page_writes and synchronous_commit keep their safe
+ * defaults (only `fast`, used by the tests, turns them off).
+ */
+export const EMBEDDED_SETTINGS = ['shared_buffers=256MB', 'wal_buffers=16MB', 'max_wal_size=4GB', 'checkpoint_timeout=15min', 'wal_compression=on'];
+
 export interface EmbeddedOptions {
   dataDir: string;
   /** Durability off (tests): fsync, full-page writes and synchronous commit. */
@@ -128,6 +145,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
 
   const isRoot = os.userInfo().uid === 0;
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
+  flags.push(...EMBEDDED_SETTINGS.flatMap((kv) => ['-c', kv]));
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const pgInstance = new EmbeddedPostgres({
     databaseDir: dbDir,

@@ -21,6 +21,7 @@ import type { CanonicalLine, LineError } from '../../../parsers/types';
 import { JOB_OPTIONS, PIPELINE, PIPELINE_AFTER_INGEST } from '../../../jobs';
 import { childId, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
+import { LineMatcher, type LineMatch } from '../royalty/prefill';
 
 /** Archive limits (zip bombs). Mutable so an operator (or a test) can tune them. */
 export const INGEST_LIMITS = {
@@ -266,10 +267,12 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string)
 
 // ================================================================================ ingest
 
+/** Columns COPYed into royalty_lines: the reader's, then the match and currency the ingest fills in flight (prefill.ts). */
 const LINE_COLUMNS = [
   'tenant_id', 'file_id', 'line_no', 'sale_month', 'sale_period_start', 'sale_period_end', 'accounting_period', 'dsp', 'country',
   'isrc', 'upc', 'track_title', 'artist', 'release_title', 'label', 'sale_type', 'quantity', 'gross', 'gross_currency', 'net',
   'currency', 'exchange_rate', 'aggregator', 'isrc_raw', 'upc_raw',
+  'asset_id', 'product_id', 'artist_id', 'match_status', 'base_currency', 'fx_rate', 'base_amount',
 ] as const;
 
 const NEEDS_ESCAPE = /[\\\t\n\r\u0000]/;
@@ -388,6 +391,9 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
   const accOverride: string | null = o.accountingPeriodOverride ?? null;
   const accSeen = new Set<string>();
 
+  const started = Date.now();
+  const matcher = await LineMatcher.open(svc, tenantId);
+  let ingested = null as Record<string, unknown> | null;
   try {
     await svc.db.owner.transaction(async (trx: Knex.Transaction) => {
       await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [`rondo.ingest.${tenantId}.${fileId}`]);
@@ -396,8 +402,10 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       await trx('royalty_lines').where({ tenant_id: tenantId, file_id: fileId }).delete();
       await trx('file_errors').where({ tenant_id: tenantId, file_id: fileId }).delete();
 
+      // Lines go straight into royalty_lines, already matched and (where exact) converted.
       const conn = await rawConnection(trx);
       const copy = conn.query(copyFrom(`COPY royalty_lines (${LINE_COLUMNS.join(',')}) FROM STDIN`));
+      const N = '\\N';
       let copyError: Error | null = null;
       copy.on('error', (e: Error) => (copyError = e));
       const copyDone = finished(copy);
@@ -411,8 +419,20 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         async lines(batch: CanonicalLine[]) {
           try {
             if (copyError) throw copyError;
+            // Match keys of the batch: the new ones resolved in one round trip first.
+            const ms: (LineMatch | null | undefined)[] = new Array(batch.length);
+            const keyOf = (l: CanonicalLine) =>
+              matcher!.get(l.isrc ?? '', l.upc ?? '', l.trackTitle ?? '', l.artist ?? '', l.releaseTitle ?? '', l.dsp ?? '');
+            if (matcher) {
+              for (let i = 0; i < batch.length; i++) ms[i] = keyOf(batch[i]!);
+              if (matcher.hasPending) {
+                await matcher.resolve();
+                for (let i = 0; i < batch.length; i++) if (ms[i] === undefined) ms[i] = keyOf(batch[i]!) ?? null;
+              }
+            }
             let buf = '';
-            for (const l of batch) {
+            for (let i = 0; i < batch.length; i++) {
+              const l = batch[i]!;
               const bad = badLine(l);
               if (bad) {
                 extraFailed++;
@@ -422,7 +442,11 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
               let acc = l.accountingPeriod;
               if (acc === null && accOverride) acc = accOverride;
               if (acc !== null && accSeen.size < 1000) accSeen.add(acc);
-              buf += `${tenantCol}\t${fileId}\t${l.lineNo}\t${cp(l.saleMonth)}\t${cp(l.salePeriodStart)}\t${cp(l.salePeriodEnd)}\t${cp(acc)}\t${cp(l.dsp)}\t${cp(l.country)}\t${cp(l.isrc)}\t${cp(l.upc)}\t${cp(l.trackTitle)}\t${cp(l.artist)}\t${cp(l.releaseTitle)}\t${cp(l.label)}\t${cp(l.saleType)}\t${l.quantity}\t${cp(l.gross)}\t${cp(l.grossCurrency)}\t${l.net}\t${l.currency}\t${cp(l.exchangeRate)}\t${cp(l.aggregator)}\t${cp(l.isrcRaw)}\t${cp(l.upcRaw)}\n`;
+              const m = ms[i];
+              const fx = matcher ? matcher.convert(l.currency, l.grossCurrency, l.exchangeRate, l.saleMonth, l.net) : null;
+              buf += `${tenantCol}\t${fileId}\t${l.lineNo}\t${cp(l.saleMonth)}\t${cp(l.salePeriodStart)}\t${cp(l.salePeriodEnd)}\t${cp(acc)}\t${cp(l.dsp)}\t${cp(l.country)}\t${cp(l.isrc)}\t${cp(l.upc)}\t${cp(l.trackTitle)}\t${cp(l.artist)}\t${cp(l.releaseTitle)}\t${cp(l.label)}\t${cp(l.saleType)}\t${l.quantity}\t${cp(l.gross)}\t${cp(l.grossCurrency)}\t${l.net}\t${l.currency}\t${cp(l.exchangeRate)}\t${cp(l.aggregator)}\t${cp(l.isrcRaw)}\t${cp(l.upcRaw)}\t${
+                m ? `${m.asset ?? N}\t${m.product ?? N}\t${m.artist ?? N}\t${m.status}` : `${N}\t${N}\t${N}\t${N}`}\t${
+                fx ? `${matcher!.base}\t${fx[0]}\t${fx[1]}` : `${N}\t${N}\t${N}`}\n`;
             }
             if (buf) await write(copy, buf);
             batchNo++;
@@ -444,6 +468,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       }
       copy.end();
       await copyDone;
+      const tRead = Date.now();
       await new Promise<void>((resolve, reject) => errOut.end((err?: Error | null) => (err ? reject(err) : resolve())));
 
       const errCopy = conn.query(copyFrom(`COPY file_errors (tenant_id, file_id, line_no, reason, raw) FROM STDIN`));
@@ -482,7 +507,9 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         updated_at: trx.fn.now(),
       });
       for (const job of next.jobs) await svc.queue.send(job, { tenantId, fileId } as never, { trx, singletonKey: fileId });
+      ingested = { rowsRead: summary.rowsRead, rowsIngested, rowsFailed, matchedInFlight: matcher?.stats ?? null, timings: { parseMatchAndCopy: tRead - started, finish: Date.now() - tRead } };
     });
+    if (ingested) svc.log.info({ tenantId, fileId, ...ingested }, 'file ingested');
   } finally {
     stopped = true;
     clearInterval(timer);

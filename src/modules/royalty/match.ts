@@ -49,17 +49,33 @@ export async function applyDspRules(trx: Trx, tenantId: number, scope: Scope): P
   return r.rowCount ?? 0;
 }
 
-/** Build and resolve `rm_keys` for the scoped lines. */
-export async function resolveMatchKeys(trx: Trx, tenantId: number, scope: Scope, opts: { autoCreate: boolean }): Promise<void> {
+/**
+ * Build and resolve `rm_keys` for the scoped lines. `keysFrom`: a query that already yields
+ * the distinct keys (isrc, upc, track_title, artist, release_title, dsp; '' for NULL), e.g.
+ * from a per-file key table, instead of scanning the lines.
+ */
+export async function resolveMatchKeys(
+  trx: Trx,
+  tenantId: number,
+  scope: Scope,
+  opts: { autoCreate: boolean; keysFrom?: string; keysHaveId?: boolean },
+): Promise<void> {
   await trx.raw(`DROP TABLE IF EXISTS rm_keys`);
-  await trx.raw(
-    `CREATE TEMP TABLE rm_keys ON COMMIT DROP AS
-     SELECT DISTINCT coalesce(l.isrc, '') AS isrc, coalesce(l.upc, '') AS upc, coalesce(l.track_title, '') AS track_title,
-            coalesce(l.artist, '') AS artist, coalesce(l.release_title, '') AS release_title, coalesce(l.dsp, '') AS dsp
-       FROM royalty_lines l WHERE l.tenant_id = ? AND (${scope.sql})`,
-    [tenantId, ...scope.bindings],
-  );
-  await trx.raw(`ALTER TABLE rm_keys ADD COLUMN kid serial, ADD COLUMN isrc_n text, ADD COLUMN upc_n text, ADD COLUMN title_n text,
+  // keysHaveId: the source also yields `kid` (integer, unique), kept as the key's id.
+  if (opts.keysFrom)
+    await trx.raw(
+      `CREATE TEMP TABLE rm_keys ON COMMIT DROP AS SELECT ${opts.keysHaveId ? 'kid, ' : ''}isrc, upc, track_title, artist, release_title, dsp FROM (${opts.keysFrom}) src`,
+    );
+  else
+    await trx.raw(
+      `CREATE TEMP TABLE rm_keys ON COMMIT DROP AS
+       SELECT DISTINCT coalesce(l.isrc, '') AS isrc, coalesce(l.upc, '') AS upc, coalesce(l.track_title, '') AS track_title,
+              coalesce(l.artist, '') AS artist, coalesce(l.release_title, '') AS release_title, coalesce(l.dsp, '') AS dsp
+         FROM royalty_lines l WHERE l.tenant_id = ? AND (${scope.sql})`,
+      [tenantId, ...scope.bindings],
+    );
+  if (!opts.keysHaveId) await trx.raw(`ALTER TABLE rm_keys ADD COLUMN kid serial`);
+  await trx.raw(`ALTER TABLE rm_keys ADD COLUMN isrc_n text, ADD COLUMN upc_n text, ADD COLUMN title_n text,
     ADD COLUMN artist_n text, ADD COLUMN release_n text, ADD COLUMN dsp_n text, ADD COLUMN asset_id uuid, ADD COLUMN asset_how text,
     ADD COLUMN product_id uuid, ADD COLUMN product_how text, ADD COLUMN artist_id uuid`);
   await trx.raw(`UPDATE rm_keys SET isrc_n = ${ISRC_N}, upc_n = ${UPC_N}, title_n = rondo_norm(track_title), artist_n = rondo_norm(artist),

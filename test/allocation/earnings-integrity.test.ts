@@ -1,0 +1,59 @@
+/**
+ * royalty_earnings has no per-row foreign keys (allocation speed, migration 20261123510000):
+ * the guarantees they gave are kept by triggers on the delete side. A member who has
+ * earnings (current or superseded) cannot be removed; a workspace's deletion removes its
+ * earnings.
+ */
+import assert from 'node:assert/strict';
+import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { withTenant } from '../../src/db';
+
+const FILE = '00000000-0000-4000-8000-0000000000e1';
+
+describe('royalty_earnings integrity without per-row foreign keys', () => {
+  let app: TestApp;
+  let a: TestTenant;
+  let b: TestTenant;
+  before(async () => {
+    app = await startTestApp();
+    a = await createTestTenant(app, 'Integrity A');
+    b = await createTestTenant(app, 'Integrity B');
+  });
+  after(async () => app.close());
+
+  const earn = (t: TestTenant, payee: string, superseded: boolean) =>
+    withTenant(app.svc.db.app, t.tenantId, (trx) =>
+      trx('royalty_earnings').insert({
+        tenant_id: t.tenantId, file_id: FILE, line_id: 1, tenant_user_id: payee, share: 100, amount: '1.5', currency: 'USD',
+        superseded_at: superseded ? new Date() : null,
+      }),
+    );
+
+  it('a member with current earnings cannot be removed (400 IN_USE, as the foreign key answered); one without can', async () => {
+    await earn(a, a.users.user!.tenantUserId, false);
+    const r = await app.request('DELETE', `/user/${a.users.user!.tenantUserId}`, { token: a.users.owner!.token });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal(r.body.error.code, 'IN_USE');
+    const g = await app.request('GET', `/user/${a.users.user!.tenantUserId}`, { token: a.users.owner!.token });
+    assert.equal(g.status, 200);
+    const ok = await app.request('DELETE', `/user/${a.users.guest!.tenantUserId}`, { token: a.users.owner!.token });
+    assert.ok(ok.status < 300, JSON.stringify(ok.body));
+  });
+
+  it('superseded earnings (history) keep their payee too', async () => {
+    await earn(a, a.users.admin!.tenantUserId, true);
+    const r = await app.request('DELETE', `/user/${a.users.admin!.tenantUserId}`, { token: a.users.owner!.token });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal(r.body.error.code, 'IN_USE');
+  });
+
+  it("deleting a workspace removes its earnings and leaves another workspace's", async () => {
+    await earn(b, b.users.user!.tenantUserId, false);
+    const count = async (tenantId: number) =>
+      Number((await app.svc.db.owner('royalty_earnings').where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
+    assert.ok((await count(a.tenantId)) >= 2);
+    await app.svc.db.owner('tenants').where({ id: a.tenantId }).delete();
+    assert.equal(await count(a.tenantId), 0);
+    assert.equal(await count(b.tenantId), 1);
+  });
+});
