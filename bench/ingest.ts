@@ -17,7 +17,9 @@
  * into a plain table (no index, no RLS), and the ratios (a)/COPY and (b)/COPY.
  *
  * The cluster runs with the settings `npm start` gives it (durable: fsync on); `--fast`
- * uses the test settings (fsync off) instead. Prints figures; asserts nothing.
+ * uses the test settings (fsync off) instead. `BENCH_WORKER_PROF=<dir>` writes a V8 CPU
+ * profile of the worker process there (open it in Chrome DevTools). Prints figures; asserts
+ * nothing.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -123,7 +125,7 @@ await svc.db.owner.raw(`ANALYZE assets, products, splits, split_shares, asset_ar
 console.log(`catalogue: ${DK_RECORDINGS.toLocaleString('en')} recordings, ${releases} releases, 1 artist, ${DK_RECORDINGS * 3 / 4 + 1} splits paying 2–3 of 3 members (${sec(Date.now() - t)} s)`);
 
 // The worker as `npm run worker` starts it (same Node flags), its log lines (step timings) collected from its stdout.
-const worker = spawn(process.execPath, [...WORKER_NODE_FLAGS, '--import', 'tsx', 'src/worker.ts'], {
+const worker = spawn(process.execPath, [...WORKER_NODE_FLAGS, ...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : []), '--import', 'tsx', 'src/worker.ts'], {
   env: { ...process.env, DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_POLL_SECONDS: '0.5' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
