@@ -132,34 +132,28 @@ function artistFits(table: 'assets' | 'products'): string {
 }
 
 async function exactPasses(trx: Trx, tenantId: number, isrcHow: string, upcHow: string, titleHow: string): Promise<void> {
-  await trx.raw(
-    `UPDATE rm_keys k SET asset_id = x.id, asset_how = ? FROM assets x
-      WHERE k.asset_id IS NULL AND k.isrc_n <> '' AND x.tenant_id = ? AND x.isrc = k.isrc_n`,
-    [isrcHow, tenantId],
-  );
-  await trx.raw(
-    `UPDATE rm_keys k SET product_id = x.id, product_how = ? FROM products x
-      WHERE k.product_id IS NULL AND k.upc_n <> '' AND x.tenant_id = ? AND x.upc = k.upc_n`,
-    [upcHow, tenantId],
-  );
-  await trx.raw(
-    `WITH cand AS (
-       SELECT k.kid, x.id FROM rm_keys k JOIN assets x ON x.tenant_id = ? AND rondo_norm(x.title) = k.title_n
-        WHERE k.asset_id IS NULL AND k.title_n IS NOT NULL AND k.artist_n IS NOT NULL
-          AND (k.isrc_n = '' OR x.isrc IS NULL) AND ${artistFits('assets')}
-     ), one AS (SELECT kid, (array_agg(id))[1] AS id FROM cand GROUP BY kid HAVING count(*) = 1)
-     UPDATE rm_keys k SET asset_id = one.id, asset_how = ? FROM one WHERE k.kid = one.kid`,
-    [tenantId, titleHow],
-  );
-  await trx.raw(
-    `WITH cand AS (
-       SELECT k.kid, x.id FROM rm_keys k JOIN products x ON x.tenant_id = ? AND rondo_norm(x.title) = k.release_n
-        WHERE k.product_id IS NULL AND k.release_n IS NOT NULL AND k.artist_n IS NOT NULL
-          AND (k.upc_n = '' OR x.upc IS NULL) AND ${artistFits('products')}
-     ), one AS (SELECT kid, (array_agg(id))[1] AS id FROM cand GROUP BY kid HAVING count(*) = 1)
-     UPDATE rm_keys k SET product_id = one.id, product_how = ? FROM one WHERE k.kid = one.kid`,
-    [tenantId, titleHow],
-  );
+  // recordings by ISRC, products by UPC; then, for what is still unmatched, by title + artist
+  // where exactly one candidate fits (and the candidate has no code the line contradicts)
+  const passes = [
+    { table: 'assets' as const, id: 'asset_id', code: 'isrc', codeN: 'isrc_n', titleN: 'title_n', codeHow: isrcHow },
+    { table: 'products' as const, id: 'product_id', code: 'upc', codeN: 'upc_n', titleN: 'release_n', codeHow: upcHow },
+  ];
+  for (const p of passes) {
+    await trx.raw(
+      `UPDATE rm_keys k SET ${p.id} = x.id, ${p.id.replace('_id', '_how')} = ? FROM ${p.table} x
+        WHERE k.${p.id} IS NULL AND k.${p.codeN} <> '' AND x.tenant_id = ? AND x.${p.code} = k.${p.codeN}`,
+      [p.codeHow, tenantId],
+    );
+    await trx.raw(
+      `WITH cand AS (
+         SELECT k.kid, x.id FROM rm_keys k JOIN ${p.table} x ON x.tenant_id = ? AND rondo_norm(x.title) = k.${p.titleN}
+          WHERE k.${p.id} IS NULL AND k.${p.titleN} IS NOT NULL AND k.artist_n IS NOT NULL
+            AND (k.${p.codeN} = '' OR x.${p.code} IS NULL) AND ${artistFits(p.table)}
+       ), one AS (SELECT kid, (array_agg(id))[1] AS id FROM cand GROUP BY kid HAVING count(*) = 1)
+       UPDATE rm_keys k SET ${p.id} = one.id, ${p.id.replace('_id', '_how')} = ? FROM one WHERE k.kid = one.kid`,
+      [tenantId, titleHow],
+    );
+  }
 }
 
 /** autoCreateCatalogue: artists, recordings and products the statements name but the catalogue lacks. */
