@@ -80,7 +80,7 @@ async function exists(p: string): Promise<boolean> {
  * Durability is untouched: fsync, full_page_writes and synchronous_commit keep their safe
  * defaults (only `fast`, used by the tests, turns them off).
  */
-export const EMBEDDED_SETTINGS = ['shared_buffers=256MB', 'wal_buffers=16MB', 'max_wal_size=4GB', 'checkpoint_timeout=15min', 'wal_compression=on'];
+const EMBEDDED_SETTINGS = ['shared_buffers=256MB', 'wal_buffers=16MB', 'max_wal_size=4GB', 'checkpoint_timeout=15min', 'wal_compression=on'];
 
 export interface EmbeddedOptions {
   dataDir: string;

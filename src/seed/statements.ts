@@ -1,5 +1,5 @@
 /**
- * Demo statements for `npm run seed:demo`: three small statements in real layouts, stored in
+ * Demo statements for `npm run seed:demo`: two small statements in real layouts, stored in
  * the object store and registered exactly as an upload is, so the pipeline (decompress →
  * detect → ingest → allocate → aggregate) reads them as soon as workers run (`npm start`):
  *

@@ -392,9 +392,10 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
   const accSeen = new Set<string>();
 
   const started = Date.now();
-  const matcher = await LineMatcher.open(svc, tenantId);
   let ingested = null as Record<string, unknown> | null;
   try {
+    // inside the try: if it fails, the finally still stops the timer and closes the streams
+    const matcher = await LineMatcher.open(svc, tenantId);
     await svc.db.owner.transaction(async (trx: Knex.Transaction) => {
       await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [`rondo.ingest.${tenantId}.${fileId}`]);
       const again = await trx('files').where({ tenant_id: tenantId, id: fileId }).first('status');

@@ -11,7 +11,7 @@ import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { compile, formatAjvErrors, PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { CurrencyIn, isAdmin, MoneyIn, paged, PeriodIn, periodBounds, PositiveMoneyIn, scopeUser } from './common';
+import { CurrencyIn, isAdmin, MoneyIn, pagedList, PeriodIn, periodBounds, PositiveMoneyIn, scopeUser } from './common';
 import * as acct from './accounting';
 import * as exp from './expenses';
 import * as rev from './revenues';
@@ -55,15 +55,6 @@ async function bulkCreate<T, R extends { errors: string[] }>(
   return { ...r, errors: [...errors, ...r.errors].sort((x, y) => at(x) - at(y)) };
 }
 
-/** A paged list answer (page 1, size 20 unless asked). */
-async function pagedList(
-  message: string, query: { page?: number; size?: number }, fetch: (page: number, size: number) => Promise<{ data: unknown[]; total: number }>,
-) {
-  const page = query.page ?? 1;
-  const size = query.size ?? 20;
-  const r = await fetch(page, size);
-  return paged(message, r.data, page, size, r.total);
-}
 
 // ---------------------------------------------------------------- schemas
 const TargetType = Type.Union([Type.Literal('artist'), Type.Literal('product'), Type.Literal('asset')]);

@@ -21,7 +21,7 @@
  * they earn from.
  */
 import type { Trx } from '../../db';
-import { hashJoins, ZERO_UUID } from './allocate';
+import { hashJoins, setWorkMem, ROLLUP_WORK_MEM, ZERO_UUID } from './allocate';
 
 const DATED = ['payee', 'sale_month', 'accounting_period', 'ap_end'];
 const DIMS = ['dsp', 'country', 'sale_type', 'aggregator'];
@@ -73,6 +73,8 @@ export async function removeFileRollups(trx: Trx, tenantId: number, fileId: stri
 
 /** (Re)build a file's rollups from its lines and current earnings. */
 export async function aggregateFile(trx: Trx, tenantId: number, fileId: string): Promise<void> {
+  // The groups of a large file fit in memory: hashed passes instead of sorts or spills.
+  await setWorkMem(trx, ROLLUP_WORK_MEM);
   const zeroed = await moveCompact(trx, tenantId, fileId, -1);
   for (const t of FILE_TABLES) await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
   const { rows } = await trx.raw(
@@ -84,9 +86,6 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
   if (!rows.length) return dropZeroes(trx, tenantId, zeroed);
   const { accounting_period: ap, ap_end: apEnd } = rows[0];
   const all = [...DIMS, ...CAT].map((c) => `l.${c}`).join(', ');
-  const { rows: wm } = await trx.raw(`SELECT current_setting('work_mem') AS w`);
-  // The groups of a large file fit in memory: one hashed pass instead of sorts or spills.
-  await trx.raw(`SELECT set_config('work_mem', '256MB', true)`);
   await hashJoins(trx, async () => {
     await trx.raw(
       `WITH src AS (
@@ -119,7 +118,6 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
       [tenantId, ZERO_UUID, fileId, ap, apEnd, tenantId, fileId],
     );
   });
-  await trx.raw(`SELECT set_config('work_mem', ?, true)`, [wm[0].w]);
   await moveCompact(trx, tenantId, fileId, 1);
   await dropZeroes(trx, tenantId, zeroed);
 }

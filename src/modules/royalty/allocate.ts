@@ -191,7 +191,14 @@ export async function lockTenant(trx: Trx, tenantId: number): Promise<void> {
 }
 
 /** Memory for the batch statements of one file (hash aggregates over a file's keys, hash joins). */
-const BATCH_WORK_MEM = '128MB';
+export const BATCH_WORK_MEM = '128MB';
+/** The rollup pass groups a file's lines AND its earnings in one hashed pass: more. */
+export const ROLLUP_WORK_MEM = '256MB';
+
+/** work_mem for the rest of this transaction (SET LOCAL): with the default 4MB, a file's hash aggregates and sorts spill to disk. */
+export async function setWorkMem(trx: Trx, size: string): Promise<void> {
+  await trx.raw(`SET LOCAL work_mem = '${size}'`);
+}
 
 /** The first day of the month a file's lines without a sale month are converted at. */
 async function fallbackMonth(trx: Trx, tenantId: number, fileId: string): Promise<string> {
@@ -274,7 +281,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
     timings[step] = (timings[step] ?? 0) + t - t0;
     t0 = t;
   };
-  await trx.raw(`SET LOCAL work_mem = '${BATCH_WORK_MEM}'`);
+  await setWorkMem(trx, BATCH_WORK_MEM);
 
   await applyDspRules(trx, tenantId, scope);
   lap('dspRules');

@@ -8,7 +8,7 @@
 import { withTenant, type Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import type { AppServices } from '../../services';
-import { allocateFile, AllocationFailed, lockTenant, type FileAllocationResult } from './allocate';
+import { allocateFile, AllocationFailed, BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
 import { aggregateFile, removeFileRollups } from './aggregate';
 import { reallocateTenant } from './reallocate';
 import { PIPELINE } from '../../../jobs';
@@ -26,9 +26,6 @@ export const postAllocationHooks: ((trx: Trx, fileId: string) => Promise<unknown
 async function runPostAllocationHooks(trx: Trx, fileId: string): Promise<void> {
   for (const hook of postAllocationHooks) await hook(trx, fileId);
 }
-
-/** Memory for the rollup statements of one file (SET LOCAL: this transaction only). */
-const AGGREGATE_WORK_MEM = '128MB';
 
 /** Statuses from which a file may be allocated (ingest done, or a retry after a failure). */
 const ALLOCATABLE = new Set(['ingesting', 'queued', 'allocating', 'aggregating', 'processed', 'failed']);
@@ -69,9 +66,7 @@ export async function runAggregateJob(svc: AppServices, p: { tenantId: number; f
     const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).first('status');
     if (!f || f.status !== 'aggregating') return;
     const t0 = Date.now();
-    // The rollup statements group a file's lines and earnings: with the default 4MB their
-    // hash aggregates and sorts spilled to disk (measured: external merges, 9-batch hashes).
-    await trx.raw(`SET LOCAL work_mem = '${AGGREGATE_WORK_MEM}'`);
+    // aggregateFile sets its own work_mem (ROLLUP_WORK_MEM)
     await aggregateFile(trx, p.tenantId, p.fileId);
     svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, timings: { aggregate: Date.now() - t0 } }, 'file aggregated');
     await trx('files')
@@ -89,7 +84,7 @@ export async function runAggregateJob(svc: AppServices, p: { tenantId: number; f
 
 export async function runReallocateJob(svc: AppServices, p: { tenantId: number; force?: boolean }): Promise<void> {
   await withTenant(svc.db.app, p.tenantId, async (trx) => {
-    await trx.raw(`SET LOCAL work_mem = '${AGGREGATE_WORK_MEM}'`);
+    await setWorkMem(trx, BATCH_WORK_MEM);
     const r = await reallocateTenant(trx, p.tenantId, { force: p.force });
     for (const fileId of r.files) {
       await aggregateFile(trx, p.tenantId, fileId);

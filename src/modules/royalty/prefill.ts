@@ -23,7 +23,7 @@ import { getSettings } from '../settings/service';
 import { resolveMatchKeys, MATCH_STATUS_SQL } from './match';
 
 /** Distinct match keys remembered per file (memory bound: ~300 bytes each). */
-export const MAX_KEYS = 100_000;
+const MAX_KEYS = 100_000;
 
 export interface LineMatch {
   asset: string | null;
