@@ -102,15 +102,15 @@ async function earningsOnly(trx: Trx, tenantId: number, fileId: string): Promise
            FROM sp JOIN split_shares s ON s.tenant_id = ? AND s.split_id = sp.split_id
        ), a AS (
          SELECT l.line_no, l.base_amount, l.base_currency, l.sale_month, l.asset_id, l.product_id, l.artist_id, l.dsp, l.country, l.sale_type,
-                sh.split_id, sh.tenant_user_id, sh.share, sh.rem, round(l.base_amount * sh.share / 100, 12) AS rounded
+                l.quantity, l.aggregator, sh.split_id, sh.tenant_user_id, sh.share, sh.rem, round(l.base_amount * sh.share / 100, 12) AS rounded
            FROM royalty_lines l JOIN sh ON sh.asset_id = l.asset_id
           WHERE l.tenant_id = ? AND l.file_id = ? AND l.base_amount IS NOT NULL
        )
        INSERT INTO royalty_earnings (tenant_id, file_id, line_id, tenant_user_id, split_id, share, amount, currency, accounting_period, sale_month,
-                                     asset_id, product_id, artist_id, dsp, country, sale_type)
+                                     asset_id, product_id, artist_id, dsp, country, sale_type, quantity, aggregator)
        SELECT ?, ?::uuid, a.line_no, a.tenant_user_id, a.split_id, a.share,
               a.rounded + CASE WHEN a.rem THEN a.base_amount - sum(a.rounded) OVER (PARTITION BY a.line_no) ELSE 0 END,
-              a.base_currency, ?::date, a.sale_month, a.asset_id, a.product_id, a.artist_id, a.dsp, a.country, a.sale_type
+              a.base_currency, ?::date, a.sale_month, a.asset_id, a.product_id, a.artist_id, a.dsp, a.country, a.sale_type, a.quantity, a.aggregator
          FROM a`,
       [tenantId, tenantId, tenantId, fileId, tenantId, fileId, ap],
     ),

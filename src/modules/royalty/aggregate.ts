@@ -86,15 +86,16 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
   if (!rows.length) return dropZeroes(trx, tenantId, zeroed);
   const { accounting_period: ap, ap_end: apEnd } = rows[0];
   const all = [...DIMS, ...CAT].map((c) => `l.${c}`).join(', ');
+  const allE = [...DIMS, ...CAT].map((c) => `e.${c}`).join(', ');
   await hashJoins(trx, async () => {
     await trx.raw(
       `WITH src AS (
          SELECT ?::uuid AS payee, l.sale_month, ${all}, l.base_amount AS revenue, l.quantity
            FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ? AND l.base_amount IS NOT NULL
          UNION ALL
-         SELECT e.tenant_user_id, l.sale_month, ${all}, e.amount, l.quantity
-           FROM royalty_earnings e JOIN royalty_lines l ON l.tenant_id = e.tenant_id AND l.file_id = e.file_id AND l.line_no = e.line_id
-          WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL AND l.tenant_id = ? AND l.file_id = ?
+         -- earnings carry their line's dimensions and quantity (migration 20261123510100): no join back to the lines
+         SELECT e.tenant_user_id, e.sale_month, ${allE}, e.amount, e.quantity
+           FROM royalty_earnings e WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL
        ), g AS (
          SELECT GROUPING(artist_id) AS dims, payee, sale_month, ${[...DIMS, ...CAT].join(', ')}, sum(revenue) AS revenue, sum(quantity) AS quantity, count(*) AS lines
            FROM src
@@ -105,7 +106,7 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
        )
        INSERT INTO royalty_agg_file_catalogue (tenant_id, payee, sale_month, accounting_period, ap_end, file_id, ${CAT.join(', ')}, revenue, quantity, lines)
        SELECT ?, payee, sale_month, ?::date, ?::date, ?::uuid, ${CAT.join(', ')}, revenue, quantity, lines FROM g WHERE dims = 0`,
-      [ZERO_UUID, tenantId, fileId, tenantId, fileId, tenantId, fileId, tenantId, ap, apEnd, fileId, tenantId, ap, apEnd, fileId],
+      [ZERO_UUID, tenantId, fileId, tenantId, fileId, tenantId, ap, apEnd, fileId, tenantId, ap, apEnd, fileId],
     );
     await trx.raw(
       `INSERT INTO royalty_agg_file_cross (tenant_id, payee, file_id, sale_month, accounting_period, ap_end, ${CAT.join(', ')}, dim, value, revenue, quantity, lines)

@@ -162,7 +162,8 @@ export function allocationSelect(tenantId: number, scope: Scope): { sql: string;
   const sql = `
     SELECT l.line_no AS line_id, l.file_id, ks.tenant_user_id, ks.split_id, ks.share,
            CASE WHEN ks.gets_remainder THEN ${REMAINDER_AMOUNT('l.base_amount')} ELSE ${ROUNDED('l.base_amount', 'ks.share')} END AS amount,
-           l.base_currency AS currency, l.sale_month, l.asset_id, l.product_id, l.artist_id, l.dsp, l.country, l.sale_type
+           l.base_currency AS currency, l.sale_month, l.asset_id, l.product_id, l.artist_id, l.dsp, l.country, l.sale_type,
+           l.quantity, l.aggregator
       FROM royalty_lines l
       JOIN al_pf pf ON pf.a_key = coalesce(l.asset_id, ${Z}) AND pf.p_key = coalesce(l.product_id, ${Z})
       JOIN al_ks ks ON ks.a_key = pf.a_key AND ks.p_key = pf.p_key AND ks.km = ${KEY_MONTH} AND ks.kc = ${KEY_COUNTRY} AND ks.kt = ${KEY_TYPE}
@@ -171,7 +172,7 @@ export function allocationSelect(tenantId: number, scope: Scope): { sql: string;
 }
 
 export const EARNING_COLUMNS = `tenant_id, file_id, line_id, tenant_user_id, split_id, share, amount, currency, accounting_period, sale_month,
-  asset_id, product_id, artist_id, dsp, country, sale_type, created_at`;
+  asset_id, product_id, artist_id, dsp, country, sale_type, quantity, aggregator, created_at`;
 
 export interface FileAllocationResult {
   lines: number;
@@ -346,7 +347,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
      ), n AS (${sel.sql})
      INSERT INTO royalty_earnings (${EARNING_COLUMNS})
      SELECT ?, n.file_id, n.line_id, n.tenant_user_id, n.split_id, n.share, n.amount, n.currency, ?::date, n.sale_month,
-            n.asset_id, n.product_id, n.artist_id, n.dsp, n.country, n.sale_type, ? FROM n`,
+            n.asset_id, n.product_id, n.artist_id, n.dsp, n.country, n.sale_type, n.quantity, n.aggregator, ? FROM n`,
     [now, tenantId, fileId, ...sel.bindings, tenantId, ap, now],
   ));
   lap('earnings');

@@ -165,12 +165,12 @@ export async function royaltyAnalytics(
       fromB.push(tenantId);
     } else {
       source = 'earnings';
-      from = `(SELECT l.sale_month, ${ap}, l.dsp, l.country, l.sale_type, l.aggregator, l.artist_id, l.product_id, l.asset_id,
-                      e.amount AS revenue, l.quantity, 1 AS lines
-                 FROM royalty_earnings e JOIN royalty_lines l ON l.tenant_id = e.tenant_id AND l.file_id = e.file_id AND l.line_no = e.line_id
-                 JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id AND f.status = 'processed'
-                 JOIN tenants tn ON tn.id = l.tenant_id
-                WHERE e.tenant_id = ? AND e.tenant_user_id = ? AND e.superseded_at IS NULL${fileCond}) s`;
+      // earnings carry their line's dimensions and quantity: no join back to the lines
+      from = `(SELECT e.sale_month, ${ap}, e.dsp, e.country, e.sale_type, e.aggregator, e.artist_id, e.product_id, e.asset_id,
+                      e.amount AS revenue, e.quantity, 1 AS lines
+                 FROM royalty_earnings e JOIN files f ON f.tenant_id = e.tenant_id AND f.id = e.file_id AND f.status = 'processed'
+                 JOIN tenants tn ON tn.id = e.tenant_id
+                WHERE e.tenant_id = ? AND e.tenant_user_id = ? AND e.superseded_at IS NULL${q.file ? ' AND e.file_id = ?' : ''}) s`;
       fromB.push(tenantId, payee);
     }
     if (q.file) fromB.push(q.file);

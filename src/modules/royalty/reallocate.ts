@@ -144,7 +144,7 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
   await trx.raw(
     `INSERT INTO royalty_earnings (${EARNING_COLUMNS})
      SELECT ?, n.file_id, n.line_id, n.tenant_user_id, n.split_id, n.share, n.amount, n.currency, f.accounting_period, n.sale_month,
-            n.asset_id, n.product_id, n.artist_id, n.dsp, n.country, n.sale_type, ?
+            n.asset_id, n.product_id, n.artist_id, n.dsp, n.country, n.sale_type, n.quantity, n.aggregator, ?
        FROM rr_new n JOIN rr_changed c USING (file_id, line_id) JOIN files f ON f.tenant_id = ? AND f.id = n.file_id`,
     [tenantId, now, tenantId],
   );
