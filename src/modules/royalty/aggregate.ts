@@ -5,8 +5,9 @@
  *   royalty_agg_file_dims       sale month × DSP × country × sale type × aggregator
  *   royalty_agg_file_catalogue  sale month × artist × product × recording
  *   royalty_agg_file_cross      sale month × artist × product × recording × ONE statement
- *                               dimension (dim 1 DSP, 2 country, 3 sale type, 4 aggregator);
- *                               workspace rows only
+ *                               dimension (dim 1 DSP, 2 country, 3 sale type, 4 aggregator)
+ *                               for the workspace; for members, at artist grain only
+ *                               (product_id, asset_id NULL)
  * dims + catalogue from ONE pass over the file's lines and current earnings (GROUPING SETS)
  * with hash joins (the file's rows were written a moment ago: their statistics are stale,
  * and a nested loop over a misestimated "1 row" is quadratic); cross from one pass over the
@@ -117,6 +118,19 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
          FROM royalty_lines WHERE tenant_id = ? AND file_id = ? AND base_amount IS NOT NULL
         GROUP BY GROUPING SETS ${'(' + DIMS.map((d) => `(sale_month, ${CAT.join(', ')}, ${d})`).join(', ') + ')'}`,
       [tenantId, ZERO_UUID, fileId, ap, apEnd, tenantId, fileId],
+    );
+    // Member rows at ARTIST grain (product_id and asset_id NULL): a member's DSP / country /
+    // sale-type / aggregator breakdown of one artist. Small (members × artists × values) and
+    // read from the earnings alone (they carry every dimension).
+    await trx.raw(
+      `INSERT INTO royalty_agg_file_cross (tenant_id, payee, file_id, sale_month, accounting_period, ap_end, artist_id, dim, value, revenue, quantity, lines)
+       SELECT ?, tenant_user_id, ?::uuid, sale_month, ?::date, ?::date, artist_id,
+              CASE WHEN GROUPING(dsp) = 0 THEN 1 WHEN GROUPING(country) = 0 THEN 2 WHEN GROUPING(sale_type) = 0 THEN 3 ELSE 4 END,
+              CASE WHEN GROUPING(dsp) = 0 THEN dsp WHEN GROUPING(country) = 0 THEN country WHEN GROUPING(sale_type) = 0 THEN sale_type ELSE aggregator END,
+              sum(amount), sum(quantity), count(*)
+         FROM royalty_earnings WHERE tenant_id = ? AND file_id = ? AND superseded_at IS NULL
+        GROUP BY GROUPING SETS ${'(' + DIMS.map((d) => `(tenant_user_id, sale_month, artist_id, ${d})`).join(', ') + ')'}`,
+      [tenantId, fileId, ap, apEnd, tenantId, fileId],
     );
   });
   await moveCompact(trx, tenantId, fileId, 1);

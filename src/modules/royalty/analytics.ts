@@ -7,14 +7,16 @@
  *   royalty_agg_period          totals, month, accounting period
  *   royalty_agg_dims[_all]      statement dimensions, no catalogue
  *   royalty_agg_catalogue[_all] catalogue, no statement dimension
- *   royalty_agg_file_cross      catalogue × ONE statement dimension (workspace view), read
- *                               across files through its catalogue / value indexes
+ *   royalty_agg_file_cross      catalogue × ONE statement dimension (workspace view; a
+ *                               member's at artist grain), read across files through its
+ *                               catalogue / value indexes
  *   royalty_agg_file_*          the others with a `file` filter
  *   (`_all`: all-time tables, for requests with no start/end not grouped by month/period)
  *   raw lines / earnings        catalogue × TWO or more statement dimensions (e.g. a DSP
  *                               breakdown of one artist in one country): correct, a scan
  *                               of the workspace's lines (of one file's with `file`); and a
- *                               member's crossed request: their own current earnings.
+ *                               member's crossed request by product or recording: their
+ *                               own current earnings.
  * Scope: admins/owners read payee = ZERO_UUID (every line of the workspace, matched or
  * not); other members read their own payee rows (their earnings).
  * Dates: `start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months
@@ -134,7 +136,9 @@ export async function royaltyAnalytics(
   const who = payee ?? ZERO_UUID;
   // Catalogue × statement dimension: one dimension, workspace view → the cross rollup; else raw.
   const crossed = cat.length > 0 && stmt.length > 0;
-  if (!opts.raw && (!crossed || (stmt.length === 1 && payee === null))) {
+  // The cross rollup holds the workspace at full catalogue grain and members at artist grain.
+  const crossFits = stmt.length === 1 && (payee === null || (cat.length === 1 && cat[0] === 'artist_id'));
+  if (!opts.raw && (!crossed || crossFits)) {
     const fileFilter = !!q.file;
     // Undated breakdowns (no start/end, not by month or accounting period) read the all-time tables.
     const allTime = !fileFilter && !q.start && !q.end && needed.size > 0 && !groupCols.some((c) => ['sale_month', 'accounting_period'].includes(c));
