@@ -34,6 +34,7 @@ import { allocateFile, hashJoins, lockTenant, setAccountingPeriod } from '../src
 import type { Trx } from '../src/db';
 import { aggregateFile } from '../src/modules/royalty/aggregate';
 import { royaltyAnalytics, type GroupBy } from '../src/modules/royalty/analytics';
+import { pct } from './stats';
 
 const argLines = process.argv.indexOf('--lines');
 const LINES = Number(argLines > 0 ? process.argv[argLines + 1] : process.env.LINES ?? 10_000_000);
@@ -117,10 +118,6 @@ async function earningsOnly(trx: Trx, tenantId: number, fileId: string): Promise
   );
 }
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-}
 const fmt = (ms: number) => `${ms.toFixed(1).padStart(7)} ms`;
 
 async function main() {

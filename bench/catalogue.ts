@@ -21,6 +21,7 @@ import { createApp } from '../src/app';
 import { createTenant, ensureGlobalUser, upsertMembership } from '../src/modules/users/service';
 import { gtinCheckDigit } from '../src/modules/catalogue/identifiers';
 import { withTenant } from '../src/db';
+import { pct } from './stats';
 
 const N = Number(process.env.RECORDINGS ?? 100_000);
 const P = Number(process.env.PRODUCTS ?? 10_000);
@@ -28,10 +29,6 @@ const BATCH = Number(process.env.BATCH ?? 1000);
 const CONC = Number(process.env.CONCURRENCY ?? 8);
 const REQS = Number(process.env.REQUESTS ?? 2000);
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-}
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
 async function main() {
