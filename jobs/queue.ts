@@ -1,8 +1,16 @@
 /**
  * pg-boss in the same Postgres (schema `pgboss`). Jobs are sent inside the writer's
  * transaction when one is given, so a file row and its first job commit together.
+ *
+ * Wake-up: pg-boss workers poll (QUEUE_POLL_SECONDS). Each send also does
+ * `pg_notify('rondo_jobs', <queue>)` — inside the sender's transaction, so it is delivered
+ * at commit, exactly when the job becomes visible — and every process that runs workers
+ * LISTENs and wakes its workers of that queue at once. A file's five steps no longer wait
+ * for a poll each (measured: 1.7 s of waits per file at a 0.5 s poll). Polling stays the
+ * fallback: a lost notification or a dropped listener only costs latency.
  */
 import PgBoss from 'pg-boss';
+import pg from 'pg';
 import { rawConnection, type Trx } from '../src/db';
 import type { JobName, JobPayloads } from './index';
 import { JOB_OPTIONS } from './index';
@@ -13,10 +21,51 @@ export interface SendOptions {
   startAfter?: number | string | Date;
 }
 
+const CHANNEL = 'rondo_jobs';
+
 export class Queue {
   readonly boss: PgBoss;
-  constructor(connectionString: string, private readonly pollSeconds: number) {
+  /** pg-boss worker ids per queue (the ones this process runs). */
+  private readonly workers = new Map<string, string[]>();
+  private listener: pg.Client | null = null;
+  private listening: Promise<void> | null = null;
+  private stopping = false;
+  private retry: NodeJS.Timeout | null = null;
+
+  constructor(private readonly connectionString: string, private readonly pollSeconds: number) {
     this.boss = new PgBoss({ connectionString, schema: 'pgboss', max: 4, supervise: true, monitorStateIntervalSeconds: 60 });
+  }
+
+  /** One LISTEN connection per process that runs workers; reconnects after a drop. */
+  private listen(): Promise<void> {
+    if (this.listening) return this.listening;
+    const client = new pg.Client({ connectionString: this.connectionString });
+    const lost = (err?: Error) => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      this.listening = null;
+      client.end().catch(() => undefined);
+      if (this.stopping) return;
+      if (err) this.boss.emit('error', Object.assign(err, { message: `job wake-up listener: ${err.message} (polling continues)` }));
+      this.retry = setTimeout(() => void this.listen().catch(() => undefined), 5000);
+      this.retry.unref();
+    };
+    client.on('notification', (msg) => {
+      for (const id of this.workers.get(msg.payload ?? '') ?? []) this.boss.notifyWorker(id);
+    });
+    client.on('error', lost);
+    client.on('end', () => lost());
+    this.listener = client;
+    this.listening = (async () => {
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${CHANNEL}`);
+      } catch (err) {
+        lost(err as Error);
+        throw err;
+      }
+    })();
+    return this.listening;
   }
 
   async start(): Promise<void> {
@@ -35,14 +84,25 @@ export class Queue {
       const conn = await rawConnection(opts.trx);
       options.db = { executeSql: (text: string, values?: unknown[]) => conn.query(text, values as unknown[]) as never };
     }
-    return this.boss.send(name, data as object, options);
+    const id = await this.boss.send(name, data as object, options);
+    // Wake the workers of this queue (delivered at commit when sent inside a transaction).
+    if (id && opts.startAfter === undefined) {
+      const notify = `SELECT pg_notify('${CHANNEL}', $1)`;
+      if (options.db) await options.db.executeSql(notify, [name]);
+      else await this.boss.getDb().executeSql(notify, [name]);
+    }
+    return id;
   }
 
   async work<N extends JobName>(name: N, handler: (data: JobPayloads[N], job: PgBoss.Job<JobPayloads[N]>) => Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
+    await this.listen().catch(() => undefined); // without it the workers still poll
     for (let i = 0; i < (opts.concurrency ?? 1); i++) {
-      await this.boss.work<JobPayloads[N]>(name, { batchSize: 1, pollingIntervalSeconds: this.pollSeconds }, async (jobs) => {
+      const id = await this.boss.work<JobPayloads[N]>(name, { batchSize: 1, pollingIntervalSeconds: this.pollSeconds }, async (jobs) => {
         for (const job of jobs) await handler(job.data, job);
       });
+      const ids = this.workers.get(name) ?? [];
+      ids.push(id);
+      this.workers.set(name, ids);
     }
   }
 
@@ -52,6 +112,11 @@ export class Queue {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.retry) clearTimeout(this.retry);
+    const l = this.listener;
+    this.listener = null;
+    if (l) await l.end().catch(() => undefined);
     await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
   }
 }
