@@ -21,7 +21,8 @@ import type { CanonicalLine, LineError } from '../../../parsers/types';
 import { JOB_OPTIONS, PIPELINE, PIPELINE_AFTER_INGEST } from '../../../jobs';
 import { childId, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
-import { LineMatcher, type LineMatch } from '../royalty/prefill';
+import { LineMatcher } from '../royalty/prefill';
+import { LINE_COLUMNS, LineCopyFormatter, cp } from './line-copy';
 
 /** Archive limits (zip bombs). Mutable so an operator (or a test) can tune them. */
 export const INGEST_LIMITS = {
@@ -267,40 +268,10 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string)
 
 // ================================================================================ ingest
 
-/** Columns COPYed into royalty_lines: the reader's, then the match and currency the ingest fills in flight (prefill.ts). */
-const LINE_COLUMNS = [
-  'tenant_id', 'file_id', 'line_no', 'sale_month', 'sale_period_start', 'sale_period_end', 'accounting_period', 'dsp', 'country',
-  'isrc', 'upc', 'track_title', 'artist', 'release_title', 'label', 'sale_type', 'quantity', 'gross', 'gross_currency', 'net',
-  'currency', 'exchange_rate', 'aggregator', 'isrc_raw', 'upc_raw',
-  'asset_id', 'product_id', 'artist_id', 'match_status', 'base_currency', 'fx_rate', 'base_amount',
-] as const;
-
-const NEEDS_ESCAPE = /[\\\t\n\r\u0000]/;
-/** A value in COPY text format. */
-function cp(v: string | null | undefined): string {
-  if (v === null || v === undefined) return '\\N';
-  if (!NEEDS_ESCAPE.test(v)) return v;
-  return v.replace(/\u0000/g, '').replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
-}
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DEC = /^-?\d+(\.\d+)?$/;
-const CUR = /^[A-Z]{3}$/;
-/** A reason to reject a line the database would refuse (never expected from the engine: one bad line must not fail a COPY). */
-function badLine(l: CanonicalLine): string | null {
-  if (!CUR.test(l.currency)) return `invalid currency "${l.currency}"`;
-  if (!DEC.test(l.net)) return `invalid net amount "${l.net}"`;
-  if (!DEC.test(l.quantity)) return `invalid quantity "${l.quantity}"`;
-  if (l.gross !== null && !DEC.test(l.gross)) return `invalid gross amount "${l.gross}"`;
-  if (l.exchangeRate !== null && !DEC.test(l.exchangeRate)) return `invalid exchange rate "${l.exchangeRate}"`;
-  for (const d of [l.saleMonth, l.salePeriodStart, l.salePeriodEnd, l.accountingPeriod]) if (d !== null && !DATE.test(d)) return `invalid date "${d}"`;
-  return null;
-}
-
 class SinkError extends Error {}
 
 /** Write to a stream, honouring back-pressure; rejects if the stream errors meanwhile. */
-function write(stream: NodeJS.WritableStream & { once: Function; off: Function }, data: string): Promise<void> | void {
+function write(stream: NodeJS.WritableStream & { once: Function; off: Function }, data: string | Buffer): Promise<void> | void {
   if (stream.write(data)) return;
   return new Promise<void>((resolve, reject) => {
     const done = (err?: Error) => {
@@ -386,10 +357,8 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
   const errFile = path.join(svc.cfg.dataDir, 'tmp', `errors-${fileId}-${crypto.randomBytes(4).toString('hex')}.copy`);
   await fsp.mkdir(path.dirname(errFile), { recursive: true });
   const errOut = fs.createWriteStream(errFile);
-  let extraFailed = 0;
   const tenantCol = String(tenantId);
   const accOverride: string | null = o.accountingPeriodOverride ?? null;
-  const accSeen = new Set<string>();
 
   const started = Date.now();
   let ingested = null as Record<string, unknown> | null;
@@ -406,7 +375,6 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       // Lines go straight into royalty_lines, already matched and (where exact) converted.
       const conn = await rawConnection(trx);
       const copy = conn.query(copyFrom(`COPY royalty_lines (${LINE_COLUMNS.join(',')}) FROM STDIN`));
-      const N = '\\N';
       let copyError: Error | null = null;
       copy.on('error', (e: Error) => (copyError = e));
       const copyDone = finished(copy);
@@ -416,39 +384,12 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       const onError = (e: LineError) => {
         errOut.write(`${tenantCol}\t${fileId}\t${e.lineNo}\t${cp(e.reason)}\t${cp(e.raw?.slice(0, 10_000) ?? null)}\n`);
       };
+      const fmt = new LineCopyFormatter(tenantId, fileId, accOverride, matcher, onError);
       const sink = {
         async lines(batch: CanonicalLine[]) {
           try {
             if (copyError) throw copyError;
-            // Match keys of the batch: the new ones resolved in one round trip first.
-            const ms: (LineMatch | null | undefined)[] = new Array(batch.length);
-            const keyOf = (l: CanonicalLine) =>
-              matcher!.get(l.isrc ?? '', l.upc ?? '', l.trackTitle ?? '', l.artist ?? '', l.releaseTitle ?? '', l.dsp ?? '');
-            if (matcher) {
-              for (let i = 0; i < batch.length; i++) ms[i] = keyOf(batch[i]!);
-              if (matcher.hasPending) {
-                await matcher.resolve();
-                for (let i = 0; i < batch.length; i++) if (ms[i] === undefined) ms[i] = keyOf(batch[i]!) ?? null;
-              }
-            }
-            let buf = '';
-            for (let i = 0; i < batch.length; i++) {
-              const l = batch[i]!;
-              const bad = badLine(l);
-              if (bad) {
-                extraFailed++;
-                onError({ lineNo: l.lineNo, reason: bad, raw: JSON.stringify(l) });
-                continue;
-              }
-              let acc = l.accountingPeriod;
-              if (acc === null && accOverride) acc = accOverride;
-              if (acc !== null && accSeen.size < 1000) accSeen.add(acc);
-              const m = ms[i];
-              const fx = matcher ? matcher.convert(l.currency, l.grossCurrency, l.exchangeRate, l.saleMonth, l.net) : null;
-              buf += `${tenantCol}\t${fileId}\t${l.lineNo}\t${cp(l.saleMonth)}\t${cp(l.salePeriodStart)}\t${cp(l.salePeriodEnd)}\t${cp(acc)}\t${cp(l.dsp)}\t${cp(l.country)}\t${cp(l.isrc)}\t${cp(l.upc)}\t${cp(l.trackTitle)}\t${cp(l.artist)}\t${cp(l.releaseTitle)}\t${cp(l.label)}\t${cp(l.saleType)}\t${l.quantity}\t${cp(l.gross)}\t${cp(l.grossCurrency)}\t${l.net}\t${l.currency}\t${cp(l.exchangeRate)}\t${cp(l.aggregator)}\t${cp(l.isrcRaw)}\t${cp(l.upcRaw)}\t${
-                m ? `${m.asset ?? N}\t${m.product ?? N}\t${m.artist ?? N}\t${m.status}` : `${N}\t${N}\t${N}\t${N}`}\t${
-                fx ? `${matcher!.base}\t${fx[0]}\t${fx[1]}` : `${N}\t${N}\t${N}`}\n`;
-            }
+            const buf = await fmt.add(batch);
             if (buf) await write(copy, buf);
             batchNo++;
             if (ingestTestHooks.afterBatch) await ingestTestHooks.afterBatch(fileId, batchNo, attempt);
@@ -467,6 +408,14 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         if (e instanceof SinkError) throw (e.cause as Error) ?? e;
         throw new FileProblem(`The file could not be read as "${pattern.name}": ${(e as Error).message}`);
       }
+      try {
+        // lines still waiting for their match keys
+        const rest = await fmt.flush();
+        if (rest) await write(copy, rest);
+      } catch (e) {
+        copy.destroy();
+        throw e;
+      }
       copy.end();
       await copyDone;
       const tRead = Date.now();
@@ -479,6 +428,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       clearInterval(timer);
       await progressBusy;
 
+      const extraFailed = fmt.failed;
       const rowsFailed = summary.rowsFailed + extraFailed;
       const rowsIngested = summary.rowsIngested - extraFailed;
       let totals = summary.totals;
@@ -487,7 +437,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         const t = await trx('royalty_lines').where({ tenant_id: tenantId, file_id: fileId }).groupBy('currency').select('currency', trx.raw('sum(net)::text as net'));
         totals = Object.fromEntries(t.map((r) => [String(r.currency).trim(), r.net]));
       }
-      const accounting = accOverride ?? (accSeen.size ? [...accSeen].sort().at(-1)! : row.accounting_period ?? null);
+      const accounting = accOverride ?? (fmt.accSeen.size ? [...fmt.accSeen].sort().at(-1)! : row.accounting_period ?? null);
       const nothing = rowsIngested === 0 && rowsFailed > 0;
       const next = nothing ? { status: 'failed' as const, jobs: [] } : PIPELINE_AFTER_INGEST;
       await trx('files').where({ tenant_id: tenantId, id: fileId }).update({

@@ -30,6 +30,16 @@ export interface LineMatch {
   product: string | null;
   artist: string | null;
   status: string;
+  /** The four values as COPY text (asset, product, artist, status), built once per key: appended to every line of the key. */
+  copy: string;
+}
+
+/** A match with its COPY text (built once per key, not per line). */
+export function lineMatch(asset: string | null, product: string | null, artist: string | null, status: string): LineMatch {
+  const copy = `${asset ?? '\\N'}\t${product ?? '\\N'}\t${artist ?? '\\N'}\t${status}`;
+  // Flat, not a cons string: a cons string shared by a million lines is flattened again and
+  // again as each line is encoded (measured: twice the ingest's JS time).
+  return { asset, product, artist, status, copy: Buffer.from(copy, 'latin1').toString('latin1') };
 }
 
 /** Keys sharing a first part (the ISRC, else the track title): compared part by part. */
@@ -159,7 +169,7 @@ export class LineMatcher {
         if (bucket === undefined) this.known.set(f, (bucket = []));
         if (bucket.length >= BUCKET_MAX || bucket.some((e) => same(e.k, k))) continue;
         // Own copies: a parser's cell may be a slice that keeps its whole input chunk alive.
-        bucket.push({ k: k.map(own), m: { asset: r.asset_id, product: r.product_id, artist: r.artist_id, status: r.status } });
+        bucket.push({ k: k.map(own), m: lineMatch(r.asset_id, r.product_id, r.artist_id, r.status) });
         this.size++;
       }
     } finally {
