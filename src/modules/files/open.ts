@@ -69,9 +69,11 @@ export interface StatementText {
  * step unpacks every other zip); its sheet is streamed as CSV with `csv` options.
  * Rejects with XlsxError for a workbook that cannot be read.
  */
-export async function openStatementText(s: ObjectStore, key: string, size: number, limits: XlsxLimits, csv: CsvOptions = {}): Promise<StatementText> {
+export async function openStatementText(s: ObjectStore, key: string, limits: XlsxLimits, csv: CsvOptions = {}): Promise<StatementText> {
   const head = await readHead(s, key, 8);
   if (detectArchive(head) === 'zip') {
+    // the object's own size (a gzipped workbook was expanded: the file's recorded size is the gzip's)
+    const size = (await s.stat(key))?.size ?? 0;
     const zip = await openStoredZip(s, key, size);
     try {
       const wb = await Workbook.open(zip.dir.files, limits);
@@ -97,10 +99,10 @@ export async function openStatementText(s: ObjectStore, key: string, size: numbe
 }
 
 /** The first `n` bytes of a statement's text (detection). */
-export async function statementHead(s: ObjectStore, key: string, size: number, limits: XlsxLimits, n: number): Promise<Buffer> {
+export async function statementHead(s: ObjectStore, key: string, limits: XlsxLimits, n: number): Promise<Buffer> {
   const head = await readHead(s, key, n);
   if (detectArchive(head) !== 'zip') return head;
-  const t = await openStatementText(s, key, size, limits);
+  const t = await openStatementText(s, key, limits);
   const parts: Buffer[] = [];
   let got = 0;
   try {

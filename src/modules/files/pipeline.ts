@@ -242,9 +242,7 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string)
   if (!row || row.status !== 'detecting') return;
   let head: Buffer;
   try {
-    const s = store(svc);
-    const size = Number(row.size_bytes ?? 0) || Number((await s.stat(row.storage_key))?.size ?? 0);
-    head = await statementHead(s, row.storage_key, size, INGEST_LIMITS, DETECT_HEAD_BYTES);
+    head = await statementHead(store(svc), row.storage_key, INGEST_LIMITS, DETECT_HEAD_BYTES);
   } catch (err) {
     return fail(svc, tenantId, id, err instanceof XlsxError ? err.message : unreadable(err).message);
   }
@@ -378,7 +376,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
   let text: StatementText;
   try {
     // a workbook's sheet is written as CSV in the pattern's own delimiter and decimal style
-    text = await openStatementText(s, row.storage_key, total, INGEST_LIMITS, {
+    text = await openStatementText(s, row.storage_key, INGEST_LIMITS, {
       delimiter: pattern.format.delimiter === 'auto' ? ',' : pattern.format.delimiter,
       decimalComma: pattern.format.decimal === ',',
     });
