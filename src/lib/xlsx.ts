@@ -465,6 +465,7 @@ export class Workbook {
     const strings = this.strings;
     const dateStyles = this.dateStyles;
     const date1904 = this.date1904;
+    const dates = new Map<string, string | null>(); // serial text → ISO date (statements repeat a few dates)
     const needsQuote = (v: string) =>
       v.indexOf(delim) !== -1 || v.indexOf('"') !== -1 || v.indexOf('\n') !== -1 || v.indexOf('\r') !== -1;
 
@@ -501,7 +502,11 @@ export class Workbook {
           const t = v.trim();
           if (t === '') return '';
           if (style >= 0 && dateStyles[style]) {
-            const d = serialToIso(t, date1904);
+            let d = dates.get(t);
+            if (d === undefined) {
+              d = serialToIso(t, date1904);
+              if (dates.size < 10_000) dates.set(t, d);
+            }
             if (d !== null) return d;
           }
           const n = excelNumber(t);
@@ -612,13 +617,13 @@ export class Workbook {
 
     for await (const s of this.text(f)) {
       p.write(s);
-      if (out) {
+      if (out.length >= 64 * 1024) {
         yield Buffer.from(out);
         out = '';
       }
-      if (done) return; // what follows sheetData (merged cells, page setup…) is not needed
+      if (done) break; // what follows sheetData (merged cells, page setup…) is not needed
     }
-    p.close();
+    if (!done) p.close(); // a document that ends early fails here
     if (out) yield Buffer.from(out);
   }
 }

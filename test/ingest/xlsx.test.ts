@@ -186,6 +186,20 @@ describe('statement ingestion: .xlsx workbooks', function () {
     assert.equal(f.source.key, 'rondo-test-semicolon');
     assert.deepEqual(f.totals, { EUR: '1.233789' }); // 1.234 stays 1.234 (not one thousand two hundred…)
     assert.equal((await lines(f.id))[0]!.track_title, 'Basse; orbite');
+
+    // the pattern creator's dry run reads a workbook sample the same way
+    const fd = new FormData();
+    fd.append('file', new Blob([xlsx]), 'rts_mars.xlsx');
+    const d = await app.request('POST', '/pattern-creator/dry-run', { token: god, raw: fd });
+    assert.equal(d.status, 200, d.text);
+    assert.equal(d.body.data.detection[0].patternKey, 'rondo-test-semicolon');
+    assert.deepEqual(d.body.data.read.summary.totals, { EUR: '1.233789' });
+    assert.equal(d.body.data.read.lines[0].trackTitle, 'Basse; orbite');
+    const fd2 = new FormData();
+    fd2.append('file', new Blob([xlsx.subarray(0, xlsx.length - 40)]), 'cut.xlsx');
+    const d2 = await app.request('POST', '/pattern-creator/dry-run', { token: god, raw: fd2 });
+    assert.equal(d2.status, 400);
+    assert.match(d2.body.message, /cannot be read as an xlsx workbook/);
   });
 
   it('corrupt, truncated, non-workbook, legacy .xls and bomb workbooks fail cleanly; the worker goes on', async () => {

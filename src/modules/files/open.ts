@@ -116,3 +116,26 @@ export async function statementHead(s: ObjectStore, key: string, limits: XlsxLim
   }
   return Buffer.concat(parts).subarray(0, n);
 }
+
+/**
+ * A workbook held in memory (the pattern creator's sample) as CSV text, at most `maxBytes`;
+ * null when the bytes are not a zip. Rejects with XlsxError (or unzipper's error) when unreadable.
+ */
+export async function workbookBufferText(buf: Buffer, limits: XlsxLimits, maxBytes: number, csv: CsvOptions = {}): Promise<Buffer | null> {
+  if (detectArchive(buf.subarray(0, 8)) !== 'zip') return null;
+  const dir = await unzipper.Open.buffer(buf);
+  const wb = await Workbook.open(dir.files, limits);
+  const parts: Buffer[] = [];
+  let got = 0;
+  const stream = wb.csv(csv);
+  try {
+    for await (const c of stream as AsyncIterable<Buffer>) {
+      parts.push(c);
+      got += c.length;
+      if (got >= maxBytes) break;
+    }
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(parts).subarray(0, maxBytes);
+}
