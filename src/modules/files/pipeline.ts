@@ -8,14 +8,14 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
-import { PassThrough, Transform, type Readable } from 'node:stream';
+import { PassThrough, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import unzipper from 'unzipper';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Knex } from 'knex';
 import type { AppServices } from '../../services';
 import { withTenant, rawConnection, type Trx } from '../../db';
 import { isMissingObject, readHead } from '../../lib/storage';
+import { Workbook, XlsxError, hasWorkbookName, isOle2, isWorkbook } from '../../lib/xlsx';
 import { detectSource, detectArchive, readStatement, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
 import { JOB_OPTIONS, PIPELINE, PIPELINE_AFTER_INGEST } from '../../../jobs';
@@ -23,6 +23,7 @@ import { childId, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadO
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
 import { LineMatcher } from '../royalty/prefill';
 import { LINE_COLUMNS, LineCopyFormatter, cp } from './line-copy';
+import { openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from './open';
 
 /** Archive limits (zip bombs). Mutable so an operator (or a test) can tune them. */
 export const INGEST_LIMITS = {
@@ -34,6 +35,8 @@ export const INGEST_LIMITS = {
   maxRatio: 200,
   /** Sizes below this are not ratio-checked (tiny files compress oddly). */
   ratioFloorBytes: 1024 * 1024,
+  /** An .xlsx workbook's shared strings table (UTF-8 bytes), held in memory while its sheet is read. */
+  maxSharedStringsBytes: 64 * 1024 * 1024,
 };
 
 /** Detection reads this much of a file. */
@@ -102,9 +105,27 @@ export async function decompressFile(svc: AppServices, tenantId: number, id: str
       throw unreadable(err);
     });
     const kind = detectArchive(head);
+    if (isOle2(head)) throw new FileProblem('Legacy binary Excel workbooks (.xls) are not read: save the statement as .xlsx or CSV');
     if (kind === 'zip') {
-      if (row.parent_id) throw new FileProblem('Nested archives are not supported: a zip inside a zip');
-      return await unzipInto(svc, tenantId, row);
+      const size = Number((await s.stat(row.storage_key))?.size ?? 0);
+      let zip: StoredZip;
+      try {
+        zip = await openStoredZip(s, row.storage_key, size);
+      } catch (err) {
+        const what = hasWorkbookName(row.original_name) ? 'The xlsx workbook' : 'The zip file';
+        throw new FileProblem(`${what} is corrupt or truncated: ${(err as Error).message ?? String(err)}`);
+      }
+      try {
+        if (isWorkbook(zip.dir.files) || hasWorkbookName(row.original_name)) {
+          // A workbook is ONE statement (its sheet is converted to CSV text where it is read).
+          await checkWorkbook(zip);
+        } else {
+          if (row.parent_id) throw new FileProblem('Nested archives are not supported: a zip inside a zip');
+          return await unzipInto(svc, tenantId, row, zip);
+        }
+      } finally {
+        zip.close();
+      }
     }
     if (kind === 'gzip') {
       await gunzipInPlace(svc, tenantId, row);
@@ -115,9 +136,20 @@ export async function decompressFile(svc: AppServices, tenantId: number, id: str
       await svc.queue.send(PIPELINE.afterDecompress, { tenantId, fileId: id }, { trx, singletonKey: id });
     });
   } catch (err) {
-    if (err instanceof FileProblem) return fail(svc, tenantId, id, err.message);
+    if (err instanceof FileProblem || err instanceof XlsxError) return fail(svc, tenantId, id, err.message);
     throw err;
   }
+}
+
+/**
+ * An .xlsx is checked before it goes on: it is a workbook with a worksheet, and the entries
+ * that will be read are within the archive limits (their real bytes are counted again when
+ * they are read). Throws XlsxError / FileProblem.
+ */
+async function checkWorkbook(zip: StoredZip): Promise<void> {
+  const files = zip.dir.files.filter((f) => f.type === 'File');
+  if (files.length > INGEST_LIMITS.maxEntries) throw new FileProblem(`Refused: the workbook has ${files.length} entries (limit ${INGEST_LIMITS.maxEntries})`);
+  await Workbook.open(files, INGEST_LIMITS, { strings: false });
 }
 
 async function gunzipInPlace(svc: AppServices, tenantId: number, row: Record<string, any>): Promise<void> {
@@ -150,24 +182,9 @@ async function gunzipInPlace(svc: AppServices, tenantId: number, row: Record<str
   if (oldKey !== plainKey) await s.delete(oldKey);
 }
 
-async function unzipInto(svc: AppServices, tenantId: number, row: Record<string, any>): Promise<void> {
+async function unzipInto(svc: AppServices, tenantId: number, row: Record<string, any>, zip: StoredZip): Promise<void> {
   const s = store(svc);
-  const key = row.storage_key as string;
-  const size = Number((await s.stat(key))?.size ?? 0);
-  let dir: unzipper.CentralDirectory;
-  try {
-    dir = await unzipper.Open.custom({
-      size: async () => size,
-      stream: (offset: number, length: number) => {
-        const pt = new PassThrough();
-        const end = length ? Math.min(size - 1, offset + length - 1) : undefined;
-        s.getStream(key, { start: offset, end }).then((st) => st.pipe(pt), (e) => pt.destroy(e));
-        return pt;
-      },
-    });
-  } catch (err) {
-    throw new FileProblem(`The zip file is corrupt or truncated: ${(err as Error).message ?? String(err)}`);
-  }
+  const dir = zip.dir;
   const entries = dir.files.filter((f) => f.type === 'File' && !isJunkEntry(f.path));
   if (entries.length === 0) throw new FileProblem('The zip file holds no statement');
   if (entries.length > INGEST_LIMITS.maxEntries) throw new FileProblem(`Refused: the zip file has ${entries.length} entries (limit ${INGEST_LIMITS.maxEntries})`);
@@ -226,9 +243,9 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string)
   if (!row || row.status !== 'detecting') return;
   let head: Buffer;
   try {
-    head = await readHead(store(svc), row.storage_key, DETECT_HEAD_BYTES);
+    head = await statementHead(store(svc), row.storage_key, INGEST_LIMITS, DETECT_HEAD_BYTES);
   } catch (err) {
-    return fail(svc, tenantId, id, unreadable(err).message);
+    return fail(svc, tenantId, id, err instanceof XlsxError ? err.message : unreadable(err).message);
   }
   await withTenant(svc.db.app, tenantId, async (trx) => {
     const patterns = await patternsForDetection(trx);
@@ -327,28 +344,24 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
   const s = store(svc);
   const fileId = row.id as string;
   const total = Number(row.size_bytes ?? 0) || Number((await s.stat(row.storage_key))?.size ?? 0) || 1;
-  let src: Readable;
+  let text: StatementText;
   try {
-    src = await s.getStream(row.storage_key);
+    // a workbook's sheet is written as CSV in the pattern's own delimiter and decimal style
+    text = await openStatementText(s, row.storage_key, INGEST_LIMITS, {
+      delimiter: pattern.format.delimiter === 'auto' ? ',' : pattern.format.delimiter,
+      decimalComma: pattern.format.decimal === ',',
+    });
   } catch (err) {
-    throw unreadable(err);
+    throw err instanceof XlsxError ? new FileProblem(err.message) : unreadable(err);
   }
-  let bytes = 0;
-  const counter = new Transform({
-    transform(chunk: Buffer, _e, cb) {
-      bytes += chunk.length;
-      cb(null, chunk);
-    },
-  });
-  src.on('error', (e) => counter.destroy(e));
-  src.pipe(counter);
+  const counter = text.stream;
 
   // Progress on its own short transactions (visible while the COPY transaction is open).
   let progressBusy: Promise<unknown> = Promise.resolve();
   let lastProgress = -1;
   let stopped = false;
   const timer = setInterval(() => {
-    const p = Math.min(99, Math.floor((bytes / total) * 100));
+    const p = Math.min(99, Math.floor((text.sourceBytes() / total) * 100));
     if (p === lastProgress || stopped) return;
     lastProgress = p;
     progressBusy = progressBusy.then(() => setStatus(svc, tenantId, fileId, { progress: p })).catch(() => undefined);
@@ -406,6 +419,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       } catch (e) {
         copy.destroy(); // abandons the COPY; the transaction rolls back below
         if (e instanceof SinkError) throw (e.cause as Error) ?? e;
+        if (e instanceof XlsxError) throw new FileProblem(e.message);
         throw new FileProblem(`The file could not be read as "${pattern.name}": ${(e as Error).message}`);
       }
       try {
@@ -466,7 +480,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
     clearInterval(timer);
     await progressBusy;
     errOut.destroy();
-    src.destroy();
+    text.close();
     await fsp.rm(errFile, { force: true });
   }
 }

@@ -15,6 +15,20 @@ import {
   listGlobalPatterns, listTenantSources, setTenantSourceActive, updateGlobalPattern, updateTenantSource, patternsForDetection,
 } from './service';
 import { withTenant } from '../../db';
+import { workbookBufferText } from '../files/open';
+import { INGEST_LIMITS } from '../files/pipeline';
+
+/** An .xlsx sample becomes the CSV text of its first sheet (as the ingest reads it); other samples stay as they are. */
+async function sampleText(sample: Buffer, pattern?: SourcePattern | null): Promise<Buffer> {
+  try {
+    const csv = pattern
+      ? { delimiter: pattern.format.delimiter === 'auto' ? ',' : pattern.format.delimiter, decimalComma: pattern.format.decimal === ',' }
+      : {};
+    return (await workbookBufferText(sample, INGEST_LIMITS, 10 * 1024 * 1024, csv)) ?? sample;
+  } catch (e) {
+    throw new ValidationError(`The sample is a zip that cannot be read as an xlsx workbook (send a workbook under 10 MB, or a statement): ${(e as Error).message}`);
+  }
+}
 
 const IdParams = Type.Object({ id: Uuid });
 const PatternObject = Type.Object({}, { additionalProperties: true, description: 'A source pattern (GET /pattern-creator/schema)' });
@@ -125,14 +139,14 @@ export function registerSourceRoutes(router: Router, svc: AppServices): void {
           candidatePatterns = (await listGlobalPatterns(owner)).length ? await globalDefinitions(svc) : [];
         }
         if (chosen) candidatePatterns = [chosen, ...candidatePatterns.filter((p) => p.key !== chosen!.key)];
-        const detection = detectSource({ fileName, head: sample.subarray(0, 64 * 1024) }, candidatePatterns).slice(0, 8);
+        const detection = detectSource({ fileName, head: (await sampleText(sample)).subarray(0, 64 * 1024) }, candidatePatterns).slice(0, 8);
         const pattern = chosen ?? candidatePatterns.find((p) => p.key === detection[0]?.patternKey) ?? null;
         let read: Record<string, unknown> | null = null;
         if (pattern) {
           const lines: CanonicalLine[] = [];
           const errors: LineError[] = [];
           try {
-            const summary = await readStatement(Readable.from([sample]), { fileName, pattern }, {
+            const summary = await readStatement(Readable.from([await sampleText(sample, pattern)]), { fileName, pattern }, {
               lines(b) {
                 for (const l of b) if (lines.length < 20) lines.push(l);
               },
