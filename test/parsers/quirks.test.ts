@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import {
-  builtinPatterns, detectArchive, detectSource, readStatement, sniffDelimiter, sniffEncoding, validatePattern,
+  BATCH_SIZE, builtinPatterns, detectArchive, detectSource, readStatement, sniffDelimiter, sniffEncoding, validatePattern,
   WINNER_THRESHOLD, type SourcePattern,
 } from '../../parsers/index';
 import { fixture, pattern, read } from './helpers';
@@ -139,11 +139,11 @@ describe('rejections', () => {
 });
 
 describe('back-pressure and batching', () => {
-  it('awaits the sink and sends batches of at most 5000 lines', async () => {
+  it(`awaits the sink and sends batches of at most BATCH_SIZE (${BATCH_SIZE}) lines`, async () => {
     const header = 'Reporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSong/Album\tCountry of Sale\tSongwriter Royalties Withheld\tEarnings (USD)\n';
     function* gen() {
       yield header;
-      for (let i = 0; i < 12_345; i++) yield `2023-05-02\t2023-04\tSpotify\tA\tT\tQZES81912345\t859712345678\t1\t100\tSong\tUS\t0\t0.000001\n`;
+      for (let i = 0; i < 4 * BATCH_SIZE + 95; i++) yield `2023-05-02\t2023-04\tSpotify\tA\tT\tQZES81912345\t859712345678\t1\t100\tSong\tUS\t0\t0.000001\n`;
     }
     const sizes: number[] = [];
     let inFlight = false;
@@ -157,8 +157,8 @@ describe('back-pressure and batching', () => {
       },
       error() {},
     });
-    assert.deepEqual(sizes, [5000, 5000, 2345]);
-    assert.deepEqual(s.totals, { USD: '0.012345' });
+    assert.deepEqual(sizes, [BATCH_SIZE, BATCH_SIZE, BATCH_SIZE, BATCH_SIZE, 95]);
+    assert.deepEqual(s.totals, { USD: `0.${String(4 * BATCH_SIZE + 95).padStart(6, '0')}` });
   });
 });
 

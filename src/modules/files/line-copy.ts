@@ -222,10 +222,12 @@ class CopyBytes {
         buf[o++] = 0x80 | (c & 63);
       } else {
         if (c >= 0xd800 && c < 0xdc00 && k + 1 < n) {
-          const d = s.charCodeAt(k + 1);
+          let j = k + 1;
+          while (j < n - 1 && s.charCodeAt(j) === 0) j++; // NULs are dropped: a pair may close after them
+          const d = s.charCodeAt(j);
           if (d >= 0xdc00 && d < 0xe000) {
             c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-            k++;
+            k = j;
             buf[o++] = 0xf0 | (c >> 18);
             buf[o++] = 0x80 | ((c >> 12) & 63);
             buf[o++] = 0x80 | ((c >> 6) & 63);
