@@ -321,8 +321,9 @@ async function main() {
       [`file=${fileId}`, { file: fileId }, false],
       [`artist=${artistId}&start=2024-01&end=2024-06`, { artist: artistId, start: '2024-01', end: '2024-06' }, false],
       [`file=${fileId}&artist=${artistId}`, { file: fileId, artist: artistId }, false],
-      [`asset=${assetId}&dsp=Spotify&periodFilterType=accounting&start=2024-01&end=2024-12`, { asset: assetId, dsp: 'Spotify', periodFilterType: 'accounting', start: '2024-01', end: '2024-12' }, false],
-      [`artist=${artistId}&country=DE`, { artist: artistId, country: 'DE' }, false],
+      [`asset=${assetId}&dsp=Spotify&periodFilterType=accounting&start=2024-01&end=2024-12`, { asset: assetId, dsp: 'Spotify', periodFilterType: 'accounting', start: '2024-01', end: '2024-12' }, true],
+      [`artist=${artistId}&country=DE`, { artist: artistId, country: 'DE' }, true],
+      [`product=${productId}&dsp=Spotify&country=DE`, { product: productId, dsp: 'Spotify', country: 'DE' }, false],
     ];
     const short = (p: string) => p.replace(artistId, '<artist>').replace(fileId, '<file>').replace(assetId, '<asset>').replace(productId, '<product>');
     // The raw-lines reference takes seconds to minutes per request at 10M lines: by default at

@@ -1,17 +1,21 @@
 /**
- * Rollups (migrations 20261123300200, 300300, 500000).
+ * Rollups (migrations 20261123300200, 300300, 500000, 530000).
  *
  * Per file (rebuilt whole for a file, the source of truth for the compact tables):
  *   royalty_agg_file_dims       sale month × DSP × country × sale type × aggregator
  *   royalty_agg_file_catalogue  sale month × artist × product × recording
+ *   royalty_agg_file_artist     sale month × ARTIST × all four statement dimensions
+ *                               (workspace and member rows): artist × any dimensions
  *   royalty_agg_file_cross      sale month × artist × product × recording × ONE statement
  *                               dimension (dim 1 DSP, 2 country, 3 sale type, 4 aggregator)
- *                               for the workspace; for members, at artist grain only
- *                               (product_id, asset_id NULL)
- * dims + catalogue from ONE pass over the file's lines and current earnings (GROUPING SETS)
- * with hash joins (the file's rows were written a moment ago: their statistics are stale,
- * and a nested loop over a misestimated "1 row" is quadratic); cross from one pass over the
- * file's lines.
+ *                               for the workspace; for members at artist grain (from their
+ *                               artist rows)
+ *   royalty_agg_file_lines      the file's line numbers by sale month × artist × product ×
+ *                               recording (workspace): for what no rollup answers
+ * dims + catalogue + artist from ONE pass over the file's lines and current earnings
+ * (GROUPING SETS) with hash joins (the file's rows were written a moment ago: their
+ * statistics are stale, and a nested loop over a misestimated "1 row" is quadratic); cross
+ * from one pass over the file's lines, line numbers from another.
  * Compact tables (no file) are kept by subtracting the file's old per-file rows and adding
  * its new ones (INSERT … ON CONFLICT DO UPDATE), so a file costs work proportional to its
  * own groups, never a rebuild of the workspace. Rows that fall to zero lines are removed
@@ -34,8 +38,9 @@ const COMPACT: [string, string, string[]][] = [
   ['royalty_agg_catalogue', 'royalty_agg_file_catalogue', [...DATED, ...CAT]],
   ['royalty_agg_dims_all', 'royalty_agg_file_dims', ['payee', ...DIMS]],
   ['royalty_agg_catalogue_all', 'royalty_agg_file_catalogue', ['payee', ...CAT]],
+  ['royalty_agg_artist_all', 'royalty_agg_file_artist', ['payee', 'artist_id', ...DIMS]],
 ];
-const FILE_TABLES = ['royalty_agg_file_dims', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross'];
+const FILE_TABLES = ['royalty_agg_file_dims', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross', 'royalty_agg_file_artist', 'royalty_agg_file_lines'];
 
 /** Adds (sign 1) or subtracts (-1) a file's per-file rows to the compact tables; returns the tables where a row fell to zero. */
 async function moveCompact(trx: Trx, tenantId: number, fileId: string, sign: 1 | -1): Promise<string[]> {
@@ -98,17 +103,22 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
          SELECT e.tenant_user_id, e.sale_month, ${allE}, e.amount, e.quantity
            FROM royalty_earnings e WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL
        ), g AS (
-         SELECT GROUPING(artist_id) AS dims, payee, sale_month, ${[...DIMS, ...CAT].join(', ')}, sum(revenue) AS revenue, sum(quantity) AS quantity, count(*) AS lines
+         -- gset: 6 statement dimensions, 1 catalogue, 2 artist × statement dimensions
+         SELECT GROUPING(artist_id, product_id, dsp) AS gset, payee, sale_month, ${[...DIMS, ...CAT].join(', ')}, sum(revenue) AS revenue, sum(quantity) AS quantity, count(*) AS lines
            FROM src
-          GROUP BY GROUPING SETS ((payee, sale_month, ${DIMS.join(', ')}), (payee, sale_month, ${CAT.join(', ')}))
+          GROUP BY GROUPING SETS ((payee, sale_month, ${DIMS.join(', ')}), (payee, sale_month, ${CAT.join(', ')}), (payee, sale_month, artist_id, ${DIMS.join(', ')}))
        ), d AS (
          INSERT INTO royalty_agg_file_dims (tenant_id, payee, sale_month, accounting_period, ap_end, file_id, ${DIMS.join(', ')}, revenue, quantity, lines)
-         SELECT ?, payee, sale_month, ?::date, ?::date, ?::uuid, ${DIMS.join(', ')}, revenue, quantity, lines FROM g WHERE dims = 1
+         SELECT ?, payee, sale_month, ?::date, ?::date, ?::uuid, ${DIMS.join(', ')}, revenue, quantity, lines FROM g WHERE gset = 6
+       ), a AS (
+         INSERT INTO royalty_agg_file_artist (tenant_id, payee, sale_month, accounting_period, ap_end, file_id, artist_id, ${DIMS.join(', ')}, revenue, quantity, lines)
+         SELECT ?, payee, sale_month, ?::date, ?::date, ?::uuid, artist_id, ${DIMS.join(', ')}, revenue, quantity, lines FROM g WHERE gset = 2
        )
        INSERT INTO royalty_agg_file_catalogue (tenant_id, payee, sale_month, accounting_period, ap_end, file_id, ${CAT.join(', ')}, revenue, quantity, lines)
-       SELECT ?, payee, sale_month, ?::date, ?::date, ?::uuid, ${CAT.join(', ')}, revenue, quantity, lines FROM g WHERE dims = 0`,
-      [ZERO_UUID, tenantId, fileId, tenantId, fileId, tenantId, ap, apEnd, fileId, tenantId, ap, apEnd, fileId],
+       SELECT ?, payee, sale_month, ?::date, ?::date, ?::uuid, ${CAT.join(', ')}, revenue, quantity, lines FROM g WHERE gset = 1`,
+      [ZERO_UUID, tenantId, fileId, tenantId, fileId, tenantId, ap, apEnd, fileId, tenantId, ap, apEnd, fileId, tenantId, ap, apEnd, fileId],
     );
+    // Workspace cross rows: catalogue × ONE statement dimension.
     await trx.raw(
       `INSERT INTO royalty_agg_file_cross (tenant_id, payee, file_id, sale_month, accounting_period, ap_end, ${CAT.join(', ')}, dim, value, revenue, quantity, lines)
        SELECT ?, ?::uuid, ?::uuid, sale_month, ?::date, ?::date, ${CAT.join(', ')},
@@ -119,18 +129,28 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
         GROUP BY GROUPING SETS ${'(' + DIMS.map((d) => `(sale_month, ${CAT.join(', ')}, ${d})`).join(', ') + ')'}`,
       [tenantId, ZERO_UUID, fileId, ap, apEnd, tenantId, fileId],
     );
-    // Member rows at ARTIST grain (product_id and asset_id NULL): a member's DSP / country /
-    // sale-type / aggregator breakdown of one artist. Small (members × artists × values) and
-    // read from the earnings alone (they carry every dimension).
+    // Member cross rows at ARTIST grain (product_id and asset_id NULL): a member's DSP /
+    // country / sale-type / aggregator breakdown by artist under one dimension filter (the
+    // value index). Read from the file's member artist rows just written: a few rows, not
+    // another pass over the earnings.
     await trx.raw(
       `INSERT INTO royalty_agg_file_cross (tenant_id, payee, file_id, sale_month, accounting_period, ap_end, artist_id, dim, value, revenue, quantity, lines)
-       SELECT ?, tenant_user_id, ?::uuid, sale_month, ?::date, ?::date, artist_id,
+       SELECT ?, payee, ?::uuid, sale_month, ?::date, ?::date, artist_id,
               CASE WHEN GROUPING(dsp) = 0 THEN 1 WHEN GROUPING(country) = 0 THEN 2 WHEN GROUPING(sale_type) = 0 THEN 3 ELSE 4 END,
               CASE WHEN GROUPING(dsp) = 0 THEN dsp WHEN GROUPING(country) = 0 THEN country WHEN GROUPING(sale_type) = 0 THEN sale_type ELSE aggregator END,
-              sum(amount), sum(quantity), count(*)
-         FROM royalty_earnings WHERE tenant_id = ? AND file_id = ? AND superseded_at IS NULL
-        GROUP BY GROUPING SETS ${'(' + DIMS.map((d) => `(tenant_user_id, sale_month, artist_id, ${d})`).join(', ') + ')'}`,
-      [tenantId, fileId, ap, apEnd, tenantId, fileId],
+              sum(revenue), sum(quantity), sum(lines)
+         FROM royalty_agg_file_artist WHERE tenant_id = ? AND file_id = ? AND payee <> ?::uuid
+        GROUP BY GROUPING SETS ${'(' + DIMS.map((d) => `(payee, sale_month, artist_id, ${d})`).join(', ') + ')'}`,
+      [tenantId, fileId, ap, apEnd, tenantId, fileId, ZERO_UUID],
+    );
+    // The file's line numbers by sale month × catalogue item: what a product / recording
+    // request the rollups cannot answer fetches through the lines' (tenant, file, line_no) index.
+    await trx.raw(
+      `INSERT INTO royalty_agg_file_lines (tenant_id, file_id, sale_month, ${CAT.join(', ')}, line_nos)
+       SELECT ?, ?::uuid, sale_month, ${CAT.join(', ')}, array_agg(line_no)
+         FROM royalty_lines WHERE tenant_id = ? AND file_id = ? AND base_amount IS NOT NULL
+        GROUP BY sale_month, ${CAT.join(', ')}`,
+      [tenantId, fileId, tenantId, fileId],
     );
   });
   await moveCompact(trx, tenantId, fileId, 1);
