@@ -18,7 +18,8 @@
  *    (bounded loops), beside the same query on the raw lines/earnings in the same run.
  * Prints figures; asserts nothing. Env/flags: --lines N (LINES, 10,000,000), --agg-file N,
  * --allocate, --load-only, CONCURRENCY (8), REQUESTS (200 per combination), MAX_SECS (20 per
- * combination), RAW_REQUESTS (8), RAW_ALL, BENCH_DATA_DIR, BENCH_VERBOSE, BENCH_PROFILE.
+ * combination), RAW_REQUESTS (8), RAW_ALL, BENCH_ONLY (a regex on the labels), BENCH_DATA_DIR,
+ * BENCH_VERBOSE, BENCH_PROFILE.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +43,8 @@ const CONC = Number(process.env.CONCURRENCY ?? 8);
 const REQS = Number(process.env.REQUESTS ?? 200);
 const RAW_REQS = Number(process.env.RAW_REQUESTS ?? 8);
 const MAX_SECS = Number(process.env.MAX_SECS ?? 20);
+/** BENCH_ONLY=<regex>: only the route × filter (view) labels it matches. */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 const ALLOCATE = process.argv.includes('--allocate');
 const argAgg = process.argv.indexOf('--agg-file');
 const AGG_FILE = Number(argAgg > 0 ? process.argv[argAgg + 1] : process.env.AGG_FILE ?? 0);
@@ -339,6 +342,7 @@ async function main() {
         for (const view of ['admin', 'payee1'] as const) {
           if (view === 'payee1' && !member) continue;
           const p = `${route}${qs ? `?${qs}` : ''}`;
+          if (ONLY && !ONLY.test(`${short(p)} (${view === 'admin' ? 'admin' : 'member'})`)) continue;
           const r = await load(REQS, () => call(tokens[view]!, p));
           worst = Math.max(worst, r.p95);
           const label = `${short(p)} (${view === 'admin' ? 'admin' : 'member'})`;

@@ -52,8 +52,15 @@ describe('royalty_earnings integrity without per-row foreign keys', () => {
     const count = async (tenantId: number) =>
       Number((await app.svc.db.owner('royalty_earnings').where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
     assert.ok((await count(a.tenantId)) >= 2);
+    // The cross rollup has no tenant FK either (migration 20261123530100): the same trigger duty.
+    const cross = { payee: '00000000-0000-0000-0000-000000000000', file_id: '00000000-0000-0000-0000-000000000001', dim: 1, value: 'X', revenue: 1, quantity: 1, lines: 1 };
+    await app.svc.db.owner('royalty_agg_file_cross').insert([{ tenant_id: a.tenantId, ...cross }, { tenant_id: b.tenantId, ...cross }]);
+    const crossCount = async (tenantId: number) =>
+      Number((await app.svc.db.owner('royalty_agg_file_cross').where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
     await app.svc.db.owner('tenants').where({ id: a.tenantId }).delete();
     assert.equal(await count(a.tenantId), 0);
     assert.equal(await count(b.tenantId), 1);
+    assert.equal(await crossCount(a.tenantId), 0);
+    assert.equal(await crossCount(b.tenantId), 1);
   });
 });

@@ -7,16 +7,19 @@
  *   royalty_agg_period          totals, month, accounting period
  *   royalty_agg_dims[_all]      statement dimensions, no catalogue
  *   royalty_agg_catalogue[_all] catalogue, no statement dimension
+ *   royalty_agg_file_artist     artist × any statement dimensions (with an artist filter,
+ *   royalty_agg_artist_all      or two+ dimensions), workspace and members; `_all` undated
  *   royalty_agg_file_cross      catalogue × ONE statement dimension (workspace view; a
  *                               member's at artist grain), read across files through its
  *                               catalogue / value indexes
  *   royalty_agg_file_*          the others with a `file` filter
  *   (`_all`: all-time tables, for requests with no start/end not grouped by month/period)
- *   raw lines / earnings        catalogue × TWO or more statement dimensions (e.g. a DSP
- *                               breakdown of one artist in one country): correct, a scan
- *                               of the workspace's lines (of one file's with `file`); and a
- *                               member's crossed request by product or recording: their
- *                               own current earnings.
+ *   royalty_agg_file_lines →    a product / recording filter crossed with two or more
+ *     lines / earnings          statement dimensions, or a member's crossed request by
+ *                               product / recording: the filtered items' line numbers per
+ *                               file, each line (or the member's earnings of it) by index
+ *   raw lines / earnings        a product / recording breakdown under two or more statement
+ *                               dimension filters and no catalogue filter: correct, a scan.
  * Scope: admins/owners read payee = ZERO_UUID (every line of the workspace, matched or
  * not); other members read their own payee rows (their earnings).
  * Dates: `start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months
