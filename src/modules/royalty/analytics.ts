@@ -8,7 +8,8 @@
  *   royalty_agg_dims[_all]      statement dimensions, no catalogue
  *   royalty_agg_catalogue[_all] catalogue, no statement dimension
  *   royalty_agg_file_artist     artist × any statement dimensions (with an artist filter,
- *   royalty_agg_artist_all      or two+ dimensions), workspace and members; `_all` undated
+ *                               or two+ dimensions), workspace and members, dated or not
+ *                               (undated: every file's rows, by its artist index)
  *   royalty_agg_file_cross      catalogue × ONE statement dimension (workspace view; a
  *                               member's at artist grain), read across files through its
  *                               catalogue / value indexes
@@ -165,7 +166,7 @@ export async function royaltyAnalytics(
   if (!opts.raw && kind !== 'raw' && kind !== 'postings') {
     let cols = '*';
     let dimCond = '';
-    if (kind === 'artist') source = allTime ? 'royalty_agg_artist_all' : 'royalty_agg_file_artist';
+    if (kind === 'artist') source = 'royalty_agg_file_artist';
     else if (kind === 'cross') {
       // The dimension's value under its own name.
       source = 'royalty_agg_file_cross';
