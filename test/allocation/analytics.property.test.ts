@@ -134,7 +134,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
         `l.product_id = ? AND l.sale_type = ? AND f.accounting_period BETWEEN '2024-02-01' AND '2024-03-01'`, [p1, 'stream']],
       [`artist=${a1}&product=${p1}&dsp=Deezer&end=2024-01`, `l.artist_id = ? AND l.product_id = ? AND l.dsp = ? AND l.sale_month <= '2024-01-31'`, [a1, p1, 'Deezer']],
       [`artist=${a0}&dsp=Apple%20Music&country=FR&saleType=stream`, `l.artist_id = ? AND l.dsp = ? AND l.country = ? AND l.sale_type = ?`, [a0, 'Apple Music', 'FR', 'stream']],
-      // artist × statement dimensions, dated (the per-file artist rollup) and undated (its all-time twin)
+      // artist × statement dimensions, dated and undated (the per-file artist rollup: undated reads every file's rows of the artist)
       [`artist=${a1}&start=2024-02&dsp=Deezer`, `l.artist_id = ? AND l.sale_month >= '2024-02-01' AND l.dsp = ?`, [a1, 'Deezer']],
       [`dsp=Spotify&country=DE`, `l.dsp = ? AND l.country = ?`, ['Spotify', 'DE']],
       // product / recording × two statement dimensions (their lines through royalty_agg_file_lines)
