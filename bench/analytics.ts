@@ -18,7 +18,8 @@
  *    (bounded loops), beside the same query on the raw lines/earnings in the same run.
  * Prints figures; asserts nothing. Env/flags: --lines N (LINES, 10,000,000), --agg-file N,
  * --allocate, --load-only, CONCURRENCY (8), REQUESTS (200 per combination), MAX_SECS (20 per
- * combination), RAW_REQUESTS (8), RAW_ALL, BENCH_DATA_DIR, BENCH_VERBOSE, BENCH_PROFILE.
+ * combination), RAW_REQUESTS (8), RAW_ALL, BENCH_ONLY (a regex on the labels), BENCH_DATA_DIR,
+ * BENCH_VERBOSE, BENCH_PROFILE.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +43,8 @@ const CONC = Number(process.env.CONCURRENCY ?? 8);
 const REQS = Number(process.env.REQUESTS ?? 200);
 const RAW_REQS = Number(process.env.RAW_REQUESTS ?? 8);
 const MAX_SECS = Number(process.env.MAX_SECS ?? 20);
+/** BENCH_ONLY=<regex>: only the route × filter (view) labels it matches. */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 const ALLOCATE = process.argv.includes('--allocate');
 const argAgg = process.argv.indexOf('--agg-file');
 const AGG_FILE = Number(argAgg > 0 ? process.argv[argAgg + 1] : process.env.AGG_FILE ?? 0);
@@ -321,8 +324,9 @@ async function main() {
       [`file=${fileId}`, { file: fileId }, false],
       [`artist=${artistId}&start=2024-01&end=2024-06`, { artist: artistId, start: '2024-01', end: '2024-06' }, false],
       [`file=${fileId}&artist=${artistId}`, { file: fileId, artist: artistId }, false],
-      [`asset=${assetId}&dsp=Spotify&periodFilterType=accounting&start=2024-01&end=2024-12`, { asset: assetId, dsp: 'Spotify', periodFilterType: 'accounting', start: '2024-01', end: '2024-12' }, false],
-      [`artist=${artistId}&country=DE`, { artist: artistId, country: 'DE' }, false],
+      [`asset=${assetId}&dsp=Spotify&periodFilterType=accounting&start=2024-01&end=2024-12`, { asset: assetId, dsp: 'Spotify', periodFilterType: 'accounting', start: '2024-01', end: '2024-12' }, true],
+      [`artist=${artistId}&country=DE`, { artist: artistId, country: 'DE' }, true],
+      [`product=${productId}&dsp=Spotify&country=DE`, { product: productId, dsp: 'Spotify', country: 'DE' }, false],
     ];
     const short = (p: string) => p.replace(artistId, '<artist>').replace(fileId, '<file>').replace(assetId, '<asset>').replace(productId, '<product>');
     // The raw-lines reference takes seconds to minutes per request at 10M lines: by default at
@@ -338,6 +342,7 @@ async function main() {
         for (const view of ['admin', 'payee1'] as const) {
           if (view === 'payee1' && !member) continue;
           const p = `${route}${qs ? `?${qs}` : ''}`;
+          if (ONLY && !ONLY.test(`${short(p)} (${view === 'admin' ? 'admin' : 'member'})`)) continue;
           const r = await load(REQS, () => call(tokens[view]!, p));
           worst = Math.max(worst, r.p95);
           const label = `${short(p)} (${view === 'admin' ? 'admin' : 'member'})`;

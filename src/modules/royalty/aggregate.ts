@@ -1,17 +1,21 @@
 /**
- * Rollups (migrations 20261123300200, 300300, 500000).
+ * Rollups (migrations 20261123300200, 300300, 500000, 530000).
  *
  * Per file (rebuilt whole for a file, the source of truth for the compact tables):
  *   royalty_agg_file_dims       sale month × DSP × country × sale type × aggregator
  *   royalty_agg_file_catalogue  sale month × artist × product × recording
+ *   royalty_agg_file_artist     sale month × ARTIST × all four statement dimensions
+ *                               (workspace and member rows): artist × any dimensions
  *   royalty_agg_file_cross      sale month × artist × product × recording × ONE statement
  *                               dimension (dim 1 DSP, 2 country, 3 sale type, 4 aggregator)
- *                               for the workspace; for members, at artist grain only
- *                               (product_id, asset_id NULL)
- * dims + catalogue from ONE pass over the file's lines and current earnings (GROUPING SETS)
- * with hash joins (the file's rows were written a moment ago: their statistics are stale,
- * and a nested loop over a misestimated "1 row" is quadratic); cross from one pass over the
- * file's lines.
+ *                               for the workspace; for members at artist grain
+ *   royalty_agg_file_lines      the file's line numbers by sale month × artist × product ×
+ *                               recording (workspace): for what no rollup answers
+ * All of them from ONE statement that reads the file's lines once and its current earnings
+ * once: catalogue and artist × dimension rows hashed together (GROUPING SETS), the dims rows
+ * and the member cross rows summed from the artist rows, the workspace cross rows and the
+ * line lists from the same lines. Hash joins (the file's rows were written a moment ago:
+ * their statistics are stale, and a nested loop over a misestimated "1 row" is quadratic).
  * Compact tables (no file) are kept by subtracting the file's old per-file rows and adding
  * its new ones (INSERT … ON CONFLICT DO UPDATE), so a file costs work proportional to its
  * own groups, never a rebuild of the workspace. Rows that fall to zero lines are removed
@@ -35,7 +39,7 @@ const COMPACT: [string, string, string[]][] = [
   ['royalty_agg_dims_all', 'royalty_agg_file_dims', ['payee', ...DIMS]],
   ['royalty_agg_catalogue_all', 'royalty_agg_file_catalogue', ['payee', ...CAT]],
 ];
-const FILE_TABLES = ['royalty_agg_file_dims', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross'];
+const FILE_TABLES = ['royalty_agg_file_dims', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross', 'royalty_agg_file_artist', 'royalty_agg_file_lines'];
 
 /** Adds (sign 1) or subtracts (-1) a file's per-file rows to the compact tables; returns the tables where a row fell to zero. */
 async function moveCompact(trx: Trx, tenantId: number, fileId: string, sign: 1 | -1): Promise<string[]> {
@@ -88,49 +92,67 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
   const { accounting_period: ap, ap_end: apEnd } = rows[0];
   const all = [...DIMS, ...CAT].map((c) => `l.${c}`).join(', ');
   const allE = [...DIMS, ...CAT].map((c) => `e.${c}`).join(', ');
+  const cat = CAT.join(', ');
+  const dims = DIMS.join(', ');
+  const oneDim = (cols: string) => '(' + DIMS.map((d) => `(${cols}, ${d})`).join(', ') + ')';
+  const dimNo = `CASE WHEN GROUPING(dsp) = 0 THEN 1 WHEN GROUPING(country) = 0 THEN 2 WHEN GROUPING(sale_type) = 0 THEN 3 ELSE 4 END`;
+  const dimValue = `CASE WHEN GROUPING(dsp) = 0 THEN dsp WHEN GROUPING(country) = 0 THEN country WHEN GROUPING(sale_type) = 0 THEN sale_type ELSE aggregator END`;
+  const per = `?, ?::date, ?::date, ?::uuid`; // tenant_id, accounting_period, ap_end, file_id
+  const perB = [tenantId, ap, apEnd, fileId];
   await hashJoins(trx, async () => {
+    // ONE statement, the file's lines read once (`l`, used three times: materialised):
+    //  - g: lines + current earnings hashed into two grouping sets, catalogue (gset 1) and
+    //    artist × all four dimensions (gset 2); the dims rows are the artist rows summed over
+    //    the artist (a few rows, not a third hash of every line and earning);
+    //  - the member cross rows (artist grain × ONE dimension) from g's member artist rows;
+    //  - the workspace cross rows (catalogue × ONE dimension) and the line lists from `l`.
     await trx.raw(
-      `WITH src AS (
-         SELECT ?::uuid AS payee, l.sale_month, ${all}, l.base_amount AS revenue, l.quantity
+      `WITH l AS (
+         SELECT line_no, sale_month, ${all}, l.base_amount, l.quantity
            FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ? AND l.base_amount IS NOT NULL
+       ), src AS (
+         SELECT ?::uuid AS payee, sale_month, ${[...DIMS, ...CAT].join(', ')}, base_amount AS revenue, quantity FROM l
          UNION ALL
          -- earnings carry their line's dimensions and quantity (migration 20261123510100): no join back to the lines
          SELECT e.tenant_user_id, e.sale_month, ${allE}, e.amount, e.quantity
            FROM royalty_earnings e WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL
        ), g AS (
-         SELECT GROUPING(artist_id) AS dims, payee, sale_month, ${[...DIMS, ...CAT].join(', ')}, sum(revenue) AS revenue, sum(quantity) AS quantity, count(*) AS lines
+         -- gset: 1 catalogue, 2 artist × statement dimensions
+         SELECT GROUPING(artist_id, product_id, dsp) AS gset, payee, sale_month, ${[...DIMS, ...CAT].join(', ')}, sum(revenue) AS revenue, sum(quantity) AS quantity, count(*) AS lines
            FROM src
-          GROUP BY GROUPING SETS ((payee, sale_month, ${DIMS.join(', ')}), (payee, sale_month, ${CAT.join(', ')}))
+          GROUP BY GROUPING SETS ((payee, sale_month, ${cat}), (payee, sale_month, artist_id, ${dims}))
        ), d AS (
-         INSERT INTO royalty_agg_file_dims (tenant_id, payee, sale_month, accounting_period, ap_end, file_id, ${DIMS.join(', ')}, revenue, quantity, lines)
-         SELECT ?, payee, sale_month, ?::date, ?::date, ?::uuid, ${DIMS.join(', ')}, revenue, quantity, lines FROM g WHERE dims = 1
+         INSERT INTO royalty_agg_file_dims (tenant_id, accounting_period, ap_end, file_id, payee, sale_month, ${dims}, revenue, quantity, lines)
+         SELECT ${per}, payee, sale_month, ${dims}, sum(revenue), sum(quantity), sum(lines) FROM g WHERE gset = 2
+          GROUP BY payee, sale_month, ${dims}
+       ), a AS (
+         INSERT INTO royalty_agg_file_artist (tenant_id, accounting_period, ap_end, file_id, payee, sale_month, artist_id, ${dims}, revenue, quantity, lines)
+         SELECT ${per}, payee, sale_month, artist_id, ${dims}, revenue, quantity, lines FROM g WHERE gset = 2
+       ), c AS (
+         INSERT INTO royalty_agg_file_catalogue (tenant_id, accounting_period, ap_end, file_id, payee, sale_month, ${cat}, revenue, quantity, lines)
+         SELECT ${per}, payee, sale_month, ${cat}, revenue, quantity, lines FROM g WHERE gset = 1
+       ), mx AS (
+         -- member cross rows at ARTIST grain (product_id, asset_id NULL): a member's breakdown by
+         -- artist under one dimension filter (the value index)
+         INSERT INTO royalty_agg_file_cross (tenant_id, accounting_period, ap_end, file_id, payee, sale_month, artist_id, dim, value, revenue, quantity, lines)
+         SELECT ${per}, payee, sale_month, artist_id, ${dimNo}, ${dimValue}, sum(revenue), sum(quantity), sum(lines)
+           FROM g WHERE gset = 2 AND payee <> ?::uuid
+          GROUP BY GROUPING SETS ${oneDim('payee, sale_month, artist_id')}
+       ), wx AS (
+         -- workspace cross rows: catalogue × ONE statement dimension
+         INSERT INTO royalty_agg_file_cross (tenant_id, accounting_period, ap_end, file_id, payee, sale_month, ${cat}, dim, value, revenue, quantity, lines)
+         SELECT ${per}, ?::uuid, sale_month, ${cat}, ${dimNo}, ${dimValue}, sum(base_amount), sum(quantity), count(*)
+           FROM l GROUP BY GROUPING SETS ${oneDim(`sale_month, ${cat}`)}
        )
-       INSERT INTO royalty_agg_file_catalogue (tenant_id, payee, sale_month, accounting_period, ap_end, file_id, ${CAT.join(', ')}, revenue, quantity, lines)
-       SELECT ?, payee, sale_month, ?::date, ?::date, ?::uuid, ${CAT.join(', ')}, revenue, quantity, lines FROM g WHERE dims = 0`,
-      [ZERO_UUID, tenantId, fileId, tenantId, fileId, tenantId, ap, apEnd, fileId, tenantId, ap, apEnd, fileId],
-    );
-    await trx.raw(
-      `INSERT INTO royalty_agg_file_cross (tenant_id, payee, file_id, sale_month, accounting_period, ap_end, ${CAT.join(', ')}, dim, value, revenue, quantity, lines)
-       SELECT ?, ?::uuid, ?::uuid, sale_month, ?::date, ?::date, ${CAT.join(', ')},
-              CASE WHEN GROUPING(dsp) = 0 THEN 1 WHEN GROUPING(country) = 0 THEN 2 WHEN GROUPING(sale_type) = 0 THEN 3 ELSE 4 END,
-              CASE WHEN GROUPING(dsp) = 0 THEN dsp WHEN GROUPING(country) = 0 THEN country WHEN GROUPING(sale_type) = 0 THEN sale_type ELSE aggregator END,
-              sum(base_amount), sum(quantity), count(*)
-         FROM royalty_lines WHERE tenant_id = ? AND file_id = ? AND base_amount IS NOT NULL
-        GROUP BY GROUPING SETS ${'(' + DIMS.map((d) => `(sale_month, ${CAT.join(', ')}, ${d})`).join(', ') + ')'}`,
-      [tenantId, ZERO_UUID, fileId, ap, apEnd, tenantId, fileId],
-    );
-    // Member rows at ARTIST grain (product_id and asset_id NULL): a member's DSP / country /
-    // sale-type / aggregator breakdown of one artist. Small (members × artists × values) and
-    // read from the earnings alone (they carry every dimension).
-    await trx.raw(
-      `INSERT INTO royalty_agg_file_cross (tenant_id, payee, file_id, sale_month, accounting_period, ap_end, artist_id, dim, value, revenue, quantity, lines)
-       SELECT ?, tenant_user_id, ?::uuid, sale_month, ?::date, ?::date, artist_id,
-              CASE WHEN GROUPING(dsp) = 0 THEN 1 WHEN GROUPING(country) = 0 THEN 2 WHEN GROUPING(sale_type) = 0 THEN 3 ELSE 4 END,
-              CASE WHEN GROUPING(dsp) = 0 THEN dsp WHEN GROUPING(country) = 0 THEN country WHEN GROUPING(sale_type) = 0 THEN sale_type ELSE aggregator END,
-              sum(amount), sum(quantity), count(*)
-         FROM royalty_earnings WHERE tenant_id = ? AND file_id = ? AND superseded_at IS NULL
-        GROUP BY GROUPING SETS ${'(' + DIMS.map((d) => `(tenant_user_id, sale_month, artist_id, ${d})`).join(', ') + ')'}`,
-      [tenantId, fileId, ap, apEnd, tenantId, fileId],
+       -- the line numbers by sale month × catalogue item: what a product / recording request the
+       -- rollups cannot answer fetches through the lines' (tenant, file, line_no) index
+       INSERT INTO royalty_agg_file_lines (tenant_id, file_id, sale_month, ${cat}, line_nos)
+       SELECT ?, ?::uuid, sale_month, ${cat}, array_agg(line_no) FROM l GROUP BY sale_month, ${cat}`,
+      [
+        tenantId, fileId, ZERO_UUID, tenantId, fileId,
+        ...perB, ...perB, ...perB, ...perB, ZERO_UUID, ...perB, ZERO_UUID,
+        tenantId, fileId,
+      ],
     );
   });
   await moveCompact(trx, tenantId, fileId, 1);

@@ -7,16 +7,20 @@
  *   royalty_agg_period          totals, month, accounting period
  *   royalty_agg_dims[_all]      statement dimensions, no catalogue
  *   royalty_agg_catalogue[_all] catalogue, no statement dimension
+ *   royalty_agg_file_artist     artist × any statement dimensions (with an artist filter,
+ *                               or two+ dimensions), workspace and members, dated or not
+ *                               (undated: every file's rows, by its artist index)
  *   royalty_agg_file_cross      catalogue × ONE statement dimension (workspace view; a
  *                               member's at artist grain), read across files through its
  *                               catalogue / value indexes
  *   royalty_agg_file_*          the others with a `file` filter
  *   (`_all`: all-time tables, for requests with no start/end not grouped by month/period)
- *   raw lines / earnings        catalogue × TWO or more statement dimensions (e.g. a DSP
- *                               breakdown of one artist in one country): correct, a scan
- *                               of the workspace's lines (of one file's with `file`); and a
- *                               member's crossed request by product or recording: their
- *                               own current earnings.
+ *   royalty_agg_file_lines →    a product / recording filter crossed with two or more
+ *     lines / earnings          statement dimensions, or a member's crossed request by
+ *                               product / recording: the filtered items' line numbers per
+ *                               file, each line (or the member's earnings of it) by index
+ *   raw lines / earnings        a product / recording breakdown under two or more statement
+ *                               dimension filters and no catalogue filter: correct, a scan.
  * Scope: admins/owners read payee = ZERO_UUID (every line of the workspace, matched or
  * not); other members read their own payee rows (their earnings).
  * Dates: `start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months
@@ -120,11 +124,11 @@ export async function royaltyAnalytics(
   const accounting = q.periodFilterType === 'accounting';
   if (q.start) {
     checkDate(q.start, 'start');
-    filters.push(accounting ? { col: '', sql: `ap_end >= ?::date`, b: [startDate(q.start)] } : { col: '', sql: `sale_month >= date_trunc('month', ?::date)::date`, b: [startDate(q.start)] });
+    filters.push(accounting ? { col: 'period', sql: `ap_end >= ?::date`, b: [startDate(q.start)] } : { col: 'sale_month', sql: `sale_month >= date_trunc('month', ?::date)::date`, b: [startDate(q.start)] });
   }
   if (q.end) {
     checkDate(q.end, 'end');
-    filters.push(accounting ? { col: '', sql: `accounting_period <= ?::date`, b: [endDate(q.end)] } : { col: '', sql: `sale_month <= ?::date`, b: [endDate(q.end)] });
+    filters.push(accounting ? { col: 'period', sql: `accounting_period <= ?::date`, b: [endDate(q.end)] } : { col: 'sale_month', sql: `sale_month <= ?::date`, b: [endDate(q.end)] });
   }
 
   const needed = new Set([...groupCols, ...filters.map((f) => f.col)].filter((c) => DIMS.has(c) || CAT.has(c)));
@@ -134,17 +138,36 @@ export async function royaltyAnalytics(
   let from: string;
   const fromB: any[] = [];
   const who = payee ?? ZERO_UUID;
-  // Catalogue × statement dimension: one dimension, workspace view → the cross rollup; else raw.
   const crossed = cat.length > 0 && stmt.length > 0;
-  // The cross rollup holds the workspace at full catalogue grain and members at artist grain.
-  const crossFits = stmt.length === 1 && (payee === null || (cat.length === 1 && cat[0] === 'artist_id'));
-  if (!opts.raw && (!crossed || crossFits)) {
-    const fileFilter = !!q.file;
-    // Undated breakdowns (no start/end, not by month or accounting period) read the all-time tables.
-    const allTime = !fileFilter && !q.start && !q.end && needed.size > 0 && !groupCols.some((c) => ['sale_month', 'accounting_period'].includes(c));
+  const fileFilter = !!q.file;
+  // Undated breakdowns (no start/end, not by month or accounting period) read the all-time tables.
+  const allTime = !fileFilter && !q.start && !q.end && needed.size > 0 && !groupCols.some((c) => ['sale_month', 'accounting_period'].includes(c));
+  // Crossed requests:
+  //  - artist (the only catalogue column) × statement dimensions, with an artist filter or
+  //    two or more dimensions → the artist rollup (artist × all four dimensions, workspace
+  //    and members);
+  //  - catalogue × ONE dimension otherwise → the cross rollup (workspace at catalogue grain,
+  //    members at artist grain);
+  //  - a catalogue filter the rollups cannot answer with (product / recording × two or more
+  //    dimensions, a member's product / recording × any) → the filtered items' lines (or the
+  //    member's earnings of them), found through royalty_agg_file_lines;
+  //  - the rest (a catalogue breakdown by product / recording under two or more dimension
+  //    filters and no catalogue filter) → raw.
+  const artistOnly = cat.length === 1 && cat[0] === 'artist_id';
+  const kind = !crossed
+    ? 'rollup'
+    : artistOnly && (!!q.artist || stmt.length > 1)
+      ? 'artist'
+      : stmt.length === 1 && (payee === null || artistOnly)
+        ? 'cross'
+        : q.artist || q.product || q.asset || q.releaseAssets
+          ? 'postings'
+          : 'raw';
+  if (!opts.raw && kind !== 'raw' && kind !== 'postings') {
     let cols = '*';
     let dimCond = '';
-    if (crossed) {
+    if (kind === 'artist') source = 'royalty_agg_file_artist';
+    else if (kind === 'cross') {
       // The dimension's value under its own name.
       source = 'royalty_agg_file_cross';
       cols = `*, value AS ${stmt[0]}`;
@@ -156,17 +179,43 @@ export async function royaltyAnalytics(
     fromB.push(tenantId, who);
     if (fileFilter) fromB.push(q.file);
   } else {
-    // Raw: workspace → every line of processed files; member → their current earnings.
-    const fileCond = q.file ? ' AND l.file_id = ?' : '';
     const ap = `f.accounting_period, (f.accounting_period + make_interval(months => CASE tn.accounting_cadence WHEN 'quarterly' THEN 3 WHEN 'half-yearly' THEN 6 ELSE 1 END) - interval '1 day')::date AS ap_end`;
-    if (payee === null) {
+    if (!opts.raw && kind === 'postings') {
+      // The line numbers of the filtered catalogue items (per file and sale month), then each
+      // line through the lines' (tenant, file, line_no) index, or the member's earnings of it
+      // through the earnings' (tenant, file, line) index. Catalogue and sale-month filters
+      // narrow the line lists; every filter applies again to the lines below.
+      const narrow = filters.filter((f) => CAT.has(f.col) || f.col === 'sale_month');
+      const lists = `(SELECT file_id, line_nos FROM royalty_agg_file_lines WHERE tenant_id = ?${fileFilter ? ' AND file_id = ?' : ''}${narrow.map((f) => ` AND ${f.sql}`).join('')}) p
+                 JOIN files f ON f.tenant_id = ? AND f.id = p.file_id AND f.status = 'processed'
+                 JOIN tenants tn ON tn.id = f.tenant_id
+                 CROSS JOIN LATERAL unnest(p.line_nos) n(line_no)`;
+      fromB.push(tenantId, ...(fileFilter ? [q.file] : []), ...narrow.flatMap((f) => f.b), tenantId);
+      if (payee === null) {
+        source = 'royalty_agg_file_lines → lines';
+        from = `(SELECT l.sale_month, ${ap}, l.dsp, l.country, l.sale_type, l.aggregator, l.artist_id, l.product_id, l.asset_id,
+                        l.base_amount AS revenue, l.quantity, 1 AS lines
+                   FROM ${lists}
+                   JOIN royalty_lines l ON l.tenant_id = f.tenant_id AND l.file_id = p.file_id AND l.line_no = n.line_no) s`;
+      } else {
+        source = 'royalty_agg_file_lines → earnings';
+        from = `(SELECT e.sale_month, ${ap}, e.dsp, e.country, e.sale_type, e.aggregator, e.artist_id, e.product_id, e.asset_id,
+                        e.amount AS revenue, e.quantity, 1 AS lines
+                   FROM ${lists}
+                   JOIN royalty_earnings e ON e.tenant_id = f.tenant_id AND e.file_id = p.file_id AND e.line_id = n.line_no
+                  WHERE e.tenant_user_id = ? AND e.superseded_at IS NULL) s`;
+        fromB.push(payee);
+      }
+    } else if (payee === null) {
+      // Raw: workspace → every line of processed files; member → their current earnings.
       source = 'lines';
       from = `(SELECT l.sale_month, ${ap}, l.dsp, l.country, l.sale_type, l.aggregator, l.artist_id, l.product_id, l.asset_id,
                       l.base_amount AS revenue, l.quantity, 1 AS lines
                  FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id AND f.status = 'processed'
                  JOIN tenants tn ON tn.id = l.tenant_id
-                WHERE l.tenant_id = ?${fileCond}) s`;
+                WHERE l.tenant_id = ?${q.file ? ' AND l.file_id = ?' : ''}) s`;
       fromB.push(tenantId);
+      if (q.file) fromB.push(q.file);
     } else {
       source = 'earnings';
       // earnings carry their line's dimensions and quantity: no join back to the lines
@@ -176,8 +225,8 @@ export async function royaltyAnalytics(
                  JOIN tenants tn ON tn.id = e.tenant_id
                 WHERE e.tenant_id = ? AND e.tenant_user_id = ? AND e.superseded_at IS NULL${q.file ? ' AND e.file_id = ?' : ''}) s`;
       fromB.push(tenantId, payee);
+      if (q.file) fromB.push(q.file);
     }
-    if (q.file) fromB.push(q.file);
   }
 
   const where = filters.length ? `WHERE ${filters.map((f) => f.sql).join(' AND ')}` : '';
