@@ -50,7 +50,11 @@ interface Entry {
 /** Keys remembered per first part at most (a longer bucket is left to the allocation step). */
 const BUCKET_MAX = 64;
 const first = (k: string[]) => (k[0] !== '' ? k[0]! : '\u0000' + k[2]!);
-const own = (s: string) => (s.length >= 13 ? Buffer.from(s, 'utf8').toString('utf8') : s);
+/**
+ * A copy of the string that does not keep its source alive: a parser's cell of 13+ characters
+ * is a slice that keeps its whole input chunk (64 KB of text) in memory.
+ */
+export const own = (s: string) => (s.length >= 13 ? Buffer.from(s, 'utf8').toString('utf8') : s);
 function same(a: string[], b: string[]): boolean {
   return a[5] === b[5] && a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3] && a[4] === b[4];
 }
@@ -130,9 +134,10 @@ export class LineMatcher {
         if (k[5] === dsp && k[0] === isrc && k[1] === upc && k[2] === title && k[3] === artist && k[4] === release) return bucket[i]!.m;
       }
     if (this.size + this.pending.length >= MAX_KEYS || (bucket !== undefined && bucket.length >= BUCKET_MAX)) return null;
-    const k = [isrc, upc, title, artist, release, dsp];
+    // own copies: a queued key may wait long (see line-copy.ts) and must not keep parser chunks alive
+    const k = [own(isrc), own(upc), own(title), own(artist), own(release), own(dsp)];
     let p = this.pendingKeys.get(f);
-    if (p === undefined) this.pendingKeys.set(f, (p = []));
+    if (p === undefined) this.pendingKeys.set(own(f), (p = []));
     if (!p.some((x) => same(x, k))) {
       p.push(k);
       this.pending.push(k);
@@ -168,8 +173,7 @@ export class LineMatcher {
         let bucket = this.known.get(f);
         if (bucket === undefined) this.known.set(f, (bucket = []));
         if (bucket.length >= BUCKET_MAX || bucket.some((e) => same(e.k, k))) continue;
-        // Own copies: a parser's cell may be a slice that keeps its whole input chunk alive.
-        bucket.push({ k: k.map(own), m: lineMatch(r.asset_id, r.product_id, r.artist_id, r.status) });
+        bucket.push({ k, m: lineMatch(r.asset_id, r.product_id, r.artist_id, r.status) });
         this.size++;
       }
     } finally {
