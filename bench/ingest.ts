@@ -180,12 +180,15 @@ const cpuOf = async (pid: number | string): Promise<number> => {
   // utime + stime, + cutime + cstime (the postmaster's include its backends that have exited)
   return f.length > 15 ? (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICK : 0;
 };
+/** This bench's cluster only: its postmaster (postmaster.pid in the data dir) and its children. */
+const postmasterPid = Number((await fsp.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]) || null;
 const postgresCpu = async (): Promise<number> => {
-  let sum = 0;
+  if (!postmasterPid) return NaN;
+  let sum = await cpuOf(postmasterPid);
   for (const pid of await fsp.readdir('/proc').catch(() => [] as string[])) {
     if (!/^\d+$/.test(pid)) continue;
-    const comm = await fsp.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
-    if (comm.startsWith('postgres')) sum += await cpuOf(pid);
+    const st = await fsp.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]) === postmasterPid) sum += await cpuOf(pid);
   }
   return sum;
 };
@@ -225,7 +228,7 @@ function ingestCpu(): string {
   const a = cpuAt.ingesting, next = ['allocating', 'aggregating', 'processed', 'failed'].find((st) => st in cpuAt);
   if (!a || !next) return '—';
   const b = cpuAt[next]!;
-  return `worker ${(b.worker - a.worker).toFixed(1)} s, postgres ${(b.pg - a.pg).toFixed(1)} s (wall ${sec(seen[next]! - seen.ingesting!)} s, 2 cores)`;
+  return `worker ${(b.worker - a.worker).toFixed(1)} s, postgres ${(b.pg - a.pg).toFixed(1)} s (wall ${sec(seen[next]! - seen.ingesting!)} s, ${os.cpus().length} cores)`;
 }
 
 // Per-job times from pg-boss (created → started = queue wait; started → completed = the job).

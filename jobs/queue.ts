@@ -88,8 +88,11 @@ export class Queue {
     // Wake the workers of this queue (delivered at commit when sent inside a transaction).
     if (id && opts.startAfter === undefined) {
       const notify = `SELECT pg_notify('${CHANNEL}', $1)`;
-      if (options.db) await options.db.executeSql(notify, [name]);
-      else await this.boss.getDb().executeSql(notify, [name]);
+      if (options.db) await options.db.executeSql(notify, [name]); // part of the caller's transaction
+      else {
+        // the job is committed already: a failed wake-up must not make send() look failed (polling picks it up)
+        await this.boss.getDb().executeSql(notify, [name]).catch((err: Error) => this.boss.emit('error', Object.assign(err, { message: `job wake-up: ${err.message} (polling continues)` })));
+      }
     }
     return id;
   }

@@ -36,6 +36,15 @@ import { SaxesParser, type SaxesTagPlain } from 'saxes';
 
 export class XlsxError extends Error {}
 
+/** Marks an error of the object store read under a workbook (retryable, not the workbook's fault). */
+export function markStoreError<E>(e: E): E {
+  if (e && typeof e === 'object') (e as { rondoStoreError?: boolean }).rondoStoreError = true;
+  return e;
+}
+export function isStoreError(e: unknown): boolean {
+  return !!(e && typeof e === 'object' && (e as { rondoStoreError?: boolean }).rondoStoreError);
+}
+
 export interface XlsxLimits {
   /** Sum of expanded sizes of the entries read. */
   maxExpandedBytes: number;
@@ -58,6 +67,13 @@ export interface ZipEntry {
 
 const MAX_ROWS = 1_048_576;
 const MAX_COLS = 16_384;
+/** Excel's own limit on a cell's text; raw XML text may be longer by its escapes (`_x000D_`, 7 chars for 1). */
+const MAX_CELL_CHARS = 32_767;
+const MAX_RAW_CELL_CHARS = MAX_CELL_CHARS * 7;
+/** A CSV line longer than this is refused (as the reader refuses a longer record). */
+const MAX_LINE_CHARS = 16 * 1024 * 1024;
+/** Bytes kept per shared string beside its text (three Uint32 arrays). */
+const SHARED_STRING_OVERHEAD = 12;
 
 /** A zip is a workbook when it holds `[Content_Types].xml` and `xl/workbook.xml`. */
 export function isWorkbook(files: ZipEntry[]): boolean {
@@ -317,7 +333,8 @@ export class Workbook {
         if (tail) yield tail;
       }
     } catch (e) {
-      if (e instanceof XlsxError) throw e;
+      // a failing object store is not a corrupt workbook: its error goes through, so the job is retried
+      if (e instanceof XlsxError || isStoreError(e)) throw e;
       throw new XlsxError(`The xlsx workbook is corrupt or truncated (entry "${f.path}"): ${(e as Error).message}`);
     } finally {
       st.destroy?.();
@@ -430,13 +447,18 @@ export class Workbook {
         if (name === 't') inT = false;
         else if (name === 'rPh') phonetic--;
         else if (name === 'si' && cur !== null) {
-          table.add(unescapeOoxml(cur));
+          const text = unescapeOoxml(cur);
+          if (text.length > MAX_CELL_CHARS) throw new XlsxError(`Refused: a shared string is longer than ${MAX_CELL_CHARS} characters (Excel's limit)`);
+          table.add(text);
           cur = null;
-          if (table.bytes > max) throw new XlsxError(`Refused: the workbook's shared strings exceed ${max} bytes`);
+          if (table.bytes + SHARED_STRING_OVERHEAD * table.n > max) throw new XlsxError(`Refused: the workbook's shared strings exceed ${max} bytes`);
         }
       },
       text(t) {
-        if (inT && phonetic === 0 && cur !== null) cur += t;
+        if (inT && phonetic === 0 && cur !== null) {
+          cur += t;
+          if (cur.length > MAX_RAW_CELL_CHARS) throw new XlsxError(`Refused: a shared string is longer than ${MAX_CELL_CHARS} characters (Excel's limit)`);
+        }
       },
     });
   }
@@ -470,6 +492,7 @@ export class Workbook {
       v.indexOf(delim) !== -1 || v.indexOf('"') !== -1 || v.indexOf('\n') !== -1 || v.indexOf('\r') !== -1;
 
     let out = '';
+    let csvBytes = 0;
     let lastRow = 0;
     let width = 0;
     let pendingBlank = 0; // empty rows not yet written (only written before a later row with data)
@@ -538,6 +561,7 @@ export class Workbook {
         const c = i <= last ? cells[i] : undefined;
         if (i) line += delim;
         if (c !== undefined && c !== '') line += needsQuote(c) ? `"${c.replace(/"/g, '""')}"` : c;
+        if (line.length > MAX_LINE_CHARS) throw new XlsxError(`Refused: row ${rowNo} is longer than ${MAX_LINE_CHARS} characters as CSV (sheet "${sheet.name}")`);
       }
       out += line + '\n';
       cells = [];
@@ -611,13 +635,18 @@ export class Workbook {
         }
       },
       text(t) {
-        if (inV || (inT && phonetic === 0)) v += t;
+        if (inV || (inT && phonetic === 0)) {
+          v += t;
+          if (v.length > MAX_RAW_CELL_CHARS) throw new XlsxError(`Refused: cell ${col >= 0 ? col + 1 : '?'} of row ${rowNo} is longer than ${MAX_CELL_CHARS} characters (Excel's limit; sheet "${sheet.name}")`);
+        }
       },
     });
 
     for await (const s of this.text(f)) {
       p.write(s);
       if (out.length >= 64 * 1024) {
+        csvBytes += out.length;
+        if (csvBytes > this.limits.maxExpandedBytes) throw new XlsxError(`Refused: the sheet as CSV exceeds ${this.limits.maxExpandedBytes} bytes`);
         yield Buffer.from(out);
         out = '';
       }

@@ -12,6 +12,7 @@ import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '.
 import { upload, waitFile, seedRates } from './helpers';
 import { writeDistroKid } from '../../bench/distrokid-gen';
 import { ingestTestHooks } from '../../src/modules/files/pipeline';
+import { BATCH_SIZE } from '../../parsers';
 
 describe('statement ingestion: crash and retry', function () {
   this.timeout(120_000);
@@ -37,7 +38,7 @@ describe('statement ingestion: crash and retry', function () {
     let crashed = 0;
     let seenWhileOpen: { lines: number; status: string; progress: number } | null = null;
     ingestTestHooks.afterBatch = async (fileId, batchNo, attempt) => {
-      if (attempt !== 1 || batchNo !== 3) return;
+      if (attempt !== 1 || batchNo !== Math.ceil(15_000 / BATCH_SIZE)) return;
       // Mid-file: the COPY transaction is open with 15,000 lines written.
       const [{ n }] = await app.svc.db.owner('royalty_lines').where({ file_id: fileId }).count({ n: '*' });
       await new Promise((r) => setTimeout(r, 700)); // let a progress tick land

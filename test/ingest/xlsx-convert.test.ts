@@ -118,6 +118,14 @@ describe('xlsx → CSV converter', () => {
     const many = buildXlsx([{ name: 'S', rows: Array.from({ length: 200 }, (_v, i) => [`string number ${i} with some length`]) }]);
     await assert.rejects(csvOf(many, { ...LIMITS, maxSharedStringsBytes: 1000 }), (e: Error) => e instanceof XlsxError && /shared strings exceed 1000 bytes/.test(e.message));
 
+    // Excel's 32,767-character cell limit, a CSV row that would not fit in memory: refused, not built
+    const longShared = buildXlsx([{ name: 'S', rows: [['x'.repeat(40_000)]] }]);
+    await assert.rejects(csvOf(longShared), (e: Error) => e instanceof XlsxError && /longer than 32767 characters/.test(e.message));
+    const longInline = rawXlsx(`<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>${'y'.repeat(240_000)}</t></is></c></row></sheetData></worksheet>`);
+    await assert.rejects(csvOf(longInline), (e: Error) => e instanceof XlsxError && /longer than 32767 characters/.test(e.message));
+    const wideShared = buildXlsx([{ name: 'S', rows: [Array.from({ length: 600 }, () => 'z'.repeat(30_000))] }]);
+    await assert.rejects(csvOf(wideShared), (e: Error) => e instanceof XlsxError && /row 1 is longer than \d+ characters as CSV/.test(e.message));
+
     const bombRows = `<row>${'<c><v>0</v></c>'.repeat(10)}</row>`.repeat(20_000);
     const bomb = rawXlsx(`<worksheet><sheetData>${bombRows}</sheetData></worksheet>`);
     await assert.rejects(csvOf(bomb), (e: Error) => e instanceof XlsxError && /Refused: workbook entry "xl\/worksheets\/data.xml" expands \d+:1/.test(e.message));

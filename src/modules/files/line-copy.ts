@@ -104,7 +104,7 @@ export class LineCopyFormatter {
     return text && rest ? Buffer.concat([text, rest]) : text ?? rest;
   }
 
-  /** Resolves the waiting lines' keys and returns their COPY text ('' when none wait). */
+  /** Resolves the waiting lines' keys and returns their COPY text (null when none wait). */
   async flush(): Promise<Buffer | null> {
     const matcher = this.matcher;
     const lines = this.pending;

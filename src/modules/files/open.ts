@@ -7,7 +7,7 @@
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import unzipper from 'unzipper';
 import { readHead, type ObjectStore } from '../../lib/storage';
-import { Workbook, type CsvOptions, type XlsxLimits } from '../../lib/xlsx';
+import { Workbook, markStoreError, type CsvOptions, type XlsxLimits } from '../../lib/xlsx';
 import { detectArchive } from '../../../parsers';
 
 export interface StoredZip {
@@ -36,10 +36,10 @@ export async function openStoredZip(s: ObjectStore, key: string, size: number): 
           open.add(st);
           st.on('close', () => open.delete(st));
           st.on('data', (c: Buffer) => (bytes += c.length));
-          st.on('error', (e) => pt.destroy(e));
+          st.on('error', (e) => pt.destroy(markStoreError(e)));
           st.pipe(pt);
         },
-        (e) => pt.destroy(e),
+        (e) => pt.destroy(markStoreError(e)),
       );
       return pt;
     },
@@ -93,7 +93,7 @@ export async function openStatementText(s: ObjectStore, key: string, limits: Xls
       cb(null, chunk);
     },
   });
-  src.on('error', (e) => counter.destroy(e));
+  src.on('error', (e) => counter.destroy(markStoreError(e)));
   src.pipe(counter);
   return { stream: counter, workbook: false, sourceBytes: () => bytes, close: () => (src.destroy(), counter.destroy()) };
 }

@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 import type { AppServices } from '../../services';
 import { withTenant, rawConnection, type Trx } from '../../db';
 import { isMissingObject, readHead } from '../../lib/storage';
-import { Workbook, XlsxError, hasWorkbookName, isOle2, isWorkbook } from '../../lib/xlsx';
+import { Workbook, XlsxError, hasWorkbookName, isOle2, isStoreError, isWorkbook } from '../../lib/xlsx';
 import { detectSource, detectArchive, readStatement, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
 import { JOB_OPTIONS, PIPELINE, PIPELINE_AFTER_INGEST } from '../../../jobs';
@@ -403,11 +403,13 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
           try {
             if (copyError) throw copyError;
             const buf = await fmt.add(batch);
+            if (copyError) throw copyError; // (it may have failed during the match round trip)
             if (buf) await write(copy, buf);
             batchNo++;
             if (ingestTestHooks.afterBatch) await ingestTestHooks.afterBatch(fileId, batchNo, attempt);
           } catch (e) {
-            throw new SinkError((e as Error).message, { cause: e });
+            const cause = copyError ?? e; // the COPY's own error, not what writing to a dead COPY says
+            throw new SinkError((cause as Error).message, { cause });
           }
         },
         error: onError,
@@ -420,15 +422,17 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         copy.destroy(); // abandons the COPY; the transaction rolls back below
         if (e instanceof SinkError) throw (e.cause as Error) ?? e;
         if (e instanceof XlsxError) throw new FileProblem(e.message);
+        if (isStoreError(e)) throw e; // the object store failed mid-read: retried (the file fails after the last try)
         throw new FileProblem(`The file could not be read as "${pattern.name}": ${(e as Error).message}`);
       }
       try {
         // lines still waiting for their match keys
         const rest = await fmt.flush();
+        if (copyError) throw copyError;
         if (rest) await write(copy, rest);
       } catch (e) {
         copy.destroy();
-        throw e;
+        throw copyError ?? e;
       }
       copy.end();
       await copyDone;

@@ -54,7 +54,7 @@ const first = (k: string[]) => (k[0] !== '' ? k[0]! : '\u0000' + k[2]!);
  * A copy of the string that does not keep its source alive: a parser's cell of 13+ characters
  * is a slice that keeps its whole input chunk (64 KB of text) in memory.
  */
-export const own = (s: string) => (s.length >= 13 ? Buffer.from(s, 'utf8').toString('utf8') : s);
+export const own = (s: string) => (s.length >= 13 ? Buffer.from(s, 'utf16le').toString('utf16le') : s); // utf16le: exact, lone surrogates too
 function same(a: string[], b: string[]): boolean {
   return a[5] === b[5] && a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3] && a[4] === b[4];
 }
@@ -134,11 +134,12 @@ export class LineMatcher {
         if (k[5] === dsp && k[0] === isrc && k[1] === upc && k[2] === title && k[3] === artist && k[4] === release) return bucket[i]!.m;
       }
     if (this.size + this.pending.length >= MAX_KEYS || (bucket !== undefined && bucket.length >= BUCKET_MAX)) return null;
-    // own copies: a queued key may wait long (see line-copy.ts) and must not keep parser chunks alive
-    const k = [own(isrc), own(upc), own(title), own(artist), own(release), own(dsp)];
     let p = this.pendingKeys.get(f);
     if (p === undefined) this.pendingKeys.set(own(f), (p = []));
-    if (!p.some((x) => same(x, k))) {
+    const raw = [isrc, upc, title, artist, release, dsp];
+    if (!p.some((x) => same(x, raw))) {
+      // own copies: a queued key may wait long (see line-copy.ts) and must not keep parser chunks alive
+      const k = raw.map(own);
       p.push(k);
       this.pending.push(k);
     }
