@@ -12,7 +12,9 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { rawConnection } from '../../src/db';
 import { LineCopyFormatter, LINE_COLUMNS, cp } from '../../src/modules/files/line-copy';
-import { lineMatch } from '../../src/modules/royalty/prefill';
+import { lineMatch, LineMatcher } from '../../src/modules/royalty/prefill';
+import { createTestTenant } from '../helpers/app';
+import { withTenant } from '../../src/db';
 import type { CanonicalLine } from '../../parsers/types';
 
 const text = fc.oneof(
@@ -76,5 +78,51 @@ describe('ingest COPY writer: bytes and escapes', () => {
       assert.equal(r.asset_id, matches[i]?.asset ?? null);
       assert.equal(r.net, '-0.25');
     });
+  });
+
+  it('with a real matcher: lines waiting for new keys are written once each, matched, round trips per 5,000 waiting lines; a failed round trip rejects', async () => {
+    const t = await createTestTenant(app, 'Copy');
+    const isrc = (i: number) => `QZCPY26${String(i).padStart(5, '0')}`;
+    // the catalogue knows even-numbered recordings only
+    const ids = await withTenant(app.svc.db.app, t.tenantId, async (trx) => {
+      const rows = await trx('assets').insert(Array.from({ length: 50 }, (_, i) => ({ tenant_id: t.tenantId, title: `Song ${2 * i}`, isrc: isrc(2 * i) }))).returning(['id', 'isrc']);
+      return new Map(rows.map((r: { id: string; isrc: string }) => [r.isrc, r.id]));
+    });
+    const matcher = (await LineMatcher.open(app.svc, t.tenantId))!;
+    assert.ok(matcher);
+    const file = '8c2f3f7e-3d0b-4c51-9d0e-0a4a4d1c2b7e';
+    const fmt = new LineCopyFormatter(t.tenantId, file, null, matcher, () => assert.fail('no line is refused'));
+    const base = fc.sample(line, 1)[0]!;
+    // 12,000 lines: 6,000 distinct new keys in the first 7,000 (more than 5,000 wait: a round trip mid-way), then repeats
+    // key k: recording k % 100 in store ⌊k / 100⌋ % 60 (at most 60 keys per ISRC: under the matcher's 64 per bucket)
+    const mk = (n: number, k: number): CanonicalLine => ({ ...base, lineNo: n, isrc: isrc(k % 100), trackTitle: `Song ${k % 100}`, dsp: `Store ${Math.floor(k / 100) % 60}`, currency: 'USD', exchangeRate: null });
+    const out: Buffer[] = [];
+    for (let n = 1; n <= 12_000; n += 250) {
+      const batch = Array.from({ length: 250 }, (_, j) => mk(n + j, n + j <= 7000 ? n + j : (n + j) % 7000));
+      const b = await fmt.add(batch);
+      if (b) out.push(b);
+    }
+    const rest = await fmt.flush();
+    if (rest) out.push(rest);
+    const rows = Buffer.concat(out).toString().split('\n').filter(Boolean).map((r) => r.split('\t'));
+    assert.equal(rows.length, 12_000, 'every line once');
+    assert.equal(new Set(rows.map((r) => r[2])).size, 12_000, 'no line twice');
+    const col = (c: string) => LINE_COLUMNS.indexOf(c as (typeof LINE_COLUMNS)[number]);
+    for (const r of rows) {
+      const want = ids.get(r[col('isrc')]!) ?? '\\N';
+      assert.equal(r[col('asset_id')], want, `line ${r[2]}: ${r[col('isrc')]}`);
+      assert.equal(r[col('base_amount')], r[col('net')], 'USD is the base currency: base amount = net');
+    }
+    assert.ok(matcher.stats.rounds >= 2, `round trips: ${matcher.stats.rounds}`);
+    assert.ok(matcher.stats.rounds <= 4, `round trips: ${matcher.stats.rounds}`);
+
+    // a round trip that fails: the batch (and so the ingest's transaction) fails, nothing is swallowed
+    const broken = (await LineMatcher.open(app.svc, t.tenantId))!;
+    broken.resolve = async () => {
+      throw new Error('database went away');
+    };
+    const f2 = new LineCopyFormatter(t.tenantId, file, null, broken, () => {});
+    assert.equal(await f2.add([mk(1, 1)]), null, 'a new key waits');
+    await assert.rejects(f2.flush(), /database went away/);
   });
 });
