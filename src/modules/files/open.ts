@@ -103,16 +103,21 @@ export async function statementHead(s: ObjectStore, key: string, limits: XlsxLim
   const head = await readHead(s, key, n);
   if (detectArchive(head) !== 'zip') return head;
   const t = await openStatementText(s, key, limits);
-  const parts: Buffer[] = [];
-  let got = 0;
   try {
-    for await (const c of t.stream as AsyncIterable<Buffer>) {
-      parts.push(c);
-      got += c.length;
-      if (got >= n) break;
-    }
+    return await firstBytes(t.stream, n);
   } finally {
     t.close();
+  }
+}
+
+/** The first `n` bytes of a stream (fewer when it ends first); stops reading there. */
+async function firstBytes(stream: Readable, n: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let got = 0;
+  for await (const c of stream as AsyncIterable<Buffer>) {
+    parts.push(c);
+    got += c.length;
+    if (got >= n) break;
   }
   return Buffer.concat(parts).subarray(0, n);
 }
@@ -125,17 +130,10 @@ export async function workbookBufferText(buf: Buffer, limits: XlsxLimits, maxByt
   if (detectArchive(buf.subarray(0, 8)) !== 'zip') return null;
   const dir = await unzipper.Open.buffer(buf);
   const wb = await Workbook.open(dir.files, limits);
-  const parts: Buffer[] = [];
-  let got = 0;
   const stream = wb.csv(csv);
   try {
-    for await (const c of stream as AsyncIterable<Buffer>) {
-      parts.push(c);
-      got += c.length;
-      if (got >= maxBytes) break;
-    }
+    return await firstBytes(stream, maxBytes);
   } finally {
     stream.destroy();
   }
-  return Buffer.concat(parts).subarray(0, maxBytes);
 }
