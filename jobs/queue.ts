@@ -39,7 +39,7 @@ export class Queue {
   /** One LISTEN connection per process that runs workers; reconnects after a drop. */
   private listen(): Promise<void> {
     if (this.listening) return this.listening;
-    const client = new pg.Client({ connectionString: this.connectionString });
+    const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true }); // a silently dropped connection is noticed
     const lost = (err?: Error) => {
       if (this.listener !== client) return;
       this.listener = null;
