@@ -19,7 +19,8 @@
  * Prints figures; asserts nothing. Env/flags: --lines N (LINES, 10,000,000), --agg-file N,
  * --allocate, --load-only, CONCURRENCY (8), REQUESTS (200 per combination), MAX_SECS (20 per
  * combination), RAW_REQUESTS (8), RAW_ALL, BENCH_ONLY (a regex on the labels), BENCH_DATA_DIR,
- * BENCH_VERBOSE, BENCH_PROFILE.
+ * BENCH_VERBOSE, BENCH_PROFILE; --reuse (with BENCH_DATA_DIR: query the workspace an earlier
+ * run loaded there instead of loading; --reaggregate: re-run aggregateFile on its files first).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -48,6 +49,9 @@ const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 const ALLOCATE = process.argv.includes('--allocate');
 const argAgg = process.argv.indexOf('--agg-file');
 const AGG_FILE = Number(argAgg > 0 ? process.argv[argAgg + 1] : process.env.AGG_FILE ?? 0);
+/** --reuse: skip the load, query the workspace a previous run left in BENCH_DATA_DIR (--reaggregate: re-run aggregateFile first). */
+const REUSE = process.argv.includes('--reuse');
+const REAGGREGATE = process.argv.includes('--reaggregate');
 const MONTHS = 24;
 const AGGREGATORS = ['DistroKid', 'CD Baby', 'TuneCore', 'Believe'];
 const FILES = MONTHS * AGGREGATORS.length;
@@ -142,7 +146,12 @@ async function main() {
     });
   }
   try {
-    const t = await createTenant(svc.db.owner, { name: `Analytics bench ${Date.now()}` });
+    // --reuse (with BENCH_DATA_DIR): the last loaded bench workspace of that data directory, no load.
+    const reused: { id: number; uuid: string } | undefined = REUSE
+      ? (await svc.db.owner.raw(`SELECT t.id, t.uuid FROM tenants t WHERE t.name LIKE 'Analytics bench %' AND EXISTS (SELECT 1 FROM files f WHERE f.tenant_id = t.id) ORDER BY t.id DESC LIMIT 1`)).rows[0]
+      : undefined;
+    if (REUSE && !reused) throw new Error('--reuse: no loaded bench workspace in BENCH_DATA_DIR');
+    const t = reused ?? (await createTenant(svc.db.owner, { name: `Analytics bench ${Date.now()}` }));
     const pw = 'bench password 123';
     const hash = await svc.auth.hashPassword(pw);
     const tokens: Record<string, string> = {};
@@ -160,7 +169,7 @@ async function main() {
 
     // Catalogue and splits (SQL, in one transaction).
     let t0 = performance.now();
-    await withTenant(db, t.id, async (trx) => {
+    if (!reused) await withTenant(db, t.id, async (trx) => {
       await trx.raw(`INSERT INTO artists (tenant_id, name) SELECT ?, 'Bench Artist ' || g FROM generate_series(0, 99) g`, [t.id]);
       await trx.raw(
         `INSERT INTO assets (tenant_id, title, isrc, display_artist)
@@ -247,7 +256,16 @@ async function main() {
       timing.aggr += performance.now() - s;
       return id;
     }
-    for (let f = 0; f < FILES; f++) {
+    if (reused) {
+      fileIds.push(...(await withTenant(db, t.id, (trx) => trx.raw(`SELECT id FROM files ORDER BY created_at, id`))).rows.map((r: { id: string }) => r.id));
+      console.log(`reused workspace ${t.id}: ${fileIds.length} files`);
+      if (REAGGREGATE) {
+        const s = performance.now();
+        for (const id of fileIds) await withTenant(db, t.id, async (trx) => { await lockTenant(trx, t.id); await aggregateFile(trx, t.id, id); });
+        console.log(`--reaggregate: aggregateFile ${((performance.now() - s) / 1000).toFixed(1)} s for ${fileIds.length} files`);
+      }
+    }
+    for (let f = 0; f < (reused ? 0 : FILES); f++) {
       const month = f % MONTHS;
       const agg = AGGREGATORS[Math.floor(f / MONTHS)]!;
       const n = Math.min(perFile, LINES - f * perFile);
@@ -256,7 +274,7 @@ async function main() {
       if (f === 0) await svc.db.owner.raw('ANALYZE royalty_lines, royalty_earnings, assets, products, splits, split_shares, asset_artists');
       if (process.env.BENCH_VERBOSE) console.log(`  file ${f + 1}/${FILES}: load ${(timing.load / 1000).toFixed(1)} s, ${ALLOCATE ? 'allocate' : 'earnings'} ${(timing.alloc / 1000).toFixed(1)} s, aggregate ${(timing.aggr / 1000).toFixed(1)} s`);
     }
-    if (LINES > 0) {
+    if (LINES > 0 && !reused) {
       console.log(`lines: ${LINES.toLocaleString()} generated in SQL in ${(timing.load / 1000).toFixed(1)} s (${(LINES / (timing.load / 1000)).toFixed(0)} lines/s)`);
       console.log(`${ALLOCATE ? 'allocateFile (match + fx + earnings)' : 'earnings (the allocation statement on pre-matched lines)'}: ${(timing.alloc / 1000).toFixed(1)} s; aggregateFile: ${(timing.aggr / 1000).toFixed(1)} s for ${fileIds.length} files`);
     }

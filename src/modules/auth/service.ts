@@ -232,8 +232,21 @@ export class AuthService {
 
   private async fromAccess(token: string): Promise<AuthContext> {
     const claims = await this.signer.verify<AccessClaims>(token, 'access');
-    await this.liveSession(claims.sid, claims.sub);
-    const m = this.checkMember(await this.member(claims.tid, claims.tuid));
+    // The session and the membership in ONE round trip (every API request comes through
+    // here); the same checks, in the same order, as liveSession() then member().
+    const { rows } = await this.owner.raw(
+      `SELECT s.revoked_at, s.expires_at, m.*
+         FROM sessions s
+         LEFT JOIN (SELECT tu.tenant_id, tu.id AS tenant_user_id, tu.role, tu.status AS member_status, t.status AS tenant_status,
+                           u.is_super_admin, u.id AS user_id
+                      FROM tenant_users tu JOIN tenants t ON t.id = tu.tenant_id JOIN users u ON u.id = tu.user_id
+                     WHERE tu.tenant_id = ? AND tu.id = ?) m ON true
+        WHERE s.id = ? AND s.user_id = ?`,
+      [claims.tid, claims.tuid, claims.sid, claims.sub],
+    );
+    const s = rows[0];
+    if (!s || s.revoked_at || new Date(s.expires_at) <= clock.now()) throw new UnauthorizedError('Session is not active', 'SESSION_NOT_FOUND');
+    const m = this.checkMember(s.tenant_user_id ? (s as MemberRow) : undefined);
     return {
       kind: 'access',
       userId: m.user_id,

@@ -106,8 +106,6 @@ export async function royaltyAnalytics(
   q: AnalyticsQuery,
   opts: { raw?: boolean } & AnalyticsPaging = {},
 ): Promise<AnalyticsResult> {
-  const { rows: t } = await trx.raw(`SELECT base_currency FROM tenants WHERE id = ?`, [tenantId]);
-  const currency = String(t[0]?.base_currency ?? 'USD').trim();
   const groupCols = GROUP_COLS[group];
 
   // Filters, as [column, SQL, bindings].
@@ -285,18 +283,19 @@ export async function royaltyAnalytics(
   };
   const finalSql = `
     WITH g AS MATERIALIZED (${sql}),
-    t AS (SELECT count(*)::int AS n, trim_scale(sum(revenue)) AS t_revenue, trim_scale(sum(quantity)) AS t_quantity, sum(lines)::bigint AS t_lines FROM g),
+    t AS (SELECT count(*)::int AS n, trim_scale(sum(revenue)) AS t_revenue, trim_scale(sum(quantity)) AS t_quantity, sum(lines)::bigint AS t_lines,
+                 (SELECT base_currency FROM tenants WHERE id = ?) AS t_currency FROM g),
     p AS (SELECT g.*, row_number() OVER (ORDER BY ${order}) AS rn FROM g ORDER BY ${order}${limit})
     SELECT t.*, p.rn${named[group] ? `, ${named[group]}` : ''}, p.revenue, p.quantity, p.lines
       FROM t LEFT JOIN p ON true ${joins[group] ?? ''}
      ORDER BY p.rn`;
-  const bindings = [...fromB, ...whereB, ...(joins[group] ? [tenantId] : [])];
+  const bindings = [...fromB, ...whereB, tenantId, ...(joins[group] ? [tenantId] : [])];
   const { rows } = await trx.raw(finalSql, bindings);
 
   const head = rows[0] ?? {};
   const out = rows
     .filter((r: Record<string, unknown>) => r.rn !== null)
-    .map(({ n: _n, t_revenue: _r, t_quantity: _q, t_lines: _l, rn: _rn, ...r }: Record<string, unknown>) => ({
+    .map(({ n: _n, t_revenue: _r, t_quantity: _q, t_lines: _l, t_currency: _c, rn: _rn, ...r }: Record<string, unknown>) => ({
       ...r,
       // trim_scale(numeric)::text: exact decimal strings without trailing zeros.
       revenue: String(r.revenue ?? '0'),
@@ -305,7 +304,8 @@ export async function royaltyAnalytics(
     }));
   const n = Number(head.n ?? 0);
   return {
-    currency,
+    // The workspace's base currency, read in the same statement (one round trip a request).
+    currency: String(head.t_currency ?? 'USD').trim(),
     rows: out,
     total: { revenue: String(head.t_revenue ?? '0'), quantity: String(head.t_quantity ?? '0'), lines: Number(head.t_lines ?? 0) },
     pagination: { page, size: paged ? size : n, total: n },
