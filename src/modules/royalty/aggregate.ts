@@ -1,5 +1,5 @@
 /**
- * Rollups (migrations 20261123300200, 300300, 500000, 530000).
+ * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000).
  *
  * Per file (rebuilt whole for a file, the source of truth for the compact tables):
  *   royalty_agg_file_dims       sale month × DSP × country × sale type × aggregator
@@ -8,7 +8,8 @@
  *                               (workspace and member rows): artist × any dimensions
  *   royalty_agg_file_cross      sale month × artist × product × recording × ONE statement
  *                               dimension (dim 1 DSP, 2 country, 3 sale type, 4 aggregator)
- *                               for the workspace; for members at artist grain
+ *                               for the workspace, with the rows' line numbers; for members
+ *                               at artist grain
  *   royalty_agg_file_lines      the file's line numbers by sale month × artist × product ×
  *                               recording (workspace): for what no rollup answers
  * All of them from ONE statement that reads the file's lines once and its current earnings
@@ -139,9 +140,10 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
            FROM g WHERE gset = 2 AND payee <> ?::uuid
           GROUP BY GROUPING SETS ${oneDim('payee, sale_month, artist_id')}
        ), wx AS (
-         -- workspace cross rows: catalogue × ONE statement dimension
-         INSERT INTO royalty_agg_file_cross (tenant_id, accounting_period, ap_end, file_id, payee, sale_month, ${cat}, dim, value, revenue, quantity, lines)
-         SELECT ${per}, ?::uuid, sale_month, ${cat}, ${dimNo}, ${dimValue}, sum(base_amount), sum(quantity), count(*)
+         -- workspace cross rows: catalogue × ONE statement dimension, with their line numbers
+         -- (a request under several dimension filters fetches the intersection of their lists)
+         INSERT INTO royalty_agg_file_cross (tenant_id, accounting_period, ap_end, file_id, payee, sale_month, ${cat}, dim, value, revenue, quantity, lines, line_nos)
+         SELECT ${per}, ?::uuid, sale_month, ${cat}, ${dimNo}, ${dimValue}, sum(base_amount), sum(quantity), count(*), array_agg(line_no)
            FROM l GROUP BY GROUPING SETS ${oneDim(`sale_month, ${cat}`)}
        )
        -- the line numbers by sale month × catalogue item: what a product / recording request the

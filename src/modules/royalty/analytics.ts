@@ -15,12 +15,15 @@
  *                               catalogue / value indexes
  *   royalty_agg_file_*          the others with a `file` filter
  *   (`_all`: all-time tables, for requests with no start/end not grouped by month/period)
- *   royalty_agg_file_lines →    a product / recording filter crossed with two or more
- *     lines / earnings          statement dimensions, or a member's crossed request by
- *                               product / recording: the filtered items' line numbers per
- *                               file, each line (or the member's earnings of it) by index
- *   raw lines / earnings        a product / recording breakdown under two or more statement
- *                               dimension filters and no catalogue filter: correct, a scan.
+ *   line lists → lines /        what no rollup holds (a product / recording filter under
+ *     earnings                  two or more dimensions, a member's product / recording
+ *                               breakdown or filter crossed with a dimension, a product /
+ *                               recording breakdown under two or more dimension filters):
+ *                               the line numbers to fetch, per file — under dimension
+ *                               filters the intersection of the workspace cross rows' lists
+ *                               (one per filter, exactly the matching lines), else the
+ *                               filtered items' royalty_agg_file_lines — then each line (or
+ *                               the member's earnings of it) by index. Never a scan.
  * Scope: admins/owners read payee = ZERO_UUID (every line of the workspace, matched or
  * not); other members read their own payee rows (their earnings).
  * Dates: `start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months
@@ -122,7 +125,10 @@ export async function royaltyAnalytics(
   const accounting = q.periodFilterType === 'accounting';
   if (q.start) {
     checkDate(q.start, 'start');
-    filters.push(accounting ? { col: 'period', sql: `ap_end >= ?::date`, b: [startDate(q.start)] } : { col: 'sale_month', sql: `sale_month >= date_trunc('month', ?::date)::date`, b: [startDate(q.start)] });
+    // Accounting: periods ending on or after the start. An accounting period is at most six
+    // months long (half-yearly cadence), so it also began after start − 6 months: a bound on
+    // accounting_period that indexes holding it (the cross value index) check in the index.
+    filters.push(accounting ? { col: 'period', sql: `ap_end >= ?::date AND accounting_period > (?::date - interval '6 months')::date`, b: [startDate(q.start), startDate(q.start)] } : { col: 'sale_month', sql: `sale_month >= date_trunc('month', ?::date)::date`, b: [startDate(q.start)] });
   }
   if (q.end) {
     checkDate(q.end, 'end');
@@ -146,11 +152,12 @@ export async function royaltyAnalytics(
   //    and members);
   //  - catalogue × ONE dimension otherwise → the cross rollup (workspace at catalogue grain,
   //    members at artist grain);
-  //  - a catalogue filter the rollups cannot answer with (product / recording × two or more
-  //    dimensions, a member's product / recording × any) → the filtered items' lines (or the
-  //    member's earnings of them), found through royalty_agg_file_lines;
-  //  - the rest (a catalogue breakdown by product / recording under two or more dimension
-  //    filters and no catalogue filter) → raw.
+  //  - the rest (product / recording × two or more dimensions, a member's product /
+  //    recording × any dimension, a product / recording breakdown under two or more
+  //    dimension filters) → the lines (or the member's earnings of them) named by the line
+  //    lists: the cross rows' lists of the dimension filters, intersected, or the filtered
+  //    items' royalty_agg_file_lines when there is no dimension filter. `raw` is left for
+  //    opts.raw (the bench's reference) and as a guard.
   const artistOnly = cat.length === 1 && cat[0] === 'artist_id';
   const kind = !crossed
     ? 'rollup'
@@ -158,7 +165,7 @@ export async function royaltyAnalytics(
       ? 'artist'
       : stmt.length === 1 && (payee === null || artistOnly)
         ? 'cross'
-        : q.artist || q.product || q.asset || q.releaseAssets
+        : q.artist || q.product || q.asset || q.releaseAssets || filters.some((f) => DIMS.has(f.col))
           ? 'postings'
           : 'raw';
   if (!opts.raw && kind !== 'raw' && kind !== 'postings') {
@@ -183,42 +190,52 @@ export async function royaltyAnalytics(
       // line through the lines' (tenant, file, line_no) index, or the member's earnings of it
       // through the earnings' (tenant, file, line) index. Catalogue and sale-month filters
       // narrow the line lists; every filter applies again to the lines below.
-      const narrow = filters.filter((f) => CAT.has(f.col) || f.col === 'sale_month');
-      // Each list row's lines are ONE index scan `(tenant, file) AND line = ANY(line_nos)`, in
-      // a LATERAL subquery the planner cannot flatten (OFFSET 0). Flattened, it probed
-      // `(tenant, line_no)` alone (memoized on the line number, skip-scanning every file of
-      // the workspace, the file a join filter), or, for a member, read ALL their earnings
-      // through the workspace-wide payee index (480k rows for 10k lines).
-      // Member view: statement-dimension filters prune the list rows first. A list row (file ×
-      // sale month × artist × product × recording) holds a line with DSP / country / sale type
-      // = v only if the file's workspace cross rows have that key × (dim, v): one probe of the
-      // cross recording index per list row instead of fetching the member's earnings of its
-      // lines (2+ rows a line, most another payee's). Rows without a recording are not pruned
-      // (fetched, then filtered). Not for the workspace view: there a probe cost more than
-      // fetching the row's few lines (bench: 13.8k vs 9.0k buffers for ?product&dsp&country).
-      const dimFilters = payee === null ? [] : filters.filter((f) => DIMS.has(f.col));
-      const prune = dimFilters
-        .map(
-          (f) => ` AND (asset_id IS NULL OR EXISTS (SELECT 1 FROM royalty_agg_file_cross c
-                    WHERE c.tenant_id = ? AND c.payee = ?::uuid AND c.dim = ${CROSS_DIMS[f.col]} AND c.asset_id = royalty_agg_file_lines.asset_id
-                      AND c.sale_month = royalty_agg_file_lines.sale_month AND c.file_id = royalty_agg_file_lines.file_id
-                      AND c.product_id IS NOT DISTINCT FROM royalty_agg_file_lines.product_id
-                      AND c.artist_id IS NOT DISTINCT FROM royalty_agg_file_lines.artist_id AND c.value = ?))`,
-        )
-        .join('');
-      const lists = `(SELECT file_id, line_nos FROM royalty_agg_file_lines WHERE tenant_id = ?${fileFilter ? ' AND file_id = ?' : ''}${narrow.map((f) => ` AND ${f.sql}`).join('')}${prune}) p
+      const dimFilters = filters.filter((f) => DIMS.has(f.col));
+      let lists: string;
+      let listName: string;
+      if (dimFilters.length) {
+        // Under dimension filters the lines to fetch are the INTERSECTION of one workspace
+        // cross row's line list per filter (same file × sale month × catalogue key): exactly
+        // the lines matching every dimension filter (migration 20261123540000). Catalogue,
+        // sale-month and accounting filters narrow each side; all filters apply again below.
+        const narrow = filters.filter((f) => CAT.has(f.col) || f.col === 'sale_month' || f.col === 'period');
+        const side = (f: (typeof dimFilters)[number], i: number) => {
+          fromB.push(tenantId, ZERO_UUID, ...f.b, ...(fileFilter ? [q.file] : []), ...narrow.flatMap((n) => n.b));
+          return `(SELECT file_id, coalesce(sale_month, '-infinity') AS m, coalesce(artist_id, ?::uuid) AS ar, coalesce(product_id, ?::uuid) AS pr, coalesce(asset_id, ?::uuid) AS rc, line_nos
+                     FROM royalty_agg_file_cross WHERE tenant_id = ? AND payee = ? AND dim = ${CROSS_DIMS[f.col]} AND value = ?${fileFilter ? ' AND file_id = ?' : ''}${narrow
+                       .map((n) => ` AND ${n.sql}`)
+                       .join('')}) c${i}`;
+        };
+        const parts = dimFilters.map((f, i) => {
+          fromB.push(ZERO_UUID, ZERO_UUID, ZERO_UUID);
+          return side(f, i);
+        });
+        const on = (i: number) => ['file_id', 'm', 'ar', 'pr', 'rc'].map((k) => `c${i}.${k} = c0.${k}`).join(' AND ');
+        const nos = dimFilters.length === 1 ? 'c0.line_nos' : `ARRAY(SELECT x FROM unnest(c0.line_nos) x WHERE ${dimFilters.slice(1).map((_, i) => `x = ANY(c${i + 1}.line_nos)`).join(' AND ')})`;
+        lists = `(SELECT c0.file_id, ${nos} AS line_nos FROM ${parts[0]}${parts
+          .slice(1)
+          .map((p, i) => ` JOIN ${p} ON ${on(i + 1)}`)
+          .join('')}) p`;
+        listName = 'royalty_agg_file_cross line lists';
+      } else {
+        const narrow = filters.filter((f) => CAT.has(f.col) || f.col === 'sale_month');
+        lists = `(SELECT file_id, line_nos FROM royalty_agg_file_lines WHERE tenant_id = ?${fileFilter ? ' AND file_id = ?' : ''}${narrow.map((f) => ` AND ${f.sql}`).join('')}) p`;
+        fromB.push(tenantId, ...(fileFilter ? [q.file] : []), ...narrow.flatMap((f) => f.b));
+        listName = 'royalty_agg_file_lines';
+      }
+      lists += `
                  JOIN files f ON f.tenant_id = ? AND f.id = p.file_id AND f.status = 'processed'
                  JOIN tenants tn ON tn.id = f.tenant_id`;
-      fromB.push(tenantId, ...(fileFilter ? [q.file] : []), ...narrow.flatMap((f) => f.b), ...dimFilters.flatMap((f) => [tenantId, ZERO_UUID, ...f.b]), tenantId);
+      fromB.push(tenantId);
       if (payee === null) {
-        source = 'royalty_agg_file_lines → lines';
+        source = `${listName} → lines`;
         from = `(SELECT l.sale_month, ${ap}, l.dsp, l.country, l.sale_type, l.aggregator, l.artist_id, l.product_id, l.asset_id,
                         l.base_amount AS revenue, l.quantity, 1 AS lines
                    FROM ${lists}
                    CROSS JOIN LATERAL (SELECT l.sale_month, l.dsp, l.country, l.sale_type, l.aggregator, l.artist_id, l.product_id, l.asset_id, l.base_amount, l.quantity
                                          FROM royalty_lines l WHERE l.tenant_id = f.tenant_id AND l.file_id = p.file_id AND l.line_no = ANY(p.line_nos) OFFSET 0) l) s`;
       } else {
-        source = 'royalty_agg_file_lines → earnings';
+        source = `${listName} → earnings`;
         from = `(SELECT e.sale_month, ${ap}, e.dsp, e.country, e.sale_type, e.aggregator, e.artist_id, e.product_id, e.asset_id,
                         e.amount AS revenue, e.quantity, 1 AS lines
                    FROM ${lists}
