@@ -351,6 +351,10 @@ async function main() {
     // most RAW_REQUESTS per combination, and above 2M lines only for each route unfiltered and
     // each filter on /royalty/dsp (RAW_ALL=1: every combination).
     const rawAll = process.env.RAW_ALL === '1' || LINES <= 2_000_000;
+    // Warm-up, not measured: every pooled connection's first statements load Postgres'
+    // catalogue caches and the server's code is not yet optimised (a cold first request took
+    // 150-200 ms at p95; a running server is warm).
+    for (const view of ['admin', 'payee1'] as const) await load(4 * CONC, () => call(tokens[view]!, '/royalty/month'));
     console.log(`\nroute × filter (view)                                                   rollup p50 / p95 (n)          raw lines p50 / p95 (n)`);
     const slow: string[] = [];
     let worst = 0;

@@ -15,8 +15,8 @@ import type { Knex } from 'knex';
  *
  * Indexes: the product and recording indexes get the value after the item (an item's rows of
  * one DSP / country are one index range), and the value index the artist and the accounting
- * period (an artist's rows of one country; date filters checked in the index, not on the
- * heap rows). Same number of indexes, so the same write cost per row.
+ * period's bounds (an artist's rows of one country; date filters checked in the index, not
+ * on the heap rows). Same number of indexes, so the same write cost per row.
  *
  * Backfill: the workspace cross rows of every aggregated file are rebuilt from its lines (the
  * same statement aggregateFile runs), file by file.
@@ -53,7 +53,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`CREATE INDEX royalty_agg_file_cross_product ON royalty_agg_file_cross (tenant_id, payee, dim, product_id, value, sale_month)`);
   await knex.raw(`CREATE INDEX royalty_agg_file_cross_asset ON royalty_agg_file_cross (tenant_id, payee, dim, asset_id, value, sale_month)`);
   await knex.raw(
-    `CREATE INDEX royalty_agg_file_cross_value ON royalty_agg_file_cross (tenant_id, payee, dim, value, artist_id, accounting_period, sale_month)`,
+    `CREATE INDEX royalty_agg_file_cross_value ON royalty_agg_file_cross (tenant_id, payee, dim, value, artist_id, ap_end, accounting_period, sale_month)`,
   );
 }
 

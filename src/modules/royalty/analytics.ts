@@ -7,8 +7,10 @@
  *   royalty_agg_period          totals, month, accounting period
  *   royalty_agg_dims[_all]      statement dimensions, no catalogue
  *   royalty_agg_catalogue[_all] catalogue, no statement dimension
- *   royalty_agg_file_artist     artist × any statement dimensions (with an artist filter,
- *                               or two+ dimensions), workspace and members, dated or not
+ *   royalty_agg_artist_dim[_all] artist × ONE statement dimension (compact, dated or all-time),
+ *                               workspace and members
+ *   royalty_agg_file_artist     artist × two or more statement dimensions (or one, with a
+ *                               file filter), workspace and members, dated or not
  *                               (undated: every file's rows, by its artist index)
  *   royalty_agg_file_cross      catalogue × ONE statement dimension (workspace view; a
  *                               member's at artist grain), read across files through its
@@ -147,9 +149,10 @@ export async function royaltyAnalytics(
   // Undated breakdowns (no start/end, not by month or accounting period) read the all-time tables.
   const allTime = !fileFilter && !q.start && !q.end && needed.size > 0 && !groupCols.some((c) => ['sale_month', 'accounting_period'].includes(c));
   // Crossed requests:
-  //  - artist (the only catalogue column) × statement dimensions, with an artist filter or
-  //    two or more dimensions → the artist rollup (artist × all four dimensions, workspace
-  //    and members);
+  //  - artist (the only catalogue column) × ONE statement dimension → the compact artist ×
+  //    dimension rollup (dated or all-time; with a file filter: the per-file rollups below);
+  //  - artist × statement dimensions, with an artist filter or two or more dimensions → the
+  //    artist rollup (artist × all four dimensions, workspace and members);
   //  - catalogue × ONE dimension otherwise → the cross rollup (workspace at catalogue grain,
   //    members at artist grain);
   //  - the rest (product / recording × two or more dimensions, a member's product /
@@ -161,7 +164,9 @@ export async function royaltyAnalytics(
   const artistOnly = cat.length === 1 && cat[0] === 'artist_id';
   const kind = !crossed
     ? 'rollup'
-    : artistOnly && (!!q.artist || stmt.length > 1)
+    : artistOnly && stmt.length === 1 && !fileFilter
+      ? 'artistdim'
+      : artistOnly && (!!q.artist || stmt.length > 1)
       ? 'artist'
       : stmt.length === 1 && (payee === null || artistOnly)
         ? 'cross'
@@ -172,7 +177,12 @@ export async function royaltyAnalytics(
     let cols = '*';
     let dimCond = '';
     if (kind === 'artist') source = 'royalty_agg_file_artist';
-    else if (kind === 'cross') {
+    else if (kind === 'artistdim') {
+      // artist × ONE dimension, dated or all-time (compact): the dimension's value under its own name.
+      source = `royalty_agg_artist_dim${allTime ? '_all' : ''}`;
+      cols = `*, value AS ${stmt[0]}`;
+      dimCond = ` AND dim = ${CROSS_DIMS[stmt[0]!]}`;
+    } else if (kind === 'cross') {
       // The dimension's value under its own name.
       source = 'royalty_agg_file_cross';
       cols = `*, value AS ${stmt[0]}`;
@@ -211,11 +221,12 @@ export async function royaltyAnalytics(
           return side(f, i);
         });
         const on = (i: number) => ['file_id', 'm', 'ar', 'pr', 'rc'].map((k) => `c${i}.${k} = c0.${k}`).join(' AND ');
-        const nos = dimFilters.length === 1 ? 'c0.line_nos' : `ARRAY(SELECT x FROM unnest(c0.line_nos) x WHERE ${dimFilters.slice(1).map((_, i) => `x = ANY(c${i + 1}.line_nos)`).join(' AND ')})`;
-        lists = `(SELECT c0.file_id, ${nos} AS line_nos FROM ${parts[0]}${parts
+        // One list per file (one index scan of the file's lines, not one per cross row).
+        const keep = dimFilters.slice(1).map((_, i) => `x = ANY(c${i + 1}.line_nos)`);
+        lists = `(SELECT c0.file_id, array_agg(x) AS line_nos FROM ${parts[0]}${parts
           .slice(1)
           .map((p, i) => ` JOIN ${p} ON ${on(i + 1)}`)
-          .join('')}) p`;
+          .join('')} CROSS JOIN LATERAL unnest(c0.line_nos) x${keep.length ? ` WHERE ${keep.join(' AND ')}` : ''} GROUP BY c0.file_id) p`;
         listName = 'royalty_agg_file_cross line lists';
       } else {
         const narrow = filters.filter((f) => CAT.has(f.col) || f.col === 'sale_month');
