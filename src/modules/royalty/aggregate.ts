@@ -1,5 +1,5 @@
 /**
- * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100).
+ * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100, 540200).
  *
  * Per file (rebuilt whole for a file, the source of truth for the compact tables):
  *   royalty_agg_file_dims       sale month × DSP × country × sale type × aggregator
@@ -10,7 +10,8 @@
  *                               dimension (dim 1 DSP, 2 country, 3 sale type, 4 aggregator)
  *                               for the workspace, with the rows' line numbers; for members
  *                               at artist grain
- *   (compact, from the artist rows: royalty_agg_artist_dim[_all], artist × ONE dimension)
+ *   (compact, from the artist rows: royalty_agg_artist_dim[_all], artist × ONE dimension;
+ *    from the dims rows: royalty_agg_dim[_all], ONE dimension)
  *   royalty_agg_file_lines      the file's line numbers by sale month × artist × product ×
  *                               recording (workspace): for what no rollup answers
  * All of them from ONE statement that reads the file's lines once and its current earnings
@@ -33,14 +34,18 @@ import { hashJoins, setWorkMem, ROLLUP_WORK_MEM, ZERO_UUID } from './allocate';
 const DATED = ['payee', 'sale_month', 'accounting_period', 'ap_end'];
 const DIMS = ['dsp', 'country', 'sale_type', 'aggregator'];
 const CAT = ['artist_id', 'product_id', 'asset_id'];
-/** A file's artist rows (artist × all four dimensions), one row per dimension: dim, value. */
-const ARTIST_DIM_SOURCE = `(SELECT a.tenant_id, a.file_id, a.payee, a.sale_month, a.accounting_period, a.ap_end, a.artist_id, d.dim, d.value, a.revenue, a.quantity, a.lines
-    FROM royalty_agg_file_artist a
+/** A per-file table's rows (all four dimensions), one row per dimension: dim, value. */
+const oneRowPerDim = (table: string, extra: string) => `(SELECT a.tenant_id, a.file_id, a.payee, a.sale_month, a.accounting_period, a.ap_end, ${extra}d.dim, d.value, a.revenue, a.quantity, a.lines
+    FROM ${table} a
     CROSS JOIN LATERAL (VALUES (1::smallint, a.dsp), (2::smallint, a.country), (3::smallint, a.sale_type), (4::smallint, a.aggregator)) d(dim, value)) x`;
+const ARTIST_DIM_SOURCE = oneRowPerDim('royalty_agg_file_artist', 'a.artist_id, ');
+const DIM_SOURCE = oneRowPerDim('royalty_agg_file_dims', '');
 /** compact table → [per-file source, its upsert key (after tenant_id)] */
 const COMPACT: [string, string, string[]][] = [
   ['royalty_agg_artist_dim', ARTIST_DIM_SOURCE, ['payee', 'dim', 'artist_id', 'value', 'sale_month', 'accounting_period', 'ap_end']],
   ['royalty_agg_artist_dim_all', ARTIST_DIM_SOURCE, ['payee', 'dim', 'artist_id', 'value']],
+  ['royalty_agg_dim', DIM_SOURCE, ['payee', 'dim', 'value', 'sale_month', 'accounting_period', 'ap_end']],
+  ['royalty_agg_dim_all', DIM_SOURCE, ['payee', 'dim', 'value']],
   ['royalty_agg_period', 'royalty_agg_file_dims', DATED],
   ['royalty_agg_dims', 'royalty_agg_file_dims', [...DATED, ...DIMS]],
   ['royalty_agg_catalogue', 'royalty_agg_file_catalogue', [...DATED, ...CAT]],

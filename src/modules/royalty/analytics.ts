@@ -5,7 +5,9 @@
  * "statement dimensions" = DSP, country, sale type, aggregator; "catalogue" = artist,
  * product, recording):
  *   royalty_agg_period          totals, month, accounting period
- *   royalty_agg_dims[_all]      statement dimensions, no catalogue
+ *   royalty_agg_dim[_all]       ONE statement dimension, no catalogue
+ *   royalty_agg_dims[_all]      two or more statement dimensions, no catalogue
+ *   (artist only: royalty_agg_artist_dim[_all]'s aggregator rows, summed)
  *   royalty_agg_catalogue[_all] catalogue, no statement dimension
  *   royalty_agg_artist_dim[_all] artist × ONE statement dimension (compact, dated or all-time),
  *                               workspace and members
@@ -189,7 +191,17 @@ export async function royaltyAnalytics(
       dimCond = ` AND dim = ${CROSS_DIMS[stmt[0]!]}`;
     } else if (fileFilter) source = cat.length ? 'royalty_agg_file_catalogue' : 'royalty_agg_file_dims';
     else if (needed.size === 0) source = 'royalty_agg_period';
-    else source = `${cat.length ? 'royalty_agg_catalogue' : 'royalty_agg_dims'}${allTime ? '_all' : ''}`;
+    else if (!cat.length && stmt.length === 1) {
+      // ONE statement dimension: its values only (not the four dimensions' combinations).
+      source = `royalty_agg_dim${allTime ? '_all' : ''}`;
+      cols = `*, value AS ${stmt[0]}`;
+      dimCond = ` AND dim = ${CROSS_DIMS[stmt[0]!]}`;
+    } else if (artistOnly) {
+      // By artist alone: the artist × aggregator rows. Every line has exactly one value of each
+      // dimension, so one dimension's rows of an artist sum to the artist's totals.
+      source = `royalty_agg_artist_dim${allTime ? '_all' : ''}`;
+      dimCond = ` AND dim = ${CROSS_DIMS.aggregator}`;
+    } else source = `${cat.length ? 'royalty_agg_catalogue' : 'royalty_agg_dims'}${allTime ? '_all' : ''}`;
     from = `(SELECT ${cols} FROM ${source} WHERE tenant_id = ? AND payee = ?${dimCond}${fileFilter ? ' AND file_id = ?' : ''}) s`;
     fromB.push(tenantId, who);
     if (fileFilter) fromB.push(q.file);
