@@ -40,6 +40,12 @@ export async function up(knex: Knex): Promise<void> {
   // row of the file (or every file's rows of the artist). Same number of indexes.
   await knex.raw(`DROP INDEX IF EXISTS royalty_agg_file_artist_file`);
   await knex.raw(`CREATE INDEX royalty_agg_file_artist_file ON royalty_agg_file_artist (tenant_id, file_id, payee, artist_id)`);
+  // Its artist index holds the dimensions after the artist: what still reads it (an artist
+  // under two or more dimensions, /royalty/dsp?artist=…&country=DE) finds the artist's rows
+  // of one DSP / country / sale type in the index (a skip scan over the few DSPs) instead of
+  // reading every row of the artist (30,000 at 10M lines) and filtering them.
+  await knex.raw(`DROP INDEX IF EXISTS royalty_agg_file_artist_artist`);
+  await knex.raw(`CREATE INDEX royalty_agg_file_artist_artist ON royalty_agg_file_artist (tenant_id, payee, artist_id, dsp, country, sale_type, sale_month)`);
   for (const [table, cols] of Object.entries(COLS)) {
     await knex.raw(`
       CREATE TABLE ${table} (
@@ -68,4 +74,6 @@ export async function down(knex: Knex): Promise<void> {
   for (const table of Object.keys(COLS)) await knex.schema.dropTableIfExists(table);
   await knex.raw(`DROP INDEX IF EXISTS royalty_agg_file_artist_file`);
   await knex.raw(`CREATE INDEX royalty_agg_file_artist_file ON royalty_agg_file_artist (tenant_id, file_id)`);
+  await knex.raw(`DROP INDEX IF EXISTS royalty_agg_file_artist_artist`);
+  await knex.raw(`CREATE INDEX royalty_agg_file_artist_artist ON royalty_agg_file_artist (tenant_id, payee, artist_id, sale_month)`);
 }
