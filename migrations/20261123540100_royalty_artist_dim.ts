@@ -2,32 +2,31 @@ import type { Knex } from 'knex';
 import { enableTenantRls } from '../src/db/migration-helpers';
 
 /**
- * Compact rollups at ARTIST × ONE statement dimension (dim 1 DSP, 2 country, 3 sale type,
- * 4 aggregator, its `value`), workspace and member rows, kept like the other compact tables
- * (a file's rows added / subtracted; source: the file's royalty_agg_file_artist rows, one
- * row per dimension):
+ * A compact rollup at ARTIST × ONE statement dimension (dim 1 DSP, 2 country, 3 sale type,
+ * 4 aggregator, its `value`) × sale month × accounting period, workspace and member rows,
+ * kept like the other compact tables (a file's rows added / subtracted; source: the file's
+ * royalty_agg_file_artist rows, one row per dimension):
  *
- *   royalty_agg_artist_dim      + sale month × accounting period (dated requests)
- *   royalty_agg_artist_dim_all  all time (undated requests)
+ *   royalty_agg_artist_dim
  *
- * They answer an artist (filter or breakdown) crossed with one dimension (filter or
+ * It answers an artist (filter or breakdown) crossed with one dimension (filter or
  * breakdown), the commonest crossed question (/royalty/dsp?artist=…, /royalty/?artist=…&
- * country=DE, /royalty/artist?country=DE&periodFilterType=accounting&…). These read the
- * per-file artist rollup (every file's rows of the artist: 30,000 rows at 10M lines) or the
- * cross rollup at catalogue grain (30,800 rows for an accounting half-year × one country);
- * here they are a few hundred rows at most. Small: artists × the values they sell in × months;
- * a file adds artists × values rows (cheap, unlike an all-time twin of the artist rollup).
+ * country=DE, /royalty/artist?country=DE&periodFilterType=accounting&…), dated or not (an
+ * undated request sums the months: 24 × 8 rows for one artist's DSPs). These read the per-file
+ * artist rollup (every file's rows of the artist: 30,000 rows at 10M lines) or the cross
+ * rollup at catalogue grain (30,800 rows for an accounting half-year × one country); here
+ * they are a few hundred rows at most. No all-time twin: its upsert cost as much as the
+ * dated table's (~60 ms a file in bench:analytics) for requests the dated one answers in a
+ * few hundred rows.
  *
  * The unique key doubles as the read index: dimension, then artist (an artist's rows are one
  * range), then value (a value's rows of every artist: a skip scan over the artists).
  */
 const COLS: Record<string, string> = {
   royalty_agg_artist_dim: 'sale_month date, accounting_period date, ap_end date,',
-  royalty_agg_artist_dim_all: '',
 };
 const KEYS: Record<string, string> = {
   royalty_agg_artist_dim: 'tenant_id, payee, dim, artist_id, value, sale_month, accounting_period, ap_end',
-  royalty_agg_artist_dim_all: 'tenant_id, payee, dim, artist_id, value',
 };
 /** A file's artist rows, one per dimension (as aggregate.ts reads them). */
 const ARTIST_DIM_SOURCE = `(SELECT a.tenant_id, a.file_id, a.payee, a.sale_month, a.accounting_period, a.ap_end, a.artist_id, d.dim, d.value, a.revenue, a.quantity, a.lines

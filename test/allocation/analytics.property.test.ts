@@ -137,7 +137,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
       // artist × statement dimensions, dated and undated (the per-file artist rollup: undated reads every file's rows of the artist)
       [`artist=${a1}&start=2024-02&dsp=Deezer`, `l.artist_id = ? AND l.sale_month >= '2024-02-01' AND l.dsp = ?`, [a1, 'Deezer']],
       [`dsp=Spotify&country=DE`, `l.dsp = ? AND l.country = ?`, ['Spotify', 'DE']],
-      // product / recording × two statement dimensions (their lines through royalty_agg_file_lines)
+      // product / recording × two statement dimensions (their lines through the cross rows' line lists)
       [`product=${p1}&dsp=Spotify&country=DE`, `l.product_id = ? AND l.dsp = ? AND l.country = ?`, [p1, 'Spotify', 'DE']],
       [`asset=${s1}&dsp=Spotify&periodFilterType=accounting&start=2024-02-01&end=2024-03-31`,
         `l.asset_id = ? AND l.dsp = ? AND f.accounting_period BETWEEN '2024-02-01' AND '2024-03-01'`, [s1, 'Spotify']],

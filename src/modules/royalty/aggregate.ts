@@ -1,5 +1,5 @@
 /**
- * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100, 540200).
+ * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100, 540200, 540300).
  *
  * Per file (rebuilt whole for a file, the source of truth for the compact tables):
  *   royalty_agg_file_dims       sale month × DSP × country × sale type × aggregator
@@ -8,16 +8,15 @@
  *                               (workspace and member rows): artist × any dimensions
  *   royalty_agg_file_cross      sale month × artist × product × recording × ONE statement
  *                               dimension (dim 1 DSP, 2 country, 3 sale type, 4 aggregator)
- *                               for the workspace, with the rows' line numbers; for members
- *                               at artist grain
- *   (compact, from the artist rows: royalty_agg_artist_dim[_all], artist × ONE dimension;
+ *                               for the workspace, with the rows' line numbers (what no
+ *                               rollup answers fetches exactly its lines through them); for
+ *                               members at artist grain
+ *   (compact, from the artist rows: royalty_agg_artist_dim, artist × ONE dimension × month;
  *    from the dims rows: royalty_agg_dim[_all], ONE dimension)
- *   royalty_agg_file_lines      the file's line numbers by sale month × artist × product ×
- *                               recording (workspace): for what no rollup answers
  * All of them from ONE statement that reads the file's lines once and its current earnings
  * once: catalogue and artist × dimension rows hashed together (GROUPING SETS), the dims rows
- * and the member cross rows summed from the artist rows, the workspace cross rows and the
- * line lists from the same lines. Hash joins (the file's rows were written a moment ago:
+ * and the member cross rows summed from the artist rows, the workspace cross rows from the
+ * same lines. Hash joins (the file's rows were written a moment ago:
  * their statistics are stale, and a nested loop over a misestimated "1 row" is quadratic).
  * Compact tables (no file) are kept by subtracting the file's old per-file rows and adding
  * its new ones (INSERT … ON CONFLICT DO UPDATE), so a file costs work proportional to its
@@ -43,7 +42,6 @@ const DIM_SOURCE = oneRowPerDim('royalty_agg_file_dims', '');
 /** compact table → [per-file source, its upsert key (after tenant_id)] */
 const COMPACT: [string, string, string[]][] = [
   ['royalty_agg_artist_dim', ARTIST_DIM_SOURCE, ['payee', 'dim', 'artist_id', 'value', 'sale_month', 'accounting_period', 'ap_end']],
-  ['royalty_agg_artist_dim_all', ARTIST_DIM_SOURCE, ['payee', 'dim', 'artist_id', 'value']],
   ['royalty_agg_dim', DIM_SOURCE, ['payee', 'dim', 'value', 'sale_month', 'accounting_period', 'ap_end']],
   ['royalty_agg_dim_all', DIM_SOURCE, ['payee', 'dim', 'value']],
   ['royalty_agg_period', 'royalty_agg_file_dims', DATED],
@@ -52,7 +50,7 @@ const COMPACT: [string, string, string[]][] = [
   ['royalty_agg_dims_all', 'royalty_agg_file_dims', ['payee', ...DIMS]],
   ['royalty_agg_catalogue_all', 'royalty_agg_file_catalogue', ['payee', ...CAT]],
 ];
-const FILE_TABLES = ['royalty_agg_file_dims', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross', 'royalty_agg_file_artist', 'royalty_agg_file_lines'];
+const FILE_TABLES = ['royalty_agg_file_dims', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross', 'royalty_agg_file_artist'];
 
 /** Adds (sign 1) or subtracts (-1) a file's per-file rows to the compact tables; returns the tables where a row fell to zero. */
 async function moveCompact(trx: Trx, tenantId: number, fileId: string, sign: 1 | -1): Promise<string[]> {
@@ -113,12 +111,12 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
   const per = `?, ?::date, ?::date, ?::uuid`; // tenant_id, accounting_period, ap_end, file_id
   const perB = [tenantId, ap, apEnd, fileId];
   await hashJoins(trx, async () => {
-    // ONE statement, the file's lines read once (`l`, used three times: materialised):
+    // ONE statement, the file's lines read once (`l`, used twice: materialised):
     //  - g: lines + current earnings hashed into two grouping sets, catalogue (gset 1) and
     //    artist × all four dimensions (gset 2); the dims rows are the artist rows summed over
     //    the artist (a few rows, not a third hash of every line and earning);
     //  - the member cross rows (artist grain × ONE dimension) from g's member artist rows;
-    //  - the workspace cross rows (catalogue × ONE dimension) and the line lists from `l`.
+    //  - the workspace cross rows (catalogue × ONE dimension, with their line numbers) from `l`.
     await trx.raw(
       `WITH l AS (
          SELECT line_no, sale_month, ${all}, l.base_amount, l.quantity
@@ -158,14 +156,10 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
          SELECT ${per}, ?::uuid, sale_month, ${cat}, ${dimNo}, ${dimValue}, sum(base_amount), sum(quantity), count(*), array_agg(line_no)
            FROM l GROUP BY GROUPING SETS ${oneDim(`sale_month, ${cat}`)}
        )
-       -- the line numbers by sale month × catalogue item: what a product / recording request the
-       -- rollups cannot answer fetches through the lines' (tenant, file, line_no) index
-       INSERT INTO royalty_agg_file_lines (tenant_id, file_id, sale_month, ${cat}, line_nos)
-       SELECT ?, ?::uuid, sale_month, ${cat}, array_agg(line_no) FROM l GROUP BY sale_month, ${cat}`,
+       SELECT 1`,
       [
         tenantId, fileId, ZERO_UUID, tenantId, fileId,
         ...perB, ...perB, ...perB, ...perB, ZERO_UUID, ...perB, ZERO_UUID,
-        tenantId, fileId,
       ],
     );
   });

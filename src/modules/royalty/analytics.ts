@@ -7,10 +7,10 @@
  *   royalty_agg_period          totals, month, accounting period
  *   royalty_agg_dim[_all]       ONE statement dimension, no catalogue
  *   royalty_agg_dims[_all]      two or more statement dimensions, no catalogue
- *   (artist only: royalty_agg_artist_dim[_all]'s aggregator rows, summed)
+ *   (artist only, dated: royalty_agg_artist_dim's aggregator rows, summed)
  *   royalty_agg_catalogue[_all] catalogue, no statement dimension
- *   royalty_agg_artist_dim[_all] artist × ONE statement dimension (compact, dated or all-time),
- *                               workspace and members
+ *   royalty_agg_artist_dim      artist × ONE statement dimension (compact, by month; undated
+ *                               requests sum the months), workspace and members
  *   royalty_agg_file_artist     artist × two or more statement dimensions (or one, with a
  *                               file filter), workspace and members, dated or not
  *                               (undated: every file's rows, by its artist index)
@@ -23,11 +23,11 @@
  *     earnings                  two or more dimensions, a member's product / recording
  *                               breakdown or filter crossed with a dimension, a product /
  *                               recording breakdown under two or more dimension filters):
- *                               the line numbers to fetch, per file — under dimension
- *                               filters the intersection of the workspace cross rows' lists
- *                               (one per filter, exactly the matching lines), else the
- *                               filtered items' royalty_agg_file_lines — then each line (or
- *                               the member's earnings of it) by index. Never a scan.
+ *                               the line numbers to fetch, per file, from the workspace
+ *                               cross rows — under dimension filters the intersection of one
+ *                               list per filter (exactly the matching lines), else the item's
+ *                               aggregator rows (every value: all its lines) — then each line
+ *                               (or the member's earnings of it) by index. Never a scan.
  * Scope: admins/owners read payee = ZERO_UUID (every line of the workspace, matched or
  * not); other members read their own payee rows (their earnings).
  * Dates: `start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months
@@ -152,7 +152,7 @@ export async function royaltyAnalytics(
   const allTime = !fileFilter && !q.start && !q.end && needed.size > 0 && !groupCols.some((c) => ['sale_month', 'accounting_period'].includes(c));
   // Crossed requests:
   //  - artist (the only catalogue column) × ONE statement dimension → the compact artist ×
-  //    dimension rollup (dated or all-time; with a file filter: the per-file rollups below);
+  //    dimension rollup (by month; with a file filter: the per-file rollups below);
   //  - artist × statement dimensions, with an artist filter or two or more dimensions → the
   //    artist rollup (artist × all four dimensions, workspace and members);
   //  - catalogue × ONE dimension otherwise → the cross rollup (workspace at catalogue grain,
@@ -161,7 +161,7 @@ export async function royaltyAnalytics(
   //    recording × any dimension, a product / recording breakdown under two or more
   //    dimension filters) → the lines (or the member's earnings of them) named by the line
   //    lists: the cross rows' lists of the dimension filters, intersected, or the filtered
-  //    items' royalty_agg_file_lines when there is no dimension filter. `raw` is left for
+  //    items' aggregator rows when there is no dimension filter. `raw` is left for
   //    opts.raw (the bench's reference) and as a guard.
   const artistOnly = cat.length === 1 && cat[0] === 'artist_id';
   const kind = !crossed
@@ -180,8 +180,9 @@ export async function royaltyAnalytics(
     let dimCond = '';
     if (kind === 'artist') source = 'royalty_agg_file_artist';
     else if (kind === 'artistdim') {
-      // artist × ONE dimension, dated or all-time (compact): the dimension's value under its own name.
-      source = `royalty_agg_artist_dim${allTime ? '_all' : ''}`;
+      // artist × ONE dimension (compact, by month; undated: every month's rows): the
+      // dimension's value under its own name.
+      source = 'royalty_agg_artist_dim';
       cols = `*, value AS ${stmt[0]}`;
       dimCond = ` AND dim = ${CROSS_DIMS[stmt[0]!]}`;
     } else if (kind === 'cross') {
@@ -196,10 +197,11 @@ export async function royaltyAnalytics(
       source = `royalty_agg_dim${allTime ? '_all' : ''}`;
       cols = `*, value AS ${stmt[0]}`;
       dimCond = ` AND dim = ${CROSS_DIMS[stmt[0]!]}`;
-    } else if (artistOnly) {
-      // By artist alone: the artist × aggregator rows. Every line has exactly one value of each
-      // dimension, so one dimension's rows of an artist sum to the artist's totals.
-      source = `royalty_agg_artist_dim${allTime ? '_all' : ''}`;
+    } else if (artistOnly && !allTime) {
+      // By artist alone, dated: the artist × aggregator rows of the months. Every line has
+      // exactly one value of each dimension, so one dimension's rows of an artist sum to the
+      // artist's totals (undated: the all-time catalogue rows, fewer than every month's).
+      source = 'royalty_agg_artist_dim';
       dimCond = ` AND dim = ${CROSS_DIMS.aggregator}`;
     } else source = `${cat.length ? 'royalty_agg_catalogue' : 'royalty_agg_dims'}${allTime ? '_all' : ''}`;
     from = `(SELECT ${cols} FROM ${source} WHERE tenant_id = ? AND payee = ?${dimCond}${fileFilter ? ' AND file_id = ?' : ''}) s`;
@@ -212,49 +214,40 @@ export async function royaltyAnalytics(
       // line through the lines' (tenant, file, line_no) index, or the member's earnings of it
       // through the earnings' (tenant, file, line) index. Catalogue and sale-month filters
       // narrow the line lists; every filter applies again to the lines below.
+      // The lines to fetch come from the workspace cross rows' line lists (file × sale month ×
+      // catalogue item × ONE dimension value; migration 20261123540000). Under dimension
+      // filters: the INTERSECTION of one cross row's list per filter (same file × month ×
+      // item), exactly the lines matching every dimension filter. Without one: the item's
+      // aggregator rows, every value — each line has exactly one aggregator, so their lists
+      // together are the item's lines. Catalogue, sale-month and accounting filters narrow
+      // each side; every filter applies again to the fetched lines below.
       const dimFilters = filters.filter((f) => DIMS.has(f.col));
-      let lists: string;
-      let listName: string;
-      if (dimFilters.length) {
-        // Under dimension filters the lines to fetch are the INTERSECTION of one workspace
-        // cross row's line list per filter (same file × sale month × catalogue key): exactly
-        // the lines matching every dimension filter (migration 20261123540000). Catalogue,
-        // sale-month and accounting filters narrow each side; all filters apply again below.
-        const narrow = filters.filter((f) => CAT.has(f.col) || f.col === 'sale_month' || f.col === 'period');
-        // Member view: a row whose artist the member earns nothing from under that value in
-        // that file and month (no member cross row, artist grain) is skipped before its
-        // lines' earnings are probed: one index probe instead of one per line.
-        const mine = (i: number) =>
-          payee === null || i > 0
-            ? ''
-            : ` AND EXISTS (SELECT 1 FROM royalty_agg_file_cross x WHERE x.tenant_id = royalty_agg_file_cross.tenant_id AND x.payee = ?::uuid
-                  AND x.dim = royalty_agg_file_cross.dim AND x.value = royalty_agg_file_cross.value AND x.artist_id IS NOT DISTINCT FROM royalty_agg_file_cross.artist_id
-                  AND x.file_id = royalty_agg_file_cross.file_id AND x.sale_month IS NOT DISTINCT FROM royalty_agg_file_cross.sale_month)`;
-        const side = (f: (typeof dimFilters)[number], i: number) => {
-          fromB.push(tenantId, ZERO_UUID, ...f.b, ...(fileFilter ? [q.file] : []), ...narrow.flatMap((n) => n.b), ...(mine(i) ? [payee] : []));
-          return `(SELECT file_id, coalesce(sale_month, '-infinity') AS m, coalesce(artist_id, ?::uuid) AS ar, coalesce(product_id, ?::uuid) AS pr, coalesce(asset_id, ?::uuid) AS rc, line_nos
-                     FROM royalty_agg_file_cross WHERE tenant_id = ? AND payee = ? AND dim = ${CROSS_DIMS[f.col]} AND value = ?${fileFilter ? ' AND file_id = ?' : ''}${narrow
-                       .map((n) => ` AND ${n.sql}`)
-                       .join('')}${mine(i)}) c${i}`;
-        };
-        const parts = dimFilters.map((f, i) => {
-          fromB.push(ZERO_UUID, ZERO_UUID, ZERO_UUID);
-          return side(f, i);
-        });
-        const on = (i: number) => ['file_id', 'm', 'ar', 'pr', 'rc'].map((k) => `c${i}.${k} = c0.${k}`).join(' AND ');
-        // One list per file (one index scan of the file's lines, not one per cross row).
-        const keep = dimFilters.slice(1).map((_, i) => `x = ANY(c${i + 1}.line_nos)`);
-        lists = `(SELECT c0.file_id, array_agg(x) AS line_nos FROM ${parts[0]}${parts
-          .slice(1)
-          .map((p, i) => ` JOIN ${p} ON ${on(i + 1)}`)
-          .join('')} CROSS JOIN LATERAL unnest(c0.line_nos) x${keep.length ? ` WHERE ${keep.join(' AND ')}` : ''} GROUP BY c0.file_id) p`;
-        listName = 'royalty_agg_file_cross line lists';
-      } else {
-        const narrow = filters.filter((f) => CAT.has(f.col) || f.col === 'sale_month');
-        lists = `(SELECT file_id, line_nos FROM royalty_agg_file_lines WHERE tenant_id = ?${fileFilter ? ' AND file_id = ?' : ''}${narrow.map((f) => ` AND ${f.sql}`).join('')}) p`;
-        fromB.push(tenantId, ...(fileFilter ? [q.file] : []), ...narrow.flatMap((f) => f.b));
-        listName = 'royalty_agg_file_lines';
-      }
+      const sides = dimFilters.length ? dimFilters.map((f) => ({ dim: CROSS_DIMS[f.col]!, b: f.b })) : [{ dim: CROSS_DIMS.aggregator!, b: [] as unknown[] }];
+      const narrow = filters.filter((f) => CAT.has(f.col) || f.col === 'sale_month' || f.col === 'period');
+      // Member view: a row whose artist the member earns nothing from under that value in that
+      // file and month (no member cross row, artist grain) is skipped before its lines'
+      // earnings are probed: one index probe instead of one per line.
+      const mine = (i: number) =>
+        payee === null || i > 0
+          ? ''
+          : ` AND (value IS NULL OR EXISTS (SELECT 1 FROM royalty_agg_file_cross x WHERE x.tenant_id = royalty_agg_file_cross.tenant_id AND x.payee = ?::uuid
+                AND x.dim = royalty_agg_file_cross.dim AND x.value = royalty_agg_file_cross.value AND x.artist_id IS NOT DISTINCT FROM royalty_agg_file_cross.artist_id
+                AND x.file_id = royalty_agg_file_cross.file_id AND x.sale_month IS NOT DISTINCT FROM royalty_agg_file_cross.sale_month))`;
+      const parts = sides.map((sd, i) => {
+        fromB.push(ZERO_UUID, ZERO_UUID, ZERO_UUID, tenantId, ZERO_UUID, ...sd.b, ...(fileFilter ? [q.file] : []), ...narrow.flatMap((n) => n.b), ...(mine(i) ? [payee] : []));
+        return `(SELECT file_id, coalesce(sale_month, '-infinity') AS m, coalesce(artist_id, ?::uuid) AS ar, coalesce(product_id, ?::uuid) AS pr, coalesce(asset_id, ?::uuid) AS rc, line_nos
+                   FROM royalty_agg_file_cross WHERE tenant_id = ? AND payee = ? AND dim = ${sd.dim}${sd.b.length ? ' AND value = ?' : ''}${fileFilter ? ' AND file_id = ?' : ''}${narrow
+                     .map((n) => ` AND ${n.sql}`)
+                     .join('')}${mine(i)}) c${i}`;
+      });
+      const on = (i: number) => ['file_id', 'm', 'ar', 'pr', 'rc'].map((k) => `c${i}.${k} = c0.${k}`).join(' AND ');
+      // One list per file (one index scan of the file's lines, not one per cross row).
+      const keep = parts.slice(1).map((_, i) => `x = ANY(c${i + 1}.line_nos)`);
+      let lists = `(SELECT c0.file_id, array_agg(x) AS line_nos FROM ${parts[0]}${parts
+        .slice(1)
+        .map((p, i) => ` JOIN ${p} ON ${on(i + 1)}`)
+        .join('')} CROSS JOIN LATERAL unnest(c0.line_nos) x${keep.length ? ` WHERE ${keep.join(' AND ')}` : ''} GROUP BY c0.file_id) p`;
+      const listName = 'royalty_agg_file_cross line lists';
       lists += `
                  JOIN files f ON f.tenant_id = ? AND f.id = p.file_id AND f.status = 'processed'
                  JOIN tenants tn ON tn.id = f.tenant_id`;
