@@ -227,12 +227,18 @@ export async function royaltyAnalytics(
       // Member view: a row whose artist the member earns nothing from under that value in that
       // file and month (no member cross row, artist grain) is skipped before its lines'
       // earnings are probed: one index probe instead of one per line.
+      // The probe is equalities on every column of the cross value index (tenant, payee, dim,
+      // value, artist, accounting period end and start, month: a file's rows share its
+      // period), so it reads the one to four entries of that month's files; rows with a NULL
+      // in one of them are not pruned.
+      const c = 'royalty_agg_file_cross';
       const mine = (i: number) =>
         payee === null || i > 0
           ? ''
-          : ` AND (value IS NULL OR EXISTS (SELECT 1 FROM royalty_agg_file_cross x WHERE x.tenant_id = royalty_agg_file_cross.tenant_id AND x.payee = ?::uuid
-                AND x.dim = royalty_agg_file_cross.dim AND x.value = royalty_agg_file_cross.value AND x.artist_id IS NOT DISTINCT FROM royalty_agg_file_cross.artist_id
-                AND x.file_id = royalty_agg_file_cross.file_id AND x.sale_month IS NOT DISTINCT FROM royalty_agg_file_cross.sale_month))`;
+          : ` AND (value IS NULL OR artist_id IS NULL OR sale_month IS NULL OR accounting_period IS NULL OR EXISTS (
+                SELECT 1 FROM ${c} x WHERE x.tenant_id = ${c}.tenant_id AND x.payee = ?::uuid AND x.dim = ${c}.dim AND x.value = ${c}.value
+                   AND x.artist_id = ${c}.artist_id AND x.ap_end = ${c}.ap_end AND x.accounting_period = ${c}.accounting_period
+                   AND x.sale_month = ${c}.sale_month AND x.file_id = ${c}.file_id))`;
       const parts = sides.map((sd, i) => {
         fromB.push(ZERO_UUID, ZERO_UUID, ZERO_UUID, tenantId, ZERO_UUID, ...sd.b, ...(fileFilter ? [q.file] : []), ...narrow.flatMap((n) => n.b), ...(mine(i) ? [payee] : []));
         return `(SELECT file_id, coalesce(sale_month, '-infinity') AS m, coalesce(artist_id, ?::uuid) AS ar, coalesce(product_id, ?::uuid) AS pr, coalesce(asset_id, ?::uuid) AS rc, line_nos
