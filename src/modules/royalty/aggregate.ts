@@ -155,6 +155,11 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
          INSERT INTO royalty_agg_file_cross (tenant_id, accounting_period, ap_end, file_id, payee, sale_month, ${cat}, dim, value, revenue, quantity, lines, line_nos)
          SELECT ${per}, ?::uuid, sale_month, ${cat}, ${dimNo}, ${dimValue}, sum(base_amount), sum(quantity), count(*), array_agg(line_no)
            FROM l GROUP BY GROUPING SETS ${oneDim(`sale_month, ${cat}`)}
+          -- written in the value index's order (dim, value, artist): a file's rows of one DSP /
+          -- country are neighbours on disk, so a request by value reads a few pages per file
+          -- instead of one per row (EXPLAIN at 10M, a half-year × one country by product:
+          -- 14.7 ms on rows in hash order, 7.5 ms clustered)
+          ORDER BY 10, 11, 7
        )
        SELECT 1`,
       [
