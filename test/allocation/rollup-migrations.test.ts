@@ -1,0 +1,102 @@
+/**
+ * The session-4 rollup migrations (20261123540000–540300) on a workspace that already has
+ * data: rolled back one by one (each down() restores the previous schema: the per-item line
+ * lists table, the old cross indexes) and applied again (each up() backfills from the files'
+ * existing rows: the cross rows' line numbers, the artist × dimension and one-dimension
+ * compact rollups). Afterwards the rollup rows are the same as aggregateFile wrote them, and
+ * every /royalty/* answer is unchanged.
+ */
+import assert from 'node:assert/strict';
+import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { createArtist, createAsset, createSplit, loadStatement, waitForReallocation, type LineIn } from './helpers';
+
+const SESSION4 = ['20261123540300_royalty_drop_file_lines.ts', '20261123540200_royalty_dim.ts', '20261123540100_royalty_artist_dim.ts', '20261123540000_royalty_cross_line_lists.ts'];
+
+describe('rollup migrations 20261123540000–540300 down and up on existing data', function () {
+  this.timeout(120_000);
+  let app: TestApp;
+  let t: TestTenant;
+
+  before(async () => {
+    app = await startTestApp({ workers: true });
+    t = await createTestTenant(app, 'Migrations');
+    const u = t.users;
+    const artists = [await createArtist(app, t.tenantId, 'Alpha'), await createArtist(app, t.tenantId, 'Beta')];
+    const isrcs = ['USMIG2400010', 'USMIG2400020', 'USMIG2400030'];
+    for (const [i, isrc] of isrcs.entries()) await createAsset(app, t.tenantId, { title: `Song ${i}`, isrc, artistId: artists[i % 2] });
+    await createSplit(app, t.tenantId, { target: 'artist', id: artists[0]!, shares: { [u.owner!.tenantUserId]: '70', [u.user!.tenantUserId]: '30' } });
+    await createSplit(app, t.tenantId, { target: 'artist', id: artists[1]!, shares: { [u.user!.tenantUserId]: '100' } });
+    await waitForReallocation(app, t.tenantId);
+    const dsps = ['Spotify', 'Deezer', null];
+    const countries = ['DE', 'US', 'FR', null];
+    for (const [f, month] of ['2024-01-01', '2024-02-01'].entries()) {
+      const lines: LineIn[] = [];
+      for (let i = 0; i < 40; i++) {
+        lines.push({
+          saleMonth: i % 9 === 4 ? null : month,
+          dsp: dsps[i % 3]!,
+          country: countries[(i + f) % 4]!,
+          saleType: i % 2 ? 'stream' : 'download',
+          aggregator: i % 5 ? 'DistroKid' : null,
+          isrc: i % 7 === 6 ? 'ZZUNK2400001' : isrcs[i % 3]!,
+          quantity: String(i + 1),
+          net: `${(i * 1.375).toFixed(3)}`,
+          currency: 'USD',
+        });
+      }
+      await loadStatement(app, t.tenantId, { salePeriodEnd: `${month.slice(0, 8)}28`, lines });
+    }
+  });
+  after(async () => app.close());
+
+  const ROUTES = ['/royalty/', '/royalty/month', '/royalty/dsp', '/royalty/country', '/royalty/artist', '/royalty/asset'];
+  const FILTERS = ['', 'country=DE', 'dsp=Spotify&country=DE', 'saleType=stream&start=2024-02', 'periodFilterType=accounting&start=2024-01&end=2024-01'];
+  async function answers(): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    for (const route of ROUTES) {
+      for (const qs of FILTERS) {
+        for (const who of ['admin', 'user'] as const) {
+          const res = await app.request('GET', `${route}${qs ? `?${qs}` : ''}`, { token: t.users[who]!.token });
+          assert.equal(res.status, 200, res.text);
+          out[`${who} ${route}?${qs}`] = res.body.data;
+        }
+      }
+    }
+    return out;
+  }
+  async function rows(): Promise<Record<string, unknown[]>> {
+    const q = async (sql: string) => (await app.svc.db.owner.raw(sql, [t.tenantId])).rows;
+    return {
+      cross: await q(`SELECT file_id, payee, sale_month, artist_id, product_id, asset_id, dim, value, revenue::text, lines,
+                             ARRAY(SELECT x FROM unnest(line_nos) x ORDER BY x) AS line_nos
+                        FROM royalty_agg_file_cross WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`),
+      artistDim: await q(`SELECT payee, dim, artist_id, value, sale_month, accounting_period, revenue::text, quantity::text, lines
+                            FROM royalty_agg_artist_dim WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5, 6`),
+      dim: await q(`SELECT payee, dim, value, sale_month, accounting_period, revenue::text, quantity::text, lines
+                      FROM royalty_agg_dim WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5`),
+      dimAll: await q(`SELECT payee, dim, value, revenue::text, quantity::text, lines FROM royalty_agg_dim_all WHERE tenant_id = ? ORDER BY 1, 2, 3`),
+    };
+  }
+
+  it('rolls back to the session-3 schema and back again; rollups and answers unchanged', async () => {
+    const before = { answers: await answers(), rows: await rows() };
+    assert.ok(before.rows.cross.some((r: any) => r.line_nos?.length), 'the workspace cross rows list their lines');
+    assert.ok(before.rows.artistDim.length > 0 && before.rows.dim.length > 0);
+
+    const owner = app.svc.db.owner;
+    for (const name of SESSION4) {
+      const [, done] = (await owner.migrate.down()) as [number, string[]];
+      assert.deepEqual(done, [name]);
+    }
+    // The session-3 schema: the per-item line lists are back, rebuilt from the lines.
+    const { rows: lists } = await owner.raw(`SELECT count(*)::int AS n, sum(cardinality(line_nos))::int AS nos FROM royalty_agg_file_lines WHERE tenant_id = ?`, [t.tenantId]);
+    const { rows: lines } = await owner.raw(`SELECT count(*)::int AS n FROM royalty_lines WHERE tenant_id = ? AND base_amount IS NOT NULL`, [t.tenantId]);
+    assert.ok(lists[0].n > 0);
+    assert.equal(lists[0].nos, lines[0].n);
+
+    const [, applied] = (await owner.migrate.latest()) as [number, string[]];
+    assert.deepEqual(applied, [...SESSION4].reverse());
+    assert.deepEqual(await rows(), before.rows);
+    assert.deepEqual(await answers(), before.answers);
+  });
+});
