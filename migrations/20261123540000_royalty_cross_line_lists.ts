@@ -29,11 +29,12 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`ALTER TABLE royalty_agg_file_cross ADD COLUMN line_nos integer[]`);
   for (const i of ['product', 'asset', 'value']) await knex.raw(`DROP INDEX IF EXISTS royalty_agg_file_cross_${i}`);
 
+  // Each file's accounting period as its rows hold it (what aggregateFile wrote then): not
+  // recomputed from today's cadence, which may have changed since, so the rebuilt workspace
+  // rows keep matching the file's member rows and its other rollups.
   const { rows: files } = await knex.raw(
-    `SELECT f.tenant_id, f.id, f.accounting_period,
-            (f.accounting_period + make_interval(months => CASE t.accounting_cadence WHEN 'quarterly' THEN 3 WHEN 'half-yearly' THEN 6 ELSE 1 END) - interval '1 day')::date AS ap_end
-       FROM files f JOIN tenants t ON t.id = f.tenant_id
-      WHERE EXISTS (SELECT 1 FROM royalty_agg_file_cross c WHERE c.tenant_id = f.tenant_id AND c.file_id = f.id AND c.payee = '${ZERO}')`,
+    `SELECT tenant_id, file_id AS id, min(accounting_period)::text AS accounting_period, min(ap_end)::text AS ap_end
+       FROM royalty_agg_file_cross WHERE payee = '${ZERO}' GROUP BY tenant_id, file_id`,
   );
   const oneDim = '(' + DIMS.map((d) => `(sale_month, ${CAT}, ${d})`).join(', ') + ')';
   for (const f of files as { tenant_id: number; id: string; accounting_period: string | null; ap_end: string | null }[]) {

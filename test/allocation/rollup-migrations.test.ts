@@ -4,7 +4,8 @@
  * lists table, the old cross indexes) and applied again (each up() backfills from the files'
  * existing rows: the cross rows' line numbers, the artist × dimension and one-dimension
  * compact rollups). Afterwards the rollup rows are the same as aggregateFile wrote them, and
- * every /royalty/* answer is unchanged.
+ * every /royalty/* answer is unchanged — also when the workspace's cadence changed after its
+ * files were aggregated.
  */
 import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
@@ -79,6 +80,10 @@ describe('rollup migrations 20261123540000–540300 down and up on existing data
   }
 
   it('rolls back to the session-3 schema and back again; rollups and answers unchanged', async () => {
+    // The cadence changed after the files were aggregated (no re-aggregation): the backfill
+    // keeps each file's period as its rows hold it, or the rebuilt workspace rows would no
+    // longer match the file's member rows (the members' prune compares the periods).
+    await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ accounting_cadence: 'quarterly' });
     const before = { answers: await answers(), rows: await rows() };
     assert.ok(before.rows.cross.some((r: any) => r.line_nos?.length), 'the workspace cross rows list their lines');
     assert.ok(before.rows.artistDim.length > 0 && before.rows.dim.length > 0);

@@ -11,8 +11,8 @@
  *   royalty_agg_catalogue[_all] catalogue, no statement dimension
  *   royalty_agg_artist_dim      artist × ONE statement dimension (compact, by month; undated
  *                               requests sum the months), workspace and members
- *   royalty_agg_file_artist     artist × two or more statement dimensions (or one, with a
- *                               file filter), workspace and members, dated or not
+ *   royalty_agg_file_artist     artist × two or more statement dimensions (or an artist
+ *                               filter × one, with a file filter), workspace and members, dated or not
  *                               (undated: every file's rows, by its artist index)
  *   royalty_agg_file_cross      catalogue × ONE statement dimension (workspace view; a
  *                               member's at artist grain), read across files through its
