@@ -28,6 +28,9 @@ describe('rollup migrations 20261123540000–540300 down and up on existing data
     await createSplit(app, t.tenantId, { target: 'artist', id: artists[0]!, shares: { [u.owner!.tenantUserId]: '70', [u.user!.tenantUserId]: '30' } });
     await createSplit(app, t.tenantId, { target: 'artist', id: artists[1]!, shares: { [u.user!.tenantUserId]: '100' } });
     await waitForReallocation(app, t.tenantId);
+    // Quarterly while the files are aggregated (both files: Q1 2024, ending 2024-03-31); the
+    // tests switch to monthly afterwards without re-aggregating.
+    await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ accounting_cadence: 'quarterly' });
     const dsps = ['Spotify', 'Deezer', null];
     const countries = ['DE', 'US', 'FR', null];
     for (const [f, month] of ['2024-01-01', '2024-02-01'].entries()) {
@@ -83,7 +86,7 @@ describe('rollup migrations 20261123540000–540300 down and up on existing data
     // The cadence changed after the files were aggregated (no re-aggregation): the backfill
     // keeps each file's period as its rows hold it, or the rebuilt workspace rows would no
     // longer match the file's member rows (the members' prune compares the periods).
-    await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ accounting_cadence: 'quarterly' });
+    await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ accounting_cadence: 'monthly' });
     const before = { answers: await answers(), rows: await rows() };
     assert.ok(before.rows.cross.some((r: any) => r.line_nos?.length), 'the workspace cross rows list their lines');
     assert.ok(before.rows.artistDim.length > 0 && before.rows.dim.length > 0);
@@ -103,5 +106,20 @@ describe('rollup migrations 20261123540000–540300 down and up on existing data
     assert.deepEqual(applied, [...SESSION4].reverse());
     assert.deepEqual(await rows(), before.rows);
     assert.deepEqual(await answers(), before.answers);
+  });
+
+  it('after a cadence change, the line-list path reads the files\' accounting periods as the rollups hold them', async () => {
+    // The cadence is monthly now, the files were aggregated quarterly: both files' period
+    // (Q1) ends 2024-03-31 in every rollup, so both overlap February. A request answered from
+    // the line lists (a recording breakdown under two dimension filters) must agree with the
+    // dims rollup (it recomputed the end from today's cadence: January's file dropped out).
+    const qs = 'periodFilterType=accounting&start=2024-02&end=2024-02&dsp=Spotify&country=DE';
+    for (const who of ['admin', 'user'] as const) {
+      const lists = await app.request('GET', `/royalty/asset?${qs}`, { token: t.users[who]!.token });
+      const dims = await app.request('GET', `/royalty/?${qs}`, { token: t.users[who]!.token });
+      assert.equal(lists.status, 200, lists.text);
+      assert.ok(dims.body.data.total.lines > 0, 'the comparison must see data');
+      assert.deepEqual(lists.body.data.total, dims.body.data.total, who);
+    }
   });
 });

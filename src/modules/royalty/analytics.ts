@@ -241,7 +241,7 @@ export async function royaltyAnalytics(
                    AND x.sale_month = ${c}.sale_month AND x.file_id = ${c}.file_id))`;
       const parts = sides.map((sd, i) => {
         fromB.push(ZERO_UUID, ZERO_UUID, ZERO_UUID, tenantId, ZERO_UUID, ...sd.b, ...(fileFilter ? [q.file] : []), ...narrow.flatMap((n) => n.b), ...(mine(i) ? [payee] : []));
-        return `(SELECT file_id, coalesce(sale_month, '-infinity') AS m, coalesce(artist_id, ?::uuid) AS ar, coalesce(product_id, ?::uuid) AS pr, coalesce(asset_id, ?::uuid) AS rc, line_nos
+        return `(SELECT file_id, coalesce(sale_month, '-infinity') AS m, coalesce(artist_id, ?::uuid) AS ar, coalesce(product_id, ?::uuid) AS pr, coalesce(asset_id, ?::uuid) AS rc, line_nos, accounting_period, ap_end
                    FROM royalty_agg_file_cross WHERE tenant_id = ? AND payee = ? AND dim = ${sd.dim}${sd.b.length ? ' AND value = ?' : ''}${fileFilter ? ' AND file_id = ?' : ''}${narrow
                      .map((n) => ` AND ${n.sql}`)
                      .join('')}${mine(i)}) c${i}`;
@@ -249,25 +249,26 @@ export async function royaltyAnalytics(
       const on = (i: number) => ['file_id', 'm', 'ar', 'pr', 'rc'].map((k) => `c${i}.${k} = c0.${k}`).join(' AND ');
       // One list per file (one index scan of the file's lines, not one per cross row).
       const keep = parts.slice(1).map((_, i) => `x = ANY(c${i + 1}.line_nos)`);
-      let lists = `(SELECT c0.file_id, array_agg(x) AS line_nos FROM ${parts[0]}${parts
+      // The file's accounting period as its rollup rows hold it (set when it was aggregated),
+      // like every other source: not recomputed from a cadence changed since.
+      let lists = `(SELECT c0.file_id, min(c0.accounting_period) AS accounting_period, min(c0.ap_end) AS ap_end, array_agg(x) AS line_nos FROM ${parts[0]}${parts
         .slice(1)
         .map((p, i) => ` JOIN ${p} ON ${on(i + 1)}`)
         .join('')} CROSS JOIN LATERAL unnest(c0.line_nos) x${keep.length ? ` WHERE ${keep.join(' AND ')}` : ''} GROUP BY c0.file_id) p`;
       const listName = 'royalty_agg_file_cross line lists';
       lists += `
-                 JOIN files f ON f.tenant_id = ? AND f.id = p.file_id AND f.status = 'processed'
-                 JOIN tenants tn ON tn.id = f.tenant_id`;
+                 JOIN files f ON f.tenant_id = ? AND f.id = p.file_id AND f.status = 'processed'`;
       fromB.push(tenantId);
       if (payee === null) {
         source = `${listName} → lines`;
-        from = `(SELECT l.sale_month, ${ap}, l.dsp, l.country, l.sale_type, l.aggregator, l.artist_id, l.product_id, l.asset_id,
+        from = `(SELECT l.sale_month, p.accounting_period, p.ap_end, l.dsp, l.country, l.sale_type, l.aggregator, l.artist_id, l.product_id, l.asset_id,
                         l.base_amount AS revenue, l.quantity, 1 AS lines
                    FROM ${lists}
                    CROSS JOIN LATERAL (SELECT l.sale_month, l.dsp, l.country, l.sale_type, l.aggregator, l.artist_id, l.product_id, l.asset_id, l.base_amount, l.quantity
                                          FROM royalty_lines l WHERE l.tenant_id = f.tenant_id AND l.file_id = p.file_id AND l.line_no = ANY(p.line_nos) OFFSET 0) l) s`;
       } else {
         source = `${listName} → earnings`;
-        from = `(SELECT e.sale_month, ${ap}, e.dsp, e.country, e.sale_type, e.aggregator, e.artist_id, e.product_id, e.asset_id,
+        from = `(SELECT e.sale_month, p.accounting_period, p.ap_end, e.dsp, e.country, e.sale_type, e.aggregator, e.artist_id, e.product_id, e.asset_id,
                         e.amount AS revenue, e.quantity, 1 AS lines
                    FROM ${lists}
                    CROSS JOIN LATERAL (SELECT e.sale_month, e.dsp, e.country, e.sale_type, e.aggregator, e.artist_id, e.product_id, e.asset_id, e.amount, e.quantity
