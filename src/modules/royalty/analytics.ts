@@ -178,26 +178,21 @@ export async function royaltyAnalytics(
   if (!opts.raw && kind !== 'raw' && kind !== 'postings') {
     let cols = '*';
     let dimCond = '';
+    // A table of ONE dimension's values (dim, value): the request's dimension, under its own name.
+    const oneDim = (table: string) => {
+      cols = `*, value AS ${stmt[0]}`;
+      dimCond = ` AND dim = ${CROSS_DIMS[stmt[0]!]}`;
+      return table;
+    };
     if (kind === 'artist') source = 'royalty_agg_file_artist';
-    else if (kind === 'artistdim') {
-      // artist × ONE dimension (compact, by month; undated: every month's rows): the
-      // dimension's value under its own name.
-      source = 'royalty_agg_artist_dim';
-      cols = `*, value AS ${stmt[0]}`;
-      dimCond = ` AND dim = ${CROSS_DIMS[stmt[0]!]}`;
-    } else if (kind === 'cross') {
-      // The dimension's value under its own name.
-      source = 'royalty_agg_file_cross';
-      cols = `*, value AS ${stmt[0]}`;
-      dimCond = ` AND dim = ${CROSS_DIMS[stmt[0]!]}`;
-    } else if (fileFilter) source = cat.length ? 'royalty_agg_file_catalogue' : 'royalty_agg_file_dims';
+    // artist × ONE dimension (compact, by month; undated: every month's rows)
+    else if (kind === 'artistdim') source = oneDim('royalty_agg_artist_dim');
+    else if (kind === 'cross') source = oneDim('royalty_agg_file_cross');
+    else if (fileFilter) source = cat.length ? 'royalty_agg_file_catalogue' : 'royalty_agg_file_dims';
     else if (needed.size === 0) source = 'royalty_agg_period';
-    else if (!cat.length && stmt.length === 1) {
-      // ONE statement dimension: its values only (not the four dimensions' combinations).
-      source = `royalty_agg_dim${allTime ? '_all' : ''}`;
-      cols = `*, value AS ${stmt[0]}`;
-      dimCond = ` AND dim = ${CROSS_DIMS[stmt[0]!]}`;
-    } else if (artistOnly && !allTime) {
+    // ONE statement dimension: its values only (not the four dimensions' combinations)
+    else if (!cat.length && stmt.length === 1) source = oneDim(`royalty_agg_dim${allTime ? '_all' : ''}`);
+    else if (artistOnly && !allTime) {
       // By artist alone, dated: the artist × aggregator rows of the months. Every line has
       // exactly one value of each dimension, so one dimension's rows of an artist sum to the
       // artist's totals (undated: the all-time catalogue rows, fewer than every month's).
@@ -210,17 +205,17 @@ export async function royaltyAnalytics(
   } else {
     const ap = `f.accounting_period, (f.accounting_period + make_interval(months => CASE tn.accounting_cadence WHEN 'quarterly' THEN 3 WHEN 'half-yearly' THEN 6 ELSE 1 END) - interval '1 day')::date AS ap_end`;
     if (!opts.raw && kind === 'postings') {
-      // The line numbers of the filtered catalogue items (per file and sale month), then each
-      // line through the lines' (tenant, file, line_no) index, or the member's earnings of it
-      // through the earnings' (tenant, file, line) index. Catalogue and sale-month filters
-      // narrow the line lists; every filter applies again to the lines below.
       // The lines to fetch come from the workspace cross rows' line lists (file × sale month ×
       // catalogue item × ONE dimension value; migration 20261123540000). Under dimension
       // filters: the INTERSECTION of one cross row's list per filter (same file × month ×
       // item), exactly the lines matching every dimension filter. Without one: the item's
       // aggregator rows, every value — each line has exactly one aggregator, so their lists
       // together are the item's lines. Catalogue, sale-month and accounting filters narrow
-      // each side; every filter applies again to the fetched lines below.
+      // each side; every filter applies again to the fetched lines below. Each file's lines
+      // are then ONE index scan `(tenant, file) AND line_no = ANY(…)` of the lines (or of the
+      // member's earnings), in a LATERAL subquery the planner cannot flatten (OFFSET 0:
+      // flattened, it probed `(tenant, line_no)` across every file of the workspace, or read
+      // all of a member's earnings through the payee index).
       const dimFilters = filters.filter((f) => DIMS.has(f.col));
       const sides = dimFilters.length ? dimFilters.map((f) => ({ dim: CROSS_DIMS[f.col]!, b: f.b })) : [{ dim: CROSS_DIMS.aggregator!, b: [] as unknown[] }];
       const narrow = filters.filter((f) => CAT.has(f.col) || f.col === 'sale_month' || f.col === 'period');
@@ -251,14 +246,13 @@ export async function royaltyAnalytics(
       const keep = parts.slice(1).map((_, i) => `x = ANY(c${i + 1}.line_nos)`);
       // The file's accounting period as its rollup rows hold it (set when it was aggregated),
       // like every other source: not recomputed from a cadence changed since.
-      let lists = `(SELECT c0.file_id, min(c0.accounting_period) AS accounting_period, min(c0.ap_end) AS ap_end, array_agg(x) AS line_nos FROM ${parts[0]}${parts
+      const lists = `(SELECT c0.file_id, min(c0.accounting_period) AS accounting_period, min(c0.ap_end) AS ap_end, array_agg(x) AS line_nos FROM ${parts[0]}${parts
         .slice(1)
         .map((p, i) => ` JOIN ${p} ON ${on(i + 1)}`)
-        .join('')} CROSS JOIN LATERAL unnest(c0.line_nos) x${keep.length ? ` WHERE ${keep.join(' AND ')}` : ''} GROUP BY c0.file_id) p`;
-      const listName = 'royalty_agg_file_cross line lists';
-      lists += `
+        .join('')} CROSS JOIN LATERAL unnest(c0.line_nos) x${keep.length ? ` WHERE ${keep.join(' AND ')}` : ''} GROUP BY c0.file_id) p
                  JOIN files f ON f.tenant_id = ? AND f.id = p.file_id AND f.status = 'processed'`;
       fromB.push(tenantId);
+      const listName = 'royalty_agg_file_cross line lists';
       if (payee === null) {
         source = `${listName} → lines`;
         from = `(SELECT l.sale_month, p.accounting_period, p.ap_end, l.dsp, l.country, l.sale_type, l.aggregator, l.artist_id, l.product_id, l.asset_id,
