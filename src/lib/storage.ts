@@ -104,13 +104,18 @@ export class LocalObjectStore implements ObjectStore {
     await fsp.mkdir(path.dirname(target), { recursive: true });
     const tmp = `${target}.${crypto.randomBytes(6).toString('hex')}.part`;
     const counter = new HashCounter();
+    const out = fs.createWriteStream(tmp);
     try {
-      await pipeline(readable, counter, fs.createWriteStream(tmp));
+      await pipeline(readable, counter, out);
       const sha256 = counter.hash.digest('hex');
       await fsp.writeFile(`${target}.meta.json`, JSON.stringify({ size: counter.size, sha256 }));
       await fsp.rename(tmp, target);
       return { size: counter.size, sha256 };
     } catch (err) {
+      // The file stream opens asynchronously: when the source fails at once, its open can
+      // complete after the pipeline rejected. Wait until it is closed, or the temp file would
+      // be created again after it was removed (a leftover .part, seen once in CI).
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       await fsp.rm(tmp, { force: true });
       throw err;
     }
