@@ -130,7 +130,9 @@ await svc.db.owner.raw(`ANALYZE assets, products, splits, split_shares, asset_ar
 console.log(`catalogue: ${DK_RECORDINGS.toLocaleString('en')} recordings, ${releases} releases, 1 artist, ${DK_RECORDINGS * 3 / 4 + 1} splits paying 2–3 of 3 members (${sec(Date.now() - t)} s)`);
 
 // The worker as `npm run worker` starts it (same Node flags), its log lines (step timings) collected from its stdout.
-const worker = spawn(process.execPath, [...WORKER_NODE_FLAGS, ...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : []), '--import', 'tsx', 'src/worker.ts'], {
+// BENCH_WORKER_FLAGS: extra Node/V8 flags for experiments (e.g. "--trace-gc"); BENCH_WORKER_PROF: a directory for --cpu-prof.
+const extraFlags = (process.env.BENCH_WORKER_FLAGS ?? '').split(/\s+/).filter(Boolean);
+const worker = spawn(process.execPath, [...WORKER_NODE_FLAGS, ...extraFlags, ...(process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : []), '--import', 'tsx', 'src/worker.ts'], {
   env: { ...process.env, DATABASE_URL: dbUrl, DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_POLL_SECONDS: '0.5' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });

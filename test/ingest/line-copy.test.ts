@@ -94,8 +94,8 @@ describe('ingest COPY writer: bytes and escapes', () => {
     const fmt = new LineCopyFormatter(t.tenantId, file, null, matcher, () => assert.fail('no line is refused'));
     const base = fc.sample(line, 1)[0]!;
     // 12,000 lines: 6,000 distinct new keys in the first 7,000 (more than 5,000 wait: a round trip mid-way), then repeats
-    // key k: recording k % 100 in store ⌊k / 100⌋ % 60 (at most 60 keys per ISRC: under the matcher's 64 per bucket)
-    const mk = (n: number, k: number): CanonicalLine => ({ ...base, lineNo: n, isrc: isrc(k % 100), trackTitle: `Song ${k % 100}`, dsp: `Store ${Math.floor(k / 100) % 60}`, currency: 'USD', exchangeRate: null });
+    // key k: recording k % 100 on release ⌊k / 100⌋ % 60 (at most 60 keys per ISRC: under the matcher's 64 per bucket)
+    const mk = (n: number, k: number): CanonicalLine => ({ ...base, lineNo: n, isrc: isrc(k % 100), upc: null, trackTitle: `Song ${k % 100}`, releaseTitle: `Release ${Math.floor(k / 100) % 60}`, currency: 'USD', exchangeRate: null });
     const out: Buffer[] = [];
     for (let n = 1; n <= 12_000; n += 250) {
       const batch = Array.from({ length: 250 }, (_, j) => mk(n + j, n + j <= 7000 ? n + j : (n + j) % 7000));
@@ -124,5 +124,97 @@ describe('ingest COPY writer: bytes and escapes', () => {
     const f2 = new LineCopyFormatter(t.tenantId, file, null, broken, () => {});
     assert.equal(await f2.add([mk(1, 1)]), null, 'a new key waits');
     await assert.rejects(f2.flush(), /database went away/);
+
+    // a round trip that fails while the reader goes on: the next batch fails with its error
+    const broken2 = (await LineMatcher.open(app.svc, t.tenantId))!;
+    broken2.resolve = async () => {
+      throw new Error('round trip lost');
+    };
+    const f3 = new LineCopyFormatter(t.tenantId, file, null, broken2, () => {});
+    for (let n = 1; n <= 5000; n += 250) await f3.add(Array.from({ length: 250 }, (_, j) => mk(n + j, n + j)));
+    await new Promise((r) => setImmediate(r));
+    await assert.rejects(f3.add([mk(5001, 5001)]), /round trip lost/);
+  });
+
+  it('a round trip runs while the reader goes on; add() waits for it only when 10,000 lines wait', async () => {
+    const t = await createTestTenant(app, 'Overlap');
+    const isrc = (i: number) => `QZOVL26${String(i).padStart(5, '0')}`;
+    const ids = await withTenant(app.svc.db.app, t.tenantId, async (trx) => {
+      const rows = await trx('assets').insert(Array.from({ length: 200 }, (_, i) => ({ tenant_id: t.tenantId, title: `Song ${i}`, isrc: isrc(i) }))).returning(['id', 'isrc']);
+      return new Map(rows.map((r: { id: string; isrc: string }) => [r.isrc, r.id]));
+    });
+    const matcher = (await LineMatcher.open(app.svc, t.tenantId))!;
+    // the round trip's answer is held back until the test lets it through
+    let letThrough!: () => void;
+    const gate = new Promise<void>((r) => (letThrough = r));
+    const real = matcher.resolve.bind(matcher);
+    let started = 0;
+    matcher.resolve = () => {
+      started++;
+      const done = real();
+      return gate.then(() => done);
+    };
+    const fmt = new LineCopyFormatter(t.tenantId, '8c2f3f7e-3d0b-4c51-9d0e-0a4a4d1c2b7f', null, matcher, () => assert.fail('no line is refused'));
+    const base = fc.sample(line, 1)[0]!;
+    // key k: recording k % 200 on release ⌊k / 200⌋ (every line a new key; at most 52 keys per ISRC,
+    // under the matcher's 64 per bucket), then repeats of the first keys
+    const mk = (n: number, k: number): CanonicalLine => ({ ...base, lineNo: n, isrc: isrc(k % 200), upc: null, trackTitle: `Song ${k % 200}`, releaseTitle: `Release ${Math.floor(k / 200)}`, currency: 'USD', exchangeRate: null });
+    const batch = (n: number, key: (n: number) => number) => Array.from({ length: 250 }, (_, j) => mk(n + j, key(n + j)));
+    const settled = async (p: Promise<unknown>) => Promise.race([p.then(() => true), new Promise((r) => setTimeout(() => r(false), 300))]);
+    const out: Buffer[] = [];
+    const keep = async (p: Promise<Buffer | null>) => {
+      const b = await p;
+      if (b) out.push(b);
+    };
+    // 5,000 lines of new keys: a round trip starts; the next 4,750 lines (new keys again) do not wait for it
+    for (let n = 1; n <= 9750; n += 250) assert.ok(await settled(keep(fmt.add(batch(n, (x) => x)))), `batch at line ${n} did not wait`);
+    assert.equal(started, 1, 'one round trip under way');
+    // the 10,000th waiting line: add() waits for the round trip
+    const blocked = keep(fmt.add(batch(9751, (x) => x)));
+    assert.equal(await settled(blocked), false, 'add() waits once 10,000 lines wait');
+    letThrough();
+    await blocked;
+    await keep(fmt.add(batch(10_001, (x) => x % 200)));
+    const rest = await fmt.flush();
+    if (rest) out.push(rest);
+    const rows = Buffer.concat(out).toString().split('\n').filter(Boolean).map((r) => r.split('\t'));
+    assert.equal(rows.length, 10_250, 'every line once');
+    assert.equal(new Set(rows.map((r) => r[2])).size, 10_250, 'no line twice');
+    const col = (c: string) => LINE_COLUMNS.indexOf(c as (typeof LINE_COLUMNS)[number]);
+    for (const r of rows) assert.equal(r[col('asset_id')], ids.get(r[col('isrc')]!), `line ${r[2]}`);
+    assert.ok(started >= 2 && started <= 3, `round trips: ${started}`);
+  });
+
+  it('the DSP is part of a match key only when a rule names a DSP', async () => {
+    const t = await createTestTenant(app, 'ByDsp');
+    const [a, b] = await withTenant(app.svc.db.app, t.tenantId, async (trx) =>
+      trx('assets').insert([{ tenant_id: t.tenantId, title: 'Song A', isrc: 'QZDSP2600001' }, { tenant_id: t.tenantId, title: 'Song B', isrc: 'QZDSP2600002' }]).returning('id'),
+    );
+    const base = fc.sample(line, 1)[0]!;
+    const stores = ['Spotify', 'Deezer', 'Special Store'];
+    const lines = Array.from({ length: 300 }, (_, i): CanonicalLine => ({ ...base, lineNo: i + 1, isrc: 'QZDSP2600001', upc: null, trackTitle: 'Song A', releaseTitle: null, dsp: stores[i % 3]!, currency: 'USD', exchangeRate: null }));
+    const run = async () => {
+      const matcher = (await LineMatcher.open(app.svc, t.tenantId))!;
+      const fmt = new LineCopyFormatter(t.tenantId, '8c2f3f7e-3d0b-4c51-9d0e-0a4a4d1c2b80', null, matcher, () => assert.fail('no line is refused'));
+      const out = [await fmt.add(lines), await fmt.flush()].filter((x): x is Buffer => x !== null);
+      const col = LINE_COLUMNS.indexOf('asset_id');
+      const dspCol = LINE_COLUMNS.indexOf('dsp');
+      const rows = Buffer.concat(out).toString().split('\n').filter(Boolean).map((r) => r.split('\t'));
+      assert.equal(rows.length, 300);
+      return { keys: matcher.stats.keys, assetBy: new Map(rows.map((r) => [r[dspCol]!, r[col]!])) };
+    };
+    // no rule names a DSP: the three stores' lines are one key
+    const plain = await run();
+    assert.equal(plain.keys, 1);
+    assert.deepEqual([...plain.assetBy.values()], [a.id, a.id, a.id]);
+    // a rule for one store: keys per DSP, and that store's lines follow the rule
+    await withTenant(app.svc.db.app, t.tenantId, async (trx) =>
+      trx.raw(`INSERT INTO matching_rules (tenant_id, kind, dsp_norm, isrc, asset_id) VALUES (?, 'asset', rondo_norm('Special Store'), 'QZDSP2600001', ?)`, [t.tenantId, b.id]),
+    );
+    const ruled = await run();
+    assert.equal(ruled.keys, 3);
+    assert.equal(ruled.assetBy.get('Special Store'), b.id);
+    assert.equal(ruled.assetBy.get('Spotify'), a.id);
+    assert.equal(ruled.assetBy.get('Deezer'), a.id);
   });
 });

@@ -94,8 +94,12 @@ const ONE = '1';
 export class LineMatcher {
   private known = new Map<string, Entry[]>();
   private size = 0;
+  /** Keys queued for the next round trip. */
   private pending: string[][] = [];
+  /** Keys queued or in the round trip under way (get() never queues one twice). */
   private pendingKeys = new Map<string, string[][]>();
+  /** Keys in the round trip under way. */
+  private inflight = 0;
   /** Round trips made and their total time (logged by the ingest). */
   readonly stats = { rounds: 0, keys: 0, ms: 0 };
 
@@ -104,6 +108,12 @@ export class LineMatcher {
     private readonly tenantId: number,
     readonly base: string,
     private readonly rates: Map<string, string>,
+    /**
+     * Whether a key's DSP can change its match: only a rule for one DSP reads it. Without one,
+     * keys differing only by DSP are one key (measured, 1M lines in 8 stores: 16,000 keys
+     * resolved in 6 round trips, 1.3–1.5 s of the ingest's wall time, become 2,000).
+     */
+    private readonly byDsp: boolean,
   ) {}
 
   /** A matcher for the workspace, or null when ingest must leave matching to the allocation step. */
@@ -111,11 +121,14 @@ export class LineMatcher {
     return withTenant(svc.db.app, tenantId, async (trx) => {
       const settings = await getSettings(trx, tenantId);
       if (settings.autoCreateCatalogue) return null;
-      const { rows: rules } = await trx.raw(`SELECT 1 FROM matching_rules WHERE tenant_id = ? AND kind = 'dsp' LIMIT 1`, [tenantId]);
-      if (rules.length) return null;
+      const { rows: rules } = await trx.raw(
+        `SELECT bool_or(kind = 'dsp') AS dsp_rules, bool_or(dsp_norm IS NOT NULL) AS by_dsp FROM matching_rules WHERE tenant_id = ?`,
+        [tenantId],
+      );
+      if (rules[0]?.dsp_rules) return null;
       const { rows } = await trx.raw(`SELECT currency, to_char(month, 'YYYY-MM-DD') AS month, rate::text AS rate FROM fx_rates WHERE tenant_id = ?`, [tenantId]);
       const rates = new Map<string, string>(rows.map((r: { currency: string; month: string; rate: string }) => [`${r.currency.trim()}|${r.month}`, r.rate]));
-      return new LineMatcher(svc, tenantId, settings.baseCurrency, rates);
+      return new LineMatcher(svc, tenantId, settings.baseCurrency, rates, rules[0]?.by_dsp === true);
     });
   }
 
@@ -125,6 +138,7 @@ export class LineMatcher {
    * Six arguments, no array: called for every line.
    */
   get(isrc: string, upc: string, title: string, artist: string, release: string, dsp: string): LineMatch | null | undefined {
+    if (!this.byDsp) dsp = '';
     const f = isrc !== '' ? isrc : '\u0000' + title;
     const bucket = this.known.get(f);
     if (bucket !== undefined)
@@ -132,7 +146,7 @@ export class LineMatcher {
         const k = bucket[i]!.k;
         if (k[5] === dsp && k[0] === isrc && k[1] === upc && k[2] === title && k[3] === artist && k[4] === release) return bucket[i]!.m;
       }
-    if (this.size + this.pending.length >= MAX_KEYS || (bucket !== undefined && bucket.length >= BUCKET_MAX)) return null;
+    if (this.size + this.inflight + this.pending.length >= MAX_KEYS || (bucket !== undefined && bucket.length >= BUCKET_MAX)) return null;
     let p = this.pendingKeys.get(f);
     if (p === undefined) this.pendingKeys.set(own(f), (p = []));
     const raw = [isrc, upc, title, artist, release, dsp];
@@ -149,11 +163,15 @@ export class LineMatcher {
     return this.pending.length > 0;
   }
 
-  /** Resolve the queued keys with the allocation's SQL (one short read transaction). */
+  /**
+   * Resolve the queued keys with the allocation's SQL (one short read transaction). One round
+   * at a time; get() may go on meanwhile (keys it meets that are in this round wait for it,
+   * new ones queue for the next).
+   */
   async resolve(): Promise<void> {
     const keys = this.pending;
     this.pending = [];
-    this.pendingKeys = new Map();
+    this.inflight = keys.length;
     const t0 = Date.now();
     const col = (i: number) => keys.map((k) => (k[i]!.includes('\u0000') ? k[i]!.replace(/\u0000/g, '') : k[i]!));
     try {
@@ -177,6 +195,14 @@ export class LineMatcher {
         this.size++;
       }
     } finally {
+      this.inflight = 0;
+      for (const k of keys) {
+        const f = first(k);
+        const p = this.pendingKeys.get(f);
+        const i = p ? p.indexOf(k) : -1;
+        if (i >= 0) p!.splice(i, 1);
+        if (p && p.length === 0) this.pendingKeys.delete(f);
+      }
       this.stats.rounds++;
       this.stats.keys += keys.length;
       this.stats.ms += Date.now() - t0;
