@@ -203,6 +203,22 @@ describe('statement ingestion: files', function () {
     assert.equal(health.status, 200);
   });
 
+  it('zip entries: a stored (uncompressed) entry is read; an entry failing its CRC-32 fails the file, no child left', async () => {
+    const stored = zipBuffers([{ name: 'believe.csv', data: fixture('believe-english.csv'), store: true }]);
+    const f1 = await waitFile(app, admin, (await upload(app, admin, 'stored.zip', stored, { force: 'true' })).body.data.id);
+    assert.equal(f1.children.length, 1);
+    const c1 = await waitFile(app, admin, f1.children[0].id);
+    assert.equal(c1.status, 'processed', JSON.stringify(c1.error));
+    assert.ok(c1.counts.rowsIngested > 0);
+    for (const store of [false, true]) {
+      const bad = zipBuffers([{ name: 'believe.csv', data: fixture('believe-english.csv'), store, wrongCrc: true }]);
+      const f = await waitFile(app, admin, (await upload(app, admin, `crc-${store}.zip`, bad, { force: 'true' })).body.data.id);
+      assert.equal(f.status, 'failed');
+      assert.match(f.error, /CRC-32/);
+      assert.equal(f.children.length, 0, 'no child left behind');
+    }
+  });
+
   it('too many entries in one zip is refused', async () => {
     const { INGEST_LIMITS } = await import('../../src/modules/files/pipeline');
     const saved = INGEST_LIMITS.maxEntries;

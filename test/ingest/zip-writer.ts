@@ -7,14 +7,14 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 
-interface Entry { name: string; crc: number; csize: number; usize: number; offset: number; declared?: number }
+interface Entry { name: string; crc: number; csize: number; usize: number; offset: number; declared?: number; method?: number }
 
-function localHeader(name: Buffer): Buffer {
+function localHeader(name: Buffer, method = 8): Buffer {
   const h = Buffer.alloc(30);
   h.writeUInt32LE(0x04034b50, 0);
   h.writeUInt16LE(20, 4);
   h.writeUInt16LE(0x0808, 6); // data descriptor + UTF-8 names
-  h.writeUInt16LE(8, 8); // deflate
+  h.writeUInt16LE(method, 8); // 8 deflate, 0 stored
   h.writeUInt32LE(0, 10);
   // crc/sizes zero: in the data descriptor
   h.writeUInt16LE(name.length, 26);
@@ -40,7 +40,7 @@ function central(entries: Entry[], at: number): Buffer {
     c.writeUInt16LE(20, 4);
     c.writeUInt16LE(20, 6);
     c.writeUInt16LE(0x0808, 8);
-    c.writeUInt16LE(8, 10);
+    c.writeUInt16LE(e.method ?? 8, 10);
     c.writeUInt32LE(0, 12);
     c.writeUInt32LE(e.crc >>> 0, 16);
     c.writeUInt32LE(e.csize, 20);
@@ -59,15 +59,18 @@ function central(entries: Entry[], at: number): Buffer {
   return Buffer.concat([cd, end]);
 }
 
-export function zipBuffers(files: { name: string; data: Buffer | string; lieAboutSize?: number }[]): Buffer {
+/** `store`: the entry uncompressed (method 0); `wrongCrc`: its CRC-32 written off by one (a corrupt entry). */
+export function zipBuffers(files: { name: string; data: Buffer | string; lieAboutSize?: number; store?: boolean; wrongCrc?: boolean }[]): Buffer {
   const out: Buffer[] = [];
   const entries: Entry[] = [];
   let offset = 0;
   for (const f of files) {
     const data = Buffer.isBuffer(f.data) ? f.data : Buffer.from(f.data);
-    const comp = zlib.deflateRawSync(data, { level: 9 });
-    const lh = localHeader(Buffer.from(f.name));
-    const e: Entry = { name: f.name, crc: zlib.crc32(data), csize: comp.length, usize: data.length, offset, declared: f.lieAboutSize };
+    const method = f.store ? 0 : 8;
+    const comp = f.store ? data : zlib.deflateRawSync(data, { level: 9 });
+    const lh = localHeader(Buffer.from(f.name), method);
+    const crc = (zlib.crc32(data) + (f.wrongCrc ? 1 : 0)) >>> 0;
+    const e: Entry = { name: f.name, crc, csize: comp.length, usize: data.length, offset, declared: f.lieAboutSize, method };
     const d = descriptor(e);
     out.push(lh, comp, d);
     offset += lh.length + comp.length + d.length;

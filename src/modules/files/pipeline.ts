@@ -205,7 +205,7 @@ async function unzipInto(svc: AppServices, tenantId: number, row: Record<string,
       // Never trust the headers: count the real bytes against the declared size and the limits.
       const limit = Math.min(f.uncompressedSize, ratioLimit(f.compressedSize), INGEST_LIMITS.maxExpandedBytes - total);
       const limiter = new Limiter(limit, () => `Refused: entry "${f.path}" expands beyond its declared size or the archive limits`);
-      const entry = f.stream();
+      const entry = await zip.entry(f);
       const out = new PassThrough();
       const piping = pipeline(entry, limiter, out).catch((err) => {
         out.destroy(err);
