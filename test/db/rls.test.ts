@@ -27,6 +27,30 @@ describe('row-level security beneath the application', () => {
     assert.deepEqual(users.rows.map((r: any) => r.email).sort(), Object.values(a.users).map((u) => u.email).sort());
   });
 
+  it('withTenant sets the tenant with its BEGIN, for that transaction only (the pooled connection forgets it)', async () => {
+    const db = app.svc.db.app;
+    // one pooled connection: every statement below runs on the same backend
+    const seen = await withTenant(db, a.tenantId, async (trx) => {
+      const { rows } = await trx.raw(`SELECT current_setting('app.tenant_id', true) AS t, pg_backend_pid() AS pid, now() = statement_timestamp() AS first`);
+      return rows[0];
+    });
+    assert.equal(seen.t, String(a.tenantId));
+    assert.equal(seen.first, false, 'the first statement runs inside the transaction BEGIN opened');
+    const inB = await withTenant(db, b.tenantId, async (trx) => (await trx.raw(`SELECT current_setting('app.tenant_id', true) AS t`)).rows[0].t);
+    assert.equal(inB, String(b.tenantId));
+    // a plain transaction (no tenant) on the app role sees no tenant and no rows
+    const plain = await db.transaction(async (trx) => (await trx.raw(`SELECT coalesce(current_setting('app.tenant_id', true), '') AS t, (SELECT count(*)::int FROM tenant_users) AS n`)).rows[0]);
+    assert.deepEqual(plain, { t: '', n: 0 });
+    // a failing handler rolls back (and the setting goes with it)
+    await assert.rejects(withTenant(db, a.tenantId, async (trx) => {
+      await trx('notifications').insert({ tenant_id: a.tenantId, type: 'test', title: 'rolled back' });
+      throw new Error('boom');
+    }), /boom/);
+    const n = await withTenant(db, a.tenantId, async (trx) => (await trx('notifications').where({ title: 'rolled back' }).count<{ count: string }[]>('* as count'))[0]!.count);
+    assert.equal(Number(n), 0);
+    await assert.rejects(withTenant(db, 0, async () => 1), /invalid tenant id/);
+  });
+
   it('without a tenant set, the application role sees nothing', async () => {
     const rows = await app.svc.db.app.raw('SELECT count(*)::int AS n FROM tenant_users');
     assert.equal(rows.rows[0].n, 0);
