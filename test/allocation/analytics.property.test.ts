@@ -1,5 +1,5 @@
 /**
- * Property: for random statements (two sale months, two currencies, several files), every
+ * Property: for random statements (four sale months, two currencies, several files), every
  * /royalty/* route answers exactly what a direct SQL sum over the lines (admins) or the
  * member's earnings (members) gives, under random filters — single ones and crossed ones
  * (a catalogue filter with a statement-dimension breakdown or filter, the file filter with
@@ -15,6 +15,7 @@ import DecimalBase from 'decimal.js';
 const Decimal = DecimalBase.clone({ precision: 80 }); // exact sums of NUMERIC(28,12)
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createProduct, createSplit, loadStatement, setShares, tx, waitForReallocation, type LineIn } from './helpers';
+import { royaltyAnalytics, type AnalyticsQuery, type GroupBy } from '../../src/modules/royalty/analytics';
 
 const ROUTES: [string, string, string][] = [
   // route, response key, SQL key expression
@@ -60,7 +61,8 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     await createSplit(app, t.tenantId, { target: 'product', id: products[1]!.id, territories: ['DE'], shares: { [u.user!.tenantUserId]: '100' } });
     await app.request('PUT', '/currency/rates', {
       token: u.admin!.token,
-      body: { rates: [{ currency: 'EUR', month: '2024-01', rate: '1.0873' }, { currency: 'EUR', month: '2024-02', rate: '1.0791' }] },
+      body: { rates: [{ currency: 'EUR', month: '2024-01', rate: '1.0873' }, { currency: 'EUR', month: '2024-02', rate: '1.0791' },
+        { currency: 'EUR', month: '2024-03', rate: '1.0842' }, { currency: 'EUR', month: '2024-04', rate: '1.0725' }] },
     });
     await waitForReallocation(app, t.tenantId);
   });
@@ -71,7 +73,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     .map(([n, scale]) => new Decimal(n).div(new Decimal(10).pow(scale)).toFixed());
   const lineArb = fc.record({
     item: fc.integer({ min: 0, max: 7 }), // 0–4 assets, 5 product only, 6 unknown ISRC, 7 nothing
-    month: fc.constantFrom('2024-01-01', '2024-02-01'),
+    month: fc.constantFrom('2024-01-01', '2024-02-01', '2024-03-01', '2024-04-01'),
     currency: fc.constantFrom('USD', 'EUR'),
     dsp: fc.constantFrom('Spotify', 'Apple Music', 'Deezer'),
     country: fc.constantFrom('US', 'DE', 'FR'),
@@ -142,9 +144,13 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
       [`asset=${s1}&dsp=Spotify&periodFilterType=accounting&start=2024-02-01&end=2024-03-31`,
         `l.asset_id = ? AND l.dsp = ? AND f.accounting_period BETWEEN '2024-02-01' AND '2024-03-01'`, [s1, 'Spotify']],
       [`file=${f0}&asset=${s3}&saleType=stream&end=2024-01`, `l.file_id = ? AND l.asset_id = ? AND l.sale_type = ? AND l.sale_month <= '2024-01-31'`, [f0, s3, 'stream']],
+      // sale-dated catalogue: whole quarters from the quarter rollup, the other months from the month rollup
+      [`start=2024-01&end=2024-03`, `l.sale_month BETWEEN '2024-01-01' AND '2024-03-31'`, []],
+      [`start=2024-01-20&end=2024-04&artist=${a1}`, `l.sale_month BETWEEN '2024-01-01' AND '2024-04-30' AND l.artist_id = ?`, [a1]],
+      [`end=2024-03-31&asset=${s1}`, `l.sale_month <= '2024-03-31' AND l.asset_id = ?`, [s1]],
     ];
   }
-  const FILTERS = 23; // filterCases().length
+  const FILTERS = 26; // filterCases().length
   const SHARES: Record<string, string>[] = [];
 
   it('every route, admin and member, with and without filters (crossed too), after deletes and re-allocation; paging', async () => {
@@ -240,6 +246,29 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
           for (const r of res.body.data.rows) got.set(String(key ? r[key] ?? '' : ''), { revenue: r.revenue, quantity: r.quantity, lines: r.lines });
           assert.deepEqual(got, want, `${who} ${route}?${qs}`);
         }
+      }
+    }
+  });
+
+  it('sale-dated catalogue requests read whole quarters from the quarter rollup, the rest by month', async () => {
+    const u = t.users;
+    const a1 = artists[1]!;
+    const cases: [GroupBy, AnalyticsQuery, string][] = [
+      ['asset', { start: '2024-01', end: '2024-03' }, 'royalty_agg_catalogue_q + royalty_agg_catalogue'],
+      ['product', { start: '2024-01-20', end: '2024-04', artist: a1 }, 'royalty_agg_catalogue_q + royalty_agg_catalogue'],
+      ['total', { end: '2024-03-31', asset: assets[1]!.id }, 'royalty_agg_catalogue_q + royalty_agg_catalogue'],
+      // no whole quarter, grouped by month, accounting dates: the month rollup
+      ['asset', { start: '2024-01', end: '2024-03-30' }, 'royalty_agg_catalogue'],
+      ['month', { start: '2024-01', end: '2024-03', asset: assets[1]!.id }, 'royalty_agg_catalogue'],
+      ['asset', { periodFilterType: 'accounting', start: '2024-01', end: '2024-03' }, 'royalty_agg_catalogue'],
+    ];
+    for (const [group, q, source] of cases) {
+      for (const payee of [null, u.user!.tenantUserId]) {
+        const r = await tx(app, t.tenantId, (trx) => royaltyAnalytics(trx, t.tenantId, payee, group, q));
+        assert.equal(r.source, source, `${group} ${JSON.stringify(q)}`);
+        const raw = await tx(app, t.tenantId, (trx) => royaltyAnalytics(trx, t.tenantId, payee, group, q, { raw: true }));
+        assert.deepEqual(r.rows, raw.rows, `${group} ${JSON.stringify(q)} rows`);
+        assert.deepEqual(r.total, raw.total, `${group} ${JSON.stringify(q)} total`);
       }
     }
   });

@@ -8,7 +8,9 @@
  *   royalty_agg_dim[_all]       ONE statement dimension, no catalogue
  *   royalty_agg_dims[_all]      two or more statement dimensions, no catalogue
  *   (artist only, dated: royalty_agg_artist_dim's aggregator rows, summed)
- *   royalty_agg_catalogue[_all] catalogue, no statement dimension
+ *   royalty_agg_catalogue[_all] catalogue, no statement dimension (sale-dated: the range's
+ *                               whole quarters from royalty_agg_catalogue_q, the other months
+ *                               from royalty_agg_catalogue)
  *   royalty_agg_artist_dim      artist × ONE statement dimension (compact, by month; undated
  *                               requests sum the months), workspace and members
  *   royalty_agg_file_artist     artist × two or more statement dimensions (or an artist
@@ -95,6 +97,32 @@ function checkDate(s: string, what: string): void {
   const d = startDate(s);
   const t = Date.parse(`${d}T00:00:00Z`);
   if (Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== d) throw new ValidationError(`${what} must be YYYY-MM or YYYY-MM-DD`, [`${what}: ${s}`]);
+}
+
+/** 'YYYY-MM-DD' of a UTC date. */
+const iso = (d: Date) => d.toISOString().slice(0, 10);
+
+/**
+ * The whole sale quarters inside a sale-date range (start: its month from the 1st; end:
+ * inclusive, a day): the first and last quarter's first day, and the last quarter's last day;
+ * null when none is whole. A quarter is whole when every date it holds passes both bounds
+ * (start ≤ its first day, its last day ≤ end), so the month rows outside [first, lastDay] are
+ * exactly the rest of the range. A range open on one side takes the quarters on that side up
+ * to 400 years away (quarter rows without a sale month never match).
+ */
+export function wholeQuarters(start: string | undefined, end: string | undefined): { first: string; last: string; lastDay: string } | null {
+  if (!start && !end) return null;
+  const lo = start ? new Date(`${startDate(start).slice(0, 7)}-01T00:00:00Z`) : new Date(Date.UTC(1700, 0, 1));
+  const hi = end ? new Date(`${endDate(end)}T00:00:00Z`) : new Date(Date.UTC(2400, 11, 31));
+  // first: the first quarter starting on or after lo
+  const qm = Math.ceil(lo.getUTCMonth() / 3) * 3;
+  const first = new Date(Date.UTC(lo.getUTCFullYear(), qm, 1));
+  // last: the last quarter ending on or before hi (its first day + 3 months − 1 day ≤ hi)
+  const next = new Date(Date.UTC(hi.getUTCFullYear(), hi.getUTCMonth(), hi.getUTCDate() + 1)); // the day after hi
+  const lastEnd = new Date(Date.UTC(next.getUTCFullYear(), Math.floor(next.getUTCMonth() / 3) * 3, 1)); // quarter start ≤ next
+  const last = new Date(Date.UTC(lastEnd.getUTCFullYear(), lastEnd.getUTCMonth() - 3, 1));
+  if (last < first) return null;
+  return { first: iso(first), last: iso(last), lastDay: iso(new Date(lastEnd.getTime() - 86_400_000)) };
 }
 
 export interface AnalyticsResult {
@@ -199,9 +227,24 @@ export async function royaltyAnalytics(
       source = 'royalty_agg_artist_dim';
       dimCond = ` AND dim = ${CROSS_DIMS.aggregator}`;
     } else source = `${cat.length ? 'royalty_agg_catalogue' : 'royalty_agg_dims'}${allTime ? '_all' : ''}`;
-    from = `(SELECT ${cols} FROM ${source} WHERE tenant_id = ? AND payee = ?${dimCond}${fileFilter ? ' AND file_id = ?' : ''}) s`;
-    fromB.push(tenantId, who);
-    if (fileFilter) fromB.push(q.file);
+    // Sale-dated catalogue rows: the range's whole quarters from the quarter rollup, the
+    // months outside them from the month rollup (the sale-month filters move into the source).
+    const quarters = source === 'royalty_agg_catalogue' && !accounting && !groupCols.some((c) => c === 'sale_month' || c === 'accounting_period') ? wholeQuarters(q.start, q.end) : null;
+    if (quarters) {
+      source = 'royalty_agg_catalogue_q + royalty_agg_catalogue';
+      const cols = 'artist_id, product_id, asset_id, revenue, quantity, lines';
+      const months = filters.filter((f) => f.col === 'sale_month');
+      from = `(SELECT ${cols} FROM royalty_agg_catalogue_q WHERE tenant_id = ? AND payee = ? AND sale_quarter >= ?::date AND sale_quarter <= ?::date
+               UNION ALL
+               SELECT ${cols} FROM royalty_agg_catalogue WHERE tenant_id = ? AND payee = ?${months.map((f) => ` AND ${f.sql}`).join('')}
+                  AND (sale_month < ?::date OR sale_month > ?::date)) s`;
+      fromB.push(tenantId, who, quarters.first, quarters.last, tenantId, who, ...months.flatMap((f) => f.b), quarters.first, quarters.lastDay);
+      filters.splice(0, filters.length, ...filters.filter((f) => f.col !== 'sale_month'));
+    } else {
+      from = `(SELECT ${cols} FROM ${source} WHERE tenant_id = ? AND payee = ?${dimCond}${fileFilter ? ' AND file_id = ?' : ''}) s`;
+      fromB.push(tenantId, who);
+      if (fileFilter) fromB.push(q.file);
+    }
   } else {
     const ap = `f.accounting_period, (f.accounting_period + make_interval(months => CASE tn.accounting_cadence WHEN 'quarterly' THEN 3 WHEN 'half-yearly' THEN 6 ELSE 1 END) - interval '1 day')::date AS ap_end`;
     if (!opts.raw && kind === 'postings') {
