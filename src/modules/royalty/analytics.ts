@@ -340,9 +340,12 @@ export async function royaltyAnalytics(
   const whereB = filters.flatMap((f) => f.b);
   const sel = groupCols.length ? `${groupCols.join(', ')}, ` : '';
   const groupSql = groupCols.length ? `GROUP BY ${groupCols.join(', ')}` : '';
-  let sql = `SELECT ${sel}trim_scale(sum(revenue)) AS revenue, trim_scale(sum(quantity)) AS quantity, sum(lines)::bigint AS lines FROM ${from} ${where} ${groupSql}`;
+  // Sums as they are (trim_scale only on what is answered: the page's rows and the total).
+  let sql = `SELECT ${sel}sum(revenue) AS revenue, sum(quantity) AS quantity, sum(lines)::bigint AS lines FROM ${from} ${where} ${groupSql}`;
   if (group === 'total') sql = `SELECT * FROM (${sql}) g WHERE g.lines IS NOT NULL`;
-  // Order (month and accounting-period rows chronological, others by revenue), then one page.
+  // Order (month and accounting-period rows chronological, others by revenue), then one page:
+  // the page is taken first (a bounded top-N sort of the groups, not a sort of all of them
+  // under a window), then numbered from its offset.
   const chronological = group === 'month' || group === 'accountingperiod' || group === 'total';
   const order = chronological ? groupCols.join(', ') || 'lines' : `revenue DESC, ${groupCols.map((c) => `${c} NULLS LAST`).join(', ')}`;
   const paged = opts.page !== undefined || opts.size !== undefined || CATALOGUE_GROUPS.has(group);
@@ -371,8 +374,8 @@ export async function royaltyAnalytics(
     WITH g AS MATERIALIZED (${sql}),
     t AS (SELECT count(*)::int AS n, trim_scale(sum(revenue)) AS t_revenue, trim_scale(sum(quantity)) AS t_quantity, sum(lines)::bigint AS t_lines,
                  (SELECT base_currency FROM tenants WHERE id = ?) AS t_currency FROM g),
-    p AS (SELECT g.*, row_number() OVER (ORDER BY ${order}) AS rn FROM g ORDER BY ${order}${limit})
-    SELECT t.*, p.rn${named[group] ? `, ${named[group]}` : ''}, p.revenue, p.quantity, p.lines
+    p AS (SELECT g.*, ${paged ? (Number(page) - 1) * Number(size) : 0} + row_number() OVER (ORDER BY ${order}) AS rn FROM (SELECT * FROM g ORDER BY ${order}${limit}) g)
+    SELECT t.*, p.rn${named[group] ? `, ${named[group]}` : ''}, trim_scale(p.revenue) AS revenue, trim_scale(p.quantity) AS quantity, p.lines
       FROM t LEFT JOIN p ON true ${joins[group] ?? ''}
      ORDER BY p.rn`;
   const bindings = [...fromB, ...whereB, tenantId, ...(joins[group] ? [tenantId] : [])];
