@@ -8,9 +8,9 @@ import { enableTenantRls } from '../src/db/migration-helpers';
  * to its quarter).
  *
  * A sale-dated catalogue breakdown (/royalty/asset?start=2024-01&end=2024-06) read one row
- * per recording and MONTH of royalty_agg_catalogue: 11,800 rows for a half-year at 10M lines,
- * whose numeric sums were most of the request (EXPLAIN: 6.5 ms of Postgres time, the scan
- * 1 ms). It now reads the whole quarters of its range here (4,000 rows for the half-year) and
+ * per recording and MONTH of royalty_agg_catalogue: 11,800 rows for a half-year at 10M lines
+ * (EXPLAIN: 6.3 ms of Postgres time, of which summing the rows into 2,000 recordings 3.4 ms).
+ * It now reads the whole quarters of its range here (3,900 rows for the half-year: 4.5 ms) and
  * only the months outside them (a range that is not quarter-aligned) from the month table.
  * Rows without a sale month keep sale_quarter NULL (no dated request selects them).
  *

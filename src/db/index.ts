@@ -49,10 +49,13 @@ class TenantTransaction extends KnexPgTransaction {
   }
   begin(conn: unknown): Promise<unknown> {
     const t = this.tenantId;
-    if (typeof t === 'number' && Number.isInteger(t) && t > 0 && !this.isolationLevel && !this.readOnly) {
-      return (this as unknown as { query(conn: unknown, sql: string): Promise<unknown> }).query(conn, `BEGIN; SELECT set_config('app.tenant_id', '${t}', true)`);
-    }
-    return (KnexPgTransaction.prototype as unknown as { begin(conn: unknown): Promise<unknown> }).begin.call(this, conn);
+    if (t === undefined) return (KnexPgTransaction.prototype as unknown as { begin(conn: unknown): Promise<unknown> }).begin.call(this, conn);
+    if (typeof t !== 'number' || !Number.isInteger(t) || t <= 0) return Promise.reject(new Error(`invalid tenant id ${String(t)}`));
+    const mode = [this.isolationLevel ? `ISOLATION LEVEL ${this.isolationLevel}` : '', this.readOnly ? 'READ ONLY' : ''].join(' ').trim();
+    return (this as unknown as { query(conn: unknown, sql: string): Promise<unknown> }).query(
+      conn,
+      `BEGIN${mode ? ` TRANSACTION ${mode}` : ''}; SELECT set_config('app.tenant_id', '${t}', true)`,
+    );
   }
 }
 class RondoPg extends KnexPg {

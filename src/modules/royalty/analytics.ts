@@ -175,6 +175,8 @@ export async function royaltyAnalytics(
   const fromB: any[] = [];
   const who = payee ?? ZERO_UUID;
   const crossed = cat.length > 0 && stmt.length > 0;
+  /** The sale-month filters are applied inside the source (the quarter rollup's UNION). */
+  let monthsInSource = false;
   const fileFilter = !!q.file;
   // Undated breakdowns (no start/end, not by month or accounting period) read the all-time tables.
   const allTime = !fileFilter && !q.start && !q.end && needed.size > 0 && !groupCols.some((c) => ['sale_month', 'accounting_period'].includes(c));
@@ -239,7 +241,7 @@ export async function royaltyAnalytics(
                SELECT ${cols} FROM royalty_agg_catalogue WHERE tenant_id = ? AND payee = ?${months.map((f) => ` AND ${f.sql}`).join('')}
                   AND (sale_month < ?::date OR sale_month > ?::date)) s`;
       fromB.push(tenantId, who, quarters.first, quarters.last, tenantId, who, ...months.flatMap((f) => f.b), quarters.first, quarters.lastDay);
-      filters.splice(0, filters.length, ...filters.filter((f) => f.col !== 'sale_month'));
+      monthsInSource = true;
     } else {
       from = `(SELECT ${cols} FROM ${source} WHERE tenant_id = ? AND payee = ?${dimCond}${fileFilter ? ' AND file_id = ?' : ''}) s`;
       fromB.push(tenantId, who);
@@ -336,8 +338,9 @@ export async function royaltyAnalytics(
     }
   }
 
-  const where = filters.length ? `WHERE ${filters.map((f) => f.sql).join(' AND ')}` : '';
-  const whereB = filters.flatMap((f) => f.b);
+  const outer = monthsInSource ? filters.filter((f) => f.col !== 'sale_month') : filters;
+  const where = outer.length ? `WHERE ${outer.map((f) => f.sql).join(' AND ')}` : '';
+  const whereB = outer.flatMap((f) => f.b);
   const sel = groupCols.length ? `${groupCols.join(', ')}, ` : '';
   const groupSql = groupCols.length ? `GROUP BY ${groupCols.join(', ')}` : '';
   // Sums as they are (trim_scale only on what is answered: the page's rows and the total).
@@ -351,7 +354,8 @@ export async function royaltyAnalytics(
   const paged = opts.page !== undefined || opts.size !== undefined || CATALOGUE_GROUPS.has(group);
   const page = opts.page ?? 1;
   const size = paged ? opts.size ?? DEFAULT_PAGE_SIZE : 0;
-  const limit = paged ? ` LIMIT ${Number(size)} OFFSET ${(Number(page) - 1) * Number(size)}` : '';
+  const offset = paged ? (Number(page) - 1) * Number(size) : 0;
+  const limit = paged ? ` LIMIT ${Number(size)} OFFSET ${offset}` : '';
   // Names for the page's rows.
   const named: Record<GroupBy, string> = {
     artist: `p.artist_id AS "artistId", a.name AS artist`,
@@ -374,7 +378,7 @@ export async function royaltyAnalytics(
     WITH g AS MATERIALIZED (${sql}),
     t AS (SELECT count(*)::int AS n, trim_scale(sum(revenue)) AS t_revenue, trim_scale(sum(quantity)) AS t_quantity, sum(lines)::bigint AS t_lines,
                  (SELECT base_currency FROM tenants WHERE id = ?) AS t_currency FROM g),
-    p AS (SELECT g.*, ${paged ? (Number(page) - 1) * Number(size) : 0} + row_number() OVER (ORDER BY ${order}) AS rn FROM (SELECT * FROM g ORDER BY ${order}${limit}) g)
+    p AS (SELECT g.*, ${offset} + row_number() OVER (ORDER BY ${order}) AS rn FROM (SELECT * FROM g ORDER BY ${order}${limit}) g)
     SELECT t.*, p.rn${named[group] ? `, ${named[group]}` : ''}, trim_scale(p.revenue) AS revenue, trim_scale(p.quantity) AS quantity, p.lines
       FROM t LEFT JOIN p ON true ${joins[group] ?? ''}
      ORDER BY p.rn`;
