@@ -106,6 +106,22 @@ export async function withTenant<T>(knex: Knex, tenantId: TenantId, fn: (trx: Tr
   return knex.transaction((trx) => fn(trx), { tenantId } as Knex.TransactionConfig);
 }
 
+/**
+ * A named (prepared) statement on one of the pool's connections: Postgres parses and plans it
+ * once per connection and re-executes the plan. For hot, fixed, key-lookup statements only
+ * (a generic plan must be as good as a custom one): the per-request session and membership
+ * check planned in 0.28 ms and executed in 0.04 ms. `text` uses $1…$n placeholders.
+ */
+export async function preparedQuery<R = Record<string, unknown>>(knex: Knex, name: string, text: string, values: unknown[]): Promise<R[]> {
+  const client = knex.client as unknown as { acquireConnection(): Promise<import('pg').PoolClient>; releaseConnection(c: unknown): Promise<void> };
+  const conn = await client.acquireConnection();
+  try {
+    return (await conn.query({ name, text, values })).rows as R[];
+  } finally {
+    await client.releaseConnection(conn);
+  }
+}
+
 /** The raw pg connection of a knex transaction (for pg-boss's db adapter and COPY). */
 export async function rawConnection(trx: Trx): Promise<import('pg').PoolClient> {
   // Inside a transaction knex's client hands back the transaction's own connection.

@@ -13,6 +13,7 @@ import { randomToken, safeEqual, sha256 } from '../../lib/crypto';
 import { ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import type { RoleName } from '../../http/schema';
 import type { Access } from '../../http/route';
+import { preparedQuery } from '../../db';
 import {
   ANONYMOUS,
   type AccessClaims,
@@ -53,6 +54,15 @@ interface MemberRow {
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An access token's session and its workspace membership (AuthService.fromAccess). */
+const ACCESS_CHECK_SQL = `SELECT s.revoked_at, s.expires_at, m.*
+     FROM sessions s
+     LEFT JOIN (SELECT tu.tenant_id, tu.id AS tenant_user_id, tu.role, tu.status AS member_status, t.status AS tenant_status,
+                       u.is_super_admin, u.id AS user_id
+                  FROM tenant_users tu JOIN tenants t ON t.id = tu.tenant_id JOIN users u ON u.id = tu.user_id
+                 WHERE tu.tenant_id = $1 AND tu.id = $2) m ON true
+    WHERE s.id = $3 AND s.user_id = $4`;
 
 export class AuthService {
   constructor(
@@ -233,17 +243,9 @@ export class AuthService {
   private async fromAccess(token: string): Promise<AuthContext> {
     const claims = await this.signer.verify<AccessClaims>(token, 'access');
     // The session and the membership in ONE round trip (every API request comes through
-    // here); the same checks, in the same order, as liveSession() then member().
-    const { rows } = await this.owner.raw(
-      `SELECT s.revoked_at, s.expires_at, m.*
-         FROM sessions s
-         LEFT JOIN (SELECT tu.tenant_id, tu.id AS tenant_user_id, tu.role, tu.status AS member_status, t.status AS tenant_status,
-                           u.is_super_admin, u.id AS user_id
-                      FROM tenant_users tu JOIN tenants t ON t.id = tu.tenant_id JOIN users u ON u.id = tu.user_id
-                     WHERE tu.tenant_id = ? AND tu.id = ?) m ON true
-        WHERE s.id = ? AND s.user_id = ?`,
-      [claims.tid, claims.tuid, claims.sid, claims.sub],
-    );
+    // here); the same checks, in the same order, as liveSession() then member(). A prepared
+    // statement: planning was 0.28 ms of its 0.32 ms.
+    const rows = await preparedQuery<Record<string, any>>(this.owner, 'rondo_access_check', ACCESS_CHECK_SQL, [claims.tid, claims.tuid, claims.sid, claims.sub]);
     const s = rows[0];
     if (!s || s.revoked_at || new Date(s.expires_at) <= clock.now()) throw new UnauthorizedError('Session is not active', 'SESSION_NOT_FOUND');
     const m = this.checkMember(s.tenant_user_id ? (s as MemberRow) : undefined);
