@@ -148,9 +148,11 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
       [`start=2024-01&end=2024-03`, `l.sale_month BETWEEN '2024-01-01' AND '2024-03-31'`, []],
       [`start=2024-01-20&end=2024-04&artist=${a1}`, `l.sale_month BETWEEN '2024-01-01' AND '2024-04-30' AND l.artist_id = ?`, [a1]],
       [`end=2024-03-31&asset=${s1}`, `l.sale_month <= '2024-03-31' AND l.asset_id = ?`, [s1]],
+      // catalogue breakdowns under one dimension filter, accounting-dated: the cross rollup by accounting period
+      [`periodFilterType=accounting&start=2024-02&end=2024-03&country=DE`, `f.accounting_period BETWEEN '2024-02-01' AND '2024-03-01' AND l.country = ?`, ['DE']],
     ];
   }
-  const FILTERS = 26; // filterCases().length
+  const FILTERS = 27; // filterCases().length
   const SHARES: Record<string, string>[] = [];
 
   it('every route, admin and member, with and without filters (crossed too), after deletes and re-allocation; paging', async () => {
@@ -250,20 +252,31 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     }
   });
 
-  it('sale-dated catalogue requests read whole quarters from the quarter rollup, the rest by month', async () => {
+  it('the coarser rollups answer where they apply (quarters, accounting periods), and only there; same rows as the raw lines', async () => {
     const u = t.users;
     const a1 = artists[1]!;
-    const cases: [GroupBy, AnalyticsQuery, string][] = [
-      ['asset', { start: '2024-01', end: '2024-03' }, 'royalty_agg_catalogue_q + royalty_agg_catalogue'],
-      ['product', { start: '2024-01-20', end: '2024-04', artist: a1 }, 'royalty_agg_catalogue_q + royalty_agg_catalogue'],
-      ['total', { end: '2024-03-31', asset: assets[1]!.id }, 'royalty_agg_catalogue_q + royalty_agg_catalogue'],
+    const member = u.user!.tenantUserId;
+    const QUARTERS = 'royalty_agg_catalogue_q + royalty_agg_catalogue';
+    // [group, query, source, views]
+    const cases: [GroupBy, AnalyticsQuery, string, (string | null)[]][] = [
+      ['asset', { start: '2024-01', end: '2024-03' }, QUARTERS, [null, member]],
+      ['product', { start: '2024-01-20', end: '2024-04', artist: a1 }, QUARTERS, [null, member]],
+      ['total', { end: '2024-03-31', asset: assets[1]!.id }, QUARTERS, [null, member]],
       // no whole quarter, grouped by month, accounting dates: the month rollup
-      ['asset', { start: '2024-01', end: '2024-03-30' }, 'royalty_agg_catalogue'],
-      ['month', { start: '2024-01', end: '2024-03', asset: assets[1]!.id }, 'royalty_agg_catalogue'],
-      ['asset', { periodFilterType: 'accounting', start: '2024-01', end: '2024-03' }, 'royalty_agg_catalogue'],
+      ['asset', { start: '2024-01', end: '2024-03-30' }, 'royalty_agg_catalogue', [null, member]],
+      ['month', { start: '2024-01', end: '2024-03', asset: assets[1]!.id }, 'royalty_agg_catalogue', [null, member]],
+      ['asset', { periodFilterType: 'accounting', start: '2024-01', end: '2024-03' }, 'royalty_agg_catalogue', [null, member]],
+      // catalogue breakdown × one dimension filter, workspace, undated or accounting-dated: by accounting period
+      ['asset', { country: 'DE' }, 'royalty_agg_cross_period', [null]],
+      ['product', { periodFilterType: 'accounting', start: '2024-02', end: '2024-03', dsp: 'Spotify' }, 'royalty_agg_cross_period', [null]],
+      // sale-dated, a catalogue filter, a file filter, by month: the per-file cross rows
+      ['asset', { country: 'DE', start: '2024-01', end: '2024-03' }, 'royalty_agg_file_cross', [null]],
+      ['country', { product: products[1]!.id }, 'royalty_agg_file_cross', [null]],
+      ['asset', { country: 'DE', file: files[0] }, 'royalty_agg_file_cross', [null]],
+      ['month', { asset: assets[1]!.id, dsp: 'Spotify' }, 'royalty_agg_file_cross', [null]],
     ];
-    for (const [group, q, source] of cases) {
-      for (const payee of [null, u.user!.tenantUserId]) {
+    for (const [group, q, source, views] of cases) {
+      for (const payee of views) {
         const r = await tx(app, t.tenantId, (trx) => royaltyAnalytics(trx, t.tenantId, payee, group, q));
         assert.equal(r.source, source, `${group} ${JSON.stringify(q)}`);
         const raw = await tx(app, t.tenantId, (trx) => royaltyAnalytics(trx, t.tenantId, payee, group, q, { raw: true }));

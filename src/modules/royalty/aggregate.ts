@@ -1,5 +1,5 @@
 /**
- * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100, 540200, 540300, 600000).
+ * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100, 540200, 540300, 600000, 600100).
  *
  * Per file (rebuilt whole for a file, the source of truth for the compact tables):
  *   royalty_agg_file_dims       sale month × DSP × country × sale type × aggregator
@@ -13,7 +13,8 @@
  *                               members at artist grain
  *   (compact, from the artist rows: royalty_agg_artist_dim, artist × ONE dimension × month;
  *    from the dims rows: royalty_agg_dim[_all], ONE dimension; from the catalogue rows:
- *    royalty_agg_catalogue_q, catalogue × sale quarter)
+ *    royalty_agg_catalogue_q, catalogue × sale quarter; from the workspace cross rows:
+ *    royalty_agg_cross_period, catalogue × ONE dimension × accounting period)
  * All of them from ONE statement that reads the file's lines once and its current earnings
  * once: catalogue and artist × dimension rows hashed together (GROUPING SETS), the dims rows
  * and the member cross rows summed from the artist rows, the workspace cross rows from the
@@ -43,6 +44,9 @@ const DIM_SOURCE = oneRowPerDim('royalty_agg_file_dims', '');
 /** A per-file catalogue row by its sale quarter (royalty_agg_catalogue_q). */
 const QUARTER_SOURCE = `(SELECT tenant_id, file_id, payee, date_trunc('quarter', sale_month::timestamp)::date AS sale_quarter, artist_id, product_id, asset_id, revenue, quantity, lines
     FROM royalty_agg_file_catalogue) q`;
+/** A file's WORKSPACE cross rows (members' are at artist grain), for royalty_agg_cross_period. */
+const CROSS_PERIOD_SOURCE = `(SELECT tenant_id, file_id, payee, dim, value, accounting_period, ap_end, artist_id, product_id, asset_id, revenue, quantity, lines
+    FROM royalty_agg_file_cross WHERE payee = '${ZERO_UUID}') c`;
 /** compact table → [per-file source, its upsert key (after tenant_id)] */
 const COMPACT: [string, string, string[]][] = [
   ['royalty_agg_artist_dim', ARTIST_DIM_SOURCE, ['payee', 'dim', 'artist_id', 'value', 'sale_month', 'accounting_period', 'ap_end']],
@@ -52,6 +56,7 @@ const COMPACT: [string, string, string[]][] = [
   ['royalty_agg_dims', 'royalty_agg_file_dims', [...DATED, ...DIMS]],
   ['royalty_agg_catalogue', 'royalty_agg_file_catalogue', [...DATED, ...CAT]],
   ['royalty_agg_catalogue_q', QUARTER_SOURCE, ['payee', 'sale_quarter', ...CAT]],
+  ['royalty_agg_cross_period', CROSS_PERIOD_SOURCE, ['payee', 'dim', 'value', 'accounting_period', 'ap_end', ...CAT]],
   ['royalty_agg_dims_all', 'royalty_agg_file_dims', ['payee', ...DIMS]],
   ['royalty_agg_catalogue_all', 'royalty_agg_file_catalogue', ['payee', ...CAT]],
 ];

@@ -16,8 +16,10 @@
  *   royalty_agg_file_artist     artist × two or more statement dimensions (or an artist
  *                               filter × one, with a file filter), workspace and members, dated or not
  *                               (undated: every file's rows, by its artist index)
- *   royalty_agg_file_cross      catalogue × ONE statement dimension (workspace view; a
- *                               member's at artist grain), read across files through its
+ *   royalty_agg_cross_period    catalogue breakdown × ONE dimension filter, workspace view,
+ *                               accounting-dated or undated, no catalogue filter
+ *   royalty_agg_file_cross      catalogue × ONE statement dimension otherwise (workspace view;
+ *                               a member's at artist grain), read across files through its
  *                               catalogue / value indexes
  *   royalty_agg_file_*          the others with a `file` filter
  *   (`_all`: all-time tables, for requests with no start/end not grouped by month/period)
@@ -217,6 +219,10 @@ export async function royaltyAnalytics(
     if (kind === 'artist') source = 'royalty_agg_file_artist';
     // artist × ONE dimension (compact, by month; undated: every month's rows)
     else if (kind === 'artistdim') source = oneDim('royalty_agg_artist_dim');
+    // catalogue breakdown × ONE dimension filter, workspace, accounting-dated or undated, no
+    // catalogue filter (those use the per-file table's item indexes): by accounting period
+    else if (kind === 'cross' && !fileFilter && payee === null && !q.artist && !q.product && !q.asset && !q.releaseAssets
+      && !filters.some((f) => f.col === 'sale_month') && !groupCols.includes('sale_month')) source = oneDim('royalty_agg_cross_period');
     else if (kind === 'cross') source = oneDim('royalty_agg_file_cross');
     else if (fileFilter) source = cat.length ? 'royalty_agg_file_catalogue' : 'royalty_agg_file_dims';
     else if (needed.size === 0) source = 'royalty_agg_period';
