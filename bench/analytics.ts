@@ -344,6 +344,7 @@ async function main() {
       ['', {}, true],
       ['start=2024-01&end=2024-06', { start: '2024-01', end: '2024-06' }, false],
       ['periodFilterType=accounting&start=2023-07&end=2023-12&country=DE', { periodFilterType: 'accounting', start: '2023-07', end: '2023-12', country: 'DE' }, false],
+      ['country=DE', { country: 'DE' }, true],
       [`artist=${artistId}`, { artist: artistId }, true],
       [`product=${productId}`, { product: productId }, false],
       [`asset=${assetId}`, { asset: assetId }, false],
