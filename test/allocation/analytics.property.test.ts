@@ -266,9 +266,10 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
       ['asset', { start: '2024-01', end: '2024-03-30' }, 'royalty_agg_catalogue', [null, member]],
       ['month', { start: '2024-01', end: '2024-03', asset: assets[1]!.id }, 'royalty_agg_catalogue', [null, member]],
       ['asset', { periodFilterType: 'accounting', start: '2024-01', end: '2024-03' }, 'royalty_agg_catalogue', [null, member]],
-      // catalogue breakdown × one dimension filter, workspace, undated or accounting-dated: by accounting period
-      ['asset', { country: 'DE' }, 'royalty_agg_cross_period', [null]],
-      ['product', { periodFilterType: 'accounting', start: '2024-02', end: '2024-03', dsp: 'Spotify' }, 'royalty_agg_cross_period', [null]],
+      // catalogue breakdown × one dimension filter, admins and members, undated or accounting-dated: by accounting period
+      ['asset', { country: 'DE' }, 'royalty_agg_cross_period', [null, member]],
+      ['product', { periodFilterType: 'accounting', start: '2024-02', end: '2024-03', dsp: 'Spotify' }, 'royalty_agg_cross_period', [null, member]],
+      ['accountingperiod', { saleType: 'stream' }, 'royalty_agg_dim', [null, member]],
       // sale-dated, a catalogue filter, a file filter, by month: the per-file cross rows
       ['asset', { country: 'DE', start: '2024-01', end: '2024-03' }, 'royalty_agg_file_cross', [null]],
       ['country', { product: products[1]!.id }, 'royalty_agg_file_cross', [null]],

@@ -58,12 +58,14 @@ describe('royalty_earnings integrity without per-row foreign keys', () => {
     // Nor does the artist rollup (migration 20261123530000; its trigger rewritten when the line lists went, 20261123540300).
     const artist = { payee: cross.payee, file_id: cross.file_id, dsp: 'X', revenue: 1, quantity: 1, lines: 1 };
     await app.svc.db.owner('royalty_agg_file_artist').insert([{ tenant_id: a.tenantId, ...artist }, { tenant_id: b.tenantId, ...artist }]);
+    // Nor the members' catalogue × dimension rows (migration 20261123600100).
+    await app.svc.db.owner('royalty_agg_file_member_cross').insert([{ tenant_id: a.tenantId, ...cross }, { tenant_id: b.tenantId, ...cross }]);
     const rowsOf = async (table: string, tenantId: number) =>
       Number((await app.svc.db.owner(table).where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
     await app.svc.db.owner('tenants').where({ id: a.tenantId }).delete();
     assert.equal(await count(a.tenantId), 0);
     assert.equal(await count(b.tenantId), 1);
-    for (const table of ['royalty_agg_file_cross', 'royalty_agg_file_artist']) {
+    for (const table of ['royalty_agg_file_cross', 'royalty_agg_file_artist', 'royalty_agg_file_member_cross']) {
       assert.equal(await rowsOf(table, a.tenantId), 0, table);
       assert.equal(await rowsOf(table, b.tenantId), 1, table);
     }

@@ -86,6 +86,8 @@ describe('rollup migrations 20261123540000–600100 down and up on existing data
                              FROM royalty_agg_catalogue_q WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5`),
       crossPeriod: await q(`SELECT payee, dim, value, accounting_period, ap_end, artist_id, product_id, asset_id, revenue::text, quantity::text, lines
                               FROM royalty_agg_cross_period WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`),
+      memberCross: await q(`SELECT file_id, payee, dim, value, accounting_period, ap_end, artist_id, product_id, asset_id, revenue::text, quantity::text, lines
+                              FROM royalty_agg_file_member_cross WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9`),
     };
   }
 
@@ -96,7 +98,7 @@ describe('rollup migrations 20261123540000–600100 down and up on existing data
     await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ accounting_cadence: 'monthly' });
     const before = { answers: await answers(), rows: await rows() };
     assert.ok(before.rows.cross.some((r: any) => r.line_nos?.length), 'the workspace cross rows list their lines');
-    assert.ok(before.rows.artistDim.length > 0 && before.rows.dim.length > 0 && before.rows.catalogueQ.length > 0 && before.rows.crossPeriod.length > 0);
+    assert.ok(before.rows.artistDim.length > 0 && before.rows.dim.length > 0 && before.rows.catalogueQ.length > 0 && before.rows.crossPeriod.length > 0 && before.rows.memberCross.length > 0);
 
     const owner = app.svc.db.owner;
     for (const name of ROLLED_BACK) {

@@ -6,6 +6,8 @@
  *   royalty_agg_file_catalogue  sale month × artist × product × recording
  *   royalty_agg_file_artist     sale month × ARTIST × all four statement dimensions
  *                               (workspace and member rows): artist × any dimensions
+ *   royalty_agg_file_member_cross  members' artist × product × recording × ONE statement
+ *                               dimension, no sale month (for royalty_agg_cross_period)
  *   royalty_agg_file_cross      sale month × artist × product × recording × ONE statement
  *                               dimension (dim 1 DSP, 2 country, 3 sale type, 4 aggregator)
  *                               for the workspace, with the rows' line numbers (what no
@@ -14,7 +16,8 @@
  *   (compact, from the artist rows: royalty_agg_artist_dim, artist × ONE dimension × month;
  *    from the dims rows: royalty_agg_dim[_all], ONE dimension; from the catalogue rows:
  *    royalty_agg_catalogue_q, catalogue × sale quarter; from the workspace cross rows:
- *    royalty_agg_cross_period, catalogue × ONE dimension × accounting period)
+ *    royalty_agg_cross_period, catalogue × ONE dimension × accounting period, with the
+ *    members' rows above)
  * All of them from ONE statement that reads the file's lines once and its current earnings
  * once: catalogue and artist × dimension rows hashed together (GROUPING SETS), the dims rows
  * and the member cross rows summed from the artist rows, the workspace cross rows from the
@@ -44,9 +47,10 @@ const DIM_SOURCE = oneRowPerDim('royalty_agg_file_dims', '');
 /** A per-file catalogue row by its sale quarter (royalty_agg_catalogue_q). */
 const QUARTER_SOURCE = `(SELECT tenant_id, file_id, payee, date_trunc('quarter', sale_month::timestamp)::date AS sale_quarter, artist_id, product_id, asset_id, revenue, quantity, lines
     FROM royalty_agg_file_catalogue) q`;
-/** A file's WORKSPACE cross rows (members' are at artist grain), for royalty_agg_cross_period. */
-const CROSS_PERIOD_SOURCE = `(SELECT tenant_id, file_id, payee, dim, value, accounting_period, ap_end, artist_id, product_id, asset_id, revenue, quantity, lines
-    FROM royalty_agg_file_cross WHERE payee = '${ZERO_UUID}') c`;
+/** A file's workspace cross rows and its members' catalogue × dimension rows, for royalty_agg_cross_period. */
+const CROSS_PERIOD_COLS = 'tenant_id, file_id, payee, dim, value, accounting_period, ap_end, artist_id, product_id, asset_id, revenue, quantity, lines';
+const CROSS_PERIOD_SOURCE = `(SELECT ${CROSS_PERIOD_COLS} FROM royalty_agg_file_cross WHERE payee = '${ZERO_UUID}'
+    UNION ALL SELECT ${CROSS_PERIOD_COLS} FROM royalty_agg_file_member_cross) c`;
 /** compact table → [per-file source, its upsert key (after tenant_id)] */
 const COMPACT: [string, string, string[]][] = [
   ['royalty_agg_artist_dim', ARTIST_DIM_SOURCE, ['payee', 'dim', 'artist_id', 'value', 'sale_month', 'accounting_period', 'ap_end']],
@@ -60,7 +64,7 @@ const COMPACT: [string, string, string[]][] = [
   ['royalty_agg_dims_all', 'royalty_agg_file_dims', ['payee', ...DIMS]],
   ['royalty_agg_catalogue_all', 'royalty_agg_file_catalogue', ['payee', ...CAT]],
 ];
-const FILE_TABLES = ['royalty_agg_file_dims', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross', 'royalty_agg_file_artist'];
+const FILE_TABLES = ['royalty_agg_file_dims', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross', 'royalty_agg_file_artist', 'royalty_agg_file_member_cross'];
 
 /** Adds (sign 1) or subtracts (-1) a file's per-file rows to the compact tables; returns the tables where a row fell to zero. */
 async function moveCompact(trx: Trx, tenantId: number, fileId: string, sign: 1 | -1): Promise<string[]> {
@@ -126,6 +130,7 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
     //    artist × all four dimensions (gset 2); the dims rows are the artist rows summed over
     //    the artist (a few rows, not a third hash of every line and earning);
     //  - the member cross rows (artist grain × ONE dimension) from g's member artist rows;
+    //  - the members' catalogue × ONE dimension rows (no sale month) from the earnings;
     //  - the workspace cross rows (catalogue × ONE dimension, with their line numbers) from `l`.
     await trx.raw(
       `WITH l AS (
@@ -159,6 +164,14 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
          SELECT ${per}, payee, sale_month, artist_id, ${dimNo}, ${dimValue}, sum(revenue), sum(quantity), sum(lines)
            FROM g WHERE gset = 2 AND payee <> ?::uuid
           GROUP BY GROUPING SETS ${oneDim('payee, sale_month, artist_id')}
+       ), mc AS (
+         -- members' catalogue × ONE dimension rows, without the sale month (for the cross
+         -- rollup by accounting period): the file's current earnings read a second time,
+         -- rather than src (referenced twice, it would be materialised: lines and earnings)
+         INSERT INTO royalty_agg_file_member_cross (tenant_id, accounting_period, ap_end, file_id, payee, ${cat}, dim, value, revenue, quantity, lines)
+         SELECT ${per}, e.tenant_user_id, ${CAT.map((c) => `e.${c}`).join(', ')}, ${dimNo}, ${dimValue}, sum(e.amount), sum(e.quantity), count(*)
+           FROM royalty_earnings e WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL
+          GROUP BY e.tenant_user_id, ${CAT.map((c) => `e.${c}`).join(', ')}, GROUPING SETS ((e.dsp), (e.country), (e.sale_type), (e.aggregator))
        ), wx AS (
          -- workspace cross rows: catalogue × ONE statement dimension, with their line numbers
          -- (a request under several dimension filters fetches the intersection of their lists)
@@ -174,7 +187,7 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
        SELECT 1`,
       [
         tenantId, fileId, ZERO_UUID, tenantId, fileId,
-        ...perB, ...perB, ...perB, ...perB, ZERO_UUID, ...perB, ZERO_UUID,
+        ...perB, ...perB, ...perB, ...perB, ZERO_UUID, ...perB, tenantId, fileId, ...perB, ZERO_UUID,
       ],
     );
   });

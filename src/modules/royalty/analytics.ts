@@ -16,8 +16,9 @@
  *   royalty_agg_file_artist     artist × two or more statement dimensions (or an artist
  *                               filter × one, with a file filter), workspace and members, dated or not
  *                               (undated: every file's rows, by its artist index)
- *   royalty_agg_cross_period    catalogue breakdown × ONE dimension filter, workspace view,
- *                               accounting-dated or undated, no catalogue filter
+ *   royalty_agg_cross_period    catalogue breakdown × ONE dimension filter, admins and
+ *                               members, accounting-dated or undated, no catalogue or file
+ *                               filter
  *   royalty_agg_file_cross      catalogue × ONE statement dimension otherwise (workspace view;
  *                               a member's at artist grain), read across files through its
  *                               catalogue / value indexes
@@ -196,13 +197,17 @@ export async function royaltyAnalytics(
   //    items' aggregator rows when there is no dimension filter. `raw` is left for
   //    opts.raw (the bench's reference) and as a guard.
   const artistOnly = cat.length === 1 && cat[0] === 'artist_id';
+  // A catalogue breakdown under ONE dimension filter, undated or accounting-dated, with no
+  // catalogue or file filter: the cross rollup by accounting period (workspace and members).
+  const byPeriod = crossed && stmt.length === 1 && !fileFilter && !q.artist && !q.product && !q.asset && !q.releaseAssets
+    && !filters.some((f) => f.col === 'sale_month') && !groupCols.includes('sale_month');
   const kind = !crossed
     ? 'rollup'
     : artistOnly && stmt.length === 1 && !fileFilter
       ? 'artistdim'
       : artistOnly && (!!q.artist || stmt.length > 1)
       ? 'artist'
-      : stmt.length === 1 && (payee === null || artistOnly)
+      : stmt.length === 1 && (payee === null || artistOnly || byPeriod)
         ? 'cross'
         : q.artist || q.product || q.asset || q.releaseAssets || filters.some((f) => DIMS.has(f.col))
           ? 'postings'
@@ -219,10 +224,9 @@ export async function royaltyAnalytics(
     if (kind === 'artist') source = 'royalty_agg_file_artist';
     // artist × ONE dimension (compact, by month; undated: every month's rows)
     else if (kind === 'artistdim') source = oneDim('royalty_agg_artist_dim');
-    // catalogue breakdown × ONE dimension filter, workspace, accounting-dated or undated, no
-    // catalogue filter (those use the per-file table's item indexes): by accounting period
-    else if (kind === 'cross' && !fileFilter && payee === null && !q.artist && !q.product && !q.asset && !q.releaseAssets
-      && !filters.some((f) => f.col === 'sale_month') && !groupCols.includes('sale_month')) source = oneDim('royalty_agg_cross_period');
+    // catalogue breakdown × ONE dimension filter, accounting-dated or undated, no catalogue
+    // filter (those use the per-file table's item indexes): by accounting period
+    else if (kind === 'cross' && byPeriod) source = oneDim('royalty_agg_cross_period');
     else if (kind === 'cross') source = oneDim('royalty_agg_file_cross');
     else if (fileFilter) source = cat.length ? 'royalty_agg_file_catalogue' : 'royalty_agg_file_dims';
     else if (needed.size === 0) source = 'royalty_agg_period';
