@@ -118,6 +118,7 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
   const all = [...DIMS, ...CAT].map((c) => `l.${c}`).join(', ');
   const allE = [...DIMS, ...CAT].map((c) => `e.${c}`).join(', ');
   const cat = CAT.join(', ');
+  const catE = CAT.map((c) => `e.${c}`).join(', ');
   const dims = DIMS.join(', ');
   const oneDim = (cols: string) => '(' + DIMS.map((d) => `(${cols}, ${d})`).join(', ') + ')';
   const dimNo = `CASE WHEN GROUPING(dsp) = 0 THEN 1 WHEN GROUPING(country) = 0 THEN 2 WHEN GROUPING(sale_type) = 0 THEN 3 ELSE 4 END`;
@@ -169,9 +170,9 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
          -- rollup by accounting period): the file's current earnings read a second time,
          -- rather than src (referenced twice, it would be materialised: lines and earnings)
          INSERT INTO royalty_agg_file_member_cross (tenant_id, accounting_period, ap_end, file_id, payee, ${cat}, dim, value, revenue, quantity, lines)
-         SELECT ${per}, e.tenant_user_id, ${CAT.map((c) => `e.${c}`).join(', ')}, ${dimNo}, ${dimValue}, sum(e.amount), sum(e.quantity), count(*)
+         SELECT ${per}, e.tenant_user_id, ${catE}, ${dimNo}, ${dimValue}, sum(e.amount), sum(e.quantity), count(*)
            FROM royalty_earnings e WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL
-          GROUP BY e.tenant_user_id, ${CAT.map((c) => `e.${c}`).join(', ')}, GROUPING SETS ((e.dsp), (e.country), (e.sale_type), (e.aggregator))
+          GROUP BY GROUPING SETS ${oneDim(`e.tenant_user_id, ${catE}`)}
        ), wx AS (
          -- workspace cross rows: catalogue × ONE statement dimension, with their line numbers
          -- (a request under several dimension filters fetches the intersection of their lists)

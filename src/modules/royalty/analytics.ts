@@ -199,7 +199,8 @@ export async function royaltyAnalytics(
   const artistOnly = cat.length === 1 && cat[0] === 'artist_id';
   // A catalogue breakdown under ONE dimension filter, undated or accounting-dated, with no
   // catalogue or file filter: the cross rollup by accounting period (workspace and members).
-  const byPeriod = crossed && stmt.length === 1 && !fileFilter && !q.artist && !q.product && !q.asset && !q.releaseAssets
+  const catalogueFilter = !!(q.artist || q.product || q.asset || q.releaseAssets);
+  const byPeriod = crossed && stmt.length === 1 && !fileFilter && !catalogueFilter
     && !filters.some((f) => f.col === 'sale_month') && !groupCols.includes('sale_month');
   const kind = !crossed
     ? 'rollup'
@@ -209,7 +210,7 @@ export async function royaltyAnalytics(
       ? 'artist'
       : stmt.length === 1 && (payee === null || artistOnly || byPeriod)
         ? 'cross'
-        : q.artist || q.product || q.asset || q.releaseAssets || filters.some((f) => DIMS.has(f.col))
+        : catalogueFilter || filters.some((f) => DIMS.has(f.col))
           ? 'postings'
           : 'raw';
   if (!opts.raw && kind !== 'raw' && kind !== 'postings') {
@@ -244,11 +245,11 @@ export async function royaltyAnalytics(
     const quarters = source === 'royalty_agg_catalogue' && !accounting && !groupCols.some((c) => c === 'sale_month' || c === 'accounting_period') ? wholeQuarters(q.start, q.end) : null;
     if (quarters) {
       source = 'royalty_agg_catalogue_q + royalty_agg_catalogue';
-      const cols = 'artist_id, product_id, asset_id, revenue, quantity, lines';
+      const qCols = 'artist_id, product_id, asset_id, revenue, quantity, lines';
       const months = filters.filter((f) => f.col === 'sale_month');
-      from = `(SELECT ${cols} FROM royalty_agg_catalogue_q WHERE tenant_id = ? AND payee = ? AND sale_quarter >= ?::date AND sale_quarter <= ?::date
+      from = `(SELECT ${qCols} FROM royalty_agg_catalogue_q WHERE tenant_id = ? AND payee = ? AND sale_quarter >= ?::date AND sale_quarter <= ?::date
                UNION ALL
-               SELECT ${cols} FROM royalty_agg_catalogue WHERE tenant_id = ? AND payee = ?${months.map((f) => ` AND ${f.sql}`).join('')}
+               SELECT ${qCols} FROM royalty_agg_catalogue WHERE tenant_id = ? AND payee = ?${months.map((f) => ` AND ${f.sql}`).join('')}
                   AND (sale_month < ?::date OR sale_month > ?::date)) s`;
       fromB.push(tenantId, who, quarters.first, quarters.last, tenantId, who, ...months.flatMap((f) => f.b), quarters.first, quarters.lastDay);
       monthsInSource = true;
