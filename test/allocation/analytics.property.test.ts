@@ -252,7 +252,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     }
   });
 
-  it('the coarser rollups answer where they apply (quarters, accounting periods), and only there; same rows as the raw lines', async () => {
+  it('the coarser rollups answer where they apply (quarters, accounting periods, all time), and only there; same rows as the raw lines', async () => {
     const u = t.users;
     const a1 = artists[1]!;
     const member = u.user!.tenantUserId;
@@ -266,13 +266,19 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
       ['asset', { start: '2024-01', end: '2024-03-30' }, 'royalty_agg_catalogue', [null, member]],
       ['month', { start: '2024-01', end: '2024-03', asset: assets[1]!.id }, 'royalty_agg_catalogue', [null, member]],
       ['asset', { periodFilterType: 'accounting', start: '2024-01', end: '2024-03' }, 'royalty_agg_catalogue', [null, member]],
-      // catalogue breakdown × one dimension filter, admins and members, undated or accounting-dated: by accounting period
-      ['asset', { country: 'DE' }, 'royalty_agg_cross_period', [null, member]],
+      // catalogue × one dimension, admins and members, undated (catalogue filters too): all-time
+      ['asset', { country: 'DE' }, 'royalty_agg_cross_all', [null, member]],
+      ['country', { product: products[1]!.id }, 'royalty_agg_cross_all', [null, member]],
+      ['asset', { artist: a1, dsp: 'Spotify' }, 'royalty_agg_cross_all', [null, member]],
+      ['total', { asset: assets[1]!.id, country: 'DE' }, 'royalty_agg_cross_all', [null, member]],
+      ['dsp', { product: products[0]!.id, releaseAssets: [assets[2]!.id] }, 'royalty_agg_cross_all', [null, member]],
+      // catalogue breakdown × one dimension filter, accounting-dated, no catalogue filter: by accounting period
       ['product', { periodFilterType: 'accounting', start: '2024-02', end: '2024-03', dsp: 'Spotify' }, 'royalty_agg_cross_period', [null, member]],
+      ['asset', { periodFilterType: 'accounting', end: '2024-02', country: 'DE' }, 'royalty_agg_cross_period', [null, member]],
       ['accountingperiod', { saleType: 'stream' }, 'royalty_agg_dim', [null, member]],
-      // sale-dated, a catalogue filter, a file filter, by month: the per-file cross rows
+      // sale-dated, a dated catalogue filter, a file filter, by month: the per-file cross rows
       ['asset', { country: 'DE', start: '2024-01', end: '2024-03' }, 'royalty_agg_file_cross', [null]],
-      ['country', { product: products[1]!.id }, 'royalty_agg_file_cross', [null]],
+      ['country', { product: products[1]!.id, start: '2024-02' }, 'royalty_agg_file_cross', [null]],
       ['asset', { country: 'DE', file: files[0] }, 'royalty_agg_file_cross', [null]],
       ['month', { asset: assets[1]!.id, dsp: 'Spotify' }, 'royalty_agg_file_cross', [null]],
     ];

@@ -1,10 +1,10 @@
 /**
  * The session-4 rollup migrations (20261123540000–540300), the quarter catalogue rollup
- * (20261123600000) and the cross rollup by accounting period (600100) on a workspace that
- * already has data: rolled back one by one (each down() restores the previous schema: the
+ * (20261123600000), the cross rollup by accounting period (600100) and its all-time twin
+ * (610000) on a workspace that already has data: rolled back one by one (each down() restores the previous schema: the
  * per-item line lists table, the old cross indexes) and applied again (each up() backfills
  * from the files' existing rows: the cross rows' line numbers, the artist × dimension,
- * one-dimension, quarter catalogue and period cross compact rollups). Afterwards the rollup
+ * one-dimension, quarter catalogue, period and all-time cross compact rollups). Afterwards the rollup
  * rows are the same as aggregateFile wrote them, and every /royalty/* answer is unchanged —
  * also when the workspace's cadence changed after its files were aggregated.
  */
@@ -12,11 +12,12 @@ import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, loadStatement, waitForReallocation, type LineIn } from './helpers';
 
-// newest first: 600100 (the cross rollup by accounting period, from the files' cross rows), 600000 (the
+// newest first: 610000 (the all-time cross rollup, from the period one), 600100 (the cross rollup by
+// accounting period, from the files' cross rows), 600000 (the
 // quarter catalogue rollup, from the files' catalogue rows), then session 4's
-const ROLLED_BACK = ['20261123600100_royalty_cross_periods.ts', '20261123600000_royalty_catalogue_quarters.ts', '20261123540300_royalty_drop_file_lines.ts', '20261123540200_royalty_dim.ts', '20261123540100_royalty_artist_dim.ts', '20261123540000_royalty_cross_line_lists.ts'];
+const ROLLED_BACK = ['20261123610000_royalty_cross_all.ts', '20261123600100_royalty_cross_periods.ts', '20261123600000_royalty_catalogue_quarters.ts', '20261123540300_royalty_drop_file_lines.ts', '20261123540200_royalty_dim.ts', '20261123540100_royalty_artist_dim.ts', '20261123540000_royalty_cross_line_lists.ts'];
 
-describe('rollup migrations 20261123540000–600100 down and up on existing data', function () {
+describe('rollup migrations 20261123540000–610000 down and up on existing data', function () {
   this.timeout(120_000);
   let app: TestApp;
   let t: TestTenant;
@@ -86,6 +87,8 @@ describe('rollup migrations 20261123540000–600100 down and up on existing data
                              FROM royalty_agg_catalogue_q WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5`),
       crossPeriod: await q(`SELECT payee, dim, value, accounting_period, ap_end, artist_id, product_id, asset_id, revenue::text, quantity::text, lines
                               FROM royalty_agg_cross_period WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`),
+      crossAll: await q(`SELECT payee, dim, value, artist_id, product_id, asset_id, revenue::text, quantity::text, lines
+                           FROM royalty_agg_cross_all WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5, 6`),
       memberCross: await q(`SELECT file_id, payee, dim, value, accounting_period, ap_end, artist_id, product_id, asset_id, revenue::text, quantity::text, lines
                               FROM royalty_agg_file_member_cross WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9`),
     };
@@ -98,7 +101,7 @@ describe('rollup migrations 20261123540000–600100 down and up on existing data
     await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ accounting_cadence: 'monthly' });
     const before = { answers: await answers(), rows: await rows() };
     assert.ok(before.rows.cross.some((r: any) => r.line_nos?.length), 'the workspace cross rows list their lines');
-    assert.ok(before.rows.artistDim.length > 0 && before.rows.dim.length > 0 && before.rows.catalogueQ.length > 0 && before.rows.crossPeriod.length > 0 && before.rows.memberCross.length > 0);
+    assert.ok(before.rows.artistDim.length > 0 && before.rows.dim.length > 0 && before.rows.catalogueQ.length > 0 && before.rows.crossPeriod.length > 0 && before.rows.crossAll.length > 0 && before.rows.memberCross.length > 0);
 
     const owner = app.svc.db.owner;
     for (const name of ROLLED_BACK) {

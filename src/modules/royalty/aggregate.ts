@@ -1,5 +1,5 @@
 /**
- * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100, 540200, 540300, 600000, 600100).
+ * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100, 540200, 540300, 600000, 600100, 610000).
  *
  * Per file (rebuilt whole for a file, the source of truth for the compact tables):
  *   royalty_agg_file_dims       sale month × DSP × country × sale type × aggregator
@@ -17,7 +17,7 @@
  *    from the dims rows: royalty_agg_dim[_all], ONE dimension; from the catalogue rows:
  *    royalty_agg_catalogue_q, catalogue × sale quarter; from the workspace cross rows:
  *    royalty_agg_cross_period, catalogue × ONE dimension × accounting period, with the
- *    members' rows above)
+ *    members' rows above, and its all-time twin royalty_agg_cross_all)
  * All of them from ONE statement that reads the file's lines once and its current earnings
  * once: catalogue and artist × dimension rows hashed together (GROUPING SETS), the dims rows
  * and the member cross rows summed from the artist rows, the workspace cross rows from the
@@ -61,6 +61,7 @@ const COMPACT: [string, string, string[]][] = [
   ['royalty_agg_catalogue', 'royalty_agg_file_catalogue', [...DATED, ...CAT]],
   ['royalty_agg_catalogue_q', QUARTER_SOURCE, ['payee', 'sale_quarter', ...CAT]],
   ['royalty_agg_cross_period', CROSS_PERIOD_SOURCE, ['payee', 'dim', 'value', 'accounting_period', 'ap_end', ...CAT]],
+  ['royalty_agg_cross_all', CROSS_PERIOD_SOURCE, ['payee', 'dim', 'value', ...CAT]],
   ['royalty_agg_dims_all', 'royalty_agg_file_dims', ['payee', ...DIMS]],
   ['royalty_agg_catalogue_all', 'royalty_agg_file_catalogue', ['payee', ...CAT]],
 ];

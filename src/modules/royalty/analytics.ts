@@ -16,9 +16,11 @@
  *   royalty_agg_file_artist     artist × two or more statement dimensions (or an artist
  *                               filter × one, with a file filter), workspace and members, dated or not
  *                               (undated: every file's rows, by its artist index)
+ *   royalty_agg_cross_all       catalogue × ONE statement dimension, undated, no file
+ *                               filter (catalogue filters through its item indexes), admins
+ *                               and members
  *   royalty_agg_cross_period    catalogue breakdown × ONE dimension filter, admins and
- *                               members, accounting-dated or undated, no catalogue or file
- *                               filter
+ *                               members, accounting-dated, no catalogue or file filter
  *   royalty_agg_file_cross      catalogue × ONE statement dimension otherwise (workspace view;
  *                               a member's at artist grain), read across files through its
  *                               catalogue / value indexes
@@ -188,27 +190,29 @@ export async function royaltyAnalytics(
   //    dimension rollup (by month; with a file filter: the per-file rollups below);
   //  - artist × statement dimensions, with an artist filter or two or more dimensions → the
   //    artist rollup (artist × all four dimensions, workspace and members);
-  //  - catalogue × ONE dimension otherwise → the cross rollup (workspace at catalogue grain,
-  //    members at artist grain);
-  //  - the rest (product / recording × two or more dimensions, a member's product /
+  //  - catalogue × ONE dimension otherwise → the all-time / by-period cross rollups below,
+  //    else the per-file cross rollup (workspace at catalogue grain, members at artist grain);
+  //  - the rest (product / recording × two or more dimensions, a member's dated product /
   //    recording × any dimension, a product / recording breakdown under two or more
   //    dimension filters) → the lines (or the member's earnings of them) named by the line
   //    lists: the cross rows' lists of the dimension filters, intersected, or the filtered
   //    items' aggregator rows when there is no dimension filter. `raw` is left for
   //    opts.raw (the bench's reference) and as a guard.
   const artistOnly = cat.length === 1 && cat[0] === 'artist_id';
-  // A catalogue breakdown under ONE dimension filter, undated or accounting-dated, with no
-  // catalogue or file filter: the cross rollup by accounting period (workspace and members).
+  // Catalogue × ONE statement dimension, workspace and members: undated, with or without
+  // catalogue filters → the all-time cross rollup; accounting-dated, with no catalogue
+  // filter → the cross rollup by accounting period. Neither with a file filter.
   const catalogueFilter = !!(q.artist || q.product || q.asset || q.releaseAssets);
   const byPeriod = crossed && stmt.length === 1 && !fileFilter && !catalogueFilter
     && !filters.some((f) => f.col === 'sale_month') && !groupCols.includes('sale_month');
+  const crossAll = crossed && stmt.length === 1 && allTime;
   const kind = !crossed
     ? 'rollup'
     : artistOnly && stmt.length === 1 && !fileFilter
       ? 'artistdim'
       : artistOnly && (!!q.artist || stmt.length > 1)
       ? 'artist'
-      : stmt.length === 1 && (payee === null || artistOnly || byPeriod)
+      : stmt.length === 1 && (payee === null || artistOnly || byPeriod || crossAll)
         ? 'cross'
         : catalogueFilter || filters.some((f) => DIMS.has(f.col))
           ? 'postings'
@@ -225,8 +229,10 @@ export async function royaltyAnalytics(
     if (kind === 'artist') source = 'royalty_agg_file_artist';
     // artist × ONE dimension (compact, by month; undated: every month's rows)
     else if (kind === 'artistdim') source = oneDim('royalty_agg_artist_dim');
-    // catalogue breakdown × ONE dimension filter, accounting-dated or undated, no catalogue
-    // filter (those use the per-file table's item indexes): by accounting period
+    // catalogue × ONE dimension, no file filter: undated (catalogue filters through its item
+    // indexes) / accounting-dated without a catalogue filter (those use the per-file table's
+    // item indexes)
+    else if (kind === 'cross' && crossAll) source = oneDim('royalty_agg_cross_all');
     else if (kind === 'cross' && byPeriod) source = oneDim('royalty_agg_cross_period');
     else if (kind === 'cross') source = oneDim('royalty_agg_file_cross');
     else if (fileFilter) source = cat.length ? 'royalty_agg_file_catalogue' : 'royalty_agg_file_dims';
