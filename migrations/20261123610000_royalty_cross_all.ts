@@ -16,9 +16,11 @@ import { enableTenantRls } from '../src/db/migration-helpers';
  * an admin's summed the item's per-file cross rows (96 files × its recordings × the values).
  *
  * Upkeep: one more upsert per file, of the rows the period table's upsert already groups (a
- * file has one accounting period, so its rows for the two tables are the same). The
- * amounts are in no index: updating an existing row is a HOT update (fillfactor 70), only
- * new keys touch the indexes.
+ * file has one accounting period, so its rows for the two tables are the same). Every file
+ * updates rows here: fillfactor 50 (as the other all-time tables, migration 20261123610100),
+ * and the amounts are in no index, so an existing row's new version is a HOT update on its
+ * own page (the page's dead versions are pruned when the next file updates it); only new
+ * keys touch the indexes.
  */
 const KEY = 'tenant_id, payee, dim, value, artist_id, product_id, asset_id';
 
@@ -35,7 +37,7 @@ export async function up(knex: Knex): Promise<void> {
       revenue numeric NOT NULL,
       quantity numeric NOT NULL,
       lines bigint NOT NULL
-    ) WITH (fillfactor = 70)`);
+    ) WITH (fillfactor = 50)`);
   await enableTenantRls(knex, 'royalty_agg_cross_all');
   // The upsert key, and the index a request by dimension value (and artist) range-scans.
   await knex.raw(`CREATE UNIQUE INDEX royalty_agg_cross_all_key ON royalty_agg_cross_all (${KEY}) NULLS NOT DISTINCT`);

@@ -1,7 +1,8 @@
 /**
  * The session-4 rollup migrations (20261123540000–540300), the quarter catalogue rollup
  * (20261123600000), the cross rollup by accounting period (600100) and its all-time twin
- * (610000) on a workspace that already has data: rolled back one by one (each down() restores the previous schema: the
+ * (610000, and 610100: fillfactor and a rewrite of the all-time tables) on a workspace that
+ * already has data: rolled back one by one (each down() restores the previous schema: the
  * per-item line lists table, the old cross indexes) and applied again (each up() backfills
  * from the files' existing rows: the cross rows' line numbers, the artist × dimension,
  * one-dimension, quarter catalogue, period and all-time cross compact rollups). Afterwards the rollup
@@ -12,12 +13,12 @@ import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, loadStatement, waitForReallocation, type LineIn } from './helpers';
 
-// newest first: 610000 (the all-time cross rollup, from the period one), 600100 (the cross rollup by
-// accounting period, from the files' cross rows), 600000 (the
-// quarter catalogue rollup, from the files' catalogue rows), then session 4's
-const ROLLED_BACK = ['20261123610000_royalty_cross_all.ts', '20261123600100_royalty_cross_periods.ts', '20261123600000_royalty_catalogue_quarters.ts', '20261123540300_royalty_drop_file_lines.ts', '20261123540200_royalty_dim.ts', '20261123540100_royalty_artist_dim.ts', '20261123540000_royalty_cross_line_lists.ts'];
+// newest first: 610100 (fillfactor + a rewrite of the all-time tables), 610000 (the all-time cross
+// rollup, from the period one), 600100 (the cross rollup by accounting period, from the files'
+// cross rows), 600000 (the quarter catalogue rollup, from the files' catalogue rows), then session 4's
+const ROLLED_BACK = ['20261123610100_royalty_all_time_fillfactor.ts', '20261123610000_royalty_cross_all.ts', '20261123600100_royalty_cross_periods.ts', '20261123600000_royalty_catalogue_quarters.ts', '20261123540300_royalty_drop_file_lines.ts', '20261123540200_royalty_dim.ts', '20261123540100_royalty_artist_dim.ts', '20261123540000_royalty_cross_line_lists.ts'];
 
-describe('rollup migrations 20261123540000–610000 down and up on existing data', function () {
+describe('rollup migrations 20261123540000–610100 down and up on existing data', function () {
   this.timeout(120_000);
   let app: TestApp;
   let t: TestTenant;
@@ -116,6 +117,10 @@ describe('rollup migrations 20261123540000–610000 down and up on existing data
 
     const [, applied] = (await owner.migrate.latest()) as [number, string[]];
     assert.deepEqual(applied, [...ROLLED_BACK].reverse());
+    const { rows: ff } = await owner.raw(
+      `SELECT relname, reloptions FROM pg_class WHERE relname IN ('royalty_agg_catalogue_all', 'royalty_agg_dims_all', 'royalty_agg_dim_all', 'royalty_agg_cross_all') ORDER BY relname`,
+    );
+    assert.deepEqual(ff.map((r: { reloptions: string[] }) => r.reloptions), [['fillfactor=50'], ['fillfactor=50'], ['fillfactor=50'], ['fillfactor=50']]);
     assert.deepEqual(await rows(), before.rows);
     assert.deepEqual(await answers(), before.answers);
   });
