@@ -23,10 +23,13 @@
  * and the member cross rows summed from the artist rows, the workspace cross rows from the
  * same lines. Hash joins (the file's rows were written a moment ago:
  * their statistics are stale, and a nested loop over a misestimated "1 row" is quadratic).
- * Compact tables (no file) are kept by subtracting the file's old per-file rows and adding
- * its new ones (INSERT … ON CONFLICT DO UPDATE), so a file costs work proportional to its
- * own groups, never a rebuild of the workspace. Rows that fall to zero lines are removed
- * (one DELETE, only when a subtraction left such a row).
+ * Compact tables (no file) are kept by ONE upsert per table of the file's net change: its new
+ * per-file rows minus its old ones (set aside in temporary tables before they are replaced),
+ * summed per key, keys whose net change is zero left alone (INSERT … ON CONFLICT DO UPDATE),
+ * so a file costs work proportional to its own groups, never a rebuild of the workspace, and
+ * a re-aggregation after a re-allocation writes only the rows that changed (the members'
+ * whose earnings moved; the workspace rows, sums of the unchanged lines, stay as they were).
+ * Rows that fall to zero lines are removed (one DELETE, only when the upsert left such a row).
  *
  * Workspace rows (payee = ZERO_UUID) sum every line's base amount, matched or not; payee
  * rows sum that member's current earnings (revenue) and the quantity / count of the lines
@@ -38,46 +41,78 @@ import { hashJoins, setWorkMem, ROLLUP_WORK_MEM, ZERO_UUID } from './allocate';
 const DATED = ['payee', 'sale_month', 'accounting_period', 'ap_end'];
 const DIMS = ['dsp', 'country', 'sale_type', 'aggregator'];
 const CAT = ['artist_id', 'product_id', 'asset_id'];
+/** A compact table's per-file source, over per-file tables named by `t` (the tables themselves, or a file's old rows set aside). */
+type Source = (t: (perFile: string) => string) => string;
 /** A per-file table's rows (all four dimensions), one row per dimension: dim, value. */
 const oneRowPerDim = (table: string, extra: string) => `(SELECT a.tenant_id, a.file_id, a.payee, a.sale_month, a.accounting_period, a.ap_end, ${extra}d.dim, d.value, a.revenue, a.quantity, a.lines
     FROM ${table} a
     CROSS JOIN LATERAL (VALUES (1::smallint, a.dsp), (2::smallint, a.country), (3::smallint, a.sale_type), (4::smallint, a.aggregator)) d(dim, value)) x`;
-const ARTIST_DIM_SOURCE = oneRowPerDim('royalty_agg_file_artist', 'a.artist_id, ');
-const DIM_SOURCE = oneRowPerDim('royalty_agg_file_dims', '');
+const ARTIST_DIM_SOURCE: Source = (t) => oneRowPerDim(t('royalty_agg_file_artist'), 'a.artist_id, ');
+const DIM_SOURCE: Source = (t) => oneRowPerDim(t('royalty_agg_file_dims'), '');
 /** A per-file catalogue row by its sale quarter (royalty_agg_catalogue_q). */
-const QUARTER_SOURCE = `(SELECT tenant_id, file_id, payee, date_trunc('quarter', sale_month::timestamp)::date AS sale_quarter, artist_id, product_id, asset_id, revenue, quantity, lines
-    FROM royalty_agg_file_catalogue) q`;
-/** A file's workspace cross rows and its members' catalogue × dimension rows, for royalty_agg_cross_period. */
+const QUARTER_SOURCE: Source = (t) => `(SELECT tenant_id, file_id, payee, date_trunc('quarter', sale_month::timestamp)::date AS sale_quarter, artist_id, product_id, asset_id, revenue, quantity, lines
+    FROM ${t('royalty_agg_file_catalogue')}) q`;
+/** A file's workspace cross rows and its members' catalogue × dimension rows, for royalty_agg_cross_period / _all. */
 const CROSS_PERIOD_COLS = 'tenant_id, file_id, payee, dim, value, accounting_period, ap_end, artist_id, product_id, asset_id, revenue, quantity, lines';
-const CROSS_PERIOD_SOURCE = `(SELECT ${CROSS_PERIOD_COLS} FROM royalty_agg_file_cross WHERE payee = '${ZERO_UUID}'
-    UNION ALL SELECT ${CROSS_PERIOD_COLS} FROM royalty_agg_file_member_cross) c`;
+const WORKSPACE = `payee = '${ZERO_UUID}'`;
+const CROSS_PERIOD_SOURCE: Source = (t) => `(SELECT ${CROSS_PERIOD_COLS} FROM ${t('royalty_agg_file_cross')} WHERE ${WORKSPACE}
+    UNION ALL SELECT ${CROSS_PERIOD_COLS} FROM ${t('royalty_agg_file_member_cross')}) c`;
+const perFile = (name: string): Source => (t) => t(name);
 /** compact table → [per-file source, its upsert key (after tenant_id)] */
-const COMPACT: [string, string, string[]][] = [
+const COMPACT: [string, Source, string[]][] = [
   ['royalty_agg_artist_dim', ARTIST_DIM_SOURCE, ['payee', 'dim', 'artist_id', 'value', 'sale_month', 'accounting_period', 'ap_end']],
   ['royalty_agg_dim', DIM_SOURCE, ['payee', 'dim', 'value', 'sale_month', 'accounting_period', 'ap_end']],
   ['royalty_agg_dim_all', DIM_SOURCE, ['payee', 'dim', 'value']],
-  ['royalty_agg_period', 'royalty_agg_file_dims', DATED],
-  ['royalty_agg_dims', 'royalty_agg_file_dims', [...DATED, ...DIMS]],
-  ['royalty_agg_catalogue', 'royalty_agg_file_catalogue', [...DATED, ...CAT]],
+  ['royalty_agg_period', perFile('royalty_agg_file_dims'), DATED],
+  ['royalty_agg_dims', perFile('royalty_agg_file_dims'), [...DATED, ...DIMS]],
+  ['royalty_agg_catalogue', perFile('royalty_agg_file_catalogue'), [...DATED, ...CAT]],
   ['royalty_agg_catalogue_q', QUARTER_SOURCE, ['payee', 'sale_quarter', ...CAT]],
   ['royalty_agg_cross_period', CROSS_PERIOD_SOURCE, ['payee', 'dim', 'value', 'accounting_period', 'ap_end', ...CAT]],
   ['royalty_agg_cross_all', CROSS_PERIOD_SOURCE, ['payee', 'dim', 'value', ...CAT]],
-  ['royalty_agg_dims_all', 'royalty_agg_file_dims', ['payee', ...DIMS]],
-  ['royalty_agg_catalogue_all', 'royalty_agg_file_catalogue', ['payee', ...CAT]],
+  ['royalty_agg_dims_all', perFile('royalty_agg_file_dims'), ['payee', ...DIMS]],
+  ['royalty_agg_catalogue_all', perFile('royalty_agg_file_catalogue'), ['payee', ...CAT]],
 ];
-const FILE_TABLES = ['royalty_agg_file_dims', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross', 'royalty_agg_file_artist', 'royalty_agg_file_member_cross'];
+/** Per-file tables, with what of a file's old rows is set aside (of the cross rows: what CROSS_PERIOD_SOURCE reads, no line lists). */
+const FILE_TABLES: [string, string][] = [
+  ['royalty_agg_file_dims', '*'],
+  ['royalty_agg_file_catalogue', '*'],
+  ['royalty_agg_file_cross', `${CROSS_PERIOD_COLS} FROM royalty_agg_file_cross WHERE ${WORKSPACE} AND`],
+  ['royalty_agg_file_artist', '*'],
+  ['royalty_agg_file_member_cross', '*'],
+];
+/** The per-file tables themselves (a file's current rows). */
+const current = (n: string) => n;
+/** The temporary copy of a file's old rows of per-file table `n` (aggregateFile). */
+const setAside = (n: string) => `agg_old_${n.replace('royalty_agg_file_', '')}`;
 
-/** Adds (sign 1) or subtracts (-1) a file's per-file rows to the compact tables; returns the tables where a row fell to zero. */
-async function moveCompact(trx: Trx, tenantId: number, fileId: string, sign: 1 | -1): Promise<string[]> {
+/**
+ * Moves a file's contribution in every compact table: + the rows of the per-file tables named
+ * by `add`, − those named by `sub`, in ONE upsert per table of the net change per key; keys
+ * whose net change is zero are not touched (a re-aggregation after a re-allocation leaves the
+ * workspace rows as they were: only the changed members' rows are written). Returns the
+ * tables where a row fell to zero lines.
+ */
+async function moveCompact(trx: Trx, tenantId: number, fileId: string, add: typeof current | null, sub: typeof current | null): Promise<string[]> {
   const zeroed: string[] = [];
   for (const [table, source, key] of COMPACT) {
     const cols = key.join(', ');
+    const parts: string[] = [];
+    const bindings: any[] = [];
+    if (add) {
+      parts.push(`SELECT tenant_id, ${cols}, revenue, quantity, lines FROM ${source(add)} WHERE tenant_id = ? AND file_id = ?`);
+      bindings.push(tenantId, fileId);
+    }
+    if (sub) {
+      parts.push(`SELECT tenant_id, ${cols}, -revenue AS revenue, -quantity AS quantity, -lines AS lines FROM ${source(sub)} WHERE tenant_id = ? AND file_id = ?`);
+      bindings.push(tenantId, fileId);
+    }
     const { rows } = await trx.raw(
       `WITH u AS (
          INSERT INTO ${table} (tenant_id, ${cols}, revenue, quantity, lines)
-         SELECT tenant_id, ${cols}, ${sign} * sum(revenue), ${sign} * sum(quantity), ${sign} * sum(lines)
-           FROM ${source} WHERE tenant_id = ? AND file_id = ?
+         SELECT tenant_id, ${cols}, sum(revenue), sum(quantity), sum(lines)
+           FROM (${parts.join(' UNION ALL ')}) m
           GROUP BY tenant_id, ${cols}
+         HAVING sum(revenue) <> 0 OR sum(quantity) <> 0 OR sum(lines) <> 0
           ORDER BY ${cols}
          ON CONFLICT (tenant_id, ${cols}) DO UPDATE SET
            revenue = ${table}.revenue + excluded.revenue,
@@ -85,7 +120,7 @@ async function moveCompact(trx: Trx, tenantId: number, fileId: string, sign: 1 |
            lines = ${table}.lines + excluded.lines
          RETURNING lines)
        SELECT count(*) FILTER (WHERE lines = 0)::int AS zero FROM u`,
-      [tenantId, fileId],
+      bindings,
     );
     if (rows[0].zero > 0) zeroed.push(table);
   }
@@ -98,23 +133,31 @@ async function dropZeroes(trx: Trx, tenantId: number, tables: string[]): Promise
 
 /** Remove a file's contribution from every rollup. */
 export async function removeFileRollups(trx: Trx, tenantId: number, fileId: string): Promise<void> {
-  await dropZeroes(trx, tenantId, await moveCompact(trx, tenantId, fileId, -1));
-  for (const t of FILE_TABLES) await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
+  await dropZeroes(trx, tenantId, await moveCompact(trx, tenantId, fileId, null, current));
+  for (const [t] of FILE_TABLES) await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
 }
 
 /** (Re)build a file's rollups from its lines and current earnings. */
 export async function aggregateFile(trx: Trx, tenantId: number, fileId: string): Promise<void> {
   // The groups of a large file fit in memory: hashed passes instead of sorts or spills.
   await setWorkMem(trx, ROLLUP_WORK_MEM);
-  const zeroed = await moveCompact(trx, tenantId, fileId, -1);
-  for (const t of FILE_TABLES) await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
+  // The file's old per-file rows, set aside (temporary tables: no WAL, no index), then deleted;
+  // the compact tables get the net change (new − old) below, one upsert per table.
+  for (const [t, what] of FILE_TABLES) {
+    await trx.raw(`DROP TABLE IF EXISTS ${setAside(t)}`);
+    await trx.raw(
+      `CREATE TEMP TABLE ${setAside(t)} ON COMMIT DROP AS SELECT ${what === '*' ? `* FROM ${t} WHERE` : what} tenant_id = ? AND file_id = ?`,
+      [tenantId, fileId],
+    );
+    await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
+  }
   const { rows } = await trx.raw(
     `SELECT to_char(f.accounting_period, 'YYYY-MM-DD') AS accounting_period,
             to_char(f.accounting_period + make_interval(months => CASE t.accounting_cadence WHEN 'quarterly' THEN 3 WHEN 'half-yearly' THEN 6 ELSE 1 END) - interval '1 day', 'YYYY-MM-DD') AS ap_end
        FROM files f JOIN tenants t ON t.id = f.tenant_id WHERE f.tenant_id = ? AND f.id = ?`,
     [tenantId, fileId],
   );
-  if (!rows.length) return dropZeroes(trx, tenantId, zeroed);
+  if (!rows.length) return dropZeroes(trx, tenantId, await moveCompact(trx, tenantId, fileId, null, setAside));
   const { accounting_period: ap, ap_end: apEnd } = rows[0];
   const all = [...DIMS, ...CAT].map((c) => `l.${c}`).join(', ');
   const allE = [...DIMS, ...CAT].map((c) => `e.${c}`).join(', ');
@@ -193,6 +236,5 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
       ],
     );
   });
-  await moveCompact(trx, tenantId, fileId, 1);
-  await dropZeroes(trx, tenantId, zeroed);
+  await dropZeroes(trx, tenantId, await moveCompact(trx, tenantId, fileId, current, setAside));
 }
