@@ -9,8 +9,8 @@ import type { Knex } from 'knex';
  * each update moved the row to another page; over a workspace's files the rows scattered
  * until each page held a few live rows among free space. At 10M lines (96 files)
  * royalty_agg_catalogue_all held 5,881 rows on 1,506 pages (4 a page): an undated recording
- * breakdown read all of them. Rewritten in key order (a payee's rows neighbours), the same
- * request took 0.8 ms less Postgres time (4.5 → 3.6 ms).
+ * breakdown read all of them. Rewritten in key order (a payee's rows neighbours): 184 pages,
+ * that scan 1.13 → 0.47 ms.
  *
  * With half of each page free, a file's update of a row is a HOT update on the same page
  * (the amounts are in no index), and the page's dead versions are pruned when the next file
