@@ -72,13 +72,13 @@ const COMPACT: [string, Source, string[]][] = [
   ['royalty_agg_dims_all', perFile('royalty_agg_file_dims'), ['payee', ...DIMS]],
   ['royalty_agg_catalogue_all', perFile('royalty_agg_file_catalogue'), ['payee', ...CAT]],
 ];
-/** Per-file tables, with what of a file's old rows is set aside (of the cross rows: what CROSS_PERIOD_SOURCE reads, no line lists). */
-const FILE_TABLES: [string, string][] = [
-  ['royalty_agg_file_dims', '*'],
-  ['royalty_agg_file_catalogue', '*'],
-  ['royalty_agg_file_cross', `${CROSS_PERIOD_COLS} FROM royalty_agg_file_cross WHERE ${WORKSPACE} AND`],
-  ['royalty_agg_file_artist', '*'],
-  ['royalty_agg_file_member_cross', '*'],
+/** Per-file tables: [table, columns, rows] of a file's old rows to set aside (of the cross rows: what CROSS_PERIOD_SOURCE reads, no line lists). */
+const FILE_TABLES: [string, string, string][] = [
+  ['royalty_agg_file_dims', '*', ''],
+  ['royalty_agg_file_catalogue', '*', ''],
+  ['royalty_agg_file_cross', CROSS_PERIOD_COLS, ` AND ${WORKSPACE}`],
+  ['royalty_agg_file_artist', '*', ''],
+  ['royalty_agg_file_member_cross', '*', ''],
 ];
 /** The per-file tables themselves (a file's current rows). */
 const current = (n: string) => n;
@@ -143,12 +143,9 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
   await setWorkMem(trx, ROLLUP_WORK_MEM);
   // The file's old per-file rows, set aside (temporary tables: no WAL, no index), then deleted;
   // the compact tables get the net change (new − old) below, one upsert per table.
-  for (const [t, what] of FILE_TABLES) {
+  for (const [t, cols, rows] of FILE_TABLES) {
     await trx.raw(`DROP TABLE IF EXISTS ${setAside(t)}`);
-    await trx.raw(
-      `CREATE TEMP TABLE ${setAside(t)} ON COMMIT DROP AS SELECT ${what === '*' ? `* FROM ${t} WHERE` : what} tenant_id = ? AND file_id = ?`,
-      [tenantId, fileId],
-    );
+    await trx.raw(`CREATE TEMP TABLE ${setAside(t)} ON COMMIT DROP AS SELECT ${cols} FROM ${t} WHERE tenant_id = ? AND file_id = ?${rows}`, [tenantId, fileId]);
     await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
   }
   const { rows } = await trx.raw(
