@@ -92,7 +92,7 @@ const setAside = (n: string) => `agg_old_${n.replace('royalty_agg_file_', '')}`;
  * workspace rows as they were: only the changed members' rows are written). Returns the
  * tables where a row fell to zero lines.
  */
-async function moveCompact(trx: Trx, tenantId: number, fileId: string, add: typeof current | null, sub: typeof current | null): Promise<string[]> {
+async function moveCompact(trx: Trx, tenantId: number, fileId: string, add: typeof current | null, sub: typeof current | null, lap?: Lap): Promise<string[]> {
   const zeroed: string[] = [];
   for (const [table, source, key] of COMPACT) {
     const cols = key.join(', ');
@@ -123,6 +123,7 @@ async function moveCompact(trx: Trx, tenantId: number, fileId: string, add: type
       bindings,
     );
     if (rows[0].zero > 0) zeroed.push(table);
+    lap?.(table.replace('royalty_agg_', ''));
   }
   return zeroed;
 }
@@ -137,8 +138,18 @@ export async function removeFileRollups(trx: Trx, tenantId: number, fileId: stri
   for (const [t] of FILE_TABLES) await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
 }
 
-/** (Re)build a file's rollups from its lines and current earnings. */
-export async function aggregateFile(trx: Trx, tenantId: number, fileId: string): Promise<void> {
+/** Records the milliseconds since the previous lap under `step`. */
+type Lap = (step: string) => void;
+
+/** (Re)build a file's rollups from its lines and current earnings; returns milliseconds per step (logged by the job, printed by bench:ingest). */
+export async function aggregateFile(trx: Trx, tenantId: number, fileId: string): Promise<Record<string, number>> {
+  const timings: Record<string, number> = {};
+  let t0 = Date.now();
+  const lap: Lap = (step) => {
+    const t = Date.now();
+    timings[step] = (timings[step] ?? 0) + t - t0;
+    t0 = t;
+  };
   // The groups of a large file fit in memory: hashed passes instead of sorts or spills.
   await setWorkMem(trx, ROLLUP_WORK_MEM);
   // The file's old per-file rows, set aside (temporary tables: no WAL, no index), then deleted;
@@ -148,13 +159,17 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
     await trx.raw(`CREATE TEMP TABLE ${setAside(t)} ON COMMIT DROP AS SELECT ${cols} FROM ${t} WHERE tenant_id = ? AND file_id = ?${rows}`, [tenantId, fileId]);
     await trx.raw(`DELETE FROM ${t} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
   }
+  lap('setAside');
   const { rows } = await trx.raw(
     `SELECT to_char(f.accounting_period, 'YYYY-MM-DD') AS accounting_period,
             to_char(f.accounting_period + make_interval(months => CASE t.accounting_cadence WHEN 'quarterly' THEN 3 WHEN 'half-yearly' THEN 6 ELSE 1 END) - interval '1 day', 'YYYY-MM-DD') AS ap_end
        FROM files f JOIN tenants t ON t.id = f.tenant_id WHERE f.tenant_id = ? AND f.id = ?`,
     [tenantId, fileId],
   );
-  if (!rows.length) return dropZeroes(trx, tenantId, await moveCompact(trx, tenantId, fileId, null, setAside));
+  if (!rows.length) {
+    await dropZeroes(trx, tenantId, await moveCompact(trx, tenantId, fileId, null, setAside));
+    return timings;
+  }
   const { accounting_period: ap, ap_end: apEnd } = rows[0];
   const all = [...DIMS, ...CAT].map((c) => `l.${c}`).join(', ');
   const allE = [...DIMS, ...CAT].map((c) => `e.${c}`).join(', ');
@@ -233,5 +248,8 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
       ],
     );
   });
-  await dropZeroes(trx, tenantId, await moveCompact(trx, tenantId, fileId, current, setAside));
+  lap('perFile');
+  await dropZeroes(trx, tenantId, await moveCompact(trx, tenantId, fileId, current, setAside, lap));
+  lap('dropZeroes');
+  return timings;
 }

@@ -67,8 +67,8 @@ export async function runAggregateJob(svc: AppServices, p: { tenantId: number; f
     if (!f || f.status !== 'aggregating') return;
     const t0 = Date.now();
     // aggregateFile sets its own work_mem (ROLLUP_WORK_MEM)
-    await aggregateFile(trx, p.tenantId, p.fileId);
-    svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, timings: { aggregate: Date.now() - t0 } }, 'file aggregated');
+    const steps = await aggregateFile(trx, p.tenantId, p.fileId);
+    svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, timings: { aggregate: Date.now() - t0, ...steps } }, 'file aggregated');
     await trx('files')
       .where({ tenant_id: p.tenantId, id: p.fileId })
       .update({ status: 'processed', progress: 100, processed_at: clock.now(), updated_at: clock.now() });
