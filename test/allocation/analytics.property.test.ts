@@ -148,11 +148,15 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
       [`start=2024-01&end=2024-03`, `l.sale_month BETWEEN '2024-01-01' AND '2024-03-31'`, []],
       [`start=2024-01-20&end=2024-04&artist=${a1}`, `l.sale_month BETWEEN '2024-01-01' AND '2024-04-30' AND l.artist_id = ?`, [a1]],
       [`end=2024-03-31&asset=${s1}`, `l.sale_month <= '2024-03-31' AND l.asset_id = ?`, [s1]],
+      // …and whole years and halves from the half-year / year rollup first
+      [`start=2024-01&end=2024-06`, `l.sale_month BETWEEN '2024-01-01' AND '2024-06-30'`, []],
+      [`start=2023-07&end=2024-12-31&artist=${a1}`, `l.sale_month BETWEEN '2023-07-01' AND '2024-12-31' AND l.artist_id = ?`, [a1]],
+      [`start=2023-10&end=2025-03&product=${p1}`, `l.sale_month BETWEEN '2023-10-01' AND '2025-03-31' AND l.product_id = ?`, [p1]],
       // catalogue breakdowns under one dimension filter, accounting-dated: the cross rollup by accounting period
       [`periodFilterType=accounting&start=2024-02&end=2024-03&country=DE`, `f.accounting_period BETWEEN '2024-02-01' AND '2024-03-01' AND l.country = ?`, ['DE']],
     ];
   }
-  const FILTERS = 27; // filterCases().length
+  const FILTERS = 30; // filterCases().length
   const SHARES: Record<string, string>[] = [];
 
   it('every route, admin and member, with and without filters (crossed too), after deletes and re-allocation; paging', async () => {
@@ -257,11 +261,19 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     const a1 = artists[1]!;
     const member = u.user!.tenantUserId;
     const QUARTERS = 'royalty_agg_catalogue_q + royalty_agg_catalogue';
+    const HALVES = 'royalty_agg_catalogue_h + royalty_agg_catalogue';
+    const ALL_GRAINS = 'royalty_agg_catalogue_h + royalty_agg_catalogue_q + royalty_agg_catalogue';
     // [group, query, source, views]
     const cases: [GroupBy, AnalyticsQuery, string, (string | null)[]][] = [
       ['asset', { start: '2024-01', end: '2024-03' }, QUARTERS, [null, member]],
       ['product', { start: '2024-01-20', end: '2024-04', artist: a1 }, QUARTERS, [null, member]],
-      ['total', { end: '2024-03-31', asset: assets[1]!.id }, QUARTERS, [null, member]],
+      // open start: every whole year before 2024 (one range) and Q1 2024
+      ['total', { end: '2024-03-31', asset: assets[1]!.id }, ALL_GRAINS, [null, member]],
+      // whole halves and years
+      ['asset', { start: '2024-01', end: '2024-06' }, HALVES, [null, member]],
+      ['product', { start: '2023-07', end: '2024-12', artist: a1 }, HALVES, [null, member]],
+      ['asset', { start: '2023-10', end: '2025-03-31' }, ALL_GRAINS, [null, member]],
+      ['product', { start: '2023-12', end: '2024-07-15' }, HALVES, [null, member]],
       // no whole quarter, grouped by month, accounting dates: the month rollup
       ['asset', { start: '2024-01', end: '2024-03-30' }, 'royalty_agg_catalogue', [null, member]],
       ['month', { start: '2024-01', end: '2024-03', asset: assets[1]!.id }, 'royalty_agg_catalogue', [null, member]],

@@ -1,5 +1,5 @@
 /**
- * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100, 540200, 540300, 600000, 600100, 610000).
+ * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100, 540200, 540300, 600000, 600100, 610000, 620000).
  *
  * Per file (rebuilt whole for a file, the source of truth for the compact tables):
  *   royalty_agg_file_dims       sale month × DSP × country × sale type × aggregator
@@ -15,7 +15,8 @@
  *                               members at artist grain
  *   (compact, from the artist rows: royalty_agg_artist_dim, artist × ONE dimension × month;
  *    from the dims rows: royalty_agg_dim[_all], ONE dimension; from the catalogue rows:
- *    royalty_agg_catalogue_q, catalogue × sale quarter; from the workspace cross rows:
+ *    royalty_agg_catalogue_q, catalogue × sale quarter, and royalty_agg_catalogue_h, catalogue
+ *    × sale half-year and × sale year; from the workspace cross rows:
  *    royalty_agg_cross_period, catalogue × ONE dimension × accounting period, with the
  *    members' rows above, and its all-time twin royalty_agg_cross_all)
  * All of them from ONE statement that reads the file's lines once and its current earnings
@@ -52,6 +53,11 @@ const DIM_SOURCE: Source = (t) => oneRowPerDim(t('royalty_agg_file_dims'), '');
 /** A per-file catalogue row by its sale quarter (royalty_agg_catalogue_q). */
 const QUARTER_SOURCE: Source = (t) => `(SELECT tenant_id, file_id, payee, date_trunc('quarter', sale_month::timestamp)::date AS sale_quarter, artist_id, product_id, asset_id, revenue, quantity, lines
     FROM ${t('royalty_agg_file_catalogue')}) q`;
+/** A per-file catalogue row by its sale half-year (grain 6) and by its sale year (grain 12), for royalty_agg_catalogue_h. */
+const HALF_YEAR_SOURCE: Source = (t) => `(SELECT c.tenant_id, c.file_id, c.payee, g.grain, g.period_start, c.artist_id, c.product_id, c.asset_id, c.revenue, c.quantity, c.lines
+    FROM ${t('royalty_agg_file_catalogue')} c
+    CROSS JOIN LATERAL (VALUES (6::smallint, (date_trunc('year', c.sale_month::timestamp) + make_interval(months => CASE WHEN extract(month FROM c.sale_month) > 6 THEN 6 ELSE 0 END))::date),
+                               (12::smallint, date_trunc('year', c.sale_month::timestamp)::date)) g(grain, period_start)) h`;
 /** A file's workspace cross rows and its members' catalogue × dimension rows, for royalty_agg_cross_period / _all. */
 const CROSS_PERIOD_COLS = 'tenant_id, file_id, payee, dim, value, accounting_period, ap_end, artist_id, product_id, asset_id, revenue, quantity, lines';
 const WORKSPACE = `payee = '${ZERO_UUID}'`;
@@ -67,6 +73,7 @@ const COMPACT: [string, Source, string[]][] = [
   ['royalty_agg_dims', perFile('royalty_agg_file_dims'), [...DATED, ...DIMS]],
   ['royalty_agg_catalogue', perFile('royalty_agg_file_catalogue'), [...DATED, ...CAT]],
   ['royalty_agg_catalogue_q', QUARTER_SOURCE, ['payee', 'sale_quarter', ...CAT]],
+  ['royalty_agg_catalogue_h', HALF_YEAR_SOURCE, ['payee', 'grain', 'period_start', ...CAT]],
   ['royalty_agg_cross_period', CROSS_PERIOD_SOURCE, ['payee', 'dim', 'value', 'accounting_period', 'ap_end', ...CAT]],
   ['royalty_agg_cross_all', CROSS_PERIOD_SOURCE, ['payee', 'dim', 'value', ...CAT]],
   ['royalty_agg_dims_all', perFile('royalty_agg_file_dims'), ['payee', ...DIMS]],

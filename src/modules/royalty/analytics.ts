@@ -130,6 +130,62 @@ export function wholeQuarters(start: string | undefined, end: string | undefined
   return { first: iso(first), last: iso(last), lastDay: iso(new Date(lastEnd.getTime() - 86_400_000)) };
 }
 
+/** Whole sale periods covering a range: years as a range of first days, halves and quarters as lists. */
+export interface SaleCover {
+  /** The whole quarters' span (as wholeQuarters): the months outside it come from the month rollup. */
+  first: string;
+  lastDay: string;
+  /** First days of the first and last whole calendar year inside the span, or null. */
+  years: [string, string] | null;
+  /** First days of the whole halves (Jan–Jun, Jul–Dec) inside the span, outside the years. */
+  halves: string[];
+  /** First days of the quarters of the span outside the years and halves. */
+  quarters: string[];
+}
+
+const addMonths = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + n, 1));
+/** The first `step`-month boundary (months 0, step, 2·step… of a year) on or after d / on or before d. */
+const ceilTo = (d: Date, step: number) => new Date(Date.UTC(d.getUTCFullYear(), Math.ceil(d.getUTCMonth() / step) * step, 1));
+const floorTo = (d: Date, step: number) => new Date(Date.UTC(d.getUTCFullYear(), Math.floor(d.getUTCMonth() / step) * step, 1));
+
+/**
+ * The whole quarters of a sale-date range (wholeQuarters), split into the coarsest whole
+ * periods: calendar years (royalty_agg_catalogue_h, grain 12), then halves (grain 6), then the
+ * quarters left (royalty_agg_catalogue_q). A full-year breakdown by recording reads one row per
+ * recording instead of four; a half-year's, one instead of two. Greedy from the span's middle:
+ * the years inside it, then at most one half on each side of them (or, with no whole year, the
+ * halves inside it: at most two), then the quarters at each end (at most two).
+ */
+export function saleCover(start: string | undefined, end: string | undefined): SaleCover | null {
+  const wq = wholeQuarters(start, end);
+  if (!wq) return null;
+  const a = new Date(`${wq.first}T00:00:00Z`);
+  const b = addMonths(new Date(`${wq.last}T00:00:00Z`), 3); // exclusive end of the span
+  let lo: Date; // [lo, hi): what years and halves cover
+  let hi: Date;
+  let years: [string, string] | null = null;
+  const halves: string[] = [];
+  const y1 = ceilTo(a, 12);
+  const y2 = floorTo(new Date(b.getTime() - 86_400_000), 12); // the year holding the span's last day…
+  const yEnd = addMonths(y2, 12) <= b ? addMonths(y2, 12) : y2; // …counted only when whole
+  if (y1 < yEnd) {
+    years = [iso(y1), iso(addMonths(yEnd, -12))];
+    lo = y1;
+    hi = yEnd;
+    if (addMonths(lo, -6) >= a) halves.push(iso((lo = addMonths(lo, -6))));
+    if (addMonths(hi, 6) <= b) halves.push(iso(hi)), (hi = addMonths(hi, 6));
+  } else {
+    lo = ceilTo(a, 6);
+    hi = lo;
+    while (addMonths(hi, 6) <= b) halves.push(iso(hi)), (hi = addMonths(hi, 6));
+    if (!halves.length) lo = hi = b; // no whole half: every quarter of the span is left
+  }
+  const quarters: string[] = [];
+  for (let q = a; q < lo; q = addMonths(q, 3)) quarters.push(iso(q));
+  for (let q = hi; q < b; q = addMonths(q, 3)) quarters.push(iso(q));
+  return { first: wq.first, lastDay: wq.lastDay, years, halves, quarters };
+}
+
 export interface AnalyticsResult {
   currency: string;
   rows: Record<string, unknown>[];
@@ -248,16 +304,32 @@ export async function royaltyAnalytics(
     } else source = `${cat.length ? 'royalty_agg_catalogue' : 'royalty_agg_dims'}${allTime ? '_all' : ''}`;
     // Sale-dated catalogue rows: the range's whole quarters from the quarter rollup, the
     // months outside them from the month rollup (the sale-month filters move into the source).
-    const quarters = source === 'royalty_agg_catalogue' && !accounting && !groupCols.some((c) => c === 'sale_month' || c === 'accounting_period') ? wholeQuarters(q.start, q.end) : null;
-    if (quarters) {
-      source = 'royalty_agg_catalogue_q + royalty_agg_catalogue';
+    const cover = source === 'royalty_agg_catalogue' && !accounting && !groupCols.some((c) => c === 'sale_month' || c === 'accounting_period') ? saleCover(q.start, q.end) : null;
+    if (cover) {
+      // The range's whole years and halves (royalty_agg_catalogue_h), its other whole quarters
+      // (royalty_agg_catalogue_q), and its months outside the whole quarters (royalty_agg_catalogue).
       const qCols = 'artist_id, product_id, asset_id, revenue, quantity, lines';
       const months = filters.filter((f) => f.col === 'sale_month');
-      from = `(SELECT ${qCols} FROM royalty_agg_catalogue_q WHERE tenant_id = ? AND payee = ? AND sale_quarter >= ?::date AND sale_quarter <= ?::date
+      const parts: string[] = [];
+      if (cover.years) {
+        parts.push(`SELECT ${qCols} FROM royalty_agg_catalogue_h WHERE tenant_id = ? AND payee = ? AND grain = 12 AND period_start >= ?::date AND period_start <= ?::date`);
+        fromB.push(tenantId, who, ...cover.years);
+      }
+      if (cover.halves.length) {
+        parts.push(`SELECT ${qCols} FROM royalty_agg_catalogue_h WHERE tenant_id = ? AND payee = ? AND grain = 6 AND period_start = ANY(?::date[])`);
+        fromB.push(tenantId, who, cover.halves);
+      }
+      if (cover.quarters.length) {
+        parts.push(`SELECT ${qCols} FROM royalty_agg_catalogue_q WHERE tenant_id = ? AND payee = ? AND sale_quarter = ANY(?::date[])`);
+        fromB.push(tenantId, who, cover.quarters);
+      }
+      parts.push(`SELECT ${qCols} FROM royalty_agg_catalogue WHERE tenant_id = ? AND payee = ?${months.map((f) => ` AND ${f.sql}`).join('')}
+                  AND (sale_month < ?::date OR sale_month > ?::date)`);
+      fromB.push(tenantId, who, ...months.flatMap((f) => f.b), cover.first, cover.lastDay);
+      source = [cover.years || cover.halves.length ? 'royalty_agg_catalogue_h' : '', cover.quarters.length ? 'royalty_agg_catalogue_q' : '', 'royalty_agg_catalogue'].filter(Boolean).join(' + ');
+      from = `(${parts.join(`
                UNION ALL
-               SELECT ${qCols} FROM royalty_agg_catalogue WHERE tenant_id = ? AND payee = ?${months.map((f) => ` AND ${f.sql}`).join('')}
-                  AND (sale_month < ?::date OR sale_month > ?::date)) s`;
-      fromB.push(tenantId, who, quarters.first, quarters.last, tenantId, who, ...months.flatMap((f) => f.b), quarters.first, quarters.lastDay);
+               `)}) s`;
       monthsInSource = true;
     } else {
       from = `(SELECT ${cols} FROM ${source} WHERE tenant_id = ? AND payee = ?${dimCond}${fileFilter ? ' AND file_id = ?' : ''}) s`;
