@@ -302,7 +302,7 @@ if (storedOnly) {
 }
 // The earnings rows the allocation wrote, COPYed bare too: with 2–3 payees a line, writing them
 // is itself more than the lines' COPY (a floor for (b) however the pipeline is built).
-const ecols = 'tenant_id, file_id, line_id, tenant_user_id, split_id, share, amount, currency, accounting_period, sale_month, asset_id, product_id, artist_id, dsp, country, sale_type, created_at';
+const ecols = 'tenant_id, file_id, line_id, tenant_user_id, split_id, share, amount, currency, accounting_period, sale_month, asset_id, product_id, artist_id, dsp, country, sale_type, quantity, aggregator, created_at';
 const edump = path.join(dir, 'earnings.copy');
 await pipeline(c.query(copyTo(`COPY (SELECT ${ecols} FROM royalty_earnings WHERE file_id = '${childId}' AND superseded_at IS NULL) TO STDOUT`)), fs.createWriteStream(edump));
 await c.query(`CREATE TABLE bench_bare_earnings AS SELECT ${ecols} FROM royalty_earnings WITH NO DATA`);
@@ -310,6 +310,24 @@ await c.query('CHECKPOINT');
 t = Date.now();
 await pipeline(fs.createReadStream(edump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY bench_bare_earnings (${ecols}) FROM STDIN`)));
 const tBareEarnings = Date.now() - t;
+// And the rollup rows the aggregate job wrote (this fresh workspace holds only this file, so
+// every royalty_agg_* row is its contribution): lines + earnings + rollups COPYed bare, with no
+// index, no grouping and no matching, is what (b) could cost at the very least with these tables.
+const { rows: aggTables } = await c.query(
+  `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname LIKE 'royalty\\_agg\\_%' ORDER BY 1`,
+);
+let tBareRollups = 0;
+let rollupRows = 0;
+for (const { relname } of aggTables as { relname: string }[]) {
+  const rdump = path.join(dir, `${relname}.copy`);
+  await pipeline(c.query(copyTo(`COPY (SELECT * FROM ${relname} WHERE tenant_id = ${Number(tenant.id)}) TO STDOUT`)), fs.createWriteStream(rdump));
+  await c.query(`CREATE TABLE bench_bare_${relname} AS SELECT * FROM ${relname} WITH NO DATA`);
+  await c.query('CHECKPOINT');
+  t = Date.now();
+  await pipeline(fs.createReadStream(rdump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY bench_bare_${relname} FROM STDIN`)));
+  tBareRollups += Date.now() - t;
+  rollupRows += Number((await c.query(`SELECT count(*) AS n FROM bench_bare_${relname}`)).rows[0].n);
+}
 await c.end();
 
 const f = facts[0];
@@ -344,6 +362,7 @@ console.log(`bare COPY, rows as stored ${sec(tBareStored)} s  → ${rate(LINES, 
 console.log(`bare COPY, fields only    ${sec(tBare)} s  → ${rate(LINES, tBare)} (the statement's 25 columns, ${(sizes.fields / 1e6).toFixed(0)} MB)`);
 console.log(`bare COPY, the ${f.earnings.toLocaleString('en')} earnings rows  ${sec(tBareEarnings)} s (lines + earnings bare: ${sec(tBare + tBareEarnings)} s)`);
 console.log(`ratio (a) lines stored / bare COPY as stored   ${(tStored / tBareStored).toFixed(2)}×  (target ≤ 2×; vs fields only ${(tStored / tBare).toFixed(2)}×)`);
+console.log(`bare COPY, the ${rollupRows.toLocaleString('en')} rollup rows (${aggTables.length} tables)  ${sec(tBareRollups)} s (lines as stored + earnings + rollups bare: ${sec(tBareStored + tBareEarnings + tBareRollups)} s = ${((tBareStored + tBareEarnings + tBareRollups) / tBareStored).toFixed(2)}× the lines' bare COPY)`);
 console.log(`ratio (b) analytics ready / bare COPY as stored ${(tAnalytics / tBareStored).toFixed(2)}×  (target ≤ 2.5×; vs fields only ${(tAnalytics / tBare).toFixed(2)}×); vs bare COPY of lines + earnings ${(tAnalytics / (tBareStored + tBareEarnings)).toFixed(2)}×`);
 console.log(`worker peak RSS           ${(rssPeak / 1e6).toFixed(0)} MB (after boot, idle: ${(rssIdle / 1e6).toFixed(0)} MB; target < 300 MB)`);
 console.log(`worker RSS by step (max sampled): ${Object.entries(rssBy).map(([k, v]) => `${k} ${(v / 1e6).toFixed(0)} MB`).join(', ')}`);

@@ -93,8 +93,13 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
     const mailer: Mailer = cfg.smtpUrl ? new SmtpMailer(cfg.smtpUrl, cfg.mailFrom) : new FileMailer(path.join(cfg.dataDir, 'mail'), cfg.mailFrom);
     const svc: AppServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: new SecretBox(encKey) };
     const useQueue = opts.queue !== false;
+    let stopping = false;
     if (useQueue) {
-      queue.boss.on('error', (err) => log.error({ err }, 'queue error'));
+      // 57P01 after shutdown began: the cluster stopping under a pooled connection pg-boss had not closed yet.
+      queue.boss.on('error', (err) => {
+        if (stopping && (err as { code?: string }).code === '57P01') return log.debug({ err }, 'queue connection closed by shutdown');
+        log.error({ err }, 'queue error');
+      });
       await queue.start();
       await grantQueueToApp(db);
       if (opts.workers) await registerWorkers(svc);
@@ -102,6 +107,7 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
     return {
       svc,
       async shutdown() {
+        stopping = true;
         if (useQueue) await queue.stop().catch((err) => log.error({ err }, 'queue stop failed'));
         await db.close();
         if (embedded) await embedded.stop();
