@@ -256,7 +256,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     }
   });
 
-  it('the coarser rollups answer where they apply (quarters, accounting periods, all time), and only there; same rows as the raw lines', async () => {
+  it('the coarser rollups answer where they apply (years, halves, quarters, accounting periods, all time, per item), and only there; same rows as the raw lines', async () => {
     const u = t.users;
     const a1 = artists[1]!;
     const member = u.user!.tenantUserId;
@@ -278,6 +278,13 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
       ['asset', { start: '2024-01', end: '2024-03-30' }, 'royalty_agg_catalogue', [null, member]],
       ['month', { start: '2024-01', end: '2024-03', asset: assets[1]!.id }, 'royalty_agg_catalogue', [null, member]],
       ['asset', { periodFilterType: 'accounting', start: '2024-01', end: '2024-03' }, 'royalty_agg_catalogue', [null, member]],
+      // undated by recording / product / artist, no other filter: the all-time item rollup (no GROUP BY)
+      ['asset', {}, 'royalty_agg_item_all', [null, member]],
+      ['product', {}, 'royalty_agg_item_all', [null, member]],
+      ['artist', {}, 'royalty_agg_item_all', [null, member]],
+      ['asset', { asset: assets[1]!.id }, 'royalty_agg_item_all', [null, member]],
+      ['asset', { artist: a1 }, 'royalty_agg_catalogue_all', [null, member]],
+      ['asset', { product: products[0]!.id, releaseAssets: [assets[2]!.id] }, 'royalty_agg_catalogue_all', [null, member]],
       // catalogue × one dimension, admins and members, undated (catalogue filters too): all-time
       ['asset', { country: 'DE' }, 'royalty_agg_cross_all', [null, member]],
       ['country', { product: products[1]!.id }, 'royalty_agg_cross_all', [null, member]],

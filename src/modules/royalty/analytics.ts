@@ -8,9 +8,12 @@
  *   royalty_agg_dim[_all]       ONE statement dimension, no catalogue
  *   royalty_agg_dims[_all]      two or more statement dimensions, no catalogue
  *   (artist only, dated: royalty_agg_artist_dim's aggregator rows, summed)
+ *   royalty_agg_item_all        undated by artist / product / recording, no other filter:
+ *                               one row per item (no GROUP BY)
  *   royalty_agg_catalogue[_all] catalogue, no statement dimension (sale-dated: the range's
+ *                               whole years and halves from royalty_agg_catalogue_h, its other
  *                               whole quarters from royalty_agg_catalogue_q, the other months
- *                               from royalty_agg_catalogue)
+ *                               from royalty_agg_catalogue; see saleCover)
  *   royalty_agg_artist_dim      artist × ONE statement dimension (compact, by month; undated
  *                               requests sum the months), workspace and members
  *   royalty_agg_file_artist     artist × two or more statement dimensions (or an artist
@@ -44,6 +47,8 @@ import type { Trx } from '../../db';
 import { ValidationError } from '../../lib/errors';
 import { ZERO_UUID } from './allocate';
 
+/** `kind` of royalty_agg_item_all (aggregate.ts writes them so). */
+const ITEM_KINDS: Record<string, number> = { artist_id: 1, product_id: 2, asset_id: 3 };
 /** `dim` of royalty_agg_*cross (aggregate.ts writes them in this order). */
 const CROSS_DIMS: Record<string, number> = { dsp: 1, country: 2, sale_type: 3, aggregator: 4 };
 
@@ -262,6 +267,9 @@ export async function royaltyAnalytics(
   const byPeriod = crossed && stmt.length === 1 && !fileFilter && !catalogueFilter
     && !filters.some((f) => f.col === 'sale_month') && !groupCols.includes('sale_month');
   const crossAll = crossed && stmt.length === 1 && allTime;
+  // An undated artist / product / recording breakdown with no filter but on that column: the
+  // all-time item rollup, whose rows are the groups (no GROUP BY).
+  const itemAll = allTime && !fileFilter && stmt.length === 0 && cat.length === 1 && !q.releaseAssets && filters.every((f) => f.col === cat[0]);
   const kind = !crossed
     ? 'rollup'
     : artistOnly && stmt.length === 1 && !fileFilter
@@ -295,7 +303,12 @@ export async function royaltyAnalytics(
     else if (needed.size === 0) source = 'royalty_agg_period';
     // ONE statement dimension: its values only (not the four dimensions' combinations)
     else if (!cat.length && stmt.length === 1) source = oneDim(`royalty_agg_dim${allTime ? '_all' : ''}`);
-    else if (artistOnly && !allTime) {
+    else if (itemAll) {
+      // Undated by artist / product / recording, no other filter: one row per item already.
+      source = 'royalty_agg_item_all';
+      cols = `item AS ${cat[0]}, revenue, quantity, lines`;
+      dimCond = ` AND kind = ${ITEM_KINDS[cat[0]!]}`;
+    } else if (artistOnly && !allTime) {
       // By artist alone, dated: the artist × aggregator rows of the months. Every line has
       // exactly one value of each dimension, so one dimension's rows of an artist sum to the
       // artist's totals (undated: the all-time catalogue rows, fewer than every month's).
@@ -433,7 +446,9 @@ export async function royaltyAnalytics(
   const sel = groupCols.length ? `${groupCols.join(', ')}, ` : '';
   const groupSql = groupCols.length ? `GROUP BY ${groupCols.join(', ')}` : '';
   // Sums as they are (trim_scale only on what is answered: the page's rows and the total).
-  let sql = `SELECT ${sel}sum(revenue) AS revenue, sum(quantity) AS quantity, sum(lines)::bigint AS lines FROM ${from} ${where} ${groupSql}`;
+  let sql = source === 'royalty_agg_item_all'
+    ? `SELECT ${sel}revenue, quantity, lines FROM ${from} ${where}`
+    : `SELECT ${sel}sum(revenue) AS revenue, sum(quantity) AS quantity, sum(lines)::bigint AS lines FROM ${from} ${where} ${groupSql}`;
   if (group === 'total') sql = `SELECT * FROM (${sql}) g WHERE g.lines IS NOT NULL`;
   // Order (month and accounting-period rows chronological, others by revenue), then one page:
   // the page is taken first (a bounded top-N sort of the groups, not a sort of all of them
