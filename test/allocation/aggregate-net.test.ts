@@ -12,7 +12,7 @@ import { aggregateFile } from '../../src/modules/royalty/aggregate';
 import { lockTenant } from '../../src/modules/royalty/allocate';
 
 const ZERO = '00000000-0000-0000-0000-000000000000';
-const COMPACT = ['royalty_agg_cross_all', 'royalty_agg_cross_period', 'royalty_agg_catalogue_all', 'royalty_agg_catalogue', 'royalty_agg_catalogue_h', 'royalty_agg_item_all', 'royalty_agg_dims_all', 'royalty_agg_artist_dim', 'royalty_agg_period'];
+const COMPACT = ['royalty_agg_cross_all', 'royalty_agg_cross_period', 'royalty_agg_catalogue_all', 'royalty_agg_catalogue', 'royalty_agg_catalogue_h', 'royalty_agg_item_all', 'royalty_agg_item_h', 'royalty_agg_dims_all', 'royalty_agg_artist_dim', 'royalty_agg_period'];
 
 describe('aggregateFile: compact rollups move by the net change only', function () {
   this.timeout(120_000);

@@ -270,7 +270,13 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
       // open start: every whole year before 2024 (one range) and Q1 2024
       ['total', { end: '2024-03-31', asset: assets[1]!.id }, ALL_GRAINS, [null, member]],
       // whole halves and years
-      ['asset', { start: '2024-01', end: '2024-06' }, HALVES, [null, member]],
+      ['asset', { start: '2024-01', end: '2024-03-31', artist: a1 }, QUARTERS, [null, member]],
+      ['asset', { start: '2024-01', end: '2024-06', product: products[0]!.id }, HALVES, [null, member]],
+      // exactly one half or year by recording / product with no other filter: the item rollup by period
+      ['asset', { start: '2024-01', end: '2024-06' }, 'royalty_agg_item_h', [null, member]],
+      ['product', { start: '2024-01', end: '2024-12-31' }, 'royalty_agg_item_h', [null, member]],
+      ['total', { start: '2024-01-01', end: '2024-06', asset: assets[1]!.id }, 'royalty_agg_item_h', [null, member]],
+      ['asset', { start: '2024-07', end: '2024-12', asset: assets[1]!.id }, 'royalty_agg_item_h', [null, member]],
       ['product', { start: '2023-07', end: '2024-12', artist: a1 }, HALVES, [null, member]],
       ['asset', { start: '2023-10', end: '2025-03-31' }, ALL_GRAINS, [null, member]],
       ['product', { start: '2023-12', end: '2024-07-15' }, HALVES, [null, member]],

@@ -13,12 +13,12 @@ import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, loadStatement, waitForReallocation, type LineIn } from './helpers';
 
-// newest first: 620100 (the all-time item rollup, from the all-time catalogue rows), 620000 (the half-year / year catalogue rollup, from the files' catalogue rows), 610100 (fillfactor + a rewrite of the all-time tables), 610000 (the all-time cross
+// newest first: 620200 (the item rollup by half-year / year, from the catalogue one), 620100 (the all-time item rollup, from the all-time catalogue rows), 620000 (the half-year / year catalogue rollup, from the files' catalogue rows), 610100 (fillfactor + a rewrite of the all-time tables), 610000 (the all-time cross
 // rollup, from the period one), 600100 (the cross rollup by accounting period, from the files'
 // cross rows), 600000 (the quarter catalogue rollup, from the files' catalogue rows), then session 4's
-const ROLLED_BACK = ['20261123620100_royalty_item_all.ts', '20261123620000_royalty_catalogue_halves_years.ts', '20261123610100_royalty_all_time_fillfactor.ts', '20261123610000_royalty_cross_all.ts', '20261123600100_royalty_cross_periods.ts', '20261123600000_royalty_catalogue_quarters.ts', '20261123540300_royalty_drop_file_lines.ts', '20261123540200_royalty_dim.ts', '20261123540100_royalty_artist_dim.ts', '20261123540000_royalty_cross_line_lists.ts'];
+const ROLLED_BACK = ['20261123620200_royalty_item_halves_years.ts', '20261123620100_royalty_item_all.ts', '20261123620000_royalty_catalogue_halves_years.ts', '20261123610100_royalty_all_time_fillfactor.ts', '20261123610000_royalty_cross_all.ts', '20261123600100_royalty_cross_periods.ts', '20261123600000_royalty_catalogue_quarters.ts', '20261123540300_royalty_drop_file_lines.ts', '20261123540200_royalty_dim.ts', '20261123540100_royalty_artist_dim.ts', '20261123540000_royalty_cross_line_lists.ts'];
 
-describe('rollup migrations 20261123540000–620100 down and up on existing data', function () {
+describe('rollup migrations 20261123540000–620200 down and up on existing data', function () {
   this.timeout(120_000);
   let app: TestApp;
   let t: TestTenant;
@@ -86,6 +86,7 @@ describe('rollup migrations 20261123540000–620100 down and up on existing data
       dimAll: await q(`SELECT payee, dim, value, revenue::text, quantity::text, lines FROM royalty_agg_dim_all WHERE tenant_id = ? ORDER BY 1, 2, 3`),
       catalogueQ: await q(`SELECT payee, sale_quarter, artist_id, product_id, asset_id, revenue::text, quantity::text, lines
                              FROM royalty_agg_catalogue_q WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5`),
+      itemH: await q(`SELECT payee, kind, grain, period_start, item, revenue::text, quantity::text, lines FROM royalty_agg_item_h WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5`),
       itemAll: await q(`SELECT payee, kind, item, revenue::text, quantity::text, lines FROM royalty_agg_item_all WHERE tenant_id = ? ORDER BY 1, 2, 3`),
       catalogueH: await q(`SELECT payee, grain, period_start, artist_id, product_id, asset_id, revenue::text, quantity::text, lines
                              FROM royalty_agg_catalogue_h WHERE tenant_id = ? ORDER BY 1, 2, 3, 4, 5, 6`),
@@ -105,7 +106,7 @@ describe('rollup migrations 20261123540000–620100 down and up on existing data
     await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ accounting_cadence: 'monthly' });
     const before = { answers: await answers(), rows: await rows() };
     assert.ok(before.rows.cross.some((r: any) => r.line_nos?.length), 'the workspace cross rows list their lines');
-    assert.ok(before.rows.artistDim.length > 0 && before.rows.dim.length > 0 && before.rows.catalogueQ.length > 0 && before.rows.catalogueH.length > 0 && before.rows.itemAll.length > 0 && before.rows.crossPeriod.length > 0 && before.rows.crossAll.length > 0 && before.rows.memberCross.length > 0);
+    assert.ok(before.rows.artistDim.length > 0 && before.rows.dim.length > 0 && before.rows.catalogueQ.length > 0 && before.rows.catalogueH.length > 0 && before.rows.itemAll.length > 0 && before.rows.itemH.length > 0 && before.rows.crossPeriod.length > 0 && before.rows.crossAll.length > 0 && before.rows.memberCross.length > 0);
 
     const owner = app.svc.db.owner;
     for (const name of ROLLED_BACK) {
@@ -121,9 +122,9 @@ describe('rollup migrations 20261123540000–620100 down and up on existing data
     const [, applied] = (await owner.migrate.latest()) as [number, string[]];
     assert.deepEqual(applied, [...ROLLED_BACK].reverse());
     const { rows: ff } = await owner.raw(
-      `SELECT relname, reloptions FROM pg_class WHERE relname IN ('royalty_agg_catalogue_all', 'royalty_agg_catalogue_h', 'royalty_agg_dims_all', 'royalty_agg_dim_all', 'royalty_agg_cross_all', 'royalty_agg_item_all') ORDER BY relname`,
+      `SELECT relname, reloptions FROM pg_class WHERE relname IN ('royalty_agg_catalogue_all', 'royalty_agg_catalogue_h', 'royalty_agg_dims_all', 'royalty_agg_dim_all', 'royalty_agg_cross_all', 'royalty_agg_item_all', 'royalty_agg_item_h') ORDER BY relname`,
     );
-    assert.deepEqual(ff.map((r: { reloptions: string[] }) => r.reloptions), Array(6).fill(['fillfactor=50']));
+    assert.deepEqual(ff.map((r: { reloptions: string[] }) => r.reloptions), Array(7).fill(['fillfactor=50']));
     assert.deepEqual(await rows(), before.rows);
     assert.deepEqual(await answers(), before.answers);
   });

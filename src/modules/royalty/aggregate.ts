@@ -1,5 +1,5 @@
 /**
- * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100, 540200, 540300, 600000, 600100, 610000, 620000, 620100).
+ * Rollups (migrations 20261123300200, 300300, 500000, 530000, 540000, 540100, 540200, 540300, 600000, 600100, 610000, 620000, 620100, 620200).
  *
  * Per file (rebuilt whole for a file, the source of truth for the compact tables):
  *   royalty_agg_file_dims       sale month × DSP × country × sale type × aggregator
@@ -17,7 +17,8 @@
  *    from the dims rows: royalty_agg_dim[_all], ONE dimension; from the catalogue rows:
  *    royalty_agg_catalogue_q, catalogue × sale quarter, and royalty_agg_catalogue_h, catalogue
  *    × sale half-year and × sale year, royalty_agg_item_all, all-time per artist / product /
- *    recording; from the workspace cross rows:
+ *    recording, and royalty_agg_item_h, the same per sale half-year and year; from the
+ *    workspace cross rows:
  *    royalty_agg_cross_period, catalogue × ONE dimension × accounting period, with the
  *    members' rows above, and its all-time twin royalty_agg_cross_all)
  * All of them from ONE statement that reads the file's lines once and its current earnings
@@ -63,6 +64,12 @@ const HALF_YEAR_SOURCE: Source = (t) => `(SELECT c.tenant_id, c.file_id, c.payee
 const ITEM_SOURCE: Source = (t) => `(SELECT c.tenant_id, c.file_id, c.payee, k.kind, k.item, c.revenue, c.quantity, c.lines
     FROM ${t('royalty_agg_file_catalogue')} c
     CROSS JOIN LATERAL (VALUES (1::smallint, c.artist_id), (2::smallint, c.product_id), (3::smallint, c.asset_id)) k(kind, item)) i`;
+/** The same by sale half-year (grain 6) and sale year (12), for royalty_agg_item_h. */
+const ITEM_PERIOD_SOURCE: Source = (t) => `(SELECT i.tenant_id, i.file_id, i.payee, i.kind, i.item, h.grain, h.period_start, i.revenue, i.quantity, i.lines
+    FROM (SELECT c.*, k.kind, k.item FROM ${t('royalty_agg_file_catalogue')} c
+          CROSS JOIN LATERAL (VALUES (1::smallint, c.artist_id), (2::smallint, c.product_id), (3::smallint, c.asset_id)) k(kind, item)) i
+    CROSS JOIN LATERAL (VALUES (6::smallint, (date_trunc('year', i.sale_month::timestamp) + make_interval(months => CASE WHEN extract(month FROM i.sale_month) > 6 THEN 6 ELSE 0 END))::date),
+                               (12::smallint, date_trunc('year', i.sale_month::timestamp)::date)) h(grain, period_start)) ih`;
 /** A file's workspace cross rows and its members' catalogue × dimension rows, for royalty_agg_cross_period / _all. */
 const CROSS_PERIOD_COLS = 'tenant_id, file_id, payee, dim, value, accounting_period, ap_end, artist_id, product_id, asset_id, revenue, quantity, lines';
 const WORKSPACE = `payee = '${ZERO_UUID}'`;
@@ -84,6 +91,7 @@ const COMPACT: [string, Source, string[]][] = [
   ['royalty_agg_dims_all', perFile('royalty_agg_file_dims'), ['payee', ...DIMS]],
   ['royalty_agg_catalogue_all', perFile('royalty_agg_file_catalogue'), ['payee', ...CAT]],
   ['royalty_agg_item_all', ITEM_SOURCE, ['payee', 'kind', 'item']],
+  ['royalty_agg_item_h', ITEM_PERIOD_SOURCE, ['payee', 'kind', 'grain', 'period_start', 'item']],
 ];
 /** Per-file tables: [table, columns, rows] of a file's old rows to set aside (of the cross rows: what CROSS_PERIOD_SOURCE reads, no line lists). */
 const FILE_TABLES: [string, string, string][] = [

@@ -9,7 +9,8 @@
  *   royalty_agg_dims[_all]      two or more statement dimensions, no catalogue
  *   (artist only, dated: royalty_agg_artist_dim's aggregator rows, summed)
  *   royalty_agg_item_all        undated by artist / product / recording, no other filter:
- *                               one row per item (no GROUP BY)
+ *                               one row per item (no GROUP BY); royalty_agg_item_h the same
+ *                               for exactly one sale half-year or year
  *   royalty_agg_catalogue[_all] catalogue, no statement dimension (sale-dated: the range's
  *                               whole years and halves from royalty_agg_catalogue_h, its other
  *                               whole quarters from royalty_agg_catalogue_q, the other months
@@ -315,12 +316,21 @@ export async function royaltyAnalytics(
       source = 'royalty_agg_artist_dim';
       dimCond = ` AND dim = ${CROSS_DIMS.aggregator}`;
     } else source = `${cat.length ? 'royalty_agg_catalogue' : 'royalty_agg_dims'}${allTime ? '_all' : ''}`;
-    // Sale-dated catalogue rows: the range's whole quarters from the quarter rollup, the
-    // months outside them from the month rollup (the sale-month filters move into the source).
+    // Sale-dated catalogue rows: the range's whole years, halves and quarters from their
+    // rollups, the months outside them from the month rollup (the sale-month filters move
+    // into the source).
     const cover = source === 'royalty_agg_catalogue' && !accounting && !groupCols.some((c) => c === 'sale_month' || c === 'accounting_period') ? saleCover(q.start, q.end) : null;
-    if (cover) {
-      // The range's whole years and halves (royalty_agg_catalogue_h), its other whole quarters
-      // (royalty_agg_catalogue_q), and its months outside the whole quarters (royalty_agg_catalogue).
+    // Exactly one calendar half or year, by artist / product / recording with no other filter:
+    // the item rollup by period, whose rows are the groups (no GROUP BY).
+    const onePeriod = cover && !cover.quarters.length && q.start && q.end && `${startDate(q.start).slice(0, 7)}-01` === cover.first && endDate(q.end) === cover.lastDay
+      ? cover.years && !cover.halves.length && cover.years[0] === cover.years[1] ? { grain: 12, start: cover.years[0] } : !cover.years && cover.halves.length === 1 ? { grain: 6, start: cover.halves[0]! } : null
+      : null;
+    if (onePeriod && cat.length === 1 && !q.releaseAssets && filters.every((f) => f.col === cat[0] || f.col === 'sale_month')) {
+      source = 'royalty_agg_item_h';
+      from = `(SELECT item AS ${cat[0]}, revenue, quantity, lines FROM royalty_agg_item_h WHERE tenant_id = ? AND payee = ? AND kind = ${ITEM_KINDS[cat[0]!]} AND grain = ${onePeriod.grain} AND period_start = ?::date) s`;
+      fromB.push(tenantId, who, onePeriod.start);
+      monthsInSource = true;
+    } else if (cover) {
       const qCols = 'artist_id, product_id, asset_id, revenue, quantity, lines';
       const months = filters.filter((f) => f.col === 'sale_month');
       const parts: string[] = [];
@@ -446,7 +456,7 @@ export async function royaltyAnalytics(
   const sel = groupCols.length ? `${groupCols.join(', ')}, ` : '';
   const groupSql = groupCols.length ? `GROUP BY ${groupCols.join(', ')}` : '';
   // Sums as they are (trim_scale only on what is answered: the page's rows and the total).
-  let sql = source === 'royalty_agg_item_all'
+  let sql = source === 'royalty_agg_item_all' || source === 'royalty_agg_item_h'
     ? `SELECT ${sel}revenue, quantity, lines FROM ${from} ${where}`
     : `SELECT ${sel}sum(revenue) AS revenue, sum(quantity) AS quantity, sum(lines)::bigint AS lines FROM ${from} ${where} ${groupSql}`;
   if (group === 'total') sql = `SELECT * FROM (${sql}) g WHERE g.lines IS NOT NULL`;
