@@ -55,21 +55,21 @@ const DIM_SOURCE: Source = (t) => oneRowPerDim(t('royalty_agg_file_dims'), '');
 /** A per-file catalogue row by its sale quarter (royalty_agg_catalogue_q). */
 const QUARTER_SOURCE: Source = (t) => `(SELECT tenant_id, file_id, payee, date_trunc('quarter', sale_month::timestamp)::date AS sale_quarter, artist_id, product_id, asset_id, revenue, quantity, lines
     FROM ${t('royalty_agg_file_catalogue')}) q`;
-/** A per-file catalogue row by its sale half-year (grain 6) and by its sale year (grain 12), for royalty_agg_catalogue_h. */
+/** Two rows per row: its sale half-year (grain 6) and its sale year (grain 12) as g(grain, period_start), from sale month `m`. */
+const SALE_HALF_AND_YEAR = (m: string) => `CROSS JOIN LATERAL (VALUES
+      (6::smallint, (date_trunc('year', ${m}::timestamp) + make_interval(months => CASE WHEN extract(month FROM ${m}) > 6 THEN 6 ELSE 0 END))::date),
+      (12::smallint, date_trunc('year', ${m}::timestamp)::date)) g(grain, period_start)`;
+/** A per-file catalogue row by its sale half-year and sale year, for royalty_agg_catalogue_h. */
 const HALF_YEAR_SOURCE: Source = (t) => `(SELECT c.tenant_id, c.file_id, c.payee, g.grain, g.period_start, c.artist_id, c.product_id, c.asset_id, c.revenue, c.quantity, c.lines
+    FROM ${t('royalty_agg_file_catalogue')} c ${SALE_HALF_AND_YEAR('c.sale_month')}) h`;
+/** A per-file catalogue row as one row per item: its artist (kind 1), product (2) and recording (3). */
+const itemRows = (t: (perFile: string) => string) => `(SELECT c.tenant_id, c.file_id, c.payee, c.sale_month, k.kind, k.item, c.revenue, c.quantity, c.lines
     FROM ${t('royalty_agg_file_catalogue')} c
-    CROSS JOIN LATERAL (VALUES (6::smallint, (date_trunc('year', c.sale_month::timestamp) + make_interval(months => CASE WHEN extract(month FROM c.sale_month) > 6 THEN 6 ELSE 0 END))::date),
-                               (12::smallint, date_trunc('year', c.sale_month::timestamp)::date)) g(grain, period_start)) h`;
-/** A per-file catalogue row as one row per item: its artist (kind 1), product (2) and recording (3), for royalty_agg_item_all. */
-const ITEM_SOURCE: Source = (t) => `(SELECT c.tenant_id, c.file_id, c.payee, k.kind, k.item, c.revenue, c.quantity, c.lines
-    FROM ${t('royalty_agg_file_catalogue')} c
-    CROSS JOIN LATERAL (VALUES (1::smallint, c.artist_id), (2::smallint, c.product_id), (3::smallint, c.asset_id)) k(kind, item)) i`;
-/** The same by sale half-year (grain 6) and sale year (12), for royalty_agg_item_h. */
-const ITEM_PERIOD_SOURCE: Source = (t) => `(SELECT i.tenant_id, i.file_id, i.payee, i.kind, i.item, h.grain, h.period_start, i.revenue, i.quantity, i.lines
-    FROM (SELECT c.*, k.kind, k.item FROM ${t('royalty_agg_file_catalogue')} c
-          CROSS JOIN LATERAL (VALUES (1::smallint, c.artist_id), (2::smallint, c.product_id), (3::smallint, c.asset_id)) k(kind, item)) i
-    CROSS JOIN LATERAL (VALUES (6::smallint, (date_trunc('year', i.sale_month::timestamp) + make_interval(months => CASE WHEN extract(month FROM i.sale_month) > 6 THEN 6 ELSE 0 END))::date),
-                               (12::smallint, date_trunc('year', i.sale_month::timestamp)::date)) h(grain, period_start)) ih`;
+    CROSS JOIN LATERAL (VALUES (1::smallint, c.artist_id), (2::smallint, c.product_id), (3::smallint, c.asset_id)) k(kind, item))`;
+/** …for royalty_agg_item_all; and by sale half-year and year, for royalty_agg_item_h. */
+const ITEM_SOURCE: Source = (t) => `${itemRows(t)} i`;
+const ITEM_PERIOD_SOURCE: Source = (t) => `(SELECT i.tenant_id, i.file_id, i.payee, i.kind, i.item, g.grain, g.period_start, i.revenue, i.quantity, i.lines
+    FROM ${itemRows(t)} i ${SALE_HALF_AND_YEAR('i.sale_month')}) ih`;
 /** A file's workspace cross rows and its members' catalogue × dimension rows, for royalty_agg_cross_period / _all. */
 const CROSS_PERIOD_COLS = 'tenant_id, file_id, payee, dim, value, accounting_period, ap_end, artist_id, product_id, asset_id, revenue, quantity, lines';
 const WORKSPACE = `payee = '${ZERO_UUID}'`;

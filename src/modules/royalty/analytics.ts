@@ -268,9 +268,11 @@ export async function royaltyAnalytics(
   const byPeriod = crossed && stmt.length === 1 && !fileFilter && !catalogueFilter
     && !filters.some((f) => f.col === 'sale_month') && !groupCols.includes('sale_month');
   const crossAll = crossed && stmt.length === 1 && allTime;
-  // An undated artist / product / recording breakdown with no filter but on that column: the
-  // all-time item rollup, whose rows are the groups (no GROUP BY).
-  const itemAll = allTime && !fileFilter && stmt.length === 0 && cat.length === 1 && !q.releaseAssets && filters.every((f) => f.col === cat[0]);
+  // By artist / product / recording (or on one of them) with no filter but on that column and
+  // sale dates: the item rollups, whose rows are the groups (no GROUP BY) — all-time when
+  // undated, by period for exactly one calendar half or year (below).
+  const itemOnly = stmt.length === 0 && cat.length === 1 && !q.releaseAssets && filters.every((f) => f.col === cat[0] || f.col === 'sale_month');
+  const itemAll = allTime && !fileFilter && itemOnly;
   const kind = !crossed
     ? 'rollup'
     : artistOnly && stmt.length === 1 && !fileFilter
@@ -325,7 +327,7 @@ export async function royaltyAnalytics(
     const onePeriod = cover && !cover.quarters.length && q.start && q.end && `${startDate(q.start).slice(0, 7)}-01` === cover.first && endDate(q.end) === cover.lastDay
       ? cover.years && !cover.halves.length && cover.years[0] === cover.years[1] ? { grain: 12, start: cover.years[0] } : !cover.years && cover.halves.length === 1 ? { grain: 6, start: cover.halves[0]! } : null
       : null;
-    if (onePeriod && cat.length === 1 && !q.releaseAssets && filters.every((f) => f.col === cat[0] || f.col === 'sale_month')) {
+    if (onePeriod && itemOnly) {
       source = 'royalty_agg_item_h';
       from = `(SELECT item AS ${cat[0]}, revenue, quantity, lines FROM royalty_agg_item_h WHERE tenant_id = ? AND payee = ? AND kind = ${ITEM_KINDS[cat[0]!]} AND grain = ${onePeriod.grain} AND period_start = ?::date) s`;
       fromB.push(tenantId, who, onePeriod.start);
