@@ -268,24 +268,25 @@ worker.kill('SIGTERM');
 // Bare COPY of the same lines into a plain table (no index, no RLS), from a dump of them.
 const c = new pg.Client({ connectionString: dbUrl });
 await c.connect();
+/** Dumps `cols` of `from` WHERE `where`, creates a plain copy table, CHECKPOINTs (every reference starts from the same clean state), then times the COPY of the dump into it. */
+async function bareCopy(name: string, from: string, cols: string, where: string): Promise<{ ms: number; bytes: number; rows: number }> {
+  const dump = path.join(dir, `${name}.copy`);
+  await pipeline(c.query(copyTo(`COPY (SELECT ${cols} FROM ${from} WHERE ${where}) TO STDOUT`)), fs.createWriteStream(dump));
+  await c.query(`CREATE TABLE ${name} AS SELECT ${cols} FROM ${from} WITH NO DATA`);
+  await c.query('CHECKPOINT');
+  const t0 = Date.now();
+  await pipeline(fs.createReadStream(dump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY ${name} FROM STDIN`)));
+  const ms = Date.now() - t0;
+  const { rows } = await c.query(`SELECT count(*)::int AS n FROM ${name}`);
+  return { ms, bytes: (await fsp.stat(dump)).size, rows: rows[0].n };
+}
 const cols = 'tenant_id, file_id, line_no, sale_month, sale_period_start, sale_period_end, accounting_period, dsp, country, isrc, upc, track_title, artist, release_title, label, sale_type, quantity, gross, gross_currency, net, currency, exchange_rate, aggregator, isrc_raw, upc_raw';
-const dump = path.join(dir, 'lines.copy');
-await pipeline(c.query(copyTo(`COPY (SELECT ${cols} FROM royalty_lines WHERE file_id = '${childId}') TO STDOUT`)), fs.createWriteStream(dump));
-await c.query(`CREATE TABLE bench_bare AS SELECT ${cols} FROM royalty_lines WITH NO DATA`);
-await c.query('CHECKPOINT'); // start the reference from the same clean state
-t = Date.now();
-await pipeline(fs.createReadStream(dump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY bench_bare (${cols}) FROM STDIN`)));
-const tBare = Date.now() - t;
+const bare = await bareCopy('bench_bare', 'royalty_lines', cols, `file_id = '${childId}'`);
+const tBare = bare.ms;
 // The rows exactly as stored: the statement's fields plus the match and currency the ingest fills in flight.
-const stored = LINE_COLUMNS.join(', ');
-const sdump = path.join(dir, 'stored.copy');
-await pipeline(c.query(copyTo(`COPY (SELECT ${stored} FROM royalty_lines WHERE file_id = '${childId}') TO STDOUT`)), fs.createWriteStream(sdump));
-await c.query(`CREATE TABLE bench_bare_stored AS SELECT ${stored} FROM royalty_lines WITH NO DATA`);
-await c.query('CHECKPOINT');
-t = Date.now();
-await pipeline(fs.createReadStream(sdump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY bench_bare_stored (${stored}) FROM STDIN`)));
-const tBareStored = Date.now() - t;
-const sizes = { fields: (await fsp.stat(dump)).size, stored: (await fsp.stat(sdump)).size };
+const bareStored = await bareCopy('bench_bare_stored', 'royalty_lines', LINE_COLUMNS.join(', '), `file_id = '${childId}'`);
+const tBareStored = bareStored.ms;
+const sizes = { fields: bare.bytes, stored: bareStored.bytes };
 if (storedOnly) {
   await c.end();
   const ing = jobs.find((j) => j.name === 'file.ingest');
@@ -303,13 +304,7 @@ if (storedOnly) {
 // The earnings rows the allocation wrote, COPYed bare too: with 2–3 payees a line, writing them
 // is itself more than the lines' COPY (a floor for (b) however the pipeline is built).
 const ecols = 'tenant_id, file_id, line_id, tenant_user_id, split_id, share, amount, currency, accounting_period, sale_month, asset_id, product_id, artist_id, dsp, country, sale_type, quantity, aggregator, created_at';
-const edump = path.join(dir, 'earnings.copy');
-await pipeline(c.query(copyTo(`COPY (SELECT ${ecols} FROM royalty_earnings WHERE file_id = '${childId}' AND superseded_at IS NULL) TO STDOUT`)), fs.createWriteStream(edump));
-await c.query(`CREATE TABLE bench_bare_earnings AS SELECT ${ecols} FROM royalty_earnings WITH NO DATA`);
-await c.query('CHECKPOINT');
-t = Date.now();
-await pipeline(fs.createReadStream(edump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY bench_bare_earnings (${ecols}) FROM STDIN`)));
-const tBareEarnings = Date.now() - t;
+const tBareEarnings = (await bareCopy('bench_bare_earnings', 'royalty_earnings', ecols, `file_id = '${childId}' AND superseded_at IS NULL`)).ms;
 // And the rollup rows the aggregate job wrote (this fresh workspace holds only this file, so
 // every royalty_agg_* row is its contribution): lines + earnings + rollups COPYed bare, with no
 // index, no grouping and no matching, is what (b) could cost at the very least with these tables.
@@ -319,14 +314,9 @@ const { rows: aggTables } = await c.query(
 let tBareRollups = 0;
 let rollupRows = 0;
 for (const { relname } of aggTables as { relname: string }[]) {
-  const rdump = path.join(dir, `${relname}.copy`);
-  await pipeline(c.query(copyTo(`COPY (SELECT * FROM ${relname} WHERE tenant_id = ${Number(tenant.id)}) TO STDOUT`)), fs.createWriteStream(rdump));
-  await c.query(`CREATE TABLE bench_bare_${relname} AS SELECT * FROM ${relname} WITH NO DATA`);
-  await c.query('CHECKPOINT');
-  t = Date.now();
-  await pipeline(fs.createReadStream(rdump, { highWaterMark: 1 << 20 }), c.query(copyFrom(`COPY bench_bare_${relname} FROM STDIN`)));
-  tBareRollups += Date.now() - t;
-  rollupRows += Number((await c.query(`SELECT count(*) AS n FROM bench_bare_${relname}`)).rows[0].n);
+  const r = await bareCopy(`bench_bare_${relname}`, relname, '*', `tenant_id = ${Number(tenant.id)}`);
+  tBareRollups += r.ms;
+  rollupRows += r.rows;
 }
 await c.end();
 
