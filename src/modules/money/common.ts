@@ -109,17 +109,4 @@ export function dateOnly(v: unknown): string | null {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
-/** Standard paged list answer. */
-export function paged<T>(message: string, data: T[], page: number, size: number, total: number) {
-  return { success: true, message, data, pagination: { page, size, total } };
-}
-
-/** A paged list answer (page 1, size 20 unless asked). */
-export async function pagedList(
-  message: string, query: { page?: number; size?: number }, fetch: (page: number, size: number) => Promise<{ data: unknown[]; total: number }>,
-) {
-  const page = query.page ?? 1;
-  const size = query.size ?? 20;
-  const r = await fetch(page, size);
-  return paged(message, r.data, page, size, r.total);
-}
+export { paged, pagedList } from '../../http/crud';

@@ -3,6 +3,7 @@
  * payee's earnings (see RECOUPMENT in ledger.ts) before anything is due.
  */
 import type { Trx } from '../../db';
+import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
@@ -211,3 +212,12 @@ export async function expenseSummary(trx: Trx, payee: string | null) {
     byTargetType: byTarget.rows.map((b: Record<string, unknown>) => ({ targetType: b.target_type, count: b.count, amount: money(b.total as string) })),
   };
 }
+
+/** The expense area as the route factory calls it (no DELETE /expense/{id} in the spec). */
+export const expenseCrud: CrudService<Parameters<typeof listExpenses>[2], ExpenseInput, Partial<ExpenseInput>> = {
+  list: listExpenses,
+  get: getExpense,
+  create: createExpense,
+  update: updateExpense,
+  bulkRemove: (trx, _auth, ids) => bulkDeleteExpenses(trx, ids),
+};

@@ -12,6 +12,7 @@
  * the base currency is USD; any other combination is refused (no rate to the base).
  */
 import type { Trx } from '../../db';
+import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
@@ -340,3 +341,13 @@ export async function paymentSummary(trx: Trx, payee: string | null) {
 export function assertOwnOrAdmin(auth: AuthContext, payee: string): void {
   if (!isAdmin(auth) && auth.tenantUserId !== payee) throw new ForbiddenError('Not your record', 'INSUFFICIENT_ROLE');
 }
+
+/** The payment area as the route factory calls it. */
+export const paymentCrud: CrudService<Parameters<typeof listPayments>[2], PaymentInput, Partial<PaymentInput> & { status?: PaymentStatus }> = {
+  list: listPayments,
+  get: getPayment,
+  create: createPayment,
+  update: updatePayment,
+  remove: deletePayment,
+  bulkRemove: (trx, _auth, ids) => deletePayments(trx, ids),
+};

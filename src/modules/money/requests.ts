@@ -10,6 +10,7 @@
  */
 import crypto from 'node:crypto';
 import type { Trx } from '../../db';
+import type { CrudService } from '../../http/crud';
 import { withTenant } from '../../db';
 import type { AppServices } from '../../services';
 import type { AuthContext } from '../auth/tokens';
@@ -210,3 +211,20 @@ export async function approveRequest(svc: AppServices, auth: AuthContext, tenant
     payment: await getPayment(trx, auth, paymentId),
   }));
 }
+
+/** Delete one pending or declined request: 404 when absent (or not the caller's), 400 when approved or paid. */
+export async function deleteRequest(trx: Trx, auth: AuthContext, id: string): Promise<void> {
+  const r = await deleteRequests(trx, auth, [id]);
+  const f = r.failedDeletions[0];
+  if (f) throw f.error.includes('not found') ? new NotFoundError('Payment request') : new ValidationError(f.error, [], 'REQUEST_NOT_DELETABLE');
+}
+
+/** The payment request area as the route factory calls it. */
+export const requestCrud: CrudService<Parameters<typeof listRequests>[2], Parameters<typeof createRequest>[2], Parameters<typeof updateRequest>[3]> = {
+  list: listRequests,
+  get: getRequest,
+  create: createRequest,
+  update: updateRequest,
+  remove: deleteRequest,
+  bulkRemove: deleteRequests,
+};

@@ -6,6 +6,7 @@
  * revenue. Posted to the ledger as revenue_share entries in the revenue's accounting period.
  */
 import type { Trx } from '../../db';
+import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
@@ -218,3 +219,19 @@ export async function revenueSummary(trx: Trx, payee: string | null) {
     byUser: byUser.rows.map((b: Record<string, unknown>) => ({ user: b.tenant_user_id, amount: money(b.total as string) })),
   };
 }
+
+/** Delete one revenue; 404 when it is absent (or another workspace's). */
+export async function deleteRevenue(trx: Trx, _auth: AuthContext, id: string): Promise<void> {
+  const r = await deleteRevenues(trx, [id]);
+  if (!r.processedCount) throw new NotFoundError('Revenue');
+}
+
+/** The revenue area as the route factory calls it. */
+export const revenueCrud: CrudService<Parameters<typeof listRevenues>[2], RevenueInput, Partial<RevenueInput>> = {
+  list: listRevenues,
+  get: getRevenue,
+  create: createRevenue,
+  update: updateRevenue,
+  remove: deleteRevenue,
+  bulkRemove: (trx, _auth, ids) => deleteRevenues(trx, ids),
+};

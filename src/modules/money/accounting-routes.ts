@@ -1,0 +1,215 @@
+/**
+ * Accounting (dues, ledger transactions, summaries, refresh, statements, payee stats), the
+ * workspace's processor integration, and the signed processor webhook (spec 4.1–4.3).
+ * Handlers: parsed input and the caller → one service call → the answer's shape.
+ *
+ * Scoping: admins and owners see the whole workspace (and may name a payee with
+ * `userId`); other members see only their own figures; guests are refused.
+ */
+import type Router from '@koa/router';
+import { defineRoutes, route } from '../../http/route';
+import { IdParams, ok, pagedList } from '../../http/crud';
+import { Type } from '../../http/schema';
+import type { AppServices } from '../../services';
+import { ValidationError } from '../../lib/errors';
+import { periodBounds, scopeUser } from './common';
+import * as S from './schemas';
+import * as acct from './accounting';
+import * as proc from './processor';
+import { renderStatement } from './statements';
+
+/** ?from=2026-01&to=2026-03 → [2026-01-01, 2026-04-01) */
+const range = (q: { from?: string; to?: string }) => ({ from: q.from ? periodBounds(q.from).start : undefined, to: q.to ? periodBounds(q.to).end : undefined });
+const PayeeQuery = Type.Object(S.UserQuery);
+const PayeePeriodQuery = Type.Object({ ...S.UserQuery, ...S.Period });
+
+export function registerAccountingRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'Accounting', errorShape: 'status' }, [
+    route({
+      method: 'get',
+      path: '/accounting/getcurrentdue',
+      summary: "What is due to a payee now (the ledger's sum), their pending requests and what they may still request",
+      access: 'user',
+      query: PayeeQuery,
+      async handler({ trx, auth, query }) {
+        const payee = scopeUser(auth, query.userId) ?? auth.tenantUserId;
+        if (!payee) throw new ValidationError('userId is required for a workspace key', [], 'USER_REQUIRED');
+        return ok('Current due', await acct.currentDue(trx, payee));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/accounting/gettotaldue',
+      summary: 'Total due: tenant-wide for admins (sum of every payee balance, and of the positive ones), own for members',
+      access: 'user',
+      query: PayeeQuery,
+      async handler({ trx, auth, query }) {
+        return ok('Total due', await acct.totalDue(trx, scopeUser(auth, query.userId)));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/accounting/transactions/summary',
+      summary: 'Ledger totals by kind and the due they add up to (optionally within periods)',
+      access: 'user',
+      query: PayeePeriodQuery,
+      async handler({ trx, auth, query }) {
+        return ok('Transaction summary', await acct.transactionSummary(trx, { payee: scopeUser(auth, query.userId), ...range(query) }));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/accounting/transactions/monthly',
+      summary: 'Per accounting period: totals by kind, net and running (closing) balance',
+      access: 'user',
+      query: PayeePeriodQuery,
+      async handler({ trx, auth, query }) {
+        return ok('Monthly transactions', await acct.monthly(trx, { payee: scopeUser(auth, query.userId), ...range(query) }));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/accounting/transactions',
+      summary: 'Ledger entries (paged, newest first)',
+      access: 'user',
+      query: S.TransactionsQuery,
+      async handler({ trx, auth, query }) {
+        const payee = scopeUser(auth, query.userId);
+        return pagedList('Transactions', query, (page, size) => acct.transactions(trx, { payee, page, size, kind: query.kind, order: query.order, ...range(query) }));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/accounting/refresh',
+      summary: 'Re-derive the ledger from source rows (admin): posts only differences; nothing when nothing changed',
+      access: 'admin',
+      async handler({ trx }) {
+        return ok('Ledger refreshed', await acct.refresh(trx));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/accounting/refreshstats',
+      summary: 'Reconciliation check (admin): what a refresh would post, and the identities',
+      access: 'admin',
+      async handler({ trx }) {
+        return ok('Reconciliation', await acct.reconciliation(trx));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/accounting/statement/:userId',
+      summary: 'Payee statement for one accounting period (json, csv or pdf)',
+      access: 'user',
+      params: S.StatementParams,
+      query: S.StatementQuery,
+      async handler({ trx, auth, params, query, ctx }) {
+        scopeUser(auth, params.userId);
+        const r = await renderStatement(trx, params.userId, query.period, query.format);
+        if ('statement' in r) return ok('Statement', r.statement);
+        ctx.type = r.file.type;
+        ctx.set('Content-Disposition', `attachment; filename="${r.file.filename}"`);
+        ctx.body = r.file.body;
+        return undefined;
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/accounting/:id/stats',
+      summary: "A payee's figures: earnings, recouped, payments, reversals, due, available, periods",
+      access: 'user',
+      params: IdParams,
+      async handler({ trx, auth, params }) {
+        scopeUser(auth, params.id);
+        return ok('Payee stats', await acct.payeeStats(trx, params.id));
+      },
+    }),
+  ]);
+}
+
+export function registerProcessorRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'Integration', errorShape: 'status' }, [
+    route({
+      method: 'get',
+      path: '/integrations/all',
+      summary: "The workspace's integrations and their state (secrets masked)",
+      access: 'admin',
+      async handler({ trx }) {
+        return ok('Integrations', [await proc.integrationStatus(trx, svc)]);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/integrations/info',
+      summary: 'Integrations this installation offers',
+      access: 'user',
+      async handler() {
+        return ok('Available integrations', proc.availableIntegrations(svc));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/integrations/workspace/info',
+      summary: 'How to connect the processor to this workspace: webhook URL, signature, reference format',
+      access: 'admin',
+      async handler({ trx }) {
+        return ok('Processor connection', await proc.connectionInfo(trx, svc));
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/integrations/workspace',
+      summary: "Store (or replace) the workspace's processor secret (admin); never returned",
+      access: 'admin',
+      status: 201,
+      body: S.IntegrationBody,
+      async handler({ trx, body }) {
+        return ok('Processor integration saved', await proc.setIntegration(trx, svc, body, 'create'));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/integrations/workspace',
+      summary: 'Processor integration status (masked: hasSecret, secretHint, secretUpdatedAt)',
+      access: 'admin',
+      async handler({ trx }) {
+        return ok('Processor integration', await proc.integrationStatus(trx, svc));
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/integrations/workspace',
+      summary: 'Rotate the secret or enable/disable the integration (admin)',
+      access: 'admin',
+      body: S.IntegrationPatch,
+      async handler({ trx, body }) {
+        return ok('Processor integration updated', await proc.setIntegration(trx, svc, body, 'update'));
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/integrations/workspace',
+      summary: 'Remove the processor integration and its secret (admin)',
+      access: 'admin',
+      async handler({ trx }) {
+        await proc.deleteIntegration(trx);
+        return ok('Processor integration removed', null);
+      },
+    }),
+  ]);
+
+  defineRoutes(router, svc, { tag: 'Processor', errorShape: 'processor' }, [
+    route({
+      method: 'post',
+      path: '/processor/webhook',
+      summary: 'Inbound processor events, signed: x-processor-signature = hex HMAC-SHA512(raw body, workspace secret)',
+      access: 'public',
+      rawBody: true,
+      async handler({ ctx }) {
+        const raw = await proc.readRawBody(ctx.req);
+        const r = await proc.handleProcessorEvent(svc, raw, ctx.get('x-processor-signature') || undefined);
+        return { status: 'success', event: r.event };
+      },
+    }),
+  ]);
+}
