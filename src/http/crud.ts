@@ -10,14 +10,19 @@
  *   PUT  {base}/:id           update → {status, message, data}                     write role
  *   DELETE {base}/:id         delete → {status, message, data: null}               write role (when the area has `remove`)
  *
+ * and, when the area's service has them:
+ *
+ *   GET  {base}/summary       {message: '<Noun> summary', summary}: tenant-wide for admins, own for members   read role
+ *   POST {base}/bulk          {<key>: [items]} → each item validated on its own; {message, created…, errors}  write role
+ *
  * `{path}` is the collection path as the spec spells it (`/expense/`, `/payment-setting`),
- * `{base}` the same without a trailing slash. The area's own routes (summaries, bulk
- * create, approve/decline) go in `extra` and are defined first, so their fixed paths win
- * over `/:id`. Handlers stay thin: parsed input and the caller's identity go to one
+ * `{base}` the same without a trailing slash. The area's own routes (approve/decline) go
+ * in `extra`. Summary and extra routes are defined first, so their fixed paths win over
+ * `/:id`. Handlers stay thin: parsed input and the caller's identity go to one
  * service call, whose answer is shaped here.
  */
 import type Router from '@koa/router';
-import { defineRoutes, route, type RouteDef } from './route';
+import { defineRoutes, rankOf, ROLE_RANK, route, type RouteDef } from './route';
 import { compile, formatAjvErrors, Strict, Type, Uuid, type RoleName, type TSchema } from './schema';
 import type { ErrorShape } from './errors';
 import type { Trx } from '../db';
@@ -60,6 +65,10 @@ export interface CrudService<L = Record<string, unknown>, C = unknown, U = unkno
   /** Absent when the area has no DELETE /{id} (expenses). */
   remove?(trx: Trx, auth: AuthContext, id: string): Promise<void>;
   bulkRemove(trx: Trx, auth: AuthContext, ids: string[]): Promise<BulkDeleteResult>;
+  /** GET {base}/summary: `payee` null for admins (the whole workspace), else the caller. */
+  summary?(trx: Trx, payee: string | null): Promise<unknown>;
+  /** POST {base}/bulk: the schema-valid items with their index, and how many were sent. */
+  bulkCreate?(trx: Trx, auth: AuthContext, valid: { i: number; item: C }[], total: number): Promise<{ errors: string[] }>;
 }
 
 export interface CrudArea {
@@ -73,7 +82,9 @@ export interface CrudArea {
   /** Role needed to read (list, get) and to write (create, update, delete, bulk delete). */
   access: { read: RoleName; write: RoleName };
   schemas: { list: TSchema; create: TSchema; update: TSchema };
-  summaries: { list: string; get: string; create: string; update: string; remove?: string; bulkRemove: string };
+  summaries: { list: string; get: string; create: string; update: string; remove?: string; bulkRemove: string; summary?: string; bulkCreate?: string };
+  /** Bulk create: the body's array property ('expenses') and the schema of one item. */
+  bulk?: { key: string; item: TSchema };
   service: CrudService<any, any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Error shape of the area (default 'status') and of its bulk routes (default 'catalogue'). */
   errorShape?: ErrorShape;
@@ -85,7 +96,41 @@ export interface CrudArea {
 export function crudRoutes(area: CrudArea): RouteDef[] {
   const { service: s, noun, access, schemas, summaries } = area;
   const base = area.path.replace(/\/$/, '');
-  const defs: RouteDef[] = [
+  const defs: RouteDef[] = [];
+  const summary = s.summary?.bind(s);
+  if (summary) {
+    defs.push(
+      route({
+        method: 'get',
+        path: `${base}/summary`,
+        summary: summaries.summary ?? `${noun} summary`,
+        access: access.read,
+        async handler({ trx, auth }) {
+          return { message: `${noun} summary`, summary: await summary(trx, rankOf(auth) >= ROLE_RANK.admin ? null : auth.tenantUserId) };
+        },
+      }),
+    );
+  }
+  defs.push(...(area.extra ?? []));
+  const create = s.bulkCreate?.bind(s);
+  if (create && area.bulk) {
+    const { key, item } = area.bulk;
+    defs.push(
+      route({
+        method: 'post',
+        path: `${base}/bulk`,
+        summary: summaries.bulkCreate ?? `Create many (${key})`,
+        access: access.write,
+        errorShape: area.bulkErrorShape ?? 'catalogue',
+        body: Strict({ [key]: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }),
+        async handler({ trx, auth, body }) {
+          const items = (body as Record<string, unknown[]>)[key]!;
+          return bulkCreate(item, items, key, (valid) => create(trx, auth, valid, items.length));
+        },
+      }),
+    );
+  }
+  defs.push(
     route({
       method: 'post',
       path: `${base}/bulk/delete`,
@@ -140,7 +185,7 @@ export function crudRoutes(area: CrudArea): RouteDef[] {
         return ok(`${noun} updated`, await s.update(trx, auth, params.id, body));
       },
     }),
-  ];
+  );
   const remove = s.remove?.bind(s);
   if (remove) {
     defs.push(
@@ -160,9 +205,9 @@ export function crudRoutes(area: CrudArea): RouteDef[] {
   return defs;
 }
 
-/** Defines an area's own routes, then its list/get/create/update/delete/bulk-delete routes. */
+/** Defines an area's routes: summary and its own routes first, then bulk create and the resource routes. */
 export function defineCrudRoutes(router: Router, svc: AppServices, area: CrudArea): void {
-  defineRoutes(router, svc, { tag: area.tag, errorShape: area.errorShape ?? 'status' }, [...(area.extra ?? []), ...crudRoutes(area)]);
+  defineRoutes(router, svc, { tag: area.tag, errorShape: area.errorShape ?? 'status' }, crudRoutes(area));
 }
 
 /**

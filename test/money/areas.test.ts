@@ -18,6 +18,8 @@ interface Area {
   reader: 'user';
   readBelow: 'guest';
   hasDelete: boolean;
+  /** the body key of POST {base}/bulk, for the areas with summary and bulk create */
+  bulkKey?: string;
   body(payee: string, n: number): Record<string, unknown>;
   patch: Record<string, unknown>;
   patched(data: Record<string, unknown>): unknown;
@@ -26,17 +28,17 @@ interface Area {
 
 const AREAS: Area[] = [
   {
-    name: 'expense', path: '/expense/', writer: 'admin', below: 'user', reader: 'user', readBelow: 'guest', hasDelete: false,
+    name: 'expense', path: '/expense/', writer: 'admin', below: 'user', reader: 'user', readBelow: 'guest', hasDelete: false, bulkKey: 'expenses',
     body: (payee, n) => ({ user: payee, title: `Expense ${n}`, amount: `${n}.10`, currency: 'USD' }),
     patch: { title: 'Changed' }, patched: (d) => d.title, patchedValue: 'Changed',
   },
   {
-    name: 'revenue', path: '/revenue/', writer: 'admin', below: 'user', reader: 'user', readBelow: 'guest', hasDelete: true,
+    name: 'revenue', path: '/revenue/', writer: 'admin', below: 'user', reader: 'user', readBelow: 'guest', hasDelete: true, bulkKey: 'revenues',
     body: (payee, n) => ({ title: `Revenue ${n}`, amount: `${n}.25`, currency: 'USD', splits: [{ user: payee, share: 100 }] }),
     patch: { title: 'Changed' }, patched: (d) => d.title, patchedValue: 'Changed',
   },
   {
-    name: 'payment', path: '/payment/', writer: 'admin', below: 'user', reader: 'user', readBelow: 'guest', hasDelete: true,
+    name: 'payment', path: '/payment/', writer: 'admin', below: 'user', reader: 'user', readBelow: 'guest', hasDelete: true, bulkKey: 'payments',
     body: (payee, n) => ({ user: payee, currency: 'USD', amount: `${n}.5`, title: `Payment ${n}` }),
     patch: { memo: 'Changed' }, patched: (d) => d.memo, patchedValue: 'Changed',
   },
@@ -158,6 +160,30 @@ describe('money: the factory-made routes of the five areas behave alike', functi
         assert.equal(empty.body.success, false, 'bulk routes answer in the bulk error shape');
         assert.equal((await app.request('GET', `${base}/${otherId}`, { token: b.users.admin!.token })).status, 200, "the other workspace's record is untouched");
       });
+
+      if (area.bulkKey) {
+        const key = area.bulkKey;
+        it('summary: members get their own, guests 403; bulk create reports bad items by index and creates the rest', async () => {
+          const own = await app.request('GET', `${base}/summary`, { token: a.users.user!.token });
+          assert.equal(own.status, 200, own.text);
+          assert.deepEqual(Object.keys(own.body).sort(), ['message', 'summary']);
+          assert.equal(own.body.summary.currency, 'USD');
+          assert.equal((await app.request('GET', `${base}/summary`, { token: a.users.guest!.token })).status, 403);
+          const payee = a.users.user!.tenantUserId;
+          const r = await app.request('POST', `${base}/bulk`, { token: a.users[area.writer]!.token, body: { [key]: [area.body(payee, 7), { nonsense: true }, area.body(payee, 8)] } });
+          assert.equal(r.status, 200, r.text);
+          const created = Object.entries(r.body).find(([k]) => k.startsWith('created'))![1] as string[];
+          assert.equal(created.length, 2);
+          assert.ok(r.body.errors.length >= 1);
+          for (const e of r.body.errors) assert.ok(e.startsWith(`${key}[1]`), e);
+          assert.equal((await app.request('POST', `${base}/bulk`, { token: a.users[area.below]!.token, body: { [key]: [area.body(payee, 9)] } })).status, 403);
+          const bad = await app.request('POST', `${base}/bulk`, { token: a.users[area.writer]!.token, body: { [key]: [] } });
+          assert.equal(bad.status, 400);
+          assert.equal(bad.body.success, false);
+          const bulkDeleted = await app.request('POST', `${base}/bulk/delete`, { token: a.users[area.writer]!.token, body: { ids: created } });
+          assert.equal(bulkDeleted.body.processedCount, 2);
+        });
+      }
 
       if (area.hasDelete) {
         it('deletes one record; a second delete is 404', async () => {

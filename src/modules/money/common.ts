@@ -110,3 +110,15 @@ export function dateOnly(v: unknown): string | null {
 }
 
 export { paged, pagedList } from '../../http/crud';
+
+/**
+ * The answer of a one-record delete made with the area's bulk delete: 404 when the record
+ * was not found (absent, another member's, another workspace's), 400 with `code` when it
+ * exists but may not be deleted.
+ */
+export function oneDeleted(r: { failedDeletions: { error: string }[] }, noun: string, code = 'NOT_DELETABLE'): void {
+  const f = r.failedDeletions[0];
+  if (!f) return;
+  if (f.error.includes('not found')) throw new NotFoundError(noun);
+  throw new ValidationError(f.error, [], code);
+}

@@ -220,4 +220,6 @@ export const expenseCrud: CrudService<Parameters<typeof listExpenses>[2], Expens
   create: createExpense,
   update: updateExpense,
   bulkRemove: (trx, _auth, ids) => bulkDeleteExpenses(trx, ids),
+  summary: expenseSummary,
+  bulkCreate: bulkCreateExpenses,
 };

@@ -5,7 +5,8 @@
  */
 import type Router from '@koa/router';
 import type { AppServices } from '../../services';
-import { registerAccountingRoutes, registerProcessorRoutes } from './accounting-routes';
+import { registerAccountingRoutes } from './accounting-routes';
+import { registerProcessorRoutes } from './processor-routes';
 import { registerMoneyResourceRoutes } from './routes';
 
 export function registerMoneyArea(router: Router, svc: AppServices): void {

@@ -16,7 +16,7 @@ import type { AppServices } from '../../services';
 import type { AuthContext } from '../auth/tokens';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { baseCurrency, dec, existingMembers, iso, isAdmin, money } from './common';
+import { baseCurrency, dec, existingMembers, iso, isAdmin, money, oneDeleted } from './common';
 import { balanceOf, lockLedger, lockPayees, reconcilePayments } from './ledger';
 import { minorDigits } from './processor-client';
 import { paymentReference, processorReady, sendPayment } from './processor';
@@ -214,9 +214,7 @@ export async function approveRequest(svc: AppServices, auth: AuthContext, tenant
 
 /** Delete one pending or declined request: 404 when absent (or not the caller's), 400 when approved or paid. */
 export async function deleteRequest(trx: Trx, auth: AuthContext, id: string): Promise<void> {
-  const r = await deleteRequests(trx, auth, [id]);
-  const f = r.failedDeletions[0];
-  if (f) throw f.error.includes('not found') ? new NotFoundError('Payment request') : new ValidationError(f.error, [], 'REQUEST_NOT_DELETABLE');
+  oneDeleted(await deleteRequests(trx, auth, [id]), 'Payment request', 'REQUEST_NOT_DELETABLE');
 }
 
 /** The payment request area as the route factory calls it. */

@@ -10,7 +10,7 @@ import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { assertCurrency, baseCurrency, dateOnly, dec, Decimal, existingMembers, iso, isAdmin, money, periodBounds, SCALE, toBase } from './common';
+import { assertCurrency, baseCurrency, dateOnly, dec, Decimal, existingMembers, iso, isAdmin, money, periodBounds, SCALE, toBase, oneDeleted } from './common';
 import { reconcileRecoupment, reconcileRevenues } from './ledger';
 
 export interface RevenueInput {
@@ -222,8 +222,7 @@ export async function revenueSummary(trx: Trx, payee: string | null) {
 
 /** Delete one revenue; 404 when it is absent (or another workspace's). */
 export async function deleteRevenue(trx: Trx, _auth: AuthContext, id: string): Promise<void> {
-  const r = await deleteRevenues(trx, [id]);
-  if (!r.processedCount) throw new NotFoundError('Revenue');
+  oneDeleted(await deleteRevenues(trx, [id]), 'Revenue');
 }
 
 /** The revenue area as the route factory calls it. */
@@ -234,4 +233,6 @@ export const revenueCrud: CrudService<Parameters<typeof listRevenues>[2], Revenu
   update: updateRevenue,
   remove: deleteRevenue,
   bulkRemove: (trx, _auth, ids) => deleteRevenues(trx, ids),
+  summary: revenueSummary,
+  bulkCreate: bulkCreateRevenues,
 };

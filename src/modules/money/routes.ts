@@ -1,9 +1,10 @@
 /**
  * The five money resource areas (spec 4.1–4.3): expenses, revenues, payments, payment
- * requests, payment settings. Their list/get/create/update/delete/bulk-delete routes come
- * from one factory (src/http/crud.ts); each area's own routes (summary, bulk create,
- * approve/decline) are listed in `extra`. Handlers: parsed input and the caller → one
- * service call → the answer's shape.
+ * requests, payment settings. Their list/get/create/update/delete/bulk-delete routes, and
+ * the summaries and bulk creates of the areas that have them, come from one factory
+ * (src/http/crud.ts) given each area's service object; the payment requests' approve and
+ * decline are listed in `extra`. Handlers: parsed input and the caller → one service call
+ * → the answer's shape.
  *
  * Scoping: admins and owners see the whole workspace (and may name a payee with `user`);
  * other members see only their own records; guests are refused. Another workspace's
@@ -11,18 +12,14 @@
  */
 import type Router from '@koa/router';
 import { route } from '../../http/route';
-import { bulkCreate, defineCrudRoutes, IdParams, ok } from '../../http/crud';
+import { defineCrudRoutes, IdParams, ok } from '../../http/crud';
 import type { AppServices } from '../../services';
-import { isAdmin } from './common';
 import * as S from './schemas';
 import * as exp from './expenses';
 import * as rev from './revenues';
 import * as pay from './payments';
 import * as reqs from './requests';
 import * as sets from './settings';
-
-/** Admins and owners: the whole workspace (null); members: themselves. */
-const summaryPayee = (auth: Parameters<typeof isAdmin>[0]) => (isAdmin(auth) ? null : auth.tenantUserId);
 
 export function registerMoneyResourceRoutes(router: Router, svc: AppServices): void {
   defineCrudRoutes(router, svc, {
@@ -39,29 +36,10 @@ export function registerMoneyResourceRoutes(router: Router, svc: AppServices): v
       create: 'Record an expense (admin); recoupable ones are taken from the payee earnings on their target first',
       update: 'Change an expense (admin); recoupment is re-derived',
       bulkRemove: 'Delete expenses (admin); their recoupment is reversed in the ledger',
+      summary: 'Expense counts and totals, recouped and unrecouped (own for members)',
+      bulkCreate: 'Create many expenses (admin); invalid items are reported in errors, the rest created',
     },
-    extra: [
-      route({
-        method: 'get',
-        path: '/expense/summary',
-        summary: 'Expense counts and totals, recouped and unrecouped (own for members)',
-        access: 'user',
-        async handler({ trx, auth }) {
-          return { message: 'Expense summary', summary: await exp.expenseSummary(trx, summaryPayee(auth)) };
-        },
-      }),
-      route({
-        method: 'post',
-        path: '/expense/bulk',
-        summary: 'Create many expenses (admin); invalid items are reported in errors, the rest created',
-        access: 'admin',
-        errorShape: 'catalogue',
-        body: S.ExpensesBulkBody,
-        async handler({ trx, auth, body }) {
-          return bulkCreate<exp.ExpenseInput, Awaited<ReturnType<typeof exp.bulkCreateExpenses>>>(S.ExpenseBody, body.expenses, 'expenses', (valid) => exp.bulkCreateExpenses(trx, auth, valid));
-        },
-      }),
-    ],
+    bulk: { key: 'expenses', item: S.ExpenseBody },
   });
 
   defineCrudRoutes(router, svc, {
@@ -79,29 +57,10 @@ export function registerMoneyResourceRoutes(router: Router, svc: AppServices): v
       update: 'Change a revenue (admin); its shares are re-posted',
       remove: 'Delete a revenue (admin)',
       bulkRemove: 'Delete revenues (admin); their shares are reversed in the ledger',
+      summary: 'Revenue totals (members: their shares)',
+      bulkCreate: 'Create many revenues (admin); invalid items are reported in errors',
     },
-    extra: [
-      route({
-        method: 'get',
-        path: '/revenue/summary',
-        summary: 'Revenue totals (members: their shares)',
-        access: 'user',
-        async handler({ trx, auth }) {
-          return { message: 'Revenue summary', summary: await rev.revenueSummary(trx, summaryPayee(auth)) };
-        },
-      }),
-      route({
-        method: 'post',
-        path: '/revenue/bulk',
-        summary: 'Create many revenues (admin); invalid items are reported in errors',
-        access: 'admin',
-        errorShape: 'catalogue',
-        body: S.RevenuesBulkBody,
-        async handler({ trx, auth, body }) {
-          return bulkCreate<rev.RevenueInput, Awaited<ReturnType<typeof rev.bulkCreateRevenues>>>(S.RevenueBody, body.revenues, 'revenues', (valid) => rev.bulkCreateRevenues(trx, auth, valid));
-        },
-      }),
-    ],
+    bulk: { key: 'revenues', item: S.RevenueBody },
   });
 
   defineCrudRoutes(router, svc, {
@@ -119,30 +78,10 @@ export function registerMoneyResourceRoutes(router: Router, svc: AppServices): v
       update: 'Change a payment recorded by hand (admin); the ledger gets the difference',
       remove: 'Delete a payment (admin; not while the processor has it)',
       bulkRemove: 'Delete payments (admin); the money returns to the balance (reversal entries)',
+      summary: 'Payment counts and totals by status and currency, pending requests (own for members)',
+      bulkCreate: 'Create many payments (spec 2.3/4.1, admin): invalid currency, unknown user or amountUSD/conversionRate contradiction reported per item',
     },
-    extra: [
-      route({
-        method: 'get',
-        path: '/payment/summary',
-        summary: 'Payment counts and totals by status and currency, pending requests (own for members)',
-        access: 'user',
-        async handler({ trx, auth }) {
-          return { message: 'Payment summary', summary: await pay.paymentSummary(trx, summaryPayee(auth)) };
-        },
-      }),
-      route({
-        method: 'post',
-        path: '/payment/bulk',
-        summary: 'Create many payments (spec 2.3/4.1, admin): invalid currency, unknown user or amountUSD/conversionRate contradiction reported per item',
-        access: 'admin',
-        errorShape: 'catalogue',
-        body: S.PaymentsBulkBody,
-        async handler({ trx, auth, body }) {
-          const r = await bulkCreate<pay.PaymentInput, Awaited<ReturnType<typeof pay.bulkCreatePayments>>>(S.PaymentItem, body.payments, 'payments', (valid) => pay.bulkCreatePayments(trx, auth, valid));
-          return { message: `${r.createdPayments.length} payment(s) created, ${body.payments.length - r.createdPayments.length} failed`, createdPayments: r.createdPayments, errors: r.errors };
-        },
-      }),
-    ],
+    bulk: { key: 'payments', item: S.PaymentItem },
   });
 
   defineCrudRoutes(router, svc, {

@@ -95,9 +95,6 @@ export const TransactionsQuery = Type.Object({
   ...Period,
   kind: Type.Optional(Type.Union(['royalty', 'expense_recoup', 'revenue_share', 'payment', 'reversal', 'adjustment'].map((k) => Type.Literal(k)))),
 });
-export const ExpensesBulkBody = Strict({ expenses: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) });
-export const RevenuesBulkBody = Strict({ revenues: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) });
-export const PaymentsBulkBody = Strict({ payments: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) });
 export const ApproveBody = Strict({ memo: Type.Optional(Nullable(Text(2000))) });
 export const DeclineBody = Strict({ reason: Type.Optional(Nullable(Text(2000))) });
 export const StatementParams = Type.Object({ userId: Uuid });

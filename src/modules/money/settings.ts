@@ -10,7 +10,7 @@ import type { AuthContext } from '../auth/tokens';
 import type { SecretBox } from '../../lib/crypto';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { assertCurrency, existingMembers, iso, isAdmin } from './common';
+import { assertCurrency, existingMembers, iso, isAdmin, oneDeleted } from './common';
 
 export type PayoutMethod = 'processor' | 'bank_transfer' | 'paypal' | 'other';
 
@@ -121,8 +121,7 @@ export async function deleteSettings(trx: Trx, auth: AuthContext, ids: string[])
 
 /** Delete one payment setting; 404 when absent (or not the caller's). */
 export async function deleteSetting(trx: Trx, auth: AuthContext, id: string): Promise<void> {
-  const r = await deleteSettings(trx, auth, [id]);
-  if (!r.processedCount) throw new NotFoundError('Payment setting');
+  oneDeleted(await deleteSettings(trx, auth, [id]), 'Payment setting');
 }
 
 /** The payment setting area as the route factory calls it; details are sealed and opened with `box`. */
