@@ -72,142 +72,89 @@ export interface CrudService<L = Record<string, unknown>, C = unknown, U = unkno
 }
 
 export interface CrudArea {
-  tag: string;
+  /** 'Payment request': the OpenAPI tag, the messages ('Payment request', '… created', '… updated', '… deleted', '… summary') and, with an s, the list message. */
+  noun: string;
   /** Collection path as the spec spells it: '/expense/', '/payment-setting'. */
   path: string;
-  /** 'Expense' → messages 'Expense', 'Expense created', 'Expense updated', 'Expense deleted'. */
-  noun: string;
-  /** 'Expenses' → the list message. */
-  plural: string;
-  /** Role needed to read (list, get) and to write (create, update, delete, bulk delete). */
+  /** Role needed to read (list, get, summary) and to write (create, update, delete, bulk routes). */
   access: { read: RoleName; write: RoleName };
+  /** What every route of the area should say about it (OpenAPI description): scoping, side effects. */
+  about: string;
   schemas: { list: TSchema; create: TSchema; update: TSchema };
-  summaries: { list: string; get: string; create: string; update: string; remove?: string; bulkRemove: string; summary?: string; bulkCreate?: string };
+  service: CrudService<any, any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Bulk create: the body's array property ('expenses') and the schema of one item. */
   bulk?: { key: string; item: TSchema };
-  service: CrudService<any, any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Error shape of the area (default 'status') and of its bulk routes (default 'catalogue'). */
   errorShape?: ErrorShape;
   bulkErrorShape?: ErrorShape;
-  /** The area's own routes, defined before the generated ones. */
+  /** The area's own routes, defined before the generated ones but after the summary. */
   extra?: RouteDef[];
 }
 
 export function crudRoutes(area: CrudArea): RouteDef[] {
-  const { service: s, noun, access, schemas, summaries } = area;
+  const { service: s, noun, access, schemas, about: description } = area;
   const base = area.path.replace(/\/$/, '');
-  const defs: RouteDef[] = [];
+  const one = noun.toLowerCase();
+  const many = `${one}s`;
+  const bulkShape = area.bulkErrorShape ?? 'catalogue';
+  const scope = (auth: AuthContext) => (rankOf(auth) >= ROLE_RANK.admin ? null : auth.tenantUserId);
+  const a = /^[aeiou]/.test(one) ? `an ${one}` : `a ${one}`;
   const summary = s.summary?.bind(s);
+  const createMany = s.bulkCreate?.bind(s);
+  const remove = s.remove?.bind(s);
+  const defs: RouteDef[] = [];
   if (summary) {
-    defs.push(
-      route({
-        method: 'get',
-        path: `${base}/summary`,
-        summary: summaries.summary ?? `${noun} summary`,
-        access: access.read,
-        async handler({ trx, auth }) {
-          return { message: `${noun} summary`, summary: await summary(trx, rankOf(auth) >= ROLE_RANK.admin ? null : auth.tenantUserId) };
-        },
-      }),
-    );
+    defs.push(route({ method: 'get', path: `${base}/summary`, summary: `Counts and totals of ${many}: the whole workspace for admins, their own for members`, description, access: access.read,
+      async handler({ trx, auth }) {
+        return { message: `${noun} summary`, summary: await summary(trx, scope(auth)) };
+      } }));
   }
   defs.push(...(area.extra ?? []));
-  const create = s.bulkCreate?.bind(s);
-  if (create && area.bulk) {
+  if (createMany && area.bulk) {
     const { key, item } = area.bulk;
-    defs.push(
-      route({
-        method: 'post',
-        path: `${base}/bulk`,
-        summary: summaries.bulkCreate ?? `Create many (${key})`,
-        access: access.write,
-        errorShape: area.bulkErrorShape ?? 'catalogue',
-        body: Strict({ [key]: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }),
-        async handler({ trx, auth, body }) {
-          const items = (body as Record<string, unknown[]>)[key]!;
-          return bulkCreate(item, items, key, (valid) => create(trx, auth, valid, items.length));
-        },
-      }),
-    );
+    const body = Strict({ [key]: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) });
+    defs.push(route({ method: 'post', path: `${base}/bulk`, summary: `Create many ${many}: each invalid item is reported in errors, the others are created`, description, access: access.write, errorShape: bulkShape, body,
+      async handler({ trx, auth, body }) {
+        const items = (body as Record<string, unknown[]>)[key]!;
+        return bulkCreate(item, items, key, (valid) => createMany(trx, auth, valid, items.length));
+      } }));
   }
   defs.push(
-    route({
-      method: 'post',
-      path: `${base}/bulk/delete`,
-      summary: summaries.bulkRemove,
-      access: access.write,
-      errorShape: area.bulkErrorShape ?? 'catalogue',
-      body: Ids,
+    route({ method: 'post', path: `${base}/bulk/delete`, summary: `Delete ${many} by id; each id not deleted is named in failedDeletions`, description, access: access.write, errorShape: bulkShape, body: Ids,
       async handler({ trx, auth, body }) {
         return s.bulkRemove(trx, auth, body.ids);
-      },
-    }),
-    route({
-      method: 'post',
-      path: area.path,
-      summary: summaries.create,
-      access: access.write,
-      status: 201,
-      body: schemas.create,
+      } }),
+    route({ method: 'post', path: area.path, summary: `Create ${a}`, description, access: access.write, status: 201, body: schemas.create,
       async handler({ trx, auth, body }) {
         return ok(`${noun} created`, await s.create(trx, auth, body));
-      },
-    }),
-    route({
-      method: 'get',
-      path: area.path,
-      summary: summaries.list,
-      access: access.read,
-      query: schemas.list,
+      } }),
+    route({ method: 'get', path: area.path, summary: `List ${many} (paged)`, description, access: access.read, query: schemas.list,
       async handler({ trx, auth, query }) {
         const q = query as { page?: number; size?: number };
-        return pagedList(area.plural, q, (page, size) => s.list(trx, auth, { ...q, page, size }));
-      },
-    }),
-    route({
-      method: 'get',
-      path: `${base}/:id`,
-      summary: summaries.get,
-      access: access.read,
-      params: IdParams,
+        return pagedList(`${noun}s`, q, (page, size) => s.list(trx, auth, { ...q, page, size }));
+      } }),
+    route({ method: 'get', path: `${base}/:id`, summary: `One ${one}`, description, access: access.read, params: IdParams,
       async handler({ trx, auth, params }) {
         return ok(noun, await s.get(trx, auth, params.id));
-      },
-    }),
-    route({
-      method: 'put',
-      path: `${base}/:id`,
-      summary: summaries.update,
-      access: access.write,
-      params: IdParams,
-      body: schemas.update,
+      } }),
+    route({ method: 'put', path: `${base}/:id`, summary: `Change ${a}`, description, access: access.write, params: IdParams, body: schemas.update,
       async handler({ trx, auth, params, body }) {
         return ok(`${noun} updated`, await s.update(trx, auth, params.id, body));
-      },
-    }),
+      } }),
   );
-  const remove = s.remove?.bind(s);
   if (remove) {
-    defs.push(
-      route({
-        method: 'delete',
-        path: `${base}/:id`,
-        summary: summaries.remove ?? `Delete a ${noun.toLowerCase()}`,
-        access: access.write,
-        params: IdParams,
-        async handler({ trx, auth, params }) {
-          await remove(trx, auth, params.id);
-          return ok(`${noun} deleted`, null);
-        },
-      }),
-    );
+    defs.push(route({ method: 'delete', path: `${base}/:id`, summary: `Delete ${a}`, description, access: access.write, params: IdParams,
+      async handler({ trx, auth, params }) {
+        await remove(trx, auth, params.id);
+        return ok(`${noun} deleted`, null);
+      } }));
   }
   return defs;
 }
 
 /** Defines an area's routes: summary and its own routes first, then bulk create and the resource routes. */
 export function defineCrudRoutes(router: Router, svc: AppServices, area: CrudArea): void {
-  defineRoutes(router, svc, { tag: area.tag, errorShape: area.errorShape ?? 'status' }, crudRoutes(area));
+  defineRoutes(router, svc, { tag: area.noun, errorShape: area.errorShape ?? 'status' }, crudRoutes(area));
 }
 
 /**

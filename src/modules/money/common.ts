@@ -98,6 +98,17 @@ export function monthOf(date: Date | string): string {
   return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-01`;
 }
 
+/** The amount fields of an expense or revenue: amount in its currency, the rate and the base amount. */
+export function amountView(r: Record<string, unknown>, base: string) {
+  return {
+    amount: money(r.amount as string),
+    currency: String(r.currency).trim(),
+    conversionRate: money(r.conversion_rate as string),
+    baseAmount: money(r.base_amount as string),
+    baseCurrency: base,
+  };
+}
+
 export function iso(v: unknown): string | null {
   return v ? new Date(v as string).toISOString() : null;
 }

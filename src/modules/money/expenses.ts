@@ -7,7 +7,7 @@ import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { assertCurrency, baseCurrency, dateOnly, dec, existingMembers, iso, isAdmin, money, toBase, type Decimal } from './common';
+import { amountView, assertCurrency, baseCurrency, dateOnly, dec, existingMembers, iso, isAdmin, money, toBase, type Decimal } from './common';
 import { existingTargets, type TargetType } from './targets';
 import { reconcileRecoupment } from './ledger';
 
@@ -35,11 +35,7 @@ export function toExpenseView(r: Record<string, unknown>, base: string) {
     title: r.title,
     description: r.description ?? null,
     category: r.category ?? null,
-    amount: money(r.amount as string),
-    currency: String(r.currency).trim(),
-    conversionRate: money(r.conversion_rate as string),
-    baseAmount: money(r.base_amount as string),
-    baseCurrency: base,
+    ...amountView(r, base),
     date: dateOnly(r.expense_date),
     recoupable: r.recoupable,
     targetType: r.target_type ?? null,

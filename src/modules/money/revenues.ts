@@ -10,7 +10,7 @@ import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { assertCurrency, baseCurrency, dateOnly, dec, Decimal, existingMembers, iso, isAdmin, money, periodBounds, SCALE, toBase, oneDeleted } from './common';
+import { amountView, assertCurrency, baseCurrency, dateOnly, dec, Decimal, existingMembers, iso, isAdmin, money, periodBounds, SCALE, toBase, oneDeleted } from './common';
 import { reconcileRecoupment, reconcileRevenues } from './ledger';
 
 export interface RevenueInput {
@@ -88,11 +88,7 @@ async function view(trx: Trx, auth: AuthContext, rows: Record<string, unknown>[]
     title: r.title,
     description: r.description ?? null,
     source: r.source ?? null,
-    amount: money(r.amount as string),
-    currency: String(r.currency).trim(),
-    conversionRate: money(r.conversion_rate as string),
-    baseAmount: money(r.base_amount as string),
-    baseCurrency: base,
+    ...amountView(r, base),
     date: dateOnly(r.revenue_date),
     accountingPeriod: dateOnly(r.accounting_period)!.slice(0, 7),
     // Members see their own share only.

@@ -21,127 +21,48 @@ import * as pay from './payments';
 import * as reqs from './requests';
 import * as sets from './settings';
 
+const ADMIN_WRITES = { read: 'user', write: 'admin' } as const;
+const OWN_RECORDS = { read: 'user', write: 'user' } as const;
+
+/** What the routes of each area say about it (OpenAPI description). */
+const ABOUT = {
+  expense:
+    'Admins record and change expenses; members read their own. A recoupable expense is taken from its payee’s earnings (on its target first); ' +
+    'a change re-derives recoupment and a delete reverses it in the ledger. There is no DELETE of one expense: use bulk delete.',
+  revenue:
+    'Admins record revenues split between members (shares sum to exactly 100); members read those they share in, with their own share. ' +
+    'A change re-posts the shares; a delete reverses them in the ledger.',
+  payment:
+    'Payments made to members (spec 2.3 items; admins write, members read their own). Bulk create reports an invalid currency, an unknown user ' +
+    'or an amountUSD/conversionRate contradiction per item. A change to a payment recorded by hand posts the difference to the ledger; ' +
+    'a delete (refused while the processor has the payment) returns the money to the balance.',
+  request:
+    'Members request payouts of what is due to them (amount ≤ due − their other pending requests) and change or delete their own; admins any. ' +
+    'Only pending requests change; approved or paid ones are not deleted.',
+  setting: 'Payout methods: members manage their own, admins any. Details are encrypted at rest, shown masked, and replaced as a whole on change.',
+};
+
 export function registerMoneyResourceRoutes(router: Router, svc: AppServices): void {
+  defineCrudRoutes(router, svc, { noun: 'Expense', path: '/expense/', access: ADMIN_WRITES, service: exp.expenseCrud, about: ABOUT.expense,
+    schemas: { list: S.ExpenseListQuery, create: S.ExpenseBody, update: S.ExpensePatch }, bulk: { key: 'expenses', item: S.ExpenseBody } });
+  defineCrudRoutes(router, svc, { noun: 'Revenue', path: '/revenue/', access: ADMIN_WRITES, service: rev.revenueCrud, about: ABOUT.revenue,
+    schemas: { list: S.RevenueListQuery, create: S.RevenueBody, update: S.RevenuePatch }, bulk: { key: 'revenues', item: S.RevenueBody } });
+  defineCrudRoutes(router, svc, { noun: 'Payment', path: '/payment/', access: ADMIN_WRITES, service: pay.paymentCrud, about: ABOUT.payment,
+    schemas: { list: S.PaymentListQuery, create: S.PaymentBody, update: S.PaymentPatch }, bulk: { key: 'payments', item: S.PaymentItem } });
+  defineCrudRoutes(router, svc, { noun: 'Payment setting', path: '/payment-setting', access: OWN_RECORDS, service: sets.settingCrud(svc.secrets), about: ABOUT.setting,
+    schemas: { list: S.SettingListQuery, create: S.SettingBody, update: S.SettingPatch } });
   defineCrudRoutes(router, svc, {
-    tag: 'Expense',
-    path: '/expense/',
-    noun: 'Expense',
-    plural: 'Expenses',
-    access: { read: 'user', write: 'admin' },
-    schemas: { list: S.ExpenseListQuery, create: S.ExpenseBody, update: S.ExpensePatch },
-    service: exp.expenseCrud,
-    summaries: {
-      list: 'Expenses (paged; members see their own)',
-      get: 'One expense with what has been recouped of it',
-      create: 'Record an expense (admin); recoupable ones are taken from the payee earnings on their target first',
-      update: 'Change an expense (admin); recoupment is re-derived',
-      bulkRemove: 'Delete expenses (admin); their recoupment is reversed in the ledger',
-      summary: 'Expense counts and totals, recouped and unrecouped (own for members)',
-      bulkCreate: 'Create many expenses (admin); invalid items are reported in errors, the rest created',
-    },
-    bulk: { key: 'expenses', item: S.ExpenseBody },
-  });
-
-  defineCrudRoutes(router, svc, {
-    tag: 'Revenue',
-    path: '/revenue/',
-    noun: 'Revenue',
-    plural: 'Revenues',
-    access: { read: 'user', write: 'admin' },
-    schemas: { list: S.RevenueListQuery, create: S.RevenueBody, update: S.RevenuePatch },
-    service: rev.revenueCrud,
-    summaries: {
-      list: 'Revenues (paged; members see those they share in)',
-      get: 'One revenue',
-      create: 'Record a revenue split between members (shares sum to exactly 100) (admin)',
-      update: 'Change a revenue (admin); its shares are re-posted',
-      remove: 'Delete a revenue (admin)',
-      bulkRemove: 'Delete revenues (admin); their shares are reversed in the ledger',
-      summary: 'Revenue totals (members: their shares)',
-      bulkCreate: 'Create many revenues (admin); invalid items are reported in errors',
-    },
-    bulk: { key: 'revenues', item: S.RevenueBody },
-  });
-
-  defineCrudRoutes(router, svc, {
-    tag: 'Payment',
-    path: '/payment/',
-    noun: 'Payment',
-    plural: 'Payments',
-    access: { read: 'user', write: 'admin' },
-    schemas: { list: S.PaymentListQuery, create: S.PaymentBody, update: S.PaymentPatch },
-    service: pay.paymentCrud,
-    summaries: {
-      list: 'Payments (paged; members see their own)',
-      get: 'One payment',
-      create: 'Record a payment made to a member (admin)',
-      update: 'Change a payment recorded by hand (admin); the ledger gets the difference',
-      remove: 'Delete a payment (admin; not while the processor has it)',
-      bulkRemove: 'Delete payments (admin); the money returns to the balance (reversal entries)',
-      summary: 'Payment counts and totals by status and currency, pending requests (own for members)',
-      bulkCreate: 'Create many payments (spec 2.3/4.1, admin): invalid currency, unknown user or amountUSD/conversionRate contradiction reported per item',
-    },
-    bulk: { key: 'payments', item: S.PaymentItem },
-  });
-
-  defineCrudRoutes(router, svc, {
-    tag: 'Payment request',
-    path: '/payment-request/',
-    noun: 'Payment request',
-    plural: 'Payment requests',
-    access: { read: 'user', write: 'user' },
+    noun: 'Payment request', path: '/payment-request/', access: OWN_RECORDS, service: reqs.requestCrud, about: ABOUT.request,
     schemas: { list: S.RequestListQuery, create: S.RequestBody, update: S.RequestPatch },
-    service: reqs.requestCrud,
-    summaries: {
-      list: 'Payment requests (paged; members see their own)',
-      get: 'One payment request',
-      create: 'Request a payout of what is due (amount ≤ due − other pending requests)',
-      update: 'Change a pending request (own; admins any)',
-      remove: 'Delete a pending or declined request (own; admins any)',
-      bulkRemove: 'Delete pending or declined requests (own; admins any)',
-    },
     extra: [
-      route({
-        method: 'patch',
-        path: '/payment-request/:id/approve',
-        summary: 'Approve (admin): amount checked against what is due now, payment created and sent to the processor',
-        access: 'admin',
-        params: IdParams,
-        body: S.ApproveBody,
-        noTransaction: true,
+      route({ method: 'patch', path: '/payment-request/:id/approve', summary: 'Approve (admin): amount checked against what is due now, payment created and sent to the processor', access: 'admin', params: IdParams, body: S.ApproveBody, noTransaction: true,
         async handler({ auth, tenantId, params, body }) {
           return ok('Payment request approved', await reqs.approveRequest(svc, auth, tenantId, params.id, body.memo ?? null));
-        },
-      }),
-      route({
-        method: 'patch',
-        path: '/payment-request/:id/decline',
-        summary: 'Decline a pending request (admin)',
-        access: 'admin',
-        params: IdParams,
-        body: S.DeclineBody,
+        } }),
+      route({ method: 'patch', path: '/payment-request/:id/decline', summary: 'Decline a pending request (admin)', access: 'admin', params: IdParams, body: S.DeclineBody,
         async handler({ trx, auth, params, body }) {
           return ok('Payment request declined', await reqs.declineRequest(trx, auth, params.id, body.reason ?? null));
-        },
-      }),
+        } }),
     ],
-  });
-
-  defineCrudRoutes(router, svc, {
-    tag: 'Payment setting',
-    path: '/payment-setting',
-    noun: 'Payment setting',
-    plural: 'Payment settings',
-    access: { read: 'user', write: 'user' },
-    schemas: { list: S.SettingListQuery, create: S.SettingBody, update: S.SettingPatch },
-    service: sets.settingCrud(svc.secrets),
-    summaries: {
-      list: 'Payment settings (own; admins any, masked)',
-      get: 'One payment setting (masked)',
-      create: 'Add a payout method; details are encrypted at rest and shown masked',
-      update: 'Change a payment setting (details replaced as a whole)',
-      remove: 'Delete a payment setting',
-      bulkRemove: 'Delete payment settings (own; admins any)',
-    },
   });
 }
