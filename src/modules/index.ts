@@ -13,7 +13,7 @@ import { registerNotificationRoutes } from './notifications/routes';
 import { registerRoyaltyRoutes } from './royalty/routes';
 import { registerCatalogueArea } from './catalogue';
 import { registerIngestionRoutes } from './files/routes';
-import { registerMoneyRoutes } from './money/routes';
+import { registerMoneyArea } from './money';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -25,5 +25,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerSettingsRoutes(router, svc);
   registerNotificationRoutes(router, svc);
   registerIngestionRoutes(router, svc);
-  registerMoneyRoutes(router, svc);
+  registerMoneyArea(router, svc);
 }
