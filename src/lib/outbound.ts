@@ -128,7 +128,6 @@ function toResponse(res: http.IncomingMessage, method: string): Response {
   for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
   const status = res.statusCode ?? 502;
   const noBody = method === 'HEAD' || status === 204 || status === 205 || status === 304;
-  res.on('error', () => undefined);
   if (noBody) res.resume();
   return new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream), { status, statusText: res.statusMessage, headers });
 }
@@ -140,6 +139,7 @@ export async function guardedFetch(rawUrl: string, init: GuardedInit, policy: Ou
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError('Invalid link', [`scheme ${url.protocol} is not allowed`], 'INVALID_LINK_SCHEME');
     const to = policyOf(policy).dial(await resolvePublic(url, policy));
     const res = await requestPinned(url, to, init);
+    res.on('error', () => undefined); // a timeout while its body drains must not become an uncaught error
     const loc = res.headers.location;
     if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && loc) {
       res.resume();
