@@ -8,6 +8,7 @@ import type { AppServices } from './services';
 import { errorMiddleware } from './http/errors';
 import { mountModules } from './modules';
 import { addSlashAliases, routeRegistry } from './http/route';
+import { requestContext } from './lib/process-guard';
 
 export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {}): Koa {
   const app = new Koa({ proxy: !!opts.trustProxy });
@@ -24,7 +25,7 @@ export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {})
     ctx.state.log = svc.log.child({ requestId });
     ctx.set('X-Request-Id', requestId);
     try {
-      await next();
+      await requestContext.run({ requestId }, next);
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, tenantId: ctx.state.auth?.tenantId ?? undefined }, 'request');
