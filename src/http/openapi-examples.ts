@@ -38,7 +38,7 @@ export function envelopeSchema(r: RegisteredRoute): Record<string, unknown> {
     r.errorShape === 'catalogue'
       ? { success: { type: 'boolean', const: true }, message, data }
       : { status: { type: 'string', const: 'success' }, message, data };
-  if (paged) props.pagination = { $ref: '#/components/schemas/Pagination' };
+  if (paged) props.pagination = { $ref: '#/components/schemas/Pagination', examples: [{ page: 1, size: 20, total: 1 }] };
   return { type: 'object', description: 'The success envelope of this area; `data` is not described in detail yet.', properties: props };
 }
 
