@@ -27,7 +27,6 @@ if (!command || command === '--help' || command === '-h' || command === 'help') 
 }
 if (!COMMANDS[command]) fail(`unknown command ${command}; npm run rondo -- --help lists them`);
 
-let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true; allowPositionals: false }>>;
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   name: { type: 'string' },
@@ -43,6 +42,7 @@ const OPTIONS = {
   'base-currency': { type: 'string' },
   domain: { type: 'string' },
 } as const;
+let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true; allowPositionals: false }>>;
 try {
   parsed = parseArgs({ args: rest, options: OPTIONS, allowPositionals: false, strict: true });
 } catch (err) {
