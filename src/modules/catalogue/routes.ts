@@ -3,78 +3,13 @@
  * and up; writes: admin and up. Static paths are registered before `/:id` ones.
  */
 import type Router from '@koa/router';
-import type { TSchema } from '@sinclair/typebox';
 import { defineRoutes, route } from '../../http/route';
-import { compile, formatAjvErrors, Strict, Type, Uuid } from '../../http/schema';
+import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
-import type { AuthContext } from '../auth/tokens';
-import type { Trx } from '../../db';
-import { NotFoundError } from '../../lib/errors';
 import * as S from './schemas';
 import * as C from './service';
-import { setActor } from './common';
-import { bulkInsertAssets, bulkInsertProducts } from './bulk';
-import { applyArtistDefault, deleteSplits, splitsOf, upsertSplit } from '../splits/service';
-
-/** Validate one bulk item against its schema: a list of problems, empty when fine. */
-function itemProblems(schema: TSchema, item: unknown): string[] {
-  const v = compile(schema, 'body');
-  return v(item) ? [] : formatAjvErrors('item', v.errors);
-}
-
-async function bulkSplits(trx: Trx, tenantId: number, auth: AuthContext, target: 'asset' | 'product', items: { id: string; type?: string; split: { user: string; share: number | string }[]; conditions?: unknown }[]) {
-  await setActor(trx, auth, `bulk ${target} splits`);
-  let processed = 0;
-  const errors: string[] = [];
-  for (const it of items) {
-    try {
-      await trx.transaction((sp) => upsertSplit(sp, tenantId, auth.tenantUserId, { target, targetId: it.id, type: it.type, split: it.split, conditions: it.conditions as never }));
-      processed++;
-    } catch (err) {
-      errors.push(`${it.id}: ${C.describe(err)}`);
-    }
-  }
-  return { success: true, message: `${processed} of ${items.length} ${target} splits saved`, processed, errors };
-}
-
-async function bulkDefaultSplit(trx: Trx, tenantId: number, auth: AuthContext, target: 'asset' | 'product', ids: string[]) {
-  await setActor(trx, auth, `default split applied to ${target}`);
-  let processed = 0;
-  const errors: string[] = [];
-  for (const id of ids) {
-    try {
-      await trx.transaction((sp) => applyArtistDefault(sp, tenantId, auth.tenantUserId, target, id));
-      processed++;
-    } catch (err) {
-      const msg = C.describe(err);
-      errors.push(msg.startsWith(id) ? msg : `${id}: ${msg}`);
-    }
-  }
-  return { message: `Default split applied to ${processed} of ${ids.length} ${target}s`, processed, errors };
-}
-
-async function bulkDeleteSplits(trx: Trx, auth: AuthContext, target: 'asset' | 'product', ids: string[], type?: string) {
-  await setActor(trx, auth, `bulk delete ${target} splits`);
-  const table = target === 'asset' ? 'assets' : 'products';
-  const col = target === 'asset' ? 'asset_id' : 'product_id';
-  const found = new Set((await trx(table).whereIn('id', ids).select('id')).map((r) => r.id as string));
-  const failedDeletions: { id: string; error: string }[] = [];
-  let processedCount = 0;
-  for (const id of [...new Set(ids)]) {
-    if (!found.has(id)) {
-      failedDeletions.push({ id, error: `${target} not found` });
-      continue;
-    }
-    const splitIds = (await trx('splits').where({ [col]: id }).modify((b) => (type ? b.where({ type }) : b)).select('id')).map((r: { id: string }) => r.id);
-    if (!splitIds.length) {
-      failedDeletions.push({ id, error: `${target} has no split${type ? ` of type ${type}` : ''}` });
-      continue;
-    }
-    await deleteSplits(trx, splitIds);
-    processedCount++;
-  }
-  return { message: `Splits removed from ${processedCount} ${target}s`, processedCount, failedDeletions };
-}
+import * as O from './operations';
+import { saveSplit } from '../splits/operations';
 
 export function registerCatalogueRoutes(router: Router, svc: AppServices): void {
   // ---------------------------------------------------------------- artists
@@ -94,24 +29,14 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     route({
       method: 'post', path: '/artist/bulk', summary: 'Create many artists; bad items reported in errors (admin)', access: 'admin', body: S.BulkArtists,
       async handler({ trx, tenantId, body }) {
-        const createdArtists: string[] = [];
-        const errors: string[] = [];
-        for (const [i, item] of body.artists.entries()) {
-          const problems = itemProblems(S.ArtistBody, item);
-          if (problems.length) { errors.push(`artists[${i}]: ${problems.join('; ')}`); continue; }
-          try {
-            const a = await trx.transaction((sp) => C.createArtist(sp, tenantId, item as never));
-            createdArtists.push(a.name);
-          } catch (err) { errors.push(`artists[${i}]: ${C.describe(err)}`); }
-        }
+        const { createdArtists, errors } = await O.bulkCreateArtists(trx, tenantId, body.artists);
         return { message: `${createdArtists.length} of ${body.artists.length} artists created`, createdArtists, processedCount: createdArtists.length, errors };
       },
     }),
     route({
       method: 'post', path: '/artist/bulk/delete', summary: 'Delete artists by id; each failure in failedDeletions (admin)', access: 'admin', body: S.IdsBody,
       async handler({ trx, auth, body }) {
-        await setActor(trx, auth, 'artist deleted');
-        const r = await C.bulkDelete(trx, 'artists', body.ids, 'Artist');
+        const r = await O.deleteMany(trx, auth, 'artists', body.ids, 'Artist', 'artist deleted');
         return { message: `${r.processedCount} of ${body.ids.length} artists deleted`, ...r };
       },
     }),
@@ -119,31 +44,15 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       method: 'post', path: '/artist/bulksplit', summary: 'Set the same default split on many artists (admin)', access: 'admin',
       body: Strict({ artists: Type.Array(Uuid, { minItems: 1, maxItems: S.BULK_MAX }), type: Type.Optional(S.SplitTypeField), split: S.ShareList, conditions: Type.Optional(S.Conditions) }),
       async handler({ trx, tenantId, auth, body }) {
-        await setActor(trx, auth, 'bulk artist default split');
-        let processed = 0;
-        const errors: string[] = [];
-        for (const id of body.artists) {
-          try {
-            await trx.transaction((sp) => upsertSplit(sp, tenantId, auth.tenantUserId, { target: 'artist', targetId: id, type: body.type, split: body.split, conditions: body.conditions }));
-            processed++;
-          } catch (err) { errors.push(`${id}: ${C.describe(err)}`); }
-        }
+        const items = body.artists.map((id) => ({ id, type: body.type, split: body.split, conditions: body.conditions }));
+        const { processed, errors } = await O.bulkSetSplits(trx, tenantId, auth, 'artist', items, 'bulk artist default split');
         return { success: true, message: `Default split set on ${processed} of ${body.artists.length} artists`, processed, errors };
       },
     }),
     route({
       method: 'get', path: '/artist/stats/:id', summary: 'Counts of an artist: recordings, products, splits, releases, members', access: 'guest', params: S.IdParams,
       async handler({ trx, params }) {
-        await C.getArtist(trx, params.id);
-        const n = async (q: ReturnType<Trx>) => Number((await q.count<{ c: string }[]>({ c: '*' }))[0]!.c);
-        const stats = {
-          assets: await n(trx('asset_artists').where({ artist_id: params.id })),
-          products: await n(trx('product_artists').where({ artist_id: params.id })),
-          defaultSplits: await n(trx('splits').where({ artist_id: params.id })),
-          releases: await n(trx('releases').where({ artist_id: params.id })),
-          users: await n(trx('artist_users').where({ artist_id: params.id })),
-        };
-        return { success: true, message: 'Artist stats', data: stats };
+        return { success: true, message: 'Artist stats', data: await O.artistStats(trx, params.id) };
       },
     }),
     route({
@@ -161,9 +70,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     route({
       method: 'delete', path: '/artist/:id', summary: 'Delete an artist with its links and default splits (admin)', access: 'admin', params: S.IdParams,
       async handler({ trx, auth, params }) {
-        await setActor(trx, auth, 'artist deleted');
-        const r = await C.bulkDelete(trx, 'artists', [params.id], 'Artist');
-        if (!r.processedCount) throw new NotFoundError('Artist', 'ARTIST_NOT_FOUND');
+        await O.deleteOne(trx, auth, 'artists', params.id, 'Artist', 'ARTIST_NOT_FOUND');
         return { success: true, message: 'Artist deleted', data: { id: params.id } };
       },
     }),
@@ -171,46 +78,39 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       method: 'put', path: '/artist/:id/merge', summary: 'Merge the listed artists into this one: every link, release and split moves (admin)', access: 'admin', params: S.IdParams,
       body: Strict({ artists: Type.Array(Uuid, { minItems: 1, maxItems: 100 }) }),
       async handler({ trx, tenantId, auth, params, body }) {
-        await setActor(trx, auth, 'artist merge');
-        return { success: true, message: 'Artists merged', data: await C.mergeArtists(trx, tenantId, params.id, body.artists) };
+        return { success: true, message: 'Artists merged', data: await O.mergeArtists(trx, tenantId, auth, params.id, body.artists) };
       },
     }),
     route({
       method: 'get', path: '/artist/:id/assets', summary: 'Recordings of an artist (paged, same list conventions)', access: 'guest', params: S.IdParams, query: S.AssetListQuery,
       async handler({ trx, params, query }) {
-        await C.getArtist(trx, params.id);
-        return { success: true, message: 'Artist assets', ...(await C.listAssets(trx, { ...query, artist: params.id })) };
+        return { success: true, message: 'Artist assets', ...(await O.artistAssets(trx, params.id, query)) };
       },
     }),
     route({
       method: 'get', path: '/artist/:id/products', summary: 'Products of an artist (paged)', access: 'guest', params: S.IdParams, query: S.ProductListQuery,
       async handler({ trx, params, query }) {
-        await C.getArtist(trx, params.id);
-        return { success: true, message: 'Artist products', ...(await C.listProducts(trx, { ...query, artist: params.id })) };
+        return { success: true, message: 'Artist products', ...(await O.artistProducts(trx, params.id, query)) };
       },
     }),
     route({
       method: 'get', path: '/artist/:id/splits', summary: 'Default splits of an artist (every type and condition)', access: 'guest', params: S.IdParams,
       async handler({ trx, params }) {
-        await C.getArtist(trx, params.id);
-        return { success: true, message: 'Artist default splits', data: await splitsOf(trx, 'artist', params.id) };
+        return { success: true, message: 'Artist default splits', data: await O.artistSplits(trx, params.id) };
       },
     }),
     route({
       method: 'post', path: '/artist/:id/splits', summary: 'Set a default split of an artist (type default all) (admin)', access: 'admin', status: 201, params: S.IdParams,
       body: Strict({ type: Type.Optional(S.SplitTypeField), split: S.ShareList, conditions: Type.Optional(S.Conditions), name: Type.Optional(Type.String({ maxLength: 200 })) }),
       async handler({ trx, tenantId, auth, params, body }) {
-        await setActor(trx, auth);
-        const r = await upsertSplit(trx, tenantId, auth.tenantUserId, { target: 'artist', targetId: params.id, ...body });
+        const r = await saveSplit(trx, tenantId, auth, { target: 'artist', targetId: params.id, ...body });
         return { success: true, message: r.created ? 'Default split created' : 'Default split updated', data: r.split };
       },
     }),
     route({
       method: 'get', path: '/artist/:id/splits/:type', summary: 'Default splits of an artist for one type', access: 'guest', params: Type.Object({ id: Uuid, type: S.SplitTypeField }),
       async handler({ trx, params }) {
-        await C.getArtist(trx, params.id);
-        const data = await splitsOf(trx, 'artist', params.id, params.type);
-        if (!data.length) throw new NotFoundError(`Default split of type ${params.type}`, 'SPLIT_NOT_FOUND');
+        const data = await O.artistSplits(trx, params.id, params.type);
         return { success: true, message: 'Artist default split', data };
       },
     }),
@@ -218,20 +118,15 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       method: 'put', path: '/artist/:id/splits/:type', summary: 'Create or replace the default split of an artist for one type (admin)', access: 'admin', params: Type.Object({ id: Uuid, type: S.SplitTypeField }),
       body: Strict({ split: S.ShareList, conditions: Type.Optional(S.Conditions), name: Type.Optional(Type.String({ maxLength: 200 })) }),
       async handler({ trx, tenantId, auth, params, body }) {
-        await setActor(trx, auth);
-        const r = await upsertSplit(trx, tenantId, auth.tenantUserId, { target: 'artist', targetId: params.id, type: params.type, ...body });
+        const r = await saveSplit(trx, tenantId, auth, { target: 'artist', targetId: params.id, type: params.type, ...body });
         return { success: true, message: r.created ? 'Default split created' : 'Default split updated', data: r.split };
       },
     }),
     route({
       method: 'delete', path: '/artist/:id/splits/:type', summary: 'Delete the default splits of an artist for one type (admin)', access: 'admin', params: Type.Object({ id: Uuid, type: S.SplitTypeField }),
       async handler({ trx, auth, params }) {
-        await setActor(trx, auth);
-        await C.getArtist(trx, params.id);
-        const ids = (await trx('splits').where({ artist_id: params.id, type: params.type }).select('id')).map((r) => r.id);
-        if (!ids.length) throw new NotFoundError(`Default split of type ${params.type}`, 'SPLIT_NOT_FOUND');
-        await deleteSplits(trx, ids);
-        return { success: true, message: 'Default split deleted', data: { deleted: ids.length } };
+        const deleted = await O.deleteArtistSplitsOfType(trx, auth, params.id, params.type);
+        return { success: true, message: 'Default split deleted', data: { deleted } };
       },
     }),
   ]);
@@ -241,8 +136,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     route({
       method: 'post', path: '/asset', summary: 'Create a recording (ISRC normalised, unique) (admin)', access: 'admin', status: 201, body: S.AssetBody,
       async handler({ trx, tenantId, auth, body }) {
-        await setActor(trx, auth);
-        return { success: true, message: 'Asset created', data: await C.createAsset(trx, tenantId, auth.tenantUserId, body) };
+        return { success: true, message: 'Asset created', data: await O.createAsset(trx, tenantId, auth, body) };
       },
     }),
     route({
@@ -254,31 +148,21 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     route({
       method: 'post', path: '/asset/bulk', summary: 'Create many recordings; bad items reported in errors (admin)', access: 'admin', body: S.BulkAssets,
       async handler({ trx, tenantId, auth, body }) {
-        await setActor(trx, auth, 'bulk asset import');
-        const good: C.AssetInput[] = [];
-        const pre: string[] = [];
-        const idx: number[] = [];
-        body.assets.forEach((item, i) => {
-          const p = itemProblems(S.AssetBody, item);
-          if (p.length) pre.push(`assets[${i}]: ${p.join('; ')}`);
-          else { good.push(item as unknown as C.AssetInput); idx.push(i); }
-        });
-        const r = await bulkInsertAssets(trx, tenantId, auth.tenantUserId, good);
-        const errors = [...pre, ...r.errors.map((e) => e.replace(/^assets\[(\d+)\]/, (_, n) => `assets[${idx[Number(n)]}]`))];
-        return { message: `${r.created.length} of ${body.assets.length} assets created`, createdAssets: r.created, ids: r.ids, processedCount: r.created.length, errors };
+        const r = await O.bulkCreateAssets(trx, tenantId, auth, body.assets);
+        return { message: `${r.created.length} of ${body.assets.length} assets created`, createdAssets: r.created, ids: r.ids, processedCount: r.created.length, errors: r.errors };
       },
     }),
     route({
       method: 'post', path: '/asset/bulksplits', summary: 'Set splits on many recordings: items [{id, type?, split, conditions?}] (admin)', access: 'admin', body: S.BulkSplitItems,
       async handler({ trx, tenantId, auth, body }) {
-        return bulkSplits(trx, tenantId, auth, 'asset', body.items);
+        const { processed, errors } = await O.bulkSetSplits(trx, tenantId, auth, 'asset', body.items, `bulk asset splits`);
+        return { success: true, message: `${processed} of ${body.items.length} asset splits saved`, processed, errors };
       },
     }),
     route({
       method: 'post', path: '/asset/bulk/delete', summary: 'Delete recordings by id; each failure in failedDeletions (admin)', access: 'admin', body: S.IdsBody,
       async handler({ trx, auth, body }) {
-        await setActor(trx, auth, 'asset deleted');
-        const r = await C.bulkDelete(trx, 'assets', body.ids, 'Asset');
+        const r = await O.deleteMany(trx, auth, 'assets', body.ids, 'Asset', 'asset deleted');
         return { message: `${r.processedCount} of ${body.ids.length} assets deleted`, ...r };
       },
     }),
@@ -286,13 +170,15 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       method: 'put', path: '/asset/bulk/defaultsplit', summary: 'Each recording gets the default split of its primary artist (admin)', access: 'admin', status: 201,
       body: Strict({ assets: Type.Array(Uuid, { minItems: 1, maxItems: S.BULK_MAX }) }),
       async handler({ trx, tenantId, auth, body }) {
-        return bulkDefaultSplit(trx, tenantId, auth, 'asset', body.assets);
+        const { processed, errors } = await O.bulkDefaultSplit(trx, tenantId, auth, 'asset', body.assets);
+        return { message: `Default split applied to ${processed} of ${body.assets.length} assets`, processed, errors };
       },
     }),
     route({
       method: 'post', path: '/asset/bulk/deletesplit', summary: 'Remove the splits (optionally of one type) of many recordings (admin)', access: 'admin', body: S.IdsTypeBody,
       async handler({ trx, auth, body }) {
-        return bulkDeleteSplits(trx, auth, 'asset', body.ids, body.type);
+        const r = await O.bulkDeleteSplits(trx, auth, 'asset', body.ids, body.type);
+        return { message: `Splits removed from ${r.processedCount} assets`, ...r };
       },
     }),
     route({
@@ -304,16 +190,13 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     route({
       method: 'put', path: '/asset/:id', summary: 'Update a recording (admin)', access: 'admin', params: S.IdParams, body: S.AssetPatch,
       async handler({ trx, tenantId, auth, params, body }) {
-        await setActor(trx, auth);
-        return { success: true, message: 'Asset updated', data: await C.updateAsset(trx, tenantId, auth.tenantUserId, params.id, body) };
+        return { success: true, message: 'Asset updated', data: await O.updateAsset(trx, tenantId, auth, params.id, body) };
       },
     }),
     route({
       method: 'delete', path: '/asset/:id', summary: 'Delete a recording with its links, splits and media (admin)', access: 'admin', params: S.IdParams,
       async handler({ trx, auth, params }) {
-        await setActor(trx, auth, 'asset deleted');
-        const r = await C.bulkDelete(trx, 'assets', [params.id], 'Asset');
-        if (!r.processedCount) throw new NotFoundError('Asset', 'ASSET_NOT_FOUND');
+        await O.deleteOne(trx, auth, 'assets', params.id, 'Asset', 'ASSET_NOT_FOUND');
         return { success: true, message: 'Asset deleted', data: { id: params.id } };
       },
     }),
@@ -321,37 +204,25 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       method: 'put', path: '/asset/:id/artists', summary: 'Replace the artists of a recording (ids or names; first is primary) (admin)', access: 'admin', params: S.IdParams,
       body: Strict({ artists: Type.Array(Type.String({ maxLength: 300 }), { maxItems: 100 }) }),
       async handler({ trx, tenantId, auth, params, body }) {
-        return { success: true, message: 'Asset artists updated', data: await C.updateAsset(trx, tenantId, auth.tenantUserId, params.id, { artists: body.artists }) };
+        return { success: true, message: 'Asset artists updated', data: await O.updateAsset(trx, tenantId, auth, params.id, { artists: body.artists }) };
       },
     }),
     route({
       method: 'get', path: '/asset/:id/stats', summary: 'Counts of a recording: products, splits, media, split changes', access: 'guest', params: S.IdParams,
       async handler({ trx, params }) {
-        await C.getAsset(trx, params.id);
-        const n = async (q: ReturnType<Trx>) => Number((await q.count<{ c: string }[]>({ c: '*' }))[0]!.c);
-        return {
-          success: true, message: 'Asset stats',
-          data: {
-            products: await n(trx('product_assets').where({ asset_id: params.id })),
-            splits: await n(trx('splits').where({ asset_id: params.id })),
-            media: await n(trx('catalogue_media').where({ asset_id: params.id })),
-            splitChanges: await n(trx('split_history').where({ asset_id: params.id })),
-          },
-        };
+        return { success: true, message: 'Asset stats', data: await O.assetStats(trx, params.id) };
       },
     }),
     route({
       method: 'put', path: '/asset/:id/setdefaultsplit', summary: "Copy the primary artist's default splits onto the recording (admin)", access: 'admin', params: S.IdParams,
       async handler({ trx, tenantId, auth, params }) {
-        await setActor(trx, auth, 'default split applied');
-        return { success: true, message: 'Default split applied', data: await applyArtistDefault(trx, tenantId, auth.tenantUserId, 'asset', params.id) };
+        return { success: true, message: 'Default split applied', data: await O.setDefaultSplit(trx, tenantId, auth, 'asset', params.id) };
       },
     }),
     route({
       method: 'get', path: '/asset/:assetId/works', summary: 'Musical works of a recording (publishing is not built yet: always empty)', access: 'guest', params: Type.Object({ assetId: Uuid }),
       async handler({ trx, params }) {
-        await C.getAsset(trx, params.assetId);
-        return { success: true, message: 'Works', data: [] };
+        return { success: true, message: 'Works', data: await O.assetWorks(trx, params.assetId) };
       },
     }),
   ]);
@@ -361,8 +232,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     route({
       method: 'post', path: '/product/', summary: 'Create a product (UPC/EAN normalised, check digit, unique) (admin)', access: 'admin', status: 201, body: S.ProductBody,
       async handler({ trx, tenantId, auth, body }) {
-        await setActor(trx, auth);
-        return { success: true, message: 'Product created', data: await C.createProduct(trx, tenantId, auth.tenantUserId, body) };
+        return { success: true, message: 'Product created', data: await O.createProduct(trx, tenantId, auth, body) };
       },
     }),
     route({
@@ -374,45 +244,37 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     route({
       method: 'post', path: '/product/bulk', summary: 'Create many products (spec 2.2); duplicates and bad items reported in errors (admin)', access: 'admin', body: S.BulkProducts,
       async handler({ trx, tenantId, auth, body }) {
-        await setActor(trx, auth, 'bulk product import');
-        const good: C.ProductInput[] = [];
-        const idx: number[] = [];
-        const pre: string[] = [];
-        body.products.forEach((item, i) => {
-          const p = itemProblems(S.ProductBody, item);
-          if (p.length) pre.push(`products[${i}]: ${p.join('; ')}`);
-          else { good.push(item as unknown as C.ProductInput); idx.push(i); }
-        });
-        const r = await bulkInsertProducts(trx, tenantId, auth.tenantUserId, good);
-        const errors = [...pre, ...r.errors.map((e) => e.replace(/^products\[(\d+)\]/, (_, n) => `products[${idx[Number(n)]}]`))];
-        return { message: `${r.created.length} of ${body.products.length} products created`, createdProducts: r.created, processedCount: r.created.length, errors };
+        const r = await O.bulkCreateProducts(trx, tenantId, auth, body.products);
+        return { message: `${r.created.length} of ${body.products.length} products created`, createdProducts: r.created, processedCount: r.created.length, errors: r.errors };
       },
     }),
     route({
       method: 'put', path: '/product/bulk/defaultsplit', summary: 'Each product gets the default split of its primary artist (admin)', access: 'admin', status: 201,
       body: Strict({ products: Type.Array(Uuid, { minItems: 1, maxItems: S.BULK_MAX }) }),
       async handler({ trx, tenantId, auth, body }) {
-        return bulkDefaultSplit(trx, tenantId, auth, 'product', body.products);
+        const { processed, errors } = await O.bulkDefaultSplit(trx, tenantId, auth, 'product', body.products);
+        return { message: `Default split applied to ${processed} of ${body.products.length} products`, processed, errors };
       },
     }),
     route({
       method: 'put', path: '/product/bulksplits', summary: 'Set splits on many products: items [{id, type?, split, conditions?}] (admin)', access: 'admin', body: S.BulkSplitItems,
       async handler({ trx, tenantId, auth, body }) {
-        return bulkSplits(trx, tenantId, auth, 'product', body.items);
+        const { processed, errors } = await O.bulkSetSplits(trx, tenantId, auth, 'product', body.items, `bulk product splits`);
+        return { success: true, message: `${processed} of ${body.items.length} product splits saved`, processed, errors };
       },
     }),
     route({
       method: 'post', path: '/product/bulk/delete', summary: 'Delete products by id; each failure in failedDeletions (admin)', access: 'admin', body: S.IdsBody,
       async handler({ trx, auth, body }) {
-        await setActor(trx, auth, 'product deleted');
-        const r = await C.bulkDelete(trx, 'products', body.ids, 'Product');
+        const r = await O.deleteMany(trx, auth, 'products', body.ids, 'Product', 'product deleted');
         return { message: `${r.processedCount} of ${body.ids.length} products deleted`, ...r };
       },
     }),
     route({
       method: 'post', path: '/product/bulk/deletesplit', summary: 'Remove the splits (optionally of one type) of many products (admin)', access: 'admin', body: S.IdsTypeBody,
       async handler({ trx, auth, body }) {
-        return bulkDeleteSplits(trx, auth, 'product', body.ids, body.type);
+        const r = await O.bulkDeleteSplits(trx, auth, 'product', body.ids, body.type);
+        return { message: `Splits removed from ${r.processedCount} products`, ...r };
       },
     }),
     route({
@@ -424,16 +286,13 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     route({
       method: 'put', path: '/product/:id', summary: 'Update a product (admin)', access: 'admin', params: S.IdParams, body: S.ProductPatch,
       async handler({ trx, tenantId, auth, params, body }) {
-        await setActor(trx, auth);
-        return { success: true, message: 'Product updated', data: await C.updateProduct(trx, tenantId, auth.tenantUserId, params.id, body) };
+        return { success: true, message: 'Product updated', data: await O.updateProduct(trx, tenantId, auth, params.id, body) };
       },
     }),
     route({
       method: 'delete', path: '/product/:id', summary: 'Delete a product with its links, splits and media (admin)', access: 'admin', params: S.IdParams,
       async handler({ trx, auth, params }) {
-        await setActor(trx, auth, 'product deleted');
-        const r = await C.bulkDelete(trx, 'products', [params.id], 'Product');
-        if (!r.processedCount) throw new NotFoundError('Product', 'PRODUCT_NOT_FOUND');
+        await O.deleteOne(trx, auth, 'products', params.id, 'Product', 'PRODUCT_NOT_FOUND');
         return { success: true, message: 'Product deleted', data: { id: params.id } };
       },
     }),
@@ -441,39 +300,26 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       method: 'put', path: '/product/:id/artists', summary: 'Replace the artists of a product (ids or names; first is primary) (admin)', access: 'admin', params: S.IdParams,
       body: Strict({ artists: Type.Array(Type.String({ maxLength: 300 }), { maxItems: 100 }) }),
       async handler({ trx, tenantId, auth, params, body }) {
-        return { success: true, message: 'Product artists updated', data: await C.updateProduct(trx, tenantId, auth.tenantUserId, params.id, { artists: body.artists }) };
+        return { success: true, message: 'Product artists updated', data: await O.updateProduct(trx, tenantId, auth, params.id, { artists: body.artists }) };
       },
     }),
     route({
       method: 'put', path: '/product/:id/assets', summary: 'Replace the tracks of a product, in order (admin)', access: 'admin', params: S.IdParams,
       body: Strict({ assets: Type.Array(Type.Union([Uuid, Strict({ id: Uuid, trackNumber: Type.Optional(Type.Integer({ minimum: 1 })), discNumber: Type.Optional(Type.Integer({ minimum: 1 })) })]), { maxItems: 500 }) }),
       async handler({ trx, tenantId, params, body }) {
-        await C.getProduct(trx, params.id);
-        await C.setProductAssets(trx, tenantId, params.id, body.assets.map((a) => (typeof a === 'string' ? { id: a } : a)));
-        return { success: true, message: 'Product tracks updated', data: await C.getProduct(trx, params.id) };
+        return { success: true, message: 'Product tracks updated', data: await O.replaceProductTracks(trx, tenantId, params.id, body.assets) };
       },
     }),
     route({
       method: 'get', path: '/product/:id/stats', summary: 'Counts of a product: tracks, splits, media, split changes', access: 'guest', params: S.IdParams,
       async handler({ trx, params }) {
-        await C.getProduct(trx, params.id);
-        const n = async (q: ReturnType<Trx>) => Number((await q.count<{ c: string }[]>({ c: '*' }))[0]!.c);
-        return {
-          success: true, message: 'Product stats',
-          data: {
-            tracks: await n(trx('product_assets').where({ product_id: params.id })),
-            splits: await n(trx('splits').where({ product_id: params.id })),
-            media: await n(trx('catalogue_media').where({ product_id: params.id })),
-            splitChanges: await n(trx('split_history').where({ product_id: params.id })),
-          },
-        };
+        return { success: true, message: 'Product stats', data: await O.productStats(trx, params.id) };
       },
     }),
     route({
       method: 'put', path: '/product/:id/setdefaultsplit', summary: "Copy the primary artist's default splits onto the product (admin)", access: 'admin', params: S.IdParams,
       async handler({ trx, tenantId, auth, params }) {
-        await setActor(trx, auth, 'default split applied');
-        return { success: true, message: 'Default split applied', data: await applyArtistDefault(trx, tenantId, auth.tenantUserId, 'product', params.id) };
+        return { success: true, message: 'Default split applied', data: await O.setDefaultSplit(trx, tenantId, auth, 'product', params.id) };
       },
     }),
   ]);
