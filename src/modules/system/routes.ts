@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import type { AppServices } from '../../services';
 import { buildOpenApi, docsHtml } from '../../http/openapi';
+import { readiness } from './service';
 
 export const VERSION = '0.1.0';
 
@@ -20,19 +21,7 @@ export function registerSystemRoutes(router: Router, svc: AppServices): void {
       summary: 'Readiness: database and queue reachable (503 when not)',
       access: 'public',
       async handler({ ctx }) {
-        const checks: Record<string, string> = {};
-        try {
-          await svc.db.app.raw('select 1');
-          checks.database = 'ok';
-        } catch (err) {
-          checks.database = `error: ${(err as Error).message}`;
-        }
-        try {
-          checks.queue = (await svc.queue.ping()) ? 'ok' : 'error';
-        } catch (err) {
-          checks.queue = `error: ${(err as Error).message}`;
-        }
-        const ok = Object.values(checks).every((v) => v === 'ok');
+        const { ok, checks } = await readiness(svc);
         ctx.status = ok ? 200 : 503;
         ctx.body = { status: ok ? 'ok' : 'error', checks };
       },
