@@ -18,11 +18,9 @@ import {
 import { MAX_UPLOAD_BYTES, receiveMultipart } from './upload';
 import { isDirectUploadStore } from '../../lib/storage';
 import { fileSources } from '../sources/service';
-import { registerSourceRoutes } from '../sources/routes';
 
-/** Statement ingestion: the file routes and the source/pattern routes (one mount line). */
+/** Statement ingestion: the file routes (the source/pattern routes are mounted just before, in modules/index.ts). */
 export function registerIngestionRoutes(router: Router, svc: AppServices): void {
-  registerSourceRoutes(router, svc);
   registerFileRoutes(router, svc);
 }
 
