@@ -117,7 +117,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
         kind: Type.Optional(Type.Union([Type.Literal('asset'), Type.Literal('product')])),
       }),
       async handler({ trx, tenantId, query }) {
-        return svcMatch.listSuggestions(trx, tenantId, query);
+        return { success: true, message: 'Match suggestions', ...(await svcMatch.listSuggestions(trx, tenantId, query)) };
       },
     }),
     route({
@@ -196,7 +196,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       access: 'guest',
       query: Type.Object({ lineId: Type.Optional(Type.Integer({ minimum: 1 })), fileId: Type.Optional(Uuid), ...PageQuery }),
       async handler({ trx, auth, query }) {
-        return svcMatch.allocationHistory(trx, payeeOf(auth), query);
+        return { success: true, message: 'Allocation history', ...(await svcMatch.allocationHistory(trx, payeeOf(auth), query)) };
       },
     }),
     route({
