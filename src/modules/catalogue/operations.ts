@@ -143,40 +143,26 @@ export async function deleteArtistSplitsOfType(trx: Trx, auth: AuthContext, arti
   return ids.length;
 }
 
-const count = async (q: ReturnType<Trx>) => Number((await q.count<{ c: string }[]>({ c: '*' }))[0]!.c);
+/** What each entity's stats count: answer key → [table, column holding the entity's id]. */
+const STATS = {
+  artist: { get: C.getArtist, counts: { assets: ['asset_artists', 'artist_id'], products: ['product_artists', 'artist_id'], defaultSplits: ['splits', 'artist_id'], releases: ['releases', 'artist_id'], users: ['artist_users', 'artist_id'] } },
+  asset: { get: C.getAsset, counts: { products: ['product_assets', 'asset_id'], splits: ['splits', 'asset_id'], media: ['catalogue_media', 'asset_id'], splitChanges: ['split_history', 'asset_id'] } },
+  product: { get: C.getProduct, counts: { tracks: ['product_assets', 'product_id'], splits: ['splits', 'product_id'], media: ['catalogue_media', 'product_id'], splitChanges: ['split_history', 'product_id'] } },
+} as const;
 
-/** Counts of an artist: recordings, products, default splits, releases, members. */
-export async function artistStats(trx: Trx, id: string) {
-  await C.getArtist(trx, id);
-  return {
-    assets: await count(trx('asset_artists').where({ artist_id: id })),
-    products: await count(trx('product_artists').where({ artist_id: id })),
-    defaultSplits: await count(trx('splits').where({ artist_id: id })),
-    releases: await count(trx('releases').where({ artist_id: id })),
-    users: await count(trx('artist_users').where({ artist_id: id })),
-  };
-}
-
-/** Counts of a recording: products, splits, media, split changes. */
-export async function assetStats(trx: Trx, id: string) {
-  await C.getAsset(trx, id);
-  return {
-    products: await count(trx('product_assets').where({ asset_id: id })),
-    splits: await count(trx('splits').where({ asset_id: id })),
-    media: await count(trx('catalogue_media').where({ asset_id: id })),
-    splitChanges: await count(trx('split_history').where({ asset_id: id })),
-  };
-}
-
-/** Counts of a product: tracks, splits, media, split changes. */
-export async function productStats(trx: Trx, id: string) {
-  await C.getProduct(trx, id);
-  return {
-    tracks: await count(trx('product_assets').where({ product_id: id })),
-    splits: await count(trx('splits').where({ product_id: id })),
-    media: await count(trx('catalogue_media').where({ product_id: id })),
-    splitChanges: await count(trx('split_history').where({ product_id: id })),
-  };
+/**
+ * Counts of an artist (recordings, products, default splits, releases, members), a recording
+ * (products, splits, media, split changes) or a product (tracks, splits, media, split changes);
+ * 404 when it does not exist.
+ */
+export async function entityStats(trx: Trx, entity: keyof typeof STATS, id: string): Promise<Record<string, number>> {
+  const spec = STATS[entity];
+  await spec.get(trx, id);
+  const out: Record<string, number> = {};
+  for (const [key, [table, col]] of Object.entries(spec.counts)) {
+    out[key] = Number((await trx(table).where({ [col]: id }).count<{ c: string }[]>({ c: '*' }))[0]!.c);
+  }
+  return out;
 }
 
 /** Replace the tracks of a product, in order; returns the product as it now stands. */
@@ -218,25 +204,18 @@ export async function mergeArtists(trx: Trx, tenantId: number, auth: AuthContext
   return C.mergeArtists(trx, tenantId, targetId, sources);
 }
 
-export async function createAsset(trx: Trx, tenantId: number, auth: AuthContext, a: C.AssetInput) {
-  await setActor(trx, auth);
-  return C.createAsset(trx, tenantId, auth.tenantUserId, a);
+/** A catalogue write that records the caller in the history (actor = the caller's membership). */
+function acting<A extends unknown[], R>(write: (trx: Trx, tenantId: number, actor: string | null, ...args: A) => Promise<R>) {
+  return async (trx: Trx, tenantId: number, auth: AuthContext, ...args: A): Promise<R> => {
+    await setActor(trx, auth);
+    return write(trx, tenantId, auth.tenantUserId, ...args);
+  };
 }
 
-export async function updateAsset(trx: Trx, tenantId: number, auth: AuthContext, id: string, a: Partial<C.AssetInput>) {
-  await setActor(trx, auth);
-  return C.updateAsset(trx, tenantId, auth.tenantUserId, id, a);
-}
-
-export async function createProduct(trx: Trx, tenantId: number, auth: AuthContext, p: C.ProductInput) {
-  await setActor(trx, auth);
-  return C.createProduct(trx, tenantId, auth.tenantUserId, p);
-}
-
-export async function updateProduct(trx: Trx, tenantId: number, auth: AuthContext, id: string, p: Partial<C.ProductInput>) {
-  await setActor(trx, auth);
-  return C.updateProduct(trx, tenantId, auth.tenantUserId, id, p);
-}
+export const createAsset = acting(C.createAsset);
+export const updateAsset = acting(C.updateAsset);
+export const createProduct = acting(C.createProduct);
+export const updateProduct = acting(C.updateProduct);
 
 /** A recording's musical works: publishing is not built yet, so always empty (404 for an unknown recording). */
 export async function assetWorks(trx: Trx, id: string): Promise<never[]> {

@@ -52,7 +52,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     route({
       method: 'get', path: '/artist/stats/:id', summary: 'Counts of an artist: recordings, products, splits, releases, members', access: 'guest', params: S.IdParams,
       async handler({ trx, params }) {
-        return { success: true, message: 'Artist stats', data: await O.artistStats(trx, params.id) };
+        return { success: true, message: 'Artist stats', data: await O.entityStats(trx, 'artist', params.id) };
       },
     }),
     route({
@@ -210,7 +210,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     route({
       method: 'get', path: '/asset/:id/stats', summary: 'Counts of a recording: products, splits, media, split changes', access: 'guest', params: S.IdParams,
       async handler({ trx, params }) {
-        return { success: true, message: 'Asset stats', data: await O.assetStats(trx, params.id) };
+        return { success: true, message: 'Asset stats', data: await O.entityStats(trx, 'asset', params.id) };
       },
     }),
     route({
@@ -313,7 +313,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     route({
       method: 'get', path: '/product/:id/stats', summary: 'Counts of a product: tracks, splits, media, split changes', access: 'guest', params: S.IdParams,
       async handler({ trx, params }) {
-        return { success: true, message: 'Product stats', data: await O.productStats(trx, params.id) };
+        return { success: true, message: 'Product stats', data: await O.entityStats(trx, 'product', params.id) };
       },
     }),
     route({

@@ -3,7 +3,7 @@
  * use, a dry-run validation, and writes that record the caller in the split history.
  * Each takes the tenant transaction and plain arguments and returns data.
  */
-import type { Trx } from '../../db';
+import type { Knex, Trx } from '../../db';
 import type { AuthContext } from '../auth/tokens';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { pageList, setActor, type ListQuery } from '../catalogue/common';
@@ -46,6 +46,13 @@ export async function removeSplits(trx: Trx, auth: AuthContext, ids: string[]) {
   return bulkDelete(trx, 'splits', ids, 'Split');
 }
 
+/** Narrow rows of `alias` (splits or split history) to the named recording, product and artist. */
+function whereTargets(b: Knex.QueryBuilder, alias: string, q: TargetRefs): void {
+  if (q.asset) b.where(`${alias}.asset_id`, q.asset);
+  if (q.product) b.where(`${alias}.product_id`, q.product);
+  if (q.artist) b.where(`${alias}.artist_id`, q.artist);
+}
+
 export interface SplitListQuery extends ListQuery, TargetRefs {
   target?: TargetName;
   type?: string;
@@ -55,9 +62,7 @@ export interface SplitListQuery extends ListQuery, TargetRefs {
 /** Paged splits, filtered by target, type, member; search over recording, product and artist. */
 export async function listSplits(trx: Trx, query: SplitListQuery) {
   const base = trx('splits as s').modify((b) => {
-    if (query.asset) b.where('s.asset_id', query.asset);
-    if (query.product) b.where('s.product_id', query.product);
-    if (query.artist) b.where('s.artist_id', query.artist);
+    whereTargets(b, 's', query);
     if (query.target) b.where('s.target', query.target);
     if (query.type) b.where('s.type', query.type);
     if (query.user) b.whereExists((e) => e.select(trx.raw('1')).from('split_shares as x').whereRaw('x.split_id = s.id').where('x.tenant_user_id', query.user!));
@@ -82,9 +87,7 @@ export async function listSplits(trx: Trx, query: SplitListQuery) {
 export async function splitHistory(trx: Trx, query: ListQuery & TargetRefs & { split?: string; user?: string }) {
   const base = trx('split_history as h').modify((b) => {
     if (query.split) b.where('h.split_id', query.split);
-    if (query.asset) b.where('h.asset_id', query.asset);
-    if (query.product) b.where('h.product_id', query.product);
-    if (query.artist) b.where('h.artist_id', query.artist);
+    whereTargets(b, 'h', query);
     if (query.user) b.where('h.tenant_user_id', query.user);
   });
   return pageList(base, { ...query, order: query.order ?? 'desc' }, { changedAt: 'h.seq' }, 'changedAt', (b) => b.select('h.*'), 'h.seq', historyView);
