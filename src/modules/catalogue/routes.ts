@@ -11,6 +11,127 @@ import * as C from './service';
 import * as O from './operations';
 import { saveSplit } from '../splits/operations';
 
+/** What differs between the recording and product routes that otherwise repeat each other. */
+const ITEM = {
+  asset: {
+    plural: 'assets', What: 'Asset', noun: 'recording', nouns: 'recordings', code: 'ASSET_NOT_FOUND', bulkSplitsMethod: 'post', collection: '/asset',
+    create: { summary: 'Create a recording (ISRC normalised, unique) (admin)', body: S.AssetBody, run: O.createAsset },
+    list: { summary: 'List recordings (paged; search title/ISRC/artist; filters)', query: S.AssetListQuery, run: C.listAssets },
+    bulk: { summary: 'Create many recordings; bad items reported in errors (admin)', body: S.BulkAssets, run: O.bulkCreateAssets, created: 'createdAssets', withIds: true },
+    one: { summary: 'One recording (spec 2.1)', message: 'Asset retrieved successfully' }, counts: 'products, splits, media, split changes',
+    get: C.getAsset, update: O.updateAsset, patch: S.AssetPatch,
+  },
+  product: {
+    plural: 'products', What: 'Product', noun: 'product', nouns: 'products', code: 'PRODUCT_NOT_FOUND', bulkSplitsMethod: 'put', collection: '/product/',
+    create: { summary: 'Create a product (UPC/EAN normalised, check digit, unique) (admin)', body: S.ProductBody, run: O.createProduct },
+    list: { summary: 'List products (paged; search title/UPC/artist; filters)', query: S.ProductListQuery, run: C.listProducts },
+    bulk: { summary: 'Create many products (spec 2.2); duplicates and bad items reported in errors (admin)', body: S.BulkProducts, run: O.bulkCreateProducts, created: 'createdProducts', withIds: false },
+    one: { summary: 'One product', message: 'Product' }, counts: 'tracks, splits, media, split changes',
+    get: C.getProduct, update: O.updateProduct, patch: S.ProductPatch,
+  },
+} as const;
+
+/**
+ * The routes recordings and products share: create, list, bulk create, bulk split changes and
+ * deletes (static paths, registered before `/:id`), then one item, its update, delete, artists,
+ * counts and default split.
+ */
+function itemRoutes(kind: 'asset' | 'product') {
+  const k = ITEM[kind];
+  const base = `/${kind}`;
+  return [
+    route({
+      method: 'post', path: k.collection, summary: k.create.summary, access: 'admin', status: 201, body: k.create.body,
+      async handler({ trx, tenantId, auth, body }) {
+        return { success: true, message: `${k.What} created`, data: await k.create.run(trx, tenantId, auth, body as never) };
+      },
+    }),
+    route({
+      method: 'get', path: k.collection, summary: k.list.summary, access: 'guest', query: k.list.query,
+      async handler({ trx, query }) {
+        return { success: true, message: `${k.What}s`, ...(await k.list.run(trx, query as never)) };
+      },
+    }),
+    route({
+      method: 'post', path: `${base}/bulk`, summary: k.bulk.summary, access: 'admin', body: k.bulk.body,
+      async handler({ trx, tenantId, auth, body }) {
+        const items = (body as Record<string, unknown[]>)[k.plural]!;
+        const r = await k.bulk.run(trx, tenantId, auth, items);
+        const ids = k.bulk.withIds ? { ids: r.ids } : {};
+        return { message: `${r.created.length} of ${items.length} ${k.plural} created`, [k.bulk.created]: r.created, ...ids, processedCount: r.created.length, errors: r.errors };
+      },
+    }),
+    route({
+      method: k.bulkSplitsMethod, path: `${base}/bulksplits`, summary: `Set splits on many ${k.nouns}: items [{id, type?, split, conditions?}] (admin)`, access: 'admin', body: S.BulkSplitItems,
+      async handler({ trx, tenantId, auth, body }) {
+        const { processed, errors } = await O.bulkSetSplits(trx, tenantId, auth, kind, body.items, `bulk ${kind} splits`);
+        return { success: true, message: `${processed} of ${body.items.length} ${kind} splits saved`, processed, errors };
+      },
+    }),
+    route({
+      method: 'post', path: `${base}/bulk/delete`, summary: `Delete ${k.nouns} by id; each failure in failedDeletions (admin)`, access: 'admin', body: S.IdsBody,
+      async handler({ trx, auth, body }) {
+        const r = await O.deleteMany(trx, auth, k.plural, body.ids, k.What, `${kind} deleted`);
+        return { message: `${r.processedCount} of ${body.ids.length} ${k.plural} deleted`, ...r };
+      },
+    }),
+    route({
+      method: 'put', path: `${base}/bulk/defaultsplit`, summary: `Each ${k.noun} gets the default split of its primary artist (admin)`, access: 'admin', status: 201,
+      body: Strict({ [k.plural]: Type.Array(Uuid, { minItems: 1, maxItems: S.BULK_MAX }) }),
+      async handler({ trx, tenantId, auth, body }) {
+        const ids = (body as Record<string, string[]>)[k.plural]!;
+        const { processed, errors } = await O.bulkDefaultSplit(trx, tenantId, auth, kind, ids);
+        return { message: `Default split applied to ${processed} of ${ids.length} ${k.plural}`, processed, errors };
+      },
+    }),
+    route({
+      method: 'post', path: `${base}/bulk/deletesplit`, summary: `Remove the splits (optionally of one type) of many ${k.nouns} (admin)`, access: 'admin', body: S.IdsTypeBody,
+      async handler({ trx, auth, body }) {
+        const r = await O.bulkDeleteSplits(trx, auth, kind, body.ids, body.type);
+        return { message: `Splits removed from ${r.processedCount} ${k.plural}`, ...r };
+      },
+    }),
+    route({
+      method: 'get', path: `${base}/:id`, summary: k.one.summary, access: 'guest', params: S.IdParams,
+      async handler({ trx, params }) {
+        return { success: true, message: k.one.message, data: await k.get(trx, params.id) };
+      },
+    }),
+    route({
+      method: 'put', path: `${base}/:id`, summary: `Update a ${k.noun} (admin)`, access: 'admin', params: S.IdParams, body: k.patch,
+      async handler({ trx, tenantId, auth, params, body }) {
+        return { success: true, message: `${k.What} updated`, data: await k.update(trx, tenantId, auth, params.id, body as never) };
+      },
+    }),
+    route({
+      method: 'delete', path: `${base}/:id`, summary: `Delete a ${k.noun} with its links, splits and media (admin)`, access: 'admin', params: S.IdParams,
+      async handler({ trx, auth, params }) {
+        await O.deleteOne(trx, auth, k.plural, params.id, k.What, k.code);
+        return { success: true, message: `${k.What} deleted`, data: { id: params.id } };
+      },
+    }),
+    route({
+      method: 'put', path: `${base}/:id/artists`, summary: `Replace the artists of a ${k.noun} (ids or names; first is primary) (admin)`, access: 'admin', params: S.IdParams,
+      body: Strict({ artists: Type.Array(Type.String({ maxLength: 300 }), { maxItems: 100 }) }),
+      async handler({ trx, tenantId, auth, params, body }) {
+        return { success: true, message: `${k.What} artists updated`, data: await k.update(trx, tenantId, auth, params.id, { artists: body.artists }) };
+      },
+    }),
+    route({
+      method: 'get', path: `${base}/:id/stats`, summary: `Counts of a ${k.noun}: ${k.counts}`, access: 'guest', params: S.IdParams,
+      async handler({ trx, params }) {
+        return { success: true, message: `${k.What} stats`, data: await O.entityStats(trx, kind, params.id) };
+      },
+    }),
+    route({
+      method: 'put', path: `${base}/:id/setdefaultsplit`, summary: `Copy the primary artist's default splits onto the ${k.noun} (admin)`, access: 'admin', params: S.IdParams,
+      async handler({ trx, tenantId, auth, params }) {
+        return { success: true, message: 'Default split applied', data: await O.setDefaultSplit(trx, tenantId, auth, kind, params.id) };
+      },
+    }),
+  ];
+}
+
 export function registerCatalogueRoutes(router: Router, svc: AppServices): void {
   // ---------------------------------------------------------------- artists
   defineRoutes(router, svc, { tag: 'Artist', errorShape: 'catalogue' }, [
@@ -133,92 +254,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
 
   // ---------------------------------------------------------------- assets
   defineRoutes(router, svc, { tag: 'Asset', errorShape: 'catalogue' }, [
-    route({
-      method: 'post', path: '/asset', summary: 'Create a recording (ISRC normalised, unique) (admin)', access: 'admin', status: 201, body: S.AssetBody,
-      async handler({ trx, tenantId, auth, body }) {
-        return { success: true, message: 'Asset created', data: await O.createAsset(trx, tenantId, auth, body) };
-      },
-    }),
-    route({
-      method: 'get', path: '/asset', summary: 'List recordings (paged; search title/ISRC/artist; filters)', access: 'guest', query: S.AssetListQuery,
-      async handler({ trx, query }) {
-        return { success: true, message: 'Assets', ...(await C.listAssets(trx, query)) };
-      },
-    }),
-    route({
-      method: 'post', path: '/asset/bulk', summary: 'Create many recordings; bad items reported in errors (admin)', access: 'admin', body: S.BulkAssets,
-      async handler({ trx, tenantId, auth, body }) {
-        const r = await O.bulkCreateAssets(trx, tenantId, auth, body.assets);
-        return { message: `${r.created.length} of ${body.assets.length} assets created`, createdAssets: r.created, ids: r.ids, processedCount: r.created.length, errors: r.errors };
-      },
-    }),
-    route({
-      method: 'post', path: '/asset/bulksplits', summary: 'Set splits on many recordings: items [{id, type?, split, conditions?}] (admin)', access: 'admin', body: S.BulkSplitItems,
-      async handler({ trx, tenantId, auth, body }) {
-        const { processed, errors } = await O.bulkSetSplits(trx, tenantId, auth, 'asset', body.items, `bulk asset splits`);
-        return { success: true, message: `${processed} of ${body.items.length} asset splits saved`, processed, errors };
-      },
-    }),
-    route({
-      method: 'post', path: '/asset/bulk/delete', summary: 'Delete recordings by id; each failure in failedDeletions (admin)', access: 'admin', body: S.IdsBody,
-      async handler({ trx, auth, body }) {
-        const r = await O.deleteMany(trx, auth, 'assets', body.ids, 'Asset', 'asset deleted');
-        return { message: `${r.processedCount} of ${body.ids.length} assets deleted`, ...r };
-      },
-    }),
-    route({
-      method: 'put', path: '/asset/bulk/defaultsplit', summary: 'Each recording gets the default split of its primary artist (admin)', access: 'admin', status: 201,
-      body: Strict({ assets: Type.Array(Uuid, { minItems: 1, maxItems: S.BULK_MAX }) }),
-      async handler({ trx, tenantId, auth, body }) {
-        const { processed, errors } = await O.bulkDefaultSplit(trx, tenantId, auth, 'asset', body.assets);
-        return { message: `Default split applied to ${processed} of ${body.assets.length} assets`, processed, errors };
-      },
-    }),
-    route({
-      method: 'post', path: '/asset/bulk/deletesplit', summary: 'Remove the splits (optionally of one type) of many recordings (admin)', access: 'admin', body: S.IdsTypeBody,
-      async handler({ trx, auth, body }) {
-        const r = await O.bulkDeleteSplits(trx, auth, 'asset', body.ids, body.type);
-        return { message: `Splits removed from ${r.processedCount} assets`, ...r };
-      },
-    }),
-    route({
-      method: 'get', path: '/asset/:id', summary: 'One recording (spec 2.1)', access: 'guest', params: S.IdParams,
-      async handler({ trx, params }) {
-        return { success: true, message: 'Asset retrieved successfully', data: await C.getAsset(trx, params.id) };
-      },
-    }),
-    route({
-      method: 'put', path: '/asset/:id', summary: 'Update a recording (admin)', access: 'admin', params: S.IdParams, body: S.AssetPatch,
-      async handler({ trx, tenantId, auth, params, body }) {
-        return { success: true, message: 'Asset updated', data: await O.updateAsset(trx, tenantId, auth, params.id, body) };
-      },
-    }),
-    route({
-      method: 'delete', path: '/asset/:id', summary: 'Delete a recording with its links, splits and media (admin)', access: 'admin', params: S.IdParams,
-      async handler({ trx, auth, params }) {
-        await O.deleteOne(trx, auth, 'assets', params.id, 'Asset', 'ASSET_NOT_FOUND');
-        return { success: true, message: 'Asset deleted', data: { id: params.id } };
-      },
-    }),
-    route({
-      method: 'put', path: '/asset/:id/artists', summary: 'Replace the artists of a recording (ids or names; first is primary) (admin)', access: 'admin', params: S.IdParams,
-      body: Strict({ artists: Type.Array(Type.String({ maxLength: 300 }), { maxItems: 100 }) }),
-      async handler({ trx, tenantId, auth, params, body }) {
-        return { success: true, message: 'Asset artists updated', data: await O.updateAsset(trx, tenantId, auth, params.id, { artists: body.artists }) };
-      },
-    }),
-    route({
-      method: 'get', path: '/asset/:id/stats', summary: 'Counts of a recording: products, splits, media, split changes', access: 'guest', params: S.IdParams,
-      async handler({ trx, params }) {
-        return { success: true, message: 'Asset stats', data: await O.entityStats(trx, 'asset', params.id) };
-      },
-    }),
-    route({
-      method: 'put', path: '/asset/:id/setdefaultsplit', summary: "Copy the primary artist's default splits onto the recording (admin)", access: 'admin', params: S.IdParams,
-      async handler({ trx, tenantId, auth, params }) {
-        return { success: true, message: 'Default split applied', data: await O.setDefaultSplit(trx, tenantId, auth, 'asset', params.id) };
-      },
-    }),
+    ...itemRoutes('asset'),
     route({
       method: 'get', path: '/asset/:assetId/works', summary: 'Musical works of a recording (publishing is not built yet: always empty)', access: 'guest', params: Type.Object({ assetId: Uuid }),
       async handler({ trx, params }) {
@@ -229,97 +265,12 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
 
   // ---------------------------------------------------------------- products
   defineRoutes(router, svc, { tag: 'Product', errorShape: 'catalogue' }, [
-    route({
-      method: 'post', path: '/product/', summary: 'Create a product (UPC/EAN normalised, check digit, unique) (admin)', access: 'admin', status: 201, body: S.ProductBody,
-      async handler({ trx, tenantId, auth, body }) {
-        return { success: true, message: 'Product created', data: await O.createProduct(trx, tenantId, auth, body) };
-      },
-    }),
-    route({
-      method: 'get', path: '/product/', summary: 'List products (paged; search title/UPC/artist; filters)', access: 'guest', query: S.ProductListQuery,
-      async handler({ trx, query }) {
-        return { success: true, message: 'Products', ...(await C.listProducts(trx, query)) };
-      },
-    }),
-    route({
-      method: 'post', path: '/product/bulk', summary: 'Create many products (spec 2.2); duplicates and bad items reported in errors (admin)', access: 'admin', body: S.BulkProducts,
-      async handler({ trx, tenantId, auth, body }) {
-        const r = await O.bulkCreateProducts(trx, tenantId, auth, body.products);
-        return { message: `${r.created.length} of ${body.products.length} products created`, createdProducts: r.created, processedCount: r.created.length, errors: r.errors };
-      },
-    }),
-    route({
-      method: 'put', path: '/product/bulk/defaultsplit', summary: 'Each product gets the default split of its primary artist (admin)', access: 'admin', status: 201,
-      body: Strict({ products: Type.Array(Uuid, { minItems: 1, maxItems: S.BULK_MAX }) }),
-      async handler({ trx, tenantId, auth, body }) {
-        const { processed, errors } = await O.bulkDefaultSplit(trx, tenantId, auth, 'product', body.products);
-        return { message: `Default split applied to ${processed} of ${body.products.length} products`, processed, errors };
-      },
-    }),
-    route({
-      method: 'put', path: '/product/bulksplits', summary: 'Set splits on many products: items [{id, type?, split, conditions?}] (admin)', access: 'admin', body: S.BulkSplitItems,
-      async handler({ trx, tenantId, auth, body }) {
-        const { processed, errors } = await O.bulkSetSplits(trx, tenantId, auth, 'product', body.items, `bulk product splits`);
-        return { success: true, message: `${processed} of ${body.items.length} product splits saved`, processed, errors };
-      },
-    }),
-    route({
-      method: 'post', path: '/product/bulk/delete', summary: 'Delete products by id; each failure in failedDeletions (admin)', access: 'admin', body: S.IdsBody,
-      async handler({ trx, auth, body }) {
-        const r = await O.deleteMany(trx, auth, 'products', body.ids, 'Product', 'product deleted');
-        return { message: `${r.processedCount} of ${body.ids.length} products deleted`, ...r };
-      },
-    }),
-    route({
-      method: 'post', path: '/product/bulk/deletesplit', summary: 'Remove the splits (optionally of one type) of many products (admin)', access: 'admin', body: S.IdsTypeBody,
-      async handler({ trx, auth, body }) {
-        const r = await O.bulkDeleteSplits(trx, auth, 'product', body.ids, body.type);
-        return { message: `Splits removed from ${r.processedCount} products`, ...r };
-      },
-    }),
-    route({
-      method: 'get', path: '/product/:id', summary: 'One product', access: 'guest', params: S.IdParams,
-      async handler({ trx, params }) {
-        return { success: true, message: 'Product', data: await C.getProduct(trx, params.id) };
-      },
-    }),
-    route({
-      method: 'put', path: '/product/:id', summary: 'Update a product (admin)', access: 'admin', params: S.IdParams, body: S.ProductPatch,
-      async handler({ trx, tenantId, auth, params, body }) {
-        return { success: true, message: 'Product updated', data: await O.updateProduct(trx, tenantId, auth, params.id, body) };
-      },
-    }),
-    route({
-      method: 'delete', path: '/product/:id', summary: 'Delete a product with its links, splits and media (admin)', access: 'admin', params: S.IdParams,
-      async handler({ trx, auth, params }) {
-        await O.deleteOne(trx, auth, 'products', params.id, 'Product', 'PRODUCT_NOT_FOUND');
-        return { success: true, message: 'Product deleted', data: { id: params.id } };
-      },
-    }),
-    route({
-      method: 'put', path: '/product/:id/artists', summary: 'Replace the artists of a product (ids or names; first is primary) (admin)', access: 'admin', params: S.IdParams,
-      body: Strict({ artists: Type.Array(Type.String({ maxLength: 300 }), { maxItems: 100 }) }),
-      async handler({ trx, tenantId, auth, params, body }) {
-        return { success: true, message: 'Product artists updated', data: await O.updateProduct(trx, tenantId, auth, params.id, { artists: body.artists }) };
-      },
-    }),
+    ...itemRoutes('product'),
     route({
       method: 'put', path: '/product/:id/assets', summary: 'Replace the tracks of a product, in order (admin)', access: 'admin', params: S.IdParams,
       body: Strict({ assets: Type.Array(Type.Union([Uuid, Strict({ id: Uuid, trackNumber: Type.Optional(Type.Integer({ minimum: 1 })), discNumber: Type.Optional(Type.Integer({ minimum: 1 })) })]), { maxItems: 500 }) }),
       async handler({ trx, tenantId, params, body }) {
         return { success: true, message: 'Product tracks updated', data: await O.replaceProductTracks(trx, tenantId, params.id, body.assets) };
-      },
-    }),
-    route({
-      method: 'get', path: '/product/:id/stats', summary: 'Counts of a product: tracks, splits, media, split changes', access: 'guest', params: S.IdParams,
-      async handler({ trx, params }) {
-        return { success: true, message: 'Product stats', data: await O.entityStats(trx, 'product', params.id) };
-      },
-    }),
-    route({
-      method: 'put', path: '/product/:id/setdefaultsplit', summary: "Copy the primary artist's default splits onto the product (admin)", access: 'admin', params: S.IdParams,
-      async handler({ trx, tenantId, auth, params }) {
-        return { success: true, message: 'Default split applied', data: await O.setDefaultSplit(trx, tenantId, auth, 'product', params.id) };
       },
     }),
   ]);

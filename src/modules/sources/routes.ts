@@ -158,26 +158,21 @@ export function registerSourceRoutes(router: Router, svc: AppServices): void {
         return { status: 'success', message: 'Source updated', data: await updateTenantSource(trx, params.id, body, auth.tenantUserId) };
       },
     }),
-    route({
-      method: 'post',
-      path: '/sources/:id/activate',
-      summary: 'Use this source in detection',
-      access: 'admin',
-      params: IdParams,
-      async handler({ trx, params }) {
-        return { status: 'success', message: 'Source activated', data: await setTenantSourceActive(trx, params.id, true) };
-      },
-    }),
-    route({
-      method: 'post',
-      path: '/sources/:id/deactivate',
-      summary: 'Stop using this source in detection (a global one is then skipped for this workspace)',
-      access: 'admin',
-      params: IdParams,
-      async handler({ trx, params }) {
-        return { status: 'success', message: 'Source deactivated', data: await setTenantSourceActive(trx, params.id, false) };
-      },
-    }),
+    ...([
+      ['activate', true, 'Use this source in detection'],
+      ['deactivate', false, 'Stop using this source in detection (a global one is then skipped for this workspace)'],
+    ] as const).map(([verb, active, summary]) =>
+      route({
+        method: 'post',
+        path: `/sources/:id/${verb}`,
+        summary,
+        access: 'admin',
+        params: IdParams,
+        async handler({ trx, params }) {
+          return { status: 'success', message: `Source ${verb}d`, data: await setTenantSourceActive(trx, params.id, active) };
+        },
+      }),
+    ),
   ]);
 }
 
