@@ -12,6 +12,7 @@ import { registerSettingsRoutes } from './settings/routes';
 import { registerNotificationRoutes } from './notifications/routes';
 import { registerRoyaltyRoutes } from './royalty/routes';
 import { registerCatalogueArea } from './catalogue';
+import { registerSourceRoutes } from './sources/routes';
 import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyArea } from './money';
 
@@ -24,6 +25,7 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
   registerNotificationRoutes(router, svc);
+  registerSourceRoutes(router, svc);
   registerIngestionRoutes(router, svc);
   registerMoneyArea(router, svc);
 }
