@@ -12,7 +12,7 @@ import type { Trx } from '../../db';
 import type { RoleName } from '../../http/schema';
 import { UnauthorizedError, ValidationError } from '../../lib/errors';
 import { findOrCreatePerson, getUser, upsertMembership } from '../users/service';
-import { linkBase, withParams } from './origins';
+import { checkRedirect, linkBase, withParams } from './origins';
 
 export const RESET_TTL = 3600;
 export const INVITE_TTL = 7 * 24 * 3600;
@@ -22,6 +22,7 @@ type Deps = Pick<AppServices, 'db' | 'auth' | 'mailer' | 'cfg'>;
 
 /** POST /auth/forgotpassword: the same answer whether or not the address is known; token and code go only by e-mail. */
 export async function requestPasswordReset(d: Deps, email: string, redirect: string | undefined, ip: string): Promise<void> {
+  await checkRedirect(d.db.owner, d.cfg, redirect, 'body.redirect_url'); // a refused target sends nothing, so it is not counted
   await d.auth.hitAddressAndAccountLimits('forgot', ip, email, d.cfg.recipientRateLimit);
   const userId = await d.auth.userIdByEmail(email);
   const base = await linkBase(d.db.owner, d.cfg, redirect, `${d.cfg.publicUrl}/reset-password`, { recipientUserId: userId }, 'body.redirect_url');
@@ -65,6 +66,7 @@ export async function acceptInvitation(d: Deps, token: string | undefined, passw
 
 /** POST /auth/loginlink: a one-time, 15-minute link by e-mail; the same answer whether or not the address is known. */
 export async function requestLoginLink(d: Deps, email: string, redirect: string | undefined, ip: string): Promise<void> {
+  await checkRedirect(d.db.owner, d.cfg, redirect, 'body.redirect_url'); // a refused target sends nothing, so it is not counted
   await d.auth.hitAddressAndAccountLimits('loginlink', ip, email, d.cfg.recipientRateLimit);
   const userId = await d.auth.userIdByEmail(email);
   const base = await linkBase(d.db.owner, d.cfg, redirect, `${d.cfg.publicUrl}/auth/`, { recipientUserId: userId }, 'body.redirect_url');
