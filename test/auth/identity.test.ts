@@ -144,6 +144,21 @@ describe('identities belong to their owner', () => {
     assert.deepEqual([after.email, after.password_hash, after.social_ids], [before.email, before.password_hash, before.social_ids]);
   });
 
+  it('a workspace cannot accept an invitation for its recipient (no status change while invited)', async () => {
+    const email = fresh();
+    const inv = await app.request('POST', '/user/', { token: b.users.owner!.token, body: { email, role: 'user' } });
+    assert.equal(inv.status, 201);
+    for (const [method, path] of [['PATCH', `/user/${inv.body.data.id}`], ['PUT', `/user/${inv.body.data.id}/aut`]] as const) {
+      for (const status of ['active', 'disabled']) {
+        const r = await app.request(method, path, { token: b.users.owner!.token, body: { status } });
+        assert.equal(r.status, 400, `${method} ${status}`);
+        assert.equal(r.body.error.code, 'INVITATION_PENDING');
+      }
+    }
+    assert.equal((await app.request('GET', `/user/${inv.body.data.id}`, { token: b.users.owner!.token })).body.data.status, 'invited');
+    assert.equal((await app.request('DELETE', `/user/${inv.body.data.id}`, { token: b.users.owner!.token })).status, 200, 'withdrawn by removing it');
+  });
+
   it('removing a member by e-mail removes the membership, never the person', async () => {
     const email = fresh();
     await app.request('POST', '/auth/invite', { token: b.users.admin!.token, body: { email, role: 'user' } });

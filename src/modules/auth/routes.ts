@@ -129,7 +129,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
           const r = await signInWithLink(svc, query.token, { ip: ctx.ip, userAgent: ctx.get('user-agent') });
           return { message: 'Login successful', workspaces: r.workspaces, refresh_token: r.refreshToken };
         }
-        const who = await auth.authenticate({ authorization: ctx.get('authorization'), refreshCookie: ctx.cookies.get(REFRESH_COOKIE) }, 'session');
+        const who = await auth.authenticate({ authorization: ctx.get('authorization'), refreshCookie: ctx.cookies.get(REFRESH_COOKIE), workspaceHeader: ctx.get('x-workspace-id') }, 'session');
         return {
           success: true,
           message: 'Authenticated',
