@@ -127,7 +127,8 @@ export class AuthService {
   /** Per address and per account (or recipient): a limit per address alone falls to many addresses. */
   async hitAddressAndAccountLimits(action: string, ip: string, email: string, perAccount: { max: number; windowSeconds: number }): Promise<void> {
     await this.hitRateLimit(`${action}:${ip}`, this.cfg.loginRateLimit.max, this.cfg.loginRateLimit.windowSeconds);
-    await this.hitRateLimit(`${action}:to:${email.trim().toLowerCase()}`, perAccount.max, perAccount.windowSeconds);
+    // keyed by a hash: the limits table holds no e-mail addresses
+    await this.hitRateLimit(`${action}:to:${sha256(email.trim().toLowerCase())}`, perAccount.max, perAccount.windowSeconds);
   }
 
   // ---- login and sessions ---------------------------------------------------------------

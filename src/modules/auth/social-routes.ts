@@ -8,6 +8,7 @@ import { ForbiddenError, UnauthorizedError, ValidationError } from '../../lib/er
 import { connectedProviders, oauthClient, socialUser, unlinkProvider } from './social';
 import { REFRESH_COOKIE } from './service';
 import { REFRESH_TTL_SECONDS } from './tokens';
+import { safeEqual } from '../../lib/crypto';
 import { allowedForUser, checkRedirect } from './origins';
 
 const STATE_COOKIE = 'rondo_oauth_state';
@@ -51,7 +52,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
       async handler({ ctx, query }) {
         if (query.error) throw new UnauthorizedError(`Sign-in with ${provider} was cancelled (${query.error})`, 'SOCIAL_CANCELLED');
         const cookieState = ctx.cookies.get(STATE_COOKIE);
-        if (!cookieState || cookieState !== query.state) throw new UnauthorizedError('The sign-in state does not match this browser', 'SOCIAL_STATE_MISMATCH');
+        if (!cookieState || !safeEqual(cookieState, query.state)) throw new UnauthorizedError('The sign-in state does not match this browser', 'SOCIAL_STATE_MISMATCH');
         const st = await signer.verify<{ provider: string; mode: 'login' | 'link'; redirect: string | null }>(query.state, 'oauth_state');
         if (st.provider !== provider) throw new UnauthorizedError('The sign-in state is for another provider', 'SOCIAL_STATE_MISMATCH');
         ctx.cookies.set(STATE_COOKIE, null);
