@@ -9,6 +9,7 @@ import { errorMiddleware } from './http/errors';
 import { mountModules } from './modules';
 import { addSlashAliases, routeRegistry } from './http/route';
 import { clientAddress, proxyTrust } from './http/client-address';
+import { requestContext } from './lib/process-guard';
 
 /** `trustProxy` overrides TRUST_PROXY (tests); TRUSTED_PROXIES always comes from the config. */
 export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {}): Koa {
@@ -29,7 +30,7 @@ export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {})
     ctx.state.log = svc.log.child({ requestId });
     ctx.set('X-Request-Id', requestId);
     try {
-      await next();
+      await requestContext.run({ requestId }, next);
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, tenantId: ctx.state.auth?.tenantId ?? undefined }, 'request');

@@ -5,9 +5,11 @@
 import { loadConfig } from './config';
 import { boot } from './services';
 import { createApp } from './app';
+import { installProcessGuards } from './lib/process-guard';
 
 const cfg = loadConfig();
 const rt = await boot(cfg, { workers: cfg.runWorkers, migrate: true });
+installProcessGuards(rt.svc.log);
 const app = createApp(rt.svc);
 const server = app.listen(cfg.port, cfg.host, () => {
   const url = cfg.publicUrl;

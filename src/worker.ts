@@ -4,9 +4,11 @@
  */
 import { loadConfig } from './config';
 import { boot } from './services';
+import { installProcessGuards } from './lib/process-guard';
 
 const cfg = loadConfig();
 const rt = await boot(cfg, { workers: true, migrate: true });
+installProcessGuards(rt.svc.log);
 rt.svc.log.info('workers started');
 const stop = async () => {
   await rt.shutdown();

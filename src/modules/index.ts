@@ -14,7 +14,7 @@ import { registerNotificationRoutes } from './notifications/routes';
 import { registerRoyaltyRoutes } from './royalty/routes';
 import { registerCatalogueArea } from './catalogue';
 import { registerIngestionRoutes } from './files/routes';
-import { registerMoneyRoutes } from './money/routes';
+import { registerMoneyArea } from './money';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -27,5 +27,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerOriginRoutes(router, svc);
   registerNotificationRoutes(router, svc);
   registerIngestionRoutes(router, svc);
-  registerMoneyRoutes(router, svc);
+  registerMoneyArea(router, svc);
 }

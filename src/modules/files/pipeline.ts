@@ -23,6 +23,7 @@ import { childId, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadO
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
 import { LineMatcher } from '../royalty/prefill';
 import { LINE_COLUMNS, LineCopyFormatter, cp } from './line-copy';
+import { zipLayoutProblem } from './zip-guard';
 import { openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from './open';
 
 /** Archive limits (zip bombs). Mutable so an operator (or a test) can tune them. */
@@ -116,6 +117,8 @@ export async function decompressFile(svc: AppServices, tenantId: number, id: str
         throw new FileProblem(`${what} is corrupt or truncated: ${(err as Error).message ?? String(err)}`);
       }
       try {
+        const layout = zipLayoutProblem(zip.dir.files, size);
+        if (layout) throw new FileProblem(`Refused: the ${hasWorkbookName(row.original_name) ? 'xlsx workbook' : 'zip file'} is malformed: ${layout}`);
         if (isWorkbook(zip.dir.files) || hasWorkbookName(row.original_name)) {
           // A workbook is ONE statement (its sheet is converted to CSV text where it is read).
           await checkWorkbook(zip);

@@ -5,8 +5,6 @@
  */
 import type Router from '@koa/router';
 import path from 'node:path';
-import Busboy from 'busboy';
-import { PassThrough } from 'node:stream';
 import { defineRoutes, route } from '../../http/route';
 import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
@@ -16,7 +14,7 @@ import { LocalObjectStore, objectStore } from '../../lib/storage';
 import { IdParams } from '../catalogue/schemas';
 import * as R from './service';
 import { checkTrackLink, extractMetadata, kindOf, mediaView, mimeOf, trackMediaView } from './media';
-import type { Context } from 'koa';
+import { isMultipart, receiveMultipart, receiveRaw, UPLOAD_LIMITS, type UploadSource } from '../files/upload';
 
 const Str = (max = 500) => Type.String({ maxLength: max });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -44,45 +42,24 @@ const ReleaseProps = {
 const ReleaseBody = Strict({ ...ReleaseProps, tracks: Type.Optional(Type.Array(TrackBody, { maxItems: 200 })) });
 const ReleasePatch = Type.Partial(Strict(ReleaseProps), { additionalProperties: false, minProperties: 1 });
 const TrackParams = Type.Object({ id: Uuid, trackId: Uuid });
-const MAX_UPLOAD = 2 * 1024 * 1024 * 1024;
 
-/** Stream the single `file` part of a multipart body (or a raw body with ?name=) to the store. */
-async function receiveUpload(ctx: Context, svc: AppServices, keyPrefix: string): Promise<{ name: string; key: string; size: number; mime: string | null }> {
+/** Stream the single file part of a multipart body (or a raw body with ?name=) to the store. */
+async function receiveUpload(src: UploadSource, rawName: string, svc: AppServices, keyPrefix: string): Promise<{ name: string; key: string; size: number; mime: string | null }> {
   const store = objectStore(svc.cfg);
-  const ctype = ctx.get('content-type');
-  if (!ctype.startsWith('multipart/form-data')) {
-    const name = sanitize(String(ctx.query.name ?? ''));
+  if (!isMultipart(src.headers)) {
+    const name = sanitize(rawName);
     if (!name) throw new ValidationError('Upload needs a file', ['send multipart/form-data with a "file" part, or a raw body with ?name='], 'NO_FILE');
     const key = `${keyPrefix}/${name}`;
-    const st = await store.putStream(key, ctx.req);
-    return { name, key, size: st.size, mime: ctype || null };
+    const st = await receiveRaw(src, store, key, UPLOAD_LIMITS.mediaBytes);
+    return { name, key, size: st.size, mime: String(src.headers['content-type'] ?? '') || null };
   }
-  return new Promise((resolve, reject) => {
-    let bb: Busboy.Busboy;
-    try {
-      bb = Busboy({ headers: ctx.req.headers, limits: { files: 1, fileSize: MAX_UPLOAD } });
-    } catch (err) {
-      reject(new ValidationError('Malformed multipart body', [(err as Error).message], 'MALFORMED_BODY'));
-      return;
-    }
-    let pending: Promise<void> | null = null;
-    bb.on('file', (_field, stream, info) => {
-      const name = sanitize(info.filename ?? '');
-      if (!name) {
-        stream.resume();
-        return;
-      }
-      const key = `${keyPrefix}/${name}`;
-      const pass = new PassThrough();
-      stream.pipe(pass);
-      pending = store.putStream(key, pass).then((st) => resolve({ name, key, size: st.size, mime: info.mimeType || null }), reject);
-    });
-    bb.on('error', (err) => reject(new ValidationError('Malformed multipart body', [(err as Error).message], 'MALFORMED_BODY')));
-    bb.on('close', () => {
-      if (!pending) reject(new ValidationError('Upload needs a file', ['multipart body has no "file" part'], 'NO_FILE'));
-    });
-    ctx.req.pipe(bb);
+  const { file } = await receiveMultipart(src, store, (_id, fileName) => (sanitize(fileName) ? `${keyPrefix}/${sanitize(fileName)}` : null), {
+    fileField: null,
+    maxBytes: UPLOAD_LIMITS.mediaBytes,
+    requireFile: { code: 'NO_FILE', message: 'Upload needs a file' },
   });
+  if (!file) throw new ValidationError('Upload needs a file', ['multipart body has no "file" part'], 'NO_FILE');
+  return { name: sanitize(file.fileName), key: file.key, size: file.size, mime: file.contentType };
 }
 
 function sanitize(name: string): string {
@@ -100,7 +77,7 @@ function mediaRoutes(svc: AppServices, entity: 'asset' | 'product') {
       async handler({ ctx, tenantId, params }) {
         const exists = await withTenant(svc.db.app, tenantId, (trx) => trx(table).where({ id: params.id }).first('id'));
         if (!exists) throw new NotFoundError(What);
-        const up = await receiveUpload(ctx, svc, `tenants/${tenantId}/${table}/${params.id}`);
+        const up = await receiveUpload({ stream: ctx.req, headers: ctx.req.headers }, String(ctx.query.name ?? ''), svc, `tenants/${tenantId}/${table}/${params.id}`);
         const store = objectStore(svc.cfg);
         const file = store instanceof LocalObjectStore ? store.localPath(up.key) : () => store.getStream(up.key);
         const metadata = await extractMetadata(file, up.name, up.size, up.mime);

@@ -8,6 +8,7 @@ import { defineRoutes, route } from '../../http/route';
 import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
+import { receiveMultipartHead } from '../files/upload';
 import { SourcePatternSchema, detectSource, readStatement, validatePattern, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
 import {
@@ -251,31 +252,9 @@ async function globalDefinitions(svc: AppServices): Promise<SourcePattern[]> {
 }
 
 async function readSample(ctx: import('koa').Context): Promise<{ sample: Buffer; fileName: string; fields: Record<string, string> }> {
-  const busboy = (await import('busboy')).default;
-  if (!ctx.get('content-type').toLowerCase().startsWith('multipart/form-data')) throw new ValidationError('Expected multipart/form-data with a "file" part');
-  const fields: Record<string, string> = {};
-  const parts: Buffer[] = [];
-  let size = 0;
-  let fileName = '';
-  let got = false;
-  await new Promise<void>((resolve, reject) => {
-    const bb = busboy({ headers: ctx.req.headers, limits: { files: 1, fieldSize: 2 * 1024 * 1024 } });
-    bb.on('field', (n, v) => (fields[n] = v));
-    bb.on('file', (name, stream, info) => {
-      if (name !== 'file') return stream.resume();
-      got = true;
-      fileName = info.filename || 'sample';
-      stream.on('data', (c: Buffer) => {
-        if (size < DRY_RUN_MAX_BYTES) {
-          parts.push(c.subarray(0, DRY_RUN_MAX_BYTES - size));
-          size += Math.min(c.length, DRY_RUN_MAX_BYTES - size);
-        }
-      });
-    });
-    bb.on('close', () => resolve());
-    bb.on('error', (e) => reject(new ValidationError('Malformed multipart request', [(e as Error).message])));
-    ctx.req.pipe(bb);
+  const r = await receiveMultipartHead({ stream: ctx.req, headers: ctx.req.headers }, DRY_RUN_MAX_BYTES, {
+    fieldSize: 2 * 1024 * 1024,
+    requireFile: { code: 'FILE_REQUIRED', message: 'No "file" part in the request' },
   });
-  if (!got) throw new ValidationError('No "file" part in the request');
-  return { sample: Buffer.concat(parts), fileName, fields };
+  return { sample: r.head, fileName: r.fileName || 'sample', fields: r.fields };
 }
