@@ -8,16 +8,21 @@ import type { AppServices } from './services';
 import { errorMiddleware } from './http/errors';
 import { mountModules } from './modules';
 import { addSlashAliases, routeRegistry } from './http/route';
+import { clientAddress, proxyTrust } from './http/client-address';
 import { requestContext } from './lib/process-guard';
 
+/** `trustProxy` overrides TRUST_PROXY (tests); TRUSTED_PROXIES always comes from the config. */
 export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {}): Koa {
-  const app = new Koa({ proxy: !!opts.trustProxy });
+  const trustProxy = opts.trustProxy ?? svc.cfg.trustProxy;
+  const trust = proxyTrust({ trustProxy, trustedProxies: svc.cfg.trustedProxies });
+  const app = new Koa({ proxy: trustProxy });
   app.silent = true; // errors are logged by our middleware, once
   routeRegistry.length = 0; // one app per process in production; tests build several
   const router = new Router({ strict: true });
   mountModules(router, svc);
   addSlashAliases(router);
 
+  app.use(clientAddress(trust));
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
     const requestId = (ctx.get('x-request-id') || crypto.randomUUID()).slice(0, 100);

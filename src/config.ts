@@ -26,6 +26,16 @@ export interface Config {
   detectionThreshold: number;
   /** Login attempts per IP per window. */
   loginRateLimit: { max: number; windowSeconds: number };
+  /** Sign-in attempts per account (e-mail address) per window, whatever address they come from. */
+  accountRateLimit: { max: number; windowSeconds: number };
+  /** Reset and sign-in-link e-mails per recipient address per window. */
+  recipientRateLimit: { max: number; windowSeconds: number };
+  /** Behind a reverse proxy: take the client address, host and scheme from X-Forwarded-* headers the trusted proxies add. */
+  trustProxy: boolean;
+  /** Which hops are trusted proxies: a hop count (1 = only the peer that connects) or addresses/CIDRs/presets (loopback, linklocal, uniquelocal). */
+  trustedProxies: number | string[];
+  /** Let workspaces register plain-http origins for e-mailed links (development only). */
+  allowHttpRedirectOrigins: boolean;
   /** Postgres role the API and workers use for tenant data (no BYPASSRLS, not owner). */
   appRole: string;
   /** Password hashing cost (argon2 memory KiB); tests lower it. */
@@ -126,6 +136,16 @@ function num(name: string, value: string | undefined, fallback: number): number 
   return n;
 }
 
+/** TRUSTED_PROXIES: unset = 1 hop; a number = that many hops; else a comma list of addresses, CIDRs or proxy-addr presets. */
+function trustedProxies(value: string | undefined): number | string[] {
+  if (value === undefined || value.trim() === '') return 1;
+  if (/^\d+$/.test(value.trim())) return int('TRUSTED_PROXIES', value.trim(), 1);
+  return value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
+
 function bool(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   return !['0', 'false', 'no', 'off'].includes(value.toLowerCase());
@@ -151,6 +171,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       max: int('LOGIN_RATE_MAX', env.LOGIN_RATE_MAX, 20),
       windowSeconds: int('LOGIN_RATE_WINDOW_SECONDS', env.LOGIN_RATE_WINDOW_SECONDS, 180),
     },
+    accountRateLimit: {
+      max: int('ACCOUNT_RATE_MAX', env.ACCOUNT_RATE_MAX, 10),
+      windowSeconds: int('ACCOUNT_RATE_WINDOW_SECONDS', env.ACCOUNT_RATE_WINDOW_SECONDS, 900),
+    },
+    recipientRateLimit: {
+      max: int('RECIPIENT_RATE_MAX', env.RECIPIENT_RATE_MAX, 5),
+      windowSeconds: int('RECIPIENT_RATE_WINDOW_SECONDS', env.RECIPIENT_RATE_WINDOW_SECONDS, 900),
+    },
+    trustProxy: bool(env.TRUST_PROXY, false),
+    trustedProxies: trustedProxies(env.TRUSTED_PROXIES),
+    allowHttpRedirectOrigins: bool(env.ALLOW_HTTP_REDIRECT_ORIGINS, env.NODE_ENV === 'development'),
     appRole: env.APP_DB_ROLE || 'rondo_app',
     passwordHashMemoryKiB: int('PASSWORD_HASH_MEMORY_KIB', env.PASSWORD_HASH_MEMORY_KIB, 19456),
     queuePollSeconds: num('QUEUE_POLL_SECONDS', env.QUEUE_POLL_SECONDS, 1),

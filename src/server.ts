@@ -10,7 +10,7 @@ import { installProcessGuards } from './lib/process-guard';
 const cfg = loadConfig();
 const rt = await boot(cfg, { workers: cfg.runWorkers, migrate: true });
 installProcessGuards(rt.svc.log);
-const app = createApp(rt.svc, { trustProxy: process.env.TRUST_PROXY === 'true' });
+const app = createApp(rt.svc);
 const server = app.listen(cfg.port, cfg.host, () => {
   const url = cfg.publicUrl;
   console.log(`\nRondo is running at ${url}  (API docs: ${url}/docs, OpenAPI: ${url}/openapi.json)`);

@@ -9,6 +9,7 @@ import { registerAuthRoutes } from './auth/routes';
 import { registerSocialRoutes } from './auth/social-routes';
 import { registerUserRoutes } from './users/routes';
 import { registerSettingsRoutes } from './settings/routes';
+import { registerOriginRoutes } from './auth/origin-routes';
 import { registerNotificationRoutes } from './notifications/routes';
 import { registerRoyaltyRoutes } from './royalty/routes';
 import { registerCatalogueArea } from './catalogue';
@@ -24,6 +25,7 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerCatalogueArea(router, svc); // before users: /user/summary and /user/download/csv beat /user/:id
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
+  registerOriginRoutes(router, svc);
   registerNotificationRoutes(router, svc);
   registerSourceRoutes(router, svc);
   registerIngestionRoutes(router, svc);

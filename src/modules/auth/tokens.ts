@@ -10,6 +10,9 @@ import { clock } from '../../lib/clock';
 import { randomToken } from '../../lib/crypto';
 import { TokenExpiredError, UnauthorizedError } from '../../lib/errors';
 
+/** The cookie a social sign-in keeps the refresh token in. */
+export const REFRESH_COOKIE = 'rondo_refresh';
+
 export const ACCESS_TTL_SECONDS = 6 * 3600;
 export const REFRESH_TTL_SECONDS = 24 * 3600;
 /** Verified tokens kept in memory (see TokenSigner.verify): ~1 KB each. */
