@@ -6,6 +6,8 @@
  *   user:add      --tenant ID --email EMAIL --password PASS --role guest|user|admin|owner [--super-admin]
  *   key:create    --kind workspace|user|god [--tenant ID] [--user TENANT_USER_ID] [--name TEXT]
  *   key:revoke    --id KEY_UUID
+ *   keys:rotate   --kind jwt|encryption [--file PATH]   new current key first in a key file (no database needed)
+ *   secrets:reencrypt                                    re-seal stored secrets under the current encryption key
  *   migrate
  *   seed:demo
  */
@@ -15,6 +17,8 @@ import { boot } from './services';
 import { createTenant, ensureGlobalUser, upsertMembership } from './modules/users/service';
 import type { RoleName } from './http/schema';
 import { AppError } from './lib/errors';
+import { defaultKeyFile, newKey, reencryptSecrets, rotateKeyFile, type KeyKind } from './keys';
+import { keyId } from './lib/crypto';
 
 const ROLES = ['guest', 'user', 'admin', 'owner'];
 
@@ -39,14 +43,34 @@ const { values } = parseArgs({
     id: { type: 'string' },
     'base-currency': { type: 'string' },
     domain: { type: 'string' },
+    file: { type: 'string' },
   },
   allowPositionals: false,
   strict: true,
 });
 
-if (!command) fail('usage: npm run rondo -- tenant:create|user:add|key:create|key:revoke|migrate|seed:demo [options]');
+if (!command) fail('usage: npm run rondo -- tenant:create|user:add|key:create|key:revoke|keys:rotate|secrets:reencrypt|migrate|seed:demo [options]');
 
 const cfg = loadConfig(process.env, { logLevel: process.env.LOG_LEVEL || 'warn' });
+
+if (command === 'keys:rotate') {
+  // Before boot: a key file can be made before any database exists.
+  const kind = values.kind as KeyKind;
+  if (kind !== 'jwt' && kind !== 'encryption') fail('keys:rotate needs --kind jwt|encryption');
+  const [envName, fromEnv] = kind === 'jwt' ? ['JWT_SECRET', cfg.jwtSecret] : ['ENCRYPTION_KEY', cfg.encryptionKey];
+  const after = kind === 'jwt' ? 'once its tokens have expired (24 h; signed upload URLs: UPLOAD_URL_TTL_SECONDS)' : 'once secrets:reencrypt has run';
+  if (fromEnv && !values.file) {
+    // Keys in the environment live in the operator's secret store: print one, write nothing.
+    const key = newKey();
+    console.log(JSON.stringify({ kind, newKey: key, newKeyId: keyId(key), next: `set ${envName}=<newKey> and move the old value into ${envName}_PREVIOUS, restart every process${kind === 'encryption' ? ', run secrets:reencrypt' : ''}; drop the old value ${after}` }, null, 2));
+    process.exit(0);
+  }
+  const file = values.file ?? (kind === 'jwt' ? cfg.jwtSecretFile : cfg.encryptionKeyFile) ?? defaultKeyFile(cfg, kind);
+  const r = rotateKeyFile(kind, file);
+  const next = `restart every process${kind === 'encryption' ? ', then run secrets:reencrypt' : ''}; remove the old line ${after}`;
+  console.log(JSON.stringify({ kind, file, currentKeyId: r.keyId, keys: r.keys, next }, null, 2));
+  process.exit(0);
+}
 const rt = await boot(cfg, { workers: false, queue: command === 'seed:demo', migrate: true });
 const { svc } = rt;
 const owner = svc.db.owner;
@@ -89,6 +113,9 @@ try {
       out = { id: values.id, revoked: await svc.auth.revokeApiKey(values.id) };
       break;
     }
+    case 'secrets:reencrypt':
+      out = { currentKeyId: svc.secrets.currentKeyId, columns: await reencryptSecrets(owner, svc.secrets) };
+      break;
     case 'migrate':
       out = { migrated: true };
       break;
