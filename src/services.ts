@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './lib/logger';
 import { FileMailer, SmtpMailer, type Mailer } from './lib/mailer';
 import type { SecretBox } from './lib/crypto';
 import { loadKeys } from './keys';
+import { Metrics } from './metrics';
 import { AuthService } from './modules/auth/service';
 import { TokenSigner } from './modules/auth/tokens';
 import { Queue } from '../jobs/queue';
@@ -25,6 +26,7 @@ export interface AppServices {
   mailer: Mailer;
   queue: Queue;
   secrets: SecretBox;
+  metrics: Metrics;
 }
 
 export interface Runtime {
@@ -83,7 +85,8 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
     const signer = new TokenSigner(keys.jwt.keys);
     const queue = new Queue(url, cfg.queuePollSeconds);
     const mailer: Mailer = cfg.smtpUrl ? new SmtpMailer(cfg.smtpUrl, cfg.mailFrom) : new FileMailer(path.join(cfg.dataDir, 'mail'), cfg.mailFrom);
-    const svc: AppServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box };
+    const svc: AppServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner) };
+    queue.jobHook = svc.metrics.jobHook;
     const useQueue = opts.queue !== false;
     let stopping = false;
     if (useQueue) {
@@ -100,7 +103,7 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
       svc,
       async shutdown() {
         stopping = true;
-        if (useQueue) await queue.stop().catch((err) => log.error({ err }, 'queue stop failed'));
+        if (useQueue) await queue.stop(cfg.shutdownTimeoutSeconds * 1000).catch((err) => log.error({ err }, 'queue stop failed'));
         await db.close();
         if (embedded) await embedded.stop();
       },
