@@ -58,7 +58,7 @@ if (command === 'keys:rotate') {
   const kind = values.kind as KeyKind;
   if (kind !== 'jwt' && kind !== 'encryption') fail('keys:rotate needs --kind jwt|encryption');
   const [envName, fromEnv] = kind === 'jwt' ? ['JWT_SECRET', cfg.jwtSecret] : ['ENCRYPTION_KEY', cfg.encryptionKey];
-  const after = kind === 'jwt' ? 'once its tokens have expired (24 h; signed upload URLs: UPLOAD_URL_TTL_SECONDS)' : 'once secrets:reencrypt has run';
+  const after = kind === 'jwt' ? 'once its tokens have expired (refresh: 24 h; invitations: 7 days; signed upload URLs: UPLOAD_URL_TTL_SECONDS)' : 'once secrets:reencrypt has run';
   if (fromEnv && !values.file) {
     // Keys in the environment live in the operator's secret store: print one, write nothing.
     const key = newKey();
