@@ -89,19 +89,40 @@ export function readKeyFile(kind: KeyKind, file: string): KeySet {
   return checkKeys(kind, parseKeyFile(text), file);
 }
 
-/** Writes a key file readable by its owner only; `keys` current first. Atomic (rename). */
-export function writeKeyFile(file: string, keys: string[], comment: string): void {
+function writeTemp(file: string, keys: string[], comment: string): string {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
   const body = `# ${comment}\n# One key a line: the first is current, the others are older keys still accepted.\n${keys.join('\n')}\n`;
-  const fd = fs.openSync(tmp, 'w', 0o600);
+  const fd = fs.openSync(tmp, 'wx', 0o600);
   try {
     fs.writeSync(fd, body);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
-  fs.renameSync(tmp, file);
+  return tmp;
+}
+
+/** Writes (or replaces) a key file readable by its owner only; `keys` current first. Atomic (rename). */
+export function writeKeyFile(file: string, keys: string[], comment: string): void {
+  fs.renameSync(writeTemp(file, keys, comment), file);
+}
+
+/**
+ * Creates a key file only if none exists (atomic: a hard link fails on an existing name), so
+ * two processes starting at once on the same DATA_DIR end up with the same key: the second
+ * one reads the first one's file.
+ */
+function createKeyFileOnce(kind: KeyKind, file: string, keys: string[], comment: string): KeySet {
+  const tmp = writeTemp(file, keys, comment);
+  try {
+    fs.linkSync(tmp, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    fs.unlinkSync(tmp);
+  }
+  return readKeyFile(kind, file);
 }
 
 /** Puts a new key first in a key file (created when absent). Returns the new key's id. */
@@ -134,10 +155,11 @@ async function keysFromDatabaseOrNew(cfg: Config, owner: Knex, kind: KeyKind, lo
   const file = defaultKeyFile(cfg, kind);
   const row = await owner('system_secrets').where({ name: kind }).first('value');
   if (row) {
-    writeKeyFile(file, [row.value as string], `Rondo ${kind} key, moved out of the database`);
+    const keys = createKeyFileOnce(kind, file, [row.value as string], `Rondo ${kind} key, moved out of the database`);
+    if (!keys.keys.includes(row.value as string)) throw new Error(`${file} appeared meanwhile without the ${kind} key kept in the database: compare the two before going on`);
     await owner('system_secrets').where({ name: kind }).del();
     log.warn({ kind, file }, `the ${kind} key was moved out of the database into its key file: back it up apart from the database, or set ${env.file}`);
-    return readKeyFile(kind, file);
+    return keys;
   }
   if (cfg.production && cfg.databaseUrl) {
     throw new Error(
@@ -145,9 +167,9 @@ async function keysFromDatabaseOrNew(cfg: Config, owner: Knex, kind: KeyKind, lo
         `Make one with \`npm run rondo -- keys:rotate --kind ${kind} --file <path>\` and set ${env.file}=<path> (docs/operations.md).`,
     );
   }
-  writeKeyFile(file, [newKey()], `Rondo ${kind} key, generated`);
-  log.warn({ kind, file }, `no ${kind} key configured: generated one into its key file. Back it up apart from the database (docs/operations.md)`);
-  return readKeyFile(kind, file);
+  const keys = createKeyFileOnce(kind, file, [newKey()], `Rondo ${kind} key, generated`);
+  log.warn({ kind, file }, `no ${kind} key configured: using the generated key file. Back it up apart from the database (docs/operations.md)`);
+  return keys;
 }
 
 /**

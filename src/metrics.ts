@@ -75,7 +75,9 @@ export class Metrics {
       registers,
       async collect() {
         this.reset();
-        for (const r of await metrics.queueDepth()) this.set({ queue: r.queue, state: r.state }, r.count);
+        // The database unreachable: no queue series this scrape, the rest of /metrics still answers.
+        const rows = await metrics.queueDepth().catch(() => []);
+        for (const r of rows) this.set({ queue: r.queue, state: r.state }, r.count);
       },
     });
   }

@@ -261,6 +261,28 @@ describe('ops: keys and rotation', function () {
       }
     });
 
+    it('two processes starting at once on a fresh DATA_DIR end up with the same generated keys', async () => {
+      const fresh = await createTestDatabase();
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rondo-keys-'));
+      try {
+        const cfg = loadConfig({}, { databaseUrl: fresh.url, dataDir: dir, logLevel: 'silent', passwordHashMemoryKiB: 1024 });
+        const both = await Promise.all([1, 2].map(() => boot(cfg, { workers: false, queue: false, migrate: false, databaseUrl: fresh.url })));
+        try {
+          const [a, b] = both.map((x) => x.svc);
+          assert.deepEqual(a!.secrets.keyIds, b!.secrets.keyIds);
+          assert.equal(b!.secrets.open(a!.secrets.seal('shared')), 'shared');
+          const t = await a!.signer.signPurpose('upload', 'both', 600);
+          assert.equal((await b!.signer.verify<{ sub: string }>(t, 'upload')).sub, 'both');
+          assert.deepEqual(fs.readdirSync(path.join(dir, 'keys')).sort(), ['encryption.keys', 'jwt.keys'], 'no temporary file left behind');
+        } finally {
+          for (const x of both) await x.shutdown();
+        }
+      } finally {
+        await fresh.drop();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('every *_sealed column of the schema is listed for the boot check and re-encryption', async () => {
       const r = await start();
       try {
