@@ -21,6 +21,8 @@ const server = app.listen(cfg.port, cfg.host, () => {
   console.log(`then:  curl -s -X POST ${url}/auth/login -H 'content-type: application/json' -d '{"email":"you@example.com","password":"choose-a-password"}'\n`);
 });
 
+if (cfg.production && !cfg.metricsToken) rt.svc.log.warn('METRICS_TOKEN is unset: GET /metrics is open to anyone who reaches this port (docs/operations.md)');
+
 onShutdownSignal(rt.svc.log, async () => {
   await drainServer(server, cfg.shutdownTimeoutSeconds * 1000, rt.svc.log);
   await rt.shutdown();
