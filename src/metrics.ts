@@ -23,6 +23,19 @@ const TERMINAL = new Set(['processed', 'failed']);
 const INGEST_STEP = 'file.ingest';
 const FILE_ID_RE = /^[0-9a-f-]{36}$/i;
 
+/**
+ * Process metrics (CPU, memory, event loop, GC) are per process, not per runtime: collected
+ * once into prom-client's global registry and merged into every scrape.
+ */
+let processMetricsOn = false;
+function processMetrics(): client.Registry {
+  if (!processMetricsOn) {
+    client.collectDefaultMetrics({ prefix: PREFIX });
+    processMetricsOn = true;
+  }
+  return client.register;
+}
+
 type FileState = { status: string; rows_ingested: number | string | null } | undefined;
 
 export class Metrics {
@@ -33,9 +46,10 @@ export class Metrics {
   readonly linesIngested: client.Counter;
   readonly lastLinesPerSecond: client.Gauge;
 
-  constructor(private readonly owner: Knex, opts: { processMetrics?: boolean } = {}) {
+  private readonly scraped: client.Registry;
+
+  constructor(private readonly owner: Knex) {
     const registers = [this.registry];
-    if (opts.processMetrics !== false) client.collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
     this.httpDuration = new client.Histogram({
       name: `${PREFIX}http_request_duration_seconds`,
       help: 'HTTP request latency by method, route template and status',
@@ -80,6 +94,8 @@ export class Metrics {
         for (const r of rows) this.set({ queue: r.queue, state: r.state }, r.count);
       },
     });
+    // After every metric above exists: merge() takes the metrics registered at the time.
+    this.scraped = client.Registry.merge([this.registry, processMetrics()]);
   }
 
   /** Every queue × waiting/running state, zeros included (a series that exists can alert on its value). */
@@ -132,6 +148,6 @@ export class Metrics {
   };
 
   async text(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return { contentType: this.scraped.contentType, body: await this.scraped.metrics() };
   }
 }

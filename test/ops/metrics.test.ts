@@ -31,7 +31,7 @@ describe('ops: Prometheus metrics', function () {
 
   /** The file's last step finishes (and is counted) just after its status is visible: wait for the counters. */
   async function scrapeUntil(done: (s: Sample[]) => boolean): Promise<Sample[]> {
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 300; i++) {
       const s = await scrape();
       if (done(s)) return s;
       await new Promise((r) => setTimeout(r, 100));
