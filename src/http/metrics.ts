@@ -3,7 +3,6 @@
  * With METRICS_TOKEN set it wants `Authorization: Bearer <METRICS_TOKEN>`.
  */
 import type Koa from 'koa';
-import type { Metrics } from '../metrics';
 import { safeEqual } from '../lib/crypto';
 
 export const METRICS_PATH = '/metrics';
@@ -15,7 +14,12 @@ export function metricsAllowed(token: string | null, authorization: string | und
   return !!given && safeEqual(given, token);
 }
 
-export function metricsEndpoint(metrics: Metrics, token: string | null): Koa.Middleware {
+/** What the endpoint serves (src/metrics.ts). */
+export interface MetricsSource {
+  text(): Promise<{ contentType: string; body: string }>;
+}
+
+export function metricsEndpoint(metrics: MetricsSource, token: string | null): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.path !== METRICS_PATH || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     if (!metricsAllowed(token, ctx.get('authorization'))) {
