@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import type { TSchema } from '@sinclair/typebox';
 import { defineRoutes, route } from '../../http/route';
-import { compile, formatAjvErrors, Strict, Type, Uuid } from '../../http/schema';
+import { Int32, itemProblems as checkItem, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import type { AuthContext } from '../auth/tokens';
 import type { Trx } from '../../db';
@@ -18,8 +18,7 @@ import { applyArtistDefault, deleteSplits, splitsOf, upsertSplit } from '../spli
 
 /** Validate one bulk item against its schema: a list of problems, empty when fine. */
 function itemProblems(schema: TSchema, item: unknown): string[] {
-  const v = compile(schema, 'body');
-  return v(item) ? [] : formatAjvErrors('item', v.errors);
+  return checkItem(schema, item, 'item');
 }
 
 async function bulkSplits(trx: Trx, tenantId: number, auth: AuthContext, target: 'asset' | 'product', items: { id: string; type?: string; split: { user: string; share: number | string }[]; conditions?: unknown }[]) {
@@ -92,7 +91,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       },
     }),
     route({
-      method: 'post', path: '/artist/bulk', summary: 'Create many artists; bad items reported in errors (admin)', access: 'admin', body: S.BulkArtists,
+      method: 'post', path: '/artist/bulk', summary: 'Create many artists; bad items reported in errors (admin)', access: 'admin', body: S.BulkArtists, items: { field: 'artists', schema: S.ArtistBody },
       async handler({ trx, tenantId, body }) {
         const createdArtists: string[] = [];
         const errors: string[] = [];
@@ -252,7 +251,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       },
     }),
     route({
-      method: 'post', path: '/asset/bulk', summary: 'Create many recordings; bad items reported in errors (admin)', access: 'admin', body: S.BulkAssets,
+      method: 'post', path: '/asset/bulk', summary: 'Create many recordings; bad items reported in errors (admin)', access: 'admin', body: S.BulkAssets, items: { field: 'assets', schema: S.AssetBody },
       async handler({ trx, tenantId, auth, body }) {
         await setActor(trx, auth, 'bulk asset import');
         const good: C.AssetInput[] = [];
@@ -372,7 +371,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       },
     }),
     route({
-      method: 'post', path: '/product/bulk', summary: 'Create many products (spec 2.2); duplicates and bad items reported in errors (admin)', access: 'admin', body: S.BulkProducts,
+      method: 'post', path: '/product/bulk', summary: 'Create many products (spec 2.2); duplicates and bad items reported in errors (admin)', access: 'admin', body: S.BulkProducts, items: { field: 'products', schema: S.ProductBody },
       async handler({ trx, tenantId, auth, body }) {
         await setActor(trx, auth, 'bulk product import');
         const good: C.ProductInput[] = [];
@@ -446,7 +445,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     }),
     route({
       method: 'put', path: '/product/:id/assets', summary: 'Replace the tracks of a product, in order (admin)', access: 'admin', params: S.IdParams,
-      body: Strict({ assets: Type.Array(Type.Union([Uuid, Strict({ id: Uuid, trackNumber: Type.Optional(Type.Integer({ minimum: 1 })), discNumber: Type.Optional(Type.Integer({ minimum: 1 })) })]), { maxItems: 500 }) }),
+      body: Strict({ assets: Type.Array(Type.Union([Uuid, Strict({ id: Uuid, trackNumber: Type.Optional(Int32({ minimum: 1 })), discNumber: Type.Optional(Int32({ minimum: 1 })) })]), { maxItems: 500 }) }),
       async handler({ trx, tenantId, params, body }) {
         await C.getProduct(trx, params.id);
         await C.setProductAssets(trx, tenantId, params.id, body.assets.map((a) => (typeof a === 'string' ? { id: a } : a)));

@@ -3,7 +3,7 @@
  * payee checks, accounting periods.
  */
 import Decimal from 'decimal.js';
-import { Type } from '../../http/schema';
+import { CurrencyCode, Money, MonthIn } from '../../http/schema';
 import { rankOf, ROLE_RANK } from '../../http/route';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { AuthContext } from '../auth/tokens';
@@ -12,10 +12,10 @@ import type { Trx } from '../../db';
 export { Decimal };
 
 /** Money in requests: a JSON number or a decimal string (exact). */
-export const MoneyIn = Type.Union([Type.Number(), Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$', maxLength: 40 })]);
-export const PositiveMoneyIn = Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 40 })]);
-export const CurrencyIn = Type.String({ minLength: 1, maxLength: 10 });
-export const PeriodIn = Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' });
+export const MoneyIn = Money();
+export const PositiveMoneyIn = Money({ positive: true });
+export const CurrencyIn = CurrencyCode();
+export const PeriodIn = MonthIn();
 
 /** Ledger/base amounts keep 12 decimals (NUMERIC(28,12)). */
 export const SCALE = 12;

@@ -9,7 +9,7 @@
  */
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
-import { compile, formatAjvErrors, PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import { itemProblems, PageQuery, Share, Strict, Type, Uuid, type TSchema } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { CurrencyIn, isAdmin, MoneyIn, pagedList, PeriodIn, periodBounds, PositiveMoneyIn, scopeUser } from './common';
 import * as acct from './accounting';
@@ -35,12 +35,12 @@ const range = (q: { from?: string; to?: string }) => ({ from: q.from ? periodBou
 
 /** Validate each bulk item on its own: a bad item is reported, the others go on. */
 function splitItems<T>(schema: TSchema, items: unknown[], name: string): { valid: { i: number; item: T }[]; errors: string[] } {
-  const v = compile(schema, 'body');
   const valid: { i: number; item: T }[] = [];
   const errors: string[] = [];
   items.forEach((item, i) => {
-    if (v(item)) valid.push({ i, item: item as T });
-    else errors.push(...formatAjvErrors(`${name}[${i}]`, v.errors));
+    const problems = itemProblems(schema, item, `${name}[${i}]`);
+    if (!problems.length) valid.push({ i, item: item as T });
+    else errors.push(...problems);
   });
   return { valid, errors };
 }
@@ -74,7 +74,7 @@ const ExpenseFields = {
 const ExpenseBody = Strict(ExpenseFields, { $id: 'ExpenseInput' });
 const ExpensePatch = Strict(Object.fromEntries(Object.entries(ExpenseFields).map(([k, v]) => [k, Type.Optional(v)])), { minProperties: 1 });
 
-const Splits = Type.Array(Strict({ user: Uuid, share: PositiveMoneyIn }), { minItems: 1, maxItems: 100 });
+const Splits = Type.Array(Strict({ user: Uuid, share: Share() }), { minItems: 1, maxItems: 100 });
 const RevenueFields = {
   title: Type.String({ minLength: 1, maxLength: 300 }),
   description: Type.Optional(Nullable(Text(5000))),
@@ -268,6 +268,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       access: 'admin',
       errorShape: 'catalogue',
       body: Strict({ expenses: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }),
+      items: { field: 'expenses', schema: ExpenseBody },
       async handler({ trx, auth, body }) {
         return bulkCreate<exp.ExpenseInput, Awaited<ReturnType<typeof exp.bulkCreateExpenses>>>(ExpenseBody, body.expenses, 'expenses', (valid) => exp.bulkCreateExpenses(trx, auth, valid));
       },
@@ -345,6 +346,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       access: 'admin',
       errorShape: 'catalogue',
       body: Strict({ revenues: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }),
+      items: { field: 'revenues', schema: RevenueBody },
       async handler({ trx, auth, body }) {
         return bulkCreate<rev.RevenueInput, Awaited<ReturnType<typeof rev.bulkCreateRevenues>>>(RevenueBody, body.revenues, 'revenues', (valid) => rev.bulkCreateRevenues(trx, auth, valid));
       },
@@ -434,6 +436,7 @@ export function registerMoneyRoutes(router: Router, svc: AppServices): void {
       access: 'admin',
       errorShape: 'catalogue',
       body: Strict({ payments: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) }),
+      items: { field: 'payments', schema: PaymentItem },
       async handler({ trx, auth, body }) {
         const r = await bulkCreate<pay.PaymentInput, Awaited<ReturnType<typeof pay.bulkCreatePayments>>>(PaymentItem, body.payments, 'payments', (valid) => pay.bulkCreatePayments(trx, auth, valid));
         return { message: `${r.createdPayments.length} payment(s) created, ${body.payments.length - r.createdPayments.length} failed`, createdPayments: r.createdPayments, errors: r.errors };
