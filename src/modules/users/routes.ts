@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { defineRoutes, route, rankOf, ROLE_RANK } from '../../http/route';
-import { Email, PageQuery, Role, Strict, Type, Uuid } from '../../http/schema';
+import { Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ForbiddenError, NotFoundError } from '../../lib/errors';
 import { getUser, listUsers, removeUser, updateUser } from './service';
@@ -8,6 +8,13 @@ import { inviteMember } from '../auth/routes';
 import { userEntityRoutes } from './entities';
 
 const IdParams = Type.Object({ id: Uuid });
+
+const BulkUser = Strict({
+  email: Email,
+  role: Role,
+  firstName: Type.Optional(Type.String({ maxLength: 200 })),
+  lastName: Type.Optional(Type.String({ maxLength: 200 })),
+});
 
 export function registerUserRoutes(router: Router, svc: AppServices): void {
   userEntityRoutes(router, svc);
@@ -60,21 +67,19 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       path: '/user/bulk',
       summary: 'Add several members at once (admin); each failure is reported, the rest are added',
       access: 'admin',
-      body: Strict({
-        users: Type.Array(
-          Strict({
-            email: Email,
-            role: Role,
-            firstName: Type.Optional(Type.String({ maxLength: 200 })),
-            lastName: Type.Optional(Type.String({ maxLength: 200 })),
-          }),
-          { minItems: 1, maxItems: 500 },
-        ),
-      }),
+      body: Strict({ users: Type.Array(Type.Object({}, { additionalProperties: true }), { minItems: 1, maxItems: 500 }) }),
+      items: { field: 'users', schema: BulkUser },
       async handler({ body, auth, trx, tenantId }) {
         const created: string[] = [];
         const errors: string[] = [];
-        for (const [i, u] of body.users.entries()) {
+        for (const [i, item] of body.users.entries()) {
+          // each item checked on its own: a bad one is reported, the others go on (spec part 7)
+          const problems = itemProblems(BulkUser, item, `users[${i}]`);
+          if (problems.length) {
+            errors.push(...problems);
+            continue;
+          }
+          const u = item as Static<typeof BulkUser>;
           if (u.role === 'owner' && rankOf(auth) < ROLE_RANK.owner) {
             errors.push(`users[${i}] ${u.email}: only an owner can add an owner`);
             continue;
