@@ -179,4 +179,39 @@ describe('input sweep: out-of-range values are a 400 naming the field', function
     const good = await app.request('PUT', '/settings/workspace', { token: t.users.owner.token, body: { baseCurrency: 'EUR' } });
     assert.equal(good.status, 200, good.text);
   });
+  describe('complete requests that reached Postgres before: refused by validation, and accepted once the value is fixed', () => {
+    before(async () => {
+      const r = await app.request('PUT', '/settings/workspace', { token: t.users.owner.token, body: { baseCurrency: 'EUR' } });
+      assert.equal(r.status, 200, r.text);
+    });
+    const cases: { name: string; method: string; path: () => string; body: (bad: boolean) => unknown; field: string; status: number }[] = [
+      { name: 'expense amount past NUMERIC(28,12)', method: 'POST', path: () => '/expense/', body: (bad) => ({ user: t.users.owner.tenantUserId, title: 'Ads', amount: bad ? 1e20 : 10, currency: 'USD' }), field: 'body.amount', status: 201 },
+      { name: 'expense amount below the scale', method: 'POST', path: () => '/expense/', body: (bad) => ({ user: t.users.owner.tenantUserId, title: 'Ads', amount: bad ? '0.0000000000001' : '0.000000000001', currency: 'USD' }), field: 'body.amount', status: 201 },
+      { name: 'expense date before year 1', method: 'POST', path: () => '/expense/', body: (bad) => ({ user: t.users.owner.tenantUserId, title: 'Ads', amount: 1, currency: 'USD', date: bad ? '0000-01-01' : '2026-01-01' }), field: 'body.date', status: 201 },
+      { name: 'expense title with NUL', method: 'POST', path: () => '/expense/', body: (bad) => ({ user: t.users.owner.tenantUserId, title: bad ? 'A\u0000ds' : 'Ads', amount: 1, currency: 'USD' }), field: 'body.title', status: 201 },
+      { name: 'expense currency outside ISO 4217', method: 'POST', path: () => '/expense/', body: (bad) => ({ user: t.users.owner.tenantUserId, title: 'Ads', amount: 1, currency: bad ? 'ABC' : 'EUR' }), field: 'body.currency', status: 201 },
+      { name: 'revenue split share past NUMERIC(9,6)', method: 'POST', path: () => '/revenue/', body: (bad) => ({ title: 'Sync', amount: 10, currency: 'USD', splits: [{ user: t.users.owner.tenantUserId, share: bad ? 1000 : 100 }] }), field: 'body.splits.0.share', status: 201 },
+      { name: 'payment date-time in year 0', method: 'POST', path: () => '/payment/', body: (bad) => ({ user: t.users.owner.tenantUserId, currency: 'EUR', amount: 1, transactionDate: bad ? '0000-01-01T00:00:00Z' : '2026-01-01T00:00:00Z' }), field: 'body.transactionDate', status: 201 },
+      { name: 'exchange rate past NUMERIC(28,12)', method: 'PUT', path: () => '/currency/rates', body: (bad) => ({ rates: [{ currency: 'GBP', month: '2026-01', rate: bad ? '1e20' : '1.2' }] }), field: 'body.rates.0.rate', status: 200 },
+      { name: 'exchange rate month in year 0', method: 'PUT', path: () => '/currency/rates', body: (bad) => ({ rates: [{ currency: 'GBP', month: bad ? '0000-01' : '2026-02', rate: '1.2' }] }), field: 'body.rates.0.month', status: 200 },
+      { name: 'artist name with NUL', method: 'POST', path: () => '/artist/', body: (bad) => ({ name: bad ? 'Nova\u0000' : 'Nova' }), field: 'body.name', status: 201 },
+      { name: 'artist metadata nested 1000 levels', method: 'POST', path: () => '/artist/', body: (bad) => ({ name: 'Deep', metadata: { x: bad ? JSON.parse('['.repeat(1000) + ']'.repeat(1000)) : [] } }), field: 'body.metadata.x', status: 201 },
+      { name: 'product release date in year 0', method: 'POST', path: () => '/product/', body: (bad) => ({ title: 'EP', isDraft: true, releaseDate: bad ? '0000-01-01' : '2026-01-01' }), field: 'body.releaseDate', status: 201 },
+    ];
+    for (const c of cases) {
+      it(c.name, async () => {
+        const bad = await app.request(c.method, c.path(), { token: t.users.owner.token, body: c.body(true) });
+        assert.equal(bad.status, 400, bad.text);
+        assert.ok(bad.text.includes(c.field), bad.text);
+        const good = await app.request(c.method, c.path(), { token: t.users.owner.token, body: c.body(false) });
+        assert.equal(good.status, c.status, good.text);
+      });
+    }
+    it('royalty filter start in year 0', async () => {
+      const bad = await app.request('GET', '/royalty/?start=0000-01', { token: t.users.owner.token });
+      assert.equal(bad.status, 400, bad.text);
+      assert.ok(bad.text.includes('query.start'), bad.text);
+      assert.equal((await app.request('GET', '/royalty/?start=2026-01', { token: t.users.owner.token })).status, 200);
+    });
+  });
 });
