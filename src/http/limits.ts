@@ -125,7 +125,6 @@ export function addInputRules(ajv: Ajv): Ajv {
 /** Deepest nesting of objects and arrays a request may send. */
 export const MAX_DEPTH = 32;
 
-// eslint-disable-next-line no-control-regex
 const BAD_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const textProblem = (s: string) => (s.includes('\u0000') ? 'must not contain NUL characters' : BAD_TEXT.test(s) ? 'must not contain unpaired surrogates' : null);
 

@@ -4,6 +4,7 @@
  */
 import Decimal from 'decimal.js';
 import { CurrencyCode, Money, MonthIn } from '../../http/schema';
+import { isIso4217 } from '../../http/limits';
 import { rankOf, ROLE_RANK } from '../../http/route';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { AuthContext } from '../auth/tokens';
@@ -37,10 +38,8 @@ export function toBase(amount: Decimal, rate: Decimal): Decimal {
   return amount.mul(rate).toDecimalPlaces(SCALE, Decimal.ROUND_HALF_UP);
 }
 
-const ISO4217 = new Set(Intl.supportedValuesOf('currency'));
-export function isCurrency(code: string): boolean {
-  return /^[A-Z]{3}$/.test(code) && ISO4217.has(code);
-}
+/** ISO 4217 code in use (the one list: src/http/limits.ts). */
+export const isCurrency = isIso4217;
 export function assertCurrency(code: string, where = 'currency'): string {
   const c = code.trim().toUpperCase();
   if (!isCurrency(c)) throw new ValidationError('Invalid currency', [`${where} "${code}" is not an ISO 4217 currency code`], 'INVALID_CURRENCY');
