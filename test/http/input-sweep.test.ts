@@ -179,6 +179,19 @@ describe('input sweep: out-of-range values are a 400 naming the field', function
     const good = await app.request('PUT', '/settings/workspace', { token: t.users.owner.token, body: { baseCurrency: 'EUR' } });
     assert.equal(good.status, 200, good.text);
   });
+  it('raw JSON outside route validation gets the same guard: processor webhook and dry-run pattern', async () => {
+    const event = { event: 'transfer.success', data: { reference: 'x', reason: 'Pay\u0000out' } };
+    const wh = await app.request('POST', '/processor/webhook', { raw: JSON.stringify(event), headers: { 'content-type': 'application/json', 'x-processor-signature': 'sig' } });
+    assert.equal(wh.status, 400, wh.text);
+    assert.deepEqual(wh.body.details, { errors: ['body.data.reason must not contain NUL characters'] });
+    const fd = new FormData();
+    fd.append('pattern', JSON.stringify({ key: 'x', nested: JSON.parse('['.repeat(100) + ']'.repeat(100)) }));
+    fd.append('file', new Blob([Buffer.from('a,b\n1,2\n')]), 'sample.csv');
+    const dry = await app.request('POST', '/pattern-creator/dry-run', { token: t.users.owner.token, raw: fd });
+    assert.equal(dry.status, 400, dry.text);
+    assert.match(dry.text, /pattern\.nested(\.0)+ is nested deeper than 32 levels/);
+  });
+
   describe('complete requests that reached Postgres before: refused by validation, and accepted once the value is fixed', () => {
     before(async () => {
       const r = await app.request('PUT', '/settings/workspace', { token: t.users.owner.token, body: { baseCurrency: 'EUR' } });

@@ -8,6 +8,7 @@ import { defineRoutes, route } from '../../http/route';
 import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
+import { inputProblems } from '../../http/limits';
 import { SourcePatternSchema, detectSource, readStatement, validatePattern, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
 import {
@@ -130,6 +131,8 @@ export function registerSourceRoutes(router: Router, svc: AppServices): void {
           } catch (e) {
             throw new ValidationError('pattern is not valid JSON', [(e as Error).message]);
           }
+          const problems = inputProblems(obj, 'pattern');
+          if (problems.length) throw new ValidationError('Invalid pattern', problems);
           chosen = checkPattern(obj);
         }
         await ensureBuiltinPatterns(owner);
