@@ -124,10 +124,11 @@ export async function inviteMember(d: Deps, trx: Trx, tenantId: number, p: Invit
 }
 
 /** POST /user/bulk: a savepoint per item, so one bad item never undoes the others. */
-export async function inviteMembers(d: Deps, trx: Trx, tenantId: number, items: Invitation[], mayAddOwners: boolean) {
+/** POST /user/bulk: `items` are the schema-valid ones with their index in the request; each failure is reported, the rest added. */
+export async function inviteMembers(d: Deps, trx: Trx, tenantId: number, items: { i: number; item: Invitation }[], mayAddOwners: boolean) {
   const created: string[] = [];
   const errors: string[] = [];
-  for (const [i, u] of items.entries()) {
+  for (const { i, item: u } of items) {
     if (u.role === 'owner' && !mayAddOwners) {
       errors.push(`users[${i}] ${u.email}: only an owner can add an owner`);
       continue;

@@ -4,7 +4,7 @@
  * identity (for the change history) and returns plain data; the route shapes the answer.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { compile, formatAjvErrors } from '../../http/schema';
+import { itemProblems as checkItem } from '../../http/schema';
 import type { Trx } from '../../db';
 import type { AuthContext } from '../auth/tokens';
 import { NotFoundError } from '../../lib/errors';
@@ -19,8 +19,7 @@ type Table = 'assets' | 'products' | 'artists' | 'splits';
 
 /** Validate one bulk item against its schema: a list of problems, empty when fine. */
 function itemProblems(schema: TSchema, item: unknown): string[] {
-  const v = compile(schema, 'body');
-  return v(item) ? [] : formatAjvErrors('item', v.errors);
+  return checkItem(schema, item, 'item');
 }
 
 /** Create many artists, each in its own savepoint; bad items are reported, the rest saved. */

@@ -4,7 +4,7 @@
  */
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
-import { Strict, Type, Uuid } from '../../http/schema';
+import { Int32, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import * as S from './schemas';
 import * as C from './service';
@@ -17,7 +17,7 @@ const ITEM = {
     plural: 'assets', What: 'Asset', noun: 'recording', nouns: 'recordings', code: 'ASSET_NOT_FOUND', bulkSplitsMethod: 'post', collection: '/asset',
     create: { summary: 'Create a recording (ISRC normalised, unique) (admin)', body: S.AssetBody, run: O.createAsset },
     list: { summary: 'List recordings (paged; search title/ISRC/artist; filters)', query: S.AssetListQuery, run: C.listAssets },
-    bulk: { summary: 'Create many recordings; bad items reported in errors (admin)', body: S.BulkAssets, run: O.bulkCreateAssets, created: 'createdAssets', withIds: true },
+    bulk: { summary: 'Create many recordings; bad items reported in errors (admin)', body: S.BulkAssets, item: S.AssetBody, run: O.bulkCreateAssets, created: 'createdAssets', withIds: true },
     one: { summary: 'One recording (spec 2.1)', message: 'Asset retrieved successfully' }, counts: 'products, splits, media, split changes',
     get: C.getAsset, update: O.updateAsset, patch: S.AssetPatch,
   },
@@ -25,7 +25,7 @@ const ITEM = {
     plural: 'products', What: 'Product', noun: 'product', nouns: 'products', code: 'PRODUCT_NOT_FOUND', bulkSplitsMethod: 'put', collection: '/product/',
     create: { summary: 'Create a product (UPC/EAN normalised, check digit, unique) (admin)', body: S.ProductBody, run: O.createProduct },
     list: { summary: 'List products (paged; search title/UPC/artist; filters)', query: S.ProductListQuery, run: C.listProducts },
-    bulk: { summary: 'Create many products (spec 2.2); duplicates and bad items reported in errors (admin)', body: S.BulkProducts, run: O.bulkCreateProducts, created: 'createdProducts', withIds: false },
+    bulk: { summary: 'Create many products (spec 2.2); duplicates and bad items reported in errors (admin)', body: S.BulkProducts, item: S.ProductBody, run: O.bulkCreateProducts, created: 'createdProducts', withIds: false },
     one: { summary: 'One product', message: 'Product' }, counts: 'tracks, splits, media, split changes',
     get: C.getProduct, update: O.updateProduct, patch: S.ProductPatch,
   },
@@ -53,7 +53,7 @@ function itemRoutes(kind: 'asset' | 'product') {
       },
     }),
     route({
-      method: 'post', path: `${base}/bulk`, summary: k.bulk.summary, access: 'admin', body: k.bulk.body,
+      method: 'post', path: `${base}/bulk`, summary: k.bulk.summary, access: 'admin', body: k.bulk.body, items: { field: k.plural, schema: k.bulk.item },
       async handler({ trx, tenantId, auth, body }) {
         const items = (body as Record<string, unknown[]>)[k.plural]!;
         const r = await k.bulk.run(trx, tenantId, auth, items);
@@ -148,7 +148,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       },
     }),
     route({
-      method: 'post', path: '/artist/bulk', summary: 'Create many artists; bad items reported in errors (admin)', access: 'admin', body: S.BulkArtists,
+      method: 'post', path: '/artist/bulk', summary: 'Create many artists; bad items reported in errors (admin)', access: 'admin', body: S.BulkArtists, items: { field: 'artists', schema: S.ArtistBody },
       async handler({ trx, tenantId, body }) {
         const { createdArtists, errors } = await O.bulkCreateArtists(trx, tenantId, body.artists);
         return { message: `${createdArtists.length} of ${body.artists.length} artists created`, createdArtists, processedCount: createdArtists.length, errors };
@@ -268,7 +268,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     ...itemRoutes('product'),
     route({
       method: 'put', path: '/product/:id/assets', summary: 'Replace the tracks of a product, in order (admin)', access: 'admin', params: S.IdParams,
-      body: Strict({ assets: Type.Array(Type.Union([Uuid, Strict({ id: Uuid, trackNumber: Type.Optional(Type.Integer({ minimum: 1 })), discNumber: Type.Optional(Type.Integer({ minimum: 1 })) })]), { maxItems: 500 }) }),
+      body: Strict({ assets: Type.Array(Type.Union([Uuid, Strict({ id: Uuid, trackNumber: Type.Optional(Int32({ minimum: 1 })), discNumber: Type.Optional(Int32({ minimum: 1 })) })]), { maxItems: 500 }) }),
       async handler({ trx, tenantId, params, body }) {
         return { success: true, message: 'Product tracks updated', data: await O.replaceProductTracks(trx, tenantId, params.id, body.assets) };
       },

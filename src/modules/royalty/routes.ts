@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { defineRoutes, route, type RouteDef } from '../../http/route';
-import { Strict, Type, Uuid, PageQuery } from '../../http/schema';
+import { IdInt, MonthOrDateIn, Strict, Type, Uuid, PageQuery } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { royaltyAnalytics, DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
@@ -9,7 +9,7 @@ import './pipeline'; // registers the file-delete hook
 
 /** Largest analytics page (rows per answer). */
 const MAX_PAGE_SIZE = 1000;
-const DateParam = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])(-\\d{2})?$' });
+const DateParam = MonthOrDateIn();
 const AnalyticsQuery = {
   periodFilterType: Type.Optional(Type.Union([Type.Literal('accounting'), Type.Literal('sale')])),
   start: Type.Optional(DateParam),
@@ -194,7 +194,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       path: '/royalty/allocations/history',
       summary: 'Allocation rows of a file or one of its lines (lineId = line number in the file), current and superseded (members: only their own rows)',
       access: 'guest',
-      query: Type.Object({ lineId: Type.Optional(Type.Integer({ minimum: 1 })), fileId: Type.Optional(Uuid), ...PageQuery }),
+      query: Type.Object({ lineId: Type.Optional(IdInt()), fileId: Type.Optional(Uuid), ...PageQuery }),
       async handler({ trx, auth, query }) {
         return { success: true, message: 'Allocation history', ...(await svcMatch.allocationHistory(trx, payeeOf(auth), query)) };
       },

@@ -10,6 +10,7 @@ import { withTenant } from '../../db';
 import { ValidationError } from '../../lib/errors';
 import { detectSource, readStatement, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
+import { inputProblems } from '../../http/limits';
 import { checkPattern, ensureBuiltinPatterns, listGlobalPatterns, patternsForDetection } from './service';
 import { workbookBufferText } from '../files/open';
 import { INGEST_LIMITS } from '../files/pipeline';
@@ -60,6 +61,8 @@ export async function dryRun(svc: Pick<AppServices, 'db' | 'cfg'>, tenantId: num
     } catch (e) {
       throw new ValidationError('pattern is not valid JSON', [(e as Error).message]);
     }
+    const problems = inputProblems(obj, 'pattern');
+    if (problems.length) throw new ValidationError('Invalid pattern', problems);
     chosen = checkPattern(obj);
   }
   const owner = svc.db.owner;

@@ -5,7 +5,7 @@
  */
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
-import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import { MonthIn, PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { listArtists } from '../catalogue/service';
 import { assertMayRead, linkMembersToArtists, memberMonthly, memberStats, ownedCatalogue } from './holdings';
@@ -58,7 +58,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
       summary: "A member's earnings per sale month (base currency; optional from/to YYYY-MM)",
       access: 'user',
       params: IdParams,
-      query: Type.Object({ from: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}$' })), to: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}$' })) }),
+      query: Type.Object({ from: Type.Optional(MonthIn()), to: Type.Optional(MonthIn()) }),
       async handler({ trx, auth, params, query, tenantId }) {
         await assertMayRead(trx, auth, params.id);
         return { success: true, message: 'Monthly earnings', data: await memberMonthly(trx, tenantId, params.id, query.from, query.to) };

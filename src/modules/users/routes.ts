@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { defineRoutes, route, rankOf, ROLE_RANK } from '../../http/route';
-import { Email, PageQuery, Role, Strict, Type, Uuid } from '../../http/schema';
+import { Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ForbiddenError } from '../../lib/errors';
 import { getUser, listUsers, memberIdByEmail, removeUser, removeUsers, updateUser, workspaceSummary } from './service';
@@ -8,6 +8,15 @@ import { inviteMember, inviteMembers } from '../auth/identity';
 import { userEntityRoutes } from './entities';
 
 const IdParams = Type.Object({ id: Uuid });
+
+/** One member of POST /user/bulk. `password` passes the schema only to be refused by name (PASSWORD_NOT_ALLOWED). */
+const BulkUser = Strict({
+  email: Email,
+  role: Role,
+  firstName: Type.Optional(Type.String({ maxLength: 200 })),
+  lastName: Type.Optional(Type.String({ maxLength: 200 })),
+  password: Type.Optional(Type.String({ maxLength: 200 })),
+});
 
 export function registerUserRoutes(router: Router, svc: AppServices): void {
   userEntityRoutes(router, svc);
@@ -60,20 +69,20 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       path: '/user/bulk',
       summary: 'Add several members at once (admin); each failure is reported, the rest are added',
       access: 'admin',
-      body: Strict({
-        users: Type.Array(
-          Strict({
-            email: Email,
-            role: Role,
-            firstName: Type.Optional(Type.String({ maxLength: 200 })),
-            lastName: Type.Optional(Type.String({ maxLength: 200 })),
-          }),
-          { minItems: 1, maxItems: 500 },
-        ),
-      }),
+      body: Strict({ users: Type.Array(Type.Object({}, { additionalProperties: true }), { minItems: 1, maxItems: 500 }) }),
+      items: { field: 'users', schema: BulkUser },
       async handler({ body, auth, trx, tenantId }) {
-        const { created, errors } = await inviteMembers(svc, trx, tenantId, body.users, rankOf(auth) >= ROLE_RANK.owner);
-        return { success: true, message: `${created.length} user(s) added`, createdUsers: created, processedCount: body.users.length, errors };
+        // each item checked on its own: a bad one is reported, the others go on (spec part 7)
+        const valid: { i: number; item: Static<typeof BulkUser> }[] = [];
+        const invalid: string[] = [];
+        body.users.forEach((item, i) => {
+          const problems = itemProblems(BulkUser, item, `users[${i}]`);
+          if (problems.length) invalid.push(...problems);
+          else valid.push({ i, item: item as Static<typeof BulkUser> });
+        });
+        const { created, errors } = await inviteMembers(svc, trx, tenantId, valid, rankOf(auth) >= ROLE_RANK.owner);
+        const at = (e: string) => Number(/\[(\d+)\]/.exec(e)?.[1]);
+        return { success: true, message: `${created.length} user(s) added`, createdUsers: created, processedCount: body.users.length, errors: [...invalid, ...errors].sort((x, y) => at(x) - at(y)) };
       },
     }),
     route({
