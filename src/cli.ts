@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config';
-import { boot } from './services';
+import { boot } from './compose';
 import { createTenant, ensureGlobalUser, upsertMembership } from './modules/users/service';
 import type { RoleName } from './http/schema';
 import { AppError } from './lib/errors';

@@ -3,7 +3,7 @@
  * DATA_DIR when DATABASE_URL is unset.
  */
 import { loadConfig } from './config';
-import { boot } from './services';
+import { boot } from './compose';
 import { createApp } from './app';
 
 const cfg = loadConfig();

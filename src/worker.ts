@@ -3,7 +3,7 @@
  * that share the Postgres.
  */
 import { loadConfig } from './config';
-import { boot } from './services';
+import { boot } from './compose';
 
 const cfg = loadConfig();
 const rt = await boot(cfg, { workers: true, migrate: true });

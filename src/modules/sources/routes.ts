@@ -15,8 +15,7 @@ import {
   listGlobalPatterns, listTenantSources, setTenantSourceActive, updateGlobalPattern, updateTenantSource, patternsForDetection,
 } from './service';
 import { withTenant } from '../../db';
-import { workbookBufferText } from '../files/open';
-import { INGEST_LIMITS } from '../files/pipeline';
+import { INGEST_LIMITS, workbookBufferText } from '../../lib/statement-open';
 
 /** An .xlsx sample becomes the CSV text of its first sheet (as the ingest reads it); other samples stay as they are. */
 async function sampleText(sample: Buffer, pattern?: SourcePattern | null): Promise<Buffer> {
