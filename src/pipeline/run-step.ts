@@ -30,20 +30,40 @@ export type StepService<P> = (payload: P, commit: CommitStep) => Promise<unknown
 type StepTestHooks = { beforeCommit?: (step: StepName, fileId: string) => Promise<void> | void };
 export const stepTestHooks: StepTestHooks = ((globalThis as { __rondoStepTestHooks?: StepTestHooks }).__rondoStepTestHooks ??= {});
 
+/**
+ * The file left the step while it worked (deleted, or started over by a re-run): its outcome
+ * is stale. Thrown by commit, so the step's transaction rolls back; runStep ends the job quietly.
+ */
+export class StepSuperseded extends Error {
+  constructor(readonly step: StepName, readonly fileId: string) {
+    super(`file ${fileId} left ${step} while it ran; its outcome is dropped`);
+  }
+}
+
 /** The commit function of `step` for one file. */
 export function stepCommit(queue: JobQueue, step: StepName, tenantId: number, fileId: string): CommitStep {
+  const own = [PIPELINE[step].queuedAs, PIPELINE[step].runningAs];
   return async (trx, outcome) => {
     if (stepTestHooks.beforeCommit) await stepTestHooks.beforeCommit(step, fileId);
     const status = outcome.advance ? statusAfter(step) : outcome.status;
-    await trx('files').where({ tenant_id: tenantId, id: fileId }).update({ updated_at: trx.fn.now(), ...outcome.patch, status });
+    const n = await trx('files')
+      .where({ tenant_id: tenantId, id: fileId })
+      .whereIn('status', own)
+      .update({ updated_at: trx.fn.now(), ...outcome.patch, status });
+    if (!n) throw new StepSuperseded(step, fileId);
     const next = PIPELINE[step].next;
     if (outcome.advance && next) await queue.send(next, { tenantId, fileId }, { trx, singletonKey: fileId });
   };
 }
 
 /** Runs one pipeline step for one file: the service gets the step's commit. */
-export function runStep<P extends { tenantId: number; fileId: string }>(queue: JobQueue, step: StepName, payload: P, service: StepService<P>): Promise<unknown> {
-  return service(payload, stepCommit(queue, step, payload.tenantId, payload.fileId));
+export async function runStep<P extends { tenantId: number; fileId: string }>(queue: JobQueue, step: StepName, payload: P, service: StepService<P>): Promise<unknown> {
+  try {
+    return await service(payload, stepCommit(queue, step, payload.tenantId, payload.fileId));
+  } catch (err) {
+    if (err instanceof StepSuperseded) return null; // an expected no-op: the file moved on without this run
+    throw err;
+  }
 }
 
 /**

@@ -15,9 +15,9 @@ import Decimal from 'decimal.js';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { upload, waitFile, seedRates } from './helpers';
 import { writeDistroKid } from '../../bench/distrokid-gen';
-import { recoverStaleFiles } from '../../src/modules/files/recovery';
 import { IN_FLIGHT_STATUSES, STEPS, stepFor, type StepName } from '../../src/pipeline/registry';
 import { ingestLockKey } from '../../src/modules/files/service';
+import { stepTestHooks } from '../../src/pipeline/run-step';
 import { registerWorkers } from '../../jobs';
 import type { Queue } from '../../jobs/queue';
 
@@ -91,14 +91,11 @@ describe('pipeline: a worker killed at each step recovers', function () {
 
   it('recovery re-sends each file to its own step; each ends processed with exact totals and no duplicate lines', async () => {
     assert.equal(stuck.length, STEPS.length, 'the kills above all happened');
-    // A fresh worker (this process), then the sweep the minutely maintenance.recover job runs.
+    // A fresh worker (this process); once every stuck file is older than the stale window, the
+    // maintenance.recover job (the minutely sweep, sent now rather than waiting for its minute).
     await registerWorkers(app.svc, app.svc.queue as Queue);
-    await app.svc.db.owner.raw(`SELECT pg_sleep(?)`, [STALE_SECONDS + 0.1]); // every stuck file is now older than the stale window
-    const resent = await recoverStaleFiles(app.svc, app.cfg.staleFileSeconds);
-    assert.deepEqual(
-      resent.map((f) => ({ id: f.id, step: f.step })).sort((x, y) => x.id.localeCompare(y.id)),
-      stuck.map((s) => ({ id: s.id, step: s.step })).sort((x, y) => x.id.localeCompare(y.id)),
-    );
+    await app.svc.db.owner.raw(`SELECT pg_sleep(?)`, [STALE_SECONDS + 0.1]);
+    await app.svc.queue.send('maintenance.recover', {});
 
     for (const s of stuck) {
       const f = await waitFile(app, a.users.admin!.token, s.id, ['processed', 'failed'], 120_000);
@@ -110,6 +107,9 @@ describe('pipeline: a worker killed at each step recovers', function () {
       assert.equal(row.n, s.lines, `${s.step}: every line stored`);
       assert.equal(row.d, s.lines, `${s.step}: no duplicate lines`);
       assert.ok(new Decimal(row.net).eq(s.total), `${s.step}: stored sum ${row.net} = statement total ${s.total}`);
+      // recovery re-sent the step the worker died in: its job was sent again after the killed one
+      const [{ n }] = (await app.svc.db.owner.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = ? AND data->>'fileId' = ?`, [s.step, s.id])).rows;
+      assert.ok(n >= 2, `${s.step}: ${n} job(s) of the step for the file`);
     }
   });
 
@@ -117,6 +117,7 @@ describe('pipeline: a worker killed at each step recovers', function () {
     const s = stuck.find((x) => x.step === 'file.ingest')!;
     const admin = a.users.admin!.token;
     const rerun = () => app.request('PUT', `/file/royalty/decompress/${a.tenantId}/${s.id}`, { token: admin });
+    assert.equal((await waitFile(app, admin, s.id, ['processed', 'failed'], 120_000)).status, 'processed');
     for (const status of IN_FLIGHT_STATUSES) {
       // where a worker that died in that step leaves the file
       await app.svc.db.owner('files').where({ id: s.id }).update({ status });
@@ -149,5 +150,44 @@ describe('pipeline: a worker killed at each step recovers', function () {
     const f = await waitFile(app, admin, s.id, ['processed', 'failed'], 60_000);
     assert.equal(f.status, 'processed', f.error);
     assert.deepEqual(f.totals, { USD: s.total });
+  });
+});
+
+describe('pipeline: a step whose file moved on meanwhile drops its outcome', function () {
+  this.timeout(120_000);
+  let app: TestApp;
+  let a: TestTenant;
+  before(async () => {
+    app = await startTestApp({ workers: true });
+    a = await createTestTenant(app, 'Superseded');
+  });
+  after(async () => {
+    delete stepTestHooks.beforeCommit;
+    await app?.close();
+  });
+
+  it('detection finishing after the file was settled elsewhere neither overwrites it nor queues the ingest', async () => {
+    let hit = 0;
+    stepTestHooks.beforeCommit = async (step, fileId) => {
+      if (step !== 'file.detect') return;
+      hit++;
+      // another actor (a re-run, a delete, an operator) settles the file while detection works
+      await app.svc.db.owner('files').where({ id: fileId }).update({ status: 'failed', error_message: 'settled elsewhere' });
+    };
+    const data = 'Reporting Month,Sale Month,Store,Artist,Title,ISRC,UPC,Quantity,Team Percentage,Song/Album,Country of Sale,Songwriter Royalties Withheld,Earnings (USD)\n';
+    const r = await upload(app, a.users.admin!.token, 'DistroKid_1700000000000_Superseded.tsv', data.replaceAll(',', '\t') + 'x\t2023-01\tSpotify\tA\tT\tUSABC1234567\t\t1\t100\tSong\tUS\t0\t0.01\n');
+    assert.equal(r.status, 201);
+    const id = r.body.data.id as string;
+    const f = await waitFile(app, a.users.admin!.token, id, ['failed', 'processed', 'needs_confirmation', 'queued', 'ingesting', 'allocating']);
+    assert.equal(hit, 1);
+    assert.deepEqual({ status: f.status, error: f.error, counts: f.counts }, { status: 'failed', error: 'settled elsewhere', counts: null });
+    // the detect job ended as an expected no-op (not retried); no ingest job was queued
+    const settled = Date.now() + 30_000;
+    let jobs: { rows: { name: string; state: string }[] };
+    do {
+      await new Promise((res) => setTimeout(res, 100));
+      jobs = await app.svc.db.owner.raw(`SELECT name, state FROM pgboss.job WHERE data->>'fileId' = ? ORDER BY created_on`, [id]);
+    } while (jobs.rows.some((j) => ['created', 'active', 'retry'].includes(j.state)) && Date.now() < settled);
+    assert.deepEqual(jobs.rows.map((j: { name: string; state: string }) => `${j.name}:${j.state}`), ['file.decompress:completed', 'file.detect:completed']);
   });
 });

@@ -20,7 +20,7 @@ import { Workbook, XlsxError, hasWorkbookName, isOle2, isStoreError, isWorkbook 
 import { detectSource, detectArchive, readStatement, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
 import { JOB_OPTIONS, stepFor } from '../../pipeline/registry';
-import type { CommitStep } from '../../pipeline/run-step';
+import { StepSuperseded, type CommitStep } from '../../pipeline/run-step';
 import { childId, ingestLockKey, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
 import { LineMatcher } from '../royalty/prefill';
@@ -316,6 +316,7 @@ export async function ingestFile(svc: AppServices, tenantId: number, id: string,
     await loadLines(svc, tenantId, row, pattern.definition, o, row.attempts, commit);
   } catch (err) {
     if (err instanceof FileProblem) return fail(svc, tenantId, id, err.message);
+    if (err instanceof StepSuperseded) throw err; // the file was started over meanwhile: not this run's failure
     // Unexpected (database, disk): pg-boss retries. After the last try the file fails visibly.
     if (row.attempts > JOB_OPTIONS['file.ingest'].retryLimit) await fail(svc, tenantId, id, `Ingestion failed after ${row.attempts} attempts: ${(err as Error).message}`).catch(() => undefined);
     throw err;

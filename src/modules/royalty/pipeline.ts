@@ -36,7 +36,7 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
   try {
     const res = await withTenant(svc.db.app, p.tenantId, async (trx) => {
       await lockTenant(trx, p.tenantId);
-      const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).first('status');
+      const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).forUpdate().first('status'); // a re-run waits for this step
       if (!f || !allocatable(f.status, p.force)) return null; // deleted, not ingested, or allocated already: nothing to do
       await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, updated_at: clock.now() });
       const res = await allocateFile(trx, p.tenantId, p.fileId);
@@ -63,7 +63,7 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
 export async function runAggregateJob(svc: AppServices, p: { tenantId: number; fileId: string }, commit: CommitStep): Promise<void> {
   await withTenant(svc.db.app, p.tenantId, async (trx) => {
     await lockTenant(trx, p.tenantId);
-    const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).first('status');
+    const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).forUpdate().first('status'); // a re-run waits for this step
     if (!f || stepFor(f.status) !== 'royalty.aggregate') return;
     const t0 = Date.now();
     // aggregateFile sets its own work_mem (ROLLUP_WORK_MEM)
