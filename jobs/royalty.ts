@@ -6,8 +6,7 @@
  */
 import pg from 'pg';
 import type { AppServices } from '../src/services';
-import type { JobPayloads } from '../src/pipeline/registry';
-import type { JobQueue } from '../src/pipeline/registry';
+import type { JobPayloads, JobQueue } from '../src/pipeline/registry';
 import { runStep } from '../src/pipeline/run-step';
 import { runAggregateJob, runAllocateJob, runReallocateJob, tenantsWithMarks } from '../src/modules/royalty/pipeline';
 import type { Queue } from './queue';
@@ -36,7 +35,6 @@ export async function registerRoyaltyWorkers(svc: AppServices, jobs: Queue): Pro
           throw err;
         }
       }),
-    boss: jobs.boss,
   };
   await queue.work('royalty.allocate', async (data) => {
     if (!valid(data, true)) return log.warn({ data }, 'royalty.allocate: bad payload');
@@ -64,7 +62,7 @@ export async function registerRoyaltyWorkers(svc: AppServices, jobs: Queue): Pro
   });
   await listener.connect();
   await listener.query('LISTEN rondo_allocation_dirty');
-  queue.boss.once('stopped', () => {
+  jobs.boss.once('stopped', () => {
     closed = true;
     listener.end().catch(() => undefined);
   });
