@@ -104,6 +104,14 @@ export class Queue implements JobQueue {
     }
   }
 
+  async waiting(name: JobName, singletonKey: string): Promise<boolean> {
+    const r = (await this.boss.getDb().executeSql(
+      `SELECT 1 FROM pgboss.job WHERE name = $1 AND singleton_key = $2 AND state IN ('created', 'retry') LIMIT 1`,
+      [name, singletonKey],
+    )) as { rows: unknown[] };
+    return r.rows.length > 0;
+  }
+
   async ping(): Promise<boolean> {
     const n = await this.boss.getQueueSize(Object.keys(JOB_OPTIONS)[0] ?? 'noop');
     return Number.isInteger(n);

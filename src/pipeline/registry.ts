@@ -148,7 +148,9 @@ export interface SendOptions {
   startAfter?: number | string | Date;
 }
 
-/** What services see of the queue: sending only. The pg-boss implementation is jobs/queue.ts. */
+/** What services see of the queue. The pg-boss implementation is jobs/queue.ts. */
 export interface JobQueue {
   send<N extends JobName>(name: N, data: JobPayloads[N], opts?: SendOptions): Promise<string | null>;
+  /** Whether a job of `name` sent with `singletonKey` waits to run (queued, or waiting for a retry): not yet taken by any worker. */
+  waiting(name: JobName, singletonKey: string): Promise<boolean>;
 }

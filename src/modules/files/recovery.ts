@@ -8,10 +8,12 @@
  * replaces the file's lines in one transaction, allocation and aggregation run under the
  * workspace's allocation lock and return quietly once the file has moved on, so a second run
  * on a file that was merely slow only repeats work or waits. Progress updates refresh
- * `updated_at` every batch, so a live ingest's file never looks stale.
+ * `updated_at` every batch, so a live ingest's file never looks stale. A file whose step job
+ * still waits in the queue (a backlog, not a dead worker) is left to that job.
  */
 import type { AppServices } from '../../services';
 import { withTenant } from '../../db';
+import { stepFor } from '../../pipeline/registry';
 import { PENDING_STATUSES, resendStep } from './service';
 
 export async function recoverStaleFiles(svc: AppServices, staleSeconds: number): Promise<{ tenantId: number; id: string; status: string; step: string }[]> {
@@ -23,6 +25,7 @@ export async function recoverStaleFiles(svc: AppServices, staleSeconds: number):
     .select('tenant_id', 'id', 'status');
   const resent: { tenantId: number; id: string; status: string; step: string }[] = [];
   for (const f of stale) {
+    if (await svc.queue.waiting(stepFor(f.status)!, f.id)) continue; // queued behind others, not lost
     const step = await withTenant(svc.db.app, f.tenant_id, async (trx) => {
       // touch first, so the next sweep does not resend it again while the new job runs
       const n = await trx('files').where({ id: f.id, status: f.status }).update({ updated_at: trx.fn.now() });

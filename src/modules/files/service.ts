@@ -249,11 +249,6 @@ export async function removeObjects(svc: AppServices, keys: string[]): Promise<v
   for (const k of keys) await s.delete(k).catch((err) => svc.log.warn({ err, key: k }, 'could not delete stored object'));
 }
 
-/** The step that moves a file in `status` on (null: settled). Read from the pipeline declaration. */
-export function jobFor(status: FileStatus): StepName | null {
-  return stepFor(status);
-}
-
 /**
  * Re-sends the job of a file stuck in a step: the step's own status (the pipeline
  * declaration says which step owns it). Handlers are idempotent, so a file that was merely
