@@ -39,7 +39,8 @@ describe('job wake-up by LISTEN/NOTIFY', () => {
     // the listener comes back within ~5 s; then files are woken again
     const deadline = Date.now() + 15_000;
     for (;;) {
-      const { rows: l } = await app.svc.db.owner.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN rondo_jobs'`);
+      // idle: the LISTEN has completed (while it runs, a notification may still be missed)
+      const { rows: l } = await app.svc.db.owner.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN rondo_jobs' AND state = 'idle'`);
       if (l[0].n >= 1) break;
       if (Date.now() > deadline) assert.fail('the listener did not reconnect');
       await new Promise((r) => setTimeout(r, 200));
