@@ -1,52 +1,97 @@
 /**
  * `npm run rondo -- <command> [options]`: workspace provisioning and keys (keys are never
  * obtainable through the API, spec part 5). Each command prints one JSON object.
- *
- *   tenant:create --name NAME --owner-email EMAIL --password PASS [--base-currency EUR] [--domain host]
- *   user:add      --tenant ID --email EMAIL --password PASS --role guest|user|admin|owner [--super-admin]
- *   key:create    --kind workspace|user|god [--tenant ID] [--user TENANT_USER_ID] [--name TEXT]
- *   key:revoke    --id KEY_UUID
- *   migrate
- *   seed:demo
+ * `npm run rondo -- --help` lists the commands; `<command> --help` its options.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config';
-import { boot } from './compose';
-import { createTenant, ensureGlobalUser, upsertMembership } from './modules/users/service';
 import type { RoleName } from './http/schema';
-import { AppError } from './lib/errors';
+import { COMMANDS, commandHelp, newDatabaseWarning, usage } from './cli-help';
+import { defaultKeyFile, newKey, reencryptSecrets, rotateKeyFile, type KeyKind } from './keys';
+import { keyId } from './lib/crypto';
 
 const ROLES = ['guest', 'user', 'admin', 'owner'];
 
-function fail(message: string): never {
+function fail(message: string, help?: string): never {
   console.error(JSON.stringify({ error: message }));
+  if (help) console.error(`\n${help}`);
   process.exit(2);
 }
 
 const [command, ...rest] = process.argv.slice(2);
-const { values } = parseArgs({
-  args: rest,
-  options: {
-    name: { type: 'string' },
-    'owner-email': { type: 'string' },
-    email: { type: 'string' },
-    password: { type: 'string' },
-    tenant: { type: 'string' },
-    role: { type: 'string' },
-    'super-admin': { type: 'boolean' },
-    kind: { type: 'string' },
-    user: { type: 'string' },
-    id: { type: 'string' },
-    'base-currency': { type: 'string' },
-    domain: { type: 'string' },
-  },
-  allowPositionals: false,
-  strict: true,
-});
+if (!command || command === '--help' || command === '-h' || command === 'help') {
+  const topic = command === 'help' ? rest[0] : undefined;
+  if (topic && !COMMANDS[topic]) fail(`unknown command ${topic}`);
+  console.log(topic ? commandHelp(topic) : usage());
+  process.exit(command ? 0 : 2);
+}
+if (!COMMANDS[command]) fail(`unknown command ${command}; npm run rondo -- --help lists them`);
 
-if (!command) fail('usage: npm run rondo -- tenant:create|user:add|key:create|key:revoke|migrate|seed:demo [options]');
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  'owner-email': { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
+  tenant: { type: 'string' },
+  role: { type: 'string' },
+  'super-admin': { type: 'boolean' },
+  kind: { type: 'string' },
+  user: { type: 'string' },
+  id: { type: 'string' },
+  'base-currency': { type: 'string' },
+  domain: { type: 'string' },
+  file: { type: 'string' },
+} as const;
+let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true; allowPositionals: false }>>;
+try {
+  parsed = parseArgs({ args: rest, options: OPTIONS, allowPositionals: false, strict: true });
+} catch (err) {
+  fail(`${(err as Error).message}`, commandHelp(command));
+}
+const { values } = parsed;
+if (values.help) {
+  console.log(commandHelp(command));
+  process.exit(0);
+}
+const allowed = new Set(['help', ...COMMANDS[command]!.options.map((o) => o.name)]);
+for (const k of Object.keys(values)) if (!allowed.has(k)) fail(`${command} takes no --${k}`, commandHelp(command));
 
 const cfg = loadConfig(process.env, { logLevel: process.env.LOG_LEVEL || 'warn' });
+// A forgotten DATA_DIR (or DATABASE_URL) would quietly provision a database no server reads.
+const warning = newDatabaseWarning(cfg.databaseUrl, cfg.dataDir, (dir) => fs.existsSync(path.join(dir, 'pg', 'PG_VERSION')));
+if (warning) console.error(warning);
+const missing = COMMANDS[command]!.options.filter((o) => o.required && !values[o.name as keyof typeof values]);
+if (missing.length) fail(`${command} needs ${missing.map((o) => `--${o.name}`).join(', ')}`, commandHelp(command));
+// Everything that can be checked without the database is, before a workspace is half made.
+if (values.password !== undefined && values.password.length < 8) fail('--password must be at least 8 characters');
+if (values.role !== undefined && !ROLES.includes(values.role)) fail(`--role must be one of ${ROLES.join(', ')}`);
+if (command === 'key:create' && !['workspace', 'user', 'god'].includes(values.kind!)) fail('--kind must be workspace, user or god');
+if (command === 'keys:rotate' && !['jwt', 'encryption'].includes(values.kind!)) fail('--kind must be jwt or encryption');
+if (command === 'keys:rotate') {
+  // Before boot: a key file can be made before any database exists.
+  const kind = values.kind as KeyKind;
+  if (kind !== 'jwt' && kind !== 'encryption') fail('keys:rotate needs --kind jwt|encryption');
+  const [envName, fromEnv] = kind === 'jwt' ? ['JWT_SECRET', cfg.jwtSecret] : ['ENCRYPTION_KEY', cfg.encryptionKey];
+  const after = kind === 'jwt' ? 'once its tokens have expired (refresh: 24 h; invitations: 7 days; signed upload URLs: UPLOAD_URL_TTL_SECONDS)' : 'once secrets:reencrypt has run';
+  if (fromEnv && !values.file) {
+    // Keys in the environment live in the operator's secret store: print one, write nothing.
+    const key = newKey();
+    console.log(JSON.stringify({ kind, newKey: key, newKeyId: keyId(key), next: `set ${envName}=<newKey> and move the old value into ${envName}_PREVIOUS, restart every process${kind === 'encryption' ? ', run secrets:reencrypt' : ''}; drop the old value ${after}` }, null, 2));
+    process.exit(0);
+  }
+  const file = values.file ?? (kind === 'jwt' ? cfg.jwtSecretFile : cfg.encryptionKeyFile) ?? defaultKeyFile(cfg, kind);
+  const r = rotateKeyFile(kind, file);
+  const next = `restart every process${kind === 'encryption' ? ', then run secrets:reencrypt' : ''}; remove the old line ${after}`;
+  console.log(JSON.stringify({ kind, file, currentKeyId: r.keyId, keys: r.keys, next }, null, 2));
+  process.exit(0);
+}
+// Loaded here, not at the top: --help and argument errors answer without loading the app.
+const { boot } = await import('./compose');
+const { createTenant, ensureGlobalUser, upsertMembership } = await import('./modules/users/service');
+const { AppError } = await import('./lib/errors');
 const rt = await boot(cfg, { workers: false, queue: command === 'seed:demo', migrate: true });
 const { svc } = rt;
 const owner = svc.db.owner;
@@ -89,6 +134,9 @@ try {
       out = { id: values.id, revoked: await svc.auth.revokeApiKey(values.id) };
       break;
     }
+    case 'secrets:reencrypt':
+      out = { currentKeyId: svc.secrets.currentKeyId, columns: await reencryptSecrets(owner, svc.secrets) };
+      break;
     case 'migrate':
       out = { migrated: true };
       break;

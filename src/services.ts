@@ -11,6 +11,7 @@ import type { SecretBox } from './lib/crypto';
 import type { AuthService } from './modules/auth/service';
 import type { TokenSigner } from './modules/auth/tokens';
 import type { JobQueue } from './pipeline/registry';
+import type { Metrics } from './metrics';
 
 export interface AppServices {
   cfg: Config;
@@ -21,6 +22,7 @@ export interface AppServices {
   mailer: Mailer;
   queue: JobQueue & { ping(): Promise<boolean> };
   secrets: SecretBox;
+  metrics: Metrics;
 }
 
 export interface Runtime {

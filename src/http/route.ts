@@ -26,7 +26,7 @@ const parseBody = bodyParser({
   },
 });
 import type { AppServices } from '../services';
-import type { AuthContext } from '../modules/auth/tokens';
+import { REFRESH_COOKIE, type AuthContext } from '../modules/auth/tokens';
 
 export type { Access } from './schema';
 import type { Access } from './schema';
@@ -103,7 +103,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
     const paramSchema = def.params;
     const koaHandler = async (ctx: Context) => {
       ctx.state.errorShape = shape;
-      const auth = await svc.auth.authenticate(ctx, def.access);
+      const auth = await svc.auth.authenticate({ authorization: ctx.get('authorization'), refreshCookie: ctx.cookies.get(REFRESH_COOKIE), workspaceHeader: ctx.get('x-workspace-id') }, def.access);
       ctx.state.auth = auth;
       // Who may call comes before what they sent: a guest gets 403, not a lesson in the schema.
       const tenantRoute = def.access in ROLE_RANK && def.access !== 'super_admin';

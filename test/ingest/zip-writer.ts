@@ -112,3 +112,20 @@ export async function zipFileStreaming(srcPath: string, entryName: string, outPa
   await write(central([e], lh.length + csize + d.length));
   await new Promise<void>((res) => out.end(res));
 }
+
+/**
+ * A zip whose central directory lists `copies` entries that all point at the same local entry
+ * (same data, counted `copies` times: an overlapping zip bomb). `shift` > 0 points each later
+ * entry `shift` bytes further into the first one's data instead (partly overlapping ranges).
+ */
+export function zipOverlapping(name: string, data: Buffer | string, copies: number, shift = 0): Buffer {
+  const body = Buffer.isBuffer(data) ? data : Buffer.from(data);
+  const comp = zlib.deflateRawSync(body, { level: 9 });
+  const lh = localHeader(Buffer.from(name));
+  const e: Entry = { name, crc: zlib.crc32(body) >>> 0, csize: comp.length, usize: body.length, offset: 0 };
+  const d = descriptor(e);
+  const entries: Entry[] = [];
+  for (let i = 0; i < copies; i++) entries.push({ ...e, name: `${i}-${name}`, offset: i * shift });
+  const at = lh.length + comp.length + d.length;
+  return Buffer.concat([lh, comp, d, central(entries, at)]);
+}

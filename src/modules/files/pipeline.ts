@@ -25,6 +25,7 @@ import { childId, ingestLockKey, registerFile, storageKey, store, DEFAULT_OPTION
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
 import { LineMatcher } from '../royalty/prefill';
 import { LINE_COLUMNS, LineCopyFormatter, cp } from './line-copy';
+import { zipLayoutProblem } from './zip-guard';
 import { INGEST_LIMITS, openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from '../../lib/statement-open';
 
 export { INGEST_LIMITS };
@@ -106,6 +107,8 @@ export async function decompressFile(svc: AppServices, tenantId: number, id: str
         throw new FileProblem(`${what} is corrupt or truncated: ${(err as Error).message ?? String(err)}`);
       }
       try {
+        const layout = zipLayoutProblem(zip.dir.files, size);
+        if (layout) throw new FileProblem(`Refused: the ${hasWorkbookName(row.original_name) ? 'xlsx workbook' : 'zip file'} is malformed: ${layout}`);
         if (isWorkbook(zip.dir.files) || hasWorkbookName(row.original_name)) {
           // A workbook is ONE statement (its sheet is converted to CSV text where it is read).
           await checkWorkbook(zip);

@@ -3,26 +3,21 @@
  * success bodies `{success:true, message, data}`.
  */
 import type Router from '@koa/router';
-import crypto from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { defineRoutes, route } from '../../http/route';
 import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { withTenant } from '../../db';
-import { clock } from '../../lib/clock';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import {
-  confirmDetection, deleteFile, getFile, getFileRow, listFiles, optionsFrom, publicFile, registerFile, removeObjects,
-  rerunDecompress, resendPending, storageKey, store, TERMINAL_STATUSES, uploadKey,
+  adoptSignedUpload, assertUploadUnused, confirmDetection, createUploadUrl, deleteFileEverywhere, getFile, isOwnWorkspace, listFiles, optionsFrom,
+  registeredFile, registerStored, rerunDecompress, resendPending, storageKey, store,
 } from './service';
-import { MAX_UPLOAD_BYTES, receiveMultipart } from './upload';
-import { isDirectUploadStore } from '../../lib/storage';
+import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from './upload';
+import { streamErrors, streamFileEvents, visibleFile } from './streams';
 import { fileSources } from '../sources/service';
-import { registerSourceRoutes } from '../sources/routes';
 
-/** Statement ingestion: the file routes and the source/pattern routes (one mount line). */
+/** Statement ingestion: the file routes (the source/pattern routes are mounted just before, in modules/index.ts). */
 export function registerIngestionRoutes(router: Router, svc: AppServices): void {
-  registerSourceRoutes(router, svc);
   registerFileRoutes(router, svc);
 }
 
@@ -42,15 +37,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     status: 201,
     body: Strict({ fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })), contentType: Type.Optional(Type.String({ maxLength: 200 })) }),
     async handler({ tenantId, auth }) {
-      const fileId = crypto.randomUUID();
-      const key = storageKey(tenantId, fileId);
-      const ttl = svc.cfg.uploadUrlTtlSeconds;
-      const expiresAt = new Date((clock.nowSeconds() + ttl) * 1000).toISOString();
-      const s = store(svc);
-      const uploadUrl = isDirectUploadStore(s)
-        ? await s.presignPut(uploadKey(tenantId, fileId), ttl)
-        : `${svc.cfg.publicUrl}/file/upload/${await svc.signer.signPurpose('upload', String(tenantId), ttl, { key, fid: fileId, by: auth.tenantUserId })}`;
-      return { success: true, message: 'Upload URL created', data: { uploadUrl, method: 'PUT', fileId, key, expiresAt } };
+      return { success: true, message: 'Upload URL created', data: await createUploadUrl(svc, tenantId, auth.tenantUserId) };
     },
   });
 
@@ -65,20 +52,13 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       noTransaction: true,
       query: Type.Object(UploadOptionsProps),
       async handler({ ctx, tenantId, auth, query }) {
-        const s = store(svc);
-        const { file, fields } = await receiveMultipart(ctx, s, (id) => storageKey(tenantId, id));
+        const { file, fields } = await receiveMultipart({ stream: ctx.req, headers: ctx.req.headers }, store(svc), (id) => storageKey(tenantId, id), {
+          requireFile: { code: 'FILE_REQUIRED', message: 'No "file" part in the upload' },
+        });
         if (!file) throw new ValidationError('No "file" part in the upload', [], 'FILE_REQUIRED');
         const options = optionsFrom({ ...(query as Record<string, unknown>), ...fields });
-        try {
-          return await withTenant(svc.db.app, tenantId, async (trx) => {
-            await registerFile(svc, trx, tenantId, { id: file.id, originalName: file.fileName, contentType: file.contentType, storageKey: file.key, size: file.size, sha256: file.sha256, options, uploadedBy: auth.tenantUserId });
-            const r = await getFile(trx, file.id);
-            return { success: true, message: r.duplicateOf && !options.force ? 'Duplicate file: not ingested again' : 'File uploaded', data: r };
-          });
-        } catch (err) {
-          await s.delete(file.key);
-          throw err;
-        }
+        const r = await registerStored(svc, tenantId, { id: file.id, originalName: file.fileName, contentType: file.contentType, storageKey: file.key, size: file.size, sha256: file.sha256, options, uploadedBy: auth.tenantUserId });
+        return { success: true, message: r.duplicateOf && !options.force ? 'Duplicate file: not ingested again' : 'File uploaded', data: r };
       },
     }),
     uploadUrl,
@@ -97,10 +77,8 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         } catch {
           throw new UnauthorizedError('Invalid or expired upload URL', 'INVALID_UPLOAD_URL');
         }
-        const tenantId = Number(claims.sub);
-        const taken = await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id: claims.fid }).first('id'));
-        if (taken) throw new ValidationError('This upload URL was already used', [], 'UPLOAD_URL_USED');
-        const r = await store(svc).putStream(claims.key, ctx.req);
+        await assertUploadUnused(svc, Number(claims.sub), claims.fid);
+        const r = await receiveRaw({ stream: ctx.req, headers: ctx.req.headers }, store(svc), claims.key, UPLOAD_LIMITS.statementBytes);
         return { success: true, message: 'Stored; now POST /file/createroyalty', data: { fileId: claims.fid, key: claims.key, size: r.size, sha256: r.sha256 } };
       },
     }),
@@ -122,25 +100,13 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         const m = body.key ? /^t(\d+)\/files\/([0-9a-f-]{36})\/original$/.exec(body.key) : null;
         const fileId = m ? m[2]! : body.fileId;
         if (!fileId || (m && Number(m[1]) !== tenantId)) throw new ValidationError('key or fileId must name an upload URL of this workspace', [], 'INVALID_UPLOAD_KEY');
-        const existing = await withTenant(svc.db.app, tenantId, async (trx) => ((await trx('files').where({ id: fileId }).first('id')) ? getFile(trx, fileId) : null));
+        const existing = await registeredFile(svc, tenantId, fileId);
         if (existing) return { success: true, message: 'Already registered', data: existing };
-        const key = storageKey(tenantId, fileId);
-        // Outside any transaction: on S3 this reads the whole upload once (its sha256).
-        const s = store(svc);
-        let st: { size: number; sha256: string | null } | null = isDirectUploadStore(s) ? await s.adopt(uploadKey(tenantId, fileId), key, MAX_UPLOAD_BYTES) : null;
-        st ??= await s.stat(key); // the local store; or an S3 upload adopted by an earlier call whose registration failed
-        if (!st || !st.sha256) throw new ValidationError('Nothing was uploaded to this URL yet', [], 'UPLOAD_MISSING');
-        if (st.size > MAX_UPLOAD_BYTES) {
-          await s.delete(key);
-          throw new ValidationError(`The file is larger than ${MAX_UPLOAD_BYTES} bytes`, [], 'FILE_TOO_LARGE');
-        }
+        const st = await adoptSignedUpload(svc, tenantId, fileId, UPLOAD_LIMITS.statementBytes);
         const options = optionsFrom(body as Record<string, unknown>);
-        const sha256 = st.sha256, size = st.size;
-        return withTenant(svc.db.app, tenantId, async (trx) => {
-          await registerFile(svc, trx, tenantId, { id: fileId, originalName: body.fileName, contentType: body.contentType ?? null, storageKey: key, size, sha256, options, uploadedBy: auth.tenantUserId });
-          const r = await getFile(trx, fileId);
-          return { success: true, message: r.duplicateOf && !options.force ? 'Duplicate file: not ingested again' : 'File registered', data: r };
-        });
+        const newFile = { id: fileId, originalName: body.fileName, contentType: body.contentType ?? null, storageKey: st.key, size: st.size, sha256: st.sha256, options, uploadedBy: auth.tenantUserId };
+        const r = await registerStored(svc, tenantId, newFile, false);
+        return { success: true, message: r.duplicateOf && !options.force ? 'Duplicate file: not ingested again' : 'File registered', data: r };
       },
     }),
     route({
@@ -191,8 +157,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       access: 'admin',
       params: Type.Object({ tenant: Type.String({ maxLength: 64 }), id: Uuid }),
       async handler({ trx, tenantId, params }) {
-        const ws = await trx('tenants').where({ id: tenantId }).first('uuid');
-        if (params.tenant !== String(tenantId) && params.tenant !== ws?.uuid) throw new NotFoundError('File');
+        if (!(await isOwnWorkspace(trx, tenantId, params.tenant))) throw new NotFoundError('File');
         return { success: true, message: 'Decompression queued', data: await rerunDecompress(svc, trx, tenantId, params.id) };
       },
     }),
@@ -249,7 +214,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       params: IdParams,
       noTransaction: true,
       async handler({ ctx, tenantId, params }) {
-        const f = await withTenant(svc.db.app, tenantId, (trx) => getFileRow(trx, params.id));
+        const f = await visibleFile(svc, tenantId, params.id);
         const out = new PassThrough();
         ctx.set('Content-Type', 'text/csv; charset=utf-8');
         ctx.set('Content-Disposition', `attachment; filename="${String(f.original_name).replace(/[^\w.-]+/g, '_')}.errors.csv"`);
@@ -265,7 +230,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       params: IdParams,
       noTransaction: true,
       async handler({ ctx, tenantId, params }) {
-        await withTenant(svc.db.app, tenantId, (trx) => getFileRow(trx, params.id));
+        await visibleFile(svc, tenantId, params.id);
         const out = new PassThrough();
         ctx.req.socket.setTimeout(0);
         ctx.set('Content-Type', 'text/event-stream');
@@ -276,39 +241,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         ctx.body = out;
         let closed = false;
         ctx.req.on('close', () => (closed = true));
-        void (async () => {
-          let last = '';
-          const started = Date.now();
-          let lastBeat = Date.now();
-          try {
-            while (!closed && Date.now() - started < 6 * 3600_000) {
-              const r = await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id: params.id }).first());
-              if (!r) {
-                out.write(`event: deleted\ndata: {"id":"${params.id}"}\n\n`);
-                break;
-              }
-              const f = publicFile(r);
-              const payload = JSON.stringify({ id: f.id, status: f.status, progress: f.progress, counts: f.counts, totals: f.totals, error: f.error });
-              if (payload !== last) {
-                out.write(`event: progress\ndata: ${payload}\n\n`);
-                last = payload;
-                lastBeat = Date.now();
-              } else if (Date.now() - lastBeat > 15_000) {
-                out.write(`: keep-alive\n\n`);
-                lastBeat = Date.now();
-              }
-              if (TERMINAL_STATUSES.includes(f.status)) {
-                out.write(`event: end\ndata: ${JSON.stringify({ status: f.status })}\n\n`);
-                break;
-              }
-              await new Promise((r) => setTimeout(r, 500));
-            }
-          } catch (err) {
-            svc.log.warn({ err }, 'file events stream failed');
-          } finally {
-            out.end();
-          }
-        })();
+        void streamFileEvents(svc, tenantId, params.id, out, () => closed);
       },
     }),
     route({
@@ -319,41 +252,8 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       params: IdParams,
       noTransaction: true,
       async handler({ tenantId, params }) {
-        const r = await withTenant(svc.db.app, tenantId, (trx) => deleteFile(svc, trx, tenantId, params.id));
-        await removeObjects(svc, r.objects);
-        return { success: true, message: 'File deleted', data: { deleted: r.deleted } };
+        return { success: true, message: 'File deleted', data: { deleted: await deleteFileEverywhere(svc, tenantId, params.id) } };
       },
     }),
   ]);
-}
-
-function csvCell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** Keyset pages in short transactions, written with back-pressure. */
-async function streamErrors(svc: AppServices, tenantId: number, fileId: string, out: PassThrough): Promise<void> {
-  try {
-    out.write('line_no,reason,raw\n');
-    let lastLine = -1, lastId = '0';
-    for (;;) {
-      const rows = await withTenant(svc.db.app, tenantId, (trx) =>
-        trx('file_errors').where({ file_id: fileId }).whereRaw('(line_no, id) > (?, ?)', [lastLine, lastId]).orderBy([{ column: 'line_no' }, { column: 'id' }]).limit(5000).select('id', 'line_no', 'reason', 'raw'),
-      );
-      if (!rows.length) break;
-      let buf = '';
-      for (const r of rows) buf += `${r.line_no},${csvCell(r.reason)},${csvCell(r.raw)}\n`;
-      if (!out.write(buf)) await new Promise((r) => out.once('drain', r));
-      if (out.destroyed) return;
-      lastLine = rows.at(-1)!.line_no;
-      lastId = rows.at(-1)!.id;
-    }
-  } catch (err) {
-    svc.log.error({ err }, 'errors CSV failed');
-    out.destroy(err as Error);
-    return;
-  }
-  out.end();
 }

@@ -1,12 +1,45 @@
-/** Streaming uploads: multipart (busboy) and raw PUT bodies, straight into the object store. */
+/**
+ * Streaming uploads: multipart (busboy) and raw bodies, straight into the object store. Used by
+ * every route that reads a request body as a stream (statements, signed-URL PUTs, catalogue
+ * media, pattern dry-runs).
+ *
+ * Nothing here sees Koa: a caller hands over the request stream and its headers. Every failure
+ * of the body (malformed multipart, unclosed boundary, truncated part, oversized field or file,
+ * a client that goes away mid-upload, a stream error anywhere) settles the returned promise with
+ * a ValidationError (400) exactly once; every stream involved has an `error` listener, so no
+ * body can raise an uncaught exception. A partly stored object is removed.
+ */
 import crypto from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
-import type { Context } from 'koa';
 import type { ObjectStore } from '../../lib/storage';
-import { ValidationError } from '../../lib/errors';
+import { AppError, ValidationError } from '../../lib/errors';
 
-/** Largest single upload (bytes). */
+/** Largest single statement upload (bytes). */
 export const MAX_UPLOAD_BYTES = 20 * 1024 ** 3;
+
+/** Upload limits. Mutable so an operator (or a test) can tune them. */
+export const UPLOAD_LIMITS = {
+  /** Largest statement (multipart, signed-URL PUT, pattern dry-run sample). */
+  statementBytes: MAX_UPLOAD_BYTES,
+  /** Largest catalogue media file. */
+  mediaBytes: 2 * 1024 ** 3,
+  /** Largest text field (bytes); busboy keeps at most this much of a field, then the request is refused. */
+  fieldSize: 64 * 1024,
+  /** Text fields per request. */
+  fields: 50,
+  /** Parts (fields + files) per request. */
+  parts: 100,
+  /** Header pairs per part. */
+  headerPairs: 100,
+};
+
+/** The body of an HTTP request, without the framework around it. */
+export interface UploadSource {
+  stream: Readable;
+  headers: IncomingHttpHeaders;
+}
 
 export interface StoredPart {
   id: string;
@@ -17,54 +50,223 @@ export interface StoredPart {
   sha256: string;
 }
 
+export interface MultipartOptions {
+  /** The file part's field name; `null` takes the first part with a file name, whatever its field. */
+  fileField?: string | null;
+  maxBytes?: number;
+  /** Largest text field (default UPLOAD_LIMITS.fieldSize). */
+  fieldSize?: number;
+  /** Refuse a body without the file part (400 `missingCode`). */
+  requireFile?: { code: string; message: string };
+}
+
+const malformed = (why: string) => new ValidationError('Malformed multipart request', [why], 'MALFORMED_BODY');
+const aborted = () => new ValidationError('Upload aborted: the request body ended before it was complete', [], 'UPLOAD_ABORTED');
+const tooLarge = (max: number) => new ValidationError(`The file is larger than ${max} bytes`, [], 'FILE_TOO_LARGE');
+const emptyFile = () => new ValidationError('The uploaded file is empty', [], 'EMPTY_FILE');
+
+export function isMultipart(headers: IncomingHttpHeaders): boolean {
+  return String(headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
+}
+
+/** Settles once; every later failure is ignored. */
+function onceGate() {
+  let done = false;
+  return (fn: () => void) => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+}
+
+/** Failures of the request stream itself (client gone, socket error) as one callback; returns the detacher. */
+function watchRequest(src: Readable, fail: (err: Error) => void): () => void {
+  const onAborted = () => fail(aborted());
+  const onError = () => fail(aborted());
+  const onClose = () => {
+    if (!(src as Readable & { complete?: boolean }).complete && !src.readableEnded) fail(aborted());
+  };
+  src.on('aborted', onAborted);
+  src.on('error', onError);
+  src.on('close', onClose);
+  return () => {
+    src.off('aborted', onAborted);
+    src.off('close', onClose);
+    // keep an error listener: an error after we are done must not become an uncaught exception
+  };
+}
+
+/** Stop reading a body we no longer want (the rest is discarded, never buffered). */
+function drain(src: Readable, bb?: busboy.Busboy): void {
+  if (bb) src.unpipe(bb);
+  if (!src.destroyed) src.resume();
+}
+
 /**
- * Parses a multipart request: the part named `fileField` is streamed to `keyFor(id)` (never
- * buffered whole), other fields are collected (before or after the file). One file only.
+ * Parses a multipart request: the file part is streamed to `keyFor(id)` (never buffered whole),
+ * text fields are collected (before or after the file). One file only.
  */
 export async function receiveMultipart(
-  ctx: Context,
-  store: ObjectStore,
-  keyFor: (id: string) => string,
-  opts: { fileField?: string; maxBytes?: number } = {},
+  src: UploadSource,
+  store: Pick<ObjectStore, 'putStream' | 'delete'>,
+  /** The object key of the file part (its new id, the client's file name); null skips that part. */
+  keyFor: (id: string, fileName: string) => string | null,
+  opts: MultipartOptions = {},
 ): Promise<{ file: StoredPart | null; fields: Record<string, string> }> {
-  const ct = ctx.get('content-type');
-  if (!ct.toLowerCase().startsWith('multipart/form-data')) throw new ValidationError('Expected multipart/form-data with a "file" part', [], 'MULTIPART_REQUIRED');
-  const fileField = opts.fileField ?? 'file';
-  const fields: Record<string, string> = {};
-  let stored: Promise<StoredPart> | null = null;
-  let truncated = false;
+  if (!isMultipart(src.headers)) throw new ValidationError('Expected multipart/form-data with a "file" part', [], 'MULTIPART_REQUIRED');
+  const fileField = opts.fileField === undefined ? 'file' : opts.fileField;
+  const maxBytes = opts.maxBytes ?? UPLOAD_LIMITS.statementBytes;
   let bb: busboy.Busboy;
   try {
-    bb = busboy({ headers: ctx.req.headers, limits: { files: 1, fields: 50, fieldSize: 1024 * 1024, fileSize: opts.maxBytes ?? MAX_UPLOAD_BYTES } });
+    bb = busboy({
+      headers: src.headers,
+      limits: { files: 1, fields: UPLOAD_LIMITS.fields, parts: UPLOAD_LIMITS.parts, headerPairs: UPLOAD_LIMITS.headerPairs, fieldSize: opts.fieldSize ?? UPLOAD_LIMITS.fieldSize, fileSize: maxBytes },
+    });
   } catch (err) {
-    throw new ValidationError('Malformed multipart request', [(err as Error).message], 'MALFORMED_BODY');
+    throw malformed((err as Error).message);
   }
-  await new Promise<void>((resolve, reject) => {
-    bb.on('field', (name, value) => {
+  const fields: Record<string, string> = {};
+  let stored: { key: string; done: Promise<StoredPart> } | null = null;
+  let current: Readable | null = null;
+  const gate = onceGate();
+  const result = await new Promise<{ ok: true } | { ok: false; err: Error }>((resolve) => {
+    // Busboy calls our handlers from inside its parser: it is torn down on the next tick, never
+    // from within its own callbacks (destroying it there throws inside busboy).
+    const fail = (err: Error) =>
+      gate(() => {
+        resolve({ ok: false, err });
+        process.nextTick(() => {
+          drain(src.stream, bb);
+          bb.destroy();
+          current?.destroy(err); // ends the store's write, which then removes its partial object
+        });
+      });
+    const detach = watchRequest(src.stream, fail);
+    bb.on('field', (name, value, info) => {
+      if (info.valueTruncated) return fail(new ValidationError(`Field "${name}" is longer than ${opts.fieldSize ?? UPLOAD_LIMITS.fieldSize} bytes`, [name], 'FIELD_TOO_LARGE'));
+      if (info.nameTruncated) return fail(malformed('a field name is too long'));
       fields[name] = value;
     });
     bb.on('file', (name, stream, info) => {
-      if (name !== fileField || stored) {
+      stream.on('error', () => undefined); // reported through busboy's own error
+      const wanted = fileField === null ? !!info.filename : name === fileField;
+      const id = crypto.randomUUID();
+      const key = wanted && !stored ? keyFor(id, info.filename ?? '') : null;
+      if (key === null) {
         stream.resume();
         return;
       }
-      const id = crypto.randomUUID();
-      const key = keyFor(id);
-      stream.on('limit', () => {
-        truncated = true;
-      });
-      stored = store.putStream(key, stream).then((r) => ({ id, key, fileName: info.filename || 'statement', contentType: info.mimeType || null, size: r.size, sha256: r.sha256 }));
-      stored.catch(() => undefined);
+      current = stream;
+      stream.on('end', () => (current = null));
+      stream.on('limit', () => fail(tooLarge(maxBytes)));
+      const done = store.putStream(key, stream).then((r) => ({ id, key, fileName: info.filename || 'statement', contentType: info.mimeType || null, size: r.size, sha256: r.sha256 }));
+      done.catch((err) => fail(err instanceof AppError ? err : malformed((err as Error).message)));
+      stored = { key, done };
     });
-    bb.on('close', () => resolve());
-    bb.on('error', (err) => reject(new ValidationError('Malformed multipart request', [(err as Error).message], 'MALFORMED_BODY')));
-    ctx.req.on('aborted', () => reject(new ValidationError('Upload aborted', [], 'UPLOAD_ABORTED')));
-    ctx.req.pipe(bb);
+    for (const ev of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) {
+      bb.on(ev, () => fail(new ValidationError(`Too many ${ev.replace('Limit', '')} in the multipart request`, [], 'TOO_MANY_PARTS')));
+    }
+    bb.on('error', (err) => fail(malformed((err as Error).message)));
+    bb.on('close', () => {
+      detach();
+      if (!stored) return gate(() => resolve({ ok: true }));
+      stored.done.then(
+        () => gate(() => resolve({ ok: true })),
+        () => undefined, // its catch above fails the request
+      );
+    });
+    src.stream.pipe(bb);
   });
-  const file = stored ? await (stored as Promise<StoredPart>) : null;
-  if (file && truncated) {
-    await store.delete(file.key);
-    throw new ValidationError(`The file is larger than ${opts.maxBytes ?? MAX_UPLOAD_BYTES} bytes`, [], 'FILE_TOO_LARGE');
+  const s = stored as { key: string; done: Promise<StoredPart> } | null;
+  if (!result.ok) {
+    if (s) await s.done.catch(() => undefined).then(() => store.delete(s.key)).catch(() => undefined);
+    throw result.err;
   }
+  const file = s ? await s.done : null;
+  if (file && file.size === 0) {
+    await store.delete(file.key);
+    throw emptyFile();
+  }
+  if (!file && opts.requireFile) throw new ValidationError(opts.requireFile.message, [], opts.requireFile.code);
   return { file, fields };
+}
+
+/**
+ * The first `headBytes` of the file part and the text fields (a sample: the rest of the file is
+ * read and discarded, never held; still at most UPLOAD_LIMITS.statementBytes).
+ */
+export async function receiveMultipartHead(
+  src: UploadSource,
+  headBytes: number,
+  opts: Omit<MultipartOptions, 'maxBytes'> = {},
+): Promise<{ head: Buffer; fileName: string; fields: Record<string, string> }> {
+  let head = Buffer.alloc(0);
+  const sink: Pick<ObjectStore, 'putStream' | 'delete'> = {
+    async putStream(_key, readable) {
+      const parts: Buffer[] = [];
+      let kept = 0, size = 0;
+      for await (const c of readable as AsyncIterable<Buffer>) {
+        size += c.length;
+        if (kept < headBytes) {
+          const part = c.subarray(0, headBytes - kept);
+          parts.push(part);
+          kept += part.length;
+        }
+      }
+      head = Buffer.concat(parts);
+      return { size, sha256: '' };
+    },
+    async delete() {},
+  };
+  const { file, fields } = await receiveMultipart(src, sink, () => 'sample', { ...opts, maxBytes: UPLOAD_LIMITS.statementBytes });
+  return { head, fileName: file?.fileName ?? '', fields };
+}
+
+/** Counts bytes and fails past `max`. */
+class SizeLimit extends Transform {
+  size = 0;
+  constructor(readonly max: number) {
+    super();
+  }
+  override _transform(chunk: Buffer, _e: BufferEncoding, cb: (err?: Error | null, data?: Buffer) => void): void {
+    this.size += chunk.length;
+    if (this.size > this.max) return cb(tooLarge(this.max));
+    cb(null, chunk);
+  }
+}
+
+/** A raw request body (the whole body is the file) streamed to `key`; at most `maxBytes`, never empty. */
+export async function receiveRaw(src: UploadSource, store: Pick<ObjectStore, 'putStream' | 'delete'>, key: string, maxBytes = UPLOAD_LIMITS.statementBytes): Promise<{ size: number; sha256: string }> {
+  const declared = Number(src.headers['content-length'] ?? NaN);
+  if (declared > maxBytes) {
+    drain(src.stream);
+    throw tooLarge(maxBytes);
+  }
+  const limit = new SizeLimit(maxBytes);
+  const gate = onceGate();
+  let failure: Error | null = null;
+  const detach = watchRequest(src.stream, (err) =>
+    gate(() => {
+      failure = err;
+      limit.destroy(err);
+    }),
+  );
+  src.stream.on('error', () => undefined);
+  limit.on('error', () => undefined);
+  src.stream.pipe(limit);
+  let r: { size: number; sha256: string };
+  try {
+    r = await store.putStream(key, limit);
+  } catch (err) {
+    drain(src.stream);
+    await store.delete(key).catch(() => undefined);
+    throw failure ?? err;
+  } finally {
+    detach();
+  }
+  if (r.size === 0) {
+    await store.delete(key);
+    throw emptyFile();
+  }
+  return r;
 }

@@ -171,3 +171,9 @@ export async function reconciliation(trx: Trx) {
     ledger: shaped,
   };
 }
+
+/** Re-derive the ledger from source rows (posts only differences), then the tenant-wide totals. */
+export async function refresh(trx: Trx) {
+  const posted = await refreshLedger(trx);
+  return { posted, totals: await transactionSummary(trx, { payee: null }) };
+}

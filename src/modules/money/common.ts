@@ -98,6 +98,17 @@ export function monthOf(date: Date | string): string {
   return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-01`;
 }
 
+/** The amount fields of an expense or revenue: amount in its currency, the rate and the base amount. */
+export function amountView(r: Record<string, unknown>, base: string) {
+  return {
+    amount: money(r.amount as string),
+    currency: String(r.currency).trim(),
+    conversionRate: money(r.conversion_rate as string),
+    baseAmount: money(r.base_amount as string),
+    baseCurrency: base,
+  };
+}
+
 export function iso(v: unknown): string | null {
   return v ? new Date(v as string).toISOString() : null;
 }
@@ -109,17 +120,16 @@ export function dateOnly(v: unknown): string | null {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
-/** Standard paged list answer. */
-export function paged<T>(message: string, data: T[], page: number, size: number, total: number) {
-  return { success: true, message, data, pagination: { page, size, total } };
-}
+export { paged, pagedList } from '../../http/crud';
 
-/** A paged list answer (page 1, size 20 unless asked). */
-export async function pagedList(
-  message: string, query: { page?: number; size?: number }, fetch: (page: number, size: number) => Promise<{ data: unknown[]; total: number }>,
-) {
-  const page = query.page ?? 1;
-  const size = query.size ?? 20;
-  const r = await fetch(page, size);
-  return paged(message, r.data, page, size, r.total);
+/**
+ * The answer of a one-record delete made with the area's bulk delete: 404 when the record
+ * was not found (absent, another member's, another workspace's), 400 with `code` when it
+ * exists but may not be deleted.
+ */
+export function oneDeleted(r: { failedDeletions: { error: string }[] }, noun: string, code = 'NOT_DELETABLE'): void {
+  const f = r.failedDeletions[0];
+  if (!f) return;
+  if (f.error.includes('not found')) throw new NotFoundError(noun);
+  throw new ValidationError(f.error, [], code);
 }

@@ -3,10 +3,11 @@
  * payee's earnings (see RECOUPMENT in ledger.ts) before anything is due.
  */
 import type { Trx } from '../../db';
+import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { assertCurrency, baseCurrency, dateOnly, dec, existingMembers, iso, isAdmin, money, toBase, type Decimal } from './common';
+import { amountView, assertCurrency, baseCurrency, dateOnly, dec, existingMembers, iso, isAdmin, money, toBase, type Decimal } from './common';
 import { existingTargets, type TargetType } from './targets';
 import { reconcileRecoupment } from './ledger';
 
@@ -34,11 +35,7 @@ export function toExpenseView(r: Record<string, unknown>, base: string) {
     title: r.title,
     description: r.description ?? null,
     category: r.category ?? null,
-    amount: money(r.amount as string),
-    currency: String(r.currency).trim(),
-    conversionRate: money(r.conversion_rate as string),
-    baseAmount: money(r.base_amount as string),
-    baseCurrency: base,
+    ...amountView(r, base),
     date: dateOnly(r.expense_date),
     recoupable: r.recoupable,
     targetType: r.target_type ?? null,
@@ -211,3 +208,14 @@ export async function expenseSummary(trx: Trx, payee: string | null) {
     byTargetType: byTarget.rows.map((b: Record<string, unknown>) => ({ targetType: b.target_type, count: b.count, amount: money(b.total as string) })),
   };
 }
+
+/** The expense area as the route factory calls it (no DELETE /expense/{id} in the spec). */
+export const expenseCrud: CrudService<Parameters<typeof listExpenses>[2], ExpenseInput, Partial<ExpenseInput>> = {
+  list: listExpenses,
+  get: getExpense,
+  create: createExpense,
+  update: updateExpense,
+  bulkRemove: (trx, _auth, ids) => bulkDeleteExpenses(trx, ids),
+  summary: expenseSummary,
+  bulkCreate: bulkCreateExpenses,
+};

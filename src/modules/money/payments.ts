@@ -12,10 +12,11 @@
  * the base currency is USD; any other combination is refused (no rate to the base).
  */
 import type { Trx } from '../../db';
+import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { baseCurrency, dec, Decimal, existingMembers, isAdmin, isCurrency, iso, money, SCALE } from './common';
+import { baseCurrency, dec, Decimal, existingMembers, isAdmin, isCurrency, iso, money, SCALE, oneDeleted } from './common';
 import { lockLedger, lockPayees, reconcilePayments } from './ledger';
 
 export interface PaymentInput {
@@ -173,8 +174,8 @@ export async function createPayment(trx: Trx, auth: AuthContext, input: PaymentI
   return getPayment(trx, auth, id!);
 }
 
-/** POST /payment/bulk: every valid item is created; each invalid one is reported in `errors`. */
-export async function bulkCreatePayments(trx: Trx, auth: AuthContext, items: { i: number; item: PaymentInput }[]) {
+/** POST /payment/bulk: every valid item is created; each invalid one is reported in `errors` (`total`: items sent, valid or not). */
+export async function bulkCreatePayments(trx: Trx, auth: AuthContext, items: { i: number; item: PaymentInput }[], total = items.length) {
   const base = await baseCurrency(trx);
   const members = await existingMembers(trx, items.map((x) => x.item.user));
   const errors: string[] = [];
@@ -185,7 +186,7 @@ export async function bulkCreatePayments(trx: Trx, auth: AuthContext, items: { i
     else rows.push(p.row!);
   }
   const ids = await insertPayments(trx, auth, rows);
-  return { message: `${ids.length} payment(s) created, ${items.length - ids.length} failed`, createdPayments: ids, errors };
+  return { message: `${ids.length} payment(s) created, ${total - ids.length} failed`, createdPayments: ids, errors };
 }
 
 export async function getPayment(trx: Trx, auth: AuthContext, id: string) {
@@ -308,11 +309,8 @@ export async function deletePayments(trx: Trx, ids: string[]) {
 }
 
 export async function deletePayment(trx: Trx, auth: AuthContext, id: string) {
-  const r = await deletePayments(trx, [id]);
-  const f = r.failedDeletions[0];
-  if (f?.error === 'Payment not found') throw new NotFoundError('Payment');
-  if (f) throw new ValidationError(f.error, [], 'PAYMENT_IN_FLIGHT');
   void auth;
+  oneDeleted(await deletePayments(trx, [id]), 'Payment', 'PAYMENT_IN_FLIGHT');
 }
 
 export async function paymentSummary(trx: Trx, payee: string | null) {
@@ -340,3 +338,15 @@ export async function paymentSummary(trx: Trx, payee: string | null) {
 export function assertOwnOrAdmin(auth: AuthContext, payee: string): void {
   if (!isAdmin(auth) && auth.tenantUserId !== payee) throw new ForbiddenError('Not your record', 'INSUFFICIENT_ROLE');
 }
+
+/** The payment area as the route factory calls it. */
+export const paymentCrud: CrudService<Parameters<typeof listPayments>[2], PaymentInput, Partial<PaymentInput> & { status?: PaymentStatus }> = {
+  list: listPayments,
+  get: getPayment,
+  create: createPayment,
+  update: updatePayment,
+  remove: deletePayment,
+  bulkRemove: (trx, _auth, ids) => deletePayments(trx, ids),
+  summary: paymentSummary,
+  bulkCreate: bulkCreatePayments,
+};

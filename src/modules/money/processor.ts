@@ -78,6 +78,33 @@ export async function deleteIntegration(trx: Trx): Promise<void> {
   if (!n) throw new NotFoundError('Processor integration');
 }
 
+/** Integrations this installation offers. */
+export function availableIntegrations(svc: AppServices) {
+  return [
+    {
+      provider: 'processor',
+      name: 'Payment processor',
+      description: 'Sends approved payouts as transfers; signed events report their outcome',
+      available: !!svc.cfg.processorApiUrl,
+      configureWith: 'POST /integrations/workspace {secretKey}',
+    },
+  ];
+}
+
+/** How to connect the processor to this workspace: webhook URL, signature, reference format. */
+export async function connectionInfo(trx: Trx, svc: AppServices) {
+  const ws = await trx('tenants').whereRaw('id = app_tenant_id()').first('uuid');
+  return {
+    webhookUrl: `${svc.cfg.publicUrl}/processor/webhook`,
+    signatureHeader: 'x-processor-signature',
+    signature: 'hex HMAC-SHA512 of the raw request body, keyed with the workspace processor secret',
+    referenceFormat: 'rondo_<workspace uuid without dashes>_<payment uuid without dashes>',
+    referencePrefix: `rondo_${String(ws.uuid).replace(/-/g, '')}_`,
+    events: ['transfer.success', 'transfer.failed', 'transfer.reversed'],
+    processorApiConfigured: !!svc.cfg.processorApiUrl,
+  };
+}
+
 async function workspaceSecret(trx: Trx, svc: AppServices, enabledOnly: boolean): Promise<string | null> {
   const r = await trx('processor_integrations').first();
   if (!r || (enabledOnly && !r.is_enabled)) return null;

@@ -10,12 +10,13 @@
  */
 import crypto from 'node:crypto';
 import type { Trx } from '../../db';
+import type { CrudService } from '../../http/crud';
 import { withTenant } from '../../db';
 import type { AppServices } from '../../services';
 import type { AuthContext } from '../auth/tokens';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { baseCurrency, dec, existingMembers, iso, isAdmin, money } from './common';
+import { baseCurrency, dec, existingMembers, iso, isAdmin, money, oneDeleted } from './common';
 import { balanceOf, lockLedger, lockPayees, reconcilePayments } from './ledger';
 import { minorDigits } from './processor-client';
 import { paymentReference, processorReady, sendPayment } from './processor';
@@ -210,3 +211,18 @@ export async function approveRequest(svc: AppServices, auth: AuthContext, tenant
     payment: await getPayment(trx, auth, paymentId),
   }));
 }
+
+/** Delete one pending or declined request: 404 when absent (or not the caller's), 400 when approved or paid. */
+export async function deleteRequest(trx: Trx, auth: AuthContext, id: string): Promise<void> {
+  oneDeleted(await deleteRequests(trx, auth, [id]), 'Payment request', 'REQUEST_NOT_DELETABLE');
+}
+
+/** The payment request area as the route factory calls it. */
+export const requestCrud: CrudService<Parameters<typeof listRequests>[2], Parameters<typeof createRequest>[2], Parameters<typeof updateRequest>[3]> = {
+  list: listRequests,
+  get: getRequest,
+  create: createRequest,
+  update: updateRequest,
+  remove: deleteRequest,
+  bulkRemove: deleteRequests,
+};

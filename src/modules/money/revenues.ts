@@ -6,10 +6,11 @@
  * revenue. Posted to the ledger as revenue_share entries in the revenue's accounting period.
  */
 import type { Trx } from '../../db';
+import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { assertCurrency, baseCurrency, dateOnly, dec, Decimal, existingMembers, iso, isAdmin, money, periodBounds, SCALE, toBase } from './common';
+import { amountView, assertCurrency, baseCurrency, dateOnly, dec, Decimal, existingMembers, iso, isAdmin, money, periodBounds, SCALE, toBase, oneDeleted } from './common';
 import { reconcileRecoupment, reconcileRevenues } from './ledger';
 
 export interface RevenueInput {
@@ -87,11 +88,7 @@ async function view(trx: Trx, auth: AuthContext, rows: Record<string, unknown>[]
     title: r.title,
     description: r.description ?? null,
     source: r.source ?? null,
-    amount: money(r.amount as string),
-    currency: String(r.currency).trim(),
-    conversionRate: money(r.conversion_rate as string),
-    baseAmount: money(r.base_amount as string),
-    baseCurrency: base,
+    ...amountView(r, base),
     date: dateOnly(r.revenue_date),
     accountingPeriod: dateOnly(r.accounting_period)!.slice(0, 7),
     // Members see their own share only.
@@ -218,3 +215,20 @@ export async function revenueSummary(trx: Trx, payee: string | null) {
     byUser: byUser.rows.map((b: Record<string, unknown>) => ({ user: b.tenant_user_id, amount: money(b.total as string) })),
   };
 }
+
+/** Delete one revenue; 404 when it is absent (or another workspace's). */
+export async function deleteRevenue(trx: Trx, _auth: AuthContext, id: string): Promise<void> {
+  oneDeleted(await deleteRevenues(trx, [id]), 'Revenue');
+}
+
+/** The revenue area as the route factory calls it. */
+export const revenueCrud: CrudService<Parameters<typeof listRevenues>[2], RevenueInput, Partial<RevenueInput>> = {
+  list: listRevenues,
+  get: getRevenue,
+  create: createRevenue,
+  update: updateRevenue,
+  remove: deleteRevenue,
+  bulkRemove: (trx, _auth, ids) => deleteRevenues(trx, ids),
+  summary: revenueSummary,
+  bulkCreate: bulkCreateRevenues,
+};

@@ -5,11 +5,12 @@
  * short values), never the plaintext. One default setting per member.
  */
 import type { Trx } from '../../db';
+import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
 import type { SecretBox } from '../../lib/crypto';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { assertCurrency, existingMembers, iso, isAdmin } from './common';
+import { assertCurrency, existingMembers, iso, isAdmin, oneDeleted } from './common';
 
 export type PayoutMethod = 'processor' | 'bank_transfer' | 'paypal' | 'other';
 
@@ -116,4 +117,21 @@ export async function deleteSettings(trx: Trx, auth: AuthContext, ids: string[])
   const found = (await scoped(trx, auth).whereIn('id', ids).delete().returning('id')).map((r) => r.id as string);
   const set = new Set(found);
   return { message: `${found.length} payment setting(s) deleted`, processedCount: found.length, failedDeletions: ids.filter((i) => !set.has(i)).map((id) => ({ id, error: 'Payment setting not found' })) };
+}
+
+/** Delete one payment setting; 404 when absent (or not the caller's). */
+export async function deleteSetting(trx: Trx, auth: AuthContext, id: string): Promise<void> {
+  oneDeleted(await deleteSettings(trx, auth, [id]), 'Payment setting');
+}
+
+/** The payment setting area as the route factory calls it; details are sealed and opened with `box`. */
+export function settingCrud(box: SecretBox): CrudService<Parameters<typeof listSettings>[3], SettingInput, Partial<SettingInput>> {
+  return {
+    list: (trx, auth, o) => listSettings(trx, box, auth, { page: o.page, size: o.size, user: o.user }),
+    get: (trx, auth, id) => getSetting(trx, box, auth, id),
+    create: (trx, auth, input) => createSetting(trx, box, auth, input),
+    update: (trx, auth, id, patch) => updateSetting(trx, box, auth, id, patch),
+    remove: deleteSetting,
+    bulkRemove: deleteSettings,
+  };
 }

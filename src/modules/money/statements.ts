@@ -161,3 +161,16 @@ export function statementPdf(s: Statement): Promise<Buffer> {
   doc.end();
   return done;
 }
+
+export type StatementFormat = 'json' | 'csv' | 'pdf';
+
+/** A statement in the asked format: JSON data, or a file (CSV with exact amounts, PDF). */
+export async function renderStatement(
+  trx: Trx, payee: string, period: string, format: StatementFormat = 'json',
+): Promise<{ statement: Statement } | { file: { type: string; filename: string; body: string | Buffer } }> {
+  const s = await buildStatement(trx, payee, period);
+  const name = `statement-${period}-${payee.slice(0, 8)}`;
+  if (format === 'csv') return { file: { type: 'text/csv; charset=utf-8', filename: `${name}.csv`, body: statementCsv(s) } };
+  if (format === 'pdf') return { file: { type: 'application/pdf', filename: `${name}.pdf`, body: await statementPdf(s) } };
+  return { statement: s };
+}

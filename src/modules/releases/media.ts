@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { parseFile, parseStream } from 'music-metadata';
 import { ValidationError } from '../../lib/errors';
-import { guardedFetch } from '../../lib/outbound';
+import { guardedFetch, type OutboundPolicy } from '../../lib/outbound';
 import { iso } from '../catalogue/common';
 
 const AUDIO_EXT = new Set(['mp3', 'wav', 'flac', 'aac', 'm4a', 'ogg', 'oga', 'opus', 'aif', 'aiff', 'wma', 'alac']);
@@ -49,7 +49,7 @@ export interface LinkCheck {
   fileSize: number | null;
 }
 
-async function probe(url: string, allowPrivate: boolean): Promise<Response> {
+async function probe(url: string, allowPrivate: OutboundPolicy | boolean): Promise<Response> {
   const ctl = AbortSignal.timeout(5000);
   let res = await guardedFetch(url, { method: 'HEAD', signal: ctl }, allowPrivate);
   if (res.status === 405 || res.status === 501) {
@@ -60,7 +60,7 @@ async function probe(url: string, allowPrivate: boolean): Promise<Response> {
 }
 
 /** Validate a track media link: scheme, audio/video only, reachable. */
-export async function checkTrackLink(rawUrl: string, wanted?: 'audio' | 'video', name?: string, allowPrivate = false): Promise<LinkCheck> {
+export async function checkTrackLink(rawUrl: string, wanted?: 'audio' | 'video', name?: string, allowPrivate: OutboundPolicy | boolean = false): Promise<LinkCheck> {
   let url: URL;
   try {
     url = new URL(rawUrl);

@@ -1,0 +1,55 @@
+/**
+ * The workspace's payment-processor integration (`/integrations/*`: its secret, never
+ * returned) and the signed inbound webhook `POST /processor/webhook`
+ * (x-processor-signature = hex HMAC-SHA512 of the raw body with the workspace's secret).
+ * Handlers: parsed input and the caller → one service call → the answer's shape.
+ */
+import type Router from '@koa/router';
+import { defineRoutes, route } from '../../http/route';
+import { ok } from '../../http/crud';
+import type { AppServices } from '../../services';
+import * as S from './schemas';
+import * as proc from './processor';
+
+export function registerProcessorRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'Integration', errorShape: 'status' }, [
+    route({ method: 'get', path: '/integrations/all', summary: "The workspace's integrations and their state (secrets masked)", access: 'admin',
+      async handler({ trx }) {
+        return ok('Integrations', [await proc.integrationStatus(trx, svc)]);
+      } }),
+    route({ method: 'get', path: '/integrations/info', summary: 'Integrations this installation offers', access: 'user',
+      async handler() {
+        return ok('Available integrations', proc.availableIntegrations(svc));
+      } }),
+    route({ method: 'get', path: '/integrations/workspace/info', summary: 'How to connect the processor to this workspace: webhook URL, signature, reference format', access: 'admin',
+      async handler({ trx }) {
+        return ok('Processor connection', await proc.connectionInfo(trx, svc));
+      } }),
+    route({ method: 'post', path: '/integrations/workspace', summary: "Store (or replace) the workspace's processor secret (admin); never returned", access: 'admin', status: 201, body: S.IntegrationBody,
+      async handler({ trx, body }) {
+        return ok('Processor integration saved', await proc.setIntegration(trx, svc, body, 'create'));
+      } }),
+    route({ method: 'get', path: '/integrations/workspace', summary: 'Processor integration status (masked: hasSecret, secretHint, secretUpdatedAt)', access: 'admin',
+      async handler({ trx }) {
+        return ok('Processor integration', await proc.integrationStatus(trx, svc));
+      } }),
+    route({ method: 'put', path: '/integrations/workspace', summary: 'Rotate the secret or enable/disable the integration (admin)', access: 'admin', body: S.IntegrationPatch,
+      async handler({ trx, body }) {
+        return ok('Processor integration updated', await proc.setIntegration(trx, svc, body, 'update'));
+      } }),
+    route({ method: 'delete', path: '/integrations/workspace', summary: 'Remove the processor integration and its secret (admin)', access: 'admin',
+      async handler({ trx }) {
+        await proc.deleteIntegration(trx);
+        return ok('Processor integration removed', null);
+      } }),
+  ]);
+
+  defineRoutes(router, svc, { tag: 'Processor', errorShape: 'processor' }, [
+    route({ method: 'post', path: '/processor/webhook', summary: 'Inbound processor events, signed: x-processor-signature = hex HMAC-SHA512(raw body, workspace secret)', access: 'public', rawBody: true,
+      async handler({ ctx }) {
+        const raw = await proc.readRawBody(ctx.req);
+        const r = await proc.handleProcessorEvent(svc, raw, ctx.get('x-processor-signature') || undefined);
+        return { status: 'success', event: r.event };
+      } }),
+  ]);
+}
