@@ -13,8 +13,8 @@ import crypto from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
-import type { ObjectStore } from '../../lib/storage';
-import { AppError, ValidationError } from '../../lib/errors';
+import type { ObjectStore } from '../lib/storage';
+import { AppError, ValidationError } from '../lib/errors';
 
 /** Largest single statement upload (bytes). */
 export const MAX_UPLOAD_BYTES = 20 * 1024 ** 3;
