@@ -12,7 +12,7 @@ import type { Trx } from '../../db';
 import { parseIsrc, parseUpc } from './identifiers';
 import { UUID_RE } from './common';
 import type { AssetInput, ProductInput } from './service';
-import type { ShareInput } from '../splits/service';
+import type { ShareInput } from './splits';
 
 const CHUNK = 1000;
 

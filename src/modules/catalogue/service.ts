@@ -7,7 +7,7 @@ import { NotFoundError, ValidationError, pgCode, PG } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { applySearch, dateOnly, iso, pageList, resolveArtists, setLinks, type ListQuery } from './common';
 import { normaliseIsrc, parseIsrc, parseUpc } from './identifiers';
-import { upsertSplit, type ShareInput } from '../splits/service';
+import { upsertSplit, type ShareInput } from './splits';
 
 // ---------------------------------------------------------------------------------------
 // Artists

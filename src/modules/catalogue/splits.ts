@@ -7,8 +7,8 @@
 import Decimal from 'decimal.js';
 import type { Trx } from '../../db';
 import { NotFoundError, ValidationError } from '../../lib/errors';
-import { dateOnly, iso } from '../catalogue/common';
-import { normaliseTerritory } from '../catalogue/identifiers';
+import { dateOnly, iso } from './common';
+import { normaliseTerritory } from './identifiers';
 
 export const SPLIT_TYPES = ['all', 'stream', 'download', 'ugc', 'physical', 'return', 'radio', 'sync', 'ringtone', 'other'] as const;
 export type SplitType = (typeof SPLIT_TYPES)[number];
