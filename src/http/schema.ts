@@ -9,7 +9,7 @@ import { addInputRules, FORMAT_TEXT, inputProblems } from './limits';
 import type { RoleName } from '../lib/identity';
 
 export { Type };
-export type { TSchema, Static };
+export type { TSchema, Static, TProperties };
 export { Money, Share, Rate, DateIn, DateTimeIn, MonthIn, MonthOrDateIn, CurrencyCode, Text, Int32, IdInt, DATE_RANGE } from './limits';
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;

@@ -22,6 +22,20 @@ const LoginResponse = Type.Object({ message: Type.String(), workspaces: Type.Arr
 export function registerAuthRoutes(router: Router, svc: AppServices): void {
   const auth = authOf(svc);
   const d = { ...svc, auth };
+  /** A public route that e-mails a link to an address: the same answer whether or not the address is known. */
+  const emailLinkRoute = (path: string, summary: string, description: string, send: typeof requestLoginLink, message: string) =>
+    route({
+      method: 'post',
+      path,
+      summary,
+      description,
+      access: 'public',
+      body: Strict({ email: Email, redirect_url: RedirectUrl }),
+      async handler({ ctx, body }) {
+        await send(d, body.email, body.redirect_url, ctx.ip);
+        return { success: true, message };
+      },
+    });
   defineRoutes(router, svc, { tag: 'Auth', errorShape: 'catalogue' }, [
     route({
       method: 'post',
@@ -59,19 +73,13 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
         return { success: true, message: 'Logged out' };
       },
     }),
-    route({
-      method: 'post',
-      path: '/auth/forgotpassword',
-      summary: 'Start a password reset: the reset link (token and verification code) goes by e-mail only',
-      description:
-        'Always answers the same way whether or not the address is known, so it cannot be used to probe for accounts. The token and code travel only by e-mail (never in this answer). Limited per client address and per recipient (429 beyond).',
-      access: 'public',
-      body: Strict({ email: Email, redirect_url: RedirectUrl }),
-      async handler({ ctx, body }) {
-        await requestPasswordReset(d, body.email, body.redirect_url, ctx.ip);
-        return { success: true, message: 'If the address is registered, a reset link and verification code have been sent' };
-      },
-    }),
+    emailLinkRoute(
+      '/auth/forgotpassword',
+      'Start a password reset: the reset link (token and verification code) goes by e-mail only',
+      'Always answers the same way whether or not the address is known, so it cannot be used to probe for accounts. The token and code travel only by e-mail (never in this answer). Limited per client address and per recipient (429 beyond).',
+      requestPasswordReset,
+      'If the address is registered, a reset link and verification code have been sent',
+    ),
     route({
       method: 'patch',
       path: '/auth/resetpassword',
@@ -107,18 +115,13 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
         return { success: true, message: 'Invitation accepted; sign in to reach the workspace' };
       },
     }),
-    route({
-      method: 'post',
-      path: '/auth/loginlink',
-      summary: 'E-mail a one-time, 15-minute sign-in link (GET /auth/?token=…)',
-      description: 'Limited per client address and per recipient (429 beyond).',
-      access: 'public',
-      body: Strict({ email: Email, redirect_url: RedirectUrl }),
-      async handler({ ctx, body }) {
-        await requestLoginLink(d, body.email, body.redirect_url, ctx.ip);
-        return { success: true, message: 'If the address is registered, a sign-in link has been sent' };
-      },
-    }),
+    emailLinkRoute(
+      '/auth/loginlink',
+      'E-mail a one-time, 15-minute sign-in link (GET /auth/?token=…)',
+      'Limited per client address and per recipient (429 beyond).',
+      requestLoginLink,
+      'If the address is registered, a sign-in link has been sent',
+    ),
     route({
       method: 'get',
       path: '/auth',
