@@ -28,6 +28,8 @@ export interface JobPayloads {
   'royalty.reallocate': { tenantId: number; force?: boolean };
   /** Safety net: a reallocate job for every workspace with pending change marks. */
   'royalty.sweep': Record<string, never>;
+  /** Every minute: resend unconfirmed FX payouts (same idempotency key) and poll open ones (src/modules/partners/fx-payouts.ts). */
+  'partners.fxpartner.sync': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
@@ -78,6 +80,7 @@ export const JOB_OPTIONS: Record<JobName, { retryLimit: number; retryDelay: numb
   // burst of catalogue edits becomes one re-allocation.
   'royalty.reallocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, policy: 'stately' },
   'royalty.sweep': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300 },
+  'partners.fxpartner.sync': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300 },
 };
 
 /** Ingest jobs per worker process: one (DESIGN §5: a second one in parallel gained nothing). */
@@ -95,6 +98,12 @@ export async function registerWorkers(svc: AppServices): Promise<void> {
     await recoverStaleFiles(svc, svc.cfg.staleFileSeconds);
   });
   await queue.boss.schedule('maintenance.recover', '* * * * *', {});
+
+  await queue.work('partners.fxpartner.sync', async () => {
+    const { syncAllFxPayouts } = await import('../src/modules/partners/fx-payouts');
+    await syncAllFxPayouts(svc);
+  });
+  await queue.boss.schedule('partners.fxpartner.sync', '* * * * *', {});
 
   const files = await import('./files');
   await files.registerFileWorkers(svc);

@@ -7,6 +7,6 @@ export function createLogger(level: string): Logger {
     level,
     base: { service: 'rondo' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: ['req.headers.authorization', 'password', 'new_password', '*.password'],
+    redact: ['req.headers.authorization', 'password', 'new_password', '*.password', 'token', '*.token', 'apiKey', '*.apiKey', 'webhookSecret', '*.webhookSecret', 'secretKey', '*.secretKey'],
   });
 }

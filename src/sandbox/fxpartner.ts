@@ -13,7 +13,7 @@
  *   GET    /v1/payouts/{id}                {data: payout}
  *
  * A payout: {id, status: pending|processing|completed|failed, amount, currency, rate (USD per
- * unit of currency), wallet_id, beneficiary_id, reference, memo, purpose_code, created_at, updated_at}.
+ * unit of currency), wallet_id, beneficiary_id, reference, external_id, memo, purpose_code, created_at, updated_at}.
  * Callbacks: POST <webhook url> {id: "evt_…", type: "payout.updated", created_at, data: payout}
  * with `x-fxpartner-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the API key>`.
  *
@@ -45,6 +45,8 @@ export interface FxPayout {
   wallet_id: string;
   beneficiary_id: string;
   reference: string;
+  /** The caller's own id for the payout (Rondo: its payment request id), echoed in callbacks. */
+  external_id: string | null;
   memo: string | null;
   purpose_code: string | null;
   created_at: string;
@@ -55,7 +57,7 @@ interface Account {
   key: string;
   id: string;
   webhookUrl: string | null;
-  wallets: { id: string; label: string; currency: string; balance: string }[];
+  wallets: { id: number; label: string; currency: string; balance: string }[];
   beneficiaries: Map<string, Record<string, unknown>>;
   payouts: Map<string, FxPayout>;
   idem: Map<string, { hash: string; id: string }>;
@@ -126,7 +128,7 @@ export class FakeFxPartner extends FakeServer {
         key,
         id: `acc_${this.accounts.size + 1}`,
         webhookUrl: null,
-        wallets: WALLET_CURRENCIES.map((c, i) => ({ id: `wal_${i + 1}`, label: `${c} wallet`, currency: c, balance: c === 'JPY' ? '1500000' : '250000.00' })),
+        wallets: WALLET_CURRENCIES.map((c, i) => ({ id: i + 1, label: `${c} wallet`, currency: c, balance: c === 'JPY' ? '1500000' : '250000.00' })),
         beneficiaries: new Map(),
         payouts: new Map(),
         idem: new Map(),
@@ -165,7 +167,7 @@ export class FakeFxPartner extends FakeServer {
     if (!/^[0-9]+(\.[0-9]+)?$/.test(amount) || /^0+(\.0+)?$/.test(amount)) throw new SandboxError(422, { error: 'invalid_amount', message: 'amount must be a positive decimal string' });
     const currency = String(b.currency ?? '');
     if (!FX_RATES[currency]) throw new SandboxError(422, { error: 'unsupported_currency', message: `currency ${currency} is not supported` });
-    if (!a.wallets.some((w) => w.id === b.wallet_id)) throw new SandboxError(422, { error: 'unknown_wallet', message: 'No such wallet' });
+    if (!a.wallets.some((w) => String(w.id) === String(b.wallet_id))) throw new SandboxError(422, { error: 'unknown_wallet', message: 'No such wallet' });
     if (!a.beneficiaries.has(String(b.beneficiary_id))) throw new SandboxError(422, { error: 'unknown_beneficiary', message: 'No such beneficiary' });
     const now = new Date().toISOString();
     const p: FxPayout = {
@@ -177,6 +179,7 @@ export class FakeFxPartner extends FakeServer {
       wallet_id: String(b.wallet_id),
       beneficiary_id: String(b.beneficiary_id),
       reference: String(b.reference ?? ''),
+      external_id: b.external_id ?? null,
       memo: b.memo ?? null,
       purpose_code: b.purpose_code ?? null,
       created_at: now,
