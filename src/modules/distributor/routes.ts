@@ -17,7 +17,7 @@ const Status = Type.Object({
   isEnabled: Type.Boolean(),
   credentialState: Type.String({ examples: ['valid'] }),
   hasToken: Type.Boolean(),
-  tokenHint: Type.Union([Type.String({ maxLength: 5, examples: ['…9f2c'] }), Type.Null()]),
+  tokenHint: Type.Union([Type.String({ maxLength: 4, examples: ['9f2c'] }), Type.Null()]),
   tokenUpdatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   hasWebhookSecret: Type.Boolean(),
   webhookSecretUpdatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),

@@ -1,7 +1,7 @@
 /**
  * The workspace's distributor credentials (spec 2.5): a token and an optional webhook
  * secret, both sealed at rest. Neither is ever returned, logged or put in an error: the
- * status shows `tokenHint` (at most the last 4 characters) and timestamps only.
+ * status shows `tokenHint` (the last 4 characters of the token, no more) and timestamps only.
  *
  * credentialState: `missing` (nothing stored), `valid` (the distributor accepted the token
  * when it was set), `invalid` (it refused it), `unverified` (no DISTRIBUTOR_API_URL, or the
@@ -10,7 +10,6 @@
 import type { AppServices } from '../../services';
 import type { Trx } from '../../db';
 import { NotFoundError } from '../../lib/errors';
-import { mask } from '../../lib/crypto';
 import { clock } from '../../lib/clock';
 import { iso } from '../money/common';
 import { PartnerApiError } from '../partners/http-client';
@@ -28,7 +27,8 @@ export async function credentialStatus(trx: Trx, svc: AppServices) {
     isEnabled: r ? !!r.is_enabled : false,
     credentialState: (r ? r.credential_state : 'missing') as CredentialState,
     hasToken: !!token,
-    tokenHint: token ? mask(token) : null,
+    // spec 2.5: at most the last 4 characters of the token, nothing else
+    tokenHint: token ? token.slice(-4) : null,
     tokenUpdatedAt: r ? iso(r.token_updated_at) : null,
     hasWebhookSecret: !!r?.webhook_secret_sealed,
     webhookSecretUpdatedAt: r ? iso(r.webhook_secret_updated_at) : null,
