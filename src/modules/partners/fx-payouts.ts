@@ -115,8 +115,9 @@ export async function createFxPaymentRequest(svc: AppServices, tenantId: number,
   const { id, replay } = await tx(svc, tenantId, (trx) => record(trx, auth, input, version, key));
   if (!replay) await submit(svc, tenantId, id);
   const r = await tx(svc, tenantId, (trx) => trx('fx_payment_requests').where({ id }).first());
-  const message = r.status === 'failed' ? `Payment request refused by the partner: ${r.last_error}` : r.submitted ? 'Payment request created' : 'Payment request created; the partner has not confirmed it yet (it is retried with the same idempotency key)';
-  return { success: r.status !== 'failed', message, data: { paymentId: r.id as string, status: r.status as string }, request: r };
+  if (r.status === 'failed' && !r.submitted) throw new ValidationError(`Payment request ${r.id} refused by the partner: ${r.last_error}`, [], 'PARTNER_REFUSED');
+  const message = r.submitted ? 'Payment request created' : 'Payment request created; the partner has not confirmed it yet (it is retried with the same idempotency key)';
+  return { success: true, message, data: { paymentId: r.id as string, status: r.status as string } };
 }
 
 /** Send one unsubmitted request (step 2). Safe to repeat: the idempotency key never changes. */
@@ -147,7 +148,7 @@ export async function submit(svc: AppServices, tenantId: number, id: string): Pr
     return;
   }
   await tx(svc, tenantId, async (trx) => {
-    await trx('fx_payment_requests').where({ id }).update({ submitted: true, partner_payment_id: payout.id, attempts: trx.raw('attempts + 1'), last_error: null, updated_at: clock.now() });
+    await trx('fx_payment_requests').where({ id }).update({ submitted: true, partner_payment_id: payout.id, conversion_rate: payout.rate ?? null, attempts: trx.raw('attempts + 1'), last_error: null, updated_at: clock.now() });
     await moveTo(trx, svc, id, payout.status, payout);
   });
 }

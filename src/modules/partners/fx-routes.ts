@@ -95,15 +95,13 @@ export function registerFxPartnerRoutes(router: Router, svc: AppServices): void 
     route({ method: 'post', path: `${base}/payment-requests`, summary: 'Pay a beneficiary (v1): created pending; optional Idempotency-Key header makes a retry answer the same request', access: 'admin', status: 201, body: S.PaymentRequestV1, noTransaction: true, responses: { 201: S.PaymentRequestCreated, ...errs },
       async handler({ ctx, tenantId, auth, body }) {
         const r = await pay.createFxPaymentRequest(svc, tenantId, auth, { ...body, walletId: String(body.walletId) }, 1, idempotencyKey(ctx.get('idempotency-key')));
-        if (!r.success) ctx.status = 400;
-        return { success: r.success, message: r.message, data: r.data };
+        return r;
       } }),
     route({ method: 'post', path: `${base}/payment-requests/v2`, summary: 'Pay a beneficiary (v2): adds purposeCode (required) and idempotencyKey (body or Idempotency-Key header)', access: 'admin', status: 201, body: S.PaymentRequestV2, noTransaction: true, responses: { 201: S.PaymentRequestCreated, ...errs },
       async handler({ ctx, tenantId, auth, body }) {
         const { idempotencyKey: k, ...input } = body;
         const r = await pay.createFxPaymentRequest(svc, tenantId, auth, { ...input, walletId: String(input.walletId) }, 2, idempotencyKey(ctx.get('idempotency-key'), k));
-        if (!r.success) ctx.status = 400;
-        return { success: r.success, message: r.message, data: r.data };
+        return r;
       } }),
     route({ method: 'get', path: `${base}/payment-requests`, summary: "The workspace's payout requests, newest first", access: 'admin', query: S.FxRequestQuery, responses: { 200: S.FxRequestList, ...errs },
       async handler({ trx, query }) {
