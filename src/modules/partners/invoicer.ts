@@ -164,6 +164,7 @@ const MAX_PAGES = 200;
 export async function syncInvoices(svc: AppServices, tenantId: number, auth: AuthContext, userId: string | undefined) {
   const payee = userId ?? auth.tenantUserId;
   if (!payee) throw new ValidationError('Invalid request', ['body must have property "userId"']);
+  if (!(await tx(svc, tenantId, (trx) => trx('tenant_users').where({ id: payee }).first('id')))) throw new NotFoundError('User');
   const all: PartnerInvoice[] = [];
   for (let page = 1; page <= MAX_PAGES; page++) {
     const r = await withToken(svc, tenantId, 'Invoices', (c, t) => c.invoices(t, page, 100));
