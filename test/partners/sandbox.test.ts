@@ -31,7 +31,7 @@ describe('partners: the sandbox', function () {
       const me = await fetch(`${env.DISTRIBUTOR_API_URL}/me`, { headers: { authorization: 'Bearer any-token' } });
       assert.equal(me.status, 200);
       const t = await fetch(`${env.PROCESSOR_API_URL}/transfer`, { method: 'POST', headers: { authorization: 'Bearer sk', 'content-type': 'application/json' }, body: JSON.stringify({ reference: 'r1', amount: 100, currency: 'USD' }) });
-      assert.equal((await t.json()).data.status, 'pending');
+      assert.equal(((await t.json()) as { data: { status: string } }).data.status, 'pending');
     } finally {
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');
