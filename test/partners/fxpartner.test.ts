@@ -191,6 +191,9 @@ describe('partners: FX payout partner', function () {
     assert.equal((await post(signFx(raw, keyB))).status, 401);
     assert.equal((await post('t=1,v1=' + '0'.repeat(64))).status, 401, 'stale timestamp');
     assert.equal((await post(signFx(raw + ' ', keyA))).status, 401);
+    const elsewhere = (ws: string) => run.app.request('POST', `/integrations/fxpartner/webhook/${ws}`, { raw, headers: { 'content-type': 'application/json', 'x-fxpartner-signature': signFx(raw, keyA) } });
+    assert.equal((await elsewhere('00000000-0000-4000-8000-000000000000')).status, 401, 'an unknown workspace looks like a bad signature');
+    assert.equal((await elsewhere(b.workspaceId)).status, 401, 'signed with A’s key, sent to B');
     assert.equal((await fxRow(id)).status, 'pending');
     const ok = await post(signFx(raw, keyA));
     assert.equal(ok.status, 200, ok.text);

@@ -211,16 +211,18 @@ export async function handleFxCallback(svc: AppServices, workspaceId: string, ra
   const sig = parseSignature(signature);
   if (!sig) throw new UnauthorizedError('Invalid signature', 'INVALID_SIGNATURE');
   if (Math.abs(Date.now() / 1000 - sig.t) > TOLERANCE_SECONDS) throw new UnauthorizedError('Signature timestamp outside the allowed window', 'STALE_SIGNATURE');
-  if (!/^[0-9a-f-]{36}$/i.test(workspaceId)) throw new NotFoundError('Workspace');
+  // an unknown workspace, or one without the partner, answers like a bad signature: the route
+  // tells a caller nothing about which workspaces exist
+  const refuse = () => new UnauthorizedError('Invalid signature', 'INVALID_SIGNATURE');
   // Which workspace? (owner pool, one row of `tenants`); everything else under its RLS.
   const tenant = await svc.db.owner('tenants').where({ uuid: workspaceId }).first('id');
-  if (!tenant) throw new NotFoundError('Workspace');
+  if (!tenant) throw refuse();
   return tx(svc, tenant.id, async (trx) => {
     const integ = await trx('fx_integrations').first('api_key_sealed');
-    if (!integ) throw new NotFoundError('Workspace');
+    if (!integ) throw refuse();
     const key = svc.secrets.open(integ.api_key_sealed);
     const expected = crypto.createHmac('sha256', key).update(`${sig.t}.`).update(raw).digest('hex');
-    if (!safeEqual(expected, sig.v1)) throw new UnauthorizedError('Invalid signature', 'INVALID_SIGNATURE');
+    if (!safeEqual(expected, sig.v1)) throw refuse();
     let body: { id?: unknown; type?: unknown; data?: FxPayoutView };
     try {
       body = JSON.parse(raw.toString('utf8'));
