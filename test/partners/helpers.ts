@@ -33,6 +33,7 @@ export async function startPartnerRun(): Promise<PartnerRun> {
   const app = await startTestApp({
     log: createLogger('debug', sink),
     config: {
+      processorApiUrl: sb.env.PROCESSOR_API_URL,
       fxpartnerApiUrl: sb.env.FXPARTNER_API_URL,
       distributorApiUrl: sb.env.DISTRIBUTOR_API_URL,
       invoicer: {
@@ -50,6 +51,7 @@ export async function startPartnerRun(): Promise<PartnerRun> {
   });
   // callbacks go to this test app
   app.cfg.publicUrl = app.url;
+  sb.processor.webhookUrl = `${app.url}/processor/webhook`;
   const bodies: string[] = [];
   const request = app.request.bind(app);
   app.request = async (method, path, opts) => {

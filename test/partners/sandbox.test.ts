@@ -6,6 +6,8 @@ import { createInterface } from 'node:readline';
 import { withTenant } from '../../src/db';
 import { seedDemo, DEMO_TENANT } from '../../src/seed/demo';
 import { startPartnerRun, type PartnerRun } from './helpers';
+import { createTestTenant } from '../helpers/app';
+import { allocateFile, uuid } from '../money/helpers';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -36,6 +38,35 @@ describe('partners: the sandbox', function () {
       child.kill('SIGTERM');
       if (child.exitCode === null) await once(child, 'exit');
     }
+  });
+
+  describe('the processor fake, end to end', () => {
+    let run: PartnerRun;
+    before(async () => {
+      run = await startPartnerRun();
+    });
+    after(async () => run.close());
+
+    it('an approved payment request is sent as a transfer; its success event, delivered twice, completes it once', async () => {
+      const a = await createTestTenant(run.app, 'ProcSb');
+      const secret = 'sk_sandbox_' + uuid().replace(/-/g, '');
+      const payee = a.users.user!.tenantUserId;
+      assert.equal((await run.app.request('POST', '/integrations/workspace', { token: a.users.admin!.token, body: { secretKey: secret } })).status, 201);
+      await allocateFile(run.app, a.tenantId, uuid(), [{ payee, amount: '40' }]);
+      await run.app.request('POST', '/payment-setting', { token: a.users.user!.token, body: { method: 'processor', label: 'Bank', currency: 'USD', details: { accountNumber: '0123456789', bankCode: '058' } } });
+      const req = await run.app.request('POST', '/payment-request/', { token: a.users.user!.token, body: { amount: 15 } });
+      assert.equal(req.status, 201, req.text);
+      const ok = await run.app.request('PATCH', `/payment-request/${req.body.data.id}/approve`, { token: a.users.admin!.token, body: {} });
+      assert.equal(ok.body.data.payment.status, 'processing', ok.text);
+      const t = run.sb.processor.transfers.find((x) => x.reference === ok.body.data.payment.reference)!;
+      assert.equal(t.amount, 1500);
+      assert.equal(await run.sb.processor.settle(t.reference, 'transfer.success', { duplicate: true }), 200);
+      const p = await run.app.request('GET', `/payment/${ok.body.data.payment.id}`, { token: a.users.admin!.token });
+      assert.equal(p.body.data.status, 'completed');
+      const entries = await withTenant(run.app.svc.db.app, a.tenantId, (trx) => trx('ledger_entries').where({ source_type: 'payment', tenant_user_id: payee }).select(trx.raw('amount::text AS amount')));
+      assert.deepEqual(entries, [{ amount: '-15.000000000000' }]);
+      run.assertNoLeak([secret]);
+    });
   });
 
   describe('seed:demo with the sandbox running', () => {
