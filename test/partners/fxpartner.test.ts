@@ -195,6 +195,10 @@ describe('partners: FX payout partner', function () {
     assert.equal((await elsewhere('00000000-0000-4000-8000-000000000000')).status, 401, 'an unknown workspace looks like a bad signature');
     assert.equal((await elsewhere(b.workspaceId)).status, 401, 'signed with A’s key, sent to B');
     assert.equal((await fxRow(id)).status, 'pending');
+    // signed, but holding what Postgres cannot store: a 400, not a 500
+    const nul = JSON.stringify({ id: 'evt_nul\u0000', type: 'payout.updated', data: { id: pid, status: 'completed' } });
+    const bad = await run.app.request('POST', hook, { raw: nul, headers: { 'content-type': 'application/json', 'x-fxpartner-signature': signFx(nul, keyA) } });
+    assert.equal(bad.status, 400, bad.text);
     const ok = await post(signFx(raw, keyA));
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.body.applied, true);
