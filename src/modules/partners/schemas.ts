@@ -3,11 +3,14 @@
  * OpenAPI document).
  */
 import { Type, Strict, Uuid, Pagination } from '../../http/schema';
+import { CurrencyCode, Money } from '../../http/limits';
 
 const Id = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' });
 const Key = Type.String({ minLength: 8, maxLength: 500 });
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
-const Amount = Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 40 })]);
+const Amount = Money({ positive: true });
+const Page = Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }));
+const WalletId = Type.Union([Id, Type.Integer({ minimum: 1, maximum: 2_147_483_647 })]);
 
 export const Success = <T extends ReturnType<typeof Type.Object> | ReturnType<typeof Type.Array> | ReturnType<typeof Type.Null>>(data: T) =>
   Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
@@ -30,7 +33,7 @@ export const FxStatus = Type.Object({
 });
 
 export const WalletQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Page,
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'at most 50; a larger size is refused (400)' })),
 });
 export const Wallet = Type.Object({ id: Type.Integer(), customReferenceLabel: Type.String(), currency: Type.String({ examples: ['USD'] }), balance: Type.String({ examples: ['250000'] }) });
@@ -38,8 +41,8 @@ export const WalletList = Type.Object({ success: Type.Literal(true), message: Ty
 
 export const BeneficiaryBody = Strict({
   name: Text(200),
-  currency: Type.String({ pattern: '^[A-Z]{3}$' }),
-  country: Type.String({ pattern: '^[A-Z]{2}$' }),
+  currency: CurrencyCode(),
+  country: Type.String({ pattern: '^[A-Z]{2}$', minLength: 2, maxLength: 2 }),
   accountNumber: Text(64),
   bankCode: Type.Optional(Text(64)),
   bankName: Type.Optional(Text(200)),
@@ -65,19 +68,19 @@ export const LinkBody = Strict({ beneficiaryId: Id, userId: Uuid });
 export const PaymentRequestV1 = Strict({
   beneficiaryId: Id,
   amount: Amount,
-  currency: Type.String({ minLength: 3, maxLength: 3 }),
-  walletId: Type.Union([Id, Type.Integer({ minimum: 1 })]),
+  currency: CurrencyCode(),
+  walletId: WalletId,
   reference: Text(140),
   memo: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
 });
 export const PaymentRequestV2 = Strict({
   beneficiaryId: Id,
   amount: Amount,
-  currency: Type.String({ minLength: 3, maxLength: 3 }),
-  walletId: Type.Union([Id, Type.Integer({ minimum: 1 })]),
+  currency: CurrencyCode(),
+  walletId: WalletId,
   reference: Text(140),
   memo: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
-  purposeCode: Type.String({ pattern: '^[A-Z0-9]{2,10}$' }),
+  purposeCode: Type.String({ pattern: '^[A-Z0-9]{2,10}$', minLength: 2, maxLength: 10 }),
   idempotencyKey: Type.Optional(Type.String({ minLength: 8, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$' })),
 });
 export const PaymentRequestCreated = Type.Object({
@@ -86,7 +89,7 @@ export const PaymentRequestCreated = Type.Object({
   data: Type.Object({ paymentId: Uuid, status: Type.String({ examples: ['pending'] }) }),
 });
 export const FxRequestQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Page,
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
   status: Type.Optional(Type.Union(['pending', 'processing', 'completed', 'failed', 'cancelled'].map((s) => Type.Literal(s)))),
 });
@@ -119,7 +122,7 @@ export const InvoicerStatus = Type.Object({
   hasRefreshToken: Type.Boolean(),
 });
 export const InvoiceListQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Page,
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
 });
 export const UuidParam = Type.Object({ uuid: Id });
