@@ -22,22 +22,30 @@ export interface FakeTransfer {
   reason: string;
   recipient: unknown;
   secret: string;
+  /** The Authorization header it came with. */
+  auth: string;
 }
 
 export class FakeProcessorServer extends FakeServer {
   readonly transfers: FakeTransfer[] = [];
   webhookUrl: string | null = null;
   autoSettleMs: number | null = null;
+  /** Which secrets the fake knows (null: any non-empty one); others get 401 "Invalid key". */
+  acceptSecret: ((secret: string) => boolean) | null = null;
+  /** Set: every create is refused with 400 and this message (an empty balance at the processor). */
+  refuseWith: string | null = null;
   private nextId = 1000;
 
   constructor() {
     super('processor');
     this.on('POST', '/transfer', (r) => {
       const secret = bearer(r);
+      if (this.acceptSecret && !this.acceptSecret(secret)) throw new SandboxError(401, { status: false, message: 'Invalid key' });
+      if (this.refuseWith) throw new SandboxError(400, { status: false, message: this.refuseWith });
       const b = r.body;
       if (typeof b.reference !== 'string' || !Number.isInteger(b.amount) || b.amount <= 0) throw new SandboxError(400, { status: false, message: 'reference and a positive integer amount are required' });
       const seen = this.transfers.find((t) => t.reference === b.reference);
-      const t = seen ?? { id: this.nextId++, reference: b.reference, amount: b.amount, currency: String(b.currency), reason: String(b.reason ?? ''), recipient: b.recipient ?? null, secret };
+      const t = seen ?? { id: this.nextId++, reference: b.reference, amount: b.amount, currency: String(b.currency), reason: String(b.reason ?? ''), recipient: b.recipient ?? null, secret, auth: `Bearer ${secret}` };
       if (!seen) {
         this.transfers.push(t);
         if (this.autoSettleMs !== null && this.webhookUrl) setTimeout(() => void this.settle(t.reference, 'transfer.success').catch(() => undefined), this.autoSettleMs).unref();
