@@ -6,7 +6,7 @@
  * (when its consent screen is the local sandbox's: authorised and synced). Idempotent:
  * what is connected already is left alone.
  */
-import type { DemoContext } from './demo';
+import type { DemoContext } from './context';
 import { ANONYMOUS, type AuthContext } from '../modules/auth/tokens';
 import { connectFx, linkBeneficiary, saveBeneficiary } from '../modules/partners/fxpartner';
 import { createFxPaymentRequest } from '../modules/partners/fx-payouts';
