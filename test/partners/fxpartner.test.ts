@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createTestTenant, type TestTenant } from '../helpers/app';
 import { withTenant } from '../../src/db';
-import { syncFxPayouts } from '../../src/modules/partners/fx-payouts';
+import { syncAllFxPayouts, syncFxPayouts } from '../../src/modules/partners/fx-payouts';
 import { signFx } from '../../src/sandbox/fxpartner';
 import { startPartnerRun, type PartnerRun } from './helpers';
 
@@ -234,7 +234,8 @@ describe('partners: FX payout partner', function () {
     assert.equal(r.status, 201);
     const id = r.body.data.paymentId;
     assert.equal((await fxRow(id)).submitted, false);
-    await syncFxPayouts(run.app.svc, a.tenantId);
+    // the job's entry point: every workspace with open requests
+    await syncAllFxPayouts(run.app.svc);
     const row = await fxRow(id);
     assert.equal(row.submitted, true);
     await run.sb.fxpartner.settle(row.partner_payment_id, 'completed', { silent: true });
