@@ -46,7 +46,7 @@ export async function startPartnerRun(): Promise<PartnerRun> {
         scope: 'invoices',
       },
       // a partner that does not answer is given up on quickly (the sandbox's `timeout` fault)
-      partnerTimeoutMs: 400,
+      partnerTimeoutMs: 2000,
     },
   });
   // callbacks go to this test app
