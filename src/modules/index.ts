@@ -16,6 +16,8 @@ import { registerCatalogueArea } from './catalogue';
 import { registerSourceRoutes } from './sources/routes';
 import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyArea } from './money';
+import { registerPartnerRoutes } from './partners';
+import { registerDistributorRoutes } from './distributor/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -30,4 +32,6 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerSourceRoutes(router, svc);
   registerIngestionRoutes(router, svc);
   registerMoneyArea(router, svc);
+  registerPartnerRoutes(router, svc);
+  registerDistributorRoutes(router, svc);
 }
