@@ -14,6 +14,8 @@ import { registerRoyaltyRoutes } from './royalty/routes';
 import { registerCatalogueArea } from './catalogue';
 import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyArea } from './money';
+import { registerDefaultSettingsRoutes } from './defaultsettings/routes';
+import { registerErnRoutes } from './ern/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -26,4 +28,6 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerNotificationRoutes(router, svc);
   registerIngestionRoutes(router, svc);
   registerMoneyArea(router, svc);
+  registerDefaultSettingsRoutes(router, svc);
+  registerErnRoutes(router, svc);
 }
