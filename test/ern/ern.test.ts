@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { startTestApp, createTestTenant, signIn, type TestApp, type TestTenant } from '../helpers/app';
+import { seedDemo } from '../../src/seed/demo';
 import { withTenant } from '../../src/db';
 import { validateErn, ernXsd } from './xsd';
 import { AVS_VERSION_ID, isoDuration } from '../../src/modules/ern/builder';
@@ -238,6 +239,23 @@ describe('DDEX ERN 4.3 generation', () => {
     assert.ok(terr.has('Worldwide'));
     assert.ok(TERRITORY_CODES.size > 240);
     assert.deepEqual([...TERRITORY_CODES].filter((c) => !terr.has(c)), []);
+  });
+
+  it('the demo workspace is ready for ERN: its seeded release writes a valid test message with four deals', async () => {
+    const demo = await seedDemo(app.svc);
+    assert.ok(demo.seeded.includes('default-settings'));
+    await seedDemo(app.svc); // idempotent
+    const owner = demo.users.find((u) => u.role === 'owner')!;
+    const { token } = await signIn(app, owner.email, demo.password, demo.workspaceId);
+    const rels = await app.request('GET', '/releases', { token });
+    assert.equal(rels.body.data.length, 1);
+    const r = await generate({ releaseId: rels.body.data[0].id }, token);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual((await validateErn(r.body.data.xml)).errors, []);
+    assert.equal(r.body.data.deals, 4);
+    assert.match(r.body.data.xml, /<MessageControlType>TestMessage<\/MessageControlType>/);
+    assert.match(r.body.data.xml, /<PLineText>2026 Moonlight Records<\/PLineText>/);
+    assert.equal(count(r.body.data.xml, 'SoundRecording'), 4);
   });
 
   it('durations are ISO 8601', () => {

@@ -22,6 +22,7 @@ import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { chainForItem, resolveChain, valuesOf, UUID_RE } from '../defaultsettings/chain';
+import { dateOnly } from '../catalogue/common';
 import { buildErn, containerOf, MESSAGE_TYPES, type ErnTrack, type MessageType, type TechnicalDetails } from './builder';
 
 export interface GenerateInput {
@@ -115,7 +116,7 @@ export async function generateErn(trx: Trx, tenantId: number, callerId: string |
       });
     });
     if (missing.length) throw new ValidationError(`Cannot write the ERN: missing ${missing.map((m) => m.split(' (')[0]).join(', ')}`, missing, 'ERN_MISSING_DATA');
-    const releaseDate = r.release_date ? new Date(r.release_date).toISOString().slice(0, 10) : null;
+    const releaseDate = dateOnly(r.release_date);
     return finish(type, r.id, {
       tenantName: workspace.name, ddex, content, meta, upc: upc!, releaseDate,
       release: {
