@@ -258,6 +258,15 @@ describe('DDEX ERN 4.3 generation', () => {
     assert.equal(count(r.body.data.xml, 'SoundRecording'), 4);
   });
 
+  it('text XML cannot carry (control characters) is dropped, never a broken message', async () => {
+    const rel = await release({ title: 'Bad\u0001Byte', tracks: [{ title: 'Tab\tand\u0008back', isrc: 'GB-ERN-26-00090', metadata: { duration: 5 } }] });
+    const r = await generate({ releaseId: rel.id });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual((await validateErn(r.body.data.xml)).errors, []);
+    assert.match(r.body.data.xml, /<TitleText>BadByte<\/TitleText>/);
+    assert.match(r.body.data.xml, /<TitleText>Tab\tandback<\/TitleText>/);
+  });
+
   it('durations are ISO 8601', () => {
     assert.equal(isoDuration(0.5), 'PT0M0.5S');
     assert.equal(isoDuration(215.3), 'PT3M35.3S');

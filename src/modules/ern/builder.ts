@@ -198,7 +198,9 @@ function purge(i: ErnInput) {
 
 export function buildErn(type: MessageType, i: ErnInput): string {
   const body = type === 'NewReleaseMessage' ? newRelease(i) : purge(i);
-  const doc = create({ version: '1.0', encoding: 'UTF-8' }, {
+  // characters XML 1.0 cannot carry (control characters, lone surrogates) are dropped,
+  // so imported text never makes a message that is not well-formed
+  const doc = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '' }, {
     [`ern:${type}`]: {
       '@xmlns:ern': ERN_NAMESPACE,
       '@LanguageAndScriptCode': i.language,
@@ -206,5 +208,5 @@ export function buildErn(type: MessageType, i: ErnInput): string {
       ...body,
     },
   });
-  return doc.end({ prettyPrint: true });
+  return doc.end({ prettyPrint: true, wellFormed: true });
 }
