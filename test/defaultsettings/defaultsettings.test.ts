@@ -67,6 +67,8 @@ describe('default settings', () => {
     await bad({ category: 'ddex', key: 'territories', value: ['Worldwide', 'GB'] }, /Worldwide cannot be combined/);
     await bad({ category: 'ddex', key: 'commercialModels', value: ['FreeMoney'] }, /^body\.value\.0 /);
     await bad({ category: 'ddex', key: 'senderDpid', value: 'ACME' }, /^body\.value must match pattern/);
+    await bad({ category: 'ddex', key: 'dealStartDate', value: '0001-01-01' }, /^body\.value must be a date \(YYYY-MM-DD\) from 1900-01-01 to 2199-12-31$/);
+    await bad({ category: 'ddex', key: 'dealStartDate', value: '2026-02-30' }, /^body\.value must be a date \(YYYY-MM-DD\) from 1900-01-01 to 2199-12-31$/);
     await bad({ category: 'pricing', key: 'x', value: 1 }, /^body\.category/);
     await bad({ category: 'business', key: '1st', value: 1 }, /^body\.key must start with a letter/);
     await bad({ category: 'business', key: 'blob', value: 'x'.repeat(9000) }, /over 8192 bytes/);

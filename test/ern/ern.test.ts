@@ -178,6 +178,10 @@ describe('DDEX ERN 4.3 generation', () => {
     assert.equal(r.body.status, 'error');
     assert.equal(r.body.message, 'Cannot write the ERN: missing release.upc, release.genre, tracks[1] "No Code": isrc, tracks[1] "No Code": duration');
     assert.equal(r.body.details.length, 4);
+    const huge = await release({ tracks: [{ title: 'Endless', isrc: 'GB-ERN-26-00041', metadata: { duration: 1e300 } }] });
+    const h = await generate({ releaseId: huge.id });
+    assert.equal(h.status, 400);
+    assert.equal(h.body.message, 'Cannot write the ERN: missing tracks[1] "Endless": duration');
     const empty = await release({ tracks: [] });
     const e = await generate({ releaseId: empty.id });
     assert.equal(e.status, 400);

@@ -7,6 +7,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { compile, formatAjvErrors } from '../../http/schema';
 import { ValidationError } from '../../lib/errors';
+import { DateIn } from '../../http/limits';
 
 export const CATEGORIES = ['content', 'business', 'ddex', 'validation'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -40,7 +41,7 @@ export const TERRITORY_CODES: ReadonlySet<string> = (() => {
 
 const lit = <T extends readonly string[]>(vals: T) => Type.Union(vals.map((v) => Type.Literal(v)));
 const Text = (max = 200) => Type.String({ minLength: 1, maxLength: max });
-const IsoDate = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$' });
+const IsoDate = DateIn();
 const Dpid = Type.String({ pattern: '^PADPIDA[a-zA-Z0-9]+$', maxLength: 40 });
 
 export interface KeyDef {

@@ -14,7 +14,7 @@ export const EntityParams = Type.Object({ entityType: EntityTypeSchema, entityId
 export const SettingParams = Type.Object({ entityType: EntityTypeSchema, entityId: EntityIdSchema, settingId: Uuid });
 export const EntityRefSchema = Strict({ entityType: EntityTypeSchema, entityId: EntityIdSchema });
 export const SettingBody = Strict({ category: CategorySchema, key: Type.String({ minLength: 1, maxLength: 64, examples: ['territories'] }), value: Value });
-export const TemplateId = Type.String({ pattern: '^([0-9a-fA-F-]{36}|builtin-[a-z0-9-]{1,60})$', examples: ['builtin-worldwide-digital'] });
+export const TemplateId = Type.String({ maxLength: 72, pattern: '^([0-9a-fA-F-]{36}|builtin-[a-z0-9-]{1,60})$', examples: ['builtin-worldwide-digital'] });
 const Overwrite = Type.Optional(Type.Boolean({ default: false, description: 'replace values the target already has (default: keep them, report them as skipped)' }));
 
 export const CloneBody = Strict({

@@ -37,6 +37,11 @@ const num = (v: unknown): number | null => {
   const n = typeof v === 'string' ? Number(v) : v;
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : null;
 };
+/** A duration in seconds a recording can have (under 100 hours); anything else counts as unknown. */
+const seconds = (v: unknown): number | null => {
+  const n = num(v);
+  return n != null && n < 360_000 ? n : null;
+};
 
 function checkType(t: string | undefined): MessageType {
   const type = t ?? 'NewReleaseMessage';
@@ -100,7 +105,7 @@ export async function generateErn(trx: Trx, tenantId: number, callerId: string |
       if (!isrc) missing.push(`${at}: isrc (set it on the track or on its asset)`);
       const tm = media.find((m) => m.track_id === t.id);
       const am = audio.find((m) => m.asset_id === t.asset_id);
-      const duration = num(tm?.metadata?.duration) ?? num(am?.metadata?.duration) ?? num((t.metadata ?? {}).duration);
+      const duration = seconds(tm?.metadata?.duration) ?? seconds(am?.metadata?.duration) ?? seconds((t.metadata ?? {}).duration);
       if (duration == null) missing.push(`${at}: duration (no processed audio on the track or its asset, and no metadata.duration)`);
       const technical = tm ? technicalFrom(tm.metadata, tm.url, tm.name) : am ? technicalFrom({ ...am.metadata, fileSize: am.metadata?.fileSize ?? Number(am.size) }, `resources/${am.name}`, am.name) : null;
       if (rules.requireTrackMedia === true && !(tm?.processing_status === 'processed' || am)) missing.push(`${at}: processed audio (validation.requireTrackMedia is on)`);
