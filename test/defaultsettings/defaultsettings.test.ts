@@ -302,6 +302,23 @@ describe('default settings', () => {
     assert.equal((await req('POST', '/labels', a.users.user!.token, { name: 'Nope' })).status, 403);
   });
 
+  it('merging artists carries their settings and label to the surviving artist', async () => {
+    const adm = a.users.admin!.token;
+    const keep = (await req('POST', '/artist', adm, { name: 'Keeper' })).body.data.id;
+    const dupe = (await req('POST', '/artist', adm, { name: 'KEEPER' })).body.data.id;
+    const lab = (await req('POST', '/labels', adm, { name: 'Merge Label', artists: [dupe] })).body.data.id;
+    const kept = await set(adm, 'artist', keep, 'content', 'genre', 'Soul');
+    await set(adm, 'artist', dupe, 'content', 'genre', 'Funk');
+    await set(adm, 'artist', dupe, 'content', 'pLine', '2026 Keeper');
+    const m = await req('PUT', `/artist/${keep}/merge`, adm, { artists: [dupe] });
+    assert.equal(m.status, 200, m.text);
+    const own = (await req('GET', `/defaultsettings/artist/${keep}`, adm)).body.data.settings;
+    assert.deepEqual(own.map((x: any) => [x.key, x.value]), [['genre', 'Soul'], ['pLine', '2026 Keeper']]);
+    assert.equal(own[0].id, kept.id);
+    assert.deepEqual((await req('GET', `/labels/${lab}`, adm)).body.data.artists, [keep]);
+    assert.equal((await req('GET', `/defaultsettings/artist/${dupe}`, adm)).status, 404);
+  });
+
   it("another workspace sees none of it and can change none of it", async () => {
     const adm = a.users.admin!.token;
     const mine = await set(adm, 'artist', artist, 'business', 'secretDeal', 'A only');

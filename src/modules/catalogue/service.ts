@@ -9,6 +9,7 @@ import { applySearch, dateOnly, iso, pageList, resolveArtists, setLinks, type Li
 import { normaliseIsrc, parseIsrc, parseUpc } from './identifiers';
 import { upsertSplit, type ShareInput } from '../splits/service';
 import { fillNewAsset, fillNewProduct } from '../defaultsettings/fill';
+import { mergeArtistLevel } from '../defaultsettings/labels';
 
 // ---------------------------------------------------------------------------------------
 // Artists
@@ -130,6 +131,7 @@ export async function mergeArtists(trx: Trx, tenantId: number, targetId: string,
       moved.splits++;
     }
   }
+  await mergeArtistLevel(trx, tenantId, targetId, src); // default settings and label follow the merge
   await trx('artists').whereIn('id', src).delete();
   return { artist: await getArtist(trx, targetId), merged: src, moved };
 }

@@ -155,3 +155,25 @@ export async function deleteLabel(trx: Trx, id: string) {
   await trx('default_settings').where({ entity_type: 'label', entity_id: l.id }).delete();
   await trx('labels').where({ id: l.id }).delete();
 }
+
+/**
+ * Artists merged into `targetId` (catalogue merge): the target keeps its own settings and
+ * takes each source setting it lacks (the first source wins); with no label of its own it
+ * joins the first source's label. Call before the sources are deleted.
+ */
+export async function mergeArtistLevel(trx: Trx, tenantId: number, targetId: string, sources: string[]): Promise<void> {
+  const have = new Set((await trx('default_settings').where({ entity_type: 'artist', entity_id: targetId }).select('category', 'key')).map((r) => `${r.category}.${r.key}`));
+  for (const src of sources) {
+    for (const s of await trx('default_settings').where({ entity_type: 'artist', entity_id: src }).select('id', 'category', 'key')) {
+      if (have.has(`${s.category}.${s.key}`)) continue;
+      await trx('default_settings').where({ id: s.id }).update({ entity_id: targetId, updated_at: clock.now() });
+      have.add(`${s.category}.${s.key}`);
+    }
+  }
+  await trx('default_settings').where({ entity_type: 'artist' }).whereIn('entity_id', sources).delete();
+  if (!(await trx('label_artists').where({ artist_id: targetId }).first('label_id'))) {
+    const links = await trx('label_artists').whereIn('artist_id', sources).select('artist_id', 'label_id');
+    const first = sources.map((s) => links.find((l) => l.artist_id === s)).find(Boolean);
+    if (first) await trx('label_artists').insert({ tenant_id: tenantId, artist_id: targetId, label_id: first.label_id });
+  }
+}
