@@ -3,7 +3,7 @@
  * artists, DDEX party ids and deal terms (test messages), and one release built from the
  * first demo album, so POST /ddex/ern/generate works on a fresh demo. Idempotent.
  */
-import type { DemoContext } from './demo';
+import type { DemoContext } from './context';
 import { createCatalog, createLabel } from '../modules/defaultsettings/labels';
 import { createSetting } from '../modules/defaultsettings/service';
 import { createRelease } from '../modules/releases/service';

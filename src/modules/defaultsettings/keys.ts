@@ -14,6 +14,12 @@ export type Category = (typeof CATEGORIES)[number];
 export const ENTITY_TYPES = ['user', 'artist', 'label', 'catalog', 'tenant'] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 
+export interface SettingInput {
+  category: Category;
+  key: string;
+  value: unknown;
+}
+
 /** DDEX allowed values (ERN 4.3 AVS) Rondo offers; the tests check them against the published XSD. */
 export const COMMERCIAL_MODELS = ['AdvertisementSupportedModel', 'DeviceFeeModel', 'FreeOfChargeModel', 'PayAsYouGoModel', 'PerformanceRoyaltiesModel', 'RightsClaimModel', 'SubscriptionModel'] as const;
 export const USE_TYPES = [

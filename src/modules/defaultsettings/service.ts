@@ -8,7 +8,9 @@ import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import { ForbiddenError, NotFoundError, ValidationError, PG, pgCode } from '../../lib/errors';
 import { chainForEntity, chainForItem, findEntity, resolveChain, UUID_RE, type ChainLink } from './chain';
-import { checkSetting, type Category, type EntityType } from './keys';
+import { checkSetting, type Category, type EntityType, type SettingInput } from './keys';
+
+export type { SettingInput };
 import { BUILTIN_TEMPLATES } from './templates';
 
 export interface Actor {
@@ -18,11 +20,6 @@ export interface Actor {
 export interface EntityRef {
   entityType: EntityType;
   entityId: string;
-}
-export interface SettingInput {
-  category: Category;
-  key: string;
-  value: unknown;
 }
 
 function iso(d: unknown): string | null {

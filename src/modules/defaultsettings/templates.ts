@@ -2,7 +2,7 @@
  * Built-in templates every workspace can apply (read-only; a workspace copies one into a
  * template of its own to change it). Ids are stable keys, not uuids.
  */
-import type { SettingInput } from './service';
+import type { SettingInput } from './keys';
 
 const EUROPE = ['AT', 'BE', 'BG', 'CH', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GB', 'GR', 'HR', 'HU', 'IE', 'IS', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'NO', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK'];
 
