@@ -18,6 +18,8 @@ import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyArea } from './money';
 import { registerPartnerRoutes } from './partners';
 import { registerDistributorRoutes } from './distributor/routes';
+import { registerDefaultSettingsRoutes } from './defaultsettings/routes';
+import { registerErnRoutes } from './ern/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -34,4 +36,6 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerMoneyArea(router, svc);
   registerPartnerRoutes(router, svc);
   registerDistributorRoutes(router, svc);
+  registerDefaultSettingsRoutes(router, svc);
+  registerErnRoutes(router, svc);
 }
