@@ -9,11 +9,13 @@ import type { Queue } from './queue';
 import { registerFileWorkers } from './files';
 import { registerRoyaltyWorkers } from './royalty';
 import { registerMaintenanceWorkers } from './maintenance';
+import { registerPartnerWorkers } from './partners';
 
 export async function registerWorkers(svc: AppServices, queue: Queue): Promise<void> {
   await registerMaintenanceWorkers(svc, queue);
   await registerFileWorkers(svc, queue);
   await registerRoyaltyWorkers(svc, queue);
+  await registerPartnerWorkers(svc, queue);
   for (const name of Object.keys(JOB_OPTIONS) as JobName[]) {
     const cron = JOB_OPTIONS[name].cron;
     if (cron) await queue.boss.schedule(name, cron, {});

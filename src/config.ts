@@ -70,12 +70,51 @@ export interface Config {
   staleFileSeconds: number;
   /** Base URL of the payment processor's API (transfers); unset: payouts are recorded, not sent. */
   processorApiUrl: string | null;
+  /** FX payout partner API base URL (FXPARTNER_API_URL); unset: the partner is not offered. */
+  fxpartnerApiUrl: string | null;
+  /** Invoicing partner (OAuth 2.0 client); null unless INVOICER_API_URL is set. */
+  invoicer: InvoicerConfig | null;
+  /** Distributor API base URL (DISTRIBUTOR_API_URL); unset: credentials are stored, not verified. */
+  distributorApiUrl: string | null;
+  /** Time limit of one call to a partner (PARTNER_TIMEOUT_MS), milliseconds. */
+  partnerTimeoutMs: number;
   /** Where stored files live: 'local' (DATA_DIR/objects) or 's3' (an S3-compatible bucket, `s3` below). */
   objectStore: 'local' | 's3';
   /** The S3-compatible bucket; set when objectStore is 's3'. */
   s3: S3Config | null;
   /** Signed upload URLs (Rondo's own or presigned S3 PUTs) live this long, seconds. */
   uploadUrlTtlSeconds: number;
+}
+
+export interface InvoicerConfig {
+  apiUrl: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Where the partner sends the user back with ?code&state; default <PUBLIC_URL>/integrations/invoicer/callback. */
+  redirectUri: string | null;
+  scope: string;
+}
+
+/** INVOICER_API_URL, INVOICER_AUTHORIZE_URL, INVOICER_TOKEN_URL, INVOICER_CLIENT_ID, INVOICER_CLIENT_SECRET, INVOICER_REDIRECT_URI, INVOICER_SCOPE. */
+function invoicerFromEnv(env: NodeJS.ProcessEnv): InvoicerConfig | null {
+  const apiUrl = (env.INVOICER_API_URL || '').replace(/\/$/, '');
+  if (!apiUrl) return null;
+  const need = (n: string) => {
+    const v = env[`INVOICER_${n}`];
+    if (!v) throw new Error(`INVOICER_API_URL is set, so INVOICER_${n} is required`);
+    return v;
+  };
+  return {
+    apiUrl,
+    authorizeUrl: need('AUTHORIZE_URL'),
+    tokenUrl: need('TOKEN_URL'),
+    clientId: need('CLIENT_ID'),
+    clientSecret: need('CLIENT_SECRET'),
+    redirectUri: env.INVOICER_REDIRECT_URI || null,
+    scope: env.INVOICER_SCOPE || 'invoices',
+  };
 }
 
 export const SOCIAL_PROVIDERS = ['social_a', 'social_b', 'social_c'] as const;
@@ -209,6 +248,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     allowPrivateOutbound: bool(env.ALLOW_PRIVATE_OUTBOUND, false),
     staleFileSeconds: int('STALE_FILE_SECONDS', env.STALE_FILE_SECONDS, 120),
     processorApiUrl: (env.PROCESSOR_API_URL || '').replace(/\/$/, '') || null,
+    fxpartnerApiUrl: (env.FXPARTNER_API_URL || '').replace(/\/$/, '') || null,
+    invoicer: invoicerFromEnv(env),
+    distributorApiUrl: (env.DISTRIBUTOR_API_URL || '').replace(/\/$/, '') || null,
+    partnerTimeoutMs: int('PARTNER_TIMEOUT_MS', env.PARTNER_TIMEOUT_MS, 15000),
     objectStore: (env.OBJECT_STORE || 'local') as Config['objectStore'],
     s3: s3FromEnv(env),
     uploadUrlTtlSeconds: int('UPLOAD_URL_TTL_SECONDS', env.UPLOAD_URL_TTL_SECONDS, 3600),

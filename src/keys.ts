@@ -44,6 +44,11 @@ export interface KeySet {
 export const SEALED_COLUMNS: ReadonlyArray<{ table: string; column: string }> = [
   { table: 'processor_integrations', column: 'secret_sealed' },
   { table: 'payment_settings', column: 'details_sealed' },
+  { table: 'fx_integrations', column: 'api_key_sealed' },
+  { table: 'invoicer_connections', column: 'access_token_sealed' },
+  { table: 'invoicer_connections', column: 'refresh_token_sealed' },
+  { table: 'distributor_credentials', column: 'token_sealed' },
+  { table: 'distributor_credentials', column: 'webhook_secret_sealed' },
 ];
 
 const ENV_NAMES: Record<KeyKind, { key: string; previous: string; file: string }> = {

@@ -23,7 +23,10 @@ const parseBody = bodyParser({
   jsonLimit: '20mb',
   encoding: 'utf-8',
   onError: (err: Error) => {
-    throw new ValidationError('Malformed request body', [err.message], 'MALFORMED_BODY');
+    // V8 quotes the start of the text in a JSON syntax error: never echo a body (it may hold a secret)
+    const at = /position (\d+)/.exec(err.message);
+    const detail = err instanceof SyntaxError ? `body is not valid JSON${at ? ` (position ${at[1]})` : ''}` : err.message;
+    throw new ValidationError('Malformed request body', [detail], 'MALFORMED_BODY');
   },
 });
 import type { AppServices } from '../services';

@@ -18,6 +18,10 @@ import { registerReleaseRoutes } from './releases/routes';
 import { registerSourceRoutes } from './sources/routes';
 import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyArea } from './money';
+import { registerPartnerRoutes } from './partners';
+import { registerDistributorRoutes } from './distributor/routes';
+import { registerDefaultSettingsRoutes } from './defaultsettings/routes';
+import { registerErnRoutes } from './ern/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -34,4 +38,8 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerSourceRoutes(router, svc);
   registerIngestionRoutes(router, svc);
   registerMoneyArea(router, svc);
+  registerPartnerRoutes(router, svc);
+  registerDistributorRoutes(router, svc);
+  registerDefaultSettingsRoutes(router, svc);
+  registerErnRoutes(router, svc);
 }

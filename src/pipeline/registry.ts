@@ -38,6 +38,8 @@ export interface JobPayloads {
   'royalty.reallocate': { tenantId: number; force?: boolean };
   /** Safety net: a reallocate job for every workspace with pending change marks. */
   'royalty.sweep': Record<string, never>;
+  /** Every minute: resend unconfirmed FX payouts (same idempotency key) and poll open ones (src/modules/partners/fx-payouts.ts). */
+  'partners.fxpartner.sync': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
@@ -76,6 +78,7 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   // burst of catalogue edits becomes one re-allocation.
   'royalty.reallocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, policy: 'stately' },
   'royalty.sweep': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
+  'partners.fxpartner.sync': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
 };
 
 /** pg-boss queue options (what JOB_OPTIONS holds beyond them is this process's business). */

@@ -9,6 +9,8 @@ import { withTenant, type Trx } from '../db';
 import type { RoleName } from '../http/schema';
 import { catalogueSeeder } from './catalogue';
 import { statementsSeeder } from './statements';
+import { partnersSeeder } from './partners';
+import { defaultSettingsSeeder } from './defaults';
 
 export const DEMO_PASSWORD = 'rondo-demo-pass';
 export const DEMO_TENANT = 'Moonlight Records (demo)';
@@ -18,7 +20,8 @@ import type { DemoContext } from './context';
 
 /** Later modules push their seeders here (catalogue, statements…). */
 export const DEMO_SEEDERS: { name: string; run(ctx: DemoContext): Promise<void> }[] = [];
-DEMO_SEEDERS.push(catalogueSeeder, statementsSeeder);
+DEMO_SEEDERS.push(catalogueSeeder, statementsSeeder, partnersSeeder);
+DEMO_SEEDERS.push(defaultSettingsSeeder);
 
 const PEOPLE: { email: string; first: string; last: string; role: RoleName; superAdmin?: boolean }[] = [
   { email: 'owner@moonlight.demo', first: 'Olivia', last: 'Owens', role: 'owner', superAdmin: true },

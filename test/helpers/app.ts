@@ -15,6 +15,7 @@ import { createTestDatabase } from './db';
 import { createTenant, ensureGlobalUser, upsertMembership } from '../../src/modules/users/service';
 import type { RoleName } from '../../src/http/schema';
 import { clock } from '../../src/lib/clock';
+import type { Logger } from '../../src/lib/logger';
 
 type FetchBody = NonNullable<NonNullable<Parameters<typeof fetch>[1]>['body']>;
 
@@ -45,7 +46,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(opts: { workers?: boolean; config?: Partial<Config> } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { workers?: boolean; config?: Partial<Config>; log?: Logger } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-test-'));
   const cfg = loadConfig(
@@ -62,7 +63,7 @@ export async function startTestApp(opts: { workers?: boolean; config?: Partial<C
       ...opts.config,
     },
   );
-  const rt = await boot(cfg, { workers: !!opts.workers, migrate: false, databaseUrl: db.url });
+  const rt = await boot(cfg, { workers: !!opts.workers, migrate: false, databaseUrl: db.url, log: opts.log });
   // proxy headers are trusted (one hop, the test client) unless a test's config says otherwise
   const app = createApp(rt.svc, { trustProxy: opts.config?.trustProxy ?? true });
   const server: Server = await new Promise((resolve) => {

@@ -1,15 +1,14 @@
 /**
  * Money test helpers: allocated royalties inserted straight into royalty_earnings (standing
- * for the allocation step) and posted with postRoyaltiesForFile, a local fake payment
- * processor speaking the transfer protocol, and signed webhook deliveries.
+ * for the allocation step) and posted with postRoyaltiesForFile, the sandbox's fake payment
+ * processor (src/sandbox/processor.ts), and signed webhook deliveries.
  */
-import http from 'node:http';
 import crypto from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { withTenant } from '../../src/db';
 import { postRoyaltiesForFile } from '../../src/modules/money/ledger';
 import { signBody } from '../../src/modules/money/processor';
 import type { TestApp } from '../helpers/app';
+import { FakeProcessorServer, type FakeTransfer } from '../../src/sandbox/processor';
 
 export interface EarningRow {
   payee: string;
@@ -53,40 +52,28 @@ export async function allocateFile(app: TestApp, tenantId: number, fileId: strin
 
 export interface FakeProcessor {
   url: string;
-  transfers: { reference: string; amount: number; currency: string; recipient: unknown; auth: string; id: number }[];
+  transfers: FakeTransfer[];
   /** Next create-transfer answers: 'ok' (default) or an HTTP error. */
   mode: 'ok' | 'refuse';
   close(): Promise<void>;
 }
 
-/** A local processor: POST /transfer → {status:true, data:{id, transfer_code, reference, status:'pending'}}. */
+/** The sandbox's processor fake (POST /transfer → {status:true, data:{id, transfer_code, reference, status:'pending'}}), knowing only these secrets. */
 export async function startFakeProcessor(expectedSecrets: () => string[]): Promise<FakeProcessor> {
-  let nextId = 1000;
-  const fp: FakeProcessor = { url: '', transfers: [], mode: 'ok', close: async () => undefined };
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      const send = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      const authz = String(req.headers.authorization ?? '');
-      if (req.method !== 'POST' || req.url !== '/transfer') return send(404, { status: false, message: 'not found' });
-      if (!expectedSecrets().some((s) => authz === `Bearer ${s}`)) return send(401, { status: false, message: 'Invalid key' });
-      if (fp.mode === 'refuse') return send(400, { status: false, message: 'Insufficient balance at processor' });
-      const body = JSON.parse(raw);
-      const existing = fp.transfers.find((t) => t.reference === body.reference);
-      if (existing) return send(200, { status: true, message: 'Transfer exists', data: { id: existing.id, transfer_code: `TRF_${existing.id}`, reference: existing.reference, status: 'pending' } });
-      const t = { reference: body.reference, amount: body.amount, currency: body.currency, recipient: body.recipient, auth: authz, id: nextId++ };
-      fp.transfers.push(t);
-      send(200, { status: true, message: 'Transfer queued', data: { id: t.id, transfer_code: `TRF_${t.id}`, reference: t.reference, status: 'pending' } });
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  fp.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fp.close = () => new Promise<void>((r) => server.close(() => r()));
-  return fp;
+  const server = new FakeProcessorServer();
+  server.acceptSecret = (s) => expectedSecrets().includes(s);
+  await server.listen(0);
+  return {
+    url: server.url,
+    transfers: server.transfers,
+    get mode() {
+      return server.refuseWith ? 'refuse' : 'ok';
+    },
+    set mode(m) {
+      server.refuseWith = m === 'refuse' ? 'Insufficient balance at processor' : null;
+    },
+    close: () => server.close(),
+  };
 }
 
 export function transferEvent(event: string, t: { id: number; reference: string; amount: number; currency: string }, extra: Record<string, unknown> = {}) {

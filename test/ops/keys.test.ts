@@ -197,11 +197,11 @@ describe('ops: keys and rotation', function () {
         assert.equal(r.svc.secrets.currentKeyId, enc.keyId);
 
         const res = await reencryptSecrets(r.svc.db.owner, r.svc.secrets);
-        assert.deepEqual(res, { 'processor_integrations.secret_sealed': { reencrypted: 1, current: 0 }, 'payment_settings.details_sealed': { reencrypted: 1, current: 0 } });
-        assert.deepEqual(await reencryptSecrets(r.svc.db.owner, r.svc.secrets), {
-          'processor_integrations.secret_sealed': { reencrypted: 0, current: 1 },
-          'payment_settings.details_sealed': { reencrypted: 0, current: 1 },
-        }, 'a second run has nothing to do');
+        // the two sealed values this test stored; every other sealed column is empty here
+        const expect = (sealed: { reencrypted: number; current: number }) =>
+          Object.fromEntries(SEALED_COLUMNS.map((c) => [`${c.table}.${c.column}`, ['processor_integrations', 'payment_settings'].includes(c.table) ? sealed : { reencrypted: 0, current: 0 }]));
+        assert.deepEqual(res, expect({ reencrypted: 1, current: 0 }));
+        assert.deepEqual(await reencryptSecrets(r.svc.db.owner, r.svc.secrets), expect({ reencrypted: 0, current: 1 }), 'a second run has nothing to do');
       } finally {
         await stop();
       }

@@ -8,6 +8,8 @@ import { clock } from '../../lib/clock';
 import { applySearch, dateOnly, iso, pageList, resolveArtists, setLinks, type ListQuery } from './common';
 import { normaliseIsrc, parseIsrc, parseUpc } from './identifiers';
 import { upsertSplit, type ShareInput } from './splits';
+import { fillNewAsset, fillNewProduct } from '../defaultsettings/fill';
+import { mergeArtistLevel } from '../defaultsettings/labels';
 
 // ---------------------------------------------------------------------------------------
 // Artists
@@ -129,6 +131,7 @@ export async function mergeArtists(trx: Trx, tenantId: number, targetId: string,
       moved.splits++;
     }
   }
+  await mergeArtistLevel(trx, tenantId, targetId, src); // default settings and label follow the merge
   await trx('artists').whereIn('id', src).delete();
   return { artist: await getArtist(trx, targetId), merged: src, moved };
 }
@@ -252,6 +255,7 @@ export async function createAsset(trx: Trx, tenantId: number, actor: string | nu
   const [{ id }] = await uniqueGuard(`ISRC ${row.isrc}`, () => trx.transaction((sp) => sp('assets').insert({ tenant_id: tenantId, ...row }).returning('id')));
   if (a.artists) await setLinks(trx, tenantId, 'asset_artists', 'asset_id', id, await resolveArtists(trx, tenantId, a.artists));
   if (a.splits?.length) await upsertSplit(trx, tenantId, actor, { target: 'asset', targetId: id, split: a.splits });
+  await fillNewAsset(trx, tenantId, actor, id, a); // content defaults fill what was not given
   return getAsset(trx, id);
 }
 
@@ -389,6 +393,7 @@ export async function createProduct(trx: Trx, tenantId: number, actor: string | 
   if (p.artists) await setLinks(trx, tenantId, 'product_artists', 'product_id', id, await resolveArtists(trx, tenantId, p.artists));
   if (p.assets) await setProductAssets(trx, tenantId, id, p.assets.map((a) => ({ id: a })));
   if (p.split?.length) await upsertSplit(trx, tenantId, actor, { target: 'product', targetId: id, split: p.split });
+  await fillNewProduct(trx, tenantId, actor, id, p); // content defaults fill what was not given
   return getProduct(trx, id);
 }
 

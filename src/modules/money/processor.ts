@@ -89,6 +89,10 @@ export function availableIntegrations(svc: AppServices) {
       available: !!svc.cfg.processorApiUrl,
       configureWith: 'POST /integrations/workspace {secretKey}',
     },
+    // the other partners (docs/partners.md)
+    { provider: 'fxpartner', name: 'FX payout partner', description: 'Pays beneficiaries from multi-currency wallets', available: !!svc.cfg.fxpartnerApiUrl, configureWith: 'POST /integrations/fxpartner {apiKey}' },
+    { provider: 'invoicer', name: 'Invoicing partner', description: 'Imports invoices as expenses and revenues (OAuth 2.0)', available: !!svc.cfg.invoicer, configureWith: 'GET /integrations/invoicer/auth/url' },
+    { provider: 'distributor', name: 'Distributor', description: 'Delivery partner credentials and catalogue', available: !!svc.cfg.distributorApiUrl, configureWith: 'PUT /ddex/distributor/credentials {token, webhookSecret?}' },
   ];
 }
 

@@ -17,6 +17,7 @@ import { dateOnly, iso, pageList, type ListQuery } from '../catalogue/common';
 import { normaliseIsrc, parseUpc } from '../catalogue/identifiers';
 import type { AuthContext } from '../../lib/identity';
 import { rankOf, ROLE_RANK } from '../../http/route';
+import { fillNewRelease } from '../defaultsettings/fill';
 
 export const RELEASE_STATUSES = ['draft', 'submitted', 'in_review', 'approved', 'rejected'] as const;
 export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
@@ -140,6 +141,7 @@ export async function createRelease(trx: Trx, tenantId: number, auth: AuthContex
   const data = releaseRow(p);
   if (p.artist && !p.artistName) data.artist_name = (await trx('artists').where({ id: p.artist }).first('name')).name;
   const [r] = await trx('releases').insert({ tenant_id: tenantId, ...data, created_by: auth.tenantUserId }).returning('*');
+  await fillNewRelease(trx, tenantId, auth.tenantUserId, r.id, p); // content defaults fill what was not given
   await notify(trx, tenantId, auth, {
     type: 'release.created', title: `Release "${r.title}" created`, content: `${r.artist_name ?? 'A release'} — ${r.title} was created as a draft.`,
     resourceType: 'release', resourceId: r.id, actionUrl: `/releases/${r.id}`, metadata: releaseMeta(r),
