@@ -17,12 +17,15 @@ import { AuthService } from './modules/auth/service';
 import { TokenSigner } from './modules/auth/tokens';
 import { Queue } from '../jobs/queue';
 import { registerWorkers } from '../jobs';
-import type { AppServices, Runtime } from './services';
+import type { AppServices, Runtime as BaseRuntime } from './services';
 import { FILE_DELETE_HOOKS } from './modules/files/hooks';
 import { postAllocationHooks, removeFilesRoyalties } from './modules/royalty/pipeline';
 import { postRoyaltiesForFile } from './modules/money/ledger';
 
-export type { AppServices, Runtime } from './services';
+export type { AppServices } from './services';
+/** The services a booted process holds: the ports filled with the auth module's own classes. */
+export type BootedServices = AppServices & { auth: AuthService; signer: TokenSigner };
+export type Runtime = BaseRuntime<BootedServices>;
 
 /**
  * Cross-module hooks, wired here and nowhere else (never by an import's side effect):
@@ -89,7 +92,7 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
     const signer = new TokenSigner(keys.jwt.keys);
     const queue = new Queue(url, cfg.queuePollSeconds);
     const mailer: Mailer = cfg.smtpUrl ? new SmtpMailer(cfg.smtpUrl, cfg.mailFrom) : new FileMailer(path.join(cfg.dataDir, 'mail'), cfg.mailFrom);
-    const svc: AppServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner) };
+    const svc: BootedServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner) };
     queue.jobHook = svc.metrics.jobHook;
     const useQueue = opts.queue !== false;
     let stopping = false;

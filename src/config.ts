@@ -3,6 +3,8 @@
  * code base reads process.env (tests override through loadConfig()).
  */
 import path from 'node:path';
+import type { S3Config } from './lib/s3-store';
+export type { S3Config };
 
 export interface Config {
   /** Postgres URL of the schema owner. Unset: an embedded Postgres under DATA_DIR/pg. */
@@ -82,20 +84,6 @@ export interface Config {
   s3: S3Config | null;
   /** Signed upload URLs (Rondo's own or presigned S3 PUTs) live this long, seconds. */
   uploadUrlTtlSeconds: number;
-}
-
-export interface S3Config {
-  /** Unset: AWS S3 itself; set for MinIO, R2, Ceph… (e.g. http://127.0.0.1:9000). */
-  endpoint: string | null;
-  region: string;
-  bucket: string;
-  /** Prepended to every object key (e.g. "rondo/"); "" for none. */
-  prefix: string;
-  /** Both unset: the SDK's default credential chain (AWS_* variables, shared files, instance role). */
-  accessKeyId: string | null;
-  secretAccessKey: string | null;
-  /** Path-style URLs (endpoint/bucket/key) instead of bucket.endpoint/key: MinIO and most self-hosted stores. */
-  forcePathStyle: boolean;
 }
 
 export interface InvoicerConfig {

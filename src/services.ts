@@ -8,8 +8,7 @@ import type { Db } from './db';
 import type { Logger } from './lib/logger';
 import type { Mailer } from './lib/mailer';
 import type { SecretBox } from './lib/crypto';
-import type { AuthService } from './modules/auth/service';
-import type { TokenSigner } from './modules/auth/tokens';
+import type { Authenticator, PurposeSigner } from './lib/identity';
 import type { JobQueue } from './pipeline/registry';
 import type { Metrics } from './metrics';
 
@@ -17,15 +16,17 @@ export interface AppServices {
   cfg: Config;
   log: Logger;
   db: Db;
-  signer: TokenSigner;
-  auth: AuthService;
+  /** The token port (src/modules/auth/tokens.ts implements it). */
+  signer: PurposeSigner;
+  /** The auth port (src/modules/auth/service.ts implements it; the auth module reads its own service with authOf). */
+  auth: Authenticator;
   mailer: Mailer;
   queue: JobQueue & { ping(): Promise<boolean> };
   secrets: SecretBox;
   metrics: Metrics;
 }
 
-export interface Runtime {
-  svc: AppServices;
+export interface Runtime<S extends AppServices = AppServices> {
+  svc: S;
   shutdown(): Promise<void>;
 }

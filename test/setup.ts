@@ -44,10 +44,15 @@ export const mochaHooks = {
     if (embedded) await embedded.stop();
     // A test that leaves a pool, a queue or a server open would keep the run alive for
     // ever (CI's limit is 90 minutes): name what is left and fail instead.
+    // getActiveResourcesInfo() names timers too (a ref'd timer holds the loop without being a handle).
     setTimeout(() => {
-      const handles = (process as unknown as { _getActiveHandles(): { constructor: { name: string } }[] })._getActiveHandles();
-      console.error(`\nThe test run did not exit: ${handles.length} open handle(s): ${handles.map((h) => h.constructor.name).join(', ')}`);
-      console.error('A test file left a pool, a pg-boss instance or a server open (close it in after()).');
+      const left = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
+      console.error(`\nThe test run did not exit: ${left.length} open resource(s): ${left.join(', ')}`);
+      console.error('A test file left a pool, a pg-boss instance, a server or a timer open (close it in after()).');
+      // mocha (exit: false) sets the exit code to the failure count on 'exit': this must win.
+      process.on('exit', () => {
+        process.exitCode = 1;
+      });
       process.exit(1);
     }, 15_000).unref();
   },

@@ -27,7 +27,7 @@ import { itemProblems, Strict, Type, Uuid, type RoleName, type TSchema } from '.
 import type { ErrorShape } from './errors';
 import type { Trx } from '../db';
 import type { AppServices } from '../services';
-import type { AuthContext } from '../modules/auth/tokens';
+import type { AuthContext } from '../lib/identity';
 
 export const IdParams = Type.Object({ id: Uuid });
 export const Ids = Strict({ ids: Type.Array(Uuid, { minItems: 1, maxItems: 1000 }) });

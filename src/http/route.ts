@@ -30,7 +30,7 @@ const parseBody = bodyParser({
   },
 });
 import type { AppServices } from '../services';
-import { REFRESH_COOKIE, type AuthContext } from '../modules/auth/tokens';
+import { REFRESH_COOKIE, type AuthContext } from '../lib/identity';
 
 export type { Access } from './schema';
 import type { Access } from './schema';

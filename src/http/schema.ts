@@ -6,9 +6,10 @@ import { Type, type TSchema, type Static, type TObject, type TProperties } from 
 import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import { addInputRules, FORMAT_TEXT, inputProblems } from './limits';
+import type { RoleName } from '../lib/identity';
 
 export { Type };
-export type { TSchema, Static };
+export type { TSchema, Static, TProperties };
 export { Money, Share, Rate, DateIn, DateTimeIn, MonthIn, MonthOrDateIn, CurrencyCode, Text, Int32, IdInt, DATE_RANGE } from './limits';
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
@@ -59,10 +60,10 @@ export function Strict<T extends TProperties>(props: T, opts: Record<string, unk
 export const Uuid = Type.String({ format: 'uuid' });
 export const Email = Type.String({ format: 'email', maxLength: 320 });
 export const Role = Type.Union([Type.Literal('guest'), Type.Literal('user'), Type.Literal('admin'), Type.Literal('owner')]);
-export type RoleName = Static<typeof Role>;
-
-/** Who may call a route (a role, or a token kind below roles). */
-export type Access = 'public' | 'refresh' | 'session' | RoleName | 'super_admin';
+export type { Access, RoleName } from '../lib/identity';
+/** Role lists exactly the roles of lib/identity (a compile-time check). */
+const ROLE_SCHEMA_MATCHES: [Static<typeof Role>] extends [RoleName] ? ([RoleName] extends [Static<typeof Role>] ? true : never) : never = true;
+void ROLE_SCHEMA_MATCHES;
 
 /** Paging query shared by every list (documented once in the README). */
 export const PageQuery = {

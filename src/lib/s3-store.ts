@@ -29,9 +29,23 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { S3Config } from '../config';
 import { clock } from './clock';
 import { assertKey, ObjectStoreError, type ObjectStat, type ObjectStore } from './object-store';
+
+/** An S3-compatible bucket (config.ts reads it from S3_* variables). */
+export interface S3Config {
+  /** Unset: AWS S3 itself; set for MinIO, R2, Ceph… (e.g. http://127.0.0.1:9000). */
+  endpoint: string | null;
+  region: string;
+  bucket: string;
+  /** Prepended to every object key (e.g. "rondo/"); "" for none. */
+  prefix: string;
+  /** Both unset: the SDK's default credential chain (AWS_* variables, shared files, instance role). */
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  /** Path-style URLs (endpoint/bucket/key) instead of bucket.endpoint/key: MinIO and most self-hosted stores. */
+  forcePathStyle: boolean;
+}
 
 export interface S3StoreOptions {
   /** Multipart part size (S3's minimum is 5 MiB). */

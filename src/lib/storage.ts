@@ -26,8 +26,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Config } from '../config';
-import { S3ObjectStore } from './s3-store';
+import { S3ObjectStore, type S3Config } from './s3-store';
 
 export { ObjectStoreError, assertKey, isDirectUploadStore, isMissingObject } from './object-store';
 export type { DirectUploadStore, ObjectStat, ObjectStore } from './object-store';
@@ -109,7 +108,8 @@ export class LocalObjectStore implements ObjectStore {
   }
 }
 
-export type StoreConfig = Pick<Config, 'dataDir' | 'objectStore' | 's3'>;
+/** What the store needs of the configuration (a structural slice of Config). */
+export interface StoreConfig { dataDir: string; objectStore: 'local' | 's3'; s3: S3Config | null }
 
 const stores = new Map<string, ObjectStore>();
 /** The configured store (one per process and configuration): DATA_DIR/objects, or the S3 bucket. */

@@ -8,11 +8,13 @@ import { registerSystemRoutes } from './system/routes';
 import { registerAuthRoutes } from './auth/routes';
 import { registerSocialRoutes } from './auth/social-routes';
 import { registerUserRoutes } from './users/routes';
+import { registerInviteRoutes } from './users/invite-routes';
 import { registerSettingsRoutes } from './settings/routes';
 import { registerOriginRoutes } from './auth/origin-routes';
 import { registerNotificationRoutes } from './notifications/routes';
 import { registerRoyaltyRoutes } from './royalty/routes';
 import { registerCatalogueArea } from './catalogue';
+import { registerReleaseRoutes } from './releases/routes';
 import { registerSourceRoutes } from './sources/routes';
 import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyArea } from './money';
@@ -24,9 +26,11 @@ import { registerErnRoutes } from './ern/routes';
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
   registerAuthRoutes(router, svc);
+  registerInviteRoutes(router, svc);
   registerSocialRoutes(router, svc);
   registerRoyaltyRoutes(router, svc); // before the catalogue area: its /checklist/royalty* answers include statement lines
   registerCatalogueArea(router, svc); // before users: /user/summary and /user/download/csv beat /user/:id
+  registerReleaseRoutes(router, svc);
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
   registerOriginRoutes(router, svc);

@@ -6,7 +6,7 @@
 import type { DemoContext } from './context';
 import { gtinCheckDigit } from '../modules/catalogue/identifiers';
 import { createArtist, createAsset, createProduct } from '../modules/catalogue/service';
-import { upsertSplit } from '../modules/splits/service';
+import { upsertSplit } from '../modules/catalogue/splits';
 
 function demoUpc(n: number): string {
   const body = `8594${String(40000 + n).padStart(8, '0')}`; // 12 digits → GTIN-13 body

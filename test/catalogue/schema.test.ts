@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { withTenant } from '../../src/db';
-import { resolveEffectiveSplit } from '../../src/modules/splits/effective';
+import { resolveEffectiveSplit } from '../../src/modules/catalogue/effective-split';
 
 describe('catalogue schema: split sum, history, effective split', () => {
   let app: TestApp;

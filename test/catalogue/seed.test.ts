@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { seedDemo } from '../../src/seed/demo';
 import { withTenant } from '../../src/db';
-import { resolveEffectiveSplit } from '../../src/modules/splits/effective';
+import { resolveEffectiveSplit } from '../../src/modules/catalogue/effective-split';
 import { isValidUpc } from '../../src/modules/catalogue/identifiers';
 
 describe('demo seeder: catalogue', () => {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import fs from 'node:fs/promises';
 import crypto from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config';
-import { boot, type AppServices } from '../../src/compose';
+import { boot, type BootedServices } from '../../src/compose';
 import { createApp } from '../../src/app';
 import { createTestDatabase } from './db';
 import { createTenant, ensureGlobalUser, upsertMembership } from '../../src/modules/users/service';
@@ -39,7 +39,7 @@ export interface RequestOptions {
 
 export interface TestApp {
   url: string;
-  svc: AppServices;
+  svc: BootedServices;
   cfg: Config;
   dataDir: string;
   request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<HttpResult<T>>;

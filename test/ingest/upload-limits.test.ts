@@ -10,7 +10,7 @@ import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '.
 import { fixture, upload, waitFile, waitChildren, seedRates } from './helpers';
 import { zipBuffers, zipOverlapping } from './zip-writer';
 import { zipLayoutProblem } from '../../src/modules/files/zip-guard';
-import { UPLOAD_LIMITS } from '../../src/modules/files/upload';
+import { UPLOAD_LIMITS } from '../../src/http/upload';
 
 describe('uploads stay bounded', function () {
   this.timeout(120_000);

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { upload, waitFile } from './helpers';
 import { writeDistroKid } from '../../bench/distrokid-gen';
-import { UPLOAD_LIMITS } from '../../src/modules/files/upload';
+import { UPLOAD_LIMITS } from '../../src/http/upload';
 
 interface RawReply {
   status: number;

@@ -163,6 +163,7 @@ describe('money: full cycle', function () {
       ['other bytes', await deliver(app, ev, null, { raw: JSON.stringify(ev, null, 2), signature: (await import('../../src/modules/money/processor')).signBody(JSON.stringify(ev), secretA) }), 401, 'INVALID_SIGNATURE'],
       ['unknown reference', await deliver(app, transferEvent('transfer.success', { ...t, reference: `rondo_${a.workspaceId.replace(/-/g, '')}_${uuid().replace(/-/g, '')}` }), secretA), 404, 'UNKNOWN_REFERENCE'],
       ['foreign format', await deliver(app, transferEvent('transfer.success', { ...t, reference: 'TRX-123' }), secretA), 404, 'UNKNOWN_REFERENCE'],
+      ['over 1 MiB', await deliver(app, ev, secretA, { raw: JSON.stringify({ ...ev, pad: 'x'.repeat(1024 * 1024) }) }), 400, 'PAYLOAD_TOO_LARGE'],
       ['unknown workspace', await deliver(app, transferEvent('transfer.success', { ...t, reference: `rondo_${uuid().replace(/-/g, '')}_${uuid().replace(/-/g, '')}` }), secretA), 404, 'UNKNOWN_REFERENCE'],
     ];
     for (const [name, r, status, code] of checks) {

@@ -1,6 +1,6 @@
 /**
  * The e-mailed flows around a person's identity: password reset, sign-in links and
- * invitations. The rules (docs/security.md):
+ * accepting invitations (sending them: src/modules/users/invitations.ts). The rules (docs/security.md):
  * - a person's password, e-mail, name and sign-in methods are theirs: a workspace admin
  *   invites and adds memberships, never sets any of them for a person who already exists;
  * - a membership made by an invitation stays `invited` until its recipient accepts through
@@ -8,17 +8,17 @@
  * - tokens travel only by e-mail, to Rondo's own URL or an origin a workspace registered.
  */
 import type { AppServices } from '../../services';
-import type { Trx } from '../../db';
-import type { RoleName } from '../../http/schema';
 import { UnauthorizedError, ValidationError } from '../../lib/errors';
-import { findOrCreatePerson, getUser, upsertMembership } from '../users/service';
+import type { AuthService } from './service';
 import { checkRedirect, linkBase, withParams } from './origins';
 
 export const RESET_TTL = 3600;
 export const INVITE_TTL = 7 * 24 * 3600;
 export const LOGIN_LINK_TTL = 15 * 60;
 
-type Deps = Pick<AppServices, 'db' | 'auth' | 'mailer' | 'cfg'>;
+/** What the flows use: the app's services with the auth module's own service (authOf). */
+export type IdentityDeps = Pick<AppServices, 'db' | 'mailer' | 'cfg'> & { auth: AuthService };
+type Deps = IdentityDeps;
 
 /** POST /auth/forgotpassword: the same answer whether or not the address is known; token and code go only by e-mail. */
 export async function requestPasswordReset(d: Deps, email: string, redirect: string | undefined, ip: string): Promise<void> {
@@ -80,65 +80,4 @@ export async function signInWithLink(d: Deps, token: string, meta: { ip: string;
   const { userId } = await d.auth.consumeOneTime('login_link', token);
   const refreshToken = await d.auth.openSession(userId, 'login_link', meta);
   return { refreshToken, workspaces: await d.auth.workspacesOf(userId) };
-}
-
-export interface Invitation {
-  email: string;
-  role: RoleName;
-  firstName?: string;
-  lastName?: string;
-  /** Refused: a person chooses their own password through the invitation e-mail. */
-  password?: string;
-  redirect_url?: string;
-}
-
-/**
- * Adds a membership (creating the person when new, with the names given) and e-mails the
- * invitation; POST /auth/invite, POST /user/ and /user/bulk. The membership is `invited`
- * until the recipient accepts through the link; an existing person's password, names and
- * sign-in methods are never touched.
- */
-export async function inviteMember(d: Deps, trx: Trx, tenantId: number, p: Invitation) {
-  if (p.password !== undefined) {
-    throw new ValidationError('A workspace cannot choose a password for someone: they choose it through the invitation e-mail', ['body.password is not accepted'], 'PASSWORD_NOT_ALLOWED');
-  }
-  // the redirect is checked before anything is written
-  const chosen = p.redirect_url ? await linkBase(d.db.owner, d.cfg, p.redirect_url, d.cfg.publicUrl, { tenantId }, 'body.redirect_url') : null;
-  const person = await findOrCreatePerson(d.db.owner, { email: p.email, firstName: p.firstName, lastName: p.lastName });
-  const existing = await trx('tenant_users').where({ user_id: person.id }).first('id');
-  if (existing) throw new ValidationError('This person is already a member of the workspace', [`email ${p.email}`], 'ALREADY_MEMBER');
-  const base = chosen ?? new URL(person.hasPassword ? `${d.cfg.publicUrl}/accept-invitation` : `${d.cfg.publicUrl}/set-password`);
-  const id = await upsertMembership(trx, tenantId, person.id, p.role, 'invited');
-  const tenant = await trx('tenants').where({ id: tenantId }).first('name');
-  const { token } = await d.auth.issueOneTime('invite', person.id, INVITE_TTL, { tenantId });
-  const link = withParams(base, { token });
-  const how = person.hasPassword
-    ? 'Accept it (POST /auth/acceptinvite with this token as Bearer) and sign in with your existing password'
-    : 'Choose a password to accept it (POST /auth/setpassword with this token as Bearer)';
-  await d.mailer.send({
-    to: p.email,
-    subject: `You are invited to ${tenant?.name ?? 'a workspace'} on Rondo`,
-    text: `You have been invited as ${p.role}. ${how}: ${link}\n\nThe invitation is valid for 7 days.`,
-  });
-  return getUser(trx, id);
-}
-
-/** POST /user/bulk: a savepoint per item, so one bad item never undoes the others. */
-/** POST /user/bulk: `items` are the schema-valid ones with their index in the request; each failure is reported, the rest added. */
-export async function inviteMembers(d: Deps, trx: Trx, tenantId: number, items: { i: number; item: Invitation }[], mayAddOwners: boolean) {
-  const created: string[] = [];
-  const errors: string[] = [];
-  for (const { i, item: u } of items) {
-    if (u.role === 'owner' && !mayAddOwners) {
-      errors.push(`users[${i}] ${u.email}: only an owner can add an owner`);
-      continue;
-    }
-    try {
-      await trx.transaction((sp) => inviteMember(d, sp, tenantId, u));
-      created.push(u.email);
-    } catch (err) {
-      errors.push(`users[${i}] ${u.email}: ${(err as Error).message}`);
-    }
-  }
-  return { created, errors };
 }

@@ -10,8 +10,12 @@ import type { Config } from '../../config';
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import { NotFoundError, ValidationError } from '../../lib/errors';
+import { Type } from '../../http/schema';
 
 export const MAX_REDIRECT_ORIGINS = 20;
+
+/** The `redirect_url` body field of the routes that e-mail a link. */
+export const RedirectUrl = Type.Optional(Type.String({ maxLength: 2000, description: "Where the e-mailed link points: Rondo's own URL or an origin a workspace registered (PUT /settings/redirect-origins); anything else is refused with 400" }));
 
 /** The exact origin `value` names, or a 400 naming `field`. */
 export function parseOrigin(value: string, allowHttp: boolean, field: string): string {

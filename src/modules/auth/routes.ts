@@ -1,13 +1,13 @@
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
-import { Email, Role, Strict, Type, Uuid } from '../../http/schema';
+import { Email, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { ForbiddenError, ValidationError } from '../../lib/errors';
-import { bearerToken, REFRESH_COOKIE } from './service';
-import { acceptInvitation, inviteMember, requestLoginLink, requestPasswordReset, resetPassword, signInWithLink } from './identity';
+import { ValidationError } from '../../lib/errors';
+import { authOf, bearerToken, REFRESH_COOKIE } from './service';
+import { RedirectUrl } from './origins';
+import { acceptInvitation, requestLoginLink, requestPasswordReset, resetPassword, signInWithLink } from './identity';
 
 const Password = Type.String({ minLength: 8, maxLength: 200 });
-const RedirectUrl = Type.Optional(Type.String({ maxLength: 2000, description: "Where the e-mailed link points: Rondo's own URL or an origin a workspace registered (PUT /settings/redirect-origins); anything else is refused with 400" }));
 
 const WorkspaceSchema = Type.Object({
   workspaceId: Uuid,
@@ -20,7 +20,22 @@ const WorkspaceSchema = Type.Object({
 const LoginResponse = Type.Object({ message: Type.String(), workspaces: Type.Array(WorkspaceSchema), refresh_token: Type.String() }, { $id: 'LoginResponse' });
 
 export function registerAuthRoutes(router: Router, svc: AppServices): void {
-  const { auth } = svc;
+  const auth = authOf(svc);
+  const d = { ...svc, auth };
+  /** A public route that e-mails a link to an address: the same answer whether or not the address is known. */
+  const emailLinkRoute = (path: string, summary: string, description: string, send: typeof requestLoginLink, message: string) =>
+    route({
+      method: 'post',
+      path,
+      summary,
+      description,
+      access: 'public',
+      body: Strict({ email: Email, redirect_url: RedirectUrl }),
+      async handler({ ctx, body }) {
+        await send(d, body.email, body.redirect_url, ctx.ip);
+        return { success: true, message };
+      },
+    });
   defineRoutes(router, svc, { tag: 'Auth', errorShape: 'catalogue' }, [
     route({
       method: 'post',
@@ -58,19 +73,13 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
         return { success: true, message: 'Logged out' };
       },
     }),
-    route({
-      method: 'post',
-      path: '/auth/forgotpassword',
-      summary: 'Start a password reset: the reset link (token and verification code) goes by e-mail only',
-      description:
-        'Always answers the same way whether or not the address is known, so it cannot be used to probe for accounts. The token and code travel only by e-mail (never in this answer). Limited per client address and per recipient (429 beyond).',
-      access: 'public',
-      body: Strict({ email: Email, redirect_url: RedirectUrl }),
-      async handler({ ctx, body }) {
-        await requestPasswordReset(svc, body.email, body.redirect_url, ctx.ip);
-        return { success: true, message: 'If the address is registered, a reset link and verification code have been sent' };
-      },
-    }),
+    emailLinkRoute(
+      '/auth/forgotpassword',
+      'Start a password reset: the reset link (token and verification code) goes by e-mail only',
+      'Always answers the same way whether or not the address is known, so it cannot be used to probe for accounts. The token and code travel only by e-mail (never in this answer). Limited per client address and per recipient (429 beyond).',
+      requestPasswordReset,
+      'If the address is registered, a reset link and verification code have been sent',
+    ),
     route({
       method: 'patch',
       path: '/auth/resetpassword',
@@ -80,7 +89,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       query: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }),
       body: Strict({ email: Email, new_password: Password }),
       async handler({ ctx, query, body }) {
-        await resetPassword(svc, bearerToken(ctx.get('authorization')), query.code, body.email, body.new_password, ctx.ip);
+        await resetPassword(d, bearerToken(ctx.get('authorization')), query.code, body.email, body.new_password, ctx.ip);
         return { success: true, message: 'Password has been reset; sign in again' };
       },
     }),
@@ -92,7 +101,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       access: 'public',
       body: Strict({ password: Password }),
       async handler({ ctx, body }) {
-        await acceptInvitation(svc, bearerToken(ctx.get('authorization')), body.password);
+        await acceptInvitation(d, bearerToken(ctx.get('authorization')), body.password);
         return { success: true, message: 'Password set; you can sign in now' };
       },
     }),
@@ -102,22 +111,17 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       summary: 'Accept an invitation with the invitation token (Bearer), keeping your existing password',
       access: 'public',
       async handler({ ctx }) {
-        await acceptInvitation(svc, bearerToken(ctx.get('authorization')));
+        await acceptInvitation(d, bearerToken(ctx.get('authorization')));
         return { success: true, message: 'Invitation accepted; sign in to reach the workspace' };
       },
     }),
-    route({
-      method: 'post',
-      path: '/auth/loginlink',
-      summary: 'E-mail a one-time, 15-minute sign-in link (GET /auth/?token=…)',
-      description: 'Limited per client address and per recipient (429 beyond).',
-      access: 'public',
-      body: Strict({ email: Email, redirect_url: RedirectUrl }),
-      async handler({ ctx, body }) {
-        await requestLoginLink(svc, body.email, body.redirect_url, ctx.ip);
-        return { success: true, message: 'If the address is registered, a sign-in link has been sent' };
-      },
-    }),
+    emailLinkRoute(
+      '/auth/loginlink',
+      'E-mail a one-time, 15-minute sign-in link (GET /auth/?token=…)',
+      'Limited per client address and per recipient (429 beyond).',
+      requestLoginLink,
+      'If the address is registered, a sign-in link has been sent',
+    ),
     route({
       method: 'get',
       path: '/auth',
@@ -126,7 +130,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       query: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2000 })) }),
       async handler({ ctx, query }) {
         if (query.token) {
-          const r = await signInWithLink(svc, query.token, { ip: ctx.ip, userAgent: ctx.get('user-agent') });
+          const r = await signInWithLink(d, query.token, { ip: ctx.ip, userAgent: ctx.get('user-agent') });
           return { message: 'Login successful', workspaces: r.workspaces, refresh_token: r.refreshToken };
         }
         const who = await auth.authenticate({ authorization: ctx.get('authorization'), refreshCookie: ctx.cookies.get(REFRESH_COOKIE), workspaceHeader: ctx.get('x-workspace-id') }, 'session');
@@ -143,26 +147,6 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
             workspaces: who.userId ? await auth.workspacesOf(who.userId) : [],
           },
         };
-      },
-    }),
-    route({
-      method: 'post',
-      path: '/auth/invite',
-      summary: 'Invite someone to this workspace by e-mail (admin)',
-      access: 'admin',
-      status: 201,
-      body: Strict({
-        email: Email,
-        role: Type.Optional(Role),
-        firstName: Type.Optional(Type.String({ maxLength: 200 })),
-        lastName: Type.Optional(Type.String({ maxLength: 200 })),
-        redirect_url: RedirectUrl,
-      }),
-      async handler({ body, auth: who, trx, tenantId }) {
-        const role = body.role ?? 'user';
-        if (role === 'owner' && who.role !== 'owner' && !who.isSuperAdmin) throw new ForbiddenError('Only an owner can invite an owner', 'INSUFFICIENT_ROLE');
-        const data = await inviteMember(svc, trx, tenantId, { ...body, role });
-        return { success: true, message: 'Invitation sent', data };
       },
     }),
   ]);

@@ -10,7 +10,8 @@ import type { Config } from '../../config';
 import { clock } from '../../lib/clock';
 import { randomToken, safeEqual, sha256 } from '../../lib/crypto';
 import { ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, ValidationError } from '../../lib/errors';
-import type { Access, RoleName } from '../../http/schema';
+import type { Access, Authenticator, RequestCredentials, RoleName } from '../../lib/identity';
+import type { AppServices } from '../../services';
 import { preparedQuery } from '../../db';
 import {
   ANONYMOUS,
@@ -30,15 +31,7 @@ export { REFRESH_COOKIE } from './tokens';
 /** Wrong verification codes a reset token survives; the next one kills it. */
 export const MAX_CODE_ATTEMPTS = 5;
 
-/** What a request presents to prove who it is; the HTTP edge reads these from headers and cookies. */
-export interface RequestCredentials {
-  /** The `Authorization` header. */
-  authorization?: string;
-  /** The refresh-token cookie a social sign-in left. */
-  refreshCookie?: string;
-  /** `X-Workspace-Id` (god keys choose their workspace with it). */
-  workspaceHeader?: string;
-}
+export type { RequestCredentials };
 
 /** The token of an `Authorization: Bearer …` header, if any. */
 export function bearerToken(authorization: string | undefined): string | undefined {
@@ -77,7 +70,7 @@ const ACCESS_CHECK_SQL = `SELECT s.revoked_at, s.expires_at, m.*
                  WHERE tu.tenant_id = $1 AND tu.id = $2) m ON true
     WHERE s.id = $3 AND s.user_id = $4`;
 
-export class AuthService {
+export class AuthService implements Authenticator {
   constructor(
     private readonly owner: Knex,
     private readonly signer: TokenSigner,
@@ -439,4 +432,13 @@ export class AuthService {
   async revokeAllSessions(userId: string): Promise<void> {
     await this.owner('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: clock.now() });
   }
+}
+
+/**
+ * The auth module's own service behind the `svc.auth` port (the composition root puts an
+ * AuthService there): the auth routes and identity flows need more of it than the port shows.
+ */
+export function authOf(svc: Pick<AppServices, 'auth'>): AuthService {
+  if (!(svc.auth instanceof AuthService)) throw new Error('svc.auth is not an AuthService');
+  return svc.auth;
 }

@@ -6,7 +6,7 @@ import type { AppServices } from '../../services';
 import { SOCIAL_PROVIDERS } from '../../config';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import { connectedProviders, oauthClient, socialUser, unlinkProvider } from './social';
-import { REFRESH_COOKIE } from './service';
+import { authOf, REFRESH_COOKIE } from './service';
 import { REFRESH_TTL_SECONDS } from './tokens';
 import { safeEqual } from '../../lib/crypto';
 import { allowedForUser, checkRedirect } from './origins';
@@ -16,7 +16,8 @@ const STATE_TTL = 600;
 const Provider = Type.Union(SOCIAL_PROVIDERS.map((p) => Type.Literal(p)));
 
 export function registerSocialRoutes(router: Router, svc: AppServices): void {
-  const { cfg, auth, signer, db } = svc;
+  const { cfg, signer, db } = svc;
+  const auth = authOf(svc);
   const secure = cfg.publicUrl.startsWith('https:');
 
   async function begin(ctx: Context, provider: string, mode: 'login' | 'link', uid: string | null, redirect: string | undefined) {

@@ -5,45 +5,19 @@
  * enough; passwords (low entropy) use argon2.
  */
 import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
-import type { RoleName } from '../../http/schema';
+import type { KeyKind, PurposeSigner } from '../../lib/identity';
 import { clock } from '../../lib/clock';
 import { keyId, randomToken } from '../../lib/crypto';
 import { TokenExpiredError, UnauthorizedError } from '../../lib/errors';
 
-/** The cookie a social sign-in keeps the refresh token in. */
-export const REFRESH_COOKIE = 'rondo_refresh';
+export { ANONYMOUS, REFRESH_COOKIE, type AuthContext, type KeyKind, type TokenKind } from '../../lib/identity';
 
 export const ACCESS_TTL_SECONDS = 6 * 3600;
 export const REFRESH_TTL_SECONDS = 24 * 3600;
 /** Verified tokens kept in memory (see TokenSigner.verify): ~1 KB each. */
 const VERIFIED_MAX = 10_000;
 
-export type TokenKind = 'access' | 'refresh' | 'workspace_key' | 'user_key' | 'god_key';
-
-export interface AuthContext {
-  kind: TokenKind | 'anonymous';
-  userId: string | null;
-  tenantId: number | null;
-  tenantUserId: string | null;
-  role: RoleName | null;
-  isSuperAdmin: boolean;
-  sessionId: string | null;
-  keyId: string | null;
-}
-
-export const ANONYMOUS: AuthContext = {
-  kind: 'anonymous',
-  userId: null,
-  tenantId: null,
-  tenantUserId: null,
-  role: null,
-  isSuperAdmin: false,
-  sessionId: null,
-  keyId: null,
-};
-
-export const KEY_PREFIX = { workspace: 'RWAK', user: 'RUAK', god: 'GODK' } as const;
-export type KeyKind = keyof typeof KEY_PREFIX;
+export const KEY_PREFIX = { workspace: 'RWAK', user: 'RUAK', god: 'GODK' } as const satisfies Record<KeyKind, string>;
 
 export function detectTokenKind(token: string): 'jwt' | KeyKind | null {
   if (token.startsWith('RWAK_')) return 'workspace';
@@ -86,7 +60,7 @@ export interface RefreshClaims {
  * verifies the tokens that name it (rotation: the old secret stays listed until its tokens
  * have expired). A token without `kid` (signed before key ids) is tried against each.
  */
-export class TokenSigner {
+export class TokenSigner implements PurposeSigner {
   private readonly keys: Array<{ kid: string; key: Uint8Array }>;
   private get key(): Uint8Array {
     return this.keys[0]!.key;

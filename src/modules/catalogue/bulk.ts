@@ -12,7 +12,7 @@ import type { Trx } from '../../db';
 import { parseIsrc, parseUpc } from './identifiers';
 import { UUID_RE } from './common';
 import type { AssetInput, ProductInput } from './service';
-import type { ShareInput } from '../splits/service';
+import { walkShares, type ShareInput } from './splits';
 
 const CHUNK = 1000;
 
@@ -30,22 +30,12 @@ async function insertChunks(trx: Trx, table: string, rows: Record<string, unknow
 
 function shareErrors(split: ShareInput[], members: Set<string>): string[] {
   const errors: string[] = [];
-  let total = new Decimal(0);
-  const seen = new Set<string>();
-  for (const [i, s] of split.entries()) {
-    let d: Decimal;
-    try {
-      d = new Decimal(String(s.share));
-    } catch {
-      errors.push(`split[${i}].share is not a number`);
-      continue;
-    }
-    if (d.lte(0) || d.gt(100) || d.decimalPlaces() > 6) errors.push(`split[${i}].share must be above 0, at most 100, with at most 6 decimals`);
-    total = total.plus(d);
-    if (seen.has(s.user)) errors.push(`split[${i}].user ${s.user} appears twice`);
-    seen.add(s.user);
-    if (!members.has(s.user)) errors.push(`user ${s.user} is not a member of this workspace`);
-  }
+  const { total } = walkShares(
+    split,
+    errors,
+    (i, d) => (d.lte(0) || d.gt(100) || d.decimalPlaces() > 6 ? [`split[${i}].share must be above 0, at most 100, with at most 6 decimals`] : []),
+    (s) => (members.has(s.user) ? [] : [`user ${s.user} is not a member of this workspace`]),
+  );
   if (!total.eq(100)) errors.unshift(`Split shares must sum to 100, got ${total.toString()}`);
   return errors;
 }

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { Trx } from '../../db';
-import type { AuthContext } from '../auth/tokens';
+import type { AuthContext } from '../../lib/identity';
 import { rankOf, ROLE_RANK } from '../../http/route';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { normaliseIsrc, normaliseUpc } from './identifiers';

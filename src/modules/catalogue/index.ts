@@ -1,17 +1,16 @@
 /**
  * The catalogue area: summaries/checklists/downloads first (their static paths must win
- * over `/:id`), then artists/assets/products, splits, releases and media.
+ * over `/:id`), then artists/assets/products and splits. Releases and media (which build on
+ * the catalogue) follow them in src/modules/index.ts.
  */
 import type Router from '@koa/router';
 import type { AppServices } from '../../services';
 import { registerCatalogueRoutes } from './routes';
 import { registerReportRoutes } from './report-routes';
-import { registerSplitRoutes } from '../splits/routes';
-import { registerReleaseRoutes } from '../releases/routes';
+import { registerSplitRoutes } from './split-routes';
 
 export function registerCatalogueArea(router: Router, svc: AppServices): void {
   registerReportRoutes(router, svc);
   registerCatalogueRoutes(router, svc);
   registerSplitRoutes(router, svc);
-  registerReleaseRoutes(router, svc);
 }

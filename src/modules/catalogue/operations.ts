@@ -6,13 +6,13 @@
 import type { TSchema } from '@sinclair/typebox';
 import { itemProblems as checkItem } from '../../http/schema';
 import type { Trx } from '../../db';
-import type { AuthContext } from '../auth/tokens';
+import type { AuthContext } from '../../lib/identity';
 import { NotFoundError } from '../../lib/errors';
 import * as C from './service';
 import { setActor } from './common';
 import { bulkInsertAssets, bulkInsertProducts } from './bulk';
 import { ArtistBody, AssetBody, ProductBody } from './schemas';
-import { applyArtistDefault, deleteSplits, splitsOf, upsertSplit, type Conditions, type ShareInput } from '../splits/service';
+import { applyArtistDefault, deleteSplits, splitsOf, upsertSplit, type Conditions, type ShareInput } from './splits';
 
 type Target = 'asset' | 'product';
 type Table = 'assets' | 'products' | 'artists' | 'splits';

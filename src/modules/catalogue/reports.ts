@@ -15,7 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import pgCopy from 'pg-copy-streams';
 import type { Knex } from 'knex';
 import type { AppServices } from '../../services';
-import type { AuthContext } from '../auth/tokens';
+import type { AuthContext } from '../../lib/identity';
 import { rawConnection, withTenant, type Trx } from '../../db';
 import { pageList, seesAll, UUID_RE } from './common';
 

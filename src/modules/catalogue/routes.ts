@@ -9,7 +9,7 @@ import type { AppServices } from '../../services';
 import * as S from './schemas';
 import * as C from './service';
 import * as O from './operations';
-import { saveSplit } from '../splits/operations';
+import { saveSplit } from './split-operations';
 
 /** What differs between the recording and product routes that otherwise repeat each other. */
 const ITEM = {

@@ -1,5 +1,5 @@
 /** Request schemas of the catalogue and split routes (one source: validation + OpenAPI). */
-import { PageQuery, Share, Strict, Type, Uuid } from '../../http/schema';
+import { PageQuery, Share, Strict, Type, Uuid, type TProperties } from '../../http/schema';
 
 const Str = (max = 500) => Type.String({ maxLength: max });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -79,23 +79,9 @@ export const BulkSplitItems = Strict({
 });
 export const IdParams = Type.Object({ id: Uuid });
 
-export const AssetListQuery = Type.Object({
-  ...PageQuery,
-  artist: Type.Optional(Uuid),
-  product: Type.Optional(Uuid),
-  isrc: Type.Optional(Str(40)),
-  title: Type.Optional(Str(200)),
-  type: Type.Optional(Str(20)),
-  isDraft: Type.Optional(Type.Boolean()),
-});
-export const ProductListQuery = Type.Object({
-  ...PageQuery,
-  artist: Type.Optional(Uuid),
-  asset: Type.Optional(Uuid),
-  upc: Type.Optional(Str(40)),
-  title: Type.Optional(Str(200)),
-  type: Type.Optional(Str(100)),
-  format: Type.Optional(Str(100)),
-  isDraft: Type.Optional(Type.Boolean()),
-});
+/** The filters recording and product lists share, around each one's own. */
+const listQuery = <T extends TProperties>(own: T) =>
+  Type.Object({ ...PageQuery, artist: Type.Optional(Uuid), ...own, title: Type.Optional(Str(200)), isDraft: Type.Optional(Type.Boolean()) });
+export const AssetListQuery = listQuery({ product: Type.Optional(Uuid), isrc: Type.Optional(Str(40)), type: Type.Optional(Str(20)) });
+export const ProductListQuery = listQuery({ asset: Type.Optional(Uuid), upc: Type.Optional(Str(40)), type: Type.Optional(Str(100)), format: Type.Optional(Str(100)) });
 export const ArtistListQuery = Type.Object({ ...PageQuery, user: Type.Optional(Uuid) });

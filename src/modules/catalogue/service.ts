@@ -7,7 +7,7 @@ import { NotFoundError, ValidationError, pgCode, PG } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { applySearch, dateOnly, iso, pageList, resolveArtists, setLinks, type ListQuery } from './common';
 import { normaliseIsrc, parseIsrc, parseUpc } from './identifiers';
-import { upsertSplit, type ShareInput } from '../splits/service';
+import { upsertSplit, type ShareInput } from './splits';
 import { fillNewAsset, fillNewProduct } from '../defaultsettings/fill';
 import { mergeArtistLevel } from '../defaultsettings/labels';
 
@@ -180,21 +180,43 @@ function assetRow(a: Partial<AssetInput>): Record<string, unknown> {
   return r;
 }
 
+/** The tail every recording and product view ends with. */
+function draftAndStamps(r: Record<string, unknown>) {
+  return { isDraft: !!r.is_draft, createdAt: iso(r.created_at)!, updatedAt: iso(r.updated_at)! };
+}
+
+/** One row by id through its list view, or 404 `code`. */
+async function viewOne<V>(trx: Trx, table: string, id: string, views: (trx: Trx, rows: Record<string, unknown>[]) => Promise<V[]>, what: string, code: string): Promise<V> {
+  const r = await trx(table).where({ id }).first();
+  if (!r) throw new NotFoundError(what, code);
+  return (await views(trx, [r]))[0]!;
+}
+
+/** The shares of each item's own unconditional `all` split (largest first), by item id. */
+async function ownSplitShares(trx: Trx, col: 'asset_id' | 'product_id', ids: string[]): Promise<Map<string, { user: string; share: number }[]>> {
+  const out = new Map<string, { user: string; share: number }[]>();
+  if (!ids.length) return out;
+  const rows = await trx('splits as s')
+    .join('split_shares as sh', (j) => j.on('sh.tenant_id', 's.tenant_id').andOn('sh.split_id', 's.id'))
+    .whereIn(`s.${col}`, ids)
+    .where({ 's.type': 'all' })
+    .whereNull('s.valid_from')
+    .whereNull('s.valid_to')
+    .whereNull('s.territories')
+    .orderBy([{ column: 'sh.share', order: 'desc' }, 'sh.tenant_user_id'])
+    .select(`s.${col} as item_id`, 'sh.tenant_user_id', 'sh.share');
+  for (const s of rows) {
+    if (!out.has(s.item_id)) out.set(s.item_id, []);
+    out.get(s.item_id)!.push({ user: s.tenant_user_id as string, share: Number(s.share) });
+  }
+  return out;
+}
+
 /** Spec 2.1. `artists` are artist ids; `splits` the asset's own unconditional `all` split. */
 export async function assetViews(trx: Trx, rows: Record<string, unknown>[]) {
   const ids = rows.map((r) => r.id as string);
   const links = ids.length ? await trx('asset_artists').whereIn('asset_id', ids).orderBy(['position', 'artist_id']) : [];
-  const shares = ids.length
-    ? await trx('splits as s')
-        .join('split_shares as sh', (j) => j.on('sh.tenant_id', 's.tenant_id').andOn('sh.split_id', 's.id'))
-        .whereIn('s.asset_id', ids)
-        .where({ 's.type': 'all' })
-        .whereNull('s.valid_from')
-        .whereNull('s.valid_to')
-        .whereNull('s.territories')
-        .orderBy([{ column: 'sh.share', order: 'desc' }, 'sh.tenant_user_id'])
-        .select('s.asset_id', 'sh.tenant_user_id', 'sh.share')
-    : [];
+  const shares = await ownSplitShares(trx, 'asset_id', ids);
   return rows.map((r) => ({
     id: r.id as string,
     title: r.title as string,
@@ -209,17 +231,13 @@ export async function assetViews(trx: Trx, rows: Record<string, unknown>[]) {
     externalId: (r.external_id as string) ?? null,
     contributors: r.contributors as { producers: string[]; mixers: string[] },
     artists: links.filter((l) => l.asset_id === r.id).map((l) => l.artist_id as string),
-    splits: shares.filter((s) => s.asset_id === r.id).map((s) => ({ user: s.tenant_user_id as string, share: Number(s.share) })),
-    isDraft: !!r.is_draft,
-    createdAt: iso(r.created_at)!,
-    updatedAt: iso(r.updated_at)!,
+    splits: shares.get(r.id as string) ?? [],
+    ...draftAndStamps(r),
   }));
 }
 
-export async function getAsset(trx: Trx, id: string) {
-  const r = await trx('assets').where({ id }).first();
-  if (!r) throw new NotFoundError('Asset', 'ASSET_NOT_FOUND');
-  return (await assetViews(trx, [r]))[0]!;
+export function getAsset(trx: Trx, id: string) {
+  return viewOne(trx, 'assets', id, assetViews, 'Asset', 'ASSET_NOT_FOUND');
 }
 
 async function uniqueGuard<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -327,17 +345,7 @@ export async function productViews(trx: Trx, rows: Record<string, unknown>[]) {
   const ids = rows.map((r) => r.id as string);
   const links = ids.length ? await trx('product_artists').whereIn('product_id', ids).orderBy(['position', 'artist_id']) : [];
   const tracks = ids.length ? await trx('product_assets').whereIn('product_id', ids).orderBy(['disc_number', 'track_number']) : [];
-  const shares = ids.length
-    ? await trx('splits as s')
-        .join('split_shares as sh', (j) => j.on('sh.tenant_id', 's.tenant_id').andOn('sh.split_id', 's.id'))
-        .whereIn('s.product_id', ids)
-        .where({ 's.type': 'all' })
-        .whereNull('s.valid_from')
-        .whereNull('s.valid_to')
-        .whereNull('s.territories')
-        .orderBy([{ column: 'sh.share', order: 'desc' }, 'sh.tenant_user_id'])
-        .select('s.product_id', 'sh.tenant_user_id', 'sh.share')
-    : [];
+  const shares = await ownSplitShares(trx, 'product_id', ids);
   return rows.map((r) => ({
     id: r.id as string,
     upc: (r.upc as string) ?? null,
@@ -353,17 +361,13 @@ export async function productViews(trx: Trx, rows: Record<string, unknown>[]) {
     externalId: (r.external_id as string) ?? null,
     artists: links.filter((l) => l.product_id === r.id).map((l) => l.artist_id as string),
     assets: tracks.filter((t) => t.product_id === r.id).map((t) => ({ id: t.asset_id as string, discNumber: t.disc_number as number, trackNumber: t.track_number as number })),
-    split: shares.filter((s) => s.product_id === r.id).map((s) => ({ user: s.tenant_user_id as string, share: Number(s.share) })),
-    isDraft: !!r.is_draft,
-    createdAt: iso(r.created_at)!,
-    updatedAt: iso(r.updated_at)!,
+    split: shares.get(r.id as string) ?? [],
+    ...draftAndStamps(r),
   }));
 }
 
-export async function getProduct(trx: Trx, id: string) {
-  const r = await trx('products').where({ id }).first();
-  if (!r) throw new NotFoundError('Product', 'PRODUCT_NOT_FOUND');
-  return (await productViews(trx, [r]))[0]!;
+export function getProduct(trx: Trx, id: string) {
+  return viewOne(trx, 'products', id, productViews, 'Product', 'PRODUCT_NOT_FOUND');
 }
 
 export async function setProductAssets(trx: Trx, tenantId: number, productId: string, assets: { id: string; trackNumber?: number; discNumber?: number }[]) {

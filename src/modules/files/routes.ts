@@ -12,7 +12,7 @@ import {
   adoptSignedUpload, assertUploadUnused, confirmDetection, createUploadUrl, deleteFileEverywhere, getFile, isOwnWorkspace, listFiles, optionsFrom,
   registeredFile, registerStored, rerunDecompress, resendPending, storageKey, store,
 } from './service';
-import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from './upload';
+import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from '../../http/upload';
 import { streamErrors, streamFileEvents, visibleFile } from './streams';
 import { fileSources } from '../sources/service';
 

@@ -2,14 +2,20 @@
  * The workspace's payment-processor integration (`/integrations/*`: its secret, never
  * returned) and the signed inbound webhook `POST /processor/webhook`
  * (x-processor-signature = hex HMAC-SHA512 of the raw body with the workspace's secret).
- * Handlers: parsed input and the caller → one service call → the answer's shape.
+ * Handlers: parsed input and the caller → one service call → the answer's shape. The webhook's
+ * body is read by the same receiver as every streamed body (src/http/upload.ts): oversized or
+ * aborted is a 400, never a 500.
  */
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { ok } from '../../http/crud';
+import { receiveBuffer } from '../../http/upload';
 import type { AppServices } from '../../services';
 import * as S from './schemas';
 import * as proc from './processor';
+
+/** Largest webhook body read (bytes). */
+const WEBHOOK_MAX_BYTES = 1024 * 1024;
 
 export function registerProcessorRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Integration', errorShape: 'status' }, [
@@ -47,7 +53,7 @@ export function registerProcessorRoutes(router: Router, svc: AppServices): void 
   defineRoutes(router, svc, { tag: 'Processor', errorShape: 'processor' }, [
     route({ method: 'post', path: '/processor/webhook', summary: 'Inbound processor events, signed: x-processor-signature = hex HMAC-SHA512(raw body, workspace secret)', access: 'public', rawBody: true,
       async handler({ ctx }) {
-        const raw = await proc.readRawBody(ctx.req);
+        const raw = await receiveBuffer({ stream: ctx.req, headers: ctx.req.headers }, WEBHOOK_MAX_BYTES);
         const r = await proc.handleProcessorEvent(svc, raw, ctx.get('x-processor-signature') || undefined);
         return { status: 'success', event: r.event };
       } }),

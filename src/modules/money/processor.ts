@@ -219,15 +219,3 @@ export async function handleProcessorEvent(svc: AppServices, raw: Buffer, signat
     return { event };
   });
 }
-
-export async function readRawBody(req: NodeJS.ReadableStream, limit = 1024 * 1024): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    const b = typeof c === 'string' ? Buffer.from(c) : (c as Buffer);
-    size += b.length;
-    if (size > limit) throw new ValidationError('Body too large', [], 'PAYLOAD_TOO_LARGE');
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks);
-}

@@ -1,7 +1,7 @@
 /**
  * Request schemas of the money routes (ajv-validated, published in the OpenAPI document).
  */
-import { PageQuery, Share, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import { PageQuery, Share, Strict, Type, Uuid, type TProperties, type TSchema } from '../../http/schema';
 import { CurrencyIn, MoneyIn, PeriodIn, PositiveMoneyIn } from './common';
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -10,15 +10,19 @@ export const DateIn = Type.String({ format: 'date' });
 export const Period = { from: Type.Optional(PeriodIn), to: Type.Optional(PeriodIn) };
 
 export const TargetType = Type.Union([Type.Literal('artist'), Type.Literal('product'), Type.Literal('asset')]);
-export const ExpenseFields = {
-  user: Uuid,
+/** The fields expenses and revenues share, with each one's own label field after the description. */
+const entryFields = <T extends TProperties>(label: T) => ({
   title: Type.String({ minLength: 1, maxLength: 300 }),
   description: Type.Optional(Nullable(Text(5000))),
-  category: Type.Optional(Nullable(Text(100))),
+  ...label,
   amount: PositiveMoneyIn,
   currency: CurrencyIn,
   conversionRate: Type.Optional(PositiveMoneyIn),
   date: Type.Optional(DateIn),
+});
+export const ExpenseFields = {
+  user: Uuid,
+  ...entryFields({ category: Type.Optional(Nullable(Text(100))) }),
   recoupable: Type.Optional(Type.Boolean()),
   targetType: Type.Optional(Nullable(TargetType)),
   targetId: Type.Optional(Nullable(Uuid)),
@@ -28,13 +32,7 @@ export const ExpensePatch = Strict(Object.fromEntries(Object.entries(ExpenseFiel
 
 export const Splits = Type.Array(Strict({ user: Uuid, share: Share() }), { minItems: 1, maxItems: 100 });
 export const RevenueFields = {
-  title: Type.String({ minLength: 1, maxLength: 300 }),
-  description: Type.Optional(Nullable(Text(5000))),
-  source: Type.Optional(Nullable(Text(100))),
-  amount: PositiveMoneyIn,
-  currency: CurrencyIn,
-  conversionRate: Type.Optional(PositiveMoneyIn),
-  date: Type.Optional(DateIn),
+  ...entryFields({ source: Type.Optional(Nullable(Text(100))) }),
   accountingPeriod: Type.Optional(PeriodIn),
   splits: Splits,
 };

@@ -9,7 +9,7 @@ import { defineRoutes, route } from '../../http/route';
 import { ok, paged } from '../../http/crud';
 import { Type, StatusError } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { readRawBody } from '../money/processor';
+import { receiveBuffer } from '../../http/upload';
 import { ValidationError } from '../../lib/errors';
 import * as S from './schemas';
 import * as fx from './fxpartner';
@@ -120,7 +120,7 @@ export function registerFxPartnerRoutes(router: Router, svc: AppServices): void 
     route({ method: 'post', path: `${base}/webhook/:workspaceId`, summary: 'Signed payout callbacks: x-fxpartner-signature t=<unix>,v1=<hex HMAC-SHA256("<t>.<raw body>", workspace API key)>', access: 'public', rawBody: true, params: S.WorkspaceParam,
       responses: { 200: Type.Object({ status: Type.Literal('success'), applied: Type.Boolean() }), 400: StatusError, 401: StatusError, 404: StatusError },
       async handler({ ctx, params }) {
-        const raw = await readRawBody(ctx.req);
+        const raw = await receiveBuffer({ stream: ctx.req, headers: ctx.req.headers }, 1024 * 1024);
         const r = await pay.handleFxCallback(svc, params.workspaceId, raw, ctx.get('x-fxpartner-signature') || undefined);
         return { status: 'success', applied: r.applied };
       } }),

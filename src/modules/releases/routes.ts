@@ -13,7 +13,7 @@ import { objectStore } from '../../lib/storage';
 import { IdParams } from '../catalogue/schemas';
 import * as R from './service';
 import * as M from './media-service';
-import { isMultipart, receiveMultipart, receiveRaw, UPLOAD_LIMITS, type UploadSource } from '../files/upload';
+import { isMultipart, receiveMultipart, receiveRaw, UPLOAD_LIMITS, type UploadSource } from '../../http/upload';
 
 const Str = (max = 500) => Type.String({ maxLength: max });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);

@@ -15,7 +15,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors
 import { clock } from '../../lib/clock';
 import { dateOnly, iso, pageList, type ListQuery } from '../catalogue/common';
 import { normaliseIsrc, parseUpc } from '../catalogue/identifiers';
-import type { AuthContext } from '../auth/tokens';
+import type { AuthContext } from '../../lib/identity';
 import { rankOf, ROLE_RANK } from '../../http/route';
 import { fillNewRelease } from '../defaultsettings/fill';
 

@@ -7,7 +7,7 @@ import { defineRoutes, route } from '../../http/route';
 import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
-import { receiveMultipartHead } from '../files/upload';
+import { receiveMultipartHead } from '../../http/upload';
 import { SourcePatternSchema, validatePattern } from '../../../parsers';
 import {
   configureSource, createGlobalPattern, deleteGlobalPattern, getGlobalPattern, getTenantSource,

@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { Trx } from '../../db';
-import type { AuthContext } from '../auth/tokens';
+import type { AuthContext } from '../../lib/identity';
 import { rankOf, ROLE_RANK } from '../../http/route';
 import { ForbiddenError } from '../../lib/errors';
 import { clock } from '../../lib/clock';

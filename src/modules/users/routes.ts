@@ -4,7 +4,8 @@ import { Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static }
 import type { AppServices } from '../../services';
 import { ForbiddenError } from '../../lib/errors';
 import { getUser, listUsers, memberIdByEmail, removeUser, removeUsers, updateUser, workspaceSummary } from './service';
-import { inviteMember, inviteMembers } from '../auth/identity';
+import { authOf } from '../auth/service';
+import { inviteMember, inviteMembers } from './invitations';
 import { userEntityRoutes } from './entities';
 
 const IdParams = Type.Object({ id: Uuid });
@@ -20,6 +21,7 @@ const BulkUser = Strict({
 
 export function registerUserRoutes(router: Router, svc: AppServices): void {
   userEntityRoutes(router, svc);
+  const d = { ...svc, auth: authOf(svc) };
   defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue' }, [
     route({
       method: 'get',
@@ -61,7 +63,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       }),
       async handler({ body, auth, trx, tenantId }) {
         if (body.role === 'owner' && rankOf(auth) < ROLE_RANK.owner) throw new ForbiddenError('Only an owner can add an owner', 'INSUFFICIENT_ROLE');
-        return { success: true, message: 'User added', data: await inviteMember(svc, trx, tenantId, body) };
+        return { success: true, message: 'User added', data: await inviteMember(d, trx, tenantId, body) };
       },
     }),
     route({
@@ -80,7 +82,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
           if (problems.length) invalid.push(...problems);
           else valid.push({ i, item: item as Static<typeof BulkUser> });
         });
-        const { created, errors } = await inviteMembers(svc, trx, tenantId, valid, rankOf(auth) >= ROLE_RANK.owner);
+        const { created, errors } = await inviteMembers(d, trx, tenantId, valid, rankOf(auth) >= ROLE_RANK.owner);
         const at = (e: string) => Number(/\[(\d+)\]/.exec(e)?.[1]);
         return { success: true, message: `${created.length} user(s) added`, createdUsers: created, processedCount: body.users.length, errors: [...invalid, ...errors].sort((x, y) => at(x) - at(y)) };
       },

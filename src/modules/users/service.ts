@@ -8,7 +8,7 @@ import { clock } from '../../lib/clock';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { RoleName } from '../../http/schema';
 import { ROLE_RANK } from '../../http/route';
-import type { AuthContext } from '../auth/tokens';
+import type { AuthContext } from '../../lib/identity';
 import type { Trx } from '../../db';
 
 export interface UserView {

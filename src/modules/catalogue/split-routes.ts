@@ -6,9 +6,9 @@ import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { ShareList, SplitTypeField, Conditions, IdsBody, IdParams } from '../catalogue/schemas';
-import { getSplit } from './service';
-import * as O from './operations';
+import { ShareList, SplitTypeField, Conditions, IdsBody, IdParams } from './schemas';
+import { getSplit } from './splits';
+import * as O from './split-operations';
 
 const TargetFields = {
   asset: Type.Optional(Uuid),

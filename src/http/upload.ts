@@ -13,8 +13,8 @@ import crypto from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
-import type { ObjectStore } from '../../lib/storage';
-import { AppError, ValidationError } from '../../lib/errors';
+import type { ObjectStore } from '../lib/storage';
+import { AppError, ValidationError } from '../lib/errors';
 
 /** Largest single statement upload (bytes). */
 export const MAX_UPLOAD_BYTES = 20 * 1024 ** 3;
@@ -269,4 +269,43 @@ export async function receiveRaw(src: UploadSource, store: Pick<ObjectStore, 'pu
     throw emptyFile();
   }
   return r;
+}
+
+/**
+ * A small raw body read whole into memory (a signed webhook, whose signature covers the exact
+ * bytes): at most `maxBytes`. Failures are 400s like every other body: oversized
+ * (PAYLOAD_TOO_LARGE, by its declared length or as it arrives) and a client that goes away
+ * mid-body (UPLOAD_ABORTED).
+ */
+export async function receiveBuffer(src: UploadSource, maxBytes: number): Promise<Buffer> {
+  const big = () => new ValidationError('Body too large', [], 'PAYLOAD_TOO_LARGE');
+  if (Number(src.headers['content-length'] ?? NaN) > maxBytes) {
+    drain(src.stream);
+    throw big();
+  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const gate = onceGate();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (fn: () => void) =>
+      gate(() => {
+        detach();
+        src.stream.off('data', onData);
+        src.stream.off('end', onEnd);
+        fn();
+      });
+    const onData = (c: Buffer | string) => {
+      const b = typeof c === 'string' ? Buffer.from(c) : c;
+      size += b.length;
+      if (size > maxBytes) {
+        settle(() => reject(big()));
+        drain(src.stream);
+      } else chunks.push(b);
+    };
+    const onEnd = () => settle(() => resolve(Buffer.concat(chunks)));
+    const detach = watchRequest(src.stream, (err) => settle(() => reject(err)));
+    src.stream.on('error', () => undefined);
+    src.stream.on('data', onData);
+    src.stream.on('end', onEnd);
+  });
 }

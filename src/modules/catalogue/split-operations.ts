@@ -4,13 +4,13 @@
  * Each takes the tenant transaction and plain arguments and returns data.
  */
 import type { Knex, Trx } from '../../db';
-import type { AuthContext } from '../auth/tokens';
+import type { AuthContext } from '../../lib/identity';
 import { NotFoundError, ValidationError } from '../../lib/errors';
-import { pageList, setActor, type ListQuery } from '../catalogue/common';
-import { normaliseIsrc, parseUpc } from '../catalogue/identifiers';
-import { bulkDelete } from '../catalogue/service';
-import { deleteSplits, getSplit, historyView, shareProblems, updateSplit, upsertSplit, viewsOf, SPLIT_TYPES, type Conditions, type ShareInput, type SplitInput } from './service';
-import { resolveEffectiveSplit } from './effective';
+import { pageList, setActor, type ListQuery } from './common';
+import { normaliseIsrc, parseUpc } from './identifiers';
+import { bulkDelete } from './service';
+import { deleteSplits, getSplit, historyView, shareProblems, updateSplit, upsertSplit, viewsOf, SPLIT_TYPES, type Conditions, type ShareInput, type SplitInput } from './splits';
+import { resolveEffectiveSplit } from './effective-split';
 
 type TargetName = 'asset' | 'product' | 'artist';
 interface TargetRefs { asset?: string; product?: string; artist?: string }

@@ -7,8 +7,8 @@
 import Decimal from 'decimal.js';
 import type { Trx } from '../../db';
 import { NotFoundError, ValidationError } from '../../lib/errors';
-import { dateOnly, iso } from '../catalogue/common';
-import { normaliseTerritory } from '../catalogue/identifiers';
+import { dateOnly, iso } from './common';
+import { normaliseTerritory } from './identifiers';
 
 export const SPLIT_TYPES = ['all', 'stream', 'download', 'ugc', 'physical', 'return', 'radio', 'sync', 'ringtone', 'other'] as const;
 export type SplitType = (typeof SPLIT_TYPES)[number];
@@ -48,12 +48,19 @@ export interface SplitView {
   updatedAt: string;
 }
 
-/** Problems with a list of shares, as messages (empty = valid). The sum must be exactly 100. */
-export async function shareProblems(trx: Trx, split: ShareInput[]): Promise<{ errors: string[]; total: string }> {
-  const errors: string[] = [];
+/**
+ * Walks a list of shares, pushing onto `errors`: a share that is no number, what `range`
+ * says of each number, a user named twice, then what `each` says of the item. Returns the
+ * sum and the users named.
+ */
+export function walkShares(
+  split: ShareInput[],
+  errors: string[],
+  range: (i: number, d: Decimal) => string[],
+  each: (s: ShareInput) => string[] = () => [],
+): { total: Decimal; seen: Set<string> } {
   let total = new Decimal(0);
   const seen = new Set<string>();
-  if (!split.length) errors.push('split must name at least one user');
   for (const [i, s] of split.entries()) {
     let d: Decimal;
     try {
@@ -62,12 +69,23 @@ export async function shareProblems(trx: Trx, split: ShareInput[]): Promise<{ er
       errors.push(`split[${i}].share is not a number`);
       continue;
     }
-    if (d.lte(0) || d.gt(100)) errors.push(`split[${i}].share must be above 0 and at most 100`);
-    if (d.decimalPlaces() > 6) errors.push(`split[${i}].share has more than 6 decimal places`);
+    errors.push(...range(i, d));
     total = total.plus(d);
     if (seen.has(s.user)) errors.push(`split[${i}].user ${s.user} appears twice`);
     seen.add(s.user);
+    errors.push(...each(s));
   }
+  return { total, seen };
+}
+
+/** Problems with a list of shares, as messages (empty = valid). The sum must be exactly 100. */
+export async function shareProblems(trx: Trx, split: ShareInput[]): Promise<{ errors: string[]; total: string }> {
+  const errors: string[] = [];
+  if (!split.length) errors.push('split must name at least one user');
+  const { total, seen } = walkShares(split, errors, (i, d) => [
+    ...(d.lte(0) || d.gt(100) ? [`split[${i}].share must be above 0 and at most 100`] : []),
+    ...(d.decimalPlaces() > 6 ? [`split[${i}].share has more than 6 decimal places`] : []),
+  ]);
   const ids = [...seen].filter((u) => /^[0-9a-f-]{36}$/i.test(u));
   const bad = [...seen].filter((u) => !/^[0-9a-f-]{36}$/i.test(u));
   const known = ids.length ? new Set((await trx('tenant_users').whereIn('id', ids).select('id')).map((r) => r.id as string)) : new Set<string>();

@@ -1,0 +1,73 @@
+/**
+ * Inviting someone into a workspace (POST /auth/invite, POST /user/ and /user/bulk): adds
+ * the membership as `invited` and e-mails the link that accepts it (accepting:
+ * src/modules/auth/identity.ts). An existing person's password, names and sign-in methods
+ * are never touched (docs/security.md).
+ */
+import type { Trx } from '../../db';
+import type { RoleName } from '../../lib/identity';
+import { ValidationError } from '../../lib/errors';
+import { INVITE_TTL, type IdentityDeps as Deps } from '../auth/identity';
+import { linkBase, withParams } from '../auth/origins';
+import { findOrCreatePerson, getUser, upsertMembership } from './service';
+
+export interface Invitation {
+  email: string;
+  role: RoleName;
+  firstName?: string;
+  lastName?: string;
+  /** Refused: a person chooses their own password through the invitation e-mail. */
+  password?: string;
+  redirect_url?: string;
+}
+
+/**
+ * Adds a membership (creating the person when new, with the names given) and e-mails the
+ * invitation; POST /auth/invite, POST /user/ and /user/bulk. The membership is `invited`
+ * until the recipient accepts through the link; an existing person's password, names and
+ * sign-in methods are never touched.
+ */
+export async function inviteMember(d: Deps, trx: Trx, tenantId: number, p: Invitation) {
+  if (p.password !== undefined) {
+    throw new ValidationError('A workspace cannot choose a password for someone: they choose it through the invitation e-mail', ['body.password is not accepted'], 'PASSWORD_NOT_ALLOWED');
+  }
+  // the redirect is checked before anything is written
+  const chosen = p.redirect_url ? await linkBase(d.db.owner, d.cfg, p.redirect_url, d.cfg.publicUrl, { tenantId }, 'body.redirect_url') : null;
+  const person = await findOrCreatePerson(d.db.owner, { email: p.email, firstName: p.firstName, lastName: p.lastName });
+  const existing = await trx('tenant_users').where({ user_id: person.id }).first('id');
+  if (existing) throw new ValidationError('This person is already a member of the workspace', [`email ${p.email}`], 'ALREADY_MEMBER');
+  const base = chosen ?? new URL(person.hasPassword ? `${d.cfg.publicUrl}/accept-invitation` : `${d.cfg.publicUrl}/set-password`);
+  const id = await upsertMembership(trx, tenantId, person.id, p.role, 'invited');
+  const tenant = await trx('tenants').where({ id: tenantId }).first('name');
+  const { token } = await d.auth.issueOneTime('invite', person.id, INVITE_TTL, { tenantId });
+  const link = withParams(base, { token });
+  const how = person.hasPassword
+    ? 'Accept it (POST /auth/acceptinvite with this token as Bearer) and sign in with your existing password'
+    : 'Choose a password to accept it (POST /auth/setpassword with this token as Bearer)';
+  await d.mailer.send({
+    to: p.email,
+    subject: `You are invited to ${tenant?.name ?? 'a workspace'} on Rondo`,
+    text: `You have been invited as ${p.role}. ${how}: ${link}\n\nThe invitation is valid for 7 days.`,
+  });
+  return getUser(trx, id);
+}
+
+/** POST /user/bulk: a savepoint per item, so one bad item never undoes the others. */
+/** POST /user/bulk: `items` are the schema-valid ones with their index in the request; each failure is reported, the rest added. */
+export async function inviteMembers(d: Deps, trx: Trx, tenantId: number, items: { i: number; item: Invitation }[], mayAddOwners: boolean) {
+  const created: string[] = [];
+  const errors: string[] = [];
+  for (const { i, item: u } of items) {
+    if (u.role === 'owner' && !mayAddOwners) {
+      errors.push(`users[${i}] ${u.email}: only an owner can add an owner`);
+      continue;
+    }
+    try {
+      await trx.transaction((sp) => inviteMember(d, sp, tenantId, u));
+      created.push(u.email);
+    } catch (err) {
+      errors.push(`users[${i}] ${u.email}: ${(err as Error).message}`);
+    }
+  }
+  return { created, errors };
+}
