@@ -54,6 +54,7 @@ export const mochaHooks = {
         process.exitCode = 1;
       });
       process.exit(1);
-    }, 15_000).unref();
+      // 60 s: a pg-boss stop or a child process still winding down on a loaded machine is not a leak; a run kept alive for ever is.
+    }, 60_000).unref();
   },
 };
