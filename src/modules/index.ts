@@ -14,6 +14,7 @@ import { registerRoyaltyRoutes } from './royalty/routes';
 import { registerCatalogueArea } from './catalogue';
 import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyArea } from './money';
+import { registerWebRoutes } from './web/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -26,4 +27,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerNotificationRoutes(router, svc);
   registerIngestionRoutes(router, svc);
   registerMoneyArea(router, svc);
+  registerWebRoutes(router, svc); // /, /app and the app's pages; not API
 }
