@@ -87,7 +87,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
         if (userId) {
           const issued = await auth.issueOneTime('reset', userId, RESET_TTL, { withCode: true });
           token = issued.token;
-          const link = withRedirect(body.redirect_url, `${cfg.publicUrl}/reset-password`, { code: issued.code!, email: body.email });
+          const link = withRedirect(body.redirect_url, `${cfg.publicUrl}/app/reset-password`, { code: issued.code!, email: body.email });
           await mailer.send({
             to: body.email,
             subject: 'Reset your Rondo password',
@@ -143,7 +143,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
         const userId = await auth.userIdByEmail(body.email);
         if (userId) {
           const { token } = await auth.issueOneTime('login_link', userId, LOGIN_LINK_TTL);
-          const link = withRedirect(body.redirect_url, `${cfg.publicUrl}/auth/`, { token });
+          const link = withRedirect(body.redirect_url, `${cfg.publicUrl}/app/login-link`, { token });
           await mailer.send({ to: body.email, subject: 'Your Rondo sign-in link', text: `Sign in: ${link}\n\nThe link works once, for 15 minutes.` });
         }
         return { success: true, message: 'If the address is registered, a sign-in link has been sent' };
@@ -219,7 +219,7 @@ export async function inviteMember(
   const tenant = await trx('tenants').where({ id: tenantId }).first('name');
   if (!g.hasPassword) {
     const { token } = await svc.auth.issueOneTime('invite', g.id, INVITE_TTL, { tenantId });
-    const link = withRedirect(p.redirect_url, `${svc.cfg.publicUrl}/set-password`, { token });
+    const link = withRedirect(p.redirect_url, `${svc.cfg.publicUrl}/app/set-password`, { token });
     await svc.mailer.send({
       to: p.email,
       subject: `You are invited to ${tenant?.name ?? 'a workspace'} on Rondo`,
