@@ -123,12 +123,12 @@ describe('web app in headless Chromium', function () {
     assert.equal(api.body.data.total.revenue, '24.85');
     await page.goto(`${app.url}/app/analytics`);
     for (const [tab, key] of [['Month', 'month'], ['DSP', 'dsp'], ['Country', 'country'], ['Artist', 'artist'], ['Product', 'product'], ['Recording', 'asset']]) {
-      await page.getByRole('tab', { name: tab }).click();
+      await page.getByRole('button', { name: tab, exact: true }).click();
       const total = page.locator(`[data-testid=chart-total][data-by=${key}]`);
       await total.waitFor();
       assert.equal(await total.getAttribute('data-value'), api.body.data.total.revenue, tab);
     }
-    await page.getByRole('tab', { name: 'DSP' }).click();
+    await page.getByRole('button', { name: 'DSP', exact: true }).click();
     await page.locator('tbody tr', { hasText: 'Deezer' }).waitFor();
     await check(page, 'analytics');
     const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
@@ -162,7 +162,7 @@ describe('web app in headless Chromium', function () {
 
   it('shows the catalogue and the admin pages', async () => {
     await page.goto(`${app.url}/app/catalogue`);
-    await page.getByRole('tab', { name: 'Recordings' }).click();
+    await page.getByRole('button', { name: 'Recordings', exact: true }).click();
     await page.getByLabel('Search recordings').fill('paper');
     await page.locator('tbody tr', { hasText: 'Paper Moon' }).waitFor();
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('table tbody tr').length === 1);

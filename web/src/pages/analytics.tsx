@@ -48,7 +48,9 @@ function toCsv(rows: Row[], by: string): string {
 
 export function AnalyticsPage() {
   const [by, setBy] = useState('month');
-  const [f, setF] = useState({ periodFilterType: 'sale', start: '', end: '', dsp: '', country: '', saleType: '' });
+  const [f, setF] = useState({ periodFilterType: 'sale', start: '', end: '', artist: '', dsp: '', country: '', saleType: '', file: '' });
+  const artists = useLoad(() => api<{ data: { id: string; name: string }[] }>('GET', '/artist/?size=200'), []);
+  const files = useLoad(() => api<{ data: { id: string; fileName: string }[] }>('GET', '/file/?size=100'), []);
   const [applied, setApplied] = useState(f);
   const query = qs({ ...applied, size: 500 });
   const data = useLoad(async () => ({ by, result: (await api<{ data: Result }>('GET', `/royalty/${by}${query}`)).data }), [by, query]);
@@ -73,18 +75,24 @@ export function AnalyticsPage() {
           </Field>
           <Field label="From (YYYY-MM)"><input type="text" inputMode="numeric" pattern="\d{4}-\d{2}" placeholder="2026-01" value={f.start} onInput={set('start')} /></Field>
           <Field label="To (YYYY-MM)"><input type="text" inputMode="numeric" pattern="\d{4}-\d{2}" placeholder="2026-12" value={f.end} onInput={set('end')} /></Field>
+          <Field label="Artist">
+            <select value={f.artist} onChange={set('artist')}><option value="">All</option>{(artists.data?.data ?? []).map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}</select>
+          </Field>
+          <Field label="Statement file">
+            <select value={f.file} onChange={set('file')}><option value="">All</option>{(files.data?.data ?? []).map((x) => <option key={x.id} value={x.id}>{x.fileName}</option>)}</select>
+          </Field>
           <Field label="DSP"><input type="text" value={f.dsp} onInput={set('dsp')} /></Field>
           <Field label="Country (ISO)"><input type="text" maxLength={2} value={f.country} onInput={set('country')} /></Field>
           <Field label="Sale type"><input type="text" value={f.saleType} onInput={set('saleType')} /></Field>
           <button type="submit" class="primary">Apply</button>
         </form>
       </Section>
-      <div role="tablist" aria-label="Breakdown" class="tabs">
+      <div role="group" aria-label="Breakdown" class="tabs">
         {BREAKDOWNS.map(([k, label]) => (
-          <button key={k} type="button" role="tab" aria-selected={by === k} onClick={() => setBy(k)}>{label}</button>
+          <button key={k} type="button" aria-pressed={by === k} onClick={() => setBy(k)}>{label}</button>
         ))}
       </div>
-      <Section title={`Revenue by ${BREAKDOWNS.find(([k]) => k === by)![1].toLowerCase()}`} actions={<button type="button" onClick={downloadCsv} disabled={!res}>Download CSV</button>}>
+      <Section title={`Revenue by ${BREAKDOWNS.find(([k]) => k === by)![1]}`} actions={<button type="button" onClick={downloadCsv} disabled={!res}>Download CSV</button>}>
         <Loading show={data.loading} /><ErrorBox error={data.error} />
         {res ? (
           <>

@@ -32,8 +32,8 @@ export function CataloguePage() {
   return (
     <>
       <h1>Catalogue</h1>
-      <div role="tablist" aria-label="Catalogue" class="tabs">
-        {KINDS.map(([k, l]) => <button key={k} type="button" role="tab" aria-selected={kind === k} onClick={() => { setKind(k); setPage(1); }}>{l}</button>)}
+      <div role="group" aria-label="Catalogue list" class="tabs">
+        {KINDS.map(([k, l]) => <button key={k} type="button" aria-pressed={kind === k} onClick={() => { setKind(k); setPage(1); }}>{l}</button>)}
       </div>
       <Section title={label}>
         <SearchBox label={`Search ${label.toLowerCase()}`} value={search} onInput={(v) => { setSearch(v); setPage(1); }} />
