@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, waitForReallocation } from '../allocation/helpers';
 import { mailsTo } from '../helpers/mail';
-import { ensureWebBuilt, findChromium, launch, screenshot, seriousViolations } from './browser';
+import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations } from './browser';
 
 const ISRC1 = 'USWEB2600001';
 const ISRC2 = 'USWEB2600002';
@@ -28,6 +28,7 @@ describe('web app in headless Chromium', function () {
   let page: Page;
   let tmp: string;
   let asset1: string;
+  const blockedByCsp: string[] = [];
 
   before(async function () {
     const chromium = findChromium();
@@ -48,6 +49,7 @@ describe('web app in headless Chromium', function () {
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-web-'));
     browser = await launch(chromium!);
     admin = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    await enforceCsp(admin, blockedByCsp);
     page = await admin.newPage();
   });
   after(async () => {
@@ -96,7 +98,9 @@ describe('web app in headless Chromium', function () {
     const bar = page.locator('.uploads progress');
     await bar.waitFor();
     await page.waitForFunction(() => (globalThis as any).document.querySelector('.uploads progress')?.value === 100, null, { timeout: 60_000 });
-    assert.match(await page.locator('.uploads .status').innerText(), /100 % · processed/);
+    await page.locator('.uploads .status[data-status=processed]').waitFor({ timeout: 60_000 });
+    assert.equal(await page.locator('.uploads .status').innerText(), '100 % · processed');
+    assert.equal(await bar.evaluate((el: any) => el.value), 100);
     const row = page.locator('tr', { hasText: 'DistroKid_1772400000000_NovaLune.tsv' });
     await row.getByText('processed').waitFor();
     const cells = await row.locator('td').allInnerTexts();
@@ -194,6 +198,7 @@ describe('web app in headless Chromium', function () {
     const link = new URL(/Sign in: (\S+)/.exec(mail)![1]);
     assert.equal(link.pathname, '/app/login-link');
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    await enforceCsp(ctx, blockedByCsp);
     const p = await ctx.newPage();
     await p.goto(`${app.url}${link.pathname}${link.search}`);
     await p.waitForURL(/\/app\/me$/);
@@ -211,5 +216,9 @@ describe('web app in headless Chromium', function () {
     await p.getByRole('button', { name: 'Sign out' }).click();
     await p.waitForURL(/\/app\/signin$/);
     await ctx.close();
+  });
+
+  it('works under a strict content security policy (nothing was blocked)', () => {
+    assert.deepEqual(blockedByCsp, []);
   });
 });
