@@ -123,9 +123,9 @@ export function Table<R>(p: { caption: string; columns: Column<R>[]; rows: R[] |
         <caption>{p.caption}</caption>
         <thead><tr>{p.columns.map((c) => <th scope="col" class={c.num ? 'num' : undefined} key={c.label}>{c.label}</th>)}</tr></thead>
         <tbody>
-          {rows.length === 0 ? <tr><td colSpan={p.columns.length} class="muted">{p.empty ?? 'Nothing yet.'}</td></tr> : null}
+          {rows.length === 0 ? <tr><td colSpan={p.columns.length} class="muted empty">{p.empty ?? 'Nothing yet.'}</td></tr> : null}
           {rows.map((r, i) => (
-            <tr key={p.rowKey ? p.rowKey(r, i) : i}>{p.columns.map((c) => <td class={c.num ? 'num' : undefined} key={c.label}>{c.cell(r)}</td>)}</tr>
+            <tr key={p.rowKey ? p.rowKey(r, i) : i}>{p.columns.map((c) => <td class={c.num ? 'num' : undefined} data-label={c.label} key={c.label}>{c.cell(r)}</td>)}</tr>
           ))}
         </tbody>
       </table>
