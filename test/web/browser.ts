@@ -59,7 +59,7 @@ export const STRICT_CSP =
 export async function enforceCsp(ctx: BrowserContext, blocked: string[]): Promise<void> {
   await ctx.route('**/*', async (route) => {
     if (route.request().resourceType() !== 'document') return route.continue();
-    const res = await route.fetch();
+    const res = await route.fetch({ maxRedirects: 0 }); // the browser follows redirects itself
     await route.fulfill({ response: res, headers: { ...res.headers(), 'content-security-policy': STRICT_CSP } });
   });
   ctx.on('console', (m) => {

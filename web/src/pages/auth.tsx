@@ -61,7 +61,7 @@ function SignedIn(p: Props) {
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     session.start(null);
-    api<{ data: { workspaces: Workspace[] } }>('GET', '/auth')
+    api<{ data: { workspaces: Workspace[] } }>('GET', '/auth', { token: null }) // the httpOnly refresh cookie answers
       .then((r) => afterLogin(null, r.data.workspaces, p))
       .catch((e) => { session.clear(); setError(e); });
   }, []);
