@@ -168,7 +168,7 @@ function AcceptInvitation() {
       {!token ? <p class="error" role="alert">This page needs the link from your invitation e-mail.</p> : null}
       <ErrorBox error={a.error} /><Notice text={a.done} />
       <button type="button" class="primary" disabled={a.busy || !token} onClick={() => a.run(async () => {
-        await api('POST', '/auth/acceptinvite', { token, body: {} });
+        await api('POST', '/auth/acceptinvite', { token });
         return 'Invitation accepted. Sign in with your password to reach the workspace.';
       })}>Accept the invitation</button>
       <p><Link to="/signin">Sign in</Link></p>
