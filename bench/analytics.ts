@@ -163,7 +163,7 @@ async function main() {
       const tu = await upsertMembership(svc.db.owner, t.id, g.id, role);
       if (i > 0) payees.push(tu);
       const { refreshToken } = await svc.auth.login(email, pw, {});
-      const who = await svc.auth.authenticate({ get: () => `Bearer ${refreshToken}`, cookies: { get: () => undefined } } as never, 'refresh');
+      const who = await svc.auth.authenticate({ authorization: `Bearer ${refreshToken}` }, 'refresh');
       tokens[i === 0 ? 'admin' : `payee${i}`] = await svc.auth.accessTokenFor(who, t.uuid, undefined);
     }
     console.log(`analytics bench: ${LINES.toLocaleString()} lines in ${FILES} files, ${os.cpus().length} cores, concurrency ${CONC}`);

@@ -51,7 +51,7 @@ async function main() {
       payees.push(await upsertMembership(svc.db.owner, t.id, u.id, 'user'));
     }
     const { refreshToken } = await svc.auth.login(email, 'bench password 123', {});
-    const who = await svc.auth.authenticate({ get: () => `Bearer ${refreshToken}` } as never, 'refresh');
+    const who = await svc.auth.authenticate({ authorization: `Bearer ${refreshToken}` }, 'refresh');
     const token = await svc.auth.accessTokenFor(who, t.uuid, undefined);
     const call = async (method: string, p: string, body?: unknown) => {
       const res = await fetch(base + p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });

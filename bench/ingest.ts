@@ -85,7 +85,7 @@ for (let i = 1; i <= 3; i++) {
   payees.push(await upsertMembership(svc.db.owner, tenant.id, p.id, 'user'));
 }
 const { refreshToken } = await svc.auth.login('bench@rondo.test', 'bench password 1', {});
-const who = await svc.auth.authenticate({ get: () => `Bearer ${refreshToken}`, cookies: { get: () => undefined } } as never, 'refresh');
+const who = await svc.auth.authenticate({ authorization: `Bearer ${refreshToken}` }, 'refresh');
 const token = await svc.auth.accessTokenFor(who, tenant.uuid, undefined);
 
 // The catalogue the statement names, with splits (SQL, one transaction).

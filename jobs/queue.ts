@@ -31,6 +31,8 @@ export class Queue {
   private listening: Promise<void> | null = null;
   private stopping = false;
   private retry: NodeJS.Timeout | null = null;
+  /** Wraps every job run of this process (metrics: src/metrics.ts). */
+  jobHook: ((queue: string, data: unknown, run: () => Promise<void>) => Promise<void>) | null = null;
 
   constructor(private readonly connectionString: string, private readonly pollSeconds: number) {
     this.boss = new PgBoss({ connectionString, schema: 'pgboss', max: 4, supervise: true, monitorStateIntervalSeconds: 60 });
@@ -101,7 +103,10 @@ export class Queue {
     await this.listen().catch(() => undefined); // without it the workers still poll
     for (let i = 0; i < (opts.concurrency ?? 1); i++) {
       const id = await this.boss.work<JobPayloads[N]>(name, { batchSize: 1, pollingIntervalSeconds: this.pollSeconds }, async (jobs) => {
-        for (const job of jobs) await handler(job.data, job);
+        for (const job of jobs) {
+          if (this.jobHook) await this.jobHook(name, job.data, () => handler(job.data, job));
+          else await handler(job.data, job);
+        }
       });
       const ids = this.workers.get(name) ?? [];
       ids.push(id);
@@ -114,12 +119,13 @@ export class Queue {
     return Number.isInteger(n);
   }
 
-  async stop(): Promise<void> {
+  /** Stops taking jobs; running ones get `timeoutMs` to finish, then are failed (and retried by pg-boss). */
+  async stop(timeoutMs = 10_000): Promise<void> {
     this.stopping = true;
     if (this.retry) clearTimeout(this.retry);
     const l = this.listener;
     this.listener = null;
     if (l) await l.end().catch(() => undefined);
-    await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+    await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs });
   }
 }

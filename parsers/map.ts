@@ -70,13 +70,13 @@ export interface MapContext {
 }
 
 /** Resolves a mapping's constant part (preamble, file name, const, default). */
-function fallbackValue(m: FieldMapping, ctx: MapContext): string | null {
+function fallbackValue(m: FieldMapping, mapCtx: MapContext): string | null {
   if (m.preamble !== undefined) {
-    const v = ctx.preamble.get(headerKey(m.preamble));
+    const v = mapCtx.preamble.get(headerKey(m.preamble));
     if (v !== undefined && v.trim() !== '') return v.trim();
   }
   if (m.fileName !== undefined) {
-    const r = new RegExp(m.fileName, 'i').exec(ctx.fileName);
+    const r = new RegExp(m.fileName, 'i').exec(mapCtx.fileName);
     const v = r?.groups?.v ?? r?.[1];
     if (v) return v;
   }
@@ -85,7 +85,7 @@ function fallbackValue(m: FieldMapping, ctx: MapContext): string | null {
   return null;
 }
 
-export function compileMapper(pattern: SourcePattern, ctx: MapContext): (row: string[], lineNo: number) => CanonicalLine {
+export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row: string[], lineNo: number) => CanonicalLine {
   const decimal: DecimalStyle = pattern.format.decimal ?? '.';
   const ops: Op[] = [];
   for (const [field, m] of Object.entries(pattern.columns) as [CanonicalField, FieldMapping | undefined][]) {
@@ -94,7 +94,7 @@ export function compileMapper(pattern: SourcePattern, ctx: MapContext): (row: st
     let label = field as string;
     if (m.from !== undefined) {
       for (const name of Array.isArray(m.from) ? m.from : [m.from]) {
-        get = ctx.resolve(name);
+        get = mapCtx.resolve(name);
         if (get) {
           label = name;
           break;
@@ -103,7 +103,7 @@ export function compileMapper(pattern: SourcePattern, ctx: MapContext): (row: st
     }
     let neg: Op['neg'] = null;
     if (m.negativeWhen) {
-      const g = ctx.resolve(m.negativeWhen.column);
+      const g = mapCtx.resolve(m.negativeWhen.column);
       if (g) neg = { get: g, values: new Set(m.negativeWhen.values.map((v) => v.trim().toLowerCase())) };
     }
     ops.push({
@@ -111,7 +111,7 @@ export function compileMapper(pattern: SourcePattern, ctx: MapContext): (row: st
       kind: KIND[field],
       label,
       get,
-      fallback: fallbackValue(m, ctx),
+      fallback: fallbackValue(m, mapCtx),
       map: m.map ? new Map(Object.entries(m.map).map(([k, v]) => [k.trim().toLowerCase(), v])) : null,
       dayFirst: m.dayFirst ?? pattern.format.dayFirst ?? false,
       neg,
@@ -122,7 +122,7 @@ export function compileMapper(pattern: SourcePattern, ctx: MapContext): (row: st
   const rowOps = ops.filter((o) => !(o.get === null && o.neg === null));
   const dsp = pattern.dsp ?? null;
   const aggregator = pattern.aggregator;
-  const periodMonth = ctx.periodMonth;
+  const periodMonth = mapCtx.periodMonth;
 
   const blank = (lineNo: number): CanonicalLine => ({
     lineNo,

@@ -1,5 +1,6 @@
 /**
- * The Koa app: request id + structured log, one error path, JSON body parsing, routes.
+ * The Koa app: request id + structured log + latency metric, security headers, CORS,
+ * /metrics, one error path, routes.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -8,16 +9,30 @@ import type { AppServices } from './services';
 import { errorMiddleware } from './http/errors';
 import { mountModules } from './modules';
 import { addSlashAliases, routeRegistry } from './http/route';
+import { clientAddress, proxyTrust } from './http/client-address';
 import { requestContext } from './lib/process-guard';
+import { corsMiddleware, securityHeaders } from './http/security';
+import { METRICS_PATH, metricsEndpoint } from './http/metrics';
 
+/** The latency metric's route label: the router's path template, so its cardinality is bounded. */
+function routeLabel(ctx: Koa.Context): string {
+  if (ctx.path === METRICS_PATH) return METRICS_PATH;
+  const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  return matched ? String(matched) : 'unmatched';
+}
+
+/** `trustProxy` overrides TRUST_PROXY (tests); TRUSTED_PROXIES always comes from the config. */
 export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {}): Koa {
-  const app = new Koa({ proxy: !!opts.trustProxy });
+  const trustProxy = opts.trustProxy ?? svc.cfg.trustProxy;
+  const trust = proxyTrust({ trustProxy, trustedProxies: svc.cfg.trustedProxies });
+  const app = new Koa({ proxy: trustProxy });
   app.silent = true; // errors are logged by our middleware, once
   routeRegistry.length = 0; // one app per process in production; tests build several
   const router = new Router({ strict: true });
   mountModules(router, svc);
   addSlashAliases(router);
 
+  app.use(clientAddress(trust));
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
     const requestId = (ctx.get('x-request-id') || crypto.randomUUID()).slice(0, 100);
@@ -28,9 +43,13 @@ export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {})
       await requestContext.run({ requestId }, next);
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      svc.metrics.observeHttp(ctx.method, routeLabel(ctx), ctx.status, ms / 1000);
       ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, tenantId: ctx.state.auth?.tenantId ?? undefined }, 'request');
     }
   });
+  app.use(securityHeaders(svc.cfg));
+  app.use(corsMiddleware(svc.cfg));
+  app.use(metricsEndpoint(svc.metrics, svc.cfg.metricsToken));
   app.use(errorMiddleware());
   app.use(router.routes());
   app.use(router.allowedMethods());

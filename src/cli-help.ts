@@ -51,6 +51,19 @@ export const COMMANDS: Record<string, CliCommand> = {
     options: [{ name: 'id', value: 'KEY_UUID', required: true, help: 'the id printed by key:create' }],
     example: 'key:revoke --id 0b6f5c1e-7f0a-4d7e-9d3a-2c1b0a9f8e7d',
   },
+  'keys:rotate': {
+    summary: 'Make a new current JWT or encryption key (needs no database): in a key file the old key stays listed; with keys in the environment it prints one to set',
+    options: [
+      { name: 'kind', value: 'KIND', required: true, help: 'jwt | encryption' },
+      { name: 'file', value: 'PATH', help: 'the key file (default JWT_SECRET_FILE / ENCRYPTION_KEY_FILE, else under DATA_DIR/keys/)' },
+    ],
+    example: 'keys:rotate --kind encryption',
+  },
+  'secrets:reencrypt': {
+    summary: 'Re-seal every stored secret under the current encryption key (after keys:rotate --kind encryption)',
+    options: [],
+    example: 'secrets:reencrypt',
+  },
   migrate: {
     summary: 'Run the database migrations (every command does this first)',
     options: [],

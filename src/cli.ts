@@ -9,6 +9,8 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config';
 import type { RoleName } from './http/schema';
 import { COMMANDS, commandHelp, newDatabaseWarning, usage } from './cli-help';
+import { defaultKeyFile, newKey, reencryptSecrets, rotateKeyFile, type KeyKind } from './keys';
+import { keyId } from './lib/crypto';
 
 const ROLES = ['guest', 'user', 'admin', 'owner'];
 
@@ -41,6 +43,7 @@ const OPTIONS = {
   id: { type: 'string' },
   'base-currency': { type: 'string' },
   domain: { type: 'string' },
+  file: { type: 'string' },
 } as const;
 let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true; allowPositionals: false }>>;
 try {
@@ -65,7 +68,26 @@ if (missing.length) fail(`${command} needs ${missing.map((o) => `--${o.name}`).j
 // Everything that can be checked without the database is, before a workspace is half made.
 if (values.password !== undefined && values.password.length < 8) fail('--password must be at least 8 characters');
 if (values.role !== undefined && !ROLES.includes(values.role)) fail(`--role must be one of ${ROLES.join(', ')}`);
-if (values.kind !== undefined && !['workspace', 'user', 'god'].includes(values.kind)) fail('--kind must be workspace, user or god');
+if (command === 'key:create' && !['workspace', 'user', 'god'].includes(values.kind!)) fail('--kind must be workspace, user or god');
+if (command === 'keys:rotate' && !['jwt', 'encryption'].includes(values.kind!)) fail('--kind must be jwt or encryption');
+if (command === 'keys:rotate') {
+  // Before boot: a key file can be made before any database exists.
+  const kind = values.kind as KeyKind;
+  if (kind !== 'jwt' && kind !== 'encryption') fail('keys:rotate needs --kind jwt|encryption');
+  const [envName, fromEnv] = kind === 'jwt' ? ['JWT_SECRET', cfg.jwtSecret] : ['ENCRYPTION_KEY', cfg.encryptionKey];
+  const after = kind === 'jwt' ? 'once its tokens have expired (refresh: 24 h; invitations: 7 days; signed upload URLs: UPLOAD_URL_TTL_SECONDS)' : 'once secrets:reencrypt has run';
+  if (fromEnv && !values.file) {
+    // Keys in the environment live in the operator's secret store: print one, write nothing.
+    const key = newKey();
+    console.log(JSON.stringify({ kind, newKey: key, newKeyId: keyId(key), next: `set ${envName}=<newKey> and move the old value into ${envName}_PREVIOUS, restart every process${kind === 'encryption' ? ', run secrets:reencrypt' : ''}; drop the old value ${after}` }, null, 2));
+    process.exit(0);
+  }
+  const file = values.file ?? (kind === 'jwt' ? cfg.jwtSecretFile : cfg.encryptionKeyFile) ?? defaultKeyFile(cfg, kind);
+  const r = rotateKeyFile(kind, file);
+  const next = `restart every process${kind === 'encryption' ? ', then run secrets:reencrypt' : ''}; remove the old line ${after}`;
+  console.log(JSON.stringify({ kind, file, currentKeyId: r.keyId, keys: r.keys, next }, null, 2));
+  process.exit(0);
+}
 // Loaded here, not at the top: --help and argument errors answer without loading the app.
 const { boot } = await import('./services');
 const { createTenant, ensureGlobalUser, upsertMembership } = await import('./modules/users/service');
@@ -112,6 +134,9 @@ try {
       out = { id: values.id, revoked: await svc.auth.revokeApiKey(values.id) };
       break;
     }
+    case 'secrets:reencrypt':
+      out = { currentKeyId: svc.secrets.currentKeyId, columns: await reencryptSecrets(owner, svc.secrets) };
+      break;
     case 'migrate':
       out = { migrated: true };
       break;

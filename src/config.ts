@@ -12,10 +12,28 @@ export interface Config {
   dataDir: string;
   /** Public base URL used in e-mails and signed upload URLs. */
   publicUrl: string;
-  /** HMAC secret for JWTs and signed URLs; persisted under DATA_DIR when unset. */
+  /** NODE_ENV=production: keys must come from the environment or key files (src/keys.ts). */
+  production: boolean;
+  /** HMAC secret that signs JWTs and signed URLs (JWT_SECRET); unset: JWT_SECRET_FILE or DATA_DIR/keys/jwt.keys. */
   jwtSecret: string | null;
-  /** 32-byte key (hex or base64) for secrets at rest; derived from jwtSecret when unset. */
+  /** Older JWT secrets still accepted for verification while their tokens live (JWT_SECRET_PREVIOUS, comma-separated). */
+  jwtSecretPrevious: string[];
+  /** A key file: one secret a line, the first signs, the others verify (JWT_SECRET_FILE). */
+  jwtSecretFile: string | null;
+  /** Key for secrets at rest (ENCRYPTION_KEY); unset: ENCRYPTION_KEY_FILE or DATA_DIR/keys/encryption.keys. */
   encryptionKey: string | null;
+  /** Older encryption keys still accepted for opening sealed values (ENCRYPTION_KEY_PREVIOUS, comma-separated). */
+  encryptionKeyPrevious: string[];
+  /** A key file: one key a line, the first seals, the others open (ENCRYPTION_KEY_FILE). */
+  encryptionKeyFile: string | null;
+  /** Browser origins allowed to call the API cross-origin (CORS_ORIGINS, comma-separated; `*` any, without credentials). Empty: same-origin only. */
+  corsOrigins: string[];
+  /** Bearer token that GET /metrics requires (METRICS_TOKEN); unset: /metrics is open. */
+  metricsToken: string | null;
+  /** Worker-only processes serve /metrics and /health on this port (METRICS_PORT); unset: none. */
+  metricsPort: number | null;
+  /** On SIGTERM/SIGINT: how long in-flight requests and running jobs get to finish, seconds. */
+  shutdownTimeoutSeconds: number;
   logLevel: string;
   /** Run pg-boss workers in the API process. */
   runWorkers: boolean;
@@ -26,6 +44,16 @@ export interface Config {
   detectionThreshold: number;
   /** Login attempts per IP per window. */
   loginRateLimit: { max: number; windowSeconds: number };
+  /** Sign-in attempts per account (e-mail address) per window, whatever address they come from. */
+  accountRateLimit: { max: number; windowSeconds: number };
+  /** Reset and sign-in-link e-mails per recipient address per window. */
+  recipientRateLimit: { max: number; windowSeconds: number };
+  /** Behind a reverse proxy: take the client address, host and scheme from X-Forwarded-* headers the trusted proxies add. */
+  trustProxy: boolean;
+  /** Which hops are trusted proxies: a hop count (1 = only the peer that connects) or addresses/CIDRs/presets (loopback, linklocal, uniquelocal). */
+  trustedProxies: number | string[];
+  /** Let workspaces register plain-http origins for e-mailed links (development only). */
+  allowHttpRedirectOrigins: boolean;
   /** Postgres role the API and workers use for tenant data (no BYPASSRLS, not owner). */
   appRole: string;
   /** Password hashing cost (argon2 memory KiB); tests lower it. */
@@ -126,6 +154,21 @@ function num(name: string, value: string | undefined, fallback: number): number 
   return n;
 }
 
+/** TRUSTED_PROXIES: unset = 1 hop; a number = that many hops; else a comma list of addresses, CIDRs or proxy-addr presets. */
+function trustedProxies(value: string | undefined): number | string[] {
+  if (value === undefined || value.trim() === '') return 1;
+  if (/^\d+$/.test(value.trim())) return int('TRUSTED_PROXIES', value.trim(), 1);
+  return value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
+
+/** A comma-separated list; blanks dropped. */
+function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+}
+
 function bool(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   return !['0', 'false', 'no', 'off'].includes(value.toLowerCase());
@@ -140,8 +183,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: env.HOST || '0.0.0.0',
     dataDir,
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
+    production: env.NODE_ENV === 'production',
     jwtSecret: env.JWT_SECRET || null,
+    jwtSecretPrevious: list(env.JWT_SECRET_PREVIOUS),
+    jwtSecretFile: env.JWT_SECRET_FILE ? path.resolve(env.JWT_SECRET_FILE) : null,
     encryptionKey: env.ENCRYPTION_KEY || null,
+    encryptionKeyPrevious: list(env.ENCRYPTION_KEY_PREVIOUS),
+    encryptionKeyFile: env.ENCRYPTION_KEY_FILE ? path.resolve(env.ENCRYPTION_KEY_FILE) : null,
+    corsOrigins: list(env.CORS_ORIGINS).map((o) => o.replace(/\/$/, '')),
+    metricsToken: env.METRICS_TOKEN || null,
+    metricsPort: env.METRICS_PORT ? int('METRICS_PORT', env.METRICS_PORT, 0) : null,
+    shutdownTimeoutSeconds: int('SHUTDOWN_TIMEOUT_SECONDS', env.SHUTDOWN_TIMEOUT_SECONDS, 25),
     logLevel: env.LOG_LEVEL || 'info',
     runWorkers: bool(env.RUN_WORKERS, true),
     smtpUrl: env.SMTP_URL || null,
@@ -151,6 +203,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       max: int('LOGIN_RATE_MAX', env.LOGIN_RATE_MAX, 20),
       windowSeconds: int('LOGIN_RATE_WINDOW_SECONDS', env.LOGIN_RATE_WINDOW_SECONDS, 180),
     },
+    accountRateLimit: {
+      max: int('ACCOUNT_RATE_MAX', env.ACCOUNT_RATE_MAX, 10),
+      windowSeconds: int('ACCOUNT_RATE_WINDOW_SECONDS', env.ACCOUNT_RATE_WINDOW_SECONDS, 900),
+    },
+    recipientRateLimit: {
+      max: int('RECIPIENT_RATE_MAX', env.RECIPIENT_RATE_MAX, 5),
+      windowSeconds: int('RECIPIENT_RATE_WINDOW_SECONDS', env.RECIPIENT_RATE_WINDOW_SECONDS, 900),
+    },
+    trustProxy: bool(env.TRUST_PROXY, false),
+    trustedProxies: trustedProxies(env.TRUSTED_PROXIES),
+    allowHttpRedirectOrigins: bool(env.ALLOW_HTTP_REDIRECT_ORIGINS, env.NODE_ENV === 'development'),
     appRole: env.APP_DB_ROLE || 'rondo_app',
     passwordHashMemoryKiB: int('PASSWORD_HASH_MEMORY_KIB', env.PASSWORD_HASH_MEMORY_KIB, 19456),
     queuePollSeconds: num('QUEUE_POLL_SECONDS', env.QUEUE_POLL_SECONDS, 1),
@@ -170,6 +233,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (!cfg.s3?.bucket) throw new Error('OBJECT_STORE=s3 needs S3_BUCKET');
     if (!cfg.s3.accessKeyId !== !cfg.s3.secretAccessKey) throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
     if (cfg.s3.prefix && !/^[A-Za-z0-9._\-/]+\/$/.test(cfg.s3.prefix)) throw new Error('S3_PREFIX may hold letters, digits and ._-/ only');
+  }
+  if (cfg.jwtSecret && cfg.jwtSecretFile) throw new Error('Set JWT_SECRET or JWT_SECRET_FILE, not both');
+  if (cfg.encryptionKey && cfg.encryptionKeyFile) throw new Error('Set ENCRYPTION_KEY or ENCRYPTION_KEY_FILE, not both');
+  for (const o of cfg.corsOrigins) {
+    if (o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)) throw new Error(`CORS_ORIGINS holds origins like https://app.example.com (scheme and host, no path), got "${o}"`);
   }
   // S3 refuses presigned URLs valid for more than 7 days
   if (cfg.uploadUrlTtlSeconds < 60 || cfg.uploadUrlTtlSeconds > 7 * 24 * 3600) throw new Error('UPLOAD_URL_TTL_SECONDS must be between 60 and 604800');

@@ -1,16 +1,18 @@
 /**
- * `npm start`: the API and the workers in one process, on an embedded Postgres under
- * DATA_DIR when DATABASE_URL is unset.
+ * `npm start` (development) and `npm run start:prod` / the container's command: the API and
+ * the workers in one process (RUN_WORKERS=false: the API only), on an embedded Postgres under
+ * DATA_DIR when DATABASE_URL is unset. SIGTERM/SIGINT shut it down gracefully (src/lib/shutdown.ts).
  */
 import { loadConfig } from './config';
 import { boot } from './services';
 import { createApp } from './app';
 import { installProcessGuards } from './lib/process-guard';
+import { drainServer, onShutdownSignal } from './lib/shutdown';
 
 const cfg = loadConfig();
 const rt = await boot(cfg, { workers: cfg.runWorkers, migrate: true });
 installProcessGuards(rt.svc.log);
-const app = createApp(rt.svc, { trustProxy: process.env.TRUST_PROXY === 'true' });
+const app = createApp(rt.svc);
 const server = app.listen(cfg.port, cfg.host, () => {
   const url = cfg.publicUrl;
   console.log(`\nRondo is running at ${url}  (API docs: ${url}/docs, OpenAPI: ${url}/openapi.json)`);
@@ -21,14 +23,9 @@ const server = app.listen(cfg.port, cfg.host, () => {
   console.log(`then:  curl -s -X POST ${url}/auth/login -H 'content-type: application/json' -d '{"email":"you@example.com","password":"choose-a-password"}'\n`);
 });
 
-let stopping = false;
-async function stop(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  rt.svc.log.info({ signal }, 'shutting down');
-  server.close();
+if (cfg.production && !cfg.metricsToken) rt.svc.log.warn('METRICS_TOKEN is unset: GET /metrics is open to anyone who reaches this port (docs/operations.md)');
+
+onShutdownSignal(rt.svc.log, async () => {
+  await drainServer(server, cfg.shutdownTimeoutSeconds * 1000, rt.svc.log);
   await rt.shutdown();
-  process.exit(0);
-}
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('SIGTERM', () => void stop('SIGTERM'));
+});

@@ -4,13 +4,14 @@
  * the CLI and the tests all start through here.
  */
 import path from 'node:path';
-import crypto from 'node:crypto';
 import type { Config } from './config';
 import { connectDb, migrateLatest, type Db } from './db';
 import { startEmbeddedPostgres, type EmbeddedHandle } from './db/embedded';
 import { createLogger, type Logger } from './lib/logger';
 import { FileMailer, SmtpMailer, type Mailer } from './lib/mailer';
-import { SecretBox } from './lib/crypto';
+import type { SecretBox } from './lib/crypto';
+import { loadKeys } from './keys';
+import { Metrics } from './metrics';
 import { AuthService } from './modules/auth/service';
 import { TokenSigner } from './modules/auth/tokens';
 import { Queue } from '../jobs/queue';
@@ -25,18 +26,12 @@ export interface AppServices {
   mailer: Mailer;
   queue: Queue;
   secrets: SecretBox;
+  metrics: Metrics;
 }
 
 export interface Runtime {
   svc: AppServices;
   shutdown(): Promise<void>;
-}
-
-async function systemSecret(db: Db, name: string, fromEnv: string | null): Promise<string> {
-  if (fromEnv) return fromEnv;
-  await db.owner('system_secrets').insert({ name, value: crypto.randomBytes(32).toString('base64url') }).onConflict('name').ignore();
-  const row = await db.owner('system_secrets').where({ name }).first('value');
-  return row.value as string;
 }
 
 /** Resolve the owner URL: DATABASE_URL, or the embedded cluster (started or shared). */
@@ -86,12 +81,12 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
       const applied = await migrateLatest(db.owner);
       if (applied.length) log.info({ applied }, 'migrations applied');
     }
-    const jwtSecret = await systemSecret(db, 'jwt', cfg.jwtSecret);
-    const encKey = await systemSecret(db, 'encryption', cfg.encryptionKey);
-    const signer = new TokenSigner(new TextEncoder().encode(jwtSecret));
+    const keys = await loadKeys(cfg, db, log);
+    const signer = new TokenSigner(keys.jwt.keys);
     const queue = new Queue(url, cfg.queuePollSeconds);
     const mailer: Mailer = cfg.smtpUrl ? new SmtpMailer(cfg.smtpUrl, cfg.mailFrom) : new FileMailer(path.join(cfg.dataDir, 'mail'), cfg.mailFrom);
-    const svc: AppServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: new SecretBox(encKey) };
+    const svc: AppServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner) };
+    queue.jobHook = svc.metrics.jobHook;
     const useQueue = opts.queue !== false;
     let stopping = false;
     if (useQueue) {
@@ -108,7 +103,7 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
       svc,
       async shutdown() {
         stopping = true;
-        if (useQueue) await queue.stop().catch((err) => log.error({ err }, 'queue stop failed'));
+        if (useQueue) await queue.stop(cfg.shutdownTimeoutSeconds * 1000).catch((err) => log.error({ err }, 'queue stop failed'));
         await db.close();
         if (embedded) await embedded.stop();
       },

@@ -23,7 +23,7 @@
  */
 import type Router from '@koa/router';
 import { defineRoutes, rankOf, ROLE_RANK, route, type RouteDef } from './route';
-import { compile, formatAjvErrors, Strict, Type, Uuid, type RoleName, type TSchema } from './schema';
+import { itemProblems, Strict, Type, Uuid, type RoleName, type TSchema } from './schema';
 import type { ErrorShape } from './errors';
 import type { Trx } from '../db';
 import type { AppServices } from '../services';
@@ -113,7 +113,7 @@ export function crudRoutes(area: CrudArea): RouteDef[] {
   if (createMany && area.bulk) {
     const { key, item } = area.bulk;
     const body = Strict({ [key]: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 1000 }) });
-    defs.push(route({ method: 'post', path: `${base}/bulk`, summary: `Create many ${many}: each invalid item is reported in errors, the others are created`, description, access: access.write, errorShape: bulkShape, body,
+    defs.push(route({ method: 'post', path: `${base}/bulk`, summary: `Create many ${many}: each invalid item is reported in errors, the others are created`, description, access: access.write, errorShape: bulkShape, body, items: { field: key, schema: item },
       async handler({ trx, auth, body }) {
         const items = (body as Record<string, unknown[]>)[key]!;
         return bulkCreate(item, items, key, (valid) => createMany(trx, auth, valid, items.length));
@@ -165,12 +165,12 @@ export function defineCrudRoutes(router: Router, svc: AppServices, area: CrudAre
 export async function bulkCreate<T, R extends { errors: string[] }>(
   schema: TSchema, items: unknown[], name: string, create: (valid: { i: number; item: T }[]) => Promise<R>,
 ): Promise<R> {
-  const v = compile(schema, 'body');
   const valid: { i: number; item: T }[] = [];
   const errors: string[] = [];
   items.forEach((item, i) => {
-    if (v(item)) valid.push({ i, item: item as T });
-    else errors.push(...formatAjvErrors(`${name}[${i}]`, v.errors));
+    const problems = itemProblems(schema, item, `${name}[${i}]`);
+    if (!problems.length) valid.push({ i, item: item as T });
+    else errors.push(...problems);
   });
   const r = await create(valid);
   const at = (e: string) => Number(/\[(\d+)\]/.exec(e)?.[1]);

@@ -3,7 +3,7 @@
  * area of the route (spec part 7); anything unknown is a 500 with the request id logged.
  */
 import type { Context, Next } from 'koa';
-import { AppError, ConflictError, PG, pgCode, RateLimitError } from '../lib/errors';
+import { AppError, ConflictError, PG, pgCode, RateLimitError, ValidationError } from '../lib/errors';
 
 /** Error body shapes of spec part 7, by area. */
 export type ErrorShape = 'catalogue' | 'status' | 'processor' | 'agreement';
@@ -37,6 +37,14 @@ export function errorMiddleware() {
       if (pgCode(err) === PG.UNIQUE_VIOLATION) err = new ConflictError('A record with the same unique value already exists', [String((raw as { detail?: string }).detail ?? '')]);
       // e.g. removing a member who still holds a split share (RESTRICT): a clear 400, not a 500
       if (pgCode(err) === PG.FOREIGN_KEY_VIOLATION || pgCode(err) === PG.RESTRICT_VIOLATION) err = new ConflictError('This record is still used by other records; change or remove those first', [String((raw as { detail?: string }).detail ?? '')], 'IN_USE');
+      // Last line of defence: a value validation let through that Postgres cannot hold
+      // (class 22, data exception: numeric or date out of range, bad characters, invalid
+      // text representation) or nests too deep for it (54001) is the caller's input: 400.
+      const code = pgCode(err);
+      if (code && (code.startsWith('22') || code === '54001') && (raw as { severity?: string }).severity) {
+        ctx.state.log?.warn({ err: raw, requestId: ctx.state.requestId }, 'value refused by Postgres (validation should name it first)');
+        err = new ValidationError('Invalid value', [String((raw as Error).message)], 'INVALID_VALUE');
+      }
       const shape: ErrorShape = ctx.state.errorShape ?? 'status';
       if (err instanceof AppError) {
         ctx.status = err.status === 409 ? 400 : err.status; // the spec's codes have no 409

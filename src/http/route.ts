@@ -9,6 +9,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { TSchema, Static } from '@sinclair/typebox';
 import { compile, formatAjvErrors, type RoleName } from './schema';
+import { inputProblems } from './limits';
 import type { ErrorShape } from './errors';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors';
 import { withTenant, type Trx } from '../db';
@@ -26,7 +27,7 @@ const parseBody = bodyParser({
   },
 });
 import type { AppServices } from '../services';
-import type { AuthContext } from '../modules/auth/tokens';
+import { REFRESH_COOKIE, type AuthContext } from '../modules/auth/tokens';
 
 export type Access = 'public' | 'refresh' | 'session' | RoleName | 'super_admin';
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -68,6 +69,12 @@ export interface RouteDef<BS extends TSchema | undefined = TSchema | undefined, 
   errorShape?: ErrorShape;
   /** Tenant routes run in a tenant transaction by default; streaming routes open their own. */
   noTransaction?: boolean;
+  /**
+   * Bulk routes: the body's array of items, each checked on its own by the handler (bad
+   * items are reported in the answer, spec part 7). Documents the item schema and lets the
+   * input guard leave the items' text to the per-item check.
+   */
+  items?: { field: string; schema: TSchema };
   /** Do not parse the body (multipart uploads, raw-body webhooks). */
   rawBody?: boolean;
   description?: string;
@@ -89,11 +96,13 @@ export function route<BS extends TSchema | undefined = undefined, QS extends TSc
   return def as unknown as RouteDef;
 }
 
-function validate(schema: TSchema | undefined, value: unknown, kind: 'body' | 'query', where: string): unknown {
-  if (!schema) return value;
+/** Problems of one part of the request (params, query or body): the input guard, then the schema. */
+function problemsOf(schema: TSchema | undefined, value: unknown, kind: 'body' | 'query', where: string, skip?: string): string[] {
+  // Before any schema: what no column can hold (NUL, unpaired surrogates) and nesting past MAX_DEPTH.
+  const guard = inputProblems(value, where, { skip });
+  if (guard.length || !schema) return guard;
   const v = compile(schema, kind);
-  if (!v(value)) throw new ValidationError('Invalid request', formatAjvErrors(where, v.errors));
-  return value;
+  return v(value) ? [] : formatAjvErrors(where, v.errors);
 }
 
 export function defineRoutes(router: Router, svc: AppServices, group: { tag: string; errorShape?: ErrorShape }, defs: RouteDef[]): void {
@@ -102,7 +111,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
     const paramSchema = def.params;
     const koaHandler = async (ctx: Context) => {
       ctx.state.errorShape = shape;
-      const auth = await svc.auth.authenticate(ctx, def.access);
+      const auth = await svc.auth.authenticate({ authorization: ctx.get('authorization'), refreshCookie: ctx.cookies.get(REFRESH_COOKIE), workspaceHeader: ctx.get('x-workspace-id') }, def.access);
       ctx.state.auth = auth;
       // Who may call comes before what they sent: a guest gets 403, not a lesson in the schema.
       const tenantRoute = def.access in ROLE_RANK && def.access !== 'super_admin';
@@ -115,16 +124,21 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
         throw new ForbiddenError('Super-admin access required', 'SUPER_ADMIN_REQUIRED');
       }
       if (!def.rawBody && def.method !== 'get') await parseBody(ctx, async () => undefined);
-      const params = validate(paramSchema, { ...ctx.params }, 'query', 'params');
-      const query = validate(def.query, { ...ctx.query }, 'query', 'query');
+      // Every part is checked and every problem named in one answer.
+      const params = { ...ctx.params };
+      const query = { ...ctx.query };
+      const problems = [...problemsOf(paramSchema, params, 'query', 'params'), ...problemsOf(def.query, query, 'query', 'query')];
       let body: unknown = undefined;
       if (!def.rawBody && def.method !== 'get' && def.method !== 'delete') {
         body = (ctx.request as unknown as { body?: unknown }).body;
         if (def.body && (body === undefined || body === null)) body = {};
-        body = validate(def.body, body, 'body', 'body');
-      } else if (def.body && def.method === 'delete') {
-        body = validate(def.body, (ctx.request as unknown as { body?: unknown }).body ?? {}, 'body', 'body');
+        problems.push(...problemsOf(def.body, body, 'body', 'body', def.items ? `body.${def.items.field}` : undefined));
+      } else if (!def.rawBody && def.method === 'delete') {
+        body = (ctx.request as unknown as { body?: unknown }).body ?? {};
+        problems.push(...problemsOf(def.body, body, 'body', 'body'));
+        if (!def.body) body = undefined;
       }
+      if (problems.length) throw new ValidationError('Invalid request', problems);
       const run = async (trx: Trx | null) => {
         const args = {
           ctx,

@@ -5,16 +5,18 @@
 import { Type, type TSchema, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
+import { addInputRules, FORMAT_TEXT, inputProblems } from './limits';
 
 export { Type };
 export type { TSchema, Static };
+export { Money, Share, Rate, DateIn, DateTimeIn, MonthIn, MonthOrDateIn, CurrencyCode, Text, Int32, IdInt, DATE_RANGE } from './limits';
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
 
 /** Bodies: no coercion, unknown properties rejected by the schemas themselves. */
-export const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
+export const bodyAjv = addInputRules(addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true })));
 /** Query strings and path params arrive as strings: coerce to the declared types. */
-export const queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: 'array' }));
+export const queryAjv = addInputRules(addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: 'array' })));
 
 const cache = new WeakMap<object, ValidateFunction>();
 export function compile(schema: TSchema, kind: 'body' | 'query'): ValidateFunction {
@@ -30,8 +32,23 @@ export function formatAjvErrors(where: string, errors: ErrorObject[] | null | un
     const at = `${where}${e.instancePath.replace(/\//g, '.')}`;
     if (e.keyword === 'additionalProperties') return `${at} has unknown property "${(e.params as { additionalProperty: string }).additionalProperty}"`;
     if (e.keyword === 'required') return `${at} must have property "${(e.params as { missingProperty: string }).missingProperty}"`;
+    if (e.keyword === 'format') {
+      const text = FORMAT_TEXT[(e.params as { format: string }).format];
+      if (text) return `${at} ${text}`;
+    }
     return `${at} ${e.message ?? 'is invalid'}`;
   });
+}
+
+/**
+ * One item of a bulk request, checked on its own (spec part 7: bad items are reported in
+ * the answer, the others go on): the input guard, then the schema. Empty when fine.
+ */
+export function itemProblems(schema: TSchema, item: unknown, where: string): string[] {
+  const guard = inputProblems(item, where);
+  if (guard.length) return guard;
+  const v = compile(schema, 'body');
+  return v(item) ? [] : formatAjvErrors(where, v.errors);
 }
 
 /** Object schema that rejects unknown properties (the default for request bodies). */
@@ -46,7 +63,7 @@ export type RoleName = Static<typeof Role>;
 
 /** Paging query shared by every list (documented once in the README). */
 export const PageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 20 })),
   search: Type.Optional(Type.String({ maxLength: 200 })),
   sort: Type.Optional(Type.String({ maxLength: 64 })),

@@ -32,9 +32,12 @@
  */
 import { Readable } from 'node:stream';
 import path from 'node:path';
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { BUILTIN_DATE_FORMATS, MAX_CELL_CHARS, MAX_RAW_CELL_CHARS, SHARED_STRING_OVERHEAD, XlsxError, isDateFormat, local, saxParser, unescapeOoxml, type Sax } from './xlsx-values';
+import { StringTable } from './xlsx-strings';
+import { sheetCsv, type CsvOptions, type SheetRef } from './xlsx-sheet';
 
-export class XlsxError extends Error {}
+export { XlsxError, excelNumber, isDateFormat, serialToIso } from './xlsx-values';
+export type { CsvOptions } from './xlsx-sheet';
 
 /** Marks an error of the object store read under a workbook (retryable, not the workbook's fault). */
 export function markStoreError<E>(e: E): E {
@@ -65,16 +68,6 @@ export interface ZipEntry {
   stream(): NodeJS.ReadableStream & { destroy?(err?: Error): void };
 }
 
-const MAX_ROWS = 1_048_576;
-const MAX_COLS = 16_384;
-/** Excel's own limit on a cell's text; raw XML text may be longer by its escapes (`_x000D_`, 7 chars for 1). */
-const MAX_CELL_CHARS = 32_767;
-const MAX_RAW_CELL_CHARS = MAX_CELL_CHARS * 7;
-/** A CSV line longer than this is refused (as the reader refuses a longer record). */
-const MAX_LINE_CHARS = 16 * 1024 * 1024;
-/** Bytes kept per shared string beside its text (three Uint32 arrays). */
-const SHARED_STRING_OVERHEAD = 12;
-
 /** A zip is a workbook when it holds `[Content_Types].xml` and `xl/workbook.xml`. */
 export function isWorkbook(files: ZipEntry[]): boolean {
   const names = new Set(files.map((f) => f.path.toLowerCase()));
@@ -89,179 +82,6 @@ export function hasWorkbookName(fileName: string | null | undefined): boolean {
 /** Legacy binary Excel (.xls, OLE2 compound file): not read. */
 export function isOle2(head: Buffer): boolean {
   return head.length >= 8 && head.readUInt32BE(0) === 0xd0cf11e0 && head.readUInt32BE(4) === 0xa1b11ae1;
-}
-
-const local = (name: string): string => {
-  const i = name.indexOf(':');
-  return i === -1 ? name : name.slice(i + 1);
-};
-
-/** Decodes OOXML `_xHHHH_` escapes (control characters in strings). */
-function unescapeOoxml(s: string): string {
-  if (s.indexOf('_x') === -1) return s;
-  return s.replace(/_x([0-9A-Fa-f]{4})_/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
-}
-
-/** Column letters of a cell reference → 0-based index; -1 when there are none. */
-function colOf(ref: string): number {
-  let n = 0, i = 0;
-  for (; i < ref.length; i++) {
-    const c = ref.charCodeAt(i) | 0x20; // lower-case letters
-    if (c < 97 || c > 122) break;
-    n = n * 26 + (c - 96);
-  }
-  return i === 0 ? -1 : n - 1;
-}
-
-// ------------------------------------------------------------------------------- numbers
-
-const NUM = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
-
-/**
- * The number text as written, unless it has 16+ significant digits (a double printed in
- * full): then rounded half-up to 15 significant digits, as plain decimal text. No float.
- */
-export function excelNumber(text: string): string {
-  const m = NUM.exec(text);
-  if (!m) return text;
-  const int = m[2] ?? '', frac = m[3] ?? '';
-  const all = int + frac;
-  let lead = 0;
-  while (lead < all.length && all[lead] === '0') lead++;
-  if (all.length - lead <= 15) return text;
-  let point = int.length + (m[4] ? Number(m[4]) : 0); // digits of `all` before the decimal point
-  const keep = all.slice(0, lead + 15).split('');
-  if (all.charCodeAt(lead + 15) >= 53) {
-    let i = keep.length - 1;
-    for (; i >= 0; i--) {
-      if (keep[i] === '9') keep[i] = '0';
-      else {
-        keep[i] = String.fromCharCode(keep[i]!.charCodeAt(0) + 1);
-        break;
-      }
-    }
-    if (i < 0) {
-      keep.unshift('1');
-      point++;
-    }
-  }
-  let digits = keep.join('');
-  let out: string;
-  if (point <= 0) out = '0.' + '0'.repeat(-point) + digits;
-  else {
-    if (digits.length < point) digits = digits.padEnd(point, '0');
-    const i = digits.slice(0, point).replace(/^0+(?=\d)/, '');
-    const f = digits.slice(point);
-    out = f ? `${i}.${f}` : i;
-  }
-  if (out.indexOf('.') !== -1) out = out.replace(/0+$/, '').replace(/\.$/, '');
-  if (/^0(\.0*)?$/.test(out)) return '0';
-  return m[1] === '-' ? '-' + out : out;
-}
-
-// ------------------------------------------------------------------------------- dates
-
-const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
-
-/** Whether a number format code shows a date (not a pure time, not a number). */
-export function isDateFormat(code: string): boolean {
-  let s = code.split(';')[0] ?? '';
-  if (/\[(h+|m+|s+)\]/i.test(s)) return false; // elapsed time
-  s = s.replace(/"[^"]*"/g, '').replace(/\\./g, '').replace(/\[[^\]]*\]/g, '').toLowerCase();
-  if (/[dy]/.test(s)) return true;
-  return /m/.test(s) && !/[hs]/.test(s);
-}
-
-const DAY_MS = 86_400_000;
-const EPOCH_1900 = Date.UTC(1899, 11, 30);
-const EPOCH_1904 = Date.UTC(1904, 0, 1);
-
-/** Serial day number → 'YYYY-MM-DD' (null when it is not a plausible date). */
-export function serialToIso(text: string, date1904: boolean): string | null {
-  const v = Number(text); // a date serial, not an amount
-  if (!Number.isFinite(v) || v < 1 || v > 2_958_465) return null;
-  let days = Math.floor(v);
-  if (!date1904 && days < 61) {
-    if (days === 60) return '1900-02-29'; // Excel's fictitious day (kept as Excel shows it)
-    days += 1; // before it, serials are one day off the 1899-12-30 epoch
-  }
-  const d = new Date((date1904 ? EPOCH_1904 : EPOCH_1900) + days * DAY_MS);
-  return d.toISOString().slice(0, 10);
-}
-
-// ------------------------------------------------------------------------------- shared strings
-
-const SLAB = 1024 * 1024;
-
-/** Strings as UTF-8 in 1 MiB slabs: ~12 bytes of overhead per string instead of a JS string each. */
-class StringTable {
-  private slabs: Buffer[] = [Buffer.allocUnsafe(SLAB)];
-  private cur = 0;
-  private pos = 0;
-  private slab = new Uint32Array(1024);
-  private start = new Uint32Array(1024);
-  private len = new Uint32Array(1024);
-  n = 0;
-  bytes = 0;
-
-  add(s: string): void {
-    if (this.n === this.slab.length) {
-      const grow = (a: Uint32Array) => {
-        const b = new Uint32Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.slab = grow(this.slab);
-      this.start = grow(this.start);
-      this.len = grow(this.len);
-    }
-    const size = Buffer.byteLength(s);
-    if (size > SLAB / 4) {
-      // a long string gets a buffer of its own; the current slab stays current
-      this.slabs.push(Buffer.from(s));
-      this.slab[this.n] = this.slabs.length - 1;
-      this.start[this.n] = 0;
-    } else {
-      if (this.pos + size > SLAB) {
-        this.slabs.push(Buffer.allocUnsafe(SLAB));
-        this.cur = this.slabs.length - 1;
-        this.pos = 0;
-      }
-      this.slabs[this.cur]!.write(s, this.pos);
-      this.slab[this.n] = this.cur;
-      this.start[this.n] = this.pos;
-      this.pos += size;
-    }
-    this.len[this.n] = size;
-    this.n++;
-    this.bytes += size;
-  }
-
-  get(i: number): string | undefined {
-    if (i < 0 || i >= this.n) return undefined;
-    const s = this.start[i]!;
-    return this.slabs[this.slab[i]!]!.toString('utf8', s, s + this.len[i]!);
-  }
-}
-
-// ------------------------------------------------------------------------------- reading entries
-
-interface Sax {
-  open(name: string, attrs: Record<string, string>): void;
-  close?(name: string): void;
-  text?(t: string): void;
-}
-
-export interface CsvOptions {
-  /** Field delimiter of the CSV produced (default ','). */
-  delimiter?: string;
-  /** Write numbers with a decimal comma (for a pattern whose format.decimal is ','). */
-  decimalComma?: boolean;
-}
-
-interface SheetRef {
-  name: string;
-  path: string;
 }
 
 /** An opened workbook: its shared strings, date styles and worksheets, ready to stream as CSV. */
@@ -343,26 +163,9 @@ export class Workbook {
 
   /** Parses a whole (small) entry with SAX callbacks. */
   private async parse(f: ZipEntry, h: Sax): Promise<void> {
-    const p = this.parser(f.path, h);
+    const p = saxParser(f.path, h);
     for await (const s of this.text(f)) p.write(s);
     p.close();
-  }
-
-  private parser(where: string, h: Sax): SaxesParser<{ xmlns: false; position: false }> {
-    const p = new SaxesParser<{ xmlns: false; position: false }>({ xmlns: false, position: false });
-    p.on('error', (e: Error) => {
-      throw new XlsxError(`The xlsx workbook is corrupt: "${where}" is not well-formed XML (${e.message})`);
-    });
-    p.on('opentag', (t: SaxesTagPlain) => h.open(local(t.name), t.attributes as Record<string, string>));
-    if (h.close) {
-      const close = h.close;
-      p.on('closetag', (t: SaxesTagPlain) => close(local(t.name)));
-    }
-    if (h.text) {
-      p.on('text', h.text);
-      p.on('cdata', h.text);
-    }
-    return p;
   }
 
   private rels(base: string): Promise<Map<string, { type: string; target: string }>> {
@@ -472,187 +275,13 @@ export class Workbook {
     yield Buffer.from('\ufeff');
     for (const sheet of this.sheets) {
       let any = false;
-      for await (const chunk of this.sheetCsv(sheet, opts)) {
+      const text = this.text(this.entry(sheet.path)!);
+      const input = { sheet, text, strings: this.strings, dateStyles: this.dateStyles, date1904: this.date1904, maxCsvBytes: this.limits.maxExpandedBytes };
+      for await (const chunk of sheetCsv(input, opts)) {
         any = true;
         yield chunk;
       }
       if (any) return;
     }
-  }
-
-  private async *sheetCsv(sheet: SheetRef, opts: CsvOptions): AsyncGenerator<Buffer> {
-    const f = this.entry(sheet.path)!;
-    const delim = opts.delimiter ?? ',';
-    const decimalComma = !!opts.decimalComma;
-    const strings = this.strings;
-    const dateStyles = this.dateStyles;
-    const date1904 = this.date1904;
-    const dates = new Map<string, string | null>(); // serial text → ISO date (statements repeat a few dates)
-    const needsQuote = (v: string) =>
-      v.indexOf(delim) !== -1 || v.indexOf('"') !== -1 || v.indexOf('\n') !== -1 || v.indexOf('\r') !== -1;
-
-    let out = '';
-    let csvBytes = 0;
-    let lastRow = 0;
-    let width = 0;
-    let pendingBlank = 0; // empty rows not yet written (only written before a later row with data)
-    let cells: string[] = [];
-    let rowNo = 0;
-    let col = -1;
-    let type = '', style = -1;
-    let v = '';
-    let inV = false, inIs = false, inT = false, phonetic = 0;
-    let inSheetData = false, done = false;
-
-    const value = (): string => {
-      switch (type) {
-        case 's': {
-          if (v === '') return '';
-          const s = strings.get(Number(v));
-          if (s === undefined) throw new XlsxError(`The xlsx workbook is corrupt: shared string ${v} does not exist (sheet "${sheet.name}", row ${rowNo})`);
-          return s;
-        }
-        case 'inlineStr':
-        case 'str':
-          return unescapeOoxml(v);
-        case 'b':
-          return v === '1' || v === 'true' ? 'TRUE' : v === '' ? '' : 'FALSE';
-        case 'e':
-          return v;
-        case 'd':
-          return /^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : v;
-        default: {
-          const t = v.trim();
-          if (t === '') return '';
-          if (style >= 0 && dateStyles[style]) {
-            let d = dates.get(t);
-            if (d === undefined) {
-              d = serialToIso(t, date1904);
-              if (dates.size < 10_000) dates.set(t, d);
-            }
-            if (d !== null) return d;
-          }
-          const n = excelNumber(t);
-          return decimalComma ? n.replace('.', ',') : n;
-        }
-      }
-    };
-
-    const endRow = () => {
-      let last = cells.length - 1;
-      while (last >= 0 && (cells[last] === undefined || cells[last] === '')) last--;
-      if (rowNo > lastRow) {
-        // rows missing since the last one are empty lines (a line number is the row number)
-        pendingBlank += rowNo - lastRow - 1;
-        lastRow = rowNo;
-      }
-      cells.length = last + 1;
-      if (last < 0) {
-        pendingBlank++; // written only if a row with data follows
-        return;
-      }
-      if (pendingBlank) {
-        out += '\n'.repeat(pendingBlank);
-        pendingBlank = 0;
-      }
-      if (last + 1 > width) width = last + 1;
-      let line = '';
-      for (let i = 0; i < width; i++) {
-        const c = i <= last ? cells[i] : undefined;
-        if (i) line += delim;
-        if (c !== undefined && c !== '') line += needsQuote(c) ? `"${c.replace(/"/g, '""')}"` : c;
-        if (line.length > MAX_LINE_CHARS) throw new XlsxError(`Refused: row ${rowNo} is longer than ${MAX_LINE_CHARS} characters as CSV (sheet "${sheet.name}")`);
-      }
-      out += line + '\n';
-      cells = [];
-    };
-
-    const p = this.parser(sheet.path, {
-      open(name, a) {
-        if (!inSheetData) {
-          if (name === 'sheetData') inSheetData = true;
-          return;
-        }
-        switch (name) {
-          case 'row': {
-            const r = a.r !== undefined ? Number(a.r) : lastRow + 1;
-            if (!Number.isInteger(r) || r < 1 || r > MAX_ROWS) throw new XlsxError(`The xlsx workbook is corrupt: row number "${a.r}" (sheet "${sheet.name}")`);
-            rowNo = r;
-            cells = [];
-            col = -1;
-            return;
-          }
-          case 'c': {
-            const ref = a.r;
-            let c = ref !== undefined ? colOf(ref) : col + 1;
-            if (c < 0) c = col + 1;
-            if (c >= MAX_COLS) throw new XlsxError(`The xlsx workbook is corrupt: cell "${ref}" is beyond column XFD (sheet "${sheet.name}")`);
-            col = c;
-            type = a.t ?? 'n';
-            style = a.s !== undefined ? Number(a.s) : -1;
-            v = '';
-            return;
-          }
-          case 'v':
-            inV = true;
-            return;
-          case 'is':
-            inIs = true;
-            return;
-          case 't':
-            if (inIs) inT = true;
-            return;
-          case 'rPh':
-            phonetic++;
-            return;
-        }
-      },
-      close(name) {
-        if (!inSheetData) return;
-        switch (name) {
-          case 'v':
-            inV = false;
-            return;
-          case 't':
-            inT = false;
-            return;
-          case 'is':
-            inIs = false;
-            return;
-          case 'rPh':
-            phonetic--;
-            return;
-          case 'c':
-            if (col >= 0) cells[col] = value();
-            return;
-          case 'row':
-            endRow();
-            return;
-          case 'sheetData':
-            inSheetData = false;
-            done = true;
-            return;
-        }
-      },
-      text(t) {
-        if (inV || (inT && phonetic === 0)) {
-          v += t;
-          if (v.length > MAX_RAW_CELL_CHARS) throw new XlsxError(`Refused: cell ${col >= 0 ? col + 1 : '?'} of row ${rowNo} is longer than ${MAX_CELL_CHARS} characters (Excel's limit; sheet "${sheet.name}")`);
-        }
-      },
-    });
-
-    for await (const s of this.text(f)) {
-      p.write(s);
-      if (out.length >= 64 * 1024) {
-        csvBytes += out.length;
-        if (csvBytes > this.limits.maxExpandedBytes) throw new XlsxError(`Refused: the sheet as CSV exceeds ${this.limits.maxExpandedBytes} bytes`);
-        yield Buffer.from(out);
-        out = '';
-      }
-      if (done) break; // what follows sheetData (merged cells, page setup…) is not needed
-    }
-    if (!done) p.close(); // a document that ends early fails here
-    if (out) yield Buffer.from(out);
   }
 }

@@ -9,9 +9,11 @@ import { registerAuthRoutes } from './auth/routes';
 import { registerSocialRoutes } from './auth/social-routes';
 import { registerUserRoutes } from './users/routes';
 import { registerSettingsRoutes } from './settings/routes';
+import { registerOriginRoutes } from './auth/origin-routes';
 import { registerNotificationRoutes } from './notifications/routes';
 import { registerRoyaltyRoutes } from './royalty/routes';
 import { registerCatalogueArea } from './catalogue';
+import { registerSourceRoutes } from './sources/routes';
 import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyArea } from './money';
 import { registerWebRoutes } from './web/routes';
@@ -24,7 +26,9 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerCatalogueArea(router, svc); // before users: /user/summary and /user/download/csv beat /user/:id
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
+  registerOriginRoutes(router, svc);
   registerNotificationRoutes(router, svc);
+  registerSourceRoutes(router, svc);
   registerIngestionRoutes(router, svc);
   registerMoneyArea(router, svc);
   registerWebRoutes(router, svc); // /, /app and the app's pages; not API

@@ -25,8 +25,8 @@ describe('upload → analytics (end to end)', function () {
 
   it('a DistroKid statement is matched, allocated and shows in every breakdown; DELETE removes it', async () => {
     const up = await upload(app, t.users.admin!.token, 'DistroKid_1683000000000_NovaLune.tsv', fixture('DistroKid_1683000000000_NovaLune.tsv'));
-    assert.ok([200, 201].includes(up.status), up.text);
-    const id = up.body.data?.id ?? up.body.data?.files?.[0]?.id ?? up.body.id;
+    assert.equal(up.status, 201, up.text);
+    const id: string = up.body.data.id;
     const f = await waitFile(app, t.users.admin!.token, id, ['processed', 'failed']);
     assert.equal(f.status, 'processed', JSON.stringify(f));
     const { rows } = await tx(app, t.tenantId, (trx) =>
@@ -41,7 +41,8 @@ describe('upload → analytics (end to end)', function () {
     const mine = await app.request('GET', '/royalty/asset', { token: t.users.user!.token });
     assert.equal(mine.body.data.rows.length, 1);
     const n = await app.request('GET', '/notifications', { token: t.users.admin!.token });
-    if (n.status === 200) assert.ok(JSON.stringify(n.body).includes(id));
+    assert.equal(n.status, 200, n.text);
+    assert.ok(JSON.stringify(n.body).includes(id), n.text);
 
     const del = await app.request('DELETE', `/file/${id}`, { token: t.users.admin!.token });
     assert.equal(del.status, 200, del.text);

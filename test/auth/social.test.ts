@@ -104,4 +104,22 @@ describe('social login (OAuth 2.0 authorization code against a local fake provid
     assert.equal(off.status, 400);
     assert.equal(off.body.error.code, 'PROVIDER_NOT_CONFIGURED');
   });
+
+  it('returns only to Rondo itself or an origin of one of the person\'s workspaces', async () => {
+    for (const target of ['https://evil.example/after', '//evil.example/x', 'javascript:alert(1)']) {
+      const r = await app.request('GET', `/auth/social_a?redirect=${encodeURIComponent(target)}`, { redirect: 'manual' });
+      assert.equal(r.status, 400, target);
+      assert.equal(r.body.error.code, 'REDIRECT_NOT_ALLOWED');
+      const link = await app.request('POST', `/auth/social/social_a/link?redirect=${encodeURIComponent(target)}`, { token: a.users.admin!.token });
+      assert.equal(link.status, 400, target);
+    }
+    const own = await app.request('GET', `/auth/social_a?redirect=${encodeURIComponent('/dashboard')}`, { redirect: 'manual' });
+    assert.equal(own.status, 302);
+    const state = new URL(own.headers.get('location')!).searchParams.get('state')!;
+    const cookie = own.headers.getSetCookie().find((c) => c.startsWith('rondo_oauth_state='))!.split(';')[0]!;
+    const code = idp.issueCode({ sub: 'idp-user-1' }, redirectUri);
+    const cb = await app.request('GET', `/auth/social_a/callback?code=${code}&state=${encodeURIComponent(state)}`, { headers: { cookie }, redirect: 'manual' });
+    assert.equal(cb.status, 302);
+    assert.equal(cb.headers.get('location'), 'http://rondo.test/dashboard');
+  });
 });

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { withTenant } from '../../src/db';
-import { normaliseIsrc, normaliseUpc, isValidUpc } from '../../src/modules/catalogue/identifiers';
 import { resolveEffectiveSplit } from '../../src/modules/splits/effective';
 
-describe('catalogue schema: identifiers, split sum, history, effective split', () => {
+describe('catalogue schema: split sum, history, effective split', () => {
   let app: TestApp;
   let a: TestTenant;
   before(async () => {
@@ -12,17 +11,6 @@ describe('catalogue schema: identifiers, split sum, history, effective split', (
     a = await createTestTenant(app, 'Schema');
   });
   after(async () => app.close());
-
-  it('normalises ISRC and UPC', () => {
-    assert.equal(normaliseIsrc(' us-rc1-76-07839 '), 'USRC17607839');
-    assert.equal(normaliseIsrc('US-RC1-76-0783'), null);
-    assert.equal(normaliseUpc('602438123452'), '0602438123452');
-    assert.equal(normaliseUpc('00602438123452'), '0602438123452');
-    assert.equal(normaliseUpc('abc'), null);
-    assert.equal(isValidUpc('036000291452'), true);
-    assert.equal(isValidUpc('036000291453'), false);
-    assert.equal(isValidUpc('4006381333931'), true);
-  });
 
   it('shares must sum to 100 at commit; history records changes; effective split picks levels', async () => {
     const u1 = a.users.user!.tenantUserId;

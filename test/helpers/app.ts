@@ -63,7 +63,8 @@ export async function startTestApp(opts: { workers?: boolean; config?: Partial<C
     },
   );
   const rt = await boot(cfg, { workers: !!opts.workers, migrate: false, databaseUrl: db.url });
-  const app = createApp(rt.svc, { trustProxy: true });
+  // proxy headers are trusted (one hop, the test client) unless a test's config says otherwise
+  const app = createApp(rt.svc, { trustProxy: opts.config?.trustProxy ?? true });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

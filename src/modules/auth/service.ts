@@ -5,7 +5,6 @@
  * the owner pool; it never returns tenant data beyond a user's own memberships.
  */
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
-import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { Config } from '../../config';
 import { clock } from '../../lib/clock';
@@ -27,12 +26,27 @@ import {
   TokenSigner,
 } from './tokens';
 
-export const REFRESH_COOKIE = 'rondo_refresh';
+export { REFRESH_COOKIE } from './tokens';
+
+/** Wrong verification codes a reset token survives; the next one kills it. */
+export const MAX_CODE_ATTEMPTS = 5;
+
+/** What a request presents to prove who it is; the HTTP edge reads these from headers and cookies. */
+export interface RequestCredentials {
+  /** The `Authorization` header. */
+  authorization?: string;
+  /** The refresh-token cookie a social sign-in left. */
+  refreshCookie?: string;
+  /** `X-Workspace-Id` (god keys choose their workspace with it). */
+  workspaceHeader?: string;
+}
 
 /** The token of an `Authorization: Bearer …` header, if any. */
-export function bearerToken(ctx: Context): string | undefined {
-  return /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
 }
+
+export type OneTimePurpose = 'reset' | 'invite' | 'login_link';
 
 export interface Workspace {
   workspaceId: string;
@@ -110,10 +124,27 @@ export class AuthService {
     return (await this.owner('users').whereRaw('lower(email) = lower(?)', [email]).first('id'))?.id;
   }
 
+  /** Per address and per account (or recipient): a limit per address alone falls to many addresses. */
+  async hitAddressAndAccountLimits(action: string, ip: string, email: string, perAccount: { max: number; windowSeconds: number }): Promise<void> {
+    await this.hitRateLimit(`${action}:${ip}`, this.cfg.loginRateLimit.max, this.cfg.loginRateLimit.windowSeconds);
+    // keyed by a hash: the limits table holds no e-mail addresses
+    await this.hitRateLimit(`${action}:to:${sha256(email.trim().toLowerCase())}`, perAccount.max, perAccount.windowSeconds);
+  }
+
   // ---- login and sessions ---------------------------------------------------------------
+  /** POST /auth/login: the limits per address and per account, then login(). */
+  async passwordSignIn(email: string, password: string, meta: { ip: string; userAgent?: string }) {
+    await this.hitAddressAndAccountLimits('login', meta.ip, email, this.cfg.accountRateLimit);
+    return this.login(email, password, meta);
+  }
+
+  private dummyHash: Promise<string> | null = null;
+
   async login(email: string, password: string, meta: { ip?: string; userAgent?: string }) {
     const user = await this.owner('users').whereRaw('lower(email) = lower(?)', [email]).first();
-    const ok = await this.verifyPassword(user?.password_hash ?? null, password);
+    // An unknown address costs the same hash check as a known one: no timing oracle for accounts.
+    this.dummyHash ??= this.hashPassword(randomToken(16));
+    const ok = await this.verifyPassword(user?.password_hash ?? (await this.dummyHash), password);
     if (!user || !ok) throw new UnauthorizedError('Invalid email or password', 'INVALID_CREDENTIALS');
     const workspaces = await this.workspacesOf(user.id);
     const refreshToken = await this.openSession(user.id, 'password', meta);
@@ -141,7 +172,7 @@ export class AuthService {
     const rows = await this.owner('tenant_users as tu')
       .join('tenants as t', 't.id', 'tu.tenant_id')
       .where('tu.user_id', userId)
-      .whereNot('tu.status', 'disabled')
+      .where('tu.status', 'active')
       .orderBy('t.id')
       .select('t.id as tenant_id', 't.uuid', 't.name', 't.status', 'tu.role');
     return rows.map((r) => ({
@@ -169,7 +200,8 @@ export class AuthService {
     if (tenant.status !== 'active') throw new ForbiddenError('Workspace is inactive', 'WORKSPACE_INACTIVE');
     const member = await this.owner('tenant_users').where({ tenant_id: tenant.id, user_id: auth.userId }).first();
     if (!member || member.status === 'disabled') throw new ForbiddenError('You are not a member of this workspace', 'NOT_A_MEMBER');
-    if (member.status === 'invited') await this.owner('tenant_users').where({ tenant_id: tenant.id, id: member.id }).update({ status: 'active' });
+    // An invitation is accepted only through the e-mailed link (POST /auth/setpassword or /auth/acceptinvite).
+    if (member.status !== 'active') throw new ForbiddenError('Accept the invitation from the e-mail first', 'INVITATION_PENDING');
     return this.signer.signAccess({ sub: auth.userId!, sid: auth.sessionId!, tid: tenant.id, tuid: member.id });
   }
 
@@ -178,11 +210,11 @@ export class AuthService {
   }
 
   // ---- authenticating a request ------------------------------------------------------
-  async authenticate(ctx: Context, access: Access): Promise<AuthContext> {
+  async authenticate(creds: RequestCredentials, access: Access): Promise<AuthContext> {
     if (access === 'public') return ANONYMOUS;
-    const bearer = bearerToken(ctx);
+    const bearer = bearerToken(creds.authorization);
     // After a social login the refresh token lives in an httpOnly cookie (spec part 5).
-    const cookie = access === 'refresh' || access === 'session' ? ctx.cookies.get(REFRESH_COOKIE) : undefined;
+    const cookie = access === 'refresh' || access === 'session' ? creds.refreshCookie : undefined;
     const token = bearer ?? cookie;
     if (!token) throw new UnauthorizedError('Missing bearer token', 'MISSING_TOKEN');
     const kind = detectTokenKind(token);
@@ -201,7 +233,7 @@ export class AuthService {
         throw err;
       }
     }
-    return this.fromApiKey(kind, token, ctx.get('x-workspace-id') || undefined);
+    return this.fromApiKey(kind, token, creds.workspaceHeader || undefined);
   }
 
   private async liveSession(sid: string, userId: string) {
@@ -235,7 +267,7 @@ export class AuthService {
   }
 
   private checkMember(m: MemberRow | undefined): MemberRow {
-    if (!m || m.member_status === 'disabled') throw new UnauthorizedError('User is no longer a member of this workspace', 'NOT_A_MEMBER');
+    if (!m || m.member_status !== 'active') throw new UnauthorizedError('User is no longer a member of this workspace', 'NOT_A_MEMBER');
     if (m.tenant_status !== 'active') throw new ForbiddenError('Workspace is inactive', 'WORKSPACE_INACTIVE');
     return m;
   }
@@ -328,7 +360,7 @@ export class AuthService {
   }
 
   // ---- one-time tokens ------------------------------------------------------------------
-  async issueOneTime(purpose: 'reset' | 'invite' | 'login_link', userId: string, ttlSeconds: number, opts: { tenantId?: number; withCode?: boolean } = {}) {
+  async issueOneTime(purpose: OneTimePurpose, userId: string, ttlSeconds: number, opts: { tenantId?: number; withCode?: boolean } = {}) {
     const token = await this.signer.signPurpose(purpose, userId, ttlSeconds, opts.tenantId ? { tid: opts.tenantId } : {});
     const code = opts.withCode ? randomToken(6).replace(/[^A-Za-z0-9]/g, 'x').slice(0, 8).toUpperCase() : null;
     await this.owner('one_time_tokens').insert({
@@ -343,26 +375,65 @@ export class AuthService {
     return { token, code };
   }
 
-  /** Checks and consumes a one-time token (and its code, when it has one). */
-  async consumeOneTime(purpose: 'reset' | 'invite' | 'login_link', token: string, code?: string): Promise<{ userId: string; tenantId: number | null }> {
+  /** The person a live one-time token names, checked (signature, kind, expiry, unused) but not consumed. */
+  async oneTimeSubject(purpose: OneTimePurpose, token: string): Promise<string> {
+    const { sub } = await this.signer.verify(token, purpose);
+    const row = await this.owner('one_time_tokens').where({ token_hash: sha256(token), purpose }).first('user_id', 'used_at', 'expires_at', 'code_hash', 'attempts');
+    if (row?.code_hash && row.attempts >= MAX_CODE_ATTEMPTS) throw new UnauthorizedError('Too many wrong codes; request a new one', 'TOKEN_LOCKED');
+    if (!row || row.user_id !== sub || row.used_at || new Date(row.expires_at) <= clock.now()) throw new UnauthorizedError('This link or token is no longer valid', 'TOKEN_USED');
+    return sub;
+  }
+
+  /**
+   * Checks and consumes a one-time token (and its code, when it has one). A wrong code counts
+   * (committed, whatever happens next); after MAX_CODE_ATTEMPTS wrong codes the token is dead.
+   */
+  async consumeOneTime(purpose: OneTimePurpose, token: string, code?: string): Promise<{ userId: string; tenantId: number | null }> {
     const claims = await this.signer.verify<{ tid?: number }>(token, purpose);
-    return this.owner.transaction(async (trx) => {
+    const outcome = await this.owner.transaction(async (trx) => {
       const row = await trx('one_time_tokens').where({ token_hash: sha256(token), purpose }).forUpdate().first();
-      if (!row || row.used_at || new Date(row.expires_at) <= clock.now()) throw new UnauthorizedError('This link or token is no longer valid', 'TOKEN_USED');
-      if (row.code_hash) {
-        if (row.attempts >= 5) throw new UnauthorizedError('Too many wrong codes; request a new one', 'TOKEN_LOCKED');
-        if (!code || !safeEqual(row.code_hash, sha256(code.trim().toUpperCase()))) {
-          await trx('one_time_tokens').where({ id: row.id }).increment('attempts', 1);
-          throw new ValidationError('The verification code is wrong', ['query.code does not match'], 'INVALID_CODE');
-        }
+      if (!row || row.user_id !== claims.sub) return { fail: 'used' as const };
+      if (row.code_hash && row.attempts >= MAX_CODE_ATTEMPTS) return { fail: 'locked' as const };
+      if (row.used_at || new Date(row.expires_at) <= clock.now()) return { fail: 'used' as const };
+      if (row.code_hash && !safeEqual(row.code_hash, sha256((code ?? '').trim().toUpperCase()))) {
+        await trx('one_time_tokens').where({ id: row.id }).update({ attempts: row.attempts + 1 });
+        return { fail: 'wrong' as const, left: MAX_CODE_ATTEMPTS - row.attempts - 1 };
       }
       await trx('one_time_tokens').where({ id: row.id }).update({ used_at: clock.now() });
-      return { userId: claims.sub, tenantId: row.tenant_id };
+      return { userId: claims.sub, tenantId: row.tenant_id as number | null };
     });
+    if (outcome.userId !== undefined) return { userId: outcome.userId, tenantId: outcome.tenantId ?? null };
+    if (outcome.fail === 'locked') throw new UnauthorizedError('Too many wrong codes; request a new one', 'TOKEN_LOCKED');
+    if (outcome.fail === 'wrong') {
+      const detail = outcome.left > 0 ? `query.code does not match (${outcome.left} tries left)` : 'query.code does not match; no tries left, request a new code';
+      throw new ValidationError('The verification code is wrong', [detail], 'INVALID_CODE');
+    }
+    throw new UnauthorizedError('This link or token is no longer valid', 'TOKEN_USED');
+  }
+
+  /**
+   * The owner set a new password (reset link or invitation): every session ends, and every
+   * reset and sign-in link still out for the person stops working.
+   */
+  async changePassword(userId: string, password: string): Promise<void> {
+    await this.setPassword(userId, password);
+    await this.revokeAllSessions(userId);
+    await this.owner('one_time_tokens').where({ user_id: userId }).whereIn('purpose', ['reset', 'login_link']).whereNull('used_at').update({ used_at: clock.now() });
   }
 
   async setPassword(userId: string, password: string): Promise<void> {
     await this.owner('users').where({ id: userId }).update({ password_hash: await this.hashPassword(password), password_changed_at: clock.now(), updated_at: clock.now() });
+  }
+
+  /** The person's e-mail and whether they have chosen a password. */
+  async person(userId: string): Promise<{ email: string; hasPassword: boolean } | undefined> {
+    const u = await this.owner('users').where({ id: userId }).first('email', 'password_hash');
+    return u ? { email: u.email, hasPassword: !!u.password_hash } : undefined;
+  }
+
+  /** Accepting an invitation: the membership it names becomes active. */
+  async activateMembership(tenantId: number, userId: string): Promise<void> {
+    await this.owner('tenant_users').where({ tenant_id: tenantId, user_id: userId, status: 'invited' }).update({ status: 'active', updated_at: clock.now() });
   }
 
   /** After a password reset every existing session ends. */

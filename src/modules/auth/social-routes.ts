@@ -5,24 +5,15 @@ import { Type } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { SOCIAL_PROVIDERS } from '../../config';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../../lib/errors';
-import { clock } from '../../lib/clock';
-import { oauthClient } from './social';
+import { connectedProviders, oauthClient, socialUser, unlinkProvider } from './social';
 import { REFRESH_COOKIE } from './service';
 import { REFRESH_TTL_SECONDS } from './tokens';
+import { safeEqual } from '../../lib/crypto';
+import { allowedForUser, checkRedirect } from './origins';
 
 const STATE_COOKIE = 'rondo_oauth_state';
 const STATE_TTL = 600;
 const Provider = Type.Union(SOCIAL_PROVIDERS.map((p) => Type.Literal(p)));
-
-function safeRedirect(target: string | undefined, publicUrl: string): string | null {
-  if (!target) return null;
-  try {
-    const u = new URL(target, publicUrl);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.toString() : null;
-  } catch {
-    return null;
-  }
-}
 
 export function registerSocialRoutes(router: Router, svc: AppServices): void {
   const { cfg, auth, signer, db } = svc;
@@ -30,7 +21,12 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
 
   async function begin(ctx: Context, provider: string, mode: 'login' | 'link', uid: string | null, redirect: string | undefined) {
     const client = oauthClient(cfg, provider);
-    const state = await signer.signPurpose('oauth_state', uid ?? 'anonymous', STATE_TTL, { provider, mode, redirect: safeRedirect(redirect, cfg.publicUrl) });
+    // The return address follows the e-mailed links' rule (docs/security.md): Rondo's own URL or a registered origin.
+    const target = await checkRedirect(db.owner, cfg, redirect, 'query.redirect');
+    if (target && uid && !(await allowedForUser(db.owner, cfg, target, uid))) {
+      throw new ValidationError('Invalid request', ['query.redirect must be on Rondo\'s own URL or an origin one of your workspaces registered'], 'REDIRECT_NOT_ALLOWED');
+    }
+    const state = await signer.signPurpose('oauth_state', uid ?? 'anonymous', STATE_TTL, { provider, mode, redirect: target?.toString() ?? null });
     // The state is bound to this browser: the callback must bring the same cookie back.
     ctx.cookies.set(STATE_COOKIE, state, { httpOnly: true, sameSite: 'lax', secure, maxAge: STATE_TTL * 1000, overwrite: true });
     return client.authorizeUrl(state);
@@ -56,34 +52,24 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
       async handler({ ctx, query }) {
         if (query.error) throw new UnauthorizedError(`Sign-in with ${provider} was cancelled (${query.error})`, 'SOCIAL_CANCELLED');
         const cookieState = ctx.cookies.get(STATE_COOKIE);
-        if (!cookieState || cookieState !== query.state) throw new UnauthorizedError('The sign-in state does not match this browser', 'SOCIAL_STATE_MISMATCH');
+        if (!cookieState || !safeEqual(cookieState, query.state)) throw new UnauthorizedError('The sign-in state does not match this browser', 'SOCIAL_STATE_MISMATCH');
         const st = await signer.verify<{ provider: string; mode: 'login' | 'link'; redirect: string | null }>(query.state, 'oauth_state');
         if (st.provider !== provider) throw new UnauthorizedError('The sign-in state is for another provider', 'SOCIAL_STATE_MISMATCH');
         ctx.cookies.set(STATE_COOKIE, null);
         if (!query.code) throw new ValidationError('Missing code', ['query.code is required']);
         const profile = await oauthClient(cfg, provider).profileForCode(query.code);
 
-        let userId: string;
-        if (st.mode === 'link') {
-          userId = st.sub;
-          const taken = await db.owner('users').whereRaw(`social_ids->>? = ?`, [provider, profile.id]).whereNot('id', userId).first('id');
-          if (taken) throw new ValidationError(`This ${provider} account is linked to another user`, [], 'SOCIAL_ALREADY_LINKED');
-        } else {
-          const byId = await db.owner('users').whereRaw(`social_ids->>? = ?`, [provider, profile.id]).first('id');
-          const byEmail = !byId && profile.email && profile.emailVerified ? await db.owner('users').whereRaw('lower(email) = lower(?)', [profile.email]).first('id') : undefined;
-          const found = byId ?? byEmail;
-          if (!found) throw new UnauthorizedError(`No Rondo account for this ${provider} sign-in; ask a workspace admin for an invitation`, 'SOCIAL_NO_ACCOUNT');
-          userId = found.id;
-        }
-        await db.owner('users').where({ id: userId }).update({ social_ids: db.owner.raw(`social_ids || jsonb_build_object(?::text, ?::text)`, [provider, profile.id]), updated_at: clock.now() });
+        const userId = await socialUser(db.owner, provider, profile, st.mode === 'link' ? st.sub : null);
+        // after sign-in, only to an origin of one of the person's own workspaces (or Rondo's own)
+        const back = st.redirect && (await allowedForUser(db.owner, cfg, new URL(st.redirect), userId)) ? st.redirect : null;
 
         if (st.mode === 'link') {
-          if (st.redirect) return ctx.redirect(st.redirect);
+          if (back) return ctx.redirect(back);
           return { success: true, message: `${provider} linked`, data: { provider } };
         }
         const refresh = await auth.openSession(userId, provider, { ip: ctx.ip, userAgent: ctx.get('user-agent') });
         ctx.cookies.set(REFRESH_COOKIE, refresh, { httpOnly: true, sameSite: 'lax', secure, maxAge: REFRESH_TTL_SECONDS * 1000, overwrite: true });
-        if (st.redirect) return ctx.redirect(st.redirect);
+        if (back) return ctx.redirect(back);
         return { message: 'Login successful', workspaces: await auth.workspacesOf(userId) };
       },
     }),
@@ -98,8 +84,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
       access: 'session',
       async handler({ auth: who }) {
         if (!who.userId) throw new ForbiddenError('API keys have no social providers', 'NO_USER');
-        const u = await db.owner('users').where({ id: who.userId }).first('social_ids');
-        return { success: true, message: 'Social providers', data: { connected: Object.keys(u?.social_ids ?? {}).sort(), available: Object.keys(cfg.social).sort() } };
+        return { success: true, message: 'Social providers', data: { connected: await connectedProviders(db.owner, who.userId), available: Object.keys(cfg.social).sort() } };
       },
     }),
     route({
@@ -122,11 +107,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
       params: Type.Object({ provider: Provider }),
       async handler({ auth: who, params }) {
         if (!who.userId) throw new ForbiddenError('API keys cannot unlink providers', 'NO_USER');
-        const u = await db.owner('users').where({ id: who.userId }).first('social_ids', 'password_hash');
-        const linked = Object.keys(u?.social_ids ?? {});
-        if (!linked.includes(params.provider)) throw new ValidationError(`${params.provider} is not linked`, [], 'SOCIAL_NOT_LINKED');
-        if (!u.password_hash && linked.length === 1) throw new ValidationError('Set a password or link another provider first: this is your only way to sign in', [], 'LAST_SIGN_IN_METHOD');
-        await db.owner('users').where({ id: who.userId }).update({ social_ids: db.owner.raw(`social_ids - ?::text`, [params.provider]), updated_at: clock.now() });
+        await unlinkProvider(db.owner, who.userId, params.provider);
         return { success: true, message: `${params.provider} unlinked` };
       },
     }),

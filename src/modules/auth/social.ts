@@ -5,7 +5,9 @@
  * the person by their provider id (or, on first use, by verified e-mail, linking it).
  * People join workspaces by invitation, so a social login never creates an account.
  */
+import type { Knex } from 'knex';
 import type { Config, SocialProvider, SocialProviderConfig } from '../../config';
+import { clock } from '../../lib/clock';
 import { UnauthorizedError, ValidationError } from '../../lib/errors';
 
 export interface SocialProfile {
@@ -66,4 +68,41 @@ export function oauthClient(cfg: Config, provider: string): OAuthClient {
   const c = cfg.social[provider as SocialProvider];
   if (!c) throw new ValidationError(`Social login with ${provider} is not configured on this server`, [], 'PROVIDER_NOT_CONFIGURED');
   return new OAuthClient(provider as SocialProvider, c, `${cfg.publicUrl}/auth/${provider}/callback`);
+}
+
+/**
+ * The person a provider profile signs in (mode login: by provider id, else by verified
+ * e-mail) or is linked to (mode link: the signed-in person who started it, `linkTo`); the
+ * provider id is recorded on that person.
+ */
+export async function socialUser(owner: Knex, provider: string, profile: SocialProfile, linkTo: string | null): Promise<string> {
+  let userId: string;
+  if (linkTo) {
+    userId = linkTo;
+    const taken = await owner('users').whereRaw(`social_ids->>? = ?`, [provider, profile.id]).whereNot('id', userId).first('id');
+    if (taken) throw new ValidationError(`This ${provider} account is linked to another user`, [], 'SOCIAL_ALREADY_LINKED');
+  } else {
+    const byId = await owner('users').whereRaw(`social_ids->>? = ?`, [provider, profile.id]).first('id');
+    const byEmail = !byId && profile.email && profile.emailVerified ? await owner('users').whereRaw('lower(email) = lower(?)', [profile.email]).first('id') : undefined;
+    const found = byId ?? byEmail;
+    if (!found) throw new UnauthorizedError(`No Rondo account for this ${provider} sign-in; ask a workspace admin for an invitation`, 'SOCIAL_NO_ACCOUNT');
+    userId = found.id;
+  }
+  await owner('users').where({ id: userId }).update({ social_ids: owner.raw(`social_ids || jsonb_build_object(?::text, ?::text)`, [provider, profile.id]), updated_at: clock.now() });
+  return userId;
+}
+
+/** Providers linked to the person, sorted. */
+export async function connectedProviders(owner: Knex, userId: string): Promise<string[]> {
+  const u = await owner('users').where({ id: userId }).first('social_ids');
+  return Object.keys(u?.social_ids ?? {}).sort();
+}
+
+/** Unlinks a provider, unless it is the person's only way to sign in. */
+export async function unlinkProvider(owner: Knex, userId: string, provider: string): Promise<void> {
+  const u = await owner('users').where({ id: userId }).first('social_ids', 'password_hash');
+  const linked = Object.keys(u?.social_ids ?? {});
+  if (!linked.includes(provider)) throw new ValidationError(`${provider} is not linked`, [], 'SOCIAL_NOT_LINKED');
+  if (!u.password_hash && linked.length === 1) throw new ValidationError('Set a password or link another provider first: this is your only way to sign in', [], 'LAST_SIGN_IN_METHOD');
+  await owner('users').where({ id: userId }).update({ social_ids: owner.raw(`social_ids - ?::text`, [provider]), updated_at: clock.now() });
 }

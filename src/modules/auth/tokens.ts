@@ -4,11 +4,14 @@
  * SHA-256 is compared in constant time. Secrets are 256-bit random, so a fast hash is
  * enough; passwords (low entropy) use argon2.
  */
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
 import type { RoleName } from '../../http/schema';
 import { clock } from '../../lib/clock';
-import { randomToken } from '../../lib/crypto';
+import { keyId, randomToken } from '../../lib/crypto';
 import { TokenExpiredError, UnauthorizedError } from '../../lib/errors';
+
+/** The cookie a social sign-in keeps the refresh token in. */
+export const REFRESH_COOKIE = 'rondo_refresh';
 
 export const ACCESS_TTL_SECONDS = 6 * 3600;
 export const REFRESH_TTL_SECONDS = 24 * 3600;
@@ -78,13 +81,49 @@ export interface RefreshClaims {
   jti: string;
 }
 
+/**
+ * HS256 with one or more secrets: the first signs (its id in the `kid` header), every one
+ * verifies the tokens that name it (rotation: the old secret stays listed until its tokens
+ * have expired). A token without `kid` (signed before key ids) is tried against each.
+ */
 export class TokenSigner {
-  constructor(private readonly key: Uint8Array) {}
+  private readonly keys: Array<{ kid: string; key: Uint8Array }>;
+  private get key(): Uint8Array {
+    return this.keys[0]!.key;
+  }
+  private get header(): { alg: 'HS256'; kid: string } {
+    return { alg: 'HS256', kid: this.keys[0]!.kid };
+  }
+  constructor(secrets: string | readonly string[]) {
+    const list = typeof secrets === 'string' ? [secrets] : secrets;
+    if (!list.length) throw new Error('TokenSigner needs at least one secret');
+    this.keys = list.map((s) => ({ kid: keyId(s), key: new TextEncoder().encode(s) }));
+  }
+
+  private async verifySignature(token: string) {
+    const opts = { algorithms: ['HS256'], currentDate: clock.now() };
+    const { kid } = decodeProtectedHeader(token);
+    if (kid !== undefined) {
+      const k = this.keys.find((x) => x.kid === kid);
+      if (!k) throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN');
+      return jwtVerify(token, k.key, opts);
+    }
+    let last: unknown;
+    for (const k of this.keys) {
+      try {
+        return await jwtVerify(token, k.key, opts);
+      } catch (err) {
+        last = err;
+        if (!(err instanceof joseErrors.JWSSignatureVerificationFailed)) break;
+      }
+    }
+    throw last;
+  }
 
   async signAccess(c: Omit<AccessClaims, 'typ'>): Promise<string> {
     const now = clock.nowSeconds();
     return new SignJWT({ typ: 'access', sid: c.sid, tid: c.tid, tuid: c.tuid })
-      .setProtectedHeader({ alg: 'HS256' })
+      .setProtectedHeader(this.header)
       .setSubject(c.sub)
       .setIssuedAt(now)
       .setExpirationTime(now + ACCESS_TTL_SECONDS)
@@ -94,7 +133,7 @@ export class TokenSigner {
   async signRefresh(c: { sub: string; sid: string }): Promise<string> {
     const now = clock.nowSeconds();
     return new SignJWT({ typ: 'refresh', sid: c.sid })
-      .setProtectedHeader({ alg: 'HS256' })
+      .setProtectedHeader(this.header)
       .setSubject(c.sub)
       .setJti(randomToken(12))
       .setIssuedAt(now)
@@ -106,7 +145,7 @@ export class TokenSigner {
   async signPurpose(purpose: string, sub: string, ttlSeconds: number, extra: Record<string, unknown> = {}): Promise<string> {
     const now = clock.nowSeconds();
     return new SignJWT({ typ: purpose, ...extra })
-      .setProtectedHeader({ alg: 'HS256' })
+      .setProtectedHeader(this.header)
       .setSubject(sub)
       .setJti(randomToken(12))
       .setIssuedAt(now)
@@ -130,7 +169,7 @@ export class TokenSigner {
         payload = undefined;
       }
       if (!payload) {
-        payload = (await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: clock.now() })).payload;
+        payload = (await this.verifySignature(token)).payload;
         if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
         this.verified.set(token, payload);
       }

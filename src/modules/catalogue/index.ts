@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import type { AppServices } from '../../services';
 import { registerCatalogueRoutes } from './routes';
-import { registerReportRoutes } from './reports';
+import { registerReportRoutes } from './report-routes';
 import { registerSplitRoutes } from '../splits/routes';
 import { registerReleaseRoutes } from '../releases/routes';
 

@@ -10,17 +10,14 @@
  * pg-copy-streams, inside a tenant transaction so RLS applies) and the rows flow to the
  * client with back-pressure; nothing is loaded into memory.
  */
-import type Router from '@koa/router';
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pgCopy from 'pg-copy-streams';
 import type { Knex } from 'knex';
-import { defineRoutes, route } from '../../http/route';
-import { PageQuery, Strict, Type } from '../../http/schema';
 import type { AppServices } from '../../services';
 import type { AuthContext } from '../auth/tokens';
 import { rawConnection, withTenant, type Trx } from '../../db';
-import { pageList, seesAll } from './common';
+import { pageList, seesAll, UUID_RE } from './common';
 
 const NIL = '00000000-0000-0000-0000-000000000000';
 type Entity = 'asset' | 'product' | 'artist' | 'split' | 'user';
@@ -28,8 +25,9 @@ type Entity = 'asset' | 'product' | 'artist' | 'split' | 'user';
 /** WHERE fragment limiting `alias` rows of an entity to the caller's own artists; null = everything. */
 export function scope(trx: Trx, auth: AuthContext, entity: Entity, alias: string): Knex.Raw | null {
   if (seesAll(auth)) return null;
-  const me = auth.tenantUserId ?? NIL;
-  const own = `(SELECT artist_id FROM artist_users WHERE tenant_user_id = '${me.replace(/'/g, '')}'::uuid)`;
+  // inlined into the SQL text (the CSV COPY takes no bindings): only ever a uuid
+  const me = auth.tenantUserId && UUID_RE.test(auth.tenantUserId) ? auth.tenantUserId : NIL;
+  const own = `(SELECT artist_id FROM artist_users WHERE tenant_user_id = '${me}'::uuid)`;
   const assets = `(SELECT asset_id FROM asset_artists WHERE artist_id IN ${own})`;
   const products = `(SELECT product_id FROM product_artists WHERE artist_id IN ${own})`;
   switch (entity) {
@@ -37,7 +35,7 @@ export function scope(trx: Trx, auth: AuthContext, entity: Entity, alias: string
     case 'product': return trx.raw(`${alias}.id IN ${products}`);
     case 'artist': return trx.raw(`${alias}.id IN ${own}`);
     case 'split': return trx.raw(`(${alias}.artist_id IN ${own} OR ${alias}.asset_id IN ${assets} OR ${alias}.product_id IN ${products})`);
-    case 'user': return trx.raw(`(${alias}.id = '${me.replace(/'/g, '')}'::uuid OR ${alias}.id IN (SELECT tenant_user_id FROM artist_users WHERE artist_id IN ${own}))`);
+    case 'user': return trx.raw(`(${alias}.id = '${me}'::uuid OR ${alias}.id IN (SELECT tenant_user_id FROM artist_users WHERE artist_id IN ${own}))`);
   }
 }
 
@@ -175,7 +173,9 @@ export async function checklist(trx: Trx, auth: AuthContext, name: string, q: { 
 export const CHECKLISTS = ['royaltyassets', 'royaltyproducts', 'assetsplits', 'productsplits', 'allsplits', 'missingroyaltysplits', 'artistsplits'] as const;
 
 // ---------------------------------------------------------------------------------------- CSV
-function csvQuery(trx: Trx, auth: AuthContext, kind: string): Knex.QueryBuilder {
+export type CsvKind = 'asset' | 'product' | 'metadata' | 'artist' | 'user';
+
+function csvQuery(trx: Trx, auth: AuthContext, kind: CsvKind): Knex.QueryBuilder {
   const artistsOf = (link: string, fk: string, alias: string) =>
     `(SELECT string_agg(r.name, '; ' ORDER BY l.position) FROM ${link} l JOIN artists r ON r.tenant_id = l.tenant_id AND r.id = l.artist_id WHERE l.${fk} = ${alias}.id)`;
   switch (kind) {
@@ -214,13 +214,13 @@ function csvQuery(trx: Trx, auth: AuthContext, kind: string): Knex.QueryBuilder 
   throw new Error(kind);
 }
 
-/** Stream a CSV: the route has noTransaction; this opens the tenant transaction and holds it until the last row. */
-export function streamCsv(svc: AppServices, ctx: import('koa').Context, tenantId: number, auth: AuthContext, kind: string, filename: string): void {
+/**
+ * A CSV download as a stream. The route runs without a transaction; this opens the tenant
+ * transaction and holds it until the last row has flowed to the reader. A failure after
+ * the first byte ends the stream with that error (logged).
+ */
+export function openCsv(svc: Pick<AppServices, 'db' | 'log'>, tenantId: number, auth: AuthContext, kind: CsvKind): Readable {
   const out = new PassThrough();
-  ctx.status = 200;
-  ctx.type = 'text/csv; charset=utf-8';
-  ctx.attachment(filename);
-  ctx.body = out;
   void withTenant(svc.db.app, tenantId, async (trx) => {
     const sql = csvQuery(trx, auth, kind).toQuery();
     const conn = await rawConnection(trx);
@@ -230,41 +230,5 @@ export function streamCsv(svc: AppServices, ctx: import('koa').Context, tenantId
     svc.log.error({ err }, 'csv download failed');
     out.destroy(err);
   });
-}
-
-export function registerReportRoutes(router: Router, svc: AppServices): void {
-  const summaries = (['product', 'asset', 'artist', 'user', 'split'] as const).map((e) =>
-    route({
-      method: 'get', path: `/${e}/summary`, summary: `Counts and totals of ${e}s (admins: workspace; others: own artists)`, access: 'guest',
-      async handler({ trx, auth }) {
-        return { message: `${e[0]!.toUpperCase()}${e.slice(1)} summary`, summary: await summary(trx, auth, e) };
-      },
-    }),
-  );
-  const checklists = CHECKLISTS.map((c) =>
-    route({
-      method: 'get', path: `/checklist/${c}`, summary: `Checklist ${c} (admins: workspace; others: own artists)`, access: 'guest',
-      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, search: PageQuery.search }),
-      async handler({ trx, auth, query }) {
-        return { success: true, message: `Checklist ${c}`, ...(await checklist(trx, auth, c, query)) };
-      },
-    }),
-  );
-  const downloads = ([
-    ['/asset/download/csv', 'asset', 'assets.csv', 'user'],
-    ['/artist/download/csv', 'artist', 'artists.csv', 'user'],
-    ['/product/download/csv', 'product', 'products.csv', 'user'],
-    ['/product/download/metadata', 'metadata', 'product-metadata.csv', 'user'],
-    ['/user/download/csv', 'user', 'users.csv', 'admin'],
-  ] as const).map(([p, kind, file, access]) =>
-    route({
-      method: 'post', path: p, summary: `Stream ${file} (CSV; ${access === 'admin' ? 'admin' : 'admins: workspace; others: own artists'})`, access, noTransaction: true,
-      body: Strict({}),
-      async handler({ ctx, tenantId, auth }) {
-        streamCsv(svc, ctx, tenantId, auth, kind, file);
-        return undefined;
-      },
-    }),
-  );
-  defineRoutes(router, svc, { tag: 'Reports', errorShape: 'catalogue' }, [...summaries, ...checklists, ...downloads]);
+  return out;
 }

@@ -1,11 +1,11 @@
 /** Request schemas of the catalogue and split routes (one source: validation + OpenAPI). */
-import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import { PageQuery, Share, Strict, Type, Uuid } from '../../http/schema';
 
 const Str = (max = 500) => Type.String({ maxLength: max });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const StrList = Type.Array(Str(300), { maxItems: 100 });
 
-export const ShareItem = Strict({ user: Type.String({ maxLength: 64 }), share: Type.Union([Type.Number(), Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })]) });
+export const ShareItem = Strict({ user: Type.String({ maxLength: 64 }), share: Share() });
 export const ShareList = Type.Array(ShareItem, { maxItems: 500 });
 export const SplitTypeField = Type.String({ maxLength: 20 });
 export const Conditions = Type.Union([

@@ -15,11 +15,9 @@ import {
 import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from './upload';
 import { streamErrors, streamFileEvents, visibleFile } from './streams';
 import { fileSources } from '../sources/service';
-import { registerSourceRoutes } from '../sources/routes';
 
-/** Statement ingestion: the file routes and the source/pattern routes (one mount line). */
+/** Statement ingestion: the file routes (the source/pattern routes are mounted just before, in modules/index.ts). */
 export function registerIngestionRoutes(router: Router, svc: AppServices): void {
-  registerSourceRoutes(router, svc);
   registerFileRoutes(router, svc);
 }
 

@@ -3,7 +3,8 @@
  * payee checks, accounting periods.
  */
 import Decimal from 'decimal.js';
-import { Type } from '../../http/schema';
+import { CurrencyCode, Money, MonthIn } from '../../http/schema';
+import { isIso4217 } from '../../http/limits';
 import { rankOf, ROLE_RANK } from '../../http/route';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { AuthContext } from '../auth/tokens';
@@ -12,10 +13,10 @@ import type { Trx } from '../../db';
 export { Decimal };
 
 /** Money in requests: a JSON number or a decimal string (exact). */
-export const MoneyIn = Type.Union([Type.Number(), Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$', maxLength: 40 })]);
-export const PositiveMoneyIn = Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', maxLength: 40 })]);
-export const CurrencyIn = Type.String({ minLength: 1, maxLength: 10 });
-export const PeriodIn = Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' });
+export const MoneyIn = Money();
+export const PositiveMoneyIn = Money({ positive: true });
+export const CurrencyIn = CurrencyCode();
+export const PeriodIn = MonthIn();
 
 /** Ledger/base amounts keep 12 decimals (NUMERIC(28,12)). */
 export const SCALE = 12;
@@ -37,10 +38,8 @@ export function toBase(amount: Decimal, rate: Decimal): Decimal {
   return amount.mul(rate).toDecimalPlaces(SCALE, Decimal.ROUND_HALF_UP);
 }
 
-const ISO4217 = new Set(Intl.supportedValuesOf('currency'));
-export function isCurrency(code: string): boolean {
-  return /^[A-Z]{3}$/.test(code) && ISO4217.has(code);
-}
+/** ISO 4217 code in use (the one list: src/http/limits.ts). */
+export const isCurrency = isIso4217;
 export function assertCurrency(code: string, where = 'currency'): string {
   const c = code.trim().toUpperCase();
   if (!isCurrency(c)) throw new ValidationError('Invalid currency', [`${where} "${code}" is not an ISO 4217 currency code`], 'INVALID_CURRENCY');

@@ -14,6 +14,7 @@ import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '../
 import { safeEqual, mask } from '../../lib/crypto';
 import { clock } from '../../lib/clock';
 import { iso } from './common';
+import { inputProblems } from '../../http/limits';
 import { ProcessorApiError, ProcessorClient, toMinorUnits } from './processor-client';
 import { setPaymentStatus } from './payments';
 import { openSetting } from './settings';
@@ -177,6 +178,9 @@ export async function handleProcessorEvent(svc: AppServices, raw: Buffer, signat
   } catch {
     throw new ValidationError('Body is not JSON', [], 'MALFORMED_BODY');
   }
+  // the raw body skips route validation: the same guard (NUL, unpaired surrogates, depth) here
+  const problems = inputProblems(body, 'body');
+  if (problems.length) throw new ValidationError('Invalid event', problems, 'INVALID_EVENT');
   if (typeof body?.event !== 'string' || typeof body.data !== 'object' || body.data === null) {
     throw new ValidationError('Body must have `event` (string) and `data` (object)', [], 'INVALID_EVENT');
   }

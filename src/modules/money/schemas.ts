@@ -1,7 +1,7 @@
 /**
  * Request schemas of the money routes (ajv-validated, published in the OpenAPI document).
  */
-import { PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import { PageQuery, Share, Strict, Type, Uuid, type TSchema } from '../../http/schema';
 import { CurrencyIn, MoneyIn, PeriodIn, PositiveMoneyIn } from './common';
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -26,7 +26,7 @@ export const ExpenseFields = {
 export const ExpenseBody = Strict(ExpenseFields, { $id: 'ExpenseInput' });
 export const ExpensePatch = Strict(Object.fromEntries(Object.entries(ExpenseFields).map(([k, v]) => [k, Type.Optional(v)])), { minProperties: 1 });
 
-export const Splits = Type.Array(Strict({ user: Uuid, share: PositiveMoneyIn }), { minItems: 1, maxItems: 100 });
+export const Splits = Type.Array(Strict({ user: Uuid, share: Share() }), { minItems: 1, maxItems: 100 });
 export const RevenueFields = {
   title: Type.String({ minLength: 1, maxLength: 300 }),
   description: Type.Optional(Nullable(Text(5000))),

@@ -25,7 +25,7 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
       summary: 'Your notifications, newest first (query: page, pageSize ≤ 100, unread, archived, type, important)',
       access: 'user',
       query: Type.Object({
-        page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+        page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
         pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
         unread: Type.Optional(Type.Boolean()),
         archived: Type.Optional(Type.Boolean()),

@@ -8,12 +8,11 @@ import path from 'node:path';
 import { defineRoutes, route } from '../../http/route';
 import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { withTenant } from '../../db';
-import { NotFoundError, ValidationError, pgCode, PG } from '../../lib/errors';
-import { LocalObjectStore, objectStore } from '../../lib/storage';
+import { ValidationError } from '../../lib/errors';
+import { objectStore } from '../../lib/storage';
 import { IdParams } from '../catalogue/schemas';
 import * as R from './service';
-import { checkTrackLink, extractMetadata, kindOf, mediaView, mimeOf, trackMediaView } from './media';
+import * as M from './media-service';
 import { isMultipart, receiveMultipart, receiveRaw, UPLOAD_LIMITS, type UploadSource } from '../files/upload';
 
 const Str = (max = 500) => Type.String({ maxLength: max });
@@ -67,51 +66,28 @@ function sanitize(name: string): string {
 }
 
 function mediaRoutes(svc: AppServices, entity: 'asset' | 'product') {
-  const table = entity === 'asset' ? 'assets' : 'products';
-  const col = entity === 'asset' ? 'asset_id' : 'product_id';
-  const What = entity === 'asset' ? 'Asset' : 'Product';
   return [
     route({
       method: 'post', path: `/${entity}/:id/media`, summary: `Upload a media file of a ${entity} (multipart "file"); streams to the object store, metadata extracted (admin)`,
       access: 'admin', status: 201, params: IdParams, rawBody: true, noTransaction: true,
       async handler({ ctx, tenantId, params }) {
-        const exists = await withTenant(svc.db.app, tenantId, (trx) => trx(table).where({ id: params.id }).first('id'));
-        if (!exists) throw new NotFoundError(What);
-        const up = await receiveUpload({ stream: ctx.req, headers: ctx.req.headers }, String(ctx.query.name ?? ''), svc, `tenants/${tenantId}/${table}/${params.id}`);
-        const store = objectStore(svc.cfg);
-        const file = store instanceof LocalObjectStore ? store.localPath(up.key) : () => store.getStream(up.key);
-        const metadata = await extractMetadata(file, up.name, up.size, up.mime);
-        const rowData = { kind: kindOf(up.name, up.mime), storage_key: up.key, mime_type: mimeOf(up.name, up.mime), size: up.size, metadata, updated_at: new Date() };
-        try {
-          const m = await withTenant(svc.db.app, tenantId, async (trx) => {
-            const cur = await trx('catalogue_media').where({ [col]: params.id, name: up.name }).first('id');
-            if (cur) return (await trx('catalogue_media').where({ id: cur.id }).update(rowData).returning('*'))[0];
-            return (await trx('catalogue_media').insert({ tenant_id: tenantId, [col]: params.id, name: up.name, ...rowData }).returning('*'))[0];
-          });
-          return { success: true, message: 'Media uploaded', data: mediaView(m) };
-        } catch (err) {
-          await store.delete(up.key);
-          if (pgCode(err) === PG.FOREIGN_KEY_VIOLATION) throw new NotFoundError(What);
-          throw err;
-        }
+        const data = await M.uploadCatalogueMedia(svc, tenantId, entity, params.id, (prefix) =>
+          receiveUpload({ stream: ctx.req, headers: ctx.req.headers }, String(ctx.query.name ?? ''), svc, prefix));
+        return { success: true, message: 'Media uploaded', data };
       },
     }),
     route({
       method: 'get', path: `/${entity}/:id/media`, summary: `Media files of a ${entity}`, access: 'guest', params: IdParams,
       async handler({ trx, params }) {
-        if (!(await trx(table).where({ id: params.id }).first('id'))) throw new NotFoundError(What);
-        return { success: true, message: 'Media', data: (await trx('catalogue_media').where({ [col]: params.id }).orderBy('name')).map(mediaView) };
+        return { success: true, message: 'Media', data: await M.listCatalogueMedia(trx, entity, params.id) };
       },
     }),
     route({
       method: 'delete', path: `/${entity}/:id/media/:mediaName`, summary: `Delete a media file of a ${entity} by name (admin)`, access: 'admin',
       params: Type.Object({ id: Uuid, mediaName: Type.String({ minLength: 1, maxLength: 300 }) }),
       async handler({ trx, params }) {
-        const m = await trx('catalogue_media').where({ [col]: params.id, name: params.mediaName }).first();
-        if (!m) throw new NotFoundError('Media');
-        await trx('catalogue_media').where({ id: m.id }).delete();
-        await objectStore(svc.cfg).delete(m.storage_key);
-        return { success: true, message: 'Media deleted', data: { name: m.name } };
+        const name = await M.deleteCatalogueMedia(trx, svc, entity, params.id, params.mediaName);
+        return { success: true, message: 'Media deleted', data: { name } };
       },
     }),
   ];
@@ -154,7 +130,7 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'delete', path: '/releases/:id', summary: 'Delete a release with its tracks and media records (admin)', access: 'admin', params: IdParams,
       async handler({ trx, params }) {
-        if (!(await trx('releases').where({ id: params.id }).delete())) throw new NotFoundError('Release', 'RELEASE_NOT_FOUND');
+        await R.deleteRelease(trx, params.id);
         return { success: true, message: 'Release deleted', data: { id: params.id } };
       },
     }),
@@ -182,8 +158,7 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'get', path: '/releases/:id/feedback', summary: 'Status moves and feedback of a release, oldest first', access: 'guest', params: IdParams,
       async handler({ trx, params }) {
-        await R.getRelease(trx, params.id);
-        return { success: true, message: 'Release feedback', data: (await trx('release_events').where({ release_id: params.id }).orderBy('created_at')).map(R.eventView) };
+        return { success: true, message: 'Release feedback', data: await R.releaseEvents(trx, params.id) };
       },
     }),
     route({
@@ -209,45 +184,19 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       method: 'post', path: '/releases/:id/tracks/:trackId/media/link', summary: 'Link an audio or video file to a track (one per track; link validated, stored for processing)', access: 'user', params: TrackParams, noTransaction: true,
       body: Strict({ url: Type.String({ format: 'uri', maxLength: 2000 }), name: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })), type: Type.Optional(Type.Union([Type.Literal('audio'), Type.Literal('video')])) }),
       async handler({ tenantId, params, body }) {
-        const pre = async () =>
-          withTenant(svc.db.app, tenantId, async (trx) => {
-            const t = await trx('tracks').where({ id: params.trackId, release_id: params.id }).first('id');
-            if (!t) throw new NotFoundError('Track', 'TRACK_NOT_FOUND');
-            if (await trx('track_media').where({ track_id: params.trackId }).first('id')) throw new ValidationError('A track holds at most one audio or video file', ['remove the current media first'], 'TRACK_MEDIA_EXISTS');
-          });
-        await pre(); // 404 / 400 before any outbound request
-        const link = await checkTrackLink(body.url, body.type, body.name, svc.cfg.allowPrivateOutbound);
-        try {
-          const m = await withTenant(svc.db.app, tenantId, async (trx) => {
-            const [row] = await trx('track_media')
-              .insert({
-                tenant_id: tenantId, release_id: params.id, track_id: params.trackId, type: link.type, name: link.name, url: body.url, is_link: true,
-                release_path: `releases/${params.id}/tracks/${params.trackId}/${link.name}`, processing_status: 'pending',
-                metadata: { duration: null, bitrate: null, sampleRate: null, channels: null, codec: null, fileSize: link.fileSize, mimeType: link.mimeType, processedAt: null, linkValidated: true },
-              })
-              .returning('*');
-            return row;
-          });
-          return { success: true, message: 'Media link stored for processing', data: trackMediaView(m) };
-        } catch (err) {
-          if (pgCode(err) === PG.UNIQUE_VIOLATION) throw new ValidationError('A track holds at most one audio or video file', ['remove the current media first'], 'TRACK_MEDIA_EXISTS');
-          if (pgCode(err) === PG.FOREIGN_KEY_VIOLATION) throw new NotFoundError('Track', 'TRACK_NOT_FOUND');
-          throw err;
-        }
+        return { success: true, message: 'Media link stored for processing', data: await M.linkTrackMedia(svc, tenantId, params.id, params.trackId, body) };
       },
     }),
     route({
       method: 'get', path: '/releases/:id/tracks/:trackId/media', summary: 'The media record of a track', access: 'guest', params: TrackParams,
       async handler({ trx, params }) {
-        const m = await trx('track_media').where({ track_id: params.trackId, release_id: params.id }).first();
-        if (!m) throw new NotFoundError('Track media');
-        return { success: true, message: 'Track media', data: trackMediaView(m) };
+        return { success: true, message: 'Track media', data: await M.getTrackMedia(trx, params.id, params.trackId) };
       },
     }),
     route({
       method: 'delete', path: '/releases/:id/tracks/:trackId/media', summary: 'Remove the media of a track', access: 'user', params: TrackParams,
       async handler({ trx, params }) {
-        if (!(await trx('track_media').where({ track_id: params.trackId, release_id: params.id }).delete())) throw new NotFoundError('Track media');
+        await M.removeTrackMedia(trx, params.id, params.trackId);
         return { success: true, message: 'Track media removed', data: null };
       },
     }),

@@ -277,3 +277,14 @@ export async function releaseStats(trx: Trx) {
   const [{ c }] = await trx('tracks').count<{ c: string }[]>({ c: '*' });
   return { total: Object.values(byStatus).reduce((a, b) => a + b, 0), byStatus, tracks: Number(c) };
 }
+
+/** Delete a release with its tracks and media records. */
+export async function deleteRelease(trx: Trx, id: string): Promise<void> {
+  if (!(await trx('releases').where({ id }).delete())) throw new NotFoundError('Release', 'RELEASE_NOT_FOUND');
+}
+
+/** Status moves and feedback of a release, oldest first. */
+export async function releaseEvents(trx: Trx, id: string) {
+  await getRelease(trx, id);
+  return (await trx('release_events').where({ release_id: id }).orderBy('created_at')).map(eventView);
+}

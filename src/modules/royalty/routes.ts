@@ -1,16 +1,15 @@
 import type Router from '@koa/router';
-import { defineRoutes, route, rankOf, ROLE_RANK, type RouteDef } from '../../http/route';
-import { Strict, Type, Uuid, PageQuery } from '../../http/schema';
+import { defineRoutes, route, type RouteDef } from '../../http/route';
+import { IdInt, MonthOrDateIn, Strict, Type, Uuid, PageQuery } from '../../http/schema';
 import type { AppServices } from '../../services';
-import type { AuthContext } from '../auth/tokens';
 import { royaltyAnalytics, DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
-import { checklist } from '../catalogue/reports';
+import { payeeOf, releaseAnalytics, royaltyChecklist } from './views';
 import './pipeline'; // registers the file-delete hook
 
 /** Largest analytics page (rows per answer). */
 const MAX_PAGE_SIZE = 1000;
-const DateParam = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])(-\\d{2})?$' });
+const DateParam = MonthOrDateIn();
 const AnalyticsQuery = {
   periodFilterType: Type.Optional(Type.Union([Type.Literal('accounting'), Type.Literal('sale')])),
   start: Type.Optional(DateParam),
@@ -25,12 +24,6 @@ const AnalyticsQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
 };
-
-/** Admins and owners read the whole workspace; any other member their own earnings. */
-export function payeeOf(auth: AuthContext): string | null {
-  if (rankOf(auth) >= ROLE_RANK.admin) return null;
-  return auth.tenantUserId ?? '00000000-0000-0000-0000-000000000000';
-}
 
 const BREAKDOWNS: [string, GroupBy, string][] = [
   ['/royalty/', 'total', 'Royalty totals (revenue, quantity, lines)'],
@@ -82,16 +75,8 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
         groupBy: Type.Optional(Type.Union(['month', 'accountingperiod', 'dsp', 'country', 'saletype', 'aggregator', 'asset', 'total'].map((g) => Type.Literal(g)))),
       }),
       async handler({ trx, tenantId, auth, query, params }) {
-        const rel = await svcMatch.releaseTargets(trx, params.id);
         const { groupBy, page, size, ...q } = query;
-        const r = await royaltyAnalytics(
-          trx,
-          tenantId,
-          payeeOf(auth),
-          (groupBy ?? 'month') as GroupBy,
-          { ...q, product: rel.productId ?? undefined, releaseAssets: rel.assetIds },
-          { page, size },
-        );
+        const r = await releaseAnalytics(trx, tenantId, auth, params.id, (groupBy ?? 'month') as GroupBy, q, { page, size });
         return { status: 'success', message: 'Release analytics', data: { currency: r.currency, rows: r.rows, total: r.total, pagination: r.pagination } };
       },
     }),
@@ -114,16 +99,8 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
         errorShape: 'catalogue',
         query: Type.Object({ page: PageQuery.page, size: PageQuery.size, search: PageQuery.search }),
         async handler({ trx, tenantId, auth, query }) {
-          const cat = await checklist(trx, auth, name, query);
-          const empty = { data: [], pagination: { page: query.page ?? 1, size: query.size ?? 20, total: 0 } };
-          let lines: { data: unknown[]; pagination: unknown } = empty;
-          if (rankOf(auth) >= ROLE_RANK.admin) {
-            const r = name === 'missingroyaltysplits'
-              ? await svcMatch.missingSplitsChecklist(trx, tenantId, query)
-              : await svcMatch.unmatchedChecklist(trx, tenantId, name === 'royaltyassets' ? 'asset' : 'product', query);
-            lines = { data: r.data, pagination: r.pagination };
-          }
-          return { success: true, message: `Checklist ${name}`, ...cat, statementLines: lines };
+          const r = await royaltyChecklist(trx, tenantId, auth, name, query);
+          return { success: true, message: `Checklist ${name}`, ...r };
         },
       }),
     ),
@@ -140,7 +117,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
         kind: Type.Optional(Type.Union([Type.Literal('asset'), Type.Literal('product')])),
       }),
       async handler({ trx, tenantId, query }) {
-        return svcMatch.listSuggestions(trx, tenantId, query);
+        return { success: true, message: 'Match suggestions', ...(await svcMatch.listSuggestions(trx, tenantId, query)) };
       },
     }),
     route({
@@ -217,9 +194,9 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       path: '/royalty/allocations/history',
       summary: 'Allocation rows of a file or one of its lines (lineId = line number in the file), current and superseded (members: only their own rows)',
       access: 'guest',
-      query: Type.Object({ lineId: Type.Optional(Type.Integer({ minimum: 1 })), fileId: Type.Optional(Uuid), ...PageQuery }),
+      query: Type.Object({ lineId: Type.Optional(IdInt()), fileId: Type.Optional(Uuid), ...PageQuery }),
       async handler({ trx, auth, query }) {
-        return svcMatch.allocationHistory(trx, payeeOf(auth), query);
+        return { success: true, message: 'Allocation history', ...(await svcMatch.allocationHistory(trx, payeeOf(auth), query)) };
       },
     }),
     route({

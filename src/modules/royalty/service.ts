@@ -38,8 +38,6 @@ export async function unmatchedChecklist(trx: Trx, tenantId: number, kind: 'asse
   );
   const total = rows[0]?.total_groups ?? (offset ? (await countGroups(trx, tenantId, col, ident, title)) : 0);
   return {
-    success: true,
-    message: kind === 'asset' ? 'Statement lines without a recording' : 'Statement lines without a product',
     data: rows.map((r: Record<string, unknown>) => ({
       [ident]: r[ident] ?? null,
       title: r.title ?? null,
@@ -79,8 +77,6 @@ export async function missingSplitsChecklist(trx: Trx, tenantId: number, q: Page
     [tenantId, size, offset],
   );
   return {
-    success: true,
-    message: 'Matched statement lines without a split',
     data: rows.map((r: Record<string, unknown>) => ({
       assetId: r.asset_id,
       assetTitle: r.asset_title,
@@ -109,8 +105,6 @@ export async function listSuggestions(trx: Trx, tenantId: number, q: Page & { st
     [tenantId, q.status ?? 'open', ...(q.kind ? [q.kind] : []), size, offset],
   );
   return {
-    success: true,
-    message: 'Match suggestions',
     data: rows.map((r: Record<string, any>) => ({
       id: r.id,
       kind: r.kind,
@@ -257,8 +251,6 @@ export async function allocationHistory(trx: Trx, payee: string | null, q: Page 
     .offset(offset)
     .select('e.*');
   return {
-    success: true,
-    message: 'Allocation history',
     data: rows.map((r: Record<string, any>) => ({
       id: String(r.id),
       lineId: String(r.line_id),

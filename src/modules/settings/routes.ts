@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
-import { Strict, Type } from '../../http/schema';
+import { CurrencyCode, MonthIn, Rate, Strict, Type } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { getSettings, updateSettings, listRates, upsertRates, deleteRate } from './service';
+import { getSettings, updateSettings, ratesWithBase, saveRates, deleteRate } from './service';
 
-const Currency = Type.String({ pattern: '^[A-Za-z]{3}$' });
-const Month = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$' });
+const Currency = CurrencyCode();
+const Month = MonthIn();
 
 export function registerSettingsRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Workspace settings', errorShape: 'catalogue' }, [
@@ -44,8 +44,7 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
       access: 'user',
       query: Type.Object({ currency: Type.Optional(Currency), from: Type.Optional(Month), to: Type.Optional(Month) }),
       async handler({ trx, tenantId, query }) {
-        const s = await getSettings(trx, tenantId);
-        return { success: true, message: 'Exchange rates', data: { baseCurrency: s.baseCurrency, rates: await listRates(trx, query) } };
+        return { success: true, message: 'Exchange rates', data: await ratesWithBase(trx, tenantId, query) };
       },
     }),
     route({
@@ -55,11 +54,10 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
       description: 'Rates are decimal strings (or numbers); invalid items are reported in `errors` and the rest saved.',
       access: 'admin',
       body: Strict({
-        rates: Type.Array(Strict({ currency: Currency, month: Month, rate: Type.Union([Type.String({ pattern: '^\\d+(\\.\\d+)?$' }), Type.Number()]) }), { minItems: 1, maxItems: 5000 }),
+        rates: Type.Array(Strict({ currency: Currency, month: Month, rate: Rate({ positive: false }) }), { minItems: 1, maxItems: 5000 }),
       }),
       async handler({ trx, tenantId, body, auth }) {
-        const s = await getSettings(trx, tenantId);
-        const r = await upsertRates(trx, tenantId, auth.tenantUserId, body.rates, s.baseCurrency);
+        const r = await saveRates(trx, tenantId, auth.tenantUserId, body.rates);
         return { success: true, message: `${r.saved} rate(s) saved`, data: r };
       },
     }),

@@ -110,3 +110,15 @@ export async function deleteRate(trx: Trx, currency: string, month: string): Pro
   const n = await trx('fx_rates').where({ currency: currency.toUpperCase(), month: monthStart(month) }).delete();
   if (!n) throw new NotFoundError('Rate');
 }
+
+/** The workspace's base currency with its monthly rates (filtered). */
+export async function ratesWithBase(trx: Trx, tenantId: number, q: { currency?: string; from?: string; to?: string }) {
+  const s = await getSettings(trx, tenantId);
+  return { baseCurrency: s.baseCurrency, rates: await listRates(trx, q) };
+}
+
+/** Set monthly rates against the workspace's base currency. */
+export async function saveRates(trx: Trx, tenantId: number, by: string | null, rates: { currency: string; month: string; rate: string | number }[]) {
+  const s = await getSettings(trx, tenantId);
+  return upsertRates(trx, tenantId, by, rates, s.baseCurrency);
+}

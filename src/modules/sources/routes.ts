@@ -3,39 +3,21 @@
  * Success bodies `{status:'success', message, data}`; errors `{status:'error', message}`.
  */
 import type Router from '@koa/router';
-import { Readable } from 'node:stream';
 import { defineRoutes, route } from '../../http/route';
 import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
 import { receiveMultipartHead } from '../files/upload';
-import { SourcePatternSchema, detectSource, readStatement, validatePattern, type SourcePattern } from '../../../parsers';
-import type { CanonicalLine, LineError } from '../../../parsers/types';
+import { SourcePatternSchema, validatePattern } from '../../../parsers';
 import {
-  checkPattern, createGlobalPattern, createTenantSource, deleteGlobalPattern, ensureBuiltinPatterns, getGlobalPattern, getTenantSource,
-  listGlobalPatterns, listTenantSources, setTenantSourceActive, updateGlobalPattern, updateTenantSource, patternsForDetection,
+  configureSource, createGlobalPattern, deleteGlobalPattern, getGlobalPattern, getTenantSource,
+  listGlobalPatterns, listTenantSources, setTenantSourceActive, updateGlobalPattern, updateTenantSource,
 } from './service';
-import { withTenant } from '../../db';
-import { workbookBufferText } from '../files/open';
-import { INGEST_LIMITS } from '../files/pipeline';
-
-/** An .xlsx sample becomes the CSV text of its first sheet (as the ingest reads it); other samples stay as they are. */
-async function sampleText(sample: Buffer, pattern?: SourcePattern | null): Promise<Buffer> {
-  try {
-    const csv = pattern
-      ? { delimiter: pattern.format.delimiter === 'auto' ? ',' : pattern.format.delimiter, decimalComma: pattern.format.decimal === ',' }
-      : {};
-    return (await workbookBufferText(sample, INGEST_LIMITS, 10 * 1024 * 1024, csv)) ?? sample;
-  } catch (e) {
-    throw new ValidationError(`The sample is a zip that cannot be read as an xlsx workbook (send a workbook under 10 MB, or a statement): ${(e as Error).message}`);
-  }
-}
+import { DRY_RUN_MAX_BYTES, dryRun } from './dry-run';
 
 const IdParams = Type.Object({ id: Uuid });
 const PatternObject = Type.Object({}, { additionalProperties: true, description: 'A source pattern (GET /pattern-creator/schema)' });
 
-/** Dry runs read at most this much of the sample. */
-export const DRY_RUN_MAX_BYTES = 10 * 1024 * 1024;
 
 export function registerSourceRoutes(router: Router, svc: AppServices): void {
   const owner = svc.db.owner;
@@ -120,47 +102,10 @@ export function registerSourceRoutes(router: Router, svc: AppServices): void {
       summary: 'Multipart: `file` (a sample statement, ≤10 MB read) and optional `pattern` (JSON). Shows detection scores and the first mapped lines; saves nothing',
       access: 'super_admin',
       rawBody: true,
-      async handler({ ctx }) {
+      async handler({ ctx, auth }) {
         const { sample, fileName, fields } = await readSample(ctx);
-        let candidatePatterns: SourcePattern[];
-        let chosen: SourcePattern | null = null;
-        if (fields.pattern) {
-          let obj: unknown;
-          try {
-            obj = JSON.parse(fields.pattern);
-          } catch (e) {
-            throw new ValidationError('pattern is not valid JSON', [(e as Error).message]);
-          }
-          chosen = checkPattern(obj);
-        }
-        await ensureBuiltinPatterns(owner);
-        if (ctx.state.auth?.tenantId) {
-          candidatePatterns = (await withTenant(svc.db.app, ctx.state.auth.tenantId, (trx) => patternsForDetection(trx))).map((p) => p.definition);
-        } else {
-          candidatePatterns = (await listGlobalPatterns(owner)).length ? await globalDefinitions(svc) : [];
-        }
-        if (chosen) candidatePatterns = [chosen, ...candidatePatterns.filter((p) => p.key !== chosen!.key)];
-        const detection = detectSource({ fileName, head: (await sampleText(sample)).subarray(0, 64 * 1024) }, candidatePatterns).slice(0, 8);
-        const pattern = chosen ?? candidatePatterns.find((p) => p.key === detection[0]?.patternKey) ?? null;
-        let read: Record<string, unknown> | null = null;
-        if (pattern) {
-          const lines: CanonicalLine[] = [];
-          const errors: LineError[] = [];
-          try {
-            const summary = await readStatement(Readable.from([await sampleText(sample, pattern)]), { fileName, pattern }, {
-              lines(b) {
-                for (const l of b) if (lines.length < 20) lines.push(l);
-              },
-              error(e) {
-                if (errors.length < 20) errors.push(e);
-              },
-            });
-            read = { pattern: pattern.key, summary, lines, errors };
-          } catch (e) {
-            read = { pattern: pattern.key, failed: (e as Error).message, lines, errors };
-          }
-        }
-        return { status: 'success', message: 'Dry run', data: { fileName, bytesRead: sample.length, threshold: svc.cfg.detectionThreshold, detection, read } };
+        const data = await dryRun(svc, auth.tenantId, { sample, fileName, patternJson: fields.pattern });
+        return { status: 'success', message: 'Dry run', data };
       },
     }),
   ]);
@@ -190,10 +135,7 @@ export function registerSourceRoutes(router: Router, svc: AppServices): void {
         settings: Type.Optional(Type.Object({}, { additionalProperties: true })),
       }),
       async handler({ trx, tenantId, body, auth }) {
-        const n = [body.sourceId, body.sourceKey, body.pattern].filter((x) => x !== undefined).length;
-        if (n !== 1) throw new ValidationError('Give exactly one of sourceId, sourceKey, pattern', [], 'SOURCE_REQUIRED');
-        await ensureBuiltinPatterns(owner);
-        return { status: 'success', message: 'Source configured', data: await createTenantSource(trx, tenantId, body, auth.tenantUserId) };
+        return { status: 'success', message: 'Source configured', data: await configureSource(trx, owner, tenantId, body, auth.tenantUserId) };
       },
     }),
     route({
@@ -217,38 +159,22 @@ export function registerSourceRoutes(router: Router, svc: AppServices): void {
         return { status: 'success', message: 'Source updated', data: await updateTenantSource(trx, params.id, body, auth.tenantUserId) };
       },
     }),
-    route({
-      method: 'post',
-      path: '/sources/:id/activate',
-      summary: 'Use this source in detection',
-      access: 'admin',
-      params: IdParams,
-      async handler({ trx, params }) {
-        return { status: 'success', message: 'Source activated', data: await setTenantSourceActive(trx, params.id, true) };
-      },
-    }),
-    route({
-      method: 'post',
-      path: '/sources/:id/deactivate',
-      summary: 'Stop using this source in detection (a global one is then skipped for this workspace)',
-      access: 'admin',
-      params: IdParams,
-      async handler({ trx, params }) {
-        return { status: 'success', message: 'Source deactivated', data: await setTenantSourceActive(trx, params.id, false) };
-      },
-    }),
+    ...([
+      ['activate', true, 'Use this source in detection'],
+      ['deactivate', false, 'Stop using this source in detection (a global one is then skipped for this workspace)'],
+    ] as const).map(([verb, active, summary]) =>
+      route({
+        method: 'post',
+        path: `/sources/:id/${verb}`,
+        summary,
+        access: 'admin',
+        params: IdParams,
+        async handler({ trx, params }) {
+          return { status: 'success', message: `Source ${verb}d`, data: await setTenantSourceActive(trx, params.id, active) };
+        },
+      }),
+    ),
   ]);
-}
-
-async function globalDefinitions(svc: AppServices): Promise<SourcePattern[]> {
-  const rows = await svc.db.owner('source_patterns as p')
-    .join('source_pattern_versions as v', function () {
-      this.on('v.pattern_id', '=', 'p.id').andOn('v.version', '=', 'p.current_version');
-    })
-    .whereNull('p.tenant_id')
-    .where('p.active', true)
-    .select('v.definition');
-  return rows.map((r) => r.definition as SourcePattern);
 }
 
 async function readSample(ctx: import('koa').Context): Promise<{ sample: Buffer; fileName: string; fields: Record<string, string> }> {

@@ -320,3 +320,11 @@ export async function fileSources(svc: { db: { owner: Knex } }, trx: Trx, includ
   const rows = await patternSelect(trx('source_patterns as p')).whereNull('p.tenant_id').where('p.active', true).orderBy('p.name');
   return rows.map((r: Record<string, any>) => publicPattern(toLoaded(r)));
 }
+
+/** Configure a source: exactly one of a global one (sourceId or sourceKey) or the workspace's own pattern. */
+export async function configureSource(trx: Trx, owner: Knex, tenantId: number, input: Parameters<typeof createTenantSource>[2], by: string | null) {
+  const n = [input.sourceId, input.sourceKey, input.pattern].filter((x) => x !== undefined).length;
+  if (n !== 1) throw new ValidationError('Give exactly one of sourceId, sourceKey, pattern', [], 'SOURCE_REQUIRED');
+  await ensureBuiltinPatterns(owner);
+  return createTenantSource(trx, tenantId, input, by);
+}

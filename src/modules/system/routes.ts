@@ -4,6 +4,7 @@ import type { AppServices } from '../../services';
 import { Type } from '@sinclair/typebox';
 import { buildOpenApi, INTERFACE_VERSION } from '../../http/openapi';
 import { DOCS_HTML, docsAsset } from '../../http/docs-ui';
+import { readiness } from './service';
 
 export const VERSION = '0.1.0';
 
@@ -27,19 +28,7 @@ export function registerSystemRoutes(router: Router, svc: AppServices): void {
         503: Type.Object({ status: Type.Literal('error'), checks: Type.Record(Type.String(), Type.String(), { examples: [{ database: 'ok', queue: 'error' }] }) }),
       },
       async handler({ ctx }) {
-        const checks: Record<string, string> = {};
-        try {
-          await svc.db.app.raw('select 1');
-          checks.database = 'ok';
-        } catch (err) {
-          checks.database = `error: ${(err as Error).message}`;
-        }
-        try {
-          checks.queue = (await svc.queue.ping()) ? 'ok' : 'error';
-        } catch (err) {
-          checks.queue = `error: ${(err as Error).message}`;
-        }
-        const ok = Object.values(checks).every((v) => v === 'ok');
+        const { ok, checks } = await readiness(svc);
         ctx.status = ok ? 200 : 503;
         ctx.body = { status: ok ? 'ok' : 'error', checks };
       },

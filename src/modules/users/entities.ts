@@ -1,40 +1,17 @@
 /**
- * What a member is tied to: their own artists (artist_users), the recordings and
- * products of those artists, and what they earned (royalty_earnings). Members read their
- * own; admins and owners anyone's.
+ * What a member is tied to: their own artists, the recordings and products of those
+ * artists, and what they earned. Members read their own; admins and owners anyone's.
+ * The queries live in holdings.ts.
  */
 import type Router from '@koa/router';
-import { defineRoutes, route, rankOf, ROLE_RANK } from '../../http/route';
-import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import { defineRoutes, route } from '../../http/route';
+import { MonthIn, PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
-import type { Trx } from '../../db';
-import type { AuthContext } from '../auth/tokens';
-import { ForbiddenError } from '../../lib/errors';
-import { clock } from '../../lib/clock';
-import { getUser } from './service';
-import { listArtists, assetListBase, assetViews, ASSET_SORT, productListBase, productViews, PRODUCT_SORT } from '../catalogue/service';
-import { pageList } from '../catalogue/common';
+import { listArtists } from '../catalogue/service';
+import { assertMayRead, linkMembersToArtists, memberMonthly, memberStats, ownedCatalogue } from './holdings';
 
 const IdParams = Type.Object({ id: Uuid });
 const ListQ = Type.Object({ ...PageQuery });
-
-async function assertMayRead(trx: Trx, auth: AuthContext, id: string) {
-  if (rankOf(auth) < ROLE_RANK.admin && auth.tenantUserId !== id) throw new ForbiddenError('You can only see your own artists, recordings and earnings', 'INSUFFICIENT_ROLE');
-  await getUser(trx, id); // 404 for another tenant's member
-}
-
-function ownedBy(trx: Trx, link: 'asset_artists' | 'product_artists', fk: string, alias: string, userId: string) {
-  return (b: import('knex').Knex.QueryBuilder) =>
-    b.whereExists((e) =>
-      e.select(trx.raw('1')).from(`${link} as l`).join('artist_users as au', 'au.artist_id', 'l.artist_id').whereRaw(`l.${fk} = ${alias}.id`).where('au.tenant_user_id', userId),
-    );
-}
-
-/** The two catalogue lists a member owns through their artists, described once. */
-const OWNED = {
-  assets: { base: assetListBase, views: assetViews, sort: ASSET_SORT, link: 'asset_artists', fk: 'asset_id', alias: 'a' },
-  products: { base: productListBase, views: productViews, sort: PRODUCT_SORT, link: 'product_artists', fk: 'product_id', alias: 'p' },
-} as const;
 
 export function userEntityRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue' }, [
@@ -60,10 +37,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
         query: ListQ,
         async handler({ trx, auth, params, query }) {
           await assertMayRead(trx, auth, params.id);
-          const e = OWNED[what];
-          const base = e.base(trx, query).modify(ownedBy(trx, e.link, e.fk, e.alias, params.id));
-          const page = await pageList(base, query, e.sort, 'createdAt', (b) => b.select(`${e.alias}.*`), `${e.alias}.id`, (r) => r);
-          return { success: true, message: what === 'assets' ? 'Assets' : 'Products', ...page, data: await e.views(trx, page.data) };
+          return { success: true, message: what === 'assets' ? 'Assets' : 'Products', ...(await ownedCatalogue(trx, what, params.id, query)) };
         },
       }),
     ),
@@ -75,19 +49,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
       params: IdParams,
       async handler({ trx, auth, params, tenantId }) {
         await assertMayRead(trx, auth, params.id);
-        const { rows } = await trx.raw(
-          `SELECT
-             (SELECT COALESCE(sum(amount), 0)::text FROM royalty_earnings WHERE tenant_user_id = :u AND superseded_at IS NULL) AS earnings,
-             (SELECT count(*)::int FROM royalty_earnings WHERE tenant_user_id = :u AND superseded_at IS NULL) AS lines,
-             (SELECT count(*)::int FROM artist_users WHERE tenant_user_id = :u) AS artists,
-             (SELECT count(DISTINCT l.asset_id)::int FROM asset_artists l JOIN artist_users au ON au.artist_id = l.artist_id WHERE au.tenant_user_id = :u) AS assets,
-             (SELECT count(DISTINCT l.product_id)::int FROM product_artists l JOIN artist_users au ON au.artist_id = l.artist_id WHERE au.tenant_user_id = :u) AS products,
-             (SELECT count(*)::int FROM split_shares WHERE tenant_user_id = :u) AS splits,
-             (SELECT base_currency FROM tenants WHERE id = :t) AS currency`,
-          { u: params.id, t: tenantId },
-        );
-        const r = rows[0];
-        return { success: true, message: 'User stats', data: { id: params.id, currency: r.currency.trim(), earnings: r.earnings, lines: r.lines, artists: r.artists, assets: r.assets, products: r.products, splits: r.splits } };
+        return { success: true, message: 'User stats', data: await memberStats(trx, tenantId, params.id) };
       },
     }),
     route({
@@ -96,19 +58,10 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
       summary: "A member's earnings per sale month (base currency; optional from/to YYYY-MM)",
       access: 'user',
       params: IdParams,
-      query: Type.Object({ from: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}$' })), to: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}$' })) }),
+      query: Type.Object({ from: Type.Optional(MonthIn()), to: Type.Optional(MonthIn()) }),
       async handler({ trx, auth, params, query, tenantId }) {
         await assertMayRead(trx, auth, params.id);
-        const { rows } = await trx.raw(
-          `SELECT to_char(sale_month, 'YYYY-MM') AS month, sum(amount)::text AS earnings, count(*)::int AS lines
-             FROM royalty_earnings
-            WHERE tenant_user_id = ? AND superseded_at IS NULL
-              AND (?::date IS NULL OR sale_month >= ?::date) AND (?::date IS NULL OR sale_month <= ?::date)
-            GROUP BY 1 ORDER BY 1`,
-          [params.id, ...[query.from, query.from, query.to, query.to].map((m) => (m ? `${m}-01` : null))],
-        );
-        const t = await trx('tenants').where({ id: tenantId }).first('base_currency');
-        return { success: true, message: 'Monthly earnings', data: { id: params.id, currency: t.base_currency.trim(), months: rows } };
+        return { success: true, message: 'Monthly earnings', data: await memberMonthly(trx, tenantId, params.id, query.from, query.to) };
       },
     }),
     route({
@@ -122,20 +75,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
         action: Type.Optional(Type.Union([Type.Literal('link'), Type.Literal('unlink')])),
       }),
       async handler({ trx, body, tenantId }) {
-        const users = new Set((await trx('tenant_users').whereIn('id', body.users).select('id')).map((r) => r.id as string));
-        const artists = new Set((await trx('artists').whereIn('id', body.artists).select('id')).map((r) => r.id as string));
-        const errors = [
-          ...body.users.filter((u) => !users.has(u)).map((u) => `user ${u} is not a member of this workspace`),
-          ...body.artists.filter((a) => !artists.has(a)).map((a) => `artist ${a} not found`),
-        ];
-        const pairs = [...users].flatMap((u) => [...artists].map((a) => ({ tenant_id: tenantId, tenant_user_id: u, artist_id: a })));
-        let processed = 0;
-        if (pairs.length && (body.action ?? 'link') === 'link') {
-          const ins = await trx('artist_users').insert(pairs.map((p) => ({ ...p, created_at: clock.now() }))).onConflict(['tenant_id', 'artist_id', 'tenant_user_id']).ignore().returning('artist_id');
-          processed = ins.length;
-        } else if (pairs.length) {
-          processed = await trx('artist_users').whereIn('tenant_user_id', [...users]).whereIn('artist_id', [...artists]).delete();
-        }
+        const { processed, errors } = await linkMembersToArtists(trx, tenantId, body.users, body.artists, body.action ?? 'link');
         return { success: true, message: `${processed} link(s) ${body.action === 'unlink' ? 'removed' : 'added'}`, processedCount: processed, errors };
       },
     }),

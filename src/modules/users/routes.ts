@@ -1,13 +1,22 @@
 import type Router from '@koa/router';
 import { defineRoutes, route, rankOf, ROLE_RANK } from '../../http/route';
-import { Email, PageQuery, Role, Strict, Type, Uuid } from '../../http/schema';
+import { Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { ForbiddenError, NotFoundError } from '../../lib/errors';
-import { getUser, listUsers, removeUser, updateUser } from './service';
-import { inviteMember } from '../auth/routes';
+import { ForbiddenError } from '../../lib/errors';
+import { getUser, listUsers, memberIdByEmail, removeUser, removeUsers, updateUser, workspaceSummary } from './service';
+import { inviteMember, inviteMembers } from '../auth/identity';
 import { userEntityRoutes } from './entities';
 
 const IdParams = Type.Object({ id: Uuid });
+
+/** One member of POST /user/bulk. `password` passes the schema only to be refused by name (PASSWORD_NOT_ALLOWED). */
+const BulkUser = Strict({
+  email: Email,
+  role: Role,
+  firstName: Type.Optional(Type.String({ maxLength: 200 })),
+  lastName: Type.Optional(Type.String({ maxLength: 200 })),
+  password: Type.Optional(Type.String({ maxLength: 200 })),
+});
 
 export function registerUserRoutes(router: Router, svc: AppServices): void {
   userEntityRoutes(router, svc);
@@ -18,8 +27,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       summary: 'The signed-in user in the current workspace (data.id is the tenant user id)',
       access: 'guest',
       async handler({ auth, trx, tenantId }) {
-        const ws = await trx('tenants').where({ id: tenantId }).first('uuid', 'name');
-        const workspace = { workspaceId: ws.uuid, tenantId, name: ws.name };
+        const workspace = await workspaceSummary(trx, tenantId);
         if (!auth.tenantUserId) {
           return { status: 'success', message: 'Current user', data: { id: null, kind: auth.kind, role: auth.role, isSuperAdmin: auth.isSuperAdmin, workspace } };
         }
@@ -40,7 +48,8 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'post',
       path: '/user/',
-      summary: 'Add a member (admin). Without a password the person gets an invitation e-mail',
+      summary: 'Add a member (admin): the person gets an invitation e-mail and is `invited` until they accept it',
+      description: 'A workspace never chooses a password for anyone: `password` is refused with 400 (PASSWORD_NOT_ALLOWED). An existing person keeps their password, names and sign-in methods.',
       access: 'admin',
       status: 201,
       body: Strict({
@@ -60,36 +69,20 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       path: '/user/bulk',
       summary: 'Add several members at once (admin); each failure is reported, the rest are added',
       access: 'admin',
-      body: Strict({
-        users: Type.Array(
-          Strict({
-            email: Email,
-            role: Role,
-            firstName: Type.Optional(Type.String({ maxLength: 200 })),
-            lastName: Type.Optional(Type.String({ maxLength: 200 })),
-          }),
-          { minItems: 1, maxItems: 500 },
-        ),
-      }),
+      body: Strict({ users: Type.Array(Type.Object({}, { additionalProperties: true }), { minItems: 1, maxItems: 500 }) }),
+      items: { field: 'users', schema: BulkUser },
       async handler({ body, auth, trx, tenantId }) {
-        const created: string[] = [];
-        const errors: string[] = [];
-        for (const [i, u] of body.users.entries()) {
-          if (u.role === 'owner' && rankOf(auth) < ROLE_RANK.owner) {
-            errors.push(`users[${i}] ${u.email}: only an owner can add an owner`);
-            continue;
-          }
-          try {
-            // a savepoint per item: one bad item never undoes the others
-            await trx.transaction(async (sp) => {
-              await inviteMember(svc, sp, tenantId, u);
-            });
-            created.push(u.email);
-          } catch (err) {
-            errors.push(`users[${i}] ${u.email}: ${(err as Error).message}`);
-          }
-        }
-        return { success: true, message: `${created.length} user(s) added`, createdUsers: created, processedCount: body.users.length, errors };
+        // each item checked on its own: a bad one is reported, the others go on (spec part 7)
+        const valid: { i: number; item: Static<typeof BulkUser> }[] = [];
+        const invalid: string[] = [];
+        body.users.forEach((item, i) => {
+          const problems = itemProblems(BulkUser, item, `users[${i}]`);
+          if (problems.length) invalid.push(...problems);
+          else valid.push({ i, item: item as Static<typeof BulkUser> });
+        });
+        const { created, errors } = await inviteMembers(svc, trx, tenantId, valid, rankOf(auth) >= ROLE_RANK.owner);
+        const at = (e: string) => Number(/\[(\d+)\]/.exec(e)?.[1]);
+        return { success: true, message: `${created.length} user(s) added`, createdUsers: created, processedCount: body.users.length, errors: [...invalid, ...errors].sort((x, y) => at(x) - at(y)) };
       },
     }),
     route({
@@ -99,16 +92,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       access: 'admin',
       body: Strict({ ids: Type.Array(Uuid, { minItems: 1, maxItems: 500 }) }),
       async handler({ body, auth, trx }) {
-        const failedDeletions: { id: string; error: string }[] = [];
-        let processedCount = 0;
-        for (const id of body.ids) {
-          try {
-            await trx.transaction((sp) => removeUser(sp, auth, id));
-            processedCount++;
-          } catch (err) {
-            failedDeletions.push({ id, error: (err as Error).message });
-          }
-        }
+        const { processedCount, failedDeletions } = await removeUsers(trx, auth, body.ids);
         return { success: true, message: `${processedCount} user(s) removed`, processedCount, failedDeletions };
       },
     }),
@@ -119,9 +103,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       access: 'admin',
       body: Strict({ email: Email }),
       async handler({ body, auth, trx }) {
-        const row = await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereRaw('lower(u.email) = lower(?)', [body.email]).first('tu.id');
-        if (!row) throw new NotFoundError('User', 'USER_NOT_FOUND');
-        await removeUser(trx, auth, row.id);
+        await removeUser(trx, auth, await memberIdByEmail(trx, body.email));
         return { success: true, message: 'User removed from the workspace' };
       },
     }),
@@ -150,7 +132,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'patch',
       path: '/user/:id',
-      summary: 'Update a member: names (self or admin), role and status (admins and owners only)',
+      summary: 'Update a member: names (the person themselves, or a super-admin), role and status (admins and owners only)',
       access: 'guest',
       params: IdParams,
       body: Strict(

@@ -83,6 +83,36 @@ export async function ensureGlobalUser(
   return { id: row.id, created: true, hasPassword: !!p.passwordHash };
 }
 
+/**
+ * The person with this e-mail, created (with the names given) when new. An existing person
+ * is returned untouched: whoever invites them never sets their password, e-mail or names.
+ */
+export async function findOrCreatePerson(owner: Knex, p: { email: string; firstName?: string | null; lastName?: string | null }): Promise<{ id: string; created: boolean; hasPassword: boolean }> {
+  const email = p.email.trim();
+  const [row] = await owner('users')
+    .insert({ email, password_hash: null, first_name: p.firstName ?? null, last_name: p.lastName ?? null, is_super_admin: false, created_at: clock.now(), updated_at: clock.now() })
+    .onConflict(owner.raw('(lower(email))'))
+    .ignore()
+    .returning('id');
+  if (row) return { id: row.id, created: true, hasPassword: false };
+  const existing = await owner('users').whereRaw('lower(email) = lower(?)', [email]).first('id', 'password_hash');
+  return { id: existing.id, created: false, hasPassword: !!existing.password_hash };
+}
+
+/** The workspace as GET /user shows it. */
+export async function workspaceSummary(trx: Trx, tenantId: number): Promise<{ workspaceId: string; tenantId: number; name: string }> {
+  const ws = await trx('tenants').where({ id: tenantId }).first('uuid', 'name');
+  if (!ws) throw new NotFoundError('Workspace');
+  return { workspaceId: ws.uuid, tenantId, name: ws.name };
+}
+
+/** The tenant user id of the member with this e-mail (case-insensitive). */
+export async function memberIdByEmail(trx: Trx, email: string): Promise<string> {
+  const row = await usersQuery(trx).whereRaw('lower(u.email) = lower(?)', [email]).first('tu.id');
+  if (!row) throw new NotFoundError('User', 'USER_NOT_FOUND');
+  return row.id;
+}
+
 export async function createTenant(owner: Knex, p: { name: string; baseCurrency?: string }): Promise<{ id: number; uuid: string }> {
   const [row] = await owner('tenants')
     .insert({ name: p.name, base_currency: (p.baseCurrency ?? 'USD').toUpperCase(), created_at: clock.now(), updated_at: clock.now() })
@@ -140,9 +170,16 @@ export async function updateUser(trx: Trx, actor: AuthContext, id: string, patch
   const self = actor.tenantUserId === id;
   if (patch.role !== undefined || patch.status !== undefined) {
     assertCanManage(actor, target, patch.role);
+    // Only the recipient accepts an invitation (through the e-mailed link); a workspace withdraws it by removing the membership.
+    if (patch.status !== undefined && target.status === 'invited') {
+      throw new ValidationError('An invitation is accepted only by its recipient; remove the membership to withdraw it', ['body.status cannot change while the invitation is pending'], 'INVITATION_PENDING');
+    }
     if ((patch.role && patch.role !== 'owner') || patch.status === 'disabled') await assertNotLastOwner(trx, target);
   }
-  if ((patch.firstName !== undefined || patch.lastName !== undefined) && !self) assertCanManage(actor, target);
+  // A profile belongs to its owner: no workspace role reaches another person's names.
+  if ((patch.firstName !== undefined || patch.lastName !== undefined) && !self && !actor.isSuperAdmin) {
+    throw new ForbiddenError("Only the person (or a super-admin) edits their profile; a workspace manages the membership only", 'PROFILE_OWNER_ONLY');
+  }
   const tu: Record<string, unknown> = {};
   if (patch.role) tu.role = patch.role;
   if (patch.status) tu.status = patch.status;
@@ -162,3 +199,18 @@ export async function removeUser(trx: Trx, actor: AuthContext, id: string): Prom
 }
 
 export { assertCanManage };
+
+/** POST /user/bulk/delete: a savepoint per id, so one failure never undoes the others. */
+export async function removeUsers(trx: Trx, actor: AuthContext, ids: string[]) {
+  const failedDeletions: { id: string; error: string }[] = [];
+  let processedCount = 0;
+  for (const id of ids) {
+    try {
+      await trx.transaction((sp) => removeUser(sp, actor, id));
+      processedCount++;
+    } catch (err) {
+      failedDeletions.push({ id, error: (err as Error).message });
+    }
+  }
+  return { processedCount, failedDeletions };
+}

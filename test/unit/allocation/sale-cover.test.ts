@@ -5,7 +5,7 @@
  * one period, and no two adjacent periods could have been one coarser period.
  */
 import assert from 'node:assert/strict';
-import { saleCover } from '../../src/modules/royalty/analytics';
+import { saleCover } from '../../../src/modules/royalty/analytics';
 
 describe('saleCover (sale-dated catalogue breakdowns: years, halves, quarters, months)', () => {
   it('picks years, then halves, then quarters', () => {

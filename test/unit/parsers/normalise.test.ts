@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { normalise as n } from '../../parsers/index';
+import { normalise as n } from '../../../parsers/index';
 
 describe('normalisers', () => {
   it('normDecimal', () => {

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import {
   BATCH_SIZE, builtinPatterns, detectArchive, detectSource, readStatement, sniffDelimiter, sniffEncoding, validatePattern,
   WINNER_THRESHOLD, type SourcePattern,
-} from '../../parsers/index';
+} from '../../../parsers/index';
 import { fixture, pattern, read } from './helpers';
 
 const noop = { lines() {}, error() {} };

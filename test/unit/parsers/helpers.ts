@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { builtinPatterns, readStatement, type CanonicalLine, type LineError, type ReadSummary } from '../../parsers/index';
+import { builtinPatterns, readStatement, type CanonicalLine, type LineError, type ReadSummary } from '../../../parsers/index';
 
-export const FIXTURES = fileURLToPath(new URL('../fixtures/statements/', import.meta.url));
+export const FIXTURES = fileURLToPath(new URL('../../fixtures/statements/', import.meta.url));
 export const fixture = (name: string): Buffer => readFileSync(FIXTURES + name);
 export const pattern = (key: string) => {
   const p = builtinPatterns.find((x) => x.key === key);

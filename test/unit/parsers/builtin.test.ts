@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { builtinPatterns, detectSource, validatePattern, WINNER_THRESHOLD } from '../../parsers/index';
+import { builtinPatterns, detectSource, validatePattern, WINNER_THRESHOLD } from '../../../parsers/index';
 import { fixture, read } from './helpers';
 
 /** fixture, expected winning pattern, data lines, exact per-currency totals (hand-computed). */
@@ -23,6 +23,15 @@ const CASES: [string, string, number, Record<string, string>][] = [
   ['soundcloud-preamble.csv', 'soundcloud', 12, { USD: '0.40188' }],
   ['DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv', 'ddex-dsr', 16, { EUR: '16.1208' }],
 ];
+
+/** Lines without an ISRC in each fixture (album rows, merchandise, tracks the report leaves blank); none elsewhere. */
+const NO_ISRC: Record<string, number> = {
+  'DistroKid_1693900000000_NovaLune.tsv': 6,
+  'DistroKid_1683000000000_NovaLune.tsv': 3,
+  'utf16-bandcamp.csv': 7,
+  'soundcloud-preamble.csv': 12,
+  'DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv': 4,
+};
 
 describe('built-in patterns', () => {
   it('all validate against the schema', () => {
@@ -48,9 +57,11 @@ describe('built-in patterns', () => {
         for (const l of lines) {
           assert.match(l.net, /^-?\d+(\.\d+)?$/);
           assert.match(l.currency, /^[A-Z]{3}$/);
-          if (l.saleMonth !== null) assert.match(l.saleMonth, /^\d{4}-\d{2}-01$/);
-          if (l.isrc !== null) assert.match(l.isrc, /^[A-Z]{2}[A-Z0-9]{3}\d{7}$/);
+          assert.match(l.saleMonth ?? 'missing', /^\d{4}-\d{2}-01$/);
         }
+        const isrcs = lines.map((l) => l.isrc);
+        assert.equal(isrcs.filter((x) => x === null).length, NO_ISRC[file] ?? 0, 'lines without an ISRC');
+        for (const isrc of isrcs.filter((x) => x !== null)) assert.match(isrc, /^[A-Z]{2}[A-Z0-9]{3}\d{7}$/);
       });
     });
   }

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import unzipper from 'unzipper';
-import { Workbook, XlsxError, excelNumber, isDateFormat, serialToIso, type XlsxLimits } from '../../src/lib/xlsx';
-import { buildXlsx } from './xlsx-writer';
-import { zipBuffers } from './zip-writer';
+import { Workbook, XlsxError, excelNumber, isDateFormat, serialToIso, type XlsxLimits } from '../../../src/lib/xlsx';
+import { buildXlsx } from '../../ingest/xlsx-writer';
+import { zipBuffers } from '../../ingest/zip-writer';
 
 const LIMITS: XlsxLimits = { maxExpandedBytes: 1024 ** 3, maxRatio: 200, ratioFloorBytes: 1024 * 1024, maxSharedStringsBytes: 64 * 1024 * 1024 };
 

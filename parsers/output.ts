@@ -1,0 +1,105 @@
+/**
+ * What a statement read produces besides its lines: exact per-currency totals, counts of
+ * rows read, ingested, failed and skipped, the sale month range, and the batch handed to
+ * the sink. Shared by the table and DSR row handlers.
+ */
+import type { CanonicalLine, LineSink } from './types';
+
+/**
+ * Exact per-currency sums without a decimal object per row: each value is summed as a
+ * scaled integer per (currency, scale). Values of ≤ 15 digits go into a JS number (exact
+ * below 2^53; flushed into a BigInt before it could lose precision); longer ones straight
+ * into the BigInt. Combined and formatted once at the end.
+ */
+export class DecimalTotals {
+  private sums = new Map<string, Map<number, { n: number; big: bigint }>>();
+  private lastCur = '';
+  private lastMap: Map<number, { n: number; big: bigint }> | null = null;
+  add(currency: string, v: string): void {
+    let m = this.lastMap;
+    if (currency !== this.lastCur || m === null) {
+      m = this.sums.get(currency) ?? null;
+      if (m === null) this.sums.set(currency, (m = new Map()));
+      this.lastCur = currency;
+      this.lastMap = m;
+    }
+    const dot = v.indexOf('.');
+    const scale = dot === -1 ? 0 : v.length - dot - 1;
+    const digits = dot === -1 ? v : v.slice(0, dot) + v.slice(dot + 1);
+    let acc = m.get(scale);
+    if (acc === undefined) m.set(scale, (acc = { n: 0, big: 0n }));
+    if (digits.length <= 15) {
+      acc.n += +digits;
+      if (acc.n > 4503599627370496 || acc.n < -4503599627370496) {
+        acc.big += BigInt(acc.n);
+        acc.n = 0;
+      }
+    } else acc.big += BigInt(digits);
+  }
+  result(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const cur of [...this.sums.keys()].sort()) {
+      const m = this.sums.get(cur)!;
+      let max = 0;
+      for (const s of m.keys()) if (s > max) max = s;
+      let total = 0n;
+      for (const [s, v] of m) total += (v.big + BigInt(v.n)) * 10n ** BigInt(max - s);
+      out[cur] = formatScaled(total, max);
+    }
+    return out;
+  }
+}
+
+/** BigInt at a decimal scale → minimal decimal string ('-12.5', '0'). */
+export function formatScaled(v: bigint, scale: number): string {
+  const neg = v < 0n;
+  let s = (neg ? -v : v).toString();
+  if (scale > 0) {
+    s = s.padStart(scale + 1, '0');
+    s = (s.slice(0, -scale) + '.' + s.slice(-scale)).replace(/\.?0+$/, '');
+  }
+  return neg && s !== '0' ? '-' + s : s;
+}
+
+export function rawRecord(row: string[], delimiter: string): string {
+  return row
+    .map((c) => (c.includes(delimiter) || c.includes('"') || c.includes('\n') || c.includes('\r') ? `"${c.replace(/"/g, '""')}"` : c))
+    .join(delimiter);
+}
+
+export interface RowHandler {
+  row(row: string[], lineNo: number, parseError: string | null): void;
+  finish(): void;
+}
+
+/** Shared state: counters, batch, totals, sink. */
+export class Output {
+  rowsRead = 0;
+  rowsIngested = 0;
+  rowsFailed = 0;
+  rowsSkipped = 0;
+  batch: CanonicalLine[] = [];
+  totals = new DecimalTotals();
+  minMonth: string | null = null;
+  maxMonth: string | null = null;
+  minStart: string | null = null;
+  maxEnd: string | null = null;
+  constructor(readonly sink: LineSink, readonly delimiter: string) {}
+  good(line: CanonicalLine): void {
+    this.rowsIngested++;
+    this.totals.add(line.currency, line.net);
+    const m = line.saleMonth;
+    if (m !== null) {
+      if (this.minMonth === null || m < this.minMonth) this.minMonth = m;
+      if (this.maxMonth === null || m > this.maxMonth) this.maxMonth = m;
+    }
+    if (line.salePeriodStart !== null && (this.minStart === null || line.salePeriodStart < this.minStart))
+      this.minStart = line.salePeriodStart;
+    if (line.salePeriodEnd !== null && (this.maxEnd === null || line.salePeriodEnd > this.maxEnd)) this.maxEnd = line.salePeriodEnd;
+    this.batch.push(line);
+  }
+  bad(lineNo: number, reason: string, row: string[]): void {
+    this.rowsFailed++;
+    this.sink.error({ lineNo, reason, raw: rawRecord(row, this.delimiter) });
+  }
+}

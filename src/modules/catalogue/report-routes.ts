@@ -1,0 +1,51 @@
+/**
+ * Summary, checklist and CSV download routes of the catalogue area (see reports.ts for
+ * scope rules). Catalogue error shape. The CSV routes set the download headers and hand
+ * the stream from `openCsv` to Koa.
+ */
+import type Router from '@koa/router';
+import { defineRoutes, route } from '../../http/route';
+import { PageQuery, Strict, Type } from '../../http/schema';
+import type { AppServices } from '../../services';
+import { CHECKLISTS, checklist, openCsv, summary } from './reports';
+
+export function registerReportRoutes(router: Router, svc: AppServices): void {
+  const summaries = (['product', 'asset', 'artist', 'user', 'split'] as const).map((e) =>
+    route({
+      method: 'get', path: `/${e}/summary`, summary: `Counts and totals of ${e}s (admins: workspace; others: own artists)`, access: 'guest',
+      async handler({ trx, auth }) {
+        return { message: `${e[0]!.toUpperCase()}${e.slice(1)} summary`, summary: await summary(trx, auth, e) };
+      },
+    }),
+  );
+  const checklists = CHECKLISTS.map((c) =>
+    route({
+      method: 'get', path: `/checklist/${c}`, summary: `Checklist ${c} (admins: workspace; others: own artists)`, access: 'guest',
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, search: PageQuery.search }),
+      async handler({ trx, auth, query }) {
+        return { success: true, message: `Checklist ${c}`, ...(await checklist(trx, auth, c, query)) };
+      },
+    }),
+  );
+  const downloads = ([
+    ['/asset/download/csv', 'asset', 'assets.csv', 'user'],
+    ['/artist/download/csv', 'artist', 'artists.csv', 'user'],
+    ['/product/download/csv', 'product', 'products.csv', 'user'],
+    ['/product/download/metadata', 'metadata', 'product-metadata.csv', 'user'],
+    ['/user/download/csv', 'user', 'users.csv', 'admin'],
+  ] as const).map(([p, kind, file, access]) =>
+    route({
+      method: 'post', path: p, summary: `Stream ${file} (CSV; ${access === 'admin' ? 'admin' : 'admins: workspace; others: own artists'})`, access, noTransaction: true,
+      body: Strict({}),
+      async handler({ ctx, tenantId, auth }) {
+        const out = openCsv(svc, tenantId, auth, kind);
+        ctx.status = 200;
+        ctx.type = 'text/csv; charset=utf-8';
+        ctx.attachment(file);
+        ctx.body = out;
+        return undefined;
+      },
+    }),
+  );
+  defineRoutes(router, svc, { tag: 'Reports', errorShape: 'catalogue' }, [...summaries, ...checklists, ...downloads]);
+}
