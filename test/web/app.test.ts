@@ -213,8 +213,57 @@ describe('web app in headless Chromium', function () {
     await p.goto(`${app.url}/app/money`);
     await p.waitForURL(/\/app\/me$/);
     await check(p, 'payee');
+    await p.getByLabel('Amount').fill('5');
+    await p.getByLabel('Memo').fill('studio time');
+    await p.getByRole('button', { name: 'Request a payment' }).click();
+    await p.getByText('Request sent to the label.').waitFor();
+    await p.locator('tr', { hasText: 'studio time' }).getByText('pending').waitFor();
     await p.getByRole('button', { name: 'Sign out' }).click();
     await p.waitForURL(/\/app\/signin$/);
+    await ctx.close();
+  });
+
+  it('approves the payee\'s payment request from the money page, which creates the payment', async () => {
+    await page.goto(`${app.url}/app/money`);
+    await page.getByRole('button', { name: `Approve the request of ${t.users.user!.email}` }).click();
+    await page.getByText('Request approved: a payment was created.').waitFor();
+    await page.locator('tr', { hasText: 'studio time' }).getByText('approved').waitFor();
+    await page.getByRole('region', { name: 'Payments', exact: true }).last().locator('tr', { hasText: '5.00 USD' }).waitFor();
+    const payments = await app.request('GET', '/payment/', { token: t.users.admin!.token });
+    assert.equal(payments.status, 200);
+    assert.deepEqual(payments.body.data.map((x: any) => [x.user, x.amount]), [[t.users.user!.tenantUserId, '5']]);
+  });
+
+  it("invites from the admin page; the invitation and reset e-mails' links open working pages", async () => {
+    await page.goto(`${app.url}/app/admin`);
+    await page.getByLabel('E-mail to invite').fill('new.payee@weblabel.test');
+    await page.locator('form', { has: page.getByLabel('E-mail to invite') }).locator('select').selectOption('user');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByText('Invitation sent to new.payee@weblabel.test.').waitFor();
+    const linkIn = async (to: string) => new URL(/https?:\/\/\S+\/app\/\S+/.exec((await mailsTo(app.dataDir, to)).at(-1)!)![0]);
+    const ctx = await browser.newContext();
+    await enforceCsp(ctx, blockedByCsp);
+    const p = await ctx.newPage();
+    const invite = await linkIn('new.payee@weblabel.test');
+    assert.equal(invite.pathname, '/app/set-password');
+    await p.goto(`${app.url}${invite.pathname}${invite.search}`);
+    await p.locator('input[type=password]').first().fill('a brand new password');
+    await p.getByLabel('Password again').fill('a brand new password');
+    await p.getByRole('button', { name: 'Set password' }).click();
+    await p.getByText('Your password is set.').waitFor();
+    await check(p, 'set-password-done');
+
+    const guest = t.users.guest!;
+    assert.equal((await app.request('POST', '/auth/forgotpassword', { body: { email: guest.email } })).status, 200);
+    const reset = await linkIn(guest.email);
+    assert.equal(reset.pathname, '/app/reset-password');
+    await p.goto(`${app.url}${reset.pathname}${reset.search}`);
+    assert.equal(await p.getByLabel('E-mail').inputValue(), guest.email);
+    await p.getByLabel('New password').fill('another new password');
+    await p.getByRole('button', { name: 'Change password' }).click();
+    await p.getByText('Your password has been changed.').waitFor();
+    const login = await app.request('POST', '/auth/login', { body: { email: guest.email, password: 'another new password' } });
+    assert.equal(login.status, 200);
     await ctx.close();
   });
 

@@ -4,7 +4,6 @@ import { api, session, type Workspace } from '../api';
 import { ErrorBox, Field, Link, Notice, navigate, param, useAction, useLoad } from '../ui';
 
 interface Props { onSignedIn: () => void }
-const RESET_TOKEN = 'rondo.resetToken';
 
 function afterLogin(refresh: string | null, workspaces: Workspace[], p: Props) {
   const prev = session.workspace;
@@ -98,8 +97,7 @@ function ForgotPassword() {
   return (
     <Card title="Forgot your password?">
       <form class="stack" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        const r = await api<{ data?: { token?: string } }>('POST', '/auth/forgotpassword', { body: { email }, token: null });
-        if (r.data?.token) sessionStorage.setItem(RESET_TOKEN, r.data.token);
+        await api('POST', '/auth/forgotpassword', { body: { email }, token: null });
         return 'If the address is registered, an e-mail with a code and a link is on its way.';
       }); }}>
         <Field label="E-mail"><input type="email" required autoComplete="username" value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></Field>
@@ -116,13 +114,12 @@ function ResetPassword() {
   const [code, setCode] = useState(param('code') ?? '');
   const [password, setPassword] = useState('');
   const a = useAction();
-  const token = param('token') ?? sessionStorage.getItem(RESET_TOKEN);
+  const token = param('token');
   return (
     <Card title="Choose a new password">
-      {!token ? <p class="error" role="alert">Open the link from the e-mail in this browser, or start again from “Forgot your password?”.</p> : null}
+      {!token ? <p class="error" role="alert">This page needs the link from the reset e-mail; start again from “Forgot your password?” if you have none.</p> : null}
       <form class="stack" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
         await api('PATCH', `/auth/resetpassword?code=${encodeURIComponent(code)}`, { body: { email, new_password: password }, token });
-        sessionStorage.removeItem(RESET_TOKEN);
         return 'Your password has been changed. Sign in with it now.';
       }); }}>
         <Field label="E-mail"><input type="email" required autoComplete="username" value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></Field>

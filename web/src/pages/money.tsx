@@ -42,9 +42,9 @@ export function StatementDownload({ stats, label }: { stats: Stats; label: strin
   );
 }
 
-function Balances({ members }: { members: Member[] }) {
-  const due = useLoad(() => api<{ data: Any }>('GET', '/accounting/gettotaldue'), []);
-  const stats = useLoad(() => Promise.all(members.map((m) => api<{ data: Stats }>('GET', `/accounting/${m.id}/stats`).then((r) => r.data))), [members.length]);
+function Balances({ members, gen }: { members: Member[]; gen: number }) {
+  const due = useLoad(() => api<{ data: Any }>('GET', '/accounting/gettotaldue'), [gen]);
+  const stats = useLoad(() => Promise.all(members.map((m) => api<{ data: Stats }>('GET', `/accounting/${m.id}/stats`).then((r) => r.data))), [members.length, gen]);
   const byId = new Map(members.map((m) => [m.id, m]));
   return (
     <Section title="Balances">
@@ -100,13 +100,14 @@ export function requestColumns(byId: Map<string, Member>) {
   ];
 }
 
-function Requests({ members }: { members: Member[] }) {
+function Requests({ members, onChange }: { members: Member[]; onChange: () => void }) {
   const list = useLoad(() => api<{ data: Any[] }>('GET', '/payment-request/?size=50'), []);
   const a = useAction();
   const byId = new Map(members.map((m) => [m.id, m]));
   const act = (r: Any, verb: 'approve' | 'decline') => a.run(async () => {
     await api('PATCH', `/payment-request/${r.id}/${verb}`, { body: {} });
     list.reload();
+    onChange();
     return verb === 'approve' ? 'Request approved: a payment was created.' : 'Request declined.';
   });
   return (
@@ -124,8 +125,8 @@ function Requests({ members }: { members: Member[] }) {
   );
 }
 
-function Payments({ members }: { members: Member[] }) {
-  const list = useLoad(() => api<{ data: Any[] }>('GET', '/payment/?size=50'), []);
+function Payments({ members, gen }: { members: Member[]; gen: number }) {
+  const list = useLoad(() => api<{ data: Any[] }>('GET', '/payment/?size=50'), [gen]);
   const byId = new Map(members.map((m) => [m.id, m]));
   return (
     <Section title="Payments">
@@ -141,11 +142,12 @@ function Payments({ members }: { members: Member[] }) {
 export function MoneyPage() {
   const members = useLoad(() => api<{ data: Member[] }>('GET', '/user/?size=200'), []);
   const m = members.data?.data ?? [];
+  const [gen, setGen] = useState(0);
   return (
     <>
       <h1>Money</h1>
       <Loading show={members.loading} /><ErrorBox error={members.error} />
-      {members.data ? <><Balances members={m} /><Requests members={m} /><Expenses members={m} /><Payments members={m} /></> : null}
+      {members.data ? <><Balances members={m} gen={gen} /><Requests members={m} onChange={() => setGen((g) => g + 1)} /><Expenses members={m} /><Payments members={m} gen={gen} /></> : null}
     </>
   );
 }
