@@ -16,7 +16,7 @@ import path from 'node:path';
 import fs from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config';
-import { boot } from '../src/services';
+import { boot } from '../src/compose';
 import { createApp } from '../src/app';
 import { createTenant, ensureGlobalUser, upsertMembership } from '../src/modules/users/service';
 import { gtinCheckDigit } from '../src/modules/catalogue/identifiers';

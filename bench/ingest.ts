@@ -35,7 +35,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { loadConfig } from '../src/config';
-import { boot } from '../src/services';
+import { boot } from '../src/compose';
 import { createApp } from '../src/app';
 import { withTenant } from '../src/db';
 import { createTenant, ensureGlobalUser, upsertMembership } from '../src/modules/users/service';

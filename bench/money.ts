@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { loadConfig } from '../src/config';
-import { boot } from '../src/services';
+import { boot } from '../src/compose';
 import { withTenant } from '../src/db';
 import { createTenant } from '../src/modules/users/service';
 import { balanceOf, postRoyaltiesForFile } from '../src/modules/money/ledger';

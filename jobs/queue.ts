@@ -11,19 +11,14 @@
  */
 import PgBoss from 'pg-boss';
 import pg from 'pg';
-import { rawConnection, type Trx } from '../src/db';
-import type { JobName, JobPayloads } from './index';
-import { JOB_OPTIONS } from './index';
+import { rawConnection } from '../src/db';
+import { JOB_OPTIONS, queueOptions, type JobName, type JobPayloads, type JobQueue, type SendOptions } from '../src/pipeline/registry';
 
-export interface SendOptions {
-  trx?: Trx;
-  singletonKey?: string;
-  startAfter?: number | string | Date;
-}
+export type { SendOptions };
 
 const CHANNEL = 'rondo_jobs';
 
-export class Queue {
+export class Queue implements JobQueue {
   readonly boss: PgBoss;
   /** pg-boss worker ids per queue (the ones this process runs). */
   private readonly workers = new Map<string, string[]>();
@@ -72,9 +67,9 @@ export class Queue {
 
   async start(): Promise<void> {
     await this.boss.start();
-    for (const [name, opts] of Object.entries(JOB_OPTIONS)) {
+    for (const name of Object.keys(JOB_OPTIONS) as JobName[]) {
       await this.boss.createQueue(`${name}.dead`, { name: `${name}.dead` });
-      await this.boss.createQueue(name, { name, ...opts, deadLetter: `${name}.dead` });
+      await this.boss.createQueue(name, { name, ...queueOptions(name), deadLetter: `${name}.dead` });
     }
   }
 
@@ -112,6 +107,14 @@ export class Queue {
       ids.push(id);
       this.workers.set(name, ids);
     }
+  }
+
+  async waiting(name: JobName, singletonKey: string): Promise<boolean> {
+    const r = (await this.boss.getDb().executeSql(
+      `SELECT 1 FROM pgboss.job WHERE name = $1 AND singleton_key = $2 AND state IN ('created', 'retry') LIMIT 1`,
+      [name, singletonKey],
+    )) as { rows: unknown[] };
+    return r.rows.length > 0;
   }
 
   async ping(): Promise<boolean> {

@@ -1,23 +1,25 @@
 /**
- * Workers of the allocation end of the pipeline. Thin: validate, call one service, return.
+ * Workers of the allocation end of the pipeline. Thin: validate, run one service, return.
  * Catalogue/split/rule changes arrive as NOTIFY rondo_allocation_dirty (tenant id) from the
  * triggers of migration 20261123300100; a dedicated listener turns them into one
  * royalty.reallocate job per workspace, and a minutely sweep covers missed notifications.
  */
 import pg from 'pg';
 import type { AppServices } from '../src/services';
-import type { JobPayloads } from './index';
+import type { JobPayloads, JobQueue } from '../src/pipeline/registry';
+import { runStep } from '../src/pipeline/run-step';
 import { runAggregateJob, runAllocateJob, runReallocateJob, tenantsWithMarks } from '../src/modules/royalty/pipeline';
+import type { Queue } from './queue';
 
 function valid(p: { tenantId?: unknown; fileId?: unknown }, needFile: boolean): boolean {
   return Number.isInteger(p.tenantId) && (!needFile || (typeof p.fileId === 'string' && /^[0-9a-f-]{36}$/i.test(p.fileId)));
 }
 
-export async function requestReallocation(svc: AppServices, tenantId: number): Promise<void> {
-  await svc.queue.send('royalty.reallocate', { tenantId }, { singletonKey: `tenant:${tenantId}` });
+export async function requestReallocation(queue: JobQueue, tenantId: number): Promise<void> {
+  await queue.send('royalty.reallocate', { tenantId }, { singletonKey: `tenant:${tenantId}` });
 }
 
-export async function registerRoyaltyWorkers(svc: AppServices): Promise<void> {
+export async function registerRoyaltyWorkers(svc: AppServices, jobs: Queue): Promise<void> {
   const { log } = svc;
   // Unexpected errors are logged here, then rethrown for pg-boss to retry / dead-letter.
   const queue = {
@@ -25,7 +27,7 @@ export async function registerRoyaltyWorkers(svc: AppServices): Promise<void> {
       name: N,
       fn: (data: JobPayloads[N]) => Promise<unknown>,
     ) =>
-      svc.queue.work(name, async (data) => {
+      jobs.work(name, async (data) => {
         try {
           await fn(data);
         } catch (err) {
@@ -33,24 +35,22 @@ export async function registerRoyaltyWorkers(svc: AppServices): Promise<void> {
           throw err;
         }
       }),
-    boss: svc.queue.boss,
   };
   await queue.work('royalty.allocate', async (data) => {
     if (!valid(data, true)) return log.warn({ data }, 'royalty.allocate: bad payload');
-    await runAllocateJob(svc, data);
+    await runStep(jobs, 'royalty.allocate', data, (p, commit) => runAllocateJob(svc, p, commit));
   });
   await queue.work('royalty.aggregate', async (data) => {
     if (!valid(data, true)) return log.warn({ data }, 'royalty.aggregate: bad payload');
-    await runAggregateJob(svc, data);
+    await runStep(jobs, 'royalty.aggregate', data, (p, commit) => runAggregateJob(svc, p, commit));
   });
   await queue.work('royalty.reallocate', async (data) => {
     if (!valid(data, false)) return log.warn({ data }, 'royalty.reallocate: bad payload');
     await runReallocateJob(svc, data);
   });
   await queue.work('royalty.sweep', async () => {
-    for (const t of await tenantsWithMarks(svc)) await requestReallocation(svc, t);
+    for (const t of await tenantsWithMarks(svc)) await requestReallocation(jobs, t);
   });
-  await queue.boss.schedule('royalty.sweep', '* * * * *', {});
 
   const listener = new pg.Client({ connectionString: svc.db.url });
   let closed = false;
@@ -58,11 +58,11 @@ export async function registerRoyaltyWorkers(svc: AppServices): Promise<void> {
   listener.on('notification', (msg) => {
     const tenantId = Number(msg.payload);
     if (closed || !Number.isInteger(tenantId)) return;
-    requestReallocation(svc, tenantId).catch((err) => log.warn({ err }, 'could not enqueue royalty.reallocate'));
+    requestReallocation(jobs, tenantId).catch((err) => log.warn({ err }, 'could not enqueue royalty.reallocate'));
   });
   await listener.connect();
   await listener.query('LISTEN rondo_allocation_dirty');
-  queue.boss.once('stopped', () => {
+  jobs.boss.once('stopped', () => {
     closed = true;
     listener.end().catch(() => undefined);
   });

@@ -89,7 +89,7 @@ if (command === 'keys:rotate') {
   process.exit(0);
 }
 // Loaded here, not at the top: --help and argument errors answer without loading the app.
-const { boot } = await import('./services');
+const { boot } = await import('./compose');
 const { createTenant, ensureGlobalUser, upsertMembership } = await import('./modules/users/service');
 const { AppError } = await import('./lib/errors');
 const rt = await boot(cfg, { workers: false, queue: command === 'seed:demo', migrate: true });

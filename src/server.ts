@@ -4,7 +4,7 @@
  * DATA_DIR when DATABASE_URL is unset. SIGTERM/SIGINT shut it down gracefully (src/lib/shutdown.ts).
  */
 import { loadConfig } from './config';
-import { boot } from './services';
+import { boot } from './compose';
 import { createApp } from './app';
 import { installProcessGuards } from './lib/process-guard';
 import { drainServer, onShutdownSignal } from './lib/shutdown';

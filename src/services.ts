@@ -1,21 +1,17 @@
 /**
- * Builds everything a process needs from the config: database (embedded when
- * DATABASE_URL is unset), migrations, secrets, queue, mailer, auth. The API, the workers,
- * the CLI and the tests all start through here.
+ * What every service, route and job handler receives: the process's shared dependencies.
+ * Types only: the composition root (src/compose.ts) builds them. The queue is seen through
+ * its port (send and ping); only the composition root and jobs/ hold the pg-boss side.
  */
-import path from 'node:path';
 import type { Config } from './config';
-import { connectDb, migrateLatest, type Db } from './db';
-import { startEmbeddedPostgres, type EmbeddedHandle } from './db/embedded';
-import { createLogger, type Logger } from './lib/logger';
-import { FileMailer, SmtpMailer, type Mailer } from './lib/mailer';
+import type { Db } from './db';
+import type { Logger } from './lib/logger';
+import type { Mailer } from './lib/mailer';
 import type { SecretBox } from './lib/crypto';
-import { loadKeys } from './keys';
-import { Metrics } from './metrics';
-import { AuthService } from './modules/auth/service';
-import { TokenSigner } from './modules/auth/tokens';
-import { Queue } from '../jobs/queue';
-import { registerWorkers } from '../jobs';
+import type { AuthService } from './modules/auth/service';
+import type { TokenSigner } from './modules/auth/tokens';
+import type { JobQueue } from './pipeline/registry';
+import type { Metrics } from './metrics';
 
 export interface AppServices {
   cfg: Config;
@@ -24,7 +20,7 @@ export interface AppServices {
   signer: TokenSigner;
   auth: AuthService;
   mailer: Mailer;
-  queue: Queue;
+  queue: JobQueue & { ping(): Promise<boolean> };
   secrets: SecretBox;
   metrics: Metrics;
 }
@@ -32,85 +28,4 @@ export interface AppServices {
 export interface Runtime {
   svc: AppServices;
   shutdown(): Promise<void>;
-}
-
-/** Resolve the owner URL: DATABASE_URL, or the embedded cluster (started or shared). */
-export async function resolveDatabase(cfg: Config, log: Logger, opts: { fast?: boolean } = {}): Promise<{ url: string; embedded: EmbeddedHandle | null }> {
-  if (cfg.databaseUrl) return { url: cfg.databaseUrl, embedded: null };
-  const embedded = await startEmbeddedPostgres({ dataDir: cfg.dataDir, fast: opts.fast, log: (m) => log.debug({ pg: m }) });
-  const base = new URL(embedded.url);
-  // The cluster's default database is `postgres`; Rondo keeps its data in `rondo`.
-  const { default: pg } = await import('pg');
-  const c = new pg.Client({ connectionString: embedded.url });
-  await c.connect();
-  const exists = await c.query(`SELECT 1 FROM pg_database WHERE datname = 'rondo'`);
-  if (!exists.rowCount) await c.query('CREATE DATABASE rondo');
-  await c.end();
-  base.pathname = '/rondo';
-  return { url: base.toString(), embedded };
-}
-
-export async function grantQueueToApp(db: Db): Promise<void> {
-  // Jobs are enqueued inside tenant transactions, which run as the application role.
-  await db.owner.raw(`GRANT USAGE ON SCHEMA pgboss TO rondo_app`);
-  await db.owner.raw(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA pgboss TO rondo_app`);
-  await db.owner.raw(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgboss TO rondo_app`);
-  await db.owner.raw(`ALTER DEFAULT PRIVILEGES IN SCHEMA pgboss GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO rondo_app`);
-}
-
-export interface BootOptions {
-  /** Run pg-boss workers in this process. */
-  workers: boolean;
-  /** Start the queue at all (the CLI needs only the database). */
-  queue?: boolean;
-  migrate?: boolean;
-  /** An already-resolved database URL (tests: one database per test file). */
-  databaseUrl?: string;
-  fastEmbedded?: boolean;
-  log?: Logger;
-}
-
-export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
-  const log = opts.log ?? createLogger(cfg.logLevel);
-  let embedded: EmbeddedHandle | null = null;
-  let url = opts.databaseUrl;
-  if (!url) ({ url, embedded } = await resolveDatabase(cfg, log, { fast: opts.fastEmbedded }));
-  const db = connectDb(url);
-  try {
-    if (opts.migrate !== false) {
-      const applied = await migrateLatest(db.owner);
-      if (applied.length) log.info({ applied }, 'migrations applied');
-    }
-    const keys = await loadKeys(cfg, db, log);
-    const signer = new TokenSigner(keys.jwt.keys);
-    const queue = new Queue(url, cfg.queuePollSeconds);
-    const mailer: Mailer = cfg.smtpUrl ? new SmtpMailer(cfg.smtpUrl, cfg.mailFrom) : new FileMailer(path.join(cfg.dataDir, 'mail'), cfg.mailFrom);
-    const svc: AppServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner) };
-    queue.jobHook = svc.metrics.jobHook;
-    const useQueue = opts.queue !== false;
-    let stopping = false;
-    if (useQueue) {
-      // 57P01 after shutdown began: the cluster stopping under a pooled connection pg-boss had not closed yet.
-      queue.boss.on('error', (err) => {
-        if (stopping && (err as { code?: string }).code === '57P01') return log.debug({ err }, 'queue connection closed by shutdown');
-        log.error({ err }, 'queue error');
-      });
-      await queue.start();
-      await grantQueueToApp(db);
-      if (opts.workers) await registerWorkers(svc);
-    }
-    return {
-      svc,
-      async shutdown() {
-        stopping = true;
-        if (useQueue) await queue.stop(cfg.shutdownTimeoutSeconds * 1000).catch((err) => log.error({ err }, 'queue stop failed'));
-        await db.close();
-        if (embedded) await embedded.stop();
-      },
-    };
-  } catch (err) {
-    await db.close().catch(() => undefined);
-    if (embedded) await embedded.stop().catch(() => undefined);
-    throw err;
-  }
 }

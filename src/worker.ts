@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import { loadConfig } from './config';
-import { boot } from './services';
+import { boot } from './compose';
 import { installProcessGuards } from './lib/process-guard';
 import { metricsAllowed, METRICS_PATH } from './http/metrics';
 import { drainServer, onShutdownSignal } from './lib/shutdown';

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '../src/db/embedded';
 import { connectDb, migrateLatest } from '../src/db';
 import { Queue } from '../jobs/queue';
-import { grantQueueToApp } from '../src/services';
+import { grantQueueToApp } from '../src/compose';
 import { setServerUrl, TEMPLATE_DB } from './helpers/db';
 
 let embedded: EmbeddedHandle | null = null;

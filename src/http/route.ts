@@ -29,7 +29,8 @@ const parseBody = bodyParser({
 import type { AppServices } from '../services';
 import { REFRESH_COOKIE, type AuthContext } from '../modules/auth/tokens';
 
-export type Access = 'public' | 'refresh' | 'session' | RoleName | 'super_admin';
+export type { Access } from './schema';
+import type { Access } from './schema';
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export const ROLE_RANK: Record<RoleName | 'super_admin', number> = { guest: 1, user: 2, admin: 3, owner: 4, super_admin: 5 };

@@ -61,6 +61,9 @@ export const Email = Type.String({ format: 'email', maxLength: 320 });
 export const Role = Type.Union([Type.Literal('guest'), Type.Literal('user'), Type.Literal('admin'), Type.Literal('owner')]);
 export type RoleName = Static<typeof Role>;
 
+/** Who may call a route (a role, or a token kind below roles). */
+export type Access = 'public' | 'refresh' | 'session' | RoleName | 'super_admin';
+
 /** Paging query shared by every list (documented once in the README). */
 export const PageQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),

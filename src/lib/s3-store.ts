@@ -31,7 +31,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '../config';
 import { clock } from './clock';
-import { assertKey, ObjectStoreError, type ObjectStat, type ObjectStore } from './storage';
+import { assertKey, ObjectStoreError, type ObjectStat, type ObjectStore } from './object-store';
 
 export interface S3StoreOptions {
   /** Multipart part size (S3's minimum is 5 MiB). */

@@ -3,7 +3,7 @@
  * with real-looking ISRCs, products with valid UPCs, and splits at every level (artist
  * defaults, a product split, an asset split with a territory condition). Idempotent.
  */
-import type { DemoContext } from './demo';
+import type { DemoContext } from './context';
 import { gtinCheckDigit } from '../modules/catalogue/identifiers';
 import { createArtist, createAsset, createProduct } from '../modules/catalogue/service';
 import { upsertSplit } from '../modules/splits/service';

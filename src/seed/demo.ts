@@ -13,12 +13,8 @@ import { statementsSeeder } from './statements';
 export const DEMO_PASSWORD = 'rondo-demo-pass';
 export const DEMO_TENANT = 'Moonlight Records (demo)';
 
-export interface DemoContext {
-  svc: AppServices;
-  trx: Trx;
-  tenantId: number;
-  users: Record<string, string>; // e-mail local part → tenant user id
-}
+export type { DemoContext } from './context';
+import type { DemoContext } from './context';
 
 /** Later modules push their seeders here (catalogue, statements…). */
 export const DEMO_SEEDERS: { name: string; run(ctx: DemoContext): Promise<void> }[] = [];

@@ -15,7 +15,7 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import Decimal from 'decimal.js';
-import type { DemoContext } from './demo';
+import type { DemoContext } from './context';
 import { registerFile, storageKey, store, DEFAULT_OPTIONS } from '../modules/files/service';
 import { upsertRates } from '../modules/settings/service';
 

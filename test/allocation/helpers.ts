@@ -107,7 +107,7 @@ export async function setShares(app: TestApp, tenantId: number, splitId: string,
 }
 
 let fileSeq = 0;
-/** A statement as ingest leaves it (files row `ingesting` + lines), then the allocate job; resolves at processed/failed. */
+/** A statement as ingest leaves it (files row `allocating` + lines), then the allocate job; resolves at processed/failed. */
 export async function loadStatement(
   app: TestApp,
   tenantId: number,
@@ -118,7 +118,7 @@ export async function loadStatement(
       .insert({
         tenant_id: tenantId,
         original_name: p.name ?? `statement-${++fileSeq}.csv`,
-        status: 'ingesting',
+        status: 'allocating',
         sale_period_start: p.salePeriodStart ?? null,
         sale_period_end: p.salePeriodEnd ?? null,
         rows_ingested: p.lines.length,

@@ -9,7 +9,7 @@ import path from 'node:path';
 import fs from 'node:fs/promises';
 import crypto from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config';
-import { boot, type AppServices } from '../../src/services';
+import { boot, type AppServices } from '../../src/compose';
 import { createApp } from '../../src/app';
 import { createTestDatabase } from './db';
 import { createTenant, ensureGlobalUser, upsertMembership } from '../../src/modules/users/service';

@@ -13,6 +13,7 @@ import { upload, waitFile } from './helpers';
 import { writeDistroKid } from '../../bench/distrokid-gen';
 import { recoverStaleFiles } from '../../src/modules/files/recovery';
 import { registerWorkers } from '../../jobs';
+import type { Queue } from '../../jobs/queue';
 import Decimal from 'decimal.js';
 
 describe('statement ingestion: a worker process killed mid-file', function () {
@@ -66,7 +67,7 @@ describe('statement ingestion: a worker process killed mid-file', function () {
     assert.equal((await app.svc.db.owner('files').where({ id }).first('status')).status, 'ingesting');
 
     // A fresh worker; the sweep (run by the minutely maintenance job) finds the stale file.
-    await registerWorkers(app.svc);
+    await registerWorkers(app.svc, app.svc.queue as Queue);
     const resent = await recoverStaleFiles(app.svc, 0);
     assert.deepEqual(resent.map((f) => f.id), [id]);
     const f = await waitFile(app, a.users.admin!.token, id, ['processed', 'failed'], 120_000);

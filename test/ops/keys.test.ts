@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { SignJWT, decodeProtectedHeader } from 'jose';
 import { loadConfig, type Config } from '../../src/config';
-import { boot, type Runtime } from '../../src/services';
+import { boot, type Runtime } from '../../src/compose';
 import { keyId, SecretBox } from '../../src/lib/crypto';
 import { TokenSigner } from '../../src/modules/auth/tokens';
 import { UnauthorizedError } from '../../src/lib/errors';

@@ -10,8 +10,7 @@ import type { Config } from '../../config';
 import { clock } from '../../lib/clock';
 import { randomToken, safeEqual, sha256 } from '../../lib/crypto';
 import { ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, ValidationError } from '../../lib/errors';
-import type { RoleName } from '../../http/schema';
-import type { Access } from '../../http/route';
+import type { Access, RoleName } from '../../http/schema';
 import { preparedQuery } from '../../db';
 import {
   ANONYMOUS,

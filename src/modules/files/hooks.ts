@@ -1,6 +1,7 @@
 /**
  * Extension points for the steps after ingestion (allocation, aggregation). The pipeline
- * ORDER lives in jobs/index.ts (PIPELINE_AFTER_INGEST); what must go when a file goes lives here.
+ * ORDER lives in src/pipeline/registry.ts; what must go when a file goes lives here. Entries
+ * are registered by the composition root (src/compose.ts, registerHooks), never on import.
  */
 import type { Trx } from '../../db';
 

@@ -1,7 +1,8 @@
 /**
- * The three file jobs' service functions. Each is idempotent: it checks the file's status
- * first (an already-done step returns quietly) and enqueues the next step inside the
- * transaction that records its own result. Order: jobs/index.ts (PIPELINE).
+ * The three file steps' service functions. Each is idempotent: it checks the file's status
+ * first (an already-done step returns quietly) and hands its outcome to the `commit` it was
+ * given, inside the transaction that records its own result; commit sets the status and
+ * enqueues the next step (src/pipeline/run-step.ts). Order: src/pipeline/registry.ts.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -18,27 +19,16 @@ import { isMissingObject, readHead } from '../../lib/storage';
 import { Workbook, XlsxError, hasWorkbookName, isOle2, isStoreError, isWorkbook } from '../../lib/xlsx';
 import { detectSource, detectArchive, readStatement, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
-import { JOB_OPTIONS, PIPELINE, PIPELINE_AFTER_INGEST } from '../../../jobs';
-import { childId, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
+import { JOB_OPTIONS, stepFor } from '../../pipeline/registry';
+import { StepSuperseded, type CommitStep } from '../../pipeline/run-step';
+import { childId, ingestLockKey, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
 import { LineMatcher } from '../royalty/prefill';
 import { LINE_COLUMNS, LineCopyFormatter, cp } from './line-copy';
 import { zipLayoutProblem } from './zip-guard';
-import { openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from './open';
+import { INGEST_LIMITS, openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from '../../lib/statement-open';
 
-/** Archive limits (zip bombs). Mutable so an operator (or a test) can tune them. */
-export const INGEST_LIMITS = {
-  /** Statement entries in one zip. */
-  maxEntries: 1000,
-  /** Sum of expanded sizes of one archive. */
-  maxExpandedBytes: 20 * 1024 ** 3,
-  /** Expanded / compressed, per entry and for a gzip file (real statements: 5–20). */
-  maxRatio: 200,
-  /** Sizes below this are not ratio-checked (tiny files compress oddly). */
-  ratioFloorBytes: 1024 * 1024,
-  /** An .xlsx workbook's shared strings table (UTF-8 bytes), held in memory while its sheet is read. */
-  maxSharedStringsBytes: 64 * 1024 * 1024,
-};
+export { INGEST_LIMITS };
 
 /** Detection reads this much of a file. */
 export const DETECT_HEAD_BYTES = 64 * 1024;
@@ -95,9 +85,9 @@ function ratioLimit(compressed: number): number {
   return Math.max(INGEST_LIMITS.ratioFloorBytes, compressed * INGEST_LIMITS.maxRatio);
 }
 
-export async function decompressFile(svc: AppServices, tenantId: number, id: string): Promise<void> {
+export async function decompressFile(svc: AppServices, tenantId: number, id: string, commit: CommitStep): Promise<void> {
   const row = await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id }).first());
-  if (!row || !['uploaded', 'decompressing'].includes(row.status)) return; // done already, or gone
+  if (!row || stepFor(row.status) !== 'file.decompress') return; // done already, or gone
   await setStatus(svc, tenantId, id, { status: 'decompressing', progress: 0 });
   const s = store(svc);
   try {
@@ -124,20 +114,17 @@ export async function decompressFile(svc: AppServices, tenantId: number, id: str
           await checkWorkbook(zip);
         } else {
           if (row.parent_id) throw new FileProblem('Nested archives are not supported: a zip inside a zip');
-          return await unzipInto(svc, tenantId, row, zip);
+          return await unzipInto(svc, tenantId, row, zip, commit);
         }
       } finally {
         zip.close();
       }
     }
     if (kind === 'gzip') {
-      await gunzipInPlace(svc, tenantId, row);
+      await gunzipInPlace(svc, tenantId, row, commit);
       return;
     }
-    await withTenant(svc.db.app, tenantId, async (trx) => {
-      await trx('files').where({ id }).update({ status: 'detecting', updated_at: trx.fn.now() });
-      await svc.queue.send(PIPELINE.afterDecompress, { tenantId, fileId: id }, { trx, singletonKey: id });
-    });
+    await withTenant(svc.db.app, tenantId, (trx) => commit(trx, { advance: true }));
   } catch (err) {
     if (err instanceof FileProblem || err instanceof XlsxError) return fail(svc, tenantId, id, err.message);
     throw err;
@@ -155,7 +142,7 @@ async function checkWorkbook(zip: StoredZip): Promise<void> {
   await Workbook.open(files, INGEST_LIMITS, { strings: false });
 }
 
-async function gunzipInPlace(svc: AppServices, tenantId: number, row: Record<string, any>): Promise<void> {
+async function gunzipInPlace(svc: AppServices, tenantId: number, row: Record<string, any>, commit: CommitStep): Promise<void> {
   const s = store(svc);
   const plainKey = storageKey(tenantId, row.id, 'plain');
   const compressed = Number(row.size_bytes ?? (await s.stat(row.storage_key))?.size ?? 0);
@@ -178,14 +165,11 @@ async function gunzipInPlace(svc: AppServices, tenantId: number, row: Record<str
     throw err;
   }
   const oldKey = row.storage_key;
-  await withTenant(svc.db.app, tenantId, async (trx) => {
-    await trx('files').where({ id: row.id }).update({ storage_key: plainKey, status: 'detecting', updated_at: trx.fn.now() });
-    await svc.queue.send(PIPELINE.afterDecompress, { tenantId, fileId: row.id }, { trx, singletonKey: row.id });
-  });
+  await withTenant(svc.db.app, tenantId, (trx) => commit(trx, { advance: true, patch: { storage_key: plainKey } }));
   if (oldKey !== plainKey) await s.delete(oldKey);
 }
 
-async function unzipInto(svc: AppServices, tenantId: number, row: Record<string, any>, zip: StoredZip): Promise<void> {
+async function unzipInto(svc: AppServices, tenantId: number, row: Record<string, any>, zip: StoredZip, commit: CommitStep): Promise<void> {
   const s = store(svc);
   const dir = zip.dir;
   const entries = dir.files.filter((f) => f.type === 'File' && !isJunkEntry(f.path));
@@ -234,16 +218,17 @@ async function unzipInto(svc: AppServices, tenantId: number, row: Record<string,
         uploadedBy: row.uploaded_by,
       });
     }
-    await trx('files').where({ id: row.id }).update({ kind: 'archive', status: 'processed', progress: 100, processed_at: trx.fn.now(), updated_at: trx.fn.now() });
+    // the archive itself is done: each child goes through the pipeline on its own
+    await commit(trx, { advance: false, status: 'processed', patch: { kind: 'archive', progress: 100, processed_at: trx.fn.now() } });
   });
 }
 
 // ================================================================================ detect
 
-export async function detectFile(svc: AppServices, tenantId: number, id: string): Promise<void> {
+export async function detectFile(svc: AppServices, tenantId: number, id: string, commit: CommitStep): Promise<void> {
   await ensureBuiltinPatterns(svc.db.owner);
   const row = await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id }).first());
-  if (!row || row.status !== 'detecting') return;
+  if (!row || stepFor(row.status) !== 'file.detect') return;
   let head: Buffer;
   try {
     head = await statementHead(store(svc), row.storage_key, INGEST_LIMITS, DETECT_HEAD_BYTES);
@@ -265,10 +250,8 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string)
     };
     const patch: Record<string, unknown> = {
       detection: JSON.stringify(detection),
-      status: go ? 'queued' : 'needs_confirmation',
       progress: 0,
       error_message: go ? null : !best || best.score < 0.3 ? 'No source pattern recognises this file: confirm the source' : null,
-      updated_at: trx.fn.now(),
     };
     if (best && winner && best.score >= 0.3) {
       Object.assign(patch, {
@@ -281,8 +264,7 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string)
         sale_period_end: best.period?.end ?? null,
       });
     }
-    await trx('files').where({ id }).update(patch);
-    if (go) await svc.queue.send(PIPELINE.afterDetect, { tenantId, fileId: id }, { trx, singletonKey: id });
+    await commit(trx, go ? { advance: true, patch } : { advance: false, status: 'needs_confirmation', patch });
   });
 }
 
@@ -319,11 +301,11 @@ function finished(stream: NodeJS.WritableStream & { once: Function }): Promise<v
  * then records counts and the next pipeline step. A crash anywhere rolls everything back:
  * readers never see half a file, and the retry starts from a clean slate.
  */
-export async function ingestFile(svc: AppServices, tenantId: number, id: string): Promise<void> {
+export async function ingestFile(svc: AppServices, tenantId: number, id: string, commit: CommitStep): Promise<void> {
   await ensureBuiltinPatterns(svc.db.owner);
   const row = await withTenant(svc.db.app, tenantId, async (trx) => {
     const r = await trx('files').where({ id }).first();
-    if (!r || !['queued', 'ingesting'].includes(r.status)) return null;
+    if (!r || stepFor(r.status) !== 'file.ingest') return null;
     await trx('files').where({ id }).update({ status: 'ingesting', progress: 0, attempts: trx.raw('attempts + 1'), updated_at: trx.fn.now() });
     return { ...r, attempts: r.attempts + 1 };
   });
@@ -334,16 +316,17 @@ export async function ingestFile(svc: AppServices, tenantId: number, id: string)
   );
   if (!pattern) return fail(svc, tenantId, id, 'The source pattern of this file no longer exists: confirm the source again');
   try {
-    await loadLines(svc, tenantId, row, pattern.definition, o, row.attempts);
+    await loadLines(svc, tenantId, row, pattern.definition, o, row.attempts, commit);
   } catch (err) {
     if (err instanceof FileProblem) return fail(svc, tenantId, id, err.message);
+    if (err instanceof StepSuperseded) throw err; // the file was started over meanwhile: not this run's failure
     // Unexpected (database, disk): pg-boss retries. After the last try the file fails visibly.
     if (row.attempts > JOB_OPTIONS['file.ingest'].retryLimit) await fail(svc, tenantId, id, `Ingestion failed after ${row.attempts} attempts: ${(err as Error).message}`).catch(() => undefined);
     throw err;
   }
 }
 
-async function loadLines(svc: AppServices, tenantId: number, row: Record<string, any>, pattern: SourcePattern, o: Record<string, any>, attempt: number): Promise<void> {
+async function loadLines(svc: AppServices, tenantId: number, row: Record<string, any>, pattern: SourcePattern, o: Record<string, any>, attempt: number, commit: CommitStep): Promise<void> {
   const s = store(svc);
   const fileId = row.id as string;
   const total = Number(row.size_bytes ?? 0) || Number((await s.stat(row.storage_key))?.size ?? 0) || 1;
@@ -382,7 +365,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
     // inside the try: if it fails, the finally still stops the timer and closes the streams
     const matcher = await LineMatcher.open(svc, tenantId);
     await svc.db.owner.transaction(async (trx: Knex.Transaction) => {
-      await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [`rondo.ingest.${tenantId}.${fileId}`]);
+      await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [ingestLockKey(tenantId, fileId)]);
       const again = await trx('files').where({ tenant_id: tenantId, id: fileId }).first('status');
       if (!again || again.status !== 'ingesting') return; // another attempt finished it meanwhile
       await trx('royalty_lines').where({ tenant_id: tenantId, file_id: fileId }).delete();
@@ -460,9 +443,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       }
       const accounting = accOverride ?? (fmt.accSeen.size ? [...fmt.accSeen].sort().at(-1)! : row.accounting_period ?? null);
       const nothing = rowsIngested === 0 && rowsFailed > 0;
-      const next = nothing ? { status: 'failed' as const, jobs: [] } : PIPELINE_AFTER_INGEST;
-      await trx('files').where({ tenant_id: tenantId, id: fileId }).update({
-        status: next.status,
+      const patch = {
         progress: 100,
         rows_read: summary.rowsRead,
         rows_ingested: rowsIngested,
@@ -476,9 +457,8 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         accounting_period: accounting,
         error_message: nothing ? `No line could be read: ${rowsFailed} rejected (see the errors)` : null,
         processed_at: trx.fn.now(),
-        updated_at: trx.fn.now(),
-      });
-      for (const job of next.jobs) await svc.queue.send(job, { tenantId, fileId } as never, { trx, singletonKey: fileId });
+      };
+      await commit(trx, nothing ? { advance: false, status: 'failed', patch } : { advance: true, patch });
       ingested = { rowsRead: summary.rowsRead, rowsIngested, rowsFailed, matchedInFlight: matcher?.stats ?? null, timings: { parseMatchAndCopy: tRead - started, finish: Date.now() - tRead } };
     });
     if (ingested) svc.log.info({ tenantId, fileId, ...ingested }, 'file ingested');

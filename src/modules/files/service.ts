@@ -9,7 +9,8 @@ import { withTenant, type Trx } from '../../db';
 import { isDirectUploadStore, objectStore } from '../../lib/storage';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { PIPELINE, type FileStatus, type JobName } from '../../../jobs';
+import { FIRST_STEP, IN_FLIGHT_STATUSES, PIPELINE, TERMINAL_STATUSES as SETTLED_TERMINAL, stepFor, type FileStatus, type StepName } from '../../pipeline/registry';
+import { sendToStep, startPipeline } from '../../pipeline/run-step';
 import { FILE_DELETE_HOOKS } from './hooks';
 import { findPattern } from '../sources/service';
 
@@ -22,9 +23,9 @@ export interface UploadOptions {
 
 export const DEFAULT_OPTIONS: UploadOptions = { autoProcessIfConfident: true, forceManualConfirmation: false, force: false };
 
-/** Statuses where the pipeline still has work to do (resend-pending-files re-queues these). */
-export const PENDING_STATUSES: FileStatus[] = ['uploaded', 'decompressing', 'detecting', 'queued', 'ingesting'];
-export const TERMINAL_STATUSES: FileStatus[] = ['processed', 'failed'];
+/** Statuses where the pipeline still has work to do (resend-pending-files and recovery re-send these). */
+export const PENDING_STATUSES: FileStatus[] = IN_FLIGHT_STATUSES;
+export const TERMINAL_STATUSES: FileStatus[] = SETTLED_TERMINAL;
 
 export function parseBool(v: unknown, fallback: boolean): boolean {
   if (v === undefined || v === null || v === '') return fallback;
@@ -113,7 +114,7 @@ export async function registerFile(svc: AppServices, trx: Trx, tenantId: number,
     .onConflict(['tenant_id', 'id'])
     .ignore()
     .returning('id');
-  if (inserted.length && !skip) await svc.queue.send(PIPELINE.afterUpload, { tenantId, fileId: f.id }, { trx, singletonKey: f.id });
+  if (inserted.length && !skip) await startPipeline(svc.queue, trx, tenantId, f.id);
 }
 
 // ------------------------------------------------------------------------------------ reading
@@ -249,40 +250,47 @@ export async function removeObjects(svc: AppServices, keys: string[]): Promise<v
   for (const k of keys) await s.delete(k).catch((err) => svc.log.warn({ err, key: k }, 'could not delete stored object'));
 }
 
-/** The job that moves a file in `status` on. */
-export function jobFor(status: FileStatus): JobName | null {
-  switch (status) {
-    case 'uploaded':
-    case 'decompressing':
-      return PIPELINE.afterUpload;
-    case 'detecting':
-      return PIPELINE.afterDecompress;
-    case 'queued':
-    case 'ingesting':
-      return PIPELINE.afterDetect;
-    default:
-      return null;
-  }
+/**
+ * Re-sends the job of a file stuck in a step: the step's own status (the pipeline
+ * declaration says which step owns it). Handlers are idempotent, so a file that was merely
+ * slow only repeats work. Returns the step, or null for a settled file.
+ */
+export async function resendStep(svc: AppServices, trx: Trx, tenantId: number, id: string, status: FileStatus): Promise<StepName | null> {
+  const step = stepFor(status);
+  if (step) await sendToStep(svc.queue, trx, step, tenantId, id);
+  return step;
 }
 
-/** POST /file/resend-pending-files: re-send the job of every file stuck before the end. Handlers are idempotent. */
+/** POST /file/resend-pending-files: re-send the job of every file stuck in any step. */
 export async function resendPending(svc: AppServices, trx: Trx, tenantId: number) {
   const rows = await trx('files').whereIn('status', PENDING_STATUSES).select('id', 'status');
-  for (const r of rows) {
-    const job = jobFor(r.status);
-    if (job) await svc.queue.send(job, { tenantId, fileId: r.id }, { trx });
-  }
+  for (const r of rows) await resendStep(svc, trx, tenantId, r.id, r.status);
   return rows.map((r) => ({ id: r.id, status: r.status }));
 }
 
-/** PUT /file/royalty/decompress/{tenant}/{id}: start the file over from decompression. */
+/** The advisory lock a live ingest of the file holds for its whole COPY transaction (pipeline.ts takes it). */
+export function ingestLockKey(tenantId: number, fileId: string): string {
+  return `rondo.ingest.${tenantId}.${fileId}`;
+}
+
+/**
+ * A re-run may start a file over from any step, unless a live worker is ingesting it right
+ * now (it holds the file's ingest lock). A file whose worker died holds no lock: it is
+ * accepted. The lock is kept until the caller's transaction ends, so no ingest can begin in between.
+ */
+async function assertNotBeingIngested(trx: Trx, tenantId: number, id: string): Promise<void> {
+  const { rows } = await trx.raw(`SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS free`, [ingestLockKey(tenantId, id)]);
+  if (!rows[0].free) throw new ValidationError('The file is being ingested; try again when it is done', [], 'FILE_BUSY');
+}
+
+/** PUT /file/royalty/decompress/{tenant}/{id}: start the file over from decompression (from any status). */
 export async function rerunDecompress(svc: AppServices, trx: Trx, tenantId: number, id: string) {
   const r = await getFileRow(trx, id);
-  if (r.status === 'ingesting') throw new ValidationError('The file is being ingested; try again when it is done', [], 'FILE_BUSY');
+  await assertNotBeingIngested(trx, tenantId, id);
   if (!r.storage_key) throw new ValidationError('The file has no stored content to decompress', [], 'NO_CONTENT');
   if (r.duplicate_of && !r.options?.force) throw new ValidationError(`The file is a duplicate of ${r.duplicate_of}; upload it again with force=true`, [], 'DUPLICATE_FILE');
-  await trx('files').where({ id }).update({ status: 'uploaded', progress: 0, error_message: null, attempts: 0, updated_at: trx.fn.now() });
-  await svc.queue.send(PIPELINE.afterUpload, { tenantId, fileId: id }, { trx, singletonKey: id });
+  await trx('files').where({ id }).update({ status: PIPELINE[FIRST_STEP].queuedAs, progress: 0, error_message: null, attempts: 0, updated_at: trx.fn.now() });
+  await startPipeline(svc.queue, trx, tenantId, id);
   return getFile(trx, id);
 }
 
@@ -293,11 +301,18 @@ export interface Confirmation {
   accountingPeriod?: string;
 }
 
-/** POST /file/confirm-detection/{id}: names the source (id or key) and optionally the period; queues the ingest. */
+/** Before its decompression step has run a file has no statement content to confirm. */
+const UNCONFIRMABLE: FileStatus[] = [PIPELINE[FIRST_STEP].queuedAs, PIPELINE[FIRST_STEP].runningAs];
+
+/**
+ * POST /file/confirm-detection/{id}: names the source (id or key) and optionally the period;
+ * queues the ingest. Accepted once the file is decompressed: settled, or stuck in any later step.
+ */
 export async function confirmDetection(svc: AppServices, trx: Trx, tenantId: number, id: string, c: Confirmation) {
   const r = await getFileRow(trx, id);
-  if (!['needs_confirmation', 'failed', 'processed'].includes(r.status) || r.kind === 'archive' || (r.duplicate_of && !r.options?.force))
+  if (UNCONFIRMABLE.includes(r.status) || r.kind === 'archive' || (r.duplicate_of && !r.options?.force))
     throw new ValidationError(`A file in status "${r.status}" cannot be confirmed`, [], 'INVALID_STATUS');
+  await assertNotBeingIngested(trx, tenantId, id);
   const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(c.source);
   let p = isUuid ? await findPattern(trx, { id: c.source }) : await findPattern(trx, { key: c.source });
   if (!p && isUuid) {
@@ -310,7 +325,7 @@ export async function confirmDetection(svc: AppServices, trx: Trx, tenantId: num
   if (c.periodStart && c.periodEnd && c.periodStart > c.periodEnd) throw new ValidationError('periodStart is after periodEnd', [], 'INVALID_PERIOD');
   const conf = { ...(r.confidence ?? { period: 0, schema: 0 }), source: 1, ...(c.periodStart ? { period: 1 } : {}) };
   await trx('files').where({ id }).update({
-    status: 'queued',
+    status: PIPELINE['file.ingest'].queuedAs,
     progress: 0,
     error_message: null,
     attempts: 0,
@@ -330,7 +345,7 @@ export async function confirmDetection(svc: AppServices, trx: Trx, tenantId: num
     }),
     updated_at: trx.fn.now(),
   });
-  await svc.queue.send(PIPELINE.afterDetect, { tenantId, fileId: id }, { trx, singletonKey: id });
+  await sendToStep(svc.queue, trx, 'file.ingest', tenantId, id);
   return getFile(trx, id);
 }
 

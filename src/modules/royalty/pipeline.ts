@@ -1,5 +1,5 @@
 /**
- * The allocation end of the statement pipeline (jobs/index.ts declares the order):
+ * The allocation end of the statement pipeline (src/pipeline/registry.ts declares the order):
  *   … ingest → royalty.allocate (status `allocating`) → royalty.aggregate (`aggregating`)
  *   → `processed`, an in-app notification and a `royalty processing` outbound event.
  * A file whose currency has no rate fails here (`failed`, error_message names currency and
@@ -11,39 +11,39 @@ import type { AppServices } from '../../services';
 import { allocateFile, AllocationFailed, BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
 import { aggregateFile, removeFileRollups } from './aggregate';
 import { reallocateTenant } from './reallocate';
-import { PIPELINE } from '../../../jobs';
-import { FILE_DELETE_HOOKS } from '../files/hooks';
-import { postRoyaltiesForFile } from '../money/ledger';
+import { PIPELINE, TERMINAL_STATUSES, stepFor } from '../../pipeline/registry';
+import type { CommitStep } from '../../pipeline/run-step';
 
 /**
  * POST_ALLOCATION_HOOK: runs in the allocation transaction after a file's earnings were
  * written, after a re-allocation touched a file, and after a file's earnings were deleted.
- * Money's `postRoyaltiesForFile(trx, fileId)` (ledger postings = the difference between the
- * file's current earnings and what was posted; idempotent) is the first entry.
+ * Registered by the composition root (src/compose.ts): money's `postRoyaltiesForFile(trx,
+ * fileId)` (ledger postings = the difference between the file's current earnings and what
+ * was posted; idempotent).
  */
-export const postAllocationHooks: ((trx: Trx, fileId: string) => Promise<unknown>)[] = [postRoyaltiesForFile];
+export const postAllocationHooks: ((trx: Trx, fileId: string) => Promise<unknown>)[] = [];
 
 async function runPostAllocationHooks(trx: Trx, fileId: string): Promise<void> {
   for (const hook of postAllocationHooks) await hook(trx, fileId);
 }
 
-/** Statuses from which a file may be allocated (ingest done, or a retry after a failure). */
-const ALLOCATABLE = new Set(['ingesting', 'queued', 'allocating', 'aggregating', 'processed', 'failed']);
+/** A file is allocated in its own step's status, or again on request (`force`) once settled. */
+function allocatable(status: string, force: boolean | undefined): boolean {
+  return stepFor(status) === 'royalty.allocate' || (!!force && TERMINAL_STATUSES.includes(status as never));
+}
 
-export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fileId: string; force?: boolean }): Promise<FileAllocationResult | null> {
+export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fileId: string; force?: boolean }, commit: CommitStep): Promise<FileAllocationResult | null> {
   try {
     const res = await withTenant(svc.db.app, p.tenantId, async (trx) => {
       await lockTenant(trx, p.tenantId);
-      const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).first('status');
-      if (!f || !ALLOCATABLE.has(f.status)) return null; // deleted, or not ingested: nothing to do
-      if ((f.status === 'processed' || f.status === 'failed') && !p.force) return null;
-      await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: 'allocating', progress: 80, error_message: null, updated_at: clock.now() });
+      const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).forUpdate().first('status'); // a re-run waits for this step
+      if (!f || !allocatable(f.status, p.force)) return null; // deleted, not ingested, or allocated already: nothing to do
+      await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, updated_at: clock.now() });
       const res = await allocateFile(trx, p.tenantId, p.fileId);
       const t = Date.now();
       await runPostAllocationHooks(trx, p.fileId);
       res.timings.ledger = Date.now() - t;
-      await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: 'aggregating', progress: 90, updated_at: clock.now() });
-      await svc.queue.send(PIPELINE.afterAllocate, { tenantId: p.tenantId, fileId: p.fileId }, { trx });
+      await commit(trx, { advance: true, patch: { progress: 90, updated_at: clock.now() } });
       return res;
     });
     if (res) svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, ...res }, 'file allocated');
@@ -60,18 +60,16 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
   }
 }
 
-export async function runAggregateJob(svc: AppServices, p: { tenantId: number; fileId: string }): Promise<void> {
+export async function runAggregateJob(svc: AppServices, p: { tenantId: number; fileId: string }, commit: CommitStep): Promise<void> {
   await withTenant(svc.db.app, p.tenantId, async (trx) => {
     await lockTenant(trx, p.tenantId);
-    const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).first('status');
-    if (!f || f.status !== 'aggregating') return;
+    const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).forUpdate().first('status'); // a re-run waits for this step
+    if (!f || stepFor(f.status) !== 'royalty.aggregate') return;
     const t0 = Date.now();
     // aggregateFile sets its own work_mem (ROLLUP_WORK_MEM)
     const steps = await aggregateFile(trx, p.tenantId, p.fileId);
     svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, timings: { aggregate: Date.now() - t0, ...steps } }, 'file aggregated');
-    await trx('files')
-      .where({ tenant_id: p.tenantId, id: p.fileId })
-      .update({ status: 'processed', progress: 100, processed_at: clock.now(), updated_at: clock.now() });
+    await commit(trx, { advance: true, patch: { progress: 100, processed_at: clock.now(), updated_at: clock.now() } });
     const { rows } = await trx.raw(
       `SELECT count(*)::int AS lines, count(*) FILTER (WHERE match_status <> 'unmatched')::int AS matched,
               coalesce(sum(base_amount), 0)::text AS total, max(base_currency) AS currency
@@ -120,11 +118,10 @@ export async function removeFileRoyalties(trx: Trx, tenantId: number, fileId: st
   await runPostAllocationHooks(trx, fileId);
 }
 
-/** FILE_DELETE_HOOKS entry (files/hooks.ts): DELETE /file/{id} removes earnings, lines and rollups of the file and its children. */
+/** FILE_DELETE_HOOKS entry (files/hooks.ts, registered in src/compose.ts): DELETE /file/{id} removes earnings, lines and rollups of the file and its children. */
 export async function removeFilesRoyalties(trx: Trx, tenantId: number, fileIds: string[]): Promise<void> {
   for (const id of fileIds) await removeFileRoyalties(trx, tenantId, id);
 }
-if (!FILE_DELETE_HOOKS.includes(removeFilesRoyalties)) FILE_DELETE_HOOKS.push(removeFilesRoyalties);
 
 /** Notification (spec 2.4) to the uploader, else the workspace's admins and owners; plus the outbound event. */
 async function announce(trx: Trx, tenantId: number, fileId: string, outcome: 'processed' | 'failed', info: Record<string, unknown>): Promise<void> {

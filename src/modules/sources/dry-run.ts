@@ -12,8 +12,7 @@ import { detectSource, readStatement, type SourcePattern } from '../../../parser
 import type { CanonicalLine, LineError } from '../../../parsers/types';
 import { inputProblems } from '../../http/limits';
 import { checkPattern, ensureBuiltinPatterns, listGlobalPatterns, patternsForDetection } from './service';
-import { workbookBufferText } from '../files/open';
-import { INGEST_LIMITS } from '../files/pipeline';
+import { INGEST_LIMITS, workbookBufferText } from '../../lib/statement-open';
 
 /** Dry runs read at most this much of the sample. */
 export const DRY_RUN_MAX_BYTES = 10 * 1024 * 1024;

@@ -7,9 +7,34 @@
 import { PassThrough, Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import unzipper from 'unzipper';
-import { readHead, type ObjectStore } from '../../lib/storage';
-import { Workbook, markStoreError, type CsvOptions, type XlsxLimits } from '../../lib/xlsx';
-import { detectArchive } from '../../../parsers';
+import { readHead, type ObjectStore } from './storage';
+import { Workbook, markStoreError, type CsvOptions, type XlsxLimits } from './xlsx';
+import { detectArchive } from '../../parsers';
+
+type IngestLimits = {
+  maxEntries: number;
+  maxExpandedBytes: number;
+  maxRatio: number;
+  ratioFloorBytes: number;
+  maxSharedStringsBytes: number;
+};
+
+/**
+ * Archive limits (zip bombs). Mutable so an operator (or a test) can tune them; kept on
+ * globalThis so every reader shares one object even if the loader instantiates this module twice.
+ */
+export const INGEST_LIMITS: IngestLimits = ((globalThis as { __rondoIngestLimits?: IngestLimits }).__rondoIngestLimits ??= {
+  /** Statement entries in one zip. */
+  maxEntries: 1000,
+  /** Sum of expanded sizes of one archive. */
+  maxExpandedBytes: 20 * 1024 ** 3,
+  /** Expanded / compressed, per entry and for a gzip file (real statements: 5–20). */
+  maxRatio: 200,
+  /** Sizes below this are not ratio-checked (tiny files compress oddly). */
+  ratioFloorBytes: 1024 * 1024,
+  /** An .xlsx workbook's shared strings table (UTF-8 bytes), held in memory while its sheet is read. */
+  maxSharedStringsBytes: 64 * 1024 * 1024,
+});
 
 export interface StoredZip {
   dir: unzipper.CentralDirectory;

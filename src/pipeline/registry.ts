@@ -1,0 +1,156 @@
+/**
+ * THE job registry and THE statement pipeline, declared once. A leaf: it imports nothing
+ * of the application, so every layer (modules, jobs, recovery, the composition root) may
+ * read it without a cycle.
+ *
+ *   upload ──▶ file.decompress ──▶ file.detect ──(confident)──▶ file.ingest ──▶ royalty.allocate ──▶ royalty.aggregate ──▶ processed
+ *                 │ zip: children      └──(not)──▶ needs_confirmation ──POST /file/confirm-detection──┘
+ *                 └──▶ each child: file.decompress …
+ *
+ * Each step owns the file statuses it is queued in and runs in (PIPELINE below). A step's
+ * service returns its outcome to runStep (src/pipeline/run-step.ts), which records the
+ * status and enqueues the successor in the same transaction. Stale-step recovery and the
+ * re-run routes read the same table: a file in a step's status is re-sent to that step.
+ */
+import type { Knex } from 'knex';
+
+export interface FileJob {
+  tenantId: number;
+  fileId: string;
+}
+
+export interface JobPayloads {
+  /** Housekeeping: drop expired sessions, one-time tokens and rate-limit buckets. */
+  'maintenance.cleanup': Record<string, never>;
+  /** Every minute: hand files whose worker died mid-step to a new job (src/modules/files/recovery.ts). */
+  'maintenance.recover': Record<string, never>;
+  /** zip → one child file per statement entry; gzip → plain; anything else → detect. */
+  'file.decompress': FileJob;
+  /** First 64 KB → detectSource over the tenant's active patterns. */
+  'file.detect': FileJob;
+  /** Stream → readStatement → COPY into royalty_lines, in one transaction. */
+  'file.ingest': FileJob;
+  /** Match a file's lines, convert currency, write earnings (status `allocating`). `force`: re-run a processed/failed file. */
+  'royalty.allocate': FileJob & { force?: boolean };
+  /** Rebuild a file's analytics rollups (status `aggregating` → `processed`). */
+  'royalty.aggregate': FileJob;
+  /** Re-match / re-allocate what catalogue, split or rule changes affect in one workspace. */
+  'royalty.reallocate': { tenantId: number; force?: boolean };
+  /** Safety net: a reallocate job for every workspace with pending change marks. */
+  'royalty.sweep': Record<string, never>;
+}
+
+export type JobName = keyof JobPayloads;
+
+/** Statuses of a statement file, in pipeline order. */
+export type FileStatus =
+  | 'uploaded' | 'decompressing' | 'detecting' | 'needs_confirmation' | 'queued' | 'ingesting'
+  | 'allocating' | 'aggregating' | 'processed' | 'failed';
+
+export interface JobOptions {
+  retryLimit: number;
+  retryDelay: number;
+  retryBackoff: boolean;
+  expireInSeconds: number;
+  policy?: 'standard' | 'stately';
+  /** Workers per process (default 1). */
+  concurrency?: number;
+  /** Cron schedule for periodic jobs. */
+  cron?: string;
+}
+
+/** Ingest jobs per worker process: one (DESIGN §5: a second one in parallel gained nothing). */
+export const INGEST_CONCURRENCY = 1;
+
+/** Retry policy per queue: exponential backoff, then the `<name>.dead` queue. */
+export const JOB_OPTIONS: Record<JobName, JobOptions> = {
+  'maintenance.cleanup': { retryLimit: 2, retryDelay: 30, retryBackoff: true, expireInSeconds: 300, cron: '17 * * * *' },
+  'maintenance.recover': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 120, cron: '* * * * *' },
+  'file.decompress': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 3600, concurrency: 2 },
+  'file.detect': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 300, concurrency: 2 },
+  // One 5M-line file takes about a minute; a crashed worker's job is retried after expiry.
+  'file.ingest': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 1800, concurrency: INGEST_CONCURRENCY },
+  'royalty.allocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600 },
+  'royalty.aggregate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600 },
+  // stately: at most one queued + one running per workspace (singletonKey = tenant), so a
+  // burst of catalogue edits becomes one re-allocation.
+  'royalty.reallocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, policy: 'stately' },
+  'royalty.sweep': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
+};
+
+/** pg-boss queue options (what JOB_OPTIONS holds beyond them is this process's business). */
+export function queueOptions(name: JobName): Omit<JobOptions, 'concurrency' | 'cron'> {
+  const { concurrency: _c, cron: _s, ...o } = JOB_OPTIONS[name];
+  return o;
+}
+
+// ------------------------------------------------------------------------------ the pipeline
+
+export type StepName = 'file.decompress' | 'file.detect' | 'file.ingest' | 'royalty.allocate' | 'royalty.aggregate';
+
+export interface StepDeclaration {
+  /** The status a file waits in for this step (what the predecessor hands on). */
+  queuedAs: FileStatus;
+  /** The status while the step works (the same as queuedAs where the step has no separate mark). */
+  runningAs: FileStatus;
+  /** The step that follows a successful run; null: the file is then `processed`. */
+  next: StepName | null;
+}
+
+/** The step order, in exactly one place. */
+export const PIPELINE: Readonly<Record<StepName, StepDeclaration>> = {
+  'file.decompress': { queuedAs: 'uploaded', runningAs: 'decompressing', next: 'file.detect' },
+  'file.detect': { queuedAs: 'detecting', runningAs: 'detecting', next: 'file.ingest' },
+  'file.ingest': { queuedAs: 'queued', runningAs: 'ingesting', next: 'royalty.allocate' },
+  'royalty.allocate': { queuedAs: 'allocating', runningAs: 'allocating', next: 'royalty.aggregate' },
+  'royalty.aggregate': { queuedAs: 'aggregating', runningAs: 'aggregating', next: null },
+};
+
+/** The step an upload (and each child of an archive) starts with. */
+export const FIRST_STEP: StepName = 'file.decompress';
+
+/** What a file is when its last step succeeded. */
+export const DONE_STATUS: FileStatus = 'processed';
+
+export const STEPS = Object.keys(PIPELINE) as StepName[];
+
+export function isStep(name: string): name is StepName {
+  return Object.hasOwn(PIPELINE, name);
+}
+
+/** The step that owns `status` (a file in it is waiting for, or inside, that step); null for settled statuses. */
+export function stepFor(status: string): StepName | null {
+  for (const s of STEPS) if (PIPELINE[s].queuedAs === status || PIPELINE[s].runningAs === status) return s;
+  return null;
+}
+
+/** The status a successful run of `step` leaves the file in. */
+export function statusAfter(step: StepName): FileStatus {
+  const next = PIPELINE[step].next;
+  return next ? PIPELINE[next].queuedAs : DONE_STATUS;
+}
+
+/** Statuses in which the pipeline still has work to do: recovery and resend-pending-files re-send these. */
+export const IN_FLIGHT_STATUSES: FileStatus[] = [...new Set(STEPS.flatMap((s) => [PIPELINE[s].queuedAs, PIPELINE[s].runningAs]))];
+
+/** Statuses a file ends in: a re-run is a deliberate request. */
+export const TERMINAL_STATUSES: FileStatus[] = [DONE_STATUS, 'failed'];
+
+/** Statuses a file settles in (no job will move it on by itself). */
+export const SETTLED_STATUSES: FileStatus[] = ['needs_confirmation', ...TERMINAL_STATUSES];
+
+// ------------------------------------------------------------------------------ the queue port
+
+export interface SendOptions {
+  /** Enqueue inside this transaction: the job appears when (and only if) it commits. */
+  trx?: Knex.Transaction;
+  singletonKey?: string;
+  startAfter?: number | string | Date;
+}
+
+/** What services see of the queue. The pg-boss implementation is jobs/queue.ts. */
+export interface JobQueue {
+  send<N extends JobName>(name: N, data: JobPayloads[N], opts?: SendOptions): Promise<string | null>;
+  /** Whether a job of `name` sent with `singletonKey` waits to run (queued, or waiting for a retry): not yet taken by any worker. */
+  waiting(name: JobName, singletonKey: string): Promise<boolean>;
+}
