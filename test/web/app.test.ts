@@ -88,6 +88,11 @@ describe('web app in headless Chromium', function () {
     await page.waitForURL(/\/app\/statements$/);
     assert.equal(await page.getByLabel('Workspace').inputValue(), t.workspaceId);
     assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 1);
+    // keyboard: the first Tab reaches the skip link, which moves focus to the page's content
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent), 'Skip to content');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.id), 'main');
   });
 
   it('uploads a statement and follows its progress to 100 %', async () => {
@@ -171,8 +176,13 @@ describe('web app in headless Chromium', function () {
     await page.locator('tbody tr', { hasText: 'Paper Moon' }).waitFor();
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('table tbody tr').length === 1);
     await check(page, 'catalogue');
+    // pattern dry runs are for super-admins (they maintain the shared patterns)
+    await app.svc.db.owner('users').whereRaw('lower(email) = lower(?)', [t.users.owner!.email]).update({ is_super_admin: true });
     await page.goto(`${app.url}/app/admin`);
     await page.locator('tr', { hasText: t.users.user!.email }).waitFor();
+    await page.getByLabel('Sample statement').setInputFiles(path.join(tmp, 'DistroKid_1772400000000_NovaLune.tsv'));
+    await page.getByRole('button', { name: 'Dry run' }).click();
+    assert.match(await page.getByTestId('dry-run-summary').innerText(), /^Read with distrokid-2023: 4 rows, 4 ingested, 0 failed/);
     await check(page, 'admin');
   });
 

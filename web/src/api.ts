@@ -3,7 +3,7 @@
  * the httpOnly cookie after a social sign-in) buys a short access token for one workspace.
  */
 export interface Workspace { workspaceId: string; tenantId: number; name: string; role: string; status: string }
-export interface Me { id: string; userId: string; email: string; firstName?: string | null; lastName?: string | null; role: string; workspace: { workspaceId: string; name: string } }
+export interface Me { id: string; userId: string; email: string; firstName?: string | null; lastName?: string | null; role: string; isSuperAdmin?: boolean; workspace: { workspaceId: string; name: string } }
 
 const K = { refresh: 'rondo.refresh', cookie: 'rondo.cookieSession', ws: 'rondo.workspace', access: 'rondo.access' };
 

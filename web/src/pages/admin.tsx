@@ -46,6 +46,7 @@ function Members() {
 }
 
 function Sources() {
+  const { me } = useApp();
   const configured = useLoad(() => api<{ data: Any[] }>('GET', '/sources'), []);
   const all = useLoad(() => api<{ data: Any[] }>('GET', '/file/sources'), []);
   const [file, setFile] = useState<File | null>(null);
@@ -66,7 +67,8 @@ function Sources() {
     });
   };
   const toggle = (s: Any) => a.run(async () => { await api('POST', `/sources/${s.id}/${s.active ? 'deactivate' : 'activate'}`); configured.reload(); return `${s.name} ${s.active ? 'deactivated' : 'activated'}.`; });
-  const rows: Any[] | undefined = result?.rows ?? result?.preview ?? result?.lines;
+  const read: Any | undefined = result?.read;
+  const rows: Any[] | undefined = read?.lines;
   return (
     <Section title="Sources and patterns">
       <ErrorBox error={configured.error ?? all.error} />
@@ -81,7 +83,8 @@ function Sources() {
         ]} />
       </details>
       <h3>Dry run of a pattern</h3>
-      <form class="stack" onSubmit={dryRun}>
+      {!me.isSuperAdmin ? <p class="muted">Pattern dry runs are open to super-admins, who maintain the shared source patterns.</p> : null}
+      <form class="stack" onSubmit={dryRun} hidden={!me.isSuperAdmin}>
         <Field label="Sample statement"><input type="file" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} /></Field>
         <Field label="Pattern (JSON; empty: detect with the existing sources)"><textarea rows={6} value={pattern} onInput={(e) => setPattern(e.currentTarget.value)} /></Field>
         <button type="submit" class="primary" disabled={a.busy}>Dry run</button>
@@ -89,8 +92,16 @@ function Sources() {
       <ErrorBox error={a.error} /><Notice text={a.done} />
       {result ? (
         <div data-testid="dry-run-result">
-          {rows?.length ? <Table caption="Parsed lines (first rows)" rows={rows.slice(0, 20)} columns={Object.keys(rows[0]).slice(0, 8).map((k) => ({ label: k, cell: (r: Any) => (typeof r[k] === 'object' ? JSON.stringify(r[k]) : String(r[k] ?? '')) }))} /> : null}
-          <details open={!rows?.length}><summary>Full dry-run answer</summary><pre>{JSON.stringify(result, null, 2).slice(0, 20000)}</pre></details>
+          <Table<Any> caption="Detection (best first)" rows={result.detection} rowKey={(d) => d.patternKey} columns={[
+            { label: 'Pattern', cell: (d) => d.patternKey }, { label: 'Score', cell: (d) => d.score, num: true }, { label: 'Why', cell: (d) => (d.reasons ?? []).join('; ') },
+          ]} />
+          {read?.failed ? <p class="error" role="alert">Reading with {read.pattern} failed: {read.failed}</p> : null}
+          {read?.summary ? (
+            <p data-testid="dry-run-summary">Read with {read.pattern}: {read.summary.rowsRead} rows, {read.summary.rowsIngested} ingested, {read.summary.rowsFailed} failed, {read.summary.rowsSkipped} skipped; totals {Object.entries(read.summary.totals ?? {}).map(([c, v]) => `${v} ${c}`).join(', ') || '—'}</p>
+          ) : null}
+          {!read ? <p>No pattern reads this file above the detection threshold ({result.threshold}).</p> : null}
+          {read?.errors?.length ? <Table<Any> caption="Rejected lines" rows={read.errors} columns={[{ label: 'Line', cell: (e) => e.lineNo ?? e.line_no ?? '—', num: true }, { label: 'Reason', cell: (e) => e.reason ?? JSON.stringify(e) }]} /> : null}
+          {rows?.length ? <Table caption="Parsed lines (first 20)" rows={rows.slice(0, 20)} columns={Object.keys(rows[0]).slice(0, 9).map((k) => ({ label: k, cell: (r: Any) => (typeof r[k] === 'object' && r[k] !== null ? JSON.stringify(r[k]) : String(r[k] ?? '')) }))} /> : null}
         </div>
       ) : null}
     </Section>
