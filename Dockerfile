@@ -13,6 +13,8 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+# the web app's sources: npm ci builds them into web/dist (the prepare script; Vite is a dependency)
+COPY web ./web
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM ${NODE_IMAGE}
@@ -23,6 +25,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY . .
+COPY --from=deps /app/web/dist ./web/dist
 # The image runs as the unprivileged `node` user (uid 1000); /data holds the local object
 # store, mail files and default key files when those are not configured elsewhere.
 RUN mkdir -p /data && chown node:node /data

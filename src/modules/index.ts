@@ -22,6 +22,7 @@ import { registerPartnerRoutes } from './partners';
 import { registerDistributorRoutes } from './distributor/routes';
 import { registerDefaultSettingsRoutes } from './defaultsettings/routes';
 import { registerErnRoutes } from './ern/routes';
+import { registerWebRoutes } from './web/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -42,4 +43,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerDistributorRoutes(router, svc);
   registerDefaultSettingsRoutes(router, svc);
   registerErnRoutes(router, svc);
+  registerWebRoutes(router, svc); // /, /app and the app's pages; not API
 }

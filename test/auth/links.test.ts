@@ -93,7 +93,7 @@ describe('e-mailed links and one-time tokens', () => {
       const r = await post('/auth/loginlink', { email, redirect_url: 'https://app.linksa.example/in' });
       assert.equal(r.status, 200, 'the answer does not tell whether the address is known');
       const mail = await lastMail(email);
-      assert.match(mail, /Sign in: https:\/\/rondo\.example\/auth\/\?token=/);
+      assert.match(mail, /Sign in: https:\/\/rondo\.example\/app\/login-link\?token=/);
       assert.ok(!mail.includes('linksa'));
     });
 
@@ -108,7 +108,7 @@ describe('e-mailed links and one-time tokens', () => {
       assert.equal((await app.request('POST', '/auth/invite', { token: b.users.admin!.token, body: { email } })).status, 201);
       assert.equal((await app.request('POST', '/auth/invite', { token: a.users.admin!.token, body: { email } })).status, 201);
       await post('/auth/loginlink', { email, redirect_url: 'https://app.linksa.example/in' });
-      assert.match(await lastMail(email), /Sign in: https:\/\/rondo\.example\/auth\/\?token=/);
+      assert.match(await lastMail(email), /Sign in: https:\/\/rondo\.example\/app\/login-link\?token=/);
     });
   });
 

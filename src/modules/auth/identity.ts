@@ -25,7 +25,7 @@ export async function requestPasswordReset(d: Deps, email: string, redirect: str
   await checkRedirect(d.db.owner, d.cfg, redirect, 'body.redirect_url'); // a refused target sends nothing, so it is not counted
   await d.auth.hitAddressAndAccountLimits('forgot', ip, email, d.cfg.recipientRateLimit);
   const userId = await d.auth.userIdByEmail(email);
-  const base = await linkBase(d.db.owner, d.cfg, redirect, `${d.cfg.publicUrl}/reset-password`, { recipientUserId: userId }, 'body.redirect_url');
+  const base = await linkBase(d.db.owner, d.cfg, redirect, `${d.cfg.publicUrl}/app/reset-password`, { recipientUserId: userId }, 'body.redirect_url');
   if (!userId) return;
   const { token, code } = await d.auth.issueOneTime('reset', userId, RESET_TTL, { withCode: true });
   const link = withParams(base, { token, code: code!, email });
@@ -69,7 +69,7 @@ export async function requestLoginLink(d: Deps, email: string, redirect: string 
   await checkRedirect(d.db.owner, d.cfg, redirect, 'body.redirect_url'); // a refused target sends nothing, so it is not counted
   await d.auth.hitAddressAndAccountLimits('loginlink', ip, email, d.cfg.recipientRateLimit);
   const userId = await d.auth.userIdByEmail(email);
-  const base = await linkBase(d.db.owner, d.cfg, redirect, `${d.cfg.publicUrl}/auth/`, { recipientUserId: userId }, 'body.redirect_url');
+  const base = await linkBase(d.db.owner, d.cfg, redirect, `${d.cfg.publicUrl}/app/login-link`, { recipientUserId: userId }, 'body.redirect_url');
   if (!userId) return;
   const { token } = await d.auth.issueOneTime('login_link', userId, LOGIN_LINK_TTL);
   await d.mailer.send({ to: email, subject: 'Your Rondo sign-in link', text: `Sign in: ${withParams(base, { token })}\n\nThe link works once, for 15 minutes.` });

@@ -36,7 +36,7 @@ export async function inviteMember(d: Deps, trx: Trx, tenantId: number, p: Invit
   const person = await findOrCreatePerson(d.db.owner, { email: p.email, firstName: p.firstName, lastName: p.lastName });
   const existing = await trx('tenant_users').where({ user_id: person.id }).first('id');
   if (existing) throw new ValidationError('This person is already a member of the workspace', [`email ${p.email}`], 'ALREADY_MEMBER');
-  const base = chosen ?? new URL(person.hasPassword ? `${d.cfg.publicUrl}/accept-invitation` : `${d.cfg.publicUrl}/set-password`);
+  const base = chosen ?? new URL(person.hasPassword ? `${d.cfg.publicUrl}/app/accept-invitation` : `${d.cfg.publicUrl}/app/set-password`);
   const id = await upsertMembership(trx, tenantId, person.id, p.role, 'invited');
   const tenant = await trx('tenants').where({ id: tenantId }).first('name');
   const { token } = await d.auth.issueOneTime('invite', person.id, INVITE_TTL, { tenantId });

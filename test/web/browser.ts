@@ -1,0 +1,68 @@
+/**
+ * Headless Chromium (the distribution's package) for the web app's end-to-end tests, driven by
+ * playwright-core; axe-core for the accessibility check; screenshots into test/artifacts/web.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter(Boolean) as string[];
+export const ARTIFACTS = path.resolve('test/artifacts/web');
+
+export function findChromium(): string | null {
+  return CANDIDATES.find((p) => fs.existsSync(p)) ?? null;
+}
+
+/** web/dist is built by `npm install`; build it here when a checkout skipped that. */
+export function ensureWebBuilt(): void {
+  const r = spawnSync(process.execPath, ['web/build.mjs', '--if-missing'], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('building the web app failed');
+  if (!fs.existsSync('web/dist/index.html')) throw new Error('web/dist/index.html is missing after the build');
+}
+
+export async function launch(executablePath: string): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  // launch() gives every run a fresh temporary profile (user-data dir), removed on close
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core on the page as it is now: the serious and critical violations, as readable lines. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  // evaluated through the DevTools protocol: the app's CSP (no inline scripts) stays in force
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const g = globalThis as any;
+    const r = await g.axe.run(g.document, { resultTypes: ['violations'] });
+    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')) }));
+  });
+  return violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join('; ')})`);
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** A strict policy like the one production headers set: the app must work with no inline script. */
+export const STRICT_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; script-src-attr 'none'";
+
+/** Serves every page of the context under STRICT_CSP and records what the policy blocks. */
+export async function enforceCsp(ctx: BrowserContext, blocked: string[]): Promise<void> {
+  await ctx.route('**/*', async (route) => {
+    if (route.request().resourceType() !== 'document') return route.continue();
+    const res = await route.fetch({ maxRedirects: 0 }); // the browser follows redirects itself
+    await route.fulfill({ response: res, headers: { ...res.headers(), 'content-security-policy': STRICT_CSP } });
+  });
+  ctx.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
+  });
+}

@@ -1,0 +1,105 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import './style.css';
+import { api, session, type Me, type Workspace } from './api';
+import { AppCtx, ADMIN_ROLES, type AppState } from './state';
+import { ErrorBox, Link, Loading, navigate, useRoute } from './ui';
+import { AUTH_PAGES } from './pages/auth';
+import { StatementsPage } from './pages/statements';
+import { AnalyticsPage } from './pages/analytics';
+import { CataloguePage, SplitsPage } from './pages/catalogue';
+import { MoneyPage } from './pages/money';
+import { AdminPage } from './pages/admin';
+import { PayeePage } from './pages/payee';
+
+const ADMIN_NAV: [string, string][] = [
+  ['/statements', 'Statements'],
+  ['/analytics', 'Analytics'],
+  ['/catalogue', 'Catalogue'],
+  ['/splits', 'Splits'],
+  ['/money', 'Money'],
+  ['/admin', 'Admin'],
+];
+const PAYEE_NAV: [string, string][] = [['/me', 'My earnings']];
+const PAGES: Record<string, () => preact.JSX.Element> = {
+  '/statements': StatementsPage,
+  '/analytics': AnalyticsPage,
+  '/catalogue': CataloguePage,
+  '/splits': SplitsPage,
+  '/money': MoneyPage,
+  '/admin': AdminPage,
+  '/me': PayeePage,
+};
+
+function Shell() {
+  const path = useRoute();
+  const [state, setState] = useState<AppState | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [gen, setGen] = useState(0);
+  const authPage = Object.hasOwn(AUTH_PAGES, path) ? AUTH_PAGES[path] : undefined;
+
+  useEffect(() => {
+    if (authPage || !session.signedIn()) return;
+    let live = true;
+    setError(null);
+    (async () => {
+      const me = (await api<{ data: Me }>('GET', '/user')).data;
+      const who = (await api<{ data: { workspaces: Workspace[] } }>('GET', '/auth')).data;
+      if (!live) return;
+      setState({
+        me,
+        workspaces: who.workspaces,
+        isAdmin: ADMIN_ROLES.includes(me.role),
+        switchWorkspace: (id) => { session.setWorkspace(id); setState(null); setGen((g) => g + 1); navigate('/'); },
+        signOut: async () => {
+          try { await api('POST', '/auth/logout'); } catch { /* the session may be gone already */ }
+          session.clear();
+          setState(null);
+          navigate('/signin');
+        },
+      });
+    })().catch((e) => live && setError(e));
+    return () => { live = false; };
+  }, [authPage ? 'auth' : 'app', gen]);
+
+  if (authPage) return <main id="main" class="auth-main">{authPage({ onSignedIn: () => { setState(null); setGen((g) => g + 1); } })}</main>;
+  if (!session.signedIn()) {
+    queueMicrotask(() => navigate('/signin', true));
+    return null;
+  }
+  if (error) return <main id="main" class="auth-main"><ErrorBox error={error} /><p><button type="button" onClick={() => { session.clear(); navigate('/signin'); }}>Sign in again</button></p></main>;
+  if (!state) return <main id="main"><Loading show /></main>;
+
+  const nav = state.isAdmin ? ADMIN_NAV : PAYEE_NAV;
+  let page = PAGES[path];
+  if (!page || (!state.isAdmin && !PAYEE_NAV.some(([p]) => p === path))) {
+    const home = state.isAdmin ? '/statements' : '/me';
+    queueMicrotask(() => navigate(home, true)); // the home page in the address bar too
+    page = PAGES[home];
+  }
+  const Page = page;
+  return (
+    <AppCtx.Provider value={state}>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="top">
+        <span class="brand">Rondo</span>
+        <nav aria-label="Main">
+          <ul>{nav.map(([p, label]) => <li key={p}><Link to={p} current={p === path}>{label}</Link></li>)}</ul>
+        </nav>
+        <div class="who">
+          <label class="field inline">
+            <span>Workspace</span>
+            <select value={state.me.workspace.workspaceId} onChange={(e) => state.switchWorkspace(e.currentTarget.value)}>
+              {state.workspaces.map((w) => <option key={w.workspaceId} value={w.workspaceId}>{w.name}</option>)}
+            </select>
+          </label>
+          <span class="muted" title={state.me.email}>{state.me.firstName ?? state.me.email} · {state.me.role}</span>
+          <button type="button" onClick={state.signOut}>Sign out</button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}><Page key={`${path}:${gen}`} /></main>
+    </AppCtx.Provider>
+  );
+}
+
+render(<Shell />, document.getElementById('root')!);

@@ -1,0 +1,153 @@
+/** Money: payees' balances and statements, expenses, payment requests (approve/decline), payments. */
+import { useState } from 'preact/hooks';
+import { api, download } from '../api';
+import { ErrorBox, Field, Loading, Notice, Section, Table, date, money, useAction, useLoad } from '../ui';
+
+type Any = Record<string, any>;
+interface Member { id: string; email: string; firstName?: string; lastName?: string; role: string }
+export interface Stats { user: string; currency: string; earnings: string; recouped: string; payments: string; due: string; available: string; pendingRequests: string; firstPeriod: string | null; lastPeriod: string | null }
+
+export const memberName = (m: Member | undefined, id?: string) => (m ? [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email : id ?? '—');
+
+/** Every month from first to last (YYYY-MM), newest first. */
+export function periodsBetween(first: string | null, last: string | null): string[] {
+  if (!first || !last) return [];
+  const out: string[] = [];
+  let [y, m] = first.split('-').map(Number);
+  const [ly, lm] = last.split('-').map(Number);
+  while ((y < ly || (y === ly && m <= lm)) && out.length < 240) {
+    out.push(`${y}-${String(m).padStart(2, '0')}`);
+    m++;
+    if (m > 12) { m = 1; y++; }
+  }
+  return out.reverse();
+}
+
+/** A period picker and the statement downloads (PDF, CSV) of one payee. */
+export function StatementDownload({ stats, label }: { stats: Stats; label: string }) {
+  const periods = periodsBetween(stats.firstPeriod, stats.lastPeriod);
+  const [period, setPeriod] = useState(periods[0] ?? '');
+  const a = useAction();
+  if (!periods.length) return <span class="muted">No statement yet</span>;
+  const get = (format: 'pdf' | 'csv') => a.run(() => download(`/accounting/statement/${stats.user}?period=${period}&format=${format}`, `statement-${period}.${format}`));
+  return (
+    <div class="row tight">
+      <label class="field inline"><span class="visually-hidden">Statement period for {label}</span>
+        <select value={period} onChange={(e) => setPeriod(e.currentTarget.value)}>{periods.map((p) => <option key={p}>{p}</option>)}</select>
+      </label>
+      <button type="button" onClick={() => get('pdf')} aria-label={`Download the ${period} statement of ${label} as PDF`}>PDF</button>
+      <button type="button" onClick={() => get('csv')} aria-label={`Download the ${period} statement of ${label} as CSV`}>CSV</button>
+      <ErrorBox error={a.error} />
+    </div>
+  );
+}
+
+function Balances({ members, gen }: { members: Member[]; gen: number }) {
+  const due = useLoad(() => api<{ data: Any }>('GET', '/accounting/gettotaldue'), [gen]);
+  const stats = useLoad(() => Promise.all(members.map((m) => api<{ data: Stats }>('GET', `/accounting/${m.id}/stats`).then((r) => r.data))), [members.length, gen]);
+  const byId = new Map(members.map((m) => [m.id, m]));
+  return (
+    <Section title="Balances">
+      {due.data ? <p>Total due: <strong>{money(due.data.data.totalDue, due.data.data.currency)}</strong> to {due.data.data.payeesOwed} payees</p> : null}
+      <Loading show={stats.loading} /><ErrorBox error={stats.error ?? due.error} />
+      <Table caption="Payee balances" rows={stats.data} rowKey={(s) => s.user} columns={[
+        { label: 'Payee', cell: (s) => memberName(byId.get(s.user), s.user) },
+        { label: 'Earnings', cell: (s) => money(s.earnings), num: true },
+        { label: 'Recouped', cell: (s) => money(s.recouped), num: true },
+        { label: 'Paid', cell: (s) => money(s.payments), num: true },
+        { label: 'Due', cell: (s) => money(s.due, s.currency), num: true },
+        { label: 'Statement', cell: (s) => <StatementDownload stats={s} label={memberName(byId.get(s.user), s.user)} /> },
+      ]} />
+    </Section>
+  );
+}
+
+function Expenses({ members }: { members: Member[] }) {
+  const list = useLoad(() => api<{ data: Any[] }>('GET', '/expense/?size=50'), []);
+  const [f, setF] = useState({ user: '', title: '', amount: '', currency: 'USD', recoupable: true });
+  const a = useAction();
+  const byId = new Map(members.map((m) => [m.id, m]));
+  return (
+    <Section title="Expenses">
+      <ErrorBox error={list.error} />
+      <Table caption="Expenses" rows={list.data?.data} rowKey={(r) => r.id} columns={[
+        { label: 'Date', cell: (r) => date(r.date ?? r.createdAt) }, { label: 'Payee', cell: (r) => memberName(byId.get(r.user), r.user) },
+        { label: 'Title', cell: (r) => r.title }, { label: 'Amount', cell: (r) => money(r.amount, r.currency), num: true },
+      ]} />
+      <form class="row wrap" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
+        await api('POST', '/expense/', { body: { user: f.user, title: f.title, amount: f.amount, currency: f.currency } });
+        list.reload();
+        return 'Expense added.';
+      }); }}>
+        <Field label="Payee"><select required value={f.user} onChange={(e) => setF({ ...f, user: e.currentTarget.value })}><option value="">Choose…</option>{members.map((m) => <option key={m.id} value={m.id}>{memberName(m)}</option>)}</select></Field>
+        <Field label="Title"><input required value={f.title} onInput={(e) => setF({ ...f, title: e.currentTarget.value })} /></Field>
+        <Field label="Amount"><input required inputMode="decimal" pattern="\d+(\.\d+)?" value={f.amount} onInput={(e) => setF({ ...f, amount: e.currentTarget.value })} /></Field>
+        <Field label="Currency"><input required maxLength={3} value={f.currency} onInput={(e) => setF({ ...f, currency: e.currentTarget.value.toUpperCase() })} /></Field>
+        <button type="submit" class="primary" disabled={a.busy}>Add expense</button>
+      </form>
+      <ErrorBox error={a.error} /><Notice text={a.done} />
+    </Section>
+  );
+}
+
+export function requestColumns(byId: Map<string, Member>) {
+  return [
+    { label: 'Requested', cell: (r: Any) => date(r.createdAt) },
+    { label: 'Payee', cell: (r: Any) => memberName(byId.get(r.user), r.user) },
+    { label: 'Amount', cell: (r: Any) => money(r.amount, r.currency), num: true },
+    { label: 'Memo', cell: (r: Any) => r.memo ?? '—' },
+    { label: 'Status', cell: (r: Any) => <span class={`badge s-${r.status}`}>{r.status}</span> },
+  ];
+}
+
+function Requests({ members, onChange }: { members: Member[]; onChange: () => void }) {
+  const list = useLoad(() => api<{ data: Any[] }>('GET', '/payment-request/?size=50'), []);
+  const a = useAction();
+  const byId = new Map(members.map((m) => [m.id, m]));
+  const act = (r: Any, verb: 'approve' | 'decline') => a.run(async () => {
+    await api('PATCH', `/payment-request/${r.id}/${verb}`, { body: {} });
+    list.reload();
+    onChange();
+    return verb === 'approve' ? 'Request approved: a payment was created.' : 'Request declined.';
+  });
+  return (
+    <Section title="Payment requests">
+      <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
+      <Table caption="Payment requests" rows={list.data?.data} rowKey={(r) => r.id} columns={[...requestColumns(byId), {
+        label: 'Decision', cell: (r: Any) => (r.status === 'pending' ? (
+          <div class="row tight">
+            <button type="button" class="primary" disabled={a.busy} onClick={() => act(r, 'approve')} aria-label={`Approve the request of ${memberName(byId.get(r.user), r.user)}`}>Approve</button>
+            <button type="button" disabled={a.busy} onClick={() => act(r, 'decline')} aria-label={`Decline the request of ${memberName(byId.get(r.user), r.user)}`}>Decline</button>
+          </div>
+        ) : '—'),
+      }]} />
+    </Section>
+  );
+}
+
+function Payments({ members, gen }: { members: Member[]; gen: number }) {
+  const list = useLoad(() => api<{ data: Any[] }>('GET', '/payment/?size=50'), [gen]);
+  const byId = new Map(members.map((m) => [m.id, m]));
+  return (
+    <Section title="Payments">
+      <ErrorBox error={list.error} />
+      <Table caption="Payments" rows={list.data?.data} rowKey={(r) => r.id} columns={[
+        { label: 'Date', cell: (r) => date(r.transactionDate ?? r.createdAt) }, { label: 'Payee', cell: (r) => memberName(byId.get(r.user), r.user) },
+        { label: 'Title', cell: (r) => r.title ?? '—' }, { label: 'Amount', cell: (r) => money(r.amount, r.currency), num: true }, { label: 'Status', cell: (r) => r.status ?? '—' },
+      ]} />
+    </Section>
+  );
+}
+
+export function MoneyPage() {
+  const members = useLoad(() => api<{ data: Member[] }>('GET', '/user/?size=200'), []);
+  const m = members.data?.data ?? [];
+  const [gen, setGen] = useState(0);
+  return (
+    <>
+      <h1>Money</h1>
+      <Loading show={members.loading} /><ErrorBox error={members.error} />
+      {members.data ? <><Balances members={m} gen={gen} /><Requests members={m} onChange={() => setGen((g) => g + 1)} /><Expenses members={m} /><Payments members={m} gen={gen} /></> : null}
+    </>
+  );
+}
