@@ -9,6 +9,7 @@ import { connectDb, migrateLatest, type Db } from './db';
 import { startEmbeddedPostgres, type EmbeddedHandle } from './db/embedded';
 import { createLogger, type Logger } from './lib/logger';
 import { FileMailer, SmtpMailer, type Mailer } from './lib/mailer';
+import { NodeTxtResolver, type TxtResolver } from './lib/dns';
 import type { SecretBox } from './lib/crypto';
 import { loadKeys } from './keys';
 import { Metrics } from './metrics';
@@ -27,6 +28,8 @@ export interface AppServices {
   queue: Queue;
   secrets: SecretBox;
   metrics: Metrics;
+  /** DNS TXT lookups (domain verification); tests replace it with a fake. */
+  dns: TxtResolver;
 }
 
 export interface Runtime {
@@ -85,7 +88,7 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
     const signer = new TokenSigner(keys.jwt.keys);
     const queue = new Queue(url, cfg.queuePollSeconds);
     const mailer: Mailer = cfg.smtpUrl ? new SmtpMailer(cfg.smtpUrl, cfg.mailFrom) : new FileMailer(path.join(cfg.dataDir, 'mail'), cfg.mailFrom);
-    const svc: AppServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner) };
+    const svc: AppServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner), dns: new NodeTxtResolver() };
     queue.jobHook = svc.metrics.jobHook;
     const useQueue = opts.queue !== false;
     let stopping = false;

@@ -16,6 +16,7 @@ import { registerCatalogueArea } from './catalogue';
 import { registerSourceRoutes } from './sources/routes';
 import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyArea } from './money';
+import { registerPlatformArea } from './platform';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -30,4 +31,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerSourceRoutes(router, svc);
   registerIngestionRoutes(router, svc);
   registerMoneyArea(router, svc);
+  registerPlatformArea(router, svc);
 }

@@ -287,7 +287,8 @@ export class AuthService {
       tenantId: m.tenant_id,
       tenantUserId: m.tenant_user_id,
       role: m.role,
-      isSuperAdmin: m.is_super_admin,
+      isSuperAdmin: claims.ro ? false : m.is_super_admin,
+      ...(claims.ro ? { readOnly: true } : {}),
       sessionId: claims.sid,
       keyId: null,
     };

@@ -27,6 +27,8 @@ export interface AuthContext {
   tenantUserId: string | null;
   role: RoleName | null;
   isSuperAdmin: boolean;
+  /** A super-admin's read-only impersonation: GET routes only. */
+  readOnly?: boolean;
   sessionId: string | null;
   keyId: string | null;
 }
@@ -73,6 +75,8 @@ export interface AccessClaims {
   sid: string;
   tid: number;
   tuid: string;
+  /** Read-only impersonation token (POST /godmin/impersonate). */
+  ro?: boolean;
 }
 export interface RefreshClaims {
   typ: 'refresh';
@@ -120,13 +124,13 @@ export class TokenSigner {
     throw last;
   }
 
-  async signAccess(c: Omit<AccessClaims, 'typ'>): Promise<string> {
+  async signAccess(c: Omit<AccessClaims, 'typ'>, ttlSeconds?: number): Promise<string> {
     const now = clock.nowSeconds();
-    return new SignJWT({ typ: 'access', sid: c.sid, tid: c.tid, tuid: c.tuid })
+    return new SignJWT({ typ: 'access', sid: c.sid, tid: c.tid, tuid: c.tuid, ...(c.ro ? { ro: true } : {}) })
       .setProtectedHeader(this.header)
       .setSubject(c.sub)
       .setIssuedAt(now)
-      .setExpirationTime(now + ACCESS_TTL_SECONDS)
+      .setExpirationTime(now + (ttlSeconds ?? ACCESS_TTL_SECONDS))
       .sign(this.key);
   }
 
