@@ -23,6 +23,7 @@ import { registerDistributorRoutes } from './distributor/routes';
 import { registerDefaultSettingsRoutes } from './defaultsettings/routes';
 import { registerErnRoutes } from './ern/routes';
 import { registerWebRoutes } from './web/routes';
+import { registerPlatformArea } from './platform';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -44,4 +45,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerDefaultSettingsRoutes(router, svc);
   registerErnRoutes(router, svc);
   registerWebRoutes(router, svc); // /, /app and the app's pages; not API
+  registerPlatformArea(router, svc);
 }
