@@ -13,10 +13,10 @@ import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, loadStatement, waitForReallocation, type LineIn } from './helpers';
 
-// newest first: 620200 (the item rollup by half-year / year, from the catalogue one), 620100 (the all-time item rollup, from the all-time catalogue rows), 620000 (the half-year / year catalogue rollup, from the files' catalogue rows), 610100 (fillfactor + a rewrite of the all-time tables), 610000 (the all-time cross
+// newest first: 20261124160000 (share sets: the earnings table back from lines ⋈ share sets, and again), 620200 (the item rollup by half-year / year, from the catalogue one), 620100 (the all-time item rollup, from the all-time catalogue rows), 620000 (the half-year / year catalogue rollup, from the files' catalogue rows), 610100 (fillfactor + a rewrite of the all-time tables), 610000 (the all-time cross
 // rollup, from the period one), 600100 (the cross rollup by accounting period, from the files'
 // cross rows), 600000 (the quarter catalogue rollup, from the files' catalogue rows), then session 4's
-const ROLLED_BACK = ['20261123620200_royalty_item_halves_years.ts', '20261123620100_royalty_item_all.ts', '20261123620000_royalty_catalogue_halves_years.ts', '20261123610100_royalty_all_time_fillfactor.ts', '20261123610000_royalty_cross_all.ts', '20261123600100_royalty_cross_periods.ts', '20261123600000_royalty_catalogue_quarters.ts', '20261123540300_royalty_drop_file_lines.ts', '20261123540200_royalty_dim.ts', '20261123540100_royalty_artist_dim.ts', '20261123540000_royalty_cross_line_lists.ts'];
+const ROLLED_BACK = ['20261124160000_royalty_share_sets.ts', '20261123620200_royalty_item_halves_years.ts', '20261123620100_royalty_item_all.ts', '20261123620000_royalty_catalogue_halves_years.ts', '20261123610100_royalty_all_time_fillfactor.ts', '20261123610000_royalty_cross_all.ts', '20261123600100_royalty_cross_periods.ts', '20261123600000_royalty_catalogue_quarters.ts', '20261123540300_royalty_drop_file_lines.ts', '20261123540200_royalty_dim.ts', '20261123540100_royalty_artist_dim.ts', '20261123540000_royalty_cross_line_lists.ts'];
 
 describe('rollup migrations 20261123540000–620200 down and up on existing data', function () {
   this.timeout(120_000);
