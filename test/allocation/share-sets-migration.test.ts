@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, loadStatement, setShares, tx, waitForReallocation, type LineIn } from './helpers';
 
-const MIGRATION = '20261124160000_royalty_share_sets.ts';
+// newest first: the inlinable amount function, then the share sets themselves
+const MIGRATIONS = ['20261124160100_royalty_share_amount_inline.ts', '20261124160000_royalty_share_sets.ts'];
 
 describe('migration to share sets keeps every figure', function () {
   this.timeout(180_000);
@@ -97,8 +98,10 @@ describe('migration to share sets keeps every figure', function () {
     assert.ok(viewed.some((r: any) => !r.current && r.share === '33.333334'), 'the three-payee rows are history');
     assert.ok(viewed.some((r: any) => r.current && r.share === '87.500000'), 'the changed split pays now');
 
-    const [, done] = (await owner.migrate.down()) as [number, string[]];
-    assert.deepEqual(done, [MIGRATION]);
+    for (const name of MIGRATIONS) {
+      const [, done] = (await owner.migrate.down()) as [number, string[]];
+      assert.deepEqual(done, [name]);
+    }
     const { rows: kind } = await owner.raw(`SELECT relkind FROM pg_class WHERE relname = 'royalty_earnings'`);
     assert.equal(kind[0].relkind, 'r'); // a table again: one row per line and payee
     const stored = (await owner.raw(EARNINGS, [t.tenantId])).rows;
@@ -106,7 +109,7 @@ describe('migration to share sets keeps every figure', function () {
     assert.deepEqual(await answers(), before);
 
     const [, applied] = (await owner.migrate.latest()) as [number, string[]];
-    assert.deepEqual(applied, [MIGRATION]);
+    assert.deepEqual(applied, [...MIGRATIONS].reverse());
     const { rows: kind2 } = await owner.raw(`SELECT relkind FROM pg_class WHERE relname = 'royalty_earnings'`);
     assert.equal(kind2[0].relkind, 'v');
     assert.deepEqual((await owner.raw(EARNINGS, [t.tenantId])).rows, stored);
@@ -120,5 +123,20 @@ describe('migration to share sets keeps every figure', function () {
                 GROUP BY l.file_id, l.line_no, l.base_amount HAVING sum(e.amount) <> l.base_amount`),
     );
     assert.deepEqual(off.rows, []);
+  });
+
+  it('royalty_share_amount: the payees of any split size (inline form up to 5, sub-SELECT beyond) sum to the line exactly', async () => {
+    const { rows } = await app.svc.db.owner.raw(
+      `WITH sets AS (
+         SELECT n, array_agg(CASE WHEN i < n THEN 33.333333 / n ELSE 100 - (n - 1) * round(33.333333 / n, 6) END::numeric(9,6) ORDER BY i) AS shares
+           FROM generate_series(1, 8) n CROSS JOIN LATERAL generate_series(1, n) i GROUP BY n
+       ), bases AS (SELECT b::numeric(28,12) AS base FROM unnest(ARRAY['1.000000000001', '-7.777777777777', '0.000000000001', '123456.789012345678']) b)
+       SELECT s.n, b.base, sum(royalty_share_amount(b.base, x.share, x.i = s.n,
+                 ARRAY(SELECT y.share FROM unnest(s.shares) WITH ORDINALITY y(share, j) WHERE j <> x.i ORDER BY j))) AS total
+         FROM sets s CROSS JOIN bases b CROSS JOIN LATERAL unnest(s.shares) WITH ORDINALITY x(share, i)
+        GROUP BY s.n, b.base HAVING sum(royalty_share_amount(b.base, x.share, x.i = s.n,
+                 ARRAY(SELECT y.share FROM unnest(s.shares) WITH ORDINALITY y(share, j) WHERE j <> x.i ORDER BY j))) <> b.base`,
+    );
+    assert.deepEqual(rows, []);
   });
 });
