@@ -76,6 +76,8 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   payment_requests: { action: 'anonymise', refs: tu, set: () => ({ memo: null }), pending: () => [`memo IS NOT NULL`, []] },
   ledger_entries: { action: 'retain', refs: tu, why: FINANCIAL },
   royalty_earnings: { action: 'retain', refs: tu, why: FINANCIAL },
+  royalty_share_sets: { action: 'retain', refs: tu, why: FINANCIAL },
+  royalty_allocation_history: { action: 'none', why: 'which share set paid a line before a re-allocation (share sets name payees by id only)' },
   expenses: { action: 'retain', refs: [...tu, ...actor('created_by')], why: FINANCIAL },
   revenue_shares: { action: 'retain', refs: tu, why: FINANCIAL },
   revenues: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
