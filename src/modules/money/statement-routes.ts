@@ -13,7 +13,7 @@ import { scopeUser } from './common';
 import { UserQuery } from './schemas';
 import * as runs from './statement-runs';
 
-const PeriodLabel = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2]|Q[1-4]|H[12])$', description: 'YYYY-MM, YYYY-Qn or YYYY-Hn' });
+const PeriodLabel = Type.String({ maxLength: 7, pattern: '^\\d{4}-(0[1-9]|1[0-2]|Q[1-4]|H[12])$', description: 'YYYY-MM, YYYY-Qn or YYYY-Hn' });
 const RunBody = Type.Object({ period: PeriodLabel, payees: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 10000 })) }, { additionalProperties: false });
 const StatementRow = Type.Object({ id: Uuid, user: Uuid, number: Type.Union([Type.Integer(), Type.Null()]), contentHash: Type.String(), openingBalance: Type.String(), royaltiesTotal: Type.String(), adjustmentsTotal: Type.String(), closingBalance: Type.String() });
 const DiffRow = Type.Object({
