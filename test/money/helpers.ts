@@ -18,6 +18,7 @@ export interface EarningRow {
   productId?: string | null;
   artistId?: string | null;
   dsp?: string;
+  quantity?: string | null;
 }
 
 let lineSeq = 1;
@@ -63,6 +64,7 @@ export async function allocateFile(app: TestApp, tenantId: number, fileId: strin
           product_id: r.productId ?? null,
           artist_id: r.artistId ?? null,
           dsp: r.dsp ?? 'Spotify',
+          ...(r.quantity != null ? { quantity: r.quantity } : {}),
         })),
       );
     }
