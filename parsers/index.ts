@@ -26,3 +26,5 @@ export const builtinPatterns: SourcePattern[] = [
   soundcloud,
   ddexDsr,
 ];
+export { checkPatternOnSample, type SampleCheck } from './check';
+export { draftPattern, ROLES, ROLE_FIELD, type Draft, type DraftColumn, type Role } from './draft';

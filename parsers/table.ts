@@ -5,8 +5,8 @@
  */
 import type { CanonicalLine } from './types';
 import type { SourcePattern, RowRule, FieldMapping } from './schema';
-import { compileMapper, mappingMissing, RowError, type Getter } from './map';
-import { headerKey, normDate, normDecimal, monthEnd } from './normalise';
+import { compileMapper, mappingGetter, mappingMissing, RowError, type Getter } from './map';
+import { headerKey, normCurrency, normDate, normDecimal, monthEnd } from './normalise';
 import { matchHeader, HEADER_SEARCH_ROWS } from './header';
 import { DecimalTotals, type Output, type RowHandler } from './output';
 
@@ -58,7 +58,14 @@ interface CompiledKind {
   where: [number, Set<string>][];
   use: 'data' | 'skip' | 'total';
   map: Mapper;
+  /** Only net and currency: the amount of a skipped or totals row (its other cells need not read). */
+  amount: Mapper;
   rowCountCell: number | null;
+}
+
+/** The pattern reduced to its amount and currency. */
+function amountOnly(pattern: SourcePattern, columns: SourcePattern['columns']): SourcePattern {
+  return { ...pattern, columns: { net: columns.net, currency: columns.currency }, extra: undefined };
 }
 
 /** Period from file name / preamble, as 'YYYY-MM-DD' bounds. */
@@ -106,6 +113,7 @@ export class TableHandler implements RowHandler {
   private bestMiss: { coverage: number; missing: string[] } = { coverage: -1, missing: [] };
   private ncols = 0;
   private map!: Mapper;
+  private amount!: Mapper;
   private rules: CompiledRule[] = [];
   private kindGet: Getter | null = null;
   private kinds: CompiledKind[] = [];
@@ -180,7 +188,9 @@ export class TableHandler implements RowHandler {
       periodMonth: this.period?.start ? this.period.start.slice(0, 8) + '01' : null,
     };
     this.map = compileMapper(this.pattern, ctx);
+    this.amount = compileMapper(amountOnly(this.pattern, this.pattern.columns), ctx);
     this.rules = compileRules(this.pattern.rows ?? [], resolve);
+    this.currencyGet = mappingGetter('currency', this.pattern.columns.currency, resolve, this.pattern.format.decimal ?? '.').get;
     const missing = this.out.missingColumns;
     const note = (field: string, m: FieldMapping | undefined) => {
       if (m) for (const c of mappingMissing(m, resolve)) if (!missing.some((x) => x.field === field && x.column === c)) missing.push({ field, column: c });
@@ -204,6 +214,7 @@ export class TableHandler implements RowHandler {
           where: Object.entries(k.where ?? {}).map(([c, vs]) => [+c, new Set(vs.map((v) => v.trim().toLowerCase()))] as [number, Set<string>]),
           use: k.use,
           map: compileMapper({ ...this.pattern, columns }, ctx),
+          amount: compileMapper(amountOnly(this.pattern, columns), ctx),
           rowCountCell: k.rowCountCell ?? null,
         };
       });
@@ -238,8 +249,9 @@ export class TableHandler implements RowHandler {
       currency = l.currency;
     } catch (e) {
       if (!(e instanceof RowError)) throw e;
+      // the amount cell may be elsewhere (amountCell): the currency alone, from this row
       try {
-        currency = map([], lineNo).currency;
+        currency = normCurrency(this.currencyOf(row)) ;
       } catch {
         currency = null;
       }
@@ -249,6 +261,13 @@ export class TableHandler implements RowHandler {
       (this.out.controlTotals ??= new DecimalTotals()).add(currency, net);
       control.totals = this.out.controlTotals.result();
     }
+  }
+
+  private currencyGet: Getter | null | undefined;
+  /** The raw currency of a row through the pattern's currency mapping (its column, or its constant). */
+  private currencyOf(row: string[]): string {
+    const m = this.pattern.columns.currency;
+    return this.currencyGet?.(row) || m.const || m.default || '';
   }
 
   private kindOf(row: string[]): CompiledKind | null {
@@ -267,7 +286,7 @@ export class TableHandler implements RowHandler {
       const r = this.rules[i]!;
       if (!ruleMatches(r, row)) continue;
       out.rowsRead++;
-      if (r.action === 'total') this.total(row, lineNo, this.map, r.amountCell, r.rowCountCell);
+      if (r.action === 'total') this.total(row, lineNo, this.amount, r.amountCell, r.rowCountCell);
       else {
         if (r.rowCountCell !== null) {
           const n = Number.parseInt((row[r.rowCountCell] ?? '').replace(/[\s,.]/g, ''), 10);
@@ -276,7 +295,7 @@ export class TableHandler implements RowHandler {
         if (r.action === 'stop') {
           out.rowsSkipped++;
           this.phase = 'stopped';
-        } else this.skip(row, lineNo, this.map);
+        } else this.skip(row, lineNo, this.amount);
       }
       return;
     }
@@ -289,8 +308,8 @@ export class TableHandler implements RowHandler {
         if (this.pattern.rowKinds!.other === 'skip') return this.skip(row, lineNo, () => { throw new RowError('no amount'); });
         return out.bad(lineNo, `unknown row kind "${this.kindGet(row).trim()}"`, row);
       }
-      if (k.use === 'skip') return this.skip(row, lineNo, k.map);
-      if (k.use === 'total') return this.total(row, lineNo, k.map, null, k.rowCountCell);
+      if (k.use === 'skip') return this.skip(row, lineNo, k.amount);
+      if (k.use === 'total') return this.total(row, lineNo, k.amount, null, k.rowCountCell);
       map = k.map;
     } else if (!this.noHeader && row.length !== this.ncols) {
       let extraEmpty = row.length > this.ncols;
