@@ -24,7 +24,7 @@ const NAMES: [Role, RegExp, number][] = [
   ['upc', /^(upc|ean|barcode|icpn|gtin)|upc$|upcean|productupc|releaseupc|^productcode$/, 0.9],
   ['currency', /currency|^cur$|^ccy$|devise|waehrung|moneda/, 0.9],
   ['amount', /^net|earnings|earned|payable|royalt(y|ies)|amountdue|amount$|^revenue|revenue$|share|revenu|montant|^payout|^income|netto|totaldue|distributed|subtotal|^total$/, 0.9],
-  ['quantity', /quantit|^(units|qty)|unitssold|^streams$|^plays$|^downloads$|^nb|^count$|performances|^usages?$|totalplays|numberof|^views$/, 0.85],
+  ['quantity', /quantit|^(units|qty)|unitssold|^streams$|plays$|^downloads$|^nb|^count$|performances|^usages?$|numberof|views$/, 0.85],
   ['saleType', /saletype|salestype|transactiontype|typeofsale|usagetype|salesorreturn|^type$|contenttype|offertype|sourcetype|itemtype|typedevente|revenuetype|producttype|assettype|^format$|servicetype/, 0.8],
   ['country', /country|territory|^pays|^land$|^market$|storefront|^region$/, 0.9],
   ['dsp', /^(store|dsp|service|platform|plateforme|retailer|shop|outlet|channel|provider|partner|licensee|musicservice)(name)?$|storename|servicename|partnername|platformname|retailername|^store|^dsp/, 0.85],
@@ -41,6 +41,8 @@ const PREFER: Partial<Record<Role, [RegExp, RegExp]>> = {
   date: [/sale|vente|usage|consumption|transaction|start/, /report|posted|insert|statement|payment|paid|created|accounting|end/],
   period: [/sale|vente|usage/, /statement|original/],
   quantity: [/quantit|units/, /price|rate/],
+  artist: [/track|asset|song|recording/, /product|album|release|label/],
+  country: [/code|iso/, /customer|billing/],
 };
 const CURRENCIES = new Set('USD EUR GBP JPY CAD AUD SEK NOK DKK CHF BRL MXN INR CNY KRW NZD ZAR PLN CZK HUF TRY RUB SGD HKD TWD IDR THB MYR PHP ARS CLP COP PEN ILS AED SAR'.split(' '));
 
@@ -84,7 +86,7 @@ function nameRole(name: string): { role: Role; confidence: number } | null {
   for (const [role, re, c] of NAMES) {
     if (!re.test(k)) continue;
     if (role === 'title' && NOT_TITLE.test(k)) continue;
-    if (role === 'amount' && /^currency|percent|%|tax|fee|commission|withh|brut|gross|id$|rate$/.test(k)) continue;
+    if (role === 'amount' && /^currency|percent|%|tax|fee|commission|withh|brut|gross|id$|rate$|plays|views|units|quantit|(?<!ac)count/.test(k)) continue;
     if (role === 'currency' && /^net|revenue|royalt|amount|earn/.test(k)) continue;
     const pref = PREFER[role];
     let conf = c;
@@ -92,6 +94,8 @@ function nameRole(name: string): { role: Role; confidence: number } | null {
     if (pref && pref[1].test(k)) conf -= 0.1;
     if (role === 'amount' && /total|extended/.test(k) && !/subtotal/.test(k)) conf += 0.02;
     if (role === 'amount' && /^net/.test(k)) conf += 0.01;
+    if (role === 'date' && /start/.test(k)) conf += 0.01;
+    if (role === 'quantity' && /asset|track/.test(k)) conf += 0.01;
     return { role, confidence: conf };
   }
   return null;
