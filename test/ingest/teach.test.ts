@@ -258,5 +258,15 @@ describe('teaching a layout as a workspace admin (API only)', function () {
     assert.equal(f.source.version, 2);
     const n = await app.svc.db.owner('royalty_lines').where({ file_id: id }).count('* as n').first();
     assert.equal(Number(n!.n), 5);
+    // uploading the same file again offers that path instead of a second copy
+    const again = await upload(app, admin, 'society_fix_again.csv', QUARTERS + '\n\n\n');
+    assert.equal(again.status, 201, again.text);
+    assert.equal(again.body.data.duplicateOf, id);
+    assert.ok(again.body.data.error.includes(`POST /file/confirm-detection/${id}`), again.body.data.error);
+    const back = await app.request('POST', `/file/confirm-detection/${id}`, { token: admin, body: { source: 'society-fix' } });
+    assert.equal(back.status, 200, back.text);
+    assert.equal((await waitFile(app, admin, id, ['processed', 'failed'])).status, 'processed');
+    const lines = await app.svc.db.owner('royalty_lines').where({ tenant_id: a.tenantId }).whereIn('file_id', [id, again.body.data.id]).count('* as n').first();
+    assert.equal(Number(lines!.n), 5, 'one copy of the lines');
   });
 });
