@@ -72,6 +72,17 @@ export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[
       const found = want.filter((w) => (noHeader ? types.has(w.trim().toLowerCase()) : [...types].some((t) => t.startsWith(w.toLowerCase()))));
       coverage = found.length / want.length;
       missing = want.filter((w) => !found.includes(w));
+      if (noHeader && p.rowKinds && p.rowKinds.other !== 'skip') {
+        // every row must be of a kind the pattern knows (another layout's kinds are not this one)
+        const rows = s.rows.slice(0, HEADER_SEARCH_ROWS * 4).filter((r) => !(r.length === 1 && r[0] === ''));
+        const known = (r: string[]) => p.rowKinds!.kinds.some((k) => k.values.some((v) => v.trim().toLowerCase() === (r[cell] ?? '').trim().toLowerCase()) &&
+          Object.entries(k.where ?? {}).every(([c, vs]) => vs.some((v) => v.trim().toLowerCase() === (r[+c] ?? '').trim().toLowerCase())));
+        const share = rows.length ? rows.filter(known).length / rows.length : 0;
+        if (share < 1) {
+          coverage = Math.min(coverage, share * 0.99);
+          missing.push(`${rows.length - rows.filter(known).length} row(s) of no known kind`);
+        }
+      }
       specificity = coverage;
       headerRow = 0;
     } else {

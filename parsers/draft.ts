@@ -128,7 +128,16 @@ export function draftPattern(head: Buffer, fileName: string): Draft {
     }
   }
   const header = headerAt >= 0 ? rows[headerAt]! : null;
-  const data = rows.slice(headerAt + 1);
+  let data = rows.slice(headerAt + 1);
+  if (!header) {
+    // Header-less files often mix row kinds (first cells like T / S,M / S,P): roles are
+    // guessed on the most common kind, whose cells are in the same places.
+    const kindOf = (r: string[]) => (r[0] ?? '').length <= 3 ? `${r[0]}\u0000${(r[1] ?? '').length <= 3 ? r[1] : ''}` : '';
+    const counts = new Map<string, number>();
+    for (const r of data.slice(0, 200)) counts.set(kindOf(r), (counts.get(kindOf(r)) ?? 0) + 1);
+    const [top] = [...counts.entries()].sort((a, b) => b[1] - a[1]);
+    if (top && top[0] !== '' && counts.size > 1) data = data.filter((r) => kindOf(r) === top[0]);
+  }
   const width = header ? header.length : Math.max(0, ...data.slice(0, 50).map((r) => r.length));
   const cands: { index: number; role: Role; confidence: number }[] = [];
   const columns: DraftColumn[] = [];
@@ -143,7 +152,9 @@ export function draftPattern(head: Buffer, fileName: string): Draft {
     if (guess) cands.push({ index: i, ...guess });
   }
   // One column per role: the most confident (the leftmost on a tie).
-  cands.sort((a, b) => b.confidence - a.confidence || a.index - b.index);
+  // Equal guesses: the leftmost column, except amounts guessed from values alone (the payable
+  // amount usually closes a row: gross, deductions, then what is due).
+  cands.sort((a, b) => b.confidence - a.confidence || (a.role === 'amount' && a.confidence < 0.5 ? b.index - a.index : a.index - b.index));
   const taken = new Set<string>();
   for (const c of cands) {
     const key = c.role === 'period' ? 'date' : c.role;

@@ -135,6 +135,7 @@ export const RowKindsSchema = Type.Object(
           where: Type.Optional(Type.Record(Type.String({ pattern: '^\\d+$' }), Type.Array(Type.String(), { minItems: 1 }), doc('Further 0-based cells and the values they must hold', { 1: ['M'] }))),
           use: Type.Union([Type.Literal('data'), Type.Literal('skip'), Type.Literal('total')], doc('data: a statement line; skip: counted and reported; total: control totals', 'data')),
           columns: Type.Optional(KindColumnsSchema),
+          extra: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,39}$' }), FieldMappingSchema, { maxProperties: 20, ...doc('Extra fields of this row kind, merged over the pattern\'s extra', { iswc: { column: 7 } }) })),
           rowCountCell: Type.Optional(Type.Integer({ minimum: 0, ...doc('On a total row: the cell holding the number of data rows', 1) })),
         },
         { additionalProperties: false, ...doc('One row kind', { values: ['S'], where: { 1: ['M'] }, use: 'data', columns: { net: { column: 6 } } }) },
@@ -304,6 +305,7 @@ export function validatePattern(obj: unknown): { ok: true; pattern: SourcePatter
         if (!(field in ColumnsSchema.properties)) errors.push(`/rowKinds/kinds/${i}/columns/${field} is not a line field (one of ${Object.keys(ColumnsSchema.properties).join(', ')})`);
         else checkMapping(`/rowKinds/kinds/${i}/columns/${field}`, m, true);
       }
+      for (const [field, m] of Object.entries(k.extra ?? {})) checkMapping(`/rowKinds/kinds/${i}/extra/${field}`, m, true);
     });
   }
   if (p.layout === 'ddex-dsr' && !p.dsr) errors.push('/dsr is required when layout is ddex-dsr');

@@ -213,7 +213,7 @@ export class TableHandler implements RowHandler {
           values: new Set(k.values.map((v) => v.trim().toLowerCase())),
           where: Object.entries(k.where ?? {}).map(([c, vs]) => [+c, new Set(vs.map((v) => v.trim().toLowerCase()))] as [number, Set<string>]),
           use: k.use,
-          map: compileMapper({ ...this.pattern, columns }, ctx),
+          map: compileMapper({ ...this.pattern, columns, extra: { ...this.pattern.extra, ...k.extra } }, ctx),
           amount: compileMapper(amountOnly(this.pattern, columns), ctx),
           rowCountCell: k.rowCountCell ?? null,
         };
