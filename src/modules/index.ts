@@ -18,6 +18,8 @@ import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyArea } from './money';
 import { registerPartnerRoutes } from './partners';
 import { registerDistributorRoutes } from './distributor/routes';
+import { registerDataShareRoutes } from './datashares/routes';
+import { registerCatalogueImportRoutes } from './imports/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -34,4 +36,6 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerMoneyArea(router, svc);
   registerPartnerRoutes(router, svc);
   registerDistributorRoutes(router, svc);
+  registerDataShareRoutes(router, svc);
+  registerCatalogueImportRoutes(router, svc);
 }
