@@ -155,7 +155,7 @@ export function releaseItems(r: DistributorRelease): StagedItem[] {
       data: cleanData('product', { title: r.title, upc: r.upc, displayArtist: r.artist, artists: [r.artist], label: r.label, releaseDate: r.releaseDate, tracks: r.tracks.map((t) => t.isrc).filter(Boolean) }, 'release', problems),
     });
   }
-  // a release whose identifiers the distributor got wrong is not staged (rare; logged by the caller)
+  // a release whose identifiers the distributor got wrong is not staged (logged by the caller)
   return problems.length ? [] : out;
 }
 
@@ -176,5 +176,11 @@ export async function distributorItems(svc: AppServices, tenantId: number, q: Di
     releases.push(...r.data);
     if (r.data.length === 0 || page * 50 >= r.meta.total) break;
   }
-  return releases.slice(0, limit).flatMap(releaseItems);
+  const items: StagedItem[] = [];
+  for (const r of releases.slice(0, limit)) {
+    const got = releaseItems(r);
+    if (!got.length) svc.log.warn({ tenantId, release: r.id }, 'catalogue import: a distributor release with invalid identifiers was not staged');
+    items.push(...got);
+  }
+  return items;
 }
