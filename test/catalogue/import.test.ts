@@ -162,6 +162,7 @@ describe('catalogue import', function () {
       [{ provider: 'file', query: { rows: [{ title: 'T', isrc: 'nope' }] } }, 'query.rows[0].isrc'],
       [{ provider: 'file', query: { rows: [{ title: 'T', upc: '0886440000049' }] } }, 'query.rows[0].upc'],
       [{ provider: 'file', query: { json: '{not json' } }, 'query.json'],
+      [{ provider: 'file', query: { rows: [{ title: 'T', upc: '0886440000042', releaseDate: '2026-02-30' }] } }, 'query.rows[0].releaseDate'],
       [{ provider: 'file', query: {} }, 'query'],
       [{ provider: 'ftp', query: {} }, 'provider'],
     ];

@@ -73,7 +73,7 @@ export function cleanData(kind: ItemKind, raw: Record<string, unknown>, where: s
   for (const f of ['artists', 'mainGenre'] as const) if (raw[f] !== undefined) d[f] = list(raw[f]).slice(0, 100);
   if (raw.releaseDate !== undefined) {
     const v = str(raw.releaseDate);
-    if (v && !/^\d{4}-\d{2}-\d{2}$/.test(v)) problems.push(`${where}.releaseDate must be YYYY-MM-DD`);
+    if (v && !(/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) && new Date(v).toISOString().startsWith(v))) problems.push(`${where}.releaseDate must be a date YYYY-MM-DD`);
     d.releaseDate = v;
   }
   if (kind === 'asset') {
