@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { startPartnerRun, type PartnerRun } from './helpers';
 import { clock } from '../../src/lib/clock';
 
 /** Data shares (spec 4.1): granted by one workspace, read by another or by a link; revocation is immediate. */
 describe('data shares', function () {
+  let run: PartnerRun;
   let app: TestApp;
   let a: TestTenant;
   let b: TestTenant;
@@ -11,7 +13,8 @@ describe('data shares', function () {
   let artistLuna: string;
 
   before(async () => {
-    app = await startTestApp();
+    run = await startPartnerRun();
+    app = run.app;
     a = await createTestTenant(app, 'ShareA');
     b = await createTestTenant(app, 'ShareB');
     c = await createTestTenant(app, 'ShareC');
@@ -22,7 +25,7 @@ describe('data shares', function () {
     const r2 = await app.request('POST', '/asset', { token: t, body: { title: 'Other Song', isrc: 'USRC12600009', artists: ['Someone Else'] } });
     assert.equal(r2.status, 201, r2.text);
   });
-  after(async () => app.close());
+  after(async () => run.close());
 
   const create = (t: TestTenant, body: unknown) => app.request('POST', '/data-shares', { token: t.users.admin!.token, body });
 
@@ -86,6 +89,9 @@ describe('data shares', function () {
     assert.deepEqual(pub.body.data.data, { userId: a.users.user!.tenantUserId, currency: 'USD', earnings: '0', lines: 0, months: [] });
     const wrong = await app.request('GET', `/data-shares/access/${token.slice(0, -2)}xx`);
     assert.equal(wrong.status, 404);
+    // the token travels in the path: the request log masks it
+    assert.ok(run.logs.some((l) => l.includes('/data-shares/access/***')), 'the link request was logged, masked');
+    assert.equal(run.logs.find((l) => l.includes(token)), undefined, 'no log line carries the token');
   });
 
   it('DELETE is permanent and immediate: the link and the grant answer 404 at once', async () => {
