@@ -40,6 +40,8 @@ export interface JobPayloads {
   'royalty.sweep': Record<string, never>;
   /** Every minute: resend unconfirmed FX payouts (same idempotency key) and poll open ones (src/modules/partners/fx-payouts.ts). */
   'partners.fxpartner.sync': Record<string, never>;
+  /** Fetch a catalogue import batch from its provider and stage its items (src/modules/imports/service.ts). */
+  'catalogue.import.fetch': { tenantId: number; batchId: string };
 }
 
 export type JobName = keyof JobPayloads;
@@ -79,6 +81,8 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   'royalty.reallocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, policy: 'stately' },
   'royalty.sweep': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
   'partners.fxpartner.sync': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
+  // a provider that does not answer is retried; a refusal marks the batch failed at once
+  'catalogue.import.fetch': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 600 },
 };
 
 /** pg-boss queue options (what JOB_OPTIONS holds beyond them is this process's business). */
