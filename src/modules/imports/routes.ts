@@ -59,8 +59,7 @@ export function registerCatalogueImportRoutes(router: Router, svc: AppServices):
   defineRoutes(router, svc, { tag: 'Catalogue import', errorShape: 'catalogue' }, [
     route({ method: 'get', path: '/providers', summary: 'Catalogue import providers and whether this workspace can use them', access: 'admin', responses: { 200: Answer(Type.Array(Any)), ...errs },
       async handler({ trx }) {
-        const dist = !!svc.cfg.distributorApiUrl && !!(await trx('distributor_credentials').where({ is_enabled: true }).first('tenant_id'));
-        return ok('Import providers', PROVIDERS.map((p) => ({ ...p, available: p.id === 'file' ? true : dist })));
+        return ok('Import providers', await imp.listProviders(svc, trx));
       } }),
     route({ method: 'get', path: '/search', summary: 'Search a provider\'s catalogue live (stages nothing); the distributor only', access: 'admin', noTransaction: true,
       query: Type.Object({ provider: Type.Literal('distributor'), query: Type.Optional(Type.String({ maxLength: 200 })), ...ItemPage }),

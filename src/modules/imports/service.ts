@@ -18,7 +18,7 @@ import { AppError, NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { iso } from '../catalogue/common';
 import { PartnerApiError } from '../partners/http-client';
-import { cleanData, distributorItems, fileItems, type DistributorQuery, type FileQuery, type ItemKind, type ProviderId, type StagedData, type StagedItem } from './providers';
+import { PROVIDERS, cleanData, distributorItems, fileItems, type DistributorQuery, type FileQuery, type ItemKind, type ProviderId, type StagedData, type StagedItem } from './providers';
 import { applyItem, currentOf, diffOf } from './apply';
 
 export interface FetchInput {
@@ -59,6 +59,12 @@ function batchView(r: Record<string, unknown>, c: Record<string, number>) {
 }
 
 /** POST /fetch: check the query (a file is parsed here, so a bad one is a 400 now), queue the job. */
+/** GET /providers: each provider and whether this workspace can use it (the distributor needs its adapter and enabled credentials). */
+export async function listProviders(svc: Pick<AppServices, 'cfg'>, trx: Trx) {
+  const dist = !!svc.cfg.distributorApiUrl && !!(await trx('distributor_credentials').where({ is_enabled: true }).first('tenant_id'));
+  return PROVIDERS.map((p) => ({ ...p, available: p.id === 'file' ? true : dist }));
+}
+
 export async function startFetch(svc: AppServices, tenantId: number, actor: string | null, input: FetchInput) {
   let query: Record<string, unknown>;
   if (input.provider === 'file') {
