@@ -18,17 +18,15 @@ import { ValidationError } from '../../lib/errors';
 import { dec, Decimal, money } from './common';
 import { EARNINGS_PERIOD } from './ledger';
 import { apportion } from './rounding';
+import { periodSpanOf } from '../settings/periods';
 
 export interface PeriodSpan { start: string; end: string; label: string }
 
 /** "2026-10" | "2026-Q4" | "2026-H2" → [start, end) and the label. */
 export function parsePeriod(label: string): PeriodSpan {
-  const m = /^(\d{4})-(?:(0[1-9]|1[0-2])|Q([1-4])|H([12]))$/.exec(label);
-  if (!m) throw new ValidationError('Invalid period', ['period must be YYYY-MM, YYYY-Qn or YYYY-Hn'], 'INVALID_PERIOD');
-  const y = Number(m[1]);
-  const [first, months] = m[2] ? [Number(m[2]), 1] : m[3] ? [(Number(m[3]) - 1) * 3 + 1, 3] : [(Number(m[4]) - 1) * 6 + 1, 6];
-  const iso = (yy: number, mm: number) => `${yy + Math.floor((mm - 1) / 12)}-${String(((mm - 1) % 12) + 1).padStart(2, '0')}-01`;
-  return { start: iso(y, first), end: iso(y, first + months), label };
+  const span = periodSpanOf(label);
+  if (!span) throw new ValidationError('Invalid period', ['period must be YYYY-MM, YYYY-Qn or YYYY-Hn'], 'INVALID_PERIOD');
+  return { ...span, label };
 }
 
 export interface SourceAmount { type: string; id: string; amount: string }
