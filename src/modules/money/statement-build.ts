@@ -19,6 +19,7 @@ import { dec, Decimal, money } from './common';
 import { EARNINGS_PERIOD } from './ledger';
 import { apportion } from './rounding';
 import { periodSpanOf } from '../settings/periods';
+import { neutralise } from '../../http/export';
 
 export interface PeriodSpan { start: string; end: string; label: string }
 
@@ -30,26 +31,29 @@ export function parsePeriod(label: string): PeriodSpan {
 }
 
 export interface SourceAmount { type: string; id: string; amount: string }
-export interface Figures {
+/** What a live statement (statements.ts) and a frozen one share: the payee, the period and the sections' lines and totals. */
+export interface StatementBase {
   workspace: string;
   payee: { id: string; name: string; email: string };
   period: string;
-  periodStart: string;
-  periodEnd: string;
   currency: string;
   openingBalance: string;
-  recordings: { recordingId: string | null; title: string; isrc: string | null; quantity: string; amount: string }[];
   royaltiesTotal: string;
-  quantityTotal: string;
   revenueShares: { revenueId: string; title: string; amount: string }[];
   revenueSharesTotal: string;
   recouped: { expenseId: string; title: string; amount: string }[];
   recoupedTotal: string;
   payments: { paymentId: string; title: string; kind: string; amount: string }[];
   paymentsTotal: string;
+  closingBalance: string;
+}
+export interface Figures extends StatementBase {
+  periodStart: string;
+  periodEnd: string;
+  recordings: { recordingId: string | null; title: string; isrc: string | null; quantity: string; amount: string }[];
+  quantityTotal: string;
   adjustments: { origin: string; reason: string; sourceType: string; sourceId: string; amount: string }[];
   adjustmentsTotal: string;
-  closingBalance: string;
   /** What this statement accounts for, per ledger source (period entries and adjustments). */
   sources: SourceAmount[];
 }
@@ -162,8 +166,8 @@ export function figuresCsv(f: Figures, digits: number): string {
     ['adjustments_total', 'Adjustments to closed periods', null, null, a(f.adjustmentsTotal), c],
     ['closing_balance', 'Closing balance', null, null, a(f.closingBalance), c],
   ];
-  // Formula-injection safe: a text cell starting with = + - @ is prefixed with '.
-  const safe = rows.map((r) => r.map((v, i) => (v && i < 3 && /^[=+\-@\t\r]/.test(v) ? `'${v}` : v)));
+  // Formula-injection safe: a text cell starting with = + - @ tab or CR is prefixed with ' (the export rule).
+  const safe = rows.map((r) => r.map((v, i) => (v && i < 3 ? neutralise(v) : v)));
   return Papa.unparse({ fields: ['section', 'item', 'reference', 'quantity', 'amount', 'currency'], data: safe }, { newline: '\n' }) + '\n';
 }
 

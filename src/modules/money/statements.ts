@@ -12,22 +12,10 @@ import type { Trx } from '../../db';
 import { NotFoundError } from '../../lib/errors';
 import { baseCurrency, dec, Decimal, money, periodBounds } from './common';
 import { EARNINGS_PERIOD } from './ledger';
+import type { StatementBase } from './statement-build';
 
-export interface Statement {
-  workspace: string;
-  payee: { id: string; name: string; email: string };
-  period: string;
-  currency: string;
-  openingBalance: string;
+export interface Statement extends StatementBase {
   earnings: { dsp: string; productId: string | null; product: string; amount: string }[];
-  royaltiesTotal: string;
-  revenueShares: { revenueId: string; title: string; amount: string }[];
-  revenueSharesTotal: string;
-  recouped: { expenseId: string; title: string; amount: string }[];
-  recoupedTotal: string;
-  payments: { paymentId: string; title: string; kind: string; amount: string }[];
-  paymentsTotal: string;
-  closingBalance: string;
 }
 
 export async function buildStatement(trx: Trx, payee: string, period: string): Promise<Statement> {
