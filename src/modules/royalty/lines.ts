@@ -99,10 +99,8 @@ export async function assertFileVisible(trx: Trx, fileId: string): Promise<{ nam
 /** One page of lines (JSON answers). */
 export async function pageLines(trx: Trx, payee: string | null, sel: LineSelection, page: number, size: number) {
   const q = linesQuery(payee, sel);
-  const [{ rows }, count] = await Promise.all([
-    trx.raw(`${q.sql} LIMIT ${Number(size)} OFFSET ${(Number(page) - 1) * Number(size)}`, q.bindings as never[]),
-    trx.raw(`SELECT count(*)::int AS n FROM (${q.sql}) c`, q.bindings as never[]),
-  ]);
+  const { rows } = await trx.raw(`${q.sql} LIMIT ${Number(size)} OFFSET ${(Number(page) - 1) * Number(size)}`, q.bindings as never[]);
+  const count = await trx.raw(`SELECT count(*)::int AS n FROM (${q.sql}) c`, q.bindings as never[]);
   return { data: rows as Record<string, unknown>[], pagination: { page, size, total: Number(count.rows[0]?.n ?? 0) } };
 }
 
