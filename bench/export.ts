@@ -56,9 +56,14 @@ async function main() {
     console.log(`export bench: ${LINES.toLocaleString()} lines, ${os.cpus().length} cores`);
     for (const format of ['csv', 'xlsx'] as const) {
       global.gc?.();
-      const before = process.memoryUsage().rss;
-      let peak = before;
-      const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+      const before = process.memoryUsage();
+      let peak = before.rss;
+      let heap = before.heapUsed;
+      const timer = setInterval(() => {
+        const m = process.memoryUsage();
+        peak = Math.max(peak, m.rss);
+        heap = Math.max(heap, m.heapUsed);
+      }, 20);
       const s = sink();
       const t0 = process.hrtime.bigint();
       await withTenant(db.app, t.id, async (trx) => {
@@ -67,7 +72,7 @@ async function main() {
       });
       clearInterval(timer);
       const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-      console.log(`${format.padEnd(5)} ${secs.toFixed(1).padStart(6)} s  ${mb(s.bytes()).padStart(8)}  RSS before ${mb(before)}, peak ${mb(peak)} (+${mb(peak - before)})`);
+      console.log(`${format.padEnd(5)} ${secs.toFixed(1).padStart(6)} s  ${mb(s.bytes()).padStart(8)}  RSS before ${mb(before.rss)}, peak ${mb(peak)} (+${mb(peak - before.rss)}); JS heap before ${mb(before.heapUsed)}, peak ${mb(heap)}`);
     }
   } finally {
     await rt.shutdown();

@@ -107,6 +107,32 @@ export function xlsxValue(v: unknown, kind: ColumnKind = 'text'): string | numbe
   return s;
 }
 
+type StreamState = { length?: number };
+type Piped = { writableLength?: number; readableLength?: number; _writableState?: StreamState; _readableState?: StreamState };
+
+/** Bytes the worksheet's XML stream holds that the zip (deflate) has not taken yet. */
+function sheetBacklog(ws: unknown): number {
+  // exceljs' sheet stream (a StreamBuf) ignores write()'s answer: what it buffers, and what the
+  // stream it pipes into holds (archiver's readable-stream PassThrough, whose lengths live in
+  // its states), is the producer's lead over deflate. Read defensively: internals, not API.
+  const s = (ws as { _stream?: { buffers?: unknown[]; bufSize?: number; pipes?: Piped[] } })._stream;
+  if (!s) return 0;
+  const own = (s.buffers?.length ?? 0) > 1 ? (s.buffers!.length - 1) * (s.bufSize ?? 0) : 0;
+  const held = (p: Piped) => (p.writableLength ?? p._writableState?.length ?? 0) + (p.readableLength ?? p._readableState?.length ?? 0);
+  return own + (s.pipes ?? []).reduce((a, p) => a + held(p), 0);
+}
+
+/**
+ * Every few hundred rows: let deflate and the socket run (a macrotask; the row source may
+ * answer from its buffer in microtasks only), then wait while the client or the zip lags.
+ */
+async function xlsxBackPressure(ws: unknown, res: Context['res']): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+  if (res.writableNeedDrain) await once(res, 'drain');
+  while (sheetBacklog(ws) > 1024 * 1024 && !res.destroyed) await new Promise((r) => setTimeout(r, 2));
+  if (res.destroyed) throw new Error('client went away');
+}
+
 async function* csvChunks(first: IteratorResult<Record<string, unknown>>, it: AsyncIterator<Record<string, unknown>>, columns: ExportColumn[]) {
   const kinds = columns.map((c) => c.kind);
   let buf = csvRow(columns.map((c) => c.header ?? c.key));
@@ -158,8 +184,7 @@ export async function sendTable(ctx: Context, table: ExportTable): Promise<void>
     while (!r.done) {
       const row = r.value;
       ws.addRow(table.columns.map((c, i) => xlsxValue(row[c.key], kinds[i]))).commit();
-      if (++n % 500 === 0 && res.writableNeedDrain) await once(res, 'drain');
-      if (res.destroyed) throw new Error('client went away');
+      if (++n % 200 === 0) await xlsxBackPressure(ws, res);
       r = await it.next();
     }
     ws.commit();
