@@ -8,6 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { routeRegistry, type RegisteredRoute } from './route';
 import { CatalogueError, Pagination, StatusError } from './schema';
 import { envelopeSchema, errorExample, exampleOf, rawRequestBody } from './openapi-examples';
+import { CSV_TYPE, XLSX_TYPE } from './export';
 
 /** The interface (spec) version this API implements. */
 export const INTERFACE_VERSION = '2.6.0';
@@ -38,6 +39,16 @@ function responsesOf(r: RegisteredRoute, components: object): Record<string, unk
   if (!Object.keys(responses).length) {
     const s = envelopeSchema(r);
     responses[String(r.status ?? 200)] = { description: 'OK', content: { 'application/json': { schema: s, example: exampleOf(s, components) } } };
+  }
+  if (r.export) {
+    // ?format=csv|xlsx: the same rows as a file (src/http/export.ts).
+    const ok = responses[String(r.status ?? 200)] as { description: string; content: Record<string, unknown> };
+    ok.description = 'OK: JSON, or with `format=csv` / `format=xlsx` the rows as a file (attachment)';
+    ok.content[CSV_TYPE.split(';')[0]!] = {
+      schema: { type: 'string', description: "RFC 4180 CSV, UTF-8, header row first; text cells starting with = + - @ tab or CR prefixed with '" },
+      example: "dsp,revenue,quantity,lines,currency\r\nSpotify,1234.5678,402211,9120,USD\r\n'=cmd|calc,-1.25,-1,1,USD\r\n",
+    };
+    ok.content[XLSX_TYPE] = { schema: { type: 'string', format: 'binary', description: 'One worksheet (data), header row first' }, example: '(binary XLSX workbook)' };
   }
   const shape = r.errorShape ?? 'status';
   if (r.feature) {

@@ -32,6 +32,7 @@ const parseBody = bodyParser({
 import type { AppServices } from '../services';
 import { REFRESH_COOKIE, type AuthContext } from '../lib/identity';
 import { missingFeature, type FeatureName } from './features';
+import { sendTable, withFormatParam, type ExportFormat, type ExportTable } from './export';
 
 export type { Access } from './schema';
 import type { Access } from './schema';
@@ -85,6 +86,12 @@ export interface RouteDef<BS extends TSchema | undefined = TSchema | undefined, 
   description?: string;
   /** A plan feature the tenant must have (src/http/features.ts): else 403 FEATURE_REQUIRED. */
   feature?: FeatureName;
+  /**
+   * The route also answers `?format=csv|xlsx` (src/http/export.ts): the table to stream,
+   * built from the same validated input, read in a tenant transaction that lasts until the
+   * last row is written. `format` is added to the query schema and taken out of `query`.
+   */
+  export?: (args: HandlerArgs<S<BS>, S<QS>, S<PS>>) => Promise<Omit<ExportTable, 'format'>> | Omit<ExportTable, 'format'>;
   handler(args: HandlerArgs<S<BS>, S<QS>, S<PS>>): Promise<unknown> | unknown;
 }
 
@@ -116,6 +123,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
   for (const def of defs) {
     const shape = def.errorShape ?? group.errorShape ?? 'status';
     const paramSchema = def.params;
+    const querySchema = def.export ? withFormatParam(def.query) : def.query;
     const koaHandler = async (ctx: Context) => {
       ctx.state.errorShape = shape;
       const auth = await svc.auth.authenticate({ authorization: ctx.get('authorization'), refreshCookie: ctx.cookies.get(REFRESH_COOKIE), workspaceHeader: ctx.get('x-workspace-id') }, def.access);
@@ -143,7 +151,9 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
       // Every part is checked and every problem named in one answer.
       const params = { ...ctx.params };
       const query = { ...ctx.query };
-      const problems = [...problemsOf(paramSchema, params, 'query', 'params'), ...problemsOf(def.query, query, 'query', 'query')];
+      const problems = [...problemsOf(paramSchema, params, 'query', 'params'), ...problemsOf(querySchema, query, 'query', 'query')];
+      const format = (def.export ? (query as { format?: ExportFormat }).format ?? 'json' : 'json');
+      if (def.export) delete (query as { format?: string }).format;
       let body: unknown = undefined;
       if (!def.rawBody && def.method !== 'get' && def.method !== 'delete') {
         body = (ctx.request as unknown as { body?: unknown }).body;
@@ -172,6 +182,11 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
           },
           svc,
         } as HandlerArgs<unknown, unknown, unknown>;
+        if (format !== 'json' && def.export) {
+          const table = await def.export(args as never);
+          await sendTable(ctx, { ...table, format, onError: (err) => svc.log.warn({ err, route: def.path }, 'export cut short') });
+          return;
+        }
         const result = await def.handler(args as never);
         if (result !== undefined) {
           ctx.status = def.status ?? 200;
@@ -181,7 +196,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
       if (tenantRoute && !def.noTransaction) await withTenant(svc.db.app, auth.tenantId!, (trx) => run(trx));
       else await run(null);
     };
-    routeRegistry.push({ ...def, errorShape: shape, tag: group.tag, koaHandler });
+    routeRegistry.push({ ...def, query: querySchema, errorShape: shape, tag: group.tag, koaHandler });
     router[def.method](def.path, koaHandler);
   }
 }

@@ -66,9 +66,12 @@ describe('money: resources, bulk, roles, cross-tenant', function () {
     assert.equal(usd.firstName, 'Ana');
     assert.equal(usd.transactionDate, '2026-10-31T12:00:00.000Z');
     ids.payment = usd.id;
-    // 100 earned − (10 + 108.005 + 55) paid; the ledger posts 108.005 in cents, half away from zero: 108.01
+    // 100 earned − (10 + 108.005 + 55) paid; the ledger posts 108.005 in cents, half away from zero: 108.01.
+    // Paid 73.01 more than earned: due is 0 and the 73.01 is an overpayment held for recovery.
     const d = await app.request('GET', '/accounting/getcurrentdue', { token: A('user') });
-    assert.ok(same(d.body.data.due, '-73.01'), d.text);
+    assert.ok(same(d.body.data.due, '0'), d.text);
+    const sum = (await app.request('GET', `/accounting/transactions/summary?userId=${ana}`, { token: A('admin') })).body.data;
+    assert.ok(same(sum.overpaymentRecovery, '73.01'), JSON.stringify(sum));
     // all invalid → still 200, zero created
     const none = await app.request('POST', '/payment/bulk', { token: A('admin'), body: { payments: [{ user: ana, currency: 'usdollars', amount: 1 }] } });
     assert.equal(none.status, 200);

@@ -303,7 +303,7 @@ describe('money: full cycle', function () {
     const n = await ledgerCount();
     const r = await app.request('GET', '/accounting/refresh', { token: a.users.admin!.token });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.body.data.posted, { royalty: 0, revenue: 0, payment: 0, recoupment: 0 });
+    assert.deepEqual(r.body.data.posted, { royalty: 0, revenue: 0, payment: 0, recoupment: 0, recovery: 0 });
     assert.equal(await ledgerCount(), n);
     const s = await app.request('GET', '/accounting/refreshstats', { token: a.users.admin!.token });
     assert.equal(s.body.data.consistent, true, JSON.stringify(s.body));

@@ -122,7 +122,7 @@ describe('money: ledger invariants', function () {
         await withTenant(app.svc.db.app, t.tenantId, async (trx) => {
           const earnings = await trx('royalty_earnings').whereNull('superseded_at').select('tenant_user_id', 'amount', 'asset_id', 'artist_id');
           const shares = await trx('revenue_shares').select('tenant_user_id', 'amount');
-          const ledger = await trx('ledger_entries').select('tenant_user_id', 'kind', 'amount', 'source_type', 'source_id');
+          const ledger = await trx('ledger_entries').select('tenant_user_id', 'kind', 'amount', 'source_type', 'source_id', 'accounting_period');
           const expenses = await trx('expenses').select('*');
           const payments = await trx('payments').select('tenant_user_id', 'base_amount', 'status');
           // identity 1: total royalties allocated = Σ payees' royalty entries
@@ -162,22 +162,35 @@ describe('money: ledger invariants', function () {
             const k = (kind: string) => sum(ledger.filter((l) => l.tenant_user_id === p && l.kind === kind).map((l) => l.amount));
             const due = sum(ledger.filter((l) => l.tenant_user_id === p).map((l) => l.amount));
             const earned = k('royalty').plus(k('revenue_share'));
-            // identity 2: due = earnings − recouped − payments + reversals (+ adjustments)
-            assert.equal(due.toFixed(), earned.minus(k('expense_recoup').neg()).minus(k('payment').neg()).plus(k('reversal')).plus(k('adjustment')).toFixed());
+            // identity 2: due = earnings − recouped − payments + reversals (+ adjustments) + overpayment recovery
+            assert.equal(due.toFixed(), earned.minus(k('expense_recoup').neg()).minus(k('payment').neg()).plus(k('reversal')).plus(k('adjustment')).plus(k('overpayment_recovery')).toFixed());
             // and the ledger agrees with the source rows
             const fromSources = sum(earnings.filter((e) => e.tenant_user_id === p).map((e) => e.amount))
               .plus(sum(shares.filter((s) => s.tenant_user_id === p).map((s) => s.amount)))
               .minus(sum(expenses.filter((x) => x.tenant_user_id === p).map((x) => model.get(x.id) ?? D(0))))
               .minus(sum(payments.filter((x) => x.tenant_user_id === p && x.status !== 'failed').map((x) => x.base_amount)));
-            assert.equal(due.toFixed(), fromSources.toFixed(), `payee ${p}`);
+            // due is never negative: a shortfall (paid or charged more than earned) is the overpayment receivable
+            assert.equal(due.toFixed(), Decimal.max(0, fromSources).toFixed(), `payee ${p}`);
+            assert.equal(k('overpayment_recovery').toFixed(), Decimal.max(0, fromSources.neg()).toFixed(), `payee ${p} recovery`);
+            // …and so is the running balance through any accounting period
+            const byPeriod = new Map<string, Decimal>();
+            for (const l of ledger.filter((x) => x.tenant_user_id === p)) {
+              const key = new Date(l.accounting_period).toISOString().slice(0, 10);
+              byPeriod.set(key, (byPeriod.get(key) ?? D(0)).plus(l.amount));
+            }
+            let running = D(0);
+            for (const key of [...byPeriod.keys()].sort()) {
+              running = running.plus(byPeriod.get(key)!);
+              assert.ok(running.gte(0), `payee ${p} balance through ${key}: ${running}`);
+            }
           }
           const again = await refreshLedger(trx);
-          assert.deepEqual(again, { royalty: 0, revenue: 0, payment: 0, recoupment: 0 });
+          assert.deepEqual(again, { royalty: 0, revenue: 0, payment: 0, recoupment: 0, recovery: 0 });
         });
         // the same identity through HTTP
         const s = await app.request('GET', `/accounting/transactions/summary?userId=${payees[1]}`, { token: t.users.admin!.token });
         const x = s.body.data;
-        assert.equal(D(x.earnings).minus(x.recouped).minus(x.payments).plus(x.reversals).plus(x.adjustments).toFixed(), D(x.due).toFixed());
+        assert.equal(D(x.earnings).minus(x.recouped).minus(x.payments).plus(x.reversals).plus(x.adjustments).plus(x.overpaymentRecovery).toFixed(), D(x.due).toFixed());
         assert.equal(D(x.due).toFixed(), D((await app.request('GET', `/accounting/getcurrentdue?userId=${payees[1]}`, { token: t.users.admin!.token })).body.data.due).toFixed());
         const st = await app.request('GET', '/accounting/refreshstats', { token: t.users.admin!.token });
         assert.equal(st.body.data.consistent, true, JSON.stringify(st.body.data));

@@ -184,6 +184,10 @@ describe('money: statement runs, frozen statements, closed periods', function ()
     assert.equal(n1.f.paymentsTotal, D(closing).neg().toFixed());
     const due = (await app.request('GET', `/accounting/getcurrentdue?userId=${payee}`, admin())).body.data.due;
     assert.equal(n1.f.closingBalance, due);
+    // paid more than the payee now earned: the overpayment is held for recovery, due is 0, not negative
+    assert.equal(due, '0');
+    assert.deepEqual(n1.f.recovery, [{ title: 'Overpayment held for recovery from later earnings', amount: D(delta).neg().toFixed() }]);
+    assert.equal(n1.f.recoveryOutstanding, D(delta).neg().toFixed());
     const n2 = await nov();
     assert.deepEqual(n2.f.adjustments.map((x: { amount: string }) => x.amount), [delta], 'posted once, however often November is run');
     assert.equal(n2.run.diff[0].status, 'unchanged');
@@ -198,7 +202,9 @@ describe('money: statement runs, frozen statements, closed periods', function ()
     await allocateFile(app, a.tenantId, f1, [], { supersedePrevious: true });
     const dec2 = await run('2026-12', [payee]);
     const d2 = (await app.request('GET', `/statements/${dec2.body.data.statements[0].id}`, admin())).body.data.figures;
-    assert.deepEqual(d2.adjustments.map((x: { origin: string }) => x.origin).sort(), ['deleted_file', 'late_file']);
+    // the file's deletion deepens November's overpayment: its recovery grows, shown as an adjustment too
+    assert.deepEqual(d2.adjustments.map((x: { origin: string }) => x.origin).sort(), ['deleted_file', 'late_file', 'recovery']);
+    assert.equal(d2.closingBalance, '0');
     assert.equal(d2.adjustments.find((x: { origin: string }) => x.origin === 'late_file').amount, '3');
     assert.equal(d2.closingBalance, (await app.request('GET', `/accounting/getcurrentdue?userId=${payee}`, admin())).body.data.due);
     const diff = dec2.body.data.diff.find((x: { user: string }) => x.user === payee);

@@ -6,19 +6,15 @@ import type { Writable } from 'node:stream';
 import type { AppServices } from '../../services';
 import { withTenant } from '../../db';
 import { getFileRow, publicFile, TERMINAL_STATUSES } from './service';
+import { csvCell } from '../../http/export';
 
 /** The file exists in the workspace (404 otherwise); its row. */
 export async function visibleFile(svc: AppServices, tenantId: number, id: string): Promise<Record<string, any>> {
   return withTenant(svc.db.app, tenantId, (trx) => getFileRow(trx, id));
 }
 
-function csvCell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
-/** Every rejected line as CSV: keyset pages in short transactions, written with back-pressure. */
+/** Every rejected line as CSV (the export rule: a reason or raw line starting with = + - @ tab CR gets a leading '): keyset pages in short transactions, written with back-pressure. */
 export async function streamErrors(svc: AppServices, tenantId: number, fileId: string, out: Writable): Promise<void> {
   try {
     out.write('line_no,reason,raw\n');

@@ -6,7 +6,7 @@
 import type { Knex, Trx } from "../../db";
 import { NotFoundError } from '../../lib/errors';
 import { baseCurrency, dec, existingMembers, iso, money } from './common';
-import { EARNINGS_PERIOD, ledgerDigits, refreshLedger, totalsByKind, type KindTotals } from './ledger';
+import { EARNINGS_PERIOD, LEDGER_KINDS, ledgerDigits, refreshLedger, totalsByKind, type KindTotals } from './ledger';
 import { availableFor } from './requests';
 
 /** Ledger totals by kind + the identity terms, as decimal strings. */
@@ -21,7 +21,9 @@ export function shapeTotals(t: KindTotals, currency: string) {
     payments: money(dec(t.payment).neg()),
     reversals: money(t.reversal),
     adjustments: money(t.adjustment),
-    // due = earnings − recouped − payments + reversals + adjustments (= the ledger's sum)
+    // overpaid amounts held as a receivable (+) and recouped from later earnings (−): net, what is still to recover
+    overpaymentRecovery: money(t.overpayment_recovery),
+    // due = earnings − recouped − payments + reversals + adjustments + overpaymentRecovery (= the ledger's sum, never negative)
     due: money(t.due),
   };
 }
@@ -89,7 +91,7 @@ export async function monthly(trx: Trx, o: { payee: string | null; from?: string
   if (o.payee) (w.push('tenant_user_id = ?'), b.push(o.payee));
   const r = await trx.raw(
     `SELECT to_char(accounting_period, 'YYYY-MM') AS period, accounting_period AS p,
-            ${['royalty', 'revenue_share', 'expense_recoup', 'payment', 'reversal', 'adjustment']
+            ${LEDGER_KINDS
               .map((k) => `coalesce(sum(amount) FILTER (WHERE kind = '${k}'), 0)::text AS ${k}`)
               .join(', ')},
             sum(amount)::text AS net,
@@ -146,10 +148,10 @@ export async function payeeStats(trx: Trx, payee: string) {
  * would be posted, roll back. consistent = nothing to post, and the identities hold:
  *   royalties allocated (current royalty_earnings, each file's period total rounded to the
  *   minor unit) = Σ payees' royalty entries
- *   due (Σ ledger) = earnings − recouped − payments + reversals + adjustments
+ *   due (Σ ledger) = earnings − recouped − payments + reversals + adjustments + overpayment recovery
  */
 export async function reconciliation(trx: Trx) {
-  let pending = { royalty: 0, revenue: 0, payment: 0, recoupment: 0 };
+  let pending = { royalty: 0, revenue: 0, payment: 0, recoupment: 0, recovery: 0 };
   await trx
     .transaction(async (sp) => {
       pending = await refreshLedger(sp);
@@ -167,8 +169,8 @@ export async function reconciliation(trx: Trx) {
      FROM (SELECT e.file_id, ${EARNINGS_PERIOD('e')} AS p, sum(e.amount) AS s FROM royalty_earnings e WHERE e.superseded_at IS NULL GROUP BY 1, 2) f`,
   );
   const shaped = shapeTotals(t, currency);
-  const identity = dec(shaped.earnings!).minus(shaped.recouped!).minus(shaped.payments!).plus(shaped.reversals!).plus(shaped.adjustments!);
-  const pendingTotal = pending.royalty + pending.revenue + pending.payment + pending.recoupment;
+  const identity = dec(shaped.earnings!).minus(shaped.recouped!).minus(shaped.payments!).plus(shaped.reversals!).plus(shaped.adjustments!).plus(shaped.overpaymentRecovery!);
+  const pendingTotal = pending.royalty + pending.revenue + pending.payment + pending.recoupment + pending.recovery;
   return {
     consistent: pendingTotal === 0 && dec(alloc.rows[0].s).eq(t.royalty) && identity.eq(t.due),
     pendingEntries: pending,

@@ -65,8 +65,8 @@ interface DiffSpec {
   kind: string;
 }
 
-/** Insert desired − posted for every key where it differs; returns the number of entries posted. */
-async function postDiff(trx: Trx, spec: DiffSpec): Promise<number> {
+/** Insert desired − posted for every key where it differs; returns the number of entries posted and their payees. */
+async function postDiffPayees(trx: Trx, spec: DiffSpec): Promise<{ count: number; payees: string[] }> {
   const r = await trx.raw(
     `WITH desired AS (${spec.desired}),
      posted AS (
@@ -89,10 +89,15 @@ async function postDiff(trx: Trx, spec: DiffSpec): Promise<number> {
      INSERT INTO ledger_entries (tenant_id, tenant_user_id, kind, amount, currency, accounting_period, source_type, source_id, created_at)
      SELECT app_tenant_id(), tenant_user_id, ${spec.kind}, delta,
             (SELECT base_currency FROM tenants WHERE id = app_tenant_id()), accounting_period, source_type, source_id, ?
-     FROM diff WHERE delta <> 0`,
+     FROM diff WHERE delta <> 0
+     RETURNING tenant_user_id`,
     [...spec.desiredBindings, ...spec.postedBindings, clock.now()],
   );
-  return r.rowCount ?? 0;
+  return { count: r.rowCount ?? 0, payees: [...new Set((r.rows as { tenant_user_id: string }[]).map((x) => x.tenant_user_id))] };
+}
+
+async function postDiff(trx: Trx, spec: DiffSpec): Promise<number> {
+  return (await postDiffPayees(trx, spec)).count;
 }
 
 // ---------------------------------------------------------------- royalties
@@ -132,7 +137,7 @@ function royaltySpec(fileIds: string[] | null, digits: number): DiffSpec {
 export async function postRoyaltiesForFile(trx: Trx, fileId: string): Promise<{ royaltyEntries: number; recoupEntries: number }> {
   await lockLedger(trx, 'shared');
   await lockKey(trx, 'file', [fileId]);
-  const royaltyEntries = await postDiff(trx, royaltySpec([fileId], await ledgerDigits(trx)));
+  const royalty = await postDiffPayees(trx, royaltySpec([fileId], await ledgerDigits(trx)));
   // Only payees with recoupable expenses can have their recoupment changed by new earnings.
   const rows = await trx.raw(
     `SELECT DISTINCT x.tenant_user_id FROM expenses x
@@ -140,15 +145,28 @@ export async function postRoyaltiesForFile(trx: Trx, fileId: string): Promise<{ 
     [fileId],
   );
   const payees = rows.rows.map((r: { tenant_user_id: string }) => r.tenant_user_id);
+  // Every payee this posting may touch, locked in one sorted batch (recoupment re-locks a subset).
+  const touched = [...new Set([...royalty.payees, ...payees])];
+  await lockPayees(trx, touched);
   const recoupEntries = payees.length ? await reconcileRecoupment(trx, payees) : 0;
-  return { royaltyEntries, recoupEntries };
+  await reconcileRecovery(trx, royalty.payees);
+  return { royaltyEntries: royalty.count, recoupEntries };
 }
 
 // ---------------------------------------------------------------- revenues
 
 export async function reconcileRevenues(trx: Trx, revenueIds: string[] | null): Promise<number> {
   await lockLedger(trx, 'shared');
-  return postDiff(trx, {
+  if (revenueIds) {
+    // The revenues' payees, before and after, locked once (the caller's recoupment re-locks a subset).
+    const who = await trx.raw(
+      `SELECT tenant_user_id FROM revenue_shares WHERE revenue_id = ANY(?::uuid[])
+       UNION SELECT tenant_user_id FROM ledger_entries WHERE source_type = 'revenue' AND source_id = ANY(?::uuid[])`,
+      [revenueIds, revenueIds],
+    );
+    await lockPayees(trx, who.rows.map((r: { tenant_user_id: string }) => r.tenant_user_id));
+  }
+  const r = await postDiffPayees(trx, {
     desired: `SELECT s.tenant_user_id, 'revenue'::text AS source_type, s.revenue_id AS source_id, r.accounting_period, sum(s.amount) AS amount
               FROM revenue_shares s JOIN revenues r ON r.tenant_id = s.tenant_id AND r.id = s.revenue_id
               ${revenueIds ? 'WHERE r.id = ANY(?::uuid[])' : ''}
@@ -158,6 +176,8 @@ export async function reconcileRevenues(trx: Trx, revenueIds: string[] | null): 
     postedBindings: revenueIds ? [revenueIds] : [],
     kind: `'revenue_share'`,
   });
+  await reconcileRecovery(trx, r.payees);
+  return r.count;
 }
 
 // ---------------------------------------------------------------- payments
@@ -168,7 +188,8 @@ export const COUNTING_STATUSES = ['pending', 'processing', 'completed'];
 export async function reconcilePayments(trx: Trx, paymentIds: string[] | null): Promise<number> {
   await lockLedger(trx, 'shared');
   const d = await ledgerDigits(trx);
-  return postDiff(trx, {
+  // Callers hold the payments' payee locks (payments.ts, requests.ts), or the exclusive tenant lock.
+  const r = await postDiffPayees(trx, {
     desired: `SELECT p.tenant_user_id, 'payment'::text AS source_type, p.id AS source_id,
                      date_trunc('month', p.transaction_date)::date AS accounting_period, -sum(round(p.base_amount, ${d})) AS amount
               FROM payments p
@@ -179,6 +200,8 @@ export async function reconcilePayments(trx: Trx, paymentIds: string[] | null): 
     postedBindings: paymentIds ? [paymentIds] : [],
     kind: `CASE WHEN amt_after = 0 THEN 'reversal' WHEN amt_before = 0 THEN 'payment' ELSE 'adjustment' END`,
   });
+  await reconcileRecovery(trx, r.payees);
+  return r.count;
 }
 
 // ---------------------------------------------------------------- recoupment
@@ -267,12 +290,54 @@ export async function reconcileRecoupment(trx: Trx, payees: string[] | null): Pr
     FROM (SELECT * FROM t_per UNION ALL SELECT * FROM g_per) a
     GROUP BY 1, 2, 3, 4
     HAVING sum(rec) <> 0`;
-  return postDiff(trx, {
+  const r = await postDiffPayees(trx, {
     desired,
     desiredBindings: payees ? [payees] : [],
     postedWhere: `source_type = 'expense' ${payees ? 'AND tenant_user_id = ANY(?::uuid[])' : ''}`,
     postedBindings: payees ? [payees] : [],
     kind: `'expense_recoup'`,
+  });
+  await reconcileRecovery(trx, r.payees);
+  return r.count;
+}
+
+// ---------------------------------------------------------------- overpayment recovery
+
+/** The ledger kind and source of the overpayment receivable (source id = the payee). */
+export const RECOVERY_KIND = 'overpayment_recovery';
+
+/**
+ * OVERPAYMENT RECOVERY (docs/money.md, "Overpayment recovery"). When a payee has been paid
+ * (or charged) more than they earned — a split change or a lowered file after a payout, a
+ * negative statement, a payment beyond what was due — the shortfall is not left as a
+ * negative balance: it is held as a receivable and recouped from the payee's later earnings.
+ *
+ * Per payee and accounting period k, with B(k) = Σ the payee's other entries through k:
+ *   receivable through k = max(0, −B(k))
+ * and the period's `overpayment_recovery` entry is its change from the period before
+ * (+ when an overpayment is set aside, − when later earnings recoup it). So the balance
+ * through every period, B(k) + receivable(k) = max(0, B(k)), is never negative, and the
+ * amounts are sums of minor-unit entries (no rounding of their own).
+ *
+ * Posted as a difference like every entry; the caller holds the payees' locks (or the
+ * exclusive tenant lock), and calls it after the payees' other entries are posted.
+ */
+export async function reconcileRecovery(trx: Trx, payees: string[] | null): Promise<number> {
+  if (payees && !payees.length) return 0;
+  const pf = payees ? 'AND tenant_user_id = ANY(?::uuid[])' : '';
+  const desired = `
+    SELECT tenant_user_id, 'recovery'::text AS source_type, tenant_user_id AS source_id, accounting_period,
+           rec - coalesce(lag(rec) OVER (PARTITION BY tenant_user_id ORDER BY accounting_period), 0) AS amount
+    FROM (SELECT tenant_user_id, accounting_period,
+                 greatest(0, -sum(sum(amount)) OVER (PARTITION BY tenant_user_id ORDER BY accounting_period)) AS rec
+          FROM ledger_entries WHERE kind <> '${RECOVERY_KIND}' ${pf}
+          GROUP BY 1, 2) c`;
+  return postDiff(trx, {
+    desired: `SELECT * FROM (${desired}) d WHERE amount <> 0`,
+    desiredBindings: payees ? [payees] : [],
+    postedWhere: `source_type = 'recovery' ${payees ? 'AND tenant_user_id = ANY(?::uuid[])' : ''}`,
+    postedBindings: payees ? [payees] : [],
+    kind: `'${RECOVERY_KIND}'`,
   });
 }
 
@@ -282,22 +347,26 @@ export async function reconcileRecoupment(trx: Trx, payees: string[] | null): Pr
  * Re-derive every ledger entry of the tenant from its source rows (exclusive tenant lock):
  * posts only differences, so when nothing changed it posts nothing and balances are identical.
  */
-export async function refreshLedger(trx: Trx): Promise<{ royalty: number; revenue: number; payment: number; recoupment: number }> {
+export async function refreshLedger(trx: Trx): Promise<{ royalty: number; revenue: number; payment: number; recoupment: number; recovery: number }> {
   await lockLedger(trx, 'exclusive');
   const royalty = await postDiff(trx, royaltySpec(null, await ledgerDigits(trx)));
   const revenue = await reconcileRevenues(trx, null);
   const payment = await reconcilePayments(trx, null);
   const recoupment = await reconcileRecoupment(trx, null);
-  return { royalty, revenue, payment, recoupment };
+  const recovery = await reconcileRecovery(trx, null);
+  return { royalty, revenue, payment, recoupment, recovery };
 }
 
 // ---------------------------------------------------------------- balances
 
-/** Sum of the ledger for one payee: what is due to them now (may be negative after an advance). */
+/** Sum of the ledger for one payee: what is due to them now (never negative: see reconcileRecovery). */
 export async function balanceOf(trx: Trx, payee: string): Promise<string> {
   const r = await trx.raw(`SELECT coalesce(sum(amount), 0)::text AS due FROM ledger_entries WHERE tenant_user_id = ?`, [payee]);
   return r.rows[0].due as string;
 }
+
+/** Every ledger kind, in the order the read side lists them. */
+export const LEDGER_KINDS = ['royalty', 'revenue_share', 'expense_recoup', 'payment', 'reversal', 'adjustment', RECOVERY_KIND] as const;
 
 export interface KindTotals {
   royalty: string;
@@ -306,6 +375,7 @@ export interface KindTotals {
   payment: string;
   reversal: string;
   adjustment: string;
+  overpayment_recovery: string;
   due: string;
 }
 
@@ -317,7 +387,7 @@ export async function totalsByKind(trx: Trx, opts: { payee?: string | null; from
   if (opts.from) (where.push('accounting_period >= ?'), b.push(opts.from));
   if (opts.to) (where.push('accounting_period < ?'), b.push(opts.to));
   const r = await trx.raw(
-    `SELECT ${['royalty', 'revenue_share', 'expense_recoup', 'payment', 'reversal', 'adjustment']
+    `SELECT ${LEDGER_KINDS
       .map((k) => `coalesce(sum(amount) FILTER (WHERE kind = '${k}'), 0)::text AS ${k}`)
       .join(', ')}, coalesce(sum(amount), 0)::text AS due
      FROM ledger_entries ${where.length ? 'WHERE ' + where.join(' AND ') : ''}`,

@@ -3,6 +3,7 @@
  */
 import { PageQuery, Share, Strict, Type, Uuid, type TProperties, type TSchema } from '../../http/schema';
 import { CurrencyIn, MoneyIn, PeriodIn, PositiveMoneyIn } from './common';
+import { LEDGER_KINDS } from './ledger';
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 export const Text = (max = 500) => Type.String({ maxLength: max });
@@ -91,7 +92,7 @@ export const TransactionsQuery = Type.Object({
   order: PageQuery.order,
   ...UserQuery,
   ...Period,
-  kind: Type.Optional(Type.Union(['royalty', 'expense_recoup', 'revenue_share', 'payment', 'reversal', 'adjustment'].map((k) => Type.Literal(k)))),
+  kind: Type.Optional(Type.Union(LEDGER_KINDS.map((k) => Type.Literal(k)))),
 });
 export const ApproveBody = Strict({ memo: Type.Optional(Nullable(Text(2000))) });
 export const DeclineBody = Strict({ reason: Type.Optional(Nullable(Text(2000))) });

@@ -16,44 +16,56 @@ import Papa from 'papaparse';
 import type { Trx } from '../../db';
 import { ValidationError } from '../../lib/errors';
 import { dec, Decimal, money } from './common';
-import { EARNINGS_PERIOD } from './ledger';
+import { EARNINGS_PERIOD, RECOVERY_KIND } from './ledger';
 import { apportion } from './rounding';
+import { periodSpanOf } from '../settings/periods';
+import { neutralise } from '../../http/export';
 
 export interface PeriodSpan { start: string; end: string; label: string }
 
 /** "2026-10" | "2026-Q4" | "2026-H2" → [start, end) and the label. */
 export function parsePeriod(label: string): PeriodSpan {
-  const m = /^(\d{4})-(?:(0[1-9]|1[0-2])|Q([1-4])|H([12]))$/.exec(label);
-  if (!m) throw new ValidationError('Invalid period', ['period must be YYYY-MM, YYYY-Qn or YYYY-Hn'], 'INVALID_PERIOD');
-  const y = Number(m[1]);
-  const [first, months] = m[2] ? [Number(m[2]), 1] : m[3] ? [(Number(m[3]) - 1) * 3 + 1, 3] : [(Number(m[4]) - 1) * 6 + 1, 6];
-  const iso = (yy: number, mm: number) => `${yy + Math.floor((mm - 1) / 12)}-${String(((mm - 1) % 12) + 1).padStart(2, '0')}-01`;
-  return { start: iso(y, first), end: iso(y, first + months), label };
+  const span = periodSpanOf(label);
+  if (!span) throw new ValidationError('Invalid period', ['period must be YYYY-MM, YYYY-Qn or YYYY-Hn'], 'INVALID_PERIOD');
+  return { ...span, label };
 }
 
 export interface SourceAmount { type: string; id: string; amount: string }
-export interface Figures {
+/** What a live statement (statements.ts) and a frozen one share: the payee, the period and the sections' lines and totals. */
+export interface StatementBase {
   workspace: string;
   payee: { id: string; name: string; email: string };
   period: string;
-  periodStart: string;
-  periodEnd: string;
   currency: string;
   openingBalance: string;
-  recordings: { recordingId: string | null; title: string; isrc: string | null; quantity: string; amount: string }[];
   royaltiesTotal: string;
-  quantityTotal: string;
   revenueShares: { revenueId: string; title: string; amount: string }[];
   revenueSharesTotal: string;
   recouped: { expenseId: string; title: string; amount: string }[];
   recoupedTotal: string;
   payments: { paymentId: string; title: string; kind: string; amount: string }[];
   paymentsTotal: string;
+  /** Overpayment recovery (money.md): + an overpaid amount held as a receivable, − the part later earnings recouped. */
+  recovery: { title: string; amount: string }[];
+  recoveryTotal: string;
+  /** The receivable still to recover at the period's end (not a term of the closing balance). */
+  recoveryOutstanding: string;
+  closingBalance: string;
+}
+export interface Figures extends StatementBase {
+  periodStart: string;
+  periodEnd: string;
+  recordings: { recordingId: string | null; title: string; isrc: string | null; quantity: string; amount: string }[];
+  quantityTotal: string;
   adjustments: { origin: string; reason: string; sourceType: string; sourceId: string; amount: string }[];
   adjustmentsTotal: string;
-  closingBalance: string;
   /** What this statement accounts for, per ledger source (period entries and adjustments). */
   sources: SourceAmount[];
+}
+
+/** The line of an overpayment-recovery entry: set aside (+) or recouped from earnings (−). */
+export function recoveryTitle(amount: Decimal.Value): string {
+  return new Decimal(amount).isNeg() ? 'Overpayment recovered from earnings' : 'Overpayment held for recovery from later earnings';
 }
 
 const sumOf = (xs: Decimal.Value[]) => xs.reduce<Decimal>((a, b) => a.plus(b), new Decimal(0));
@@ -102,13 +114,16 @@ export async function buildFigures(
   const revenue = lines(['revenue_share']);
   const recouped = lines(['expense_recoup']);
   const payments = lines(['payment', 'reversal', 'adjustment']);
+  const recovery = lines([RECOVERY_KIND]).map((r) => ({ ...r, title: recoveryTitle(r.amount) }));
+  const recoveryTotal = sumOf(recovery.map((r) => r.amount));
+  const outstanding = (await trx.raw(`SELECT coalesce(sum(amount), 0)::text AS s FROM ledger_entries WHERE tenant_user_id = ? AND kind = ? AND accounting_period < ?`, [payee.id, RECOVERY_KIND, p.end])).rows[0].s as string;
   const adj = adjustments.map((a) => ({ origin: a.origin, reason: a.reason, sourceType: a.source_type, sourceId: a.source_id, amount: rnd(a.amount) }));
   const revenueSharesTotal = sumOf(revenue.map((r) => r.amount));
   const recoupedTotal = sumOf(recouped.map((r) => r.amount)).neg();
   const paymentsTotal = sumOf(payments.map((r) => r.amount));
   const adjustmentsTotal = sumOf(adj.map((a) => a.amount));
   const openingR = rnd(opening);
-  const closing = openingR.plus(royaltiesTotal).plus(revenueSharesTotal).minus(recoupedTotal).plus(paymentsTotal).plus(adjustmentsTotal);
+  const closing = openingR.plus(royaltiesTotal).plus(revenueSharesTotal).minus(recoupedTotal).plus(paymentsTotal).plus(recoveryTotal).plus(adjustmentsTotal);
   const sources = new Map<string, Decimal>();
   const add = (type: string, id: string, v: Decimal.Value) => sources.set(`${type}:${id}`, (sources.get(`${type}:${id}`) ?? new Decimal(0)).plus(v));
   for (const e of entries) add(e.source_type, e.source_id, rnd(e.amount));
@@ -130,6 +145,9 @@ export async function buildFigures(
     recoupedTotal: m(recoupedTotal),
     payments: payments.map((r) => ({ paymentId: r.id, title: r.title, kind: r.kind, amount: m(r.amount) })),
     paymentsTotal: m(paymentsTotal),
+    recovery: recovery.map((r) => ({ title: r.title, amount: m(r.amount) })),
+    recoveryTotal: m(recoveryTotal),
+    recoveryOutstanding: m(rnd(outstanding)),
     adjustments: adj.map((a) => ({ ...a, amount: m(a.amount) })),
     adjustmentsTotal: m(adjustmentsTotal),
     closingBalance: m(closing),
@@ -160,12 +178,14 @@ export function figuresCsv(f: Figures, digits: number): string {
     ['recouped_total', 'Expenses recouped', null, null, a(f.recoupedTotal), c],
     ...f.payments.map((p) => [p.kind, p.title, p.paymentId, null, a(p.amount), c]),
     ['payments_total', 'Payments', null, null, a(f.paymentsTotal), c],
+    // Only when the period has overpayment-recovery entries (statements without them keep their rows).
+    ...(f.recovery.length ? [...f.recovery.map((r) => ['overpayment_recovery', r.title, null, null, a(r.amount), c]), ['overpayment_recovery_total', 'Overpayment recovery', null, null, a(f.recoveryTotal), c]] : []),
     ...f.adjustments.map((x) => ['adjustment', x.reason, x.sourceId, null, a(x.amount), c]),
     ['adjustments_total', 'Adjustments to closed periods', null, null, a(f.adjustmentsTotal), c],
     ['closing_balance', 'Closing balance', null, null, a(f.closingBalance), c],
   ];
-  // Formula-injection safe: a text cell starting with = + - @ is prefixed with '.
-  const safe = rows.map((r) => r.map((v, i) => (v && i < 3 && /^[=+\-@\t\r]/.test(v) ? `'${v}` : v)));
+  // Formula-injection safe: a text cell starting with = + - @ tab or CR is prefixed with ' (the export rule).
+  const safe = rows.map((r) => r.map((v, i) => (v && i < 3 ? neutralise(v) : v)));
   return Papa.unparse({ fields: ['section', 'item', 'reference', 'quantity', 'amount', 'currency'], data: safe }, { newline: '\n' }) + '\n';
 }
 
@@ -205,6 +225,12 @@ export function figuresPdf(f: Figures, digits: number): Promise<Buffer> {
   heading('Payments');
   for (const p of f.payments) line(`${p.title} (${p.kind})`, p.amount, { indent: 10 });
   line('Payments', f.paymentsTotal, { bold: true });
+  if (f.recovery.length || !new Decimal(f.recoveryOutstanding).isZero()) {
+    heading('Overpayment recovery');
+    for (const r of f.recovery) line(r.title, r.amount, { indent: 10 });
+    line('Overpayment recovery', f.recoveryTotal, { bold: true });
+    line(`Still to recover from later earnings: ${fix(f.recoveryOutstanding, digits)} ${f.currency}`, null, { indent: 10 });
+  }
   heading('Adjustments to closed periods');
   for (const x of f.adjustments) line(x.reason, x.amount, { indent: 10 });
   line('Adjustments', f.adjustmentsTotal, { bold: true });

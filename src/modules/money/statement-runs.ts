@@ -30,7 +30,7 @@ async function issuedBefore(trx: Trx, payee: string, start: string) {
   return trx('statements').where({ tenant_user_id: payee }).whereNotNull('number').where('period_end', '<=', start).orderBy('period_start').select('figures', 'period_start');
 }
 
-const ORIGIN: Record<string, string> = { revenue: 'revenue', expense: 'expense', payment: 'payment' };
+const ORIGIN: Record<string, string> = { revenue: 'revenue', expense: 'expense', payment: 'payment', recovery: 'recovery' };
 
 /**
  * Post (once) what the ledger now says about periods before `p` beyond what this payee's
@@ -64,7 +64,7 @@ async function adjustmentsFor(trx: Trx, payee: string, p: PeriodSpan, issued: { 
       const wasStated = accounted.has(k) && !accounted.get(k)!.isZero();
       const origin = type === 'file' ? (wasStated && dec(c?.amount ?? '0').isZero() && !c?.file_exists ? 'deleted_file' : wasStated ? 'split_change' : 'late_file') : ORIGIN[type]!;
       const name = c?.file_name ? ` ${c.file_name}` : '';
-      const reason = { split_change: `Re-allocation of file${name}`, late_file: `Late file${name}`, deleted_file: `Deleted file${name}`, revenue: 'Revenue change', expense: 'Recoupment change', payment: 'Payment change' }[origin]!;
+      const reason = { split_change: `Re-allocation of file${name}`, late_file: `Late file${name}`, deleted_file: `Deleted file${name}`, revenue: 'Revenue change', expense: 'Recoupment change', payment: 'Payment change', recovery: 'Overpayment recovery change' }[origin]!;
       rows.push({ tenant_id: trx.raw('app_tenant_id()'), tenant_user_id: payee, source_type: type, source_id: id, origin, reason, amount: delta.toFixed(), posted_period: p.start, created_at: clock.now() });
     }
     if (rows.length) await trx('statement_adjustments').insert(rows);

@@ -11,23 +11,12 @@ import Papa from 'papaparse';
 import type { Trx } from '../../db';
 import { NotFoundError } from '../../lib/errors';
 import { baseCurrency, dec, Decimal, money, periodBounds } from './common';
-import { EARNINGS_PERIOD } from './ledger';
+import { EARNINGS_PERIOD, LEDGER_KINDS, RECOVERY_KIND } from './ledger';
+import { recoveryTitle, type StatementBase } from './statement-build';
+import { neutralise } from '../../http/export';
 
-export interface Statement {
-  workspace: string;
-  payee: { id: string; name: string; email: string };
-  period: string;
-  currency: string;
-  openingBalance: string;
+export interface Statement extends StatementBase {
   earnings: { dsp: string; productId: string | null; product: string; amount: string }[];
-  royaltiesTotal: string;
-  revenueShares: { revenueId: string; title: string; amount: string }[];
-  revenueSharesTotal: string;
-  recouped: { expenseId: string; title: string; amount: string }[];
-  recoupedTotal: string;
-  payments: { paymentId: string; title: string; kind: string; amount: string }[];
-  paymentsTotal: string;
-  closingBalance: string;
 }
 
 export async function buildStatement(trx: Trx, payee: string, period: string): Promise<Statement> {
@@ -63,8 +52,10 @@ export async function buildStatement(trx: Trx, payee: string, period: string): P
   const revenue = await bySource(['revenue_share'], `LEFT JOIN revenues r ON r.tenant_id = l.tenant_id AND r.id = l.source_id`, 'r.title');
   const recouped = await bySource(['expense_recoup'], `LEFT JOIN expenses x ON x.tenant_id = l.tenant_id AND x.id = l.source_id`, 'x.title');
   const payments = await bySource(['payment', 'reversal', 'adjustment'], `LEFT JOIN payments p ON p.tenant_id = l.tenant_id AND p.id = l.source_id`, `coalesce(p.title, 'Payment')`);
+  const recovery = await bySource([RECOVERY_KIND], '', 'NULL');
+  const outstanding = await trx.raw(`SELECT coalesce(sum(amount), 0)::text AS s FROM ledger_entries WHERE tenant_user_id = ? AND kind = ? AND accounting_period < ?`, [payee, RECOVERY_KIND, end]);
   const opening = dec(open.rows[0].s);
-  const net = ['royalty', 'revenue_share', 'expense_recoup', 'payment', 'reversal', 'adjustment'].reduce((a, n) => a.plus(k(n)), new Decimal(0));
+  const net = LEDGER_KINDS.reduce((a, n) => a.plus(k(n)), new Decimal(0));
   return {
     workspace: ws.name,
     payee: { id: payee, name: [who.first_name, who.last_name].filter(Boolean).join(' ') || who.email, email: who.email },
@@ -79,6 +70,9 @@ export async function buildStatement(trx: Trx, payee: string, period: string): P
     recoupedTotal: money(k('expense_recoup').neg())!,
     payments: payments.map((r) => ({ paymentId: r.source_id, title: r.title, kind: r.kind, amount: money(r.amount)! })),
     paymentsTotal: money(k('payment').plus(k('reversal')).plus(k('adjustment')))!,
+    recovery: recovery.map((r) => ({ title: recoveryTitle(r.amount), amount: money(r.amount)! })),
+    recoveryTotal: money(k(RECOVERY_KIND))!,
+    recoveryOutstanding: money(outstanding.rows[0].s)!,
     closingBalance: money(opening.plus(net))!,
   };
 }
@@ -100,9 +94,12 @@ export function statementCsv(s: Statement): string {
     ['recouped_total', 'Expenses recouped', null, s.recoupedTotal, c],
     ...s.payments.map((p) => [p.kind, p.title, p.paymentId, p.amount, c]),
     ['payments_total', 'Payments', null, s.paymentsTotal, c],
+    ...(s.recovery.length ? [...s.recovery.map((r) => ['overpayment_recovery', r.title, null, r.amount, c]), ['overpayment_recovery_total', 'Overpayment recovery', null, s.recoveryTotal, c]] : []),
     ['closing_balance', 'Closing balance', null, s.closingBalance, c],
   ];
-  return Papa.unparse({ fields: ['section', 'item', 'reference', 'amount', 'currency'], data: rows }, { newline: '\n' }) + '\n';
+  // Formula-injection safe: item and reference text starting with = + - @ tab or CR gets a leading '.
+  const safe = rows.map((r) => r.map((v, i) => (v && i < 3 ? neutralise(v) : v)));
+  return Papa.unparse({ fields: ['section', 'item', 'reference', 'amount', 'currency'], data: safe }, { newline: '\n' }) + '\n';
 }
 
 /** Display rounding for the PDF: half-up to 2 decimals, thousands separated. */
@@ -156,6 +153,12 @@ export function statementPdf(s: Statement): Promise<Buffer> {
   if (!s.payments.length) line('None', null, { indent: 10 });
   for (const p of s.payments) line(`${p.title} (${p.kind})`, p.amount, { indent: 10 });
   line('Payments', s.paymentsTotal, { bold: true });
+  if (s.recovery.length || !dec(s.recoveryOutstanding).isZero()) {
+    heading('Overpayment recovery');
+    for (const r of s.recovery) line(r.title, r.amount, { indent: 10 });
+    line('Overpayment recovery', s.recoveryTotal, { bold: true });
+    line(`Still to recover from later earnings: ${show(s.recoveryOutstanding)} ${s.currency}`, null, { indent: 10 });
+  }
   doc.moveDown();
   line('Closing balance', s.closingBalance, { bold: true });
   doc.end();

@@ -5,6 +5,8 @@ import type { AppServices } from '../../services';
 import { royaltyAnalytics, DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
 import { payeeOf, releaseAnalytics, royaltyChecklist } from './views';
+import { analyticsRows, breakdownColumns, breakdownRows } from './exports';
+import { registerLineRoutes } from './line-routes';
 import './pipeline'; // registers the file-delete hook
 
 /** Largest analytics page (rows per answer). */
@@ -60,6 +62,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
         const r = await royaltyAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size });
         return { status: 'success', message: summary, data: { currency: r.currency, rows: r.rows, total: r.total, pagination: r.pagination } };
       },
+      export: ({ trx, tenantId, auth, query: { page: _p, size: _s, ...q } }) => ({ filename: `royalty-${group}`, columns: breakdownColumns(group), rows: analyticsRows(trx, tenantId, payeeOf(auth), group, q) }),
     }),
   );
   defs.push(
@@ -78,6 +81,10 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
         const { groupBy, page, size, ...q } = query;
         const r = await releaseAnalytics(trx, tenantId, auth, params.id, (groupBy ?? 'month') as GroupBy, q, { page, size });
         return { status: 'success', message: 'Release analytics', data: { currency: r.currency, rows: r.rows, total: r.total, pagination: r.pagination } };
+      },
+      export: ({ trx, tenantId, auth, query: { groupBy, page: _p, size: _s, ...q }, params }) => {
+        const group = (groupBy ?? 'month') as GroupBy;
+        return { filename: `release-${group}`, columns: breakdownColumns(group), rows: breakdownRows((page, size) => releaseAnalytics(trx, tenantId, auth, params.id, group, q, { page, size })) };
       },
     }),
 
@@ -222,4 +229,5 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
   );
   defineRoutes(router, svc, { tag: 'Royalty', errorShape: 'status' }, defs);
+  registerLineRoutes(router, svc);
 }

@@ -39,3 +39,13 @@ export function accountingPeriodLabel(start: string, cadence: Cadence): string {
 export function accountingPeriodSql(dateExpr: string, cadenceExpr: string): string {
   return `(date_trunc('year', ${dateExpr})::date + make_interval(months => ((extract(month from ${dateExpr})::int - 1) / (CASE ${cadenceExpr} WHEN 'quarterly' THEN 3 WHEN 'half-yearly' THEN 6 ELSE 1 END)) * (CASE ${cadenceExpr} WHEN 'quarterly' THEN 3 WHEN 'half-yearly' THEN 6 ELSE 1 END)))::date`;
 }
+
+/** "2026-10" | "2026-Q4" | "2026-H2" → its first day and the first day after it; null when not a period label. */
+export function periodSpanOf(label: string): { start: string; end: string } | null {
+  const m = /^(\d{4})-(?:(0[1-9]|1[0-2])|Q([1-4])|H([12]))$/.exec(label);
+  if (!m) return null;
+  const y = Number(m[1]);
+  const [first, months] = m[2] ? [Number(m[2]), 1] : m[3] ? [(Number(m[3]) - 1) * 3 + 1, 3] : [(Number(m[4]) - 1) * 6 + 1, 6];
+  const iso = (yy: number, mm: number) => `${yy + Math.floor((mm - 1) / 12)}-${String(((mm - 1) % 12) + 1).padStart(2, '0')}-01`;
+  return { start: iso(y, first), end: iso(y, first + months) };
+}

@@ -1,0 +1,117 @@
+/**
+ * The raw statement lines of a file or of an accounting period, as stored (plus, for a member,
+ * their share and earnings of each line they are paid from). Paged for JSON; streamed
+ * through a server-side cursor (pg-query-stream) for CSV/XLSX exports, so a file of a
+ * million lines is read in constant memory, in line order.
+ */
+import QueryStream from 'pg-query-stream';
+import { rawConnection, type Trx } from '../../db';
+import type { ExportColumn } from '../../http/export';
+import { NotFoundError } from '../../lib/errors';
+
+export interface LineSelection {
+  fileId?: string;
+  /** Accounting period [start, end) (files' accounting period; processed files only). */
+  period?: { start: string; end: string };
+}
+
+const TEXT = (key: string): ExportColumn => ({ key });
+const DEC = (key: string): ExportColumn => ({ key, kind: 'decimal' });
+
+/** Column key → SQL over `l` (royalty_lines) and `f` (files). */
+const LINE_SQL: [ExportColumn, string][] = [
+  [TEXT('fileId'), 'l.file_id'],
+  [{ key: 'lineNo', kind: 'integer' }, 'l.line_no'],
+  [TEXT('saleMonth'), `to_char(l.sale_month, 'YYYY-MM')`],
+  [TEXT('accountingPeriod'), `to_char(coalesce(f.accounting_period, l.accounting_period), 'YYYY-MM-DD')`],
+  [TEXT('dsp'), 'l.dsp'],
+  [TEXT('country'), 'l.country'],
+  [TEXT('saleType'), 'l.sale_type'],
+  [TEXT('aggregator'), 'l.aggregator'],
+  [TEXT('isrc'), 'l.isrc'],
+  [TEXT('upc'), 'l.upc'],
+  [TEXT('trackTitle'), 'l.track_title'],
+  [TEXT('artist'), 'l.artist'],
+  [TEXT('releaseTitle'), 'l.release_title'],
+  [TEXT('label'), 'l.label'],
+  [DEC('quantity'), 'l.quantity'],
+  [DEC('gross'), 'l.gross'],
+  [TEXT('grossCurrency'), 'l.gross_currency'],
+  [DEC('net'), 'l.net'],
+  [TEXT('currency'), 'l.currency'],
+  [DEC('exchangeRate'), 'l.exchange_rate'],
+  [DEC('baseAmount'), 'l.base_amount'],
+  [TEXT('baseCurrency'), 'l.base_currency'],
+  [DEC('fxRate'), 'l.fx_rate'],
+  [TEXT('matchStatus'), 'l.match_status'],
+  [TEXT('assetId'), 'l.asset_id'],
+  [TEXT('productId'), 'l.product_id'],
+  [TEXT('artistId'), 'l.artist_id'],
+];
+/** A member's own part of each line. */
+const EARNINGS_SQL: [ExportColumn, string][] = [
+  [DEC('share'), 'e.share'],
+  [DEC('earnings'), 'e.amount'],
+];
+
+export function lineColumns(payee: string | null): ExportColumn[] {
+  return [...LINE_SQL, ...(payee ? EARNINGS_SQL : [])].map(([c]) => c);
+}
+
+function linesQuery(payee: string | null, sel: LineSelection): { sql: string; bindings: unknown[] } {
+  const cols = [...LINE_SQL, ...(payee ? EARNINGS_SQL : [])]
+    .map(([c, sql]) => `${c.kind === 'decimal' ? `trim_scale(${sql})` : sql}${c.kind === 'integer' ? '' : '::text'} AS "${c.key}"`)
+    .join(', ');
+  const where: string[] = [];
+  const bindings: unknown[] = [];
+  if (sel.fileId) {
+    where.push('l.file_id = ?');
+    bindings.push(sel.fileId);
+  }
+  if (sel.period) {
+    where.push(`f.status = 'processed' AND coalesce(f.accounting_period, l.accounting_period) >= ?::date AND coalesce(f.accounting_period, l.accounting_period) < ?::date`);
+    bindings.push(sel.period.start, sel.period.end);
+  }
+  let from = `royalty_lines l LEFT JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id`;
+  if (payee) {
+    // RLS keeps the tenant; the member sees the lines that pay them, with their current share.
+    from += ` JOIN royalty_earnings e ON e.tenant_id = l.tenant_id AND e.file_id = l.file_id AND e.line_id = l.line_no
+               AND e.tenant_user_id = ? AND e.superseded_at IS NULL`;
+    bindings.unshift(payee);
+  }
+  const order = sel.fileId ? 'l.line_no' : 'f.created_at, l.file_id, l.line_no';
+  return { sql: `SELECT ${cols} FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}`, bindings };
+}
+
+/** `?` placeholders → `$n` (pg-query-stream speaks the wire protocol, not knex). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** The file exists in this workspace (RLS), else 404; its original name. */
+export async function assertFileVisible(trx: Trx, fileId: string): Promise<{ name: string }> {
+  const f = await trx('files').where({ id: fileId }).first('original_name');
+  if (!f) throw new NotFoundError('File');
+  return { name: String(f.original_name ?? fileId) };
+}
+
+/** One page of lines (JSON answers). */
+export async function pageLines(trx: Trx, payee: string | null, sel: LineSelection, page: number, size: number) {
+  const q = linesQuery(payee, sel);
+  const { rows } = await trx.raw(`${q.sql} LIMIT ${Number(size)} OFFSET ${(Number(page) - 1) * Number(size)}`, q.bindings as never[]);
+  const count = await trx.raw(`SELECT count(*)::int AS n FROM (${q.sql}) c`, q.bindings as never[]);
+  return { data: rows as Record<string, unknown>[], pagination: { page, size, total: Number(count.rows[0]?.n ?? 0) } };
+}
+
+/** Every line, through a cursor on the transaction's own connection (batches of 2,000 rows). */
+export async function* streamLines(trx: Trx, payee: string | null, sel: LineSelection): AsyncGenerator<Record<string, unknown>> {
+  const q = linesQuery(payee, sel);
+  const conn = await rawConnection(trx);
+  const stream = conn.query(new QueryStream(numbered(q.sql), q.bindings, { batchSize: 2000 }));
+  try {
+    for await (const row of stream) yield row as Record<string, unknown>;
+  } finally {
+    stream.destroy();
+  }
+}

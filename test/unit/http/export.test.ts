@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { cellText, csvCell, csvRow, neutralise, trimDecimal, xlsxValue } from '../../../src/http/export';
+import { periodSpanOf } from '../../../src/modules/settings/periods';
+
+describe('exports: cell rules (pure)', () => {
+  it('neutralises text that a spreadsheet would read as a formula', () => {
+    for (const s of ['=1+1', '+1', '-1+1', '@SUM(A1)', '\tx', '\rx']) assert.equal(neutralise(s), `'${s}`);
+    for (const s of ['a=1', ' =1', "'=1", '', 'Plain']) assert.equal(neutralise(s), s);
+    assert.equal(cellText('-Minus Song'), "'-Minus Song");
+  });
+
+  it('keeps numbers of numeric columns as they are, exact, and treats non-numbers there as text', () => {
+    assert.equal(cellText('-1.500000000000', 'decimal'), '-1.5');
+    assert.equal(cellText('123456789.123456789012', 'decimal'), '123456789.123456789012');
+    assert.equal(cellText('-3', 'integer'), '-3');
+    assert.equal(cellText('-1+2', 'decimal'), "'-1+2");
+    assert.equal(cellText('1e5', 'decimal'), '1e5');
+    assert.equal(cellText(null, 'decimal'), '');
+    assert.equal(trimDecimal('10.000'), '10');
+    assert.equal(trimDecimal('100'), '100');
+    assert.equal(trimDecimal('0.0'), '0');
+  });
+
+  it('quotes CSV cells per RFC 4180 after the formula guard', () => {
+    assert.equal(csvCell('a,b'), '"a,b"');
+    assert.equal(csvCell('say "hi"'), '"say ""hi"""');
+    assert.equal(csvCell('=x,y'), `"'=x,y"`);
+    assert.equal(csvCell('\rline'), `"'\rline"`);
+    assert.equal(csvRow(['x', '-2.50', 3], ['text', 'decimal', 'integer']), 'x,-2.5,3\r\n');
+  });
+
+  it('XLSX: numbers up to 15 significant digits, exact text beyond', () => {
+    assert.equal(xlsxValue('1.123456789012', 'decimal'), 1.123456789012);
+    assert.equal(xlsxValue('-0.000000000001', 'decimal'), -1e-12);
+    assert.equal(xlsxValue('123456789012345', 'decimal'), 123456789012345);
+    assert.equal(xlsxValue('1234567890123456', 'decimal'), '1234567890123456');
+    assert.equal(xlsxValue('123456789.123456789012', 'decimal'), '123456789.123456789012');
+    assert.equal(xlsxValue('9007199254740993', 'integer'), '9007199254740993');
+    assert.equal(xlsxValue('=1+1'), '=1+1'); // a string cell, never a formula
+    assert.equal(xlsxValue(undefined), null);
+  });
+
+  it('period labels: month, quarter and half-year spans', () => {
+    assert.deepEqual(periodSpanOf('2026-12'), { start: '2026-12-01', end: '2027-01-01' });
+    assert.deepEqual(periodSpanOf('2026-Q4'), { start: '2026-10-01', end: '2027-01-01' });
+    assert.deepEqual(periodSpanOf('2026-H1'), { start: '2026-01-01', end: '2026-07-01' });
+    for (const bad of ['2026-13', '2026-Q5', '2026-H3', '26-01', '2026-1']) assert.equal(periodSpanOf(bad), null);
+  });
+});
