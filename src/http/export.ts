@@ -71,6 +71,14 @@ export function neutralise(s: string): string {
   return FORMULA_START.test(s) ? `'${s}` : s;
 }
 
+/**
+ * The same guard in SQL, for CSV written by Postgres' own `COPY … TO STDOUT (FORMAT csv)`:
+ * `expr` (a text expression) with `'` put before a leading = + - @ tab or CR.
+ */
+export function neutraliseSql(expr: string): string {
+  return `CASE WHEN ${expr} ~ '^[-=+@\\t\\r]' THEN '''' || ${expr} ELSE ${expr} END`;
+}
+
 /** The cell's text before CSV quoting: numbers of numeric columns as they are, the rest neutralised. */
 export function cellText(v: unknown, kind: ColumnKind = 'text'): string {
   if (v === null || v === undefined) return '';

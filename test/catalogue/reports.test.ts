@@ -99,4 +99,19 @@ describe('summaries, checklists and CSV downloads (scoped to own artists below a
     assert.ok(!other.text.includes('My '));
     assert.equal(other.text.trim().split('\n').length, 2);
   });
+
+  it('CSV downloads neutralise cells a spreadsheet would read as a formula, and only text cells', async () => {
+    const adm = a.users.admin!.token;
+    const evil = (await app.request('POST', '/artist/', { token: adm, body: { name: '=HYPERLINK("http://x.example","y")' } })).body.data.id;
+    await app.request('POST', '/asset', { token: adm, body: { title: '+1 formula', version: '@sum', isrc: isrc(), artists: [evil] } });
+    const art = await app.request('POST', '/artist/download/csv', { token: adm });
+    assert.ok(art.text.includes(`"'=HYPERLINK(""http://x.example"",""y"")"`), art.text);
+    assert.ok(!/(^|,)"?=HYPERLINK/m.test(art.text));
+    const assets = await app.request('POST', '/asset/download/csv', { token: adm });
+    const row = assets.text.split('\n').find((l) => l.includes('1 formula'))!;
+    assert.ok(row.includes(",'+1 formula,"), row);
+    assert.ok(row.includes(",'@sum,"), row);
+    // numbers and booleans keep Postgres' own text (not quoted, not prefixed)
+    assert.match(assets.text.split('\n')[1]!, /,(t|f),\d{4}-\d{2}-\d{2} /);
+  });
 });

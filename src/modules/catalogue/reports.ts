@@ -18,6 +18,7 @@ import type { AppServices } from '../../services';
 import type { AuthContext } from '../../lib/identity';
 import { rawConnection, withTenant, type Trx } from '../../db';
 import { pageList, seesAll, UUID_RE } from './common';
+import { neutraliseSql } from '../../http/export';
 
 const NIL = '00000000-0000-0000-0000-000000000000';
 type Entity = 'asset' | 'product' | 'artist' | 'split' | 'user';
@@ -219,12 +220,22 @@ function csvQuery(trx: Trx, auth: AuthContext, kind: CsvKind): Knex.QueryBuilder
  * transaction and holds it until the last row has flowed to the reader. A failure after
  * the first byte ends the stream with that error (logged).
  */
+/** Postgres type oids of text, varchar and bpchar. */
+const TEXT_TYPES = new Set([25, 1043, 1042]);
+
 export function openCsv(svc: Pick<AppServices, 'db' | 'log'>, tenantId: number, auth: AuthContext, kind: CsvKind): Readable {
   const out = new PassThrough();
   void withTenant(svc.db.app, tenantId, async (trx) => {
     const sql = csvQuery(trx, auth, kind).toQuery();
+    // Text columns go through the export rule's formula guard (docs/exports.md); their names
+    // and types come from the query itself, so a column added to a download is guarded too.
     const conn = await rawConnection(trx);
-    const src = conn.query(pgCopy.to(`COPY (${sql}) TO STDOUT WITH (FORMAT csv, HEADER)`));
+    const { fields } = await conn.query(`SELECT * FROM (${sql}) x LIMIT 0`);
+    const cols = fields.map(({ name, dataTypeID }) => {
+      const col = `x."${name.replace(/"/g, '""')}"`;
+      return TEXT_TYPES.has(dataTypeID) ? `${neutraliseSql(col)} AS "${name.replace(/"/g, '""')}"` : col;
+    });
+    const src = conn.query(pgCopy.to(`COPY (SELECT ${cols.join(', ')} FROM (${sql}) x) TO STDOUT WITH (FORMAT csv, HEADER)`));
     await pipeline(src, out);
   }).catch((err) => {
     svc.log.error({ err }, 'csv download failed');
