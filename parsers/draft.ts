@@ -43,6 +43,8 @@ const PREFER: Partial<Record<Role, [RegExp, RegExp]>> = {
   quantity: [/quantit|units/, /price|rate/],
   artist: [/track|asset|song|recording/, /product|album|release|label/],
   country: [/code|iso/, /customer|billing/],
+  saleType: [/sale|transaction/, /product|offer|asset|item|^format$/],
+  dsp: [/^(dsp|service|platform|store|retailer|shop)(name)?$/, /salestore/],
 };
 const CURRENCIES = new Set('USD EUR GBP JPY CAD AUD SEK NOK DKK CHF BRL MXN INR CNY KRW NZD ZAR PLN CZK HUF TRY RUB SGD HKD TWD IDR THB MYR PHP ARS CLP COP PEN ILS AED SAR'.split(' '));
 
@@ -86,7 +88,7 @@ function nameRole(name: string): { role: Role; confidence: number } | null {
   for (const [role, re, c] of NAMES) {
     if (!re.test(k)) continue;
     if (role === 'title' && NOT_TITLE.test(k)) continue;
-    if (role === 'amount' && /^currency|percent|%|tax|fee|commission|withh|brut|gross|id$|rate$|plays|views|units|quantit|(?<!ac)count/.test(k)) continue;
+    if (role === 'amount' && /^currency|percent|%|tax|fee|commission|withh|brut|gross|id$|rate$|date$|plays|views|units|quantit|(?<!ac)count/.test(k)) continue;
     if (role === 'currency' && /^net|revenue|royalt|amount|earn/.test(k)) continue;
     const pref = PREFER[role];
     let conf = c;
@@ -95,6 +97,8 @@ function nameRole(name: string): { role: Role; confidence: number } | null {
     if (role === 'amount' && /total|extended/.test(k) && !/subtotal/.test(k)) conf += 0.02;
     if (role === 'amount' && /^net/.test(k)) conf += 0.01;
     if (role === 'date' && /start/.test(k)) conf += 0.01;
+    // the day a royalty was earned, beside a wallet's transaction (payment) date
+    if (role === 'date' && /royaltydate|usagedate/.test(k)) conf += 0.08;
     if (role === 'quantity' && /asset|track/.test(k)) conf += 0.01;
     return { role, confidence: conf };
   }

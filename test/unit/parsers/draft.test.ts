@@ -24,6 +24,12 @@ const FIXTURES: [string, string][] = [
   ['orchard-legacy-2018M8.csv', 'orchard'],
   ['utf16-bandcamp.csv', 'bandcamp'],
   ['soundcloud-preamble.csv', 'soundcloud'],
+  ['imusician_sales_2024-05.csv', 'imusician'],
+  ['amuse_statement_2024-06.csv', 'amuse'],
+  ['OFFstep_Detailed_Monthly_Report_2024-04.csv', 'offstep'],
+  ['FinchRecords-royalty_extended.csv', 'cargo'],
+  ['vendas_distribuicao_digital_2024-02.csv', 'smartrights-sales'],
+  ['confirmed_sales_2024-05.csv', 'confirmed-sales'],
 ];
 
 const FIELD_ROLES: Record<string, string[]> = {};
