@@ -272,8 +272,8 @@ describe('teaching a layout as a workspace admin (API only)', function () {
     const again = await upload(app, admin, 'society_fix_again.csv', QUARTERS + '\n\n\n');
     assert.equal(again.status, 201, again.text);
     assert.equal(again.body.data.duplicateOf, id);
-    assert.ok(again.body.data.error.includes(`POST /file/confirm-detection/${id}`), again.body.data.error);
-    const back = await app.request('POST', `/file/confirm-detection/${id}`, { token: admin, body: { source: 'society-fix' } });
+    assert.ok(again.body.data.error.includes(`POST /file/reprocess/${id}`), again.body.data.error);
+    const back = await app.request('POST', again.body.data.reprocess.path, { token: admin, body: { source: 'society-fix' } });
     assert.equal(back.status, 200, back.text);
     assert.equal((await waitFile(app, admin, id, ['processed', 'failed'])).status, 'processed');
     const lines = await app.svc.db.owner('royalty_lines').where({ tenant_id: a.tenantId }).whereIn('file_id', [id, again.body.data.id]).count('* as n').first();
