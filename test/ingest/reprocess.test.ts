@@ -104,6 +104,8 @@ describe('reading a statement again: in place, never a second copy', function ()
     const name = 'tunecore-sales-report.csv';
     const first = await waitFile(app, admin, (await upload(app, admin, name, fixture(name))).body.data.id, ['processed', 'failed']);
     assert.equal(first.status, 'processed', first.error);
+    const revenue = async () => (await app.request('GET', '/royalty/', { token: admin })).body.data.total.revenue;
+    const before = await revenue();
     const forced = await upload(app, admin, name, fixture(name), { force: 'true' });
     assert.equal(forced.status, 201, forced.text);
     assert.equal(forced.body.message, 'File uploaded; it replaces the earlier copy of the same bytes');
@@ -115,6 +117,7 @@ describe('reading a statement again: in place, never a second copy', function ()
     assert.deepEqual([old.status, old.duplicateOf, old.counts, old.totals], ['failed', f.id, null, null]);
     assert.ok(old.error.startsWith(`Replaced by file ${f.id}`), old.error);
     assert.deepEqual(await linesOf(first.id, f.id), { [first.id]: 0, [f.id]: 14 });
+    assert.equal(await revenue(), before, 'the earlier copy\'s earnings and rollups went with its lines');
     // the next upload of the same bytes is a duplicate of the file that replaced it
     const next = await upload(app, admin, name, fixture(name));
     assert.equal(next.body.data.duplicateOf, f.id);

@@ -4,6 +4,8 @@
  * transaction and the copies point at it. Never two copies of a statement's lines.
  */
 import type { Knex } from 'knex';
+import type { Trx } from '../../db';
+import { FILE_DELETE_HOOKS } from './hooks';
 import { ingestLockKey } from './service';
 
 /** Serialises forced uploads of the same bytes (taken before the file's own ingest lock). */
@@ -18,6 +20,10 @@ export async function replaceEarlierCopies(trx: Knex.Transaction, tenantId: numb
   // an ingest of an earlier copy running now finishes first (and is then replaced)
   for (const id of ids) await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [ingestLockKey(tenantId, id)]);
   if (!ids.length) return ids;
+  // what later steps derived from the copies' lines (earnings, rollups) goes with them, as on
+  // DELETE; the hooks read the workspace the transaction names, as in a tenant transaction
+  await trx.raw(`SELECT set_config('app.tenant_id', ?, true)`, [String(tenantId)]);
+  for (const hook of FILE_DELETE_HOOKS) await hook(trx as unknown as Trx, tenantId, ids);
   await trx('royalty_lines').where({ tenant_id: tenantId }).whereIn('file_id', ids).delete();
   await trx('file_errors').where({ tenant_id: tenantId }).whereIn('file_id', ids).delete();
   await trx('files').where({ tenant_id: tenantId }).whereIn('id', ids).update({
