@@ -4,6 +4,7 @@
  * published evidence for each layout is in docs/formats.md.
  */
 import type { SourcePattern } from '../schema';
+import { fugaColumns } from './distributors';
 
 /** iMusician detailed sales report (CSV from the dashboard's Sales → Download). Amounts in EUR. */
 export const imusician: SourcePattern = {
@@ -113,24 +114,7 @@ export const cargo: SourcePattern = {
       'Product UPC', 'Statement Run ID'],
   },
   format: { delimiter: 'auto', encoding: 'auto' },
-  columns: {
-    saleMonth: { from: 'Sale Start date' },
-    salePeriodStart: { from: 'Sale Start date' },
-    salePeriodEnd: { from: 'Sale End date' },
-    dsp: { from: 'DSP' },
-    saleType: { from: 'Sale Type' },
-    country: { from: 'Territory' },
-    upc: { from: 'Product UPC' },
-    label: { from: 'Product Label' },
-    releaseTitle: { from: 'Product Title' },
-    artist: { from: ['Asset Artist', 'Product Artist'] },
-    trackTitle: { from: 'Asset Title' },
-    isrc: { from: 'Asset ISRC' },
-    quantity: { from: 'Quantity' },
-    exchangeRate: { from: 'Exchange Rate' },
-    net: { from: 'Reported Royalty' },
-    currency: { from: 'Currency' },
-  },
+  columns: { ...fugaColumns, quantity: { from: 'Quantity' } },
 };
 
 /** SmartRights digital distribution sales export (CSV): one line per reported sale, amounts in `currency`. */
