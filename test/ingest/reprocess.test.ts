@@ -106,6 +106,8 @@ describe('reading a statement again: in place, never a second copy', function ()
     assert.equal(first.status, 'processed', first.error);
     const revenue = async () => (await app.request('GET', '/royalty/', { token: admin })).body.data.total.revenue;
     const before = await revenue();
+    const plainDup = (await upload(app, admin, name, fixture(name))).body.data;
+    assert.equal(plainDup.duplicateOf, first.id);
     const forced = await upload(app, admin, name, fixture(name), { force: 'true' });
     assert.equal(forced.status, 201, forced.text);
     assert.equal(forced.body.message, 'File uploaded; it replaces the earlier copy of the same bytes');
@@ -116,6 +118,10 @@ describe('reading a statement again: in place, never a second copy', function ()
     const old = (await app.request('GET', `/file/${first.id}`, { token: admin })).body.data;
     assert.deepEqual([old.status, old.duplicateOf, old.counts, old.totals], ['failed', f.id, null, null]);
     assert.ok(old.error.startsWith(`Replaced by file ${f.id}`), old.error);
+    // an earlier duplicate upload now points at the file that replaced its original
+    const dupNow = (await app.request('GET', `/file/${plainDup.id}`, { token: admin })).body.data;
+    assert.deepEqual([dupNow.status, dupNow.duplicateOf, dupNow.reprocess.path], ['failed', f.id, `/file/reprocess/${f.id}`]);
+    assert.ok(dupNow.error.startsWith(`Duplicate of file ${f.id}`), dupNow.error);
     assert.deepEqual(await linesOf(first.id, f.id), { [first.id]: 0, [f.id]: 14 });
     assert.equal(await revenue(), before, 'the earlier copy\'s earnings and rollups went with its lines');
     // the next upload of the same bytes is a duplicate of the file that replaced it

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { Trx } from '../../db';
 import { FILE_DELETE_HOOKS } from './hooks';
-import { ingestLockKey } from './service';
+import { duplicateMessage, ingestLockKey } from './service';
 
 /** Serialises forced uploads of the same bytes (taken before the file's own ingest lock). */
 export function copiesLockKey(tenantId: number, sha256: string): string {
@@ -26,7 +26,9 @@ export async function replaceEarlierCopies(trx: Knex.Transaction, tenantId: numb
   for (const hook of FILE_DELETE_HOOKS) await hook(trx as unknown as Trx, tenantId, ids);
   await trx('royalty_lines').where({ tenant_id: tenantId }).whereIn('file_id', ids).delete();
   await trx('file_errors').where({ tenant_id: tenantId }).whereIn('file_id', ids).delete();
-  await trx('files').where({ tenant_id: tenantId }).whereIn('id', ids).update({
+  // earlier duplicate uploads (never read) now point at this file; the copy that was read is retired
+  await trx('files').where({ tenant_id: tenantId }).whereIn('id', ids).whereNotNull('duplicate_of').update({ duplicate_of: fileId, error_message: duplicateMessage(fileId), updated_at: trx.fn.now() });
+  await trx('files').where({ tenant_id: tenantId }).whereIn('id', ids).whereNull('duplicate_of').update({
     status: 'failed',
     duplicate_of: fileId,
     error_message: `Replaced by file ${fileId} (the same bytes uploaded again with force=true): its lines were removed`,
