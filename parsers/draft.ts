@@ -43,6 +43,8 @@ const PREFER: Partial<Record<Role, [RegExp, RegExp]>> = {
   quantity: [/quantit|units/, /price|rate/],
   artist: [/track|asset|song|recording/, /product|album|release|label/],
   country: [/code|iso/, /customer|billing/],
+  saleType: [/sale|transaction/, /product|offer|asset|item|^format$/],
+  dsp: [/^(dsp|service|platform|store|retailer|shop)(name)?$/, /salestore/],
 };
 const CURRENCIES = new Set('USD EUR GBP JPY CAD AUD SEK NOK DKK CHF BRL MXN INR CNY KRW NZD ZAR PLN CZK HUF TRY RUB SGD HKD TWD IDR THB MYR PHP ARS CLP COP PEN ILS AED SAR'.split(' '));
 
@@ -86,7 +88,7 @@ function nameRole(name: string): { role: Role; confidence: number } | null {
   for (const [role, re, c] of NAMES) {
     if (!re.test(k)) continue;
     if (role === 'title' && NOT_TITLE.test(k)) continue;
-    if (role === 'amount' && /^currency|percent|%|tax|fee|commission|withh|brut|gross|id$|rate$|plays|views|units|quantit|(?<!ac)count/.test(k)) continue;
+    if (role === 'amount' && /^currency|percent|%|tax|fee|commission|withh|brut|gross|id$|rate$|date$|plays|views|units|quantit|(?<!ac)count/.test(k)) continue;
     if (role === 'currency' && /^net|revenue|royalt|amount|earn/.test(k)) continue;
     const pref = PREFER[role];
     let conf = c;
@@ -95,10 +97,90 @@ function nameRole(name: string): { role: Role; confidence: number } | null {
     if (role === 'amount' && /total|extended/.test(k) && !/subtotal/.test(k)) conf += 0.02;
     if (role === 'amount' && /^net/.test(k)) conf += 0.01;
     if (role === 'date' && /start/.test(k)) conf += 0.01;
+    // the day a royalty was earned, beside a wallet's transaction (payment) date
+    if (role === 'date' && /royaltydate|usagedate/.test(k)) conf += 0.08;
     if (role === 'quantity' && /asset|track/.test(k)) conf += 0.01;
     return { role, confidence: conf };
   }
   return null;
+}
+
+/** Each column's role, guessed from its name and its values; one column per role (the most confident). */
+function guessColumns(header: string[] | null, data: string[][]): DraftColumn[] {
+  const width = header ? header.length : Math.max(0, ...data.slice(0, 50).map((r) => r.length));
+  const cands: { index: number; role: Role; confidence: number }[] = [];
+  const columns: DraftColumn[] = [];
+  for (let i = 0; i < width; i++) {
+    const values = data.map((r) => r[i] ?? '');
+    const name = header ? header[i]!.trim() : null;
+    const byName = name ? nameRole(name) : null;
+    const byValue = valueRole(values);
+    // A name says what a column is; values only speak for columns whose name says nothing.
+    const guess = byName ?? byValue;
+    columns.push({ index: i, name, role: null, confidence: 0, samples: values.filter((v) => v.trim() !== '').slice(0, 3) });
+    if (guess) cands.push({ index: i, ...guess });
+  }
+  // One column per role: the most confident (the leftmost on a tie).
+  // Equal guesses: the leftmost column, except amounts guessed from values alone (the payable
+  // amount usually closes a row: gross, deductions, then what is due).
+  cands.sort((a, b) => b.confidence - a.confidence || (a.role === 'amount' && a.confidence < 0.5 ? b.index - a.index : a.index - b.index));
+  const taken = new Set<string>();
+  for (const c of cands) {
+    const key = c.role === 'period' ? 'date' : c.role;
+    if (taken.has(key)) continue;
+    taken.add(key);
+    columns[c.index]!.role = c.role;
+    columns[c.index]!.confidence = Math.min(0.99, Math.round(c.confidence * 100) / 100);
+  }
+  return columns;
+}
+
+/** Rows of one kind in a header-less file: the kind cell's value, and the second cell's when it tells kinds apart. */
+interface KindGroup { first: string; second: string | null; rows: string[][] }
+
+const TOTAL_KIND = /^(t|tot|total|totals|trl|trailer|foot|footer|f|z|sum|summary)$/i;
+const HEADER_KIND = /^(h|hdr|head|header)$/i;
+
+/** Groups a header-less file's rows by record kind (short first cell, and a short second one), most common first. */
+function groupKinds(rows: string[][]): KindGroup[] {
+  const short = (v: string | undefined) => v !== undefined && v.trim() !== '' && v.trim().length <= 3;
+  if (!rows.length || rows.some((r) => !short(r[0]))) return [];
+  const groups = new Map<string, KindGroup>();
+  for (const r of rows) {
+    const first = r[0]!.trim(), second = short(r[1]) ? r[1]!.trim() : null;
+    const k = `${first}\u0000${second ?? ''}`;
+    if (!groups.has(k)) groups.set(k, { first, second, rows: [] });
+    groups.get(k)!.rows.push(r);
+  }
+  const out = [...groups.values()];
+  // a second cell only names a kind when the first cell's value comes with several of them
+  for (const g of out) if (out.filter((o) => o.first === g.first).length === 1) g.second = null;
+  return out.sort((a, b) => b.rows.length - a.rows.length);
+}
+
+/** Row kinds proposed for a header-less file: the most common kind is data, totals rows control totals, header rows skipped. */
+function proposeKinds(kinds: KindGroup[], main: DraftColumn[]): Record<string, unknown> | undefined {
+  if (kinds.length < 2) return undefined;
+  const mainAt = new Map(main.filter((c) => c.role).map((c) => [ROLE_FIELD[c.role!], c.index]));
+  const out = kinds.map((g, i) => {
+    const kind: Record<string, unknown> = { name: `${g.first}${g.second ? ' ' + g.second : ''} rows`, values: [g.first] };
+    if (g.second) kind.where = { 1: [g.second] };
+    const own = guessColumns(null, g.rows).filter((c) => c.role);
+    if (i > 0 && HEADER_KIND.test(g.first)) return { ...kind, use: 'skip' };
+    if (i > 0 && TOTAL_KIND.test(g.first)) {
+      const at = (r: Role) => own.find((c) => c.role === r)?.index;
+      if (at('amount') === undefined) return { ...kind, use: 'skip' };
+      const columns: Record<string, unknown> = { net: { column: at('amount') } };
+      if (at('currency') !== undefined) columns.currency = { column: at('currency') };
+      return { ...kind, use: 'total', columns, ...(at('quantity') !== undefined ? { rowCountCell: at('quantity') } : {}) };
+    }
+    if (i === 0) return { ...kind, use: 'data' };
+    // another data kind: only the fields found somewhere else than in the main kind
+    const columns: Record<string, unknown> = {};
+    for (const c of own) if (mainAt.has(ROLE_FIELD[c.role!]) && mainAt.get(ROLE_FIELD[c.role!]) !== c.index) columns[ROLE_FIELD[c.role!]] = { column: c.index };
+    return { ...kind, use: 'data', ...(Object.keys(columns).length ? { columns } : {}) };
+  });
+  return { cell: 0, kinds: out };
 }
 
 const isHeaderish = (row: string[]) => {
@@ -129,40 +211,14 @@ export function draftPattern(head: Buffer, fileName: string): Draft {
   }
   const header = headerAt >= 0 ? rows[headerAt]! : null;
   let data = rows.slice(headerAt + 1);
+  let kinds: KindGroup[] = [];
   if (!header) {
     // Header-less files often mix row kinds (first cells like T / S,M / S,P): roles are
     // guessed on the most common kind, whose cells are in the same places.
-    const kindOf = (r: string[]) => (r[0] ?? '').length <= 3 ? `${r[0]}\u0000${(r[1] ?? '').length <= 3 ? r[1] : ''}` : '';
-    const counts = new Map<string, number>();
-    for (const r of data.slice(0, 200)) counts.set(kindOf(r), (counts.get(kindOf(r)) ?? 0) + 1);
-    const [top] = [...counts.entries()].sort((a, b) => b[1] - a[1]);
-    if (top && top[0] !== '' && counts.size > 1) data = data.filter((r) => kindOf(r) === top[0]);
+    kinds = groupKinds(data.slice(0, 200));
+    if (kinds.length > 1) data = kinds[0]!.rows;
   }
-  const width = header ? header.length : Math.max(0, ...data.slice(0, 50).map((r) => r.length));
-  const cands: { index: number; role: Role; confidence: number }[] = [];
-  const columns: DraftColumn[] = [];
-  for (let i = 0; i < width; i++) {
-    const values = data.map((r) => r[i] ?? '');
-    const name = header ? header[i]!.trim() : null;
-    const byName = name ? nameRole(name) : null;
-    const byValue = valueRole(values);
-    // A name says what a column is; values only speak for columns whose name says nothing.
-    const guess = byName ?? byValue;
-    columns.push({ index: i, name, role: null, confidence: 0, samples: values.filter((v) => v.trim() !== '').slice(0, 3) });
-    if (guess) cands.push({ index: i, ...guess });
-  }
-  // One column per role: the most confident (the leftmost on a tie).
-  // Equal guesses: the leftmost column, except amounts guessed from values alone (the payable
-  // amount usually closes a row: gross, deductions, then what is due).
-  cands.sort((a, b) => b.confidence - a.confidence || (a.role === 'amount' && a.confidence < 0.5 ? b.index - a.index : a.index - b.index));
-  const taken = new Set<string>();
-  for (const c of cands) {
-    const key = c.role === 'period' ? 'date' : c.role;
-    if (taken.has(key)) continue;
-    taken.add(key);
-    columns[c.index]!.role = c.role;
-    columns[c.index]!.confidence = Math.min(0.99, Math.round(c.confidence * 100) / 100);
-  }
+  const columns = guessColumns(header, data);
   const cols: Record<string, Record<string, unknown>> = {};
   for (const c of columns) {
     if (!c.role) continue;
@@ -177,7 +233,10 @@ export function draftPattern(head: Buffer, fileName: string): Draft {
     name: base || 'New source',
     aggregator: base || 'New source',
     layout: 'table',
-    detect: { headers: header ? columns.filter((c) => c.role).map((c) => c.name!) : [...new Set(data.slice(0, 50).map((r) => (r[0] ?? '').trim()))].slice(0, 3) },
+    detect: {
+      headers: header ? columns.filter((c) => c.role).map((c) => c.name!)
+        : kinds.length > 1 ? [...new Set(kinds.map((k) => k.first))] : [...new Set(data.slice(0, 50).map((r) => (r[0] ?? '').trim()))].slice(0, 3),
+    },
     format: {
       delimiter,
       encoding: encoding === 'utf-16be' ? 'auto' : encoding,
@@ -185,7 +244,9 @@ export function draftPattern(head: Buffer, fileName: string): Draft {
       ...(columns.some((c) => c.role === 'amount' && c.samples.some((s) => /^\s*-?\d+,\d{1,6}\s*$/.test(s))) ? { decimal: ',' } : {}),
     },
     columns: cols,
+    ...(header ? {} : { rowKinds: proposeKinds(kinds, columns) }),
   } as unknown as SourcePattern;
+  if (!pattern.rowKinds) delete pattern.rowKinds;
   if (pattern.detect.headers.length === 0) pattern.detect.headers = [header?.[0] ?? 'x'];
   return { encoding, delimiter, headerLine: header ? headerAt + 1 : null, columns, pattern };
 }

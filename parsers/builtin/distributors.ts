@@ -156,6 +156,25 @@ export const believe: SourcePattern = {
   },
 };
 
+/** FUGA's column vocabulary, shared by distributors that run on it (Cargo's royalty_extended). */
+export const fugaColumns = {
+  saleMonth: { from: 'Sale Start date' },
+  salePeriodStart: { from: 'Sale Start date' },
+  salePeriodEnd: { from: 'Sale End date' },
+  dsp: { from: 'DSP' },
+  saleType: { from: 'Sale Type' },
+  country: { from: 'Territory' },
+  upc: { from: 'Product UPC' },
+  label: { from: 'Product Label' },
+  releaseTitle: { from: 'Product Title' },
+  artist: { from: ['Asset Artist', 'Product Artist'] },
+  trackTitle: { from: 'Asset Title' },
+  isrc: { from: 'Asset ISRC' },
+  exchangeRate: { from: 'Exchange Rate' },
+  net: { from: 'Reported Royalty' },
+  currency: { from: 'Currency' },
+} satisfies SourcePattern['columns'];
+
 export const fuga: SourcePattern = {
   key: 'fuga',
   name: 'FUGA sales report',
@@ -167,24 +186,10 @@ export const fuga: SourcePattern = {
   },
   format: { delimiter: 'auto', encoding: 'auto' },
   columns: {
-    saleMonth: { from: 'Sale Start date' },
-    salePeriodStart: { from: 'Sale Start date' },
-    salePeriodEnd: { from: 'Sale End date' },
-    dsp: { from: 'DSP' },
-    saleType: { from: 'Sale Type' },
-    country: { from: 'Territory' },
-    upc: { from: 'Product UPC' },
-    label: { from: 'Product Label' },
-    releaseTitle: { from: 'Product Title' },
-    artist: { from: ['Asset Artist', 'Product Artist'] },
-    trackTitle: { from: 'Asset Title' },
-    isrc: { from: 'Asset ISRC' },
+    ...fugaColumns,
     quantity: { from: ['Asset Quantity', 'Product Quantity'] },
     gross: { from: 'Original Gross Income' },
     grossCurrency: { from: 'Original currency' },
-    exchangeRate: { from: 'Exchange Rate' },
-    net: { from: 'Reported Royalty' },
-    currency: { from: 'Currency' },
   },
 };
 

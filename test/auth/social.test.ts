@@ -76,6 +76,12 @@ describe('social login (OAuth 2.0 authorization code against a local fake provid
     const noCookie = await app.request('GET', `/auth/social_a/callback?code=${code}&state=${encodeURIComponent(state)}`);
     assert.equal(noCookie.status, 401);
     assert.equal(noCookie.body.error.code, 'SOCIAL_STATE_MISMATCH');
+    // a browser (it asks for HTML) is sent to the sign-in page with the reason instead
+    const browser = await app.request('GET', `/auth/social_a/callback?code=${code}&state=${encodeURIComponent(state)}`, {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }, redirect: 'manual',
+    });
+    assert.equal(browser.status, 302);
+    assert.equal(browser.headers.get('location'), '/app/signin?error=SOCIAL_STATE_MISMATCH&provider=social_a');
   });
 
   it('a code the provider refuses fails the sign-in', async () => {

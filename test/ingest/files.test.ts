@@ -142,7 +142,7 @@ describe('statement ingestion: files', function () {
     assert.equal(bad.body.success, false);
   });
 
-  it('duplicate upload: flagged duplicateOf, not ingested twice, unless forced', async () => {
+  it('duplicate upload: flagged duplicateOf, not ingested twice; forced, the new upload replaces the earlier copy', async () => {
     const n = 'two-currencies.csv';
     const dup = await upload(app, admin, 'again.csv', fixture(n));
     assert.equal(dup.status, 201);
@@ -154,6 +154,7 @@ describe('statement ingestion: files', function () {
     const f = await waitFile(app, admin, forced.body.data.id);
     assert.equal(f.status, 'processed');
     assert.equal(f.counts.rowsIngested, 16);
+    assert.equal((await dbLines(ids[n]!)).length, 0, 'one copy of the lines');
     // the other tenant's identical upload is not a duplicate
     const other = await upload(app, b.users.admin!.token, n, fixture(n));
     assert.equal(other.body.data.duplicateOf, null);
@@ -162,13 +163,13 @@ describe('statement ingestion: files', function () {
 
   it('zip with several statements: one child file per statement', async () => {
     const zip = zipBuffers([
-      { name: 'statements/tunecore-sales-report.csv', data: fixture('tunecore-sales-report.csv').toString().replace('2023', '2023') + '' },
-      { name: 'statements/believe-english.csv', data: fixture('believe-english.csv') },
+      { name: 'statements/tunecore-sales-report.csv', data: fixture('tunecore-sales-report.csv').toString() + '\n' },
+      { name: 'statements/believe-english.csv', data: Buffer.concat([fixture('believe-english.csv'), Buffer.from('\n')]) },
       { name: 'statements/yt.csv.gz', data: zlib.gzipSync(fixture('YouTube_NovaLuneRecords_M_20230701_20230731_asset_raw_v1-1.csv')) },
       { name: '__MACOSX/._believe-english.csv', data: 'junk' },
     ]);
-    // distinct bytes so they are not duplicates of the first test's uploads
-    const r = await upload(app, admin, 'bundle.zip', zip, { force: 'true' });
+    // distinct bytes (a trailing blank line) so they are not duplicates of the first test's uploads
+    const r = await upload(app, admin, 'bundle.zip', zip);
     assert.equal(r.status, 201);
     const kids = await waitChildren(app, admin, r.body.data.id, 3);
     const parent = (await app.request('GET', `/file/${r.body.data.id}`, { token: admin })).body.data;
@@ -204,8 +205,9 @@ describe('statement ingestion: files', function () {
   });
 
   it('zip entries: a stored (uncompressed) entry is read; an entry failing its CRC-32 fails the file, no child left', async () => {
-    const stored = zipBuffers([{ name: 'believe.csv', data: fixture('believe-english.csv'), store: true }]);
-    const f1 = await waitFile(app, admin, (await upload(app, admin, 'stored.zip', stored, { force: 'true' })).body.data.id);
+    // distinct bytes (trailing blank lines): not a copy of an earlier upload
+    const stored = zipBuffers([{ name: 'believe.csv', data: Buffer.concat([fixture('believe-english.csv'), Buffer.from('\n\n')]), store: true }]);
+    const f1 = await waitFile(app, admin, (await upload(app, admin, 'stored.zip', stored)).body.data.id);
     assert.equal(f1.children.length, 1);
     const c1 = await waitFile(app, admin, f1.children[0].id);
     assert.equal(c1.status, 'processed', JSON.stringify(c1.error));

@@ -138,6 +138,16 @@ describe('teaching a layout as a workspace admin (API only)', function () {
     assert.equal(d.body.data.headerLine, null);
     assert.equal(d.body.data.delimiter, ',');
     assert.equal(d.body.data.pattern.format.header, 'none');
+    // the first cell is a record kind: the draft proposes the kinds, each sale kind with its own cells
+    const rk = d.body.data.pattern.rowKinds;
+    assert.deepEqual(rk.kinds.map((k: any) => [k.values, k.where ?? null, k.use]), [
+      [['S'], { 1: ['M'] }, 'data'], [['S'], { 1: ['P'] }, 'data'], [['H'], null, 'skip'], [['T'], null, 'total'],
+    ]);
+    assert.deepEqual(rk.kinds[1].columns, { country: { column: 5 }, net: { column: 6 }, currency: { column: 8 } });
+    assert.deepEqual([rk.kinds[3].rowCountCell, rk.kinds[3].columns], [1, { net: { column: 2 }, currency: { column: 3 } }]);
+    const asDrafted = await app.request('POST', '/sources/validate', { token: admin, body: { pattern: d.body.data.pattern, fileId: id } });
+    assert.equal(asDrafted.status, 200, asDrafted.text);
+    assert.deepEqual([asDrafted.body.data.errors, asDrafted.body.data.totals, asDrafted.body.data.reconciles], [[], { EUR: '4.305' }, true]);
     // the admin corrects the draft into the row-kind pattern and saves it; the same upload is confirmed
     const v = await app.request('POST', '/sources/validate', { token: admin, body: { pattern: kindsPattern(), fileId: id } });
     assert.equal(v.status, 200, v.text);
@@ -262,8 +272,8 @@ describe('teaching a layout as a workspace admin (API only)', function () {
     const again = await upload(app, admin, 'society_fix_again.csv', QUARTERS + '\n\n\n');
     assert.equal(again.status, 201, again.text);
     assert.equal(again.body.data.duplicateOf, id);
-    assert.ok(again.body.data.error.includes(`POST /file/confirm-detection/${id}`), again.body.data.error);
-    const back = await app.request('POST', `/file/confirm-detection/${id}`, { token: admin, body: { source: 'society-fix' } });
+    assert.ok(again.body.data.error.includes(`POST /file/reprocess/${id}`), again.body.data.error);
+    const back = await app.request('POST', again.body.data.reprocess.path, { token: admin, body: { source: 'society-fix' } });
     assert.equal(back.status, 200, back.text);
     assert.equal((await waitFile(app, admin, id, ['processed', 'failed'])).status, 'processed');
     const lines = await app.svc.db.owner('royalty_lines').where({ tenant_id: a.tenantId }).whereIn('file_id', [id, again.body.data.id]).count('* as n').first();

@@ -176,12 +176,12 @@ describe('web app in headless Chromium', function () {
     await page.locator('tbody tr', { hasText: 'Paper Moon' }).waitFor();
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('table tbody tr').length === 1);
     await check(page, 'catalogue');
-    // pattern dry runs are for super-admins (they maintain the shared patterns)
-    await app.svc.db.owner('users').whereRaw('lower(email) = lower(?)', [t.users.owner!.email]).update({ is_super_admin: true });
+    // a workspace admin dry-runs a pattern on a sample through the workspace's own route
     await page.goto(`${app.url}/app/admin`);
     await page.locator('tr', { hasText: t.users.user!.email }).waitFor();
     await page.getByLabel('Sample statement').setInputFiles(path.join(tmp, 'DistroKid_1772400000000_NovaLune.tsv'));
-    await page.getByRole('button', { name: 'Dry run' }).click();
+    const [dry] = await Promise.all([page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/dry-run')), page.getByRole('button', { name: 'Dry run' }).click()]);
+    assert.deepEqual([new URL(dry.url()).pathname, dry.status()], ['/sources/dry-run', 200]);
     assert.match(await page.getByTestId('dry-run-summary').innerText(), /^Read with distrokid-2023: 4 rows, 4 ingested, 0 failed/);
     await check(page, 'admin');
   });

@@ -13,6 +13,8 @@ describe('web app: social sign-in in headless Chromium', function () {
   let t: TestTenant;
   let browser: Browser;
   let consent: http.Server;
+  /** What the fake consent screen answers: approve as the workspace's user, approve as a stranger, or deny. */
+  let consentAnswer: 'approve' | 'stranger' | 'deny' = 'approve';
 
   before(async function () {
     const chromium = findChromium();
@@ -26,8 +28,14 @@ describe('web app: social sign-in in headless Chromium', function () {
     consent = http.createServer((req, res) => {
       const u = new URL(req.url!, 'http://x');
       const redirectUri = u.searchParams.get('redirect_uri')!;
-      const code = idp.issueCode({ sub: 'web-social-1', email: t.users.user!.email, email_verified: true }, redirectUri);
-      res.writeHead(302, { location: `${redirectUri}?code=${code}&state=${encodeURIComponent(u.searchParams.get('state')!)}` });
+      const state = encodeURIComponent(u.searchParams.get('state')!);
+      if (consentAnswer === 'deny') {
+        res.writeHead(302, { location: `${redirectUri}?error=access_denied&state=${state}` });
+        return res.end();
+      }
+      const who = consentAnswer === 'stranger' ? { sub: 'web-stranger', email: 'stranger@nowhere.test', email_verified: true } : { sub: 'web-social-1', email: t.users.user!.email, email_verified: true };
+      const code = idp.issueCode(who, redirectUri);
+      res.writeHead(302, { location: `${redirectUri}?code=${code}&state=${state}` });
       res.end();
     });
     await new Promise<void>((resolve) => consent.listen(0, '127.0.0.1', () => resolve()));
@@ -73,5 +81,33 @@ describe('web app: social sign-in in headless Chromium', function () {
     assert.equal((await ctx.cookies(app.url)).find((c) => c.name === 'rondo_refresh'), undefined);
     assert.deepEqual(blocked, []);
     await ctx.close();
+  });
+
+  it('a failed social sign-in lands on the sign-in page with a clear message, not an API error', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+    const blocked: string[] = [];
+    await enforceCsp(ctx, blocked);
+    const page = await ctx.newPage();
+    try {
+      for (const [answer, code, text] of [
+        ['deny', 'SOCIAL_CANCELLED', 'Sign-in with social a was cancelled.'],
+        ['stranger', 'SOCIAL_NO_ACCOUNT', 'No Rondo account uses this social a sign-in. Ask a workspace admin for an invitation, or sign in with your e-mail and password.'],
+      ] as const) {
+        consentAnswer = answer;
+        await page.goto(`${app.url}/app/signin`);
+        await page.getByRole('link', { name: 'Sign in with social a' }).click();
+        await page.waitForURL((u) => u.pathname === '/app/signin' && u.searchParams.get('error') === code);
+        assert.equal(await page.getByRole('alert').innerText(), text);
+        // the sign-in form is still there to try again
+        await page.locator('input[type=email]').waitFor();
+        assert.deepEqual(await seriousViolations(page), [], answer);
+        await screenshot(page, `signin-social-${answer}`);
+      }
+      assert.equal((await ctx.cookies(app.url)).find((c) => c.name === 'rondo_refresh'), undefined, 'no session');
+      assert.deepEqual(blocked, []);
+    } finally {
+      consentAnswer = 'approve';
+      await ctx.close();
+    }
   });
 });

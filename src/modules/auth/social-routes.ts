@@ -4,7 +4,7 @@ import { defineRoutes, route } from '../../http/route';
 import { Type } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { SOCIAL_PROVIDERS } from '../../config';
-import { ForbiddenError, UnauthorizedError, ValidationError } from '../../lib/errors';
+import { AppError, ForbiddenError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import { connectedProviders, oauthClient, socialUser, unlinkProvider } from './social';
 import { authOf, REFRESH_COOKIE } from './service';
 import { REFRESH_TTL_SECONDS } from './tokens';
@@ -33,7 +33,9 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
     return client.authorizeUrl(state);
   }
 
-  const routes = SOCIAL_PROVIDERS.flatMap((provider) => [
+  const routes = SOCIAL_PROVIDERS.flatMap((provider) => {
+    const callback = callbackFor(provider);
+    return [
     route({
       method: 'get',
       path: `/auth/${provider}`,
@@ -51,30 +53,45 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
       access: 'public',
       query: Type.Object({ code: Type.Optional(Type.String({ maxLength: 4000 })), state: Type.String({ maxLength: 4000 }), error: Type.Optional(Type.String({ maxLength: 500 })) }),
       async handler({ ctx, query }) {
-        if (query.error) throw new UnauthorizedError(`Sign-in with ${provider} was cancelled (${query.error})`, 'SOCIAL_CANCELLED');
-        const cookieState = ctx.cookies.get(STATE_COOKIE);
-        if (!cookieState || !safeEqual(cookieState, query.state)) throw new UnauthorizedError('The sign-in state does not match this browser', 'SOCIAL_STATE_MISMATCH');
-        const st = await signer.verify<{ provider: string; mode: 'login' | 'link'; redirect: string | null }>(query.state, 'oauth_state');
-        if (st.provider !== provider) throw new UnauthorizedError('The sign-in state is for another provider', 'SOCIAL_STATE_MISMATCH');
-        ctx.cookies.set(STATE_COOKIE, null);
-        if (!query.code) throw new ValidationError('Missing code', ['query.code is required']);
-        const profile = await oauthClient(cfg, provider).profileForCode(query.code);
-
-        const userId = await socialUser(db.owner, provider, profile, st.mode === 'link' ? st.sub : null);
-        // after sign-in, only to an origin of one of the person's own workspaces (or Rondo's own)
-        const back = st.redirect && (await allowedForUser(db.owner, cfg, new URL(st.redirect), userId)) ? st.redirect : null;
-
-        if (st.mode === 'link') {
-          if (back) return ctx.redirect(back);
-          return { success: true, message: `${provider} linked`, data: { provider } };
+        try {
+          return await callback(ctx, query);
+        } catch (err) {
+          // A person's browser lands on the sign-in page with the reason; API clients get the error.
+          if (ctx.accepts('json', 'html') !== 'html') throw err;
+          const code = err instanceof AppError ? err.code : 'SOCIAL_FAILED';
+          if (!(err instanceof AppError)) svc.log.warn({ err, provider }, 'social sign-in failed');
+          ctx.cookies.set(STATE_COOKIE, null);
+          ctx.redirect(`/app/signin?${new URLSearchParams({ error: code, provider })}`);
         }
-        const refresh = await auth.openSession(userId, provider, { ip: ctx.ip, userAgent: ctx.get('user-agent') });
-        ctx.cookies.set(REFRESH_COOKIE, refresh, { httpOnly: true, sameSite: 'lax', secure, maxAge: REFRESH_TTL_SECONDS * 1000, overwrite: true });
-        if (back) return ctx.redirect(back);
-        return { message: 'Login successful', workspaces: await auth.workspacesOf(userId) };
       },
     }),
-  ]);
+  ]; });
+
+  function callbackFor(provider: string) {
+    return async (ctx: Context, query: { code?: string; state: string; error?: string }) => {
+      if (query.error) throw new UnauthorizedError(`Sign-in with ${provider} was cancelled (${query.error})`, 'SOCIAL_CANCELLED');
+      const cookieState = ctx.cookies.get(STATE_COOKIE);
+      if (!cookieState || !safeEqual(cookieState, query.state)) throw new UnauthorizedError('The sign-in state does not match this browser', 'SOCIAL_STATE_MISMATCH');
+      const st = await signer.verify<{ provider: string; mode: 'login' | 'link'; redirect: string | null }>(query.state, 'oauth_state');
+      if (st.provider !== provider) throw new UnauthorizedError('The sign-in state is for another provider', 'SOCIAL_STATE_MISMATCH');
+      ctx.cookies.set(STATE_COOKIE, null);
+      if (!query.code) throw new ValidationError('Missing code', ['query.code is required']);
+      const profile = await oauthClient(cfg, provider).profileForCode(query.code);
+
+      const userId = await socialUser(db.owner, provider, profile, st.mode === 'link' ? st.sub : null);
+      // after sign-in, only to an origin of one of the person's own workspaces (or Rondo's own)
+      const back = st.redirect && (await allowedForUser(db.owner, cfg, new URL(st.redirect), userId)) ? st.redirect : null;
+
+      if (st.mode === 'link') {
+        if (back) return ctx.redirect(back);
+        return { success: true, message: `${provider} linked`, data: { provider } };
+      }
+      const refresh = await auth.openSession(userId, provider, { ip: ctx.ip, userAgent: ctx.get('user-agent') });
+      ctx.cookies.set(REFRESH_COOKIE, refresh, { httpOnly: true, sameSite: 'lax', secure, maxAge: REFRESH_TTL_SECONDS * 1000, overwrite: true });
+      if (back) return ctx.redirect(back);
+      return { message: 'Login successful', workspaces: await auth.workspacesOf(userId) };
+    };
+  }
 
   defineRoutes(router, svc, { tag: 'Auth', errorShape: 'catalogue' }, [
     ...routes,

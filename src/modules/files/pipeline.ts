@@ -26,6 +26,7 @@ import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sou
 import { LineMatcher } from '../royalty/prefill';
 import { LINE_COLUMNS, LineCopyFormatter, cp } from './line-copy';
 import { zipLayoutProblem } from './zip-guard';
+import { copiesLockKey, replaceEarlierCopies } from './replace';
 import { INGEST_LIMITS, openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from '../../lib/statement-open';
 import { lineQuotaProblem } from '../platform/plans';
 
@@ -215,7 +216,7 @@ async function unzipInto(svc: AppServices, tenantId: number, row: Record<string,
     for (const c of children) {
       await registerFile(svc, trx, tenantId, {
         id: c.id, parentId: row.id, originalName: c.name, storageKey: c.key, size: c.size, sha256: c.sha256,
-        options: { autoProcessIfConfident: o.autoProcessIfConfident, forceManualConfirmation: o.forceManualConfirmation, force: o.force },
+        options: { autoProcessIfConfident: o.autoProcessIfConfident, forceManualConfirmation: o.forceManualConfirmation, force: o.force, reprocess: o.reprocess ?? false },
         uploadedBy: row.uploaded_by,
       });
     }
@@ -365,7 +366,9 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
   try {
     // inside the try: if it fails, the finally still stops the timer and closes the streams
     const matcher = await LineMatcher.open(svc, tenantId);
+    const forced = !!row.duplicate_of && !!o.force; // this upload replaces the earlier copies of its bytes (replace.ts)
     await svc.db.owner.transaction(async (trx: Knex.Transaction) => {
+      if (forced) await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [copiesLockKey(tenantId, row.sha256)]);
       await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [ingestLockKey(tenantId, fileId)]);
       const again = await trx('files').where({ tenant_id: tenantId, id: fileId }).first('status');
       if (!again || again.status !== 'ingesting') return; // another attempt finished it meanwhile
@@ -460,7 +463,9 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         accounting_period: accounting,
         error_message: nothing ? `No line could be read: ${rowsFailed} rejected (see the errors)` : null,
         processed_at: trx.fn.now(),
+        ...(forced && !nothing ? { duplicate_of: null } : {}),
       };
+      if (forced && !nothing) await replaceEarlierCopies(trx, tenantId, fileId, row.sha256);
       await commit(trx, nothing ? { advance: false, status: 'failed', patch } : { advance: true, patch });
       ingested = { rowsRead: summary.rowsRead, rowsIngested, rowsFailed, matchedInFlight: matcher?.stats ?? null, timings: { parseMatchAndCopy: tRead - started, finish: Date.now() - tRead } };
     });

@@ -10,7 +10,7 @@ import type { AppServices } from '../../services';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import {
   adoptSignedUpload, assertUploadUnused, confirmDetection, createUploadUrl, deleteFileEverywhere, getFile, isOwnWorkspace, listFiles, optionsFrom,
-  registeredFile, registerStored, rerunDecompress, resendPending, storageKey, store,
+  registeredFile, registerStored, reprocessFile, rerunDecompress, resendPending, storageKey, store, uploadMessage,
 } from './service';
 import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from '../../http/upload';
 import { streamErrors, streamFileEvents, visibleFile } from './streams';
@@ -27,6 +27,7 @@ const UploadOptionsProps = {
   autoProcessIfConfident: Type.Optional(Bool),
   forceManualConfirmation: Type.Optional(Bool),
   force: Type.Optional(Bool),
+  reprocess: Type.Optional(Bool),
 };
 export function registerFileRoutes(router: Router, svc: AppServices): void {
   const uploadUrl = route({
@@ -45,7 +46,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'post',
       path: '/file/royalty',
-      summary: 'Upload a statement (multipart, field "file"; optional fields autoProcessIfConfident, forceManualConfirmation, force). Streams to storage; answers at once',
+      summary: 'Upload a statement (multipart, field "file"; optional fields autoProcessIfConfident, forceManualConfirmation, reprocess (a duplicate re-reads its original in place), force (a duplicate replaces its original)). Streams to storage; answers at once',
       access: 'admin',
       status: 201,
       rawBody: true,
@@ -58,7 +59,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         if (!file) throw new ValidationError('No "file" part in the upload', [], 'FILE_REQUIRED');
         const options = optionsFrom({ ...(query as Record<string, unknown>), ...fields });
         const r = await registerStored(svc, tenantId, { id: file.id, originalName: file.fileName, contentType: file.contentType, storageKey: file.key, size: file.size, sha256: file.sha256, options, uploadedBy: auth.tenantUserId });
-        return { success: true, message: r.duplicateOf && !options.force ? 'Duplicate file: not ingested again' : 'File uploaded', data: r };
+        return { success: true, message: uploadMessage(r, options, 'File uploaded'), data: r };
       },
     }),
     uploadUrl,
@@ -106,7 +107,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         const options = optionsFrom(body as Record<string, unknown>);
         const newFile = { id: fileId, originalName: body.fileName, contentType: body.contentType ?? null, storageKey: st.key, size: st.size, sha256: st.sha256, options, uploadedBy: auth.tenantUserId };
         const r = await registerStored(svc, tenantId, newFile, false);
-        return { success: true, message: r.duplicateOf && !options.force ? 'Duplicate file: not ingested again' : 'File registered', data: r };
+        return { success: true, message: uploadMessage(r, options, 'File registered'), data: r };
       },
     }),
     route({
@@ -159,6 +160,22 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       async handler({ trx, tenantId, params }) {
         if (!(await isOwnWorkspace(trx, tenantId, params.tenant))) throw new NotFoundError('File');
         return { success: true, message: 'Decompression queued', data: await rerunDecompress(svc, trx, tenantId, params.id) };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/file/reprocess/:id',
+      summary: 'Read a file again in place (a duplicate upload: its original; an archive: its statements), with a new or corrected source or its own; its lines are replaced, never copied',
+      access: 'admin',
+      params: IdParams,
+      body: Strict({
+        source: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        periodStart: Type.Optional(Type.String({ format: 'date' })),
+        periodEnd: Type.Optional(Type.String({ format: 'date' })),
+        accountingPeriod: Type.Optional(Type.String({ format: 'date' })),
+      }),
+      async handler({ trx, tenantId, params, body }) {
+        return { success: true, message: 'File queued to be read again', data: await reprocessFile(svc, trx, tenantId, params.id, body) };
       },
     }),
     route({

@@ -17,11 +17,16 @@ import { findPattern } from '../sources/service';
 export interface UploadOptions {
   autoProcessIfConfident: boolean;
   forceManualConfirmation: boolean;
-  /** Ingest even when the same bytes were already uploaded (duplicateOf is still recorded). */
+  /**
+   * Same bytes as an earlier file: this upload becomes the file. It is read, and when its lines
+   * are stored the earlier copies' lines are removed in the same transaction (never two copies).
+   */
   force: boolean;
+  /** Same bytes as an earlier file: the original is read again in place (its lines replaced); this upload is kept as a duplicate. */
+  reprocess: boolean;
 }
 
-export const DEFAULT_OPTIONS: UploadOptions = { autoProcessIfConfident: true, forceManualConfirmation: false, force: false };
+export const DEFAULT_OPTIONS: UploadOptions = { autoProcessIfConfident: true, forceManualConfirmation: false, force: false, reprocess: false };
 
 /** Statuses where the pipeline still has work to do (resend-pending-files and recovery re-send these). */
 export const PENDING_STATUSES: FileStatus[] = IN_FLIGHT_STATUSES;
@@ -38,6 +43,7 @@ export function optionsFrom(src: Record<string, unknown>): UploadOptions {
     autoProcessIfConfident: parseBool(src.autoProcessIfConfident, true),
     forceManualConfirmation: parseBool(src.forceManualConfirmation, false),
     force: parseBool(src.force, false),
+    reprocess: parseBool(src.reprocess, false),
   };
 }
 
@@ -75,14 +81,27 @@ async function findOriginal(trx: Trx, sha256: string, exceptId: string): Promise
   return r?.id ?? null;
 }
 
+/** What an upload answers: a new file, a duplicate (not read), a duplicate whose original is read again, or a copy that replaces it. */
+export function uploadMessage(r: { duplicateOf: string | null }, o: UploadOptions, done: string): string {
+  if (!r.duplicateOf) return done;
+  if (o.reprocess) return 'Duplicate file: the original is read again in place';
+  return o.force ? `${done}; it replaces the earlier copy of the same bytes` : 'Duplicate file: not ingested again';
+}
+
+/** The route that reads a file again in place (a duplicate upload names its original's). */
+export function reprocessPath(original: string): string {
+  return `/file/reprocess/${original}`;
+}
+
 /**
- * What a duplicate upload says: the original is read again under a new or corrected source
- * with confirm-detection (its lines are replaced, never copied); force=true ingests a copy.
+ * What a duplicate upload says: the original is read again in place under a new or corrected
+ * source with the reprocess route (or by uploading with reprocess=true): its lines are
+ * replaced, never copied. force=true makes the new upload the file instead.
  */
 export function duplicateMessage(original: string): string {
-  return `Duplicate of file ${original} (same SHA-256): not ingested again. To read it again under a new or corrected source, ` +
-    `POST /file/confirm-detection/${original} {"source": "<source key or id>"}: its lines are replaced, never copied. ` +
-    'Upload with force=true to ingest it anyway.';
+  return `Duplicate of file ${original} (same SHA-256): not ingested again. To read it again in place under a new or corrected source, ` +
+    `POST ${reprocessPath(original)} (optionally {"source": "<source key or id>"}), or upload it with reprocess=true: its lines are replaced, never copied. ` +
+    'Upload with force=true to make this upload the file instead (the original\'s lines are then removed).';
 }
 
 export interface NewFile {
@@ -104,7 +123,8 @@ export interface NewFile {
  */
 export async function registerFile(svc: AppServices, trx: Trx, tenantId: number, f: NewFile): Promise<void> {
   const dup = await findOriginal(trx, f.sha256, f.id);
-  const skip = dup !== null && !f.options.force;
+  const reread = dup !== null && f.options.reprocess;
+  const skip = dup !== null && (!f.options.force || reread);
   const inserted = await trx('files')
     .insert({
       tenant_id: tenantId,
@@ -117,7 +137,7 @@ export async function registerFile(svc: AppServices, trx: Trx, tenantId: number,
       sha256: f.sha256,
       duplicate_of: dup,
       status: skip ? 'failed' : 'uploaded',
-      error_message: skip ? duplicateMessage(dup) : null,
+      error_message: reread ? `Duplicate of file ${dup} (same SHA-256): the original is read again in place (${reprocessPath(dup)})` : skip ? duplicateMessage(dup) : null,
       options: JSON.stringify(f.options),
       uploaded_by: f.uploadedBy,
     })
@@ -125,6 +145,7 @@ export async function registerFile(svc: AppServices, trx: Trx, tenantId: number,
     .ignore()
     .returning('id');
   if (inserted.length && !skip) await startPipeline(svc.queue, trx, tenantId, f.id);
+  if (inserted.length && reread) await reprocessFile(svc, trx, tenantId, dup, {});
 }
 
 // ------------------------------------------------------------------------------------ reading
@@ -152,6 +173,8 @@ export function publicFile(r: Record<string, any>) {
     size: r.size_bytes === null ? null : Number(r.size_bytes),
     sha256: r.sha256,
     duplicateOf: r.duplicate_of,
+    /** A duplicate upload: how to read its original again in place. */
+    reprocess: r.duplicate_of && r.status === 'failed' ? { method: 'POST', path: reprocessPath(r.duplicate_of) } : null,
     status: r.status,
     progress: r.progress,
     source: r.source_key ? { id: r.source_pattern_id, key: r.source_key, name: r.source_name, version: r.pattern_version } : null,
@@ -357,6 +380,31 @@ export async function confirmDetection(svc: AppServices, trx: Trx, tenantId: num
   });
   await sendToStep(svc.queue, trx, 'file.ingest', tenantId, id);
   return getFile(trx, id);
+}
+
+/**
+ * POST /file/reprocess/{id}: reads a file again in place; its lines are replaced when the new
+ * reading is stored (one transaction: never a second copy, never half a file). A duplicate
+ * upload stands for its original; an archive for each of its statements. With `source`, the
+ * file is read with that source; without, a file confirmed by hand is read again with its
+ * source's current version (and its period overrides), any other starts over from detection.
+ */
+export async function reprocessFile(svc: AppServices, trx: Trx, tenantId: number, id: string, c: Partial<Confirmation>): Promise<ReturnType<typeof getFile>> {
+  let r = await getFileRow(trx, id);
+  for (let hops = 0; r.duplicate_of && !r.options?.force && hops < 3; hops++) r = await getFileRow(trx, r.duplicate_of);
+  if (r.duplicate_of && !r.options?.force) throw new ValidationError(`The file is a duplicate of ${r.duplicate_of}`, [], 'DUPLICATE_FILE');
+  if (r.kind === 'archive') {
+    const children = await trx('files').where({ parent_id: r.id }).whereNull('duplicate_of').whereNot({ kind: 'archive' }).whereNotNull('storage_key').orderBy('id').select('id');
+    for (const ch of children) await reprocessFile(svc, trx, tenantId, ch.id, c);
+    return getFile(trx, r.id);
+  }
+  const o = r.options ?? {};
+  const source = c.source ?? (o.confirmed && r.source_pattern_id ? r.source_pattern_id : undefined);
+  if (!source) return rerunDecompress(svc, trx, tenantId, r.id);
+  const period = c.periodStart || c.periodEnd ? { start: c.periodStart, end: c.periodEnd } : o.periodOverride ?? {};
+  return confirmDetection(svc, trx, tenantId, r.id, {
+    source, periodStart: period.start, periodEnd: period.end, accountingPeriod: c.accountingPeriod ?? o.accountingPeriodOverride ?? undefined,
+  });
 }
 
 // ------------------------------------------------------------------------------------ intake

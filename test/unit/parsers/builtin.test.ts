@@ -23,6 +23,12 @@ const CASES: [string, string, number, Record<string, string>][] = [
   ['soundcloud-preamble.csv', 'soundcloud', 12, { USD: '0.40188' }],
   ['DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv', 'ddex-dsr', 16, { EUR: '16.1208' }],
   ['NOVALUNE_STANDARD_Q2_2024.csv', 'clicknclear', 5, { EUR: '27.945' }],
+  ['imusician_sales_2024-05.csv', 'imusician', 12, { EUR: '1.299266' }],
+  ['amuse_statement_2024-06.csv', 'amuse', 11, { USD: '6.1418' }],
+  ['OFFstep_Detailed_Monthly_Report_2024-04.csv', 'offstep', 10, { USD: '3.591404' }],
+  ['FinchRecords-royalty_extended.csv', 'cargo', 14, { GBP: '2.538752' }],
+  ['vendas_distribuicao_digital_2024-02.csv', 'smartrights-sales', 12, { BRL: '1.55142', USD: '1.67076' }],
+  ['confirmed_sales_2024-05.csv', 'confirmed-sales', 11, { EUR: '8.406', USD: '7.7985' }],
 ];
 
 /** Lines without an ISRC in each fixture (album rows, merchandise, tracks the report leaves blank); none elsewhere. */
@@ -33,6 +39,9 @@ const NO_ISRC: Record<string, number> = {
   'soundcloud-preamble.csv': 12,
   'DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv': 4,
   'NOVALUNE_STANDARD_Q2_2024.csv': 2,
+  'OFFstep_Detailed_Monthly_Report_2024-04.csv': 10,
+  'FinchRecords-royalty_extended.csv': 1,
+  'confirmed_sales_2024-05.csv': 2,
 };
 
 describe('built-in patterns', () => {
@@ -159,5 +168,37 @@ describe('pattern specifics', () => {
     );
     const d = lines[3]!;
     assert.deepEqual([d.isrc, d.upc, d.saleType, d.net], [null, '0859712345001', 'download', '0.63']);
+  });
+  it('iMusician: YouTube monetisation read as UGC, the statement month as accounting period', async () => {
+    const { lines } = await read('imusician_sales_2024-05.csv', 'imusician');
+    assert.deepEqual(lines.slice(0, 3).map((l) => l.saleType), ['stream', 'download', 'ugc']);
+    assert.deepEqual([lines[0]!.saleMonth, lines[0]!.accountingPeriod, lines[0]!.upc], ['2024-01-01', '2024-05-01', '4059251234567']);
+    assert.deepEqual([lines[11]!.quantity, lines[11]!.net], ['-2', '-0.012']);
+  });
+  it('Amuse: withdrawals (debit rows) skipped and reported, Total after the split is the net', async () => {
+    const { summary, lines } = await read('amuse_statement_2024-06.csv', 'amuse');
+    assert.equal(summary.rowsSkipped, 1);
+    assert.deepEqual([lines[0]!.gross, lines[0]!.net], ['0.4100', '0.20500']);
+    assert.deepEqual([lines[0]!.saleMonth, lines[0]!.accountingPeriod], ['2024-03-01', '2024-06-01']);
+  });
+  it('OFFstep: the role in brackets dropped from the artist, gross in the original currency', async () => {
+    const { lines } = await read('OFFstep_Detailed_Monthly_Report_2024-04.csv', 'offstep');
+    assert.equal(lines[0]!.artist, 'Nova Lune');
+    assert.deepEqual([lines[1]!.gross, lines[1]!.grossCurrency, lines[1]!.exchangeRate, lines[1]!.currency], ['0.2318', 'USD', '1', 'USD']);
+    assert.deepEqual([lines[2]!.grossCurrency, lines[2]!.exchangeRate], ['GBP', '1.27']);
+  });
+  it('Cargo: the product row has no ISRC, a negative correction is kept', async () => {
+    const { lines } = await read('FinchRecords-royalty_extended.csv', 'cargo');
+    assert.deepEqual([lines[6]!.isrc, lines[6]!.saleType, lines[6]!.upc], [null, 'download', '5057123456789']);
+    assert.deepEqual([lines[13]!.quantity, lines[13]!.net], ['-1', '-0.632']);
+    assert.equal(lines[0]!.salePeriodEnd, '2024-01-31');
+  });
+  it('SmartRights and confirmed-sales exports: several currencies, extra fields kept', async () => {
+    const sr = await read('vendas_distribuicao_digital_2024-02.csv', 'smartrights-sales');
+    assert.deepEqual([sr.lines[0]!.currency, sr.lines[1]!.currency, sr.lines[0]!.country], ['BRL', 'USD', 'BR']);
+    assert.equal(sr.lines[0]!.extra?.composers, 'Ana Prado; João Lima');
+    const cs = await read('confirmed_sales_2024-05.csv', 'confirmed-sales');
+    assert.deepEqual(cs.lines.slice(0, 4).map((l) => l.extra?.contentType), ['t', 't', 'v', 'a']);
+    assert.deepEqual([cs.lines[3]!.quantity, cs.lines[3]!.net], ['1', '7.1910']);
   });
 });

@@ -4,8 +4,8 @@
  * proposes is valid. Quarters and half-years are read natively as periods.
  */
 import assert from 'node:assert/strict';
-import { builtinPatterns, draftPattern, ROLE_FIELD, validatePattern, normalise } from '../../../parsers/index';
-import { fixture } from './helpers';
+import { builtinPatterns, detectSource, draftPattern, ROLE_FIELD, validatePattern, normalise } from '../../../parsers/index';
+import { fixture, readWith } from './helpers';
 
 const FIXTURES: [string, string][] = [
   ['DistroKid_1693900000000_NovaLune.tsv', 'distrokid'],
@@ -24,6 +24,12 @@ const FIXTURES: [string, string][] = [
   ['orchard-legacy-2018M8.csv', 'orchard'],
   ['utf16-bandcamp.csv', 'bandcamp'],
   ['soundcloud-preamble.csv', 'soundcloud'],
+  ['imusician_sales_2024-05.csv', 'imusician'],
+  ['amuse_statement_2024-06.csv', 'amuse'],
+  ['OFFstep_Detailed_Monthly_Report_2024-04.csv', 'offstep'],
+  ['FinchRecords-royalty_extended.csv', 'cargo'],
+  ['vendas_distribuicao_digital_2024-02.csv', 'smartrights-sales'],
+  ['confirmed_sales_2024-05.csv', 'confirmed-sales'],
 ];
 
 const FIELD_ROLES: Record<string, string[]> = {};
@@ -68,6 +74,32 @@ describe('draft pattern from a sample', () => {
       checked++;
     }
     assert.equal(checked, 6);
+  });
+
+  it('a header-less file whose first cell is a record kind gets row kinds: data, other sales, totals', async () => {
+    const file = 'NOVALUNE_STANDARD_Q2_2024.csv';
+    const d = draftPattern(fixture(file), file);
+    const rk = d.pattern.rowKinds!;
+    assert.equal(rk.cell, 0);
+    assert.deepEqual(rk.kinds.map((k) => [k.values, k.where ?? null, k.use]), [
+      [['S'], { 1: ['M'] }, 'data'],
+      [['S'], { 1: ['P'] }, 'data'],
+      [['T'], { 1: ['M'] }, 'total'],
+      [['T'], { 1: ['P'] }, 'total'],
+    ]);
+    // the publishing sale row has its cells elsewhere: its currency moves one cell left
+    assert.deepEqual(rk.kinds[1]!.columns?.currency, { column: 9 });
+    // the totals rows: their count of sales and their currency, by position
+    assert.deepEqual([rk.kinds[2]!.rowCountCell, rk.kinds[2]!.columns?.currency], [4, { column: 5 }]);
+    assert.deepEqual(d.pattern.detect.headers, ['S', 'T']);
+    assert.deepEqual(validatePattern(d.pattern).ok, true, JSON.stringify(validatePattern(d.pattern)));
+    // the draft reads the whole file as it is: every row of a known kind, the five sales as lines
+    const { lines, errors, summary } = await readWith(file, d.pattern);
+    assert.deepEqual(errors, []);
+    assert.equal(lines.length, 5);
+    assert.equal(summary.rowsFailed, 0);
+    const c = detectSource({ fileName: file, head: fixture(file) }, [d.pattern]);
+    assert.equal(c[0]!.confidence.schema, 1);
   });
 
   it('a header-less file is drafted with column positions', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { builtinPatterns, readStatement, type CanonicalLine, type LineError, type ReadSummary } from '../../../parsers/index';
+import { builtinPatterns, readStatement, type CanonicalLine, type LineError, type ReadSummary, type SourcePattern } from '../../../parsers/index';
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/statements/', import.meta.url));
 export const fixture = (name: string): Buffer => readFileSync(FIXTURES + name);
@@ -18,13 +18,22 @@ export async function read(
   key: string,
   chunk = 97,
 ): Promise<{ summary: ReadSummary; lines: CanonicalLine[]; errors: LineError[] }> {
+  return readWith(name, pattern(key), chunk);
+}
+
+/** Reads a fixture with the given pattern (a built-in one, or a draft). */
+export async function readWith(
+  name: string,
+  p: SourcePattern,
+  chunk = 97,
+): Promise<{ summary: ReadSummary; lines: CanonicalLine[]; errors: LineError[] }> {
   let buf = fixture(name);
   if (name.endsWith('.gz')) buf = gunzipSync(buf);
   const parts: Buffer[] = [];
   for (let i = 0; i < buf.length; i += chunk) parts.push(buf.subarray(i, i + chunk));
   const lines: CanonicalLine[] = [];
   const errors: LineError[] = [];
-  const summary = await readStatement(Readable.from(parts), { fileName: name, pattern: pattern(key) }, {
+  const summary = await readStatement(Readable.from(parts), { fileName: name, pattern: p }, {
     lines: (b) => void lines.push(...b),
     error: (e) => void errors.push(e),
   });

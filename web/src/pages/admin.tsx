@@ -46,7 +46,6 @@ function Members() {
 }
 
 function Sources() {
-  const { me } = useApp();
   const configured = useLoad(() => api<{ data: Any[] }>('GET', '/sources'), []);
   const all = useLoad(() => api<{ data: Any[] }>('GET', '/file/sources'), []);
   const [file, setFile] = useState<File | null>(null);
@@ -63,7 +62,7 @@ function Sources() {
         form.append('pattern', pattern);
       }
       form.append('file', file, file.name);
-      setResult((await api<{ data: Any }>('POST', '/pattern-creator/dry-run', { form })).data);
+      setResult((await api<{ data: Any }>('POST', '/sources/dry-run', { form })).data);
     });
   };
   const toggle = (s: Any) => a.run(async () => { await api('POST', `/sources/${s.id}/${s.active ? 'deactivate' : 'activate'}`); configured.reload(); return `${s.name} ${s.active ? 'deactivated' : 'activated'}.`; });
@@ -83,8 +82,8 @@ function Sources() {
         ]} />
       </details>
       <h3>Dry run of a pattern</h3>
-      {!me.isSuperAdmin ? <p class="muted">Pattern dry runs are open to super-admins, who maintain the shared source patterns.</p> : null}
-      <form class="stack" onSubmit={dryRun} hidden={!me.isSuperAdmin}>
+      <p class="muted">Try a pattern (or this workspace's sources) on a sample statement: nothing is saved.</p>
+      <form class="stack" onSubmit={dryRun}>
         <Field label="Sample statement"><input type="file" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} /></Field>
         <Field label="Pattern (JSON; empty: detect with the existing sources)"><textarea rows={6} value={pattern} onInput={(e) => setPattern(e.currentTarget.value)} /></Field>
         <button type="submit" class="primary" disabled={a.busy}>Dry run</button>

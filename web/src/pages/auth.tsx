@@ -23,7 +23,23 @@ function Card(p: { title: string; children: preact.ComponentChildren }) {
   );
 }
 
+/** Why a social sign-in came back here (`/app/signin?error=CODE&provider=…`, set by the provider's callback). */
+export function socialFailure(code: string, provider: string | null): string {
+  const who = (provider ?? 'the provider').replace(/_/g, ' ');
+  const why: Record<string, string> = {
+    SOCIAL_CANCELLED: `Sign-in with ${who} was cancelled.`,
+    SOCIAL_STATE_MISMATCH: `The sign-in with ${who} expired or was started in another browser. Please try again.`,
+    SOCIAL_NO_ACCOUNT: `No Rondo account uses this ${who} sign-in. Ask a workspace admin for an invitation, or sign in with your e-mail and password.`,
+    SOCIAL_CODE_REFUSED: `${who} did not confirm the sign-in. Please try again.`,
+    SOCIAL_PROFILE_FAILED: `${who} did not tell us who you are. Please try again later.`,
+    SOCIAL_ALREADY_LINKED: `This ${who} account is already linked to another Rondo user.`,
+    PROVIDER_NOT_CONFIGURED: `Sign-in with ${who} is not available on this server.`,
+  };
+  return why[code] ?? `Sign-in with ${who} did not work. Please try again, or sign in with your e-mail and password.`;
+}
+
 function SignIn(p: Props) {
+  const failed = param('error');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const a = useAction();
@@ -38,6 +54,7 @@ function SignIn(p: Props) {
   const back = encodeURIComponent('/app/signed-in');
   return (
     <Card title="Sign in">
+      {failed ? <div class="error" role="alert" data-testid="social-error"><strong>{socialFailure(failed, param('provider'))}</strong></div> : null}
       <form onSubmit={submit} class="stack">
         <Field label="E-mail"><input type="email" name="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></Field>
         <Field label="Password"><input type="password" name="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></Field>

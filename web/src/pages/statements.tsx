@@ -10,6 +10,8 @@ interface FileRow {
   salePeriod: { start: string; end: string } | null; accountingPeriod: string | null;
   counts: { rowsRead: number; rowsIngested: number; rowsFailed: number; rowsSkipped: number } | null;
   totals: Record<string, string> | null; error: string | null; createdAt?: string; duplicateOf?: string | null;
+  /** A duplicate upload: the route that reads its original again in place. */
+  reprocess?: { method: string; path: string } | null;
 }
 interface Upload { key: string; name: string; id?: string; status: string; progress: number; error?: string }
 
@@ -141,10 +143,16 @@ function FileList({ gen, onChange }: { gen: number; onChange: () => void }) {
   const files = useLoad(() => api<{ data: FileRow[]; pagination: { total: number; size: number } }>('GET', `/file/${qs({ page, size: 20 })}`), [page, gen]);
   const [confirm, setConfirm] = useState<FileRow | null>(null);
   const [errors, setErrors] = useState<FileRow | null>(null);
+  const a = useAction();
+  const reread = (f: FileRow) => a.run(async () => {
+    await api('POST', f.reprocess!.path, { body: {} });
+    onChange();
+    return `The original of ${f.fileName} is being read again; its lines will be replaced, not copied.`;
+  });
   const pages = Math.max(1, Math.ceil((files.data?.pagination.total ?? 0) / 20));
   return (
     <Section title="Statement files" actions={<button type="button" onClick={onChange}>Refresh</button>}>
-      <ErrorBox error={files.error} />
+      <ErrorBox error={files.error ?? a.error} /><Notice text={a.done} />
       <Table caption="Statement files" rows={files.data?.data} rowKey={(f) => f.id} columns={[
         { label: 'File', cell: (f) => f.fileName },
         { label: 'Source', cell: (f) => f.source?.name ?? <em>not detected</em> },
@@ -157,7 +165,8 @@ function FileList({ gen, onChange }: { gen: number; onChange: () => void }) {
         { label: 'Totals', cell: (f) => Object.entries(f.totals ?? {}).map(([c, v]) => `${decimal(v)} ${c}`).join(', ') || '—', num: true },
         { label: 'Actions', cell: (f) => (
           <div class="row tight">
-            {['needs_confirmation', 'failed', 'processed'].includes(f.status) ? <button type="button" onClick={() => setConfirm(f)} aria-label={`Confirm detection: ${f.fileName}`}>Confirm detection</button> : null}
+            {f.reprocess ? <button type="button" disabled={a.busy} onClick={() => reread(f)} aria-label={`Read the original again: ${f.fileName}`}>Read the original again</button>
+              : ['needs_confirmation', 'failed', 'processed'].includes(f.status) ? <button type="button" onClick={() => setConfirm(f)} aria-label={`Confirm detection: ${f.fileName}`}>Confirm detection</button> : null}
             {f.counts?.rowsFailed ? <button type="button" onClick={() => setErrors(f)} aria-label={`Errors of ${f.fileName}`}>Errors</button> : null}
           </div>
         ) },
