@@ -40,8 +40,19 @@ describe('account erasure', function () {
   let userId: string;
   const tuids: string[] = [];
 
+  /** Polls an erasure job until it settles (the worker runs it); its state is then asserted exactly. */
+  async function settledErasure(jobId: string) {
+    for (let i = 0; i < 300; i++) {
+      const r = await app.request('GET', `/godmin/account-erasure/jobs/${jobId}`, { token: god });
+      assert.equal(r.status, 200, r.text);
+      if (r.body.data.status === 'completed' || r.body.data.status === 'failed') return r.body.data;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error('the erasure job did not settle');
+  }
+
   before(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ workers: true });
     const owner = app.svc.db.owner;
     a = await createTestTenant(app, 'EraseA', ['owner', 'admin']);
     b = await createTestTenant(app, 'EraseB', ['owner']);
@@ -113,8 +124,11 @@ describe('account erasure', function () {
     assert.equal((await app.svc.db.owner('users').where({ id: userId }).first('email')).email, EMAIL);
 
     const r = await app.request('POST', '/godmin/account-erasure/execute', { token: god, body: { userId, planHash: plan.planHash } });
-    assert.equal(r.status, 200, r.text);
-    assert.equal(r.body.data.erased.sessions, 1);
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.body.data.status, 'queued');
+    const job = await settledErasure(r.body.data.jobId);
+    assert.equal(job.status, 'completed', job.error);
+    assert.equal(job.result.erased.sessions, 1);
 
     assert.deepEqual(await scan(app, [EMAIL, FIRST, LAST]), []);
     assert.deepEqual(await ledgerTotals(app), totals);

@@ -13,13 +13,20 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-export function actorOf(auth: AuthContext): { kind: string; id: string | null } {
+/** Who did it: a god key or a user (kept on a job that acts later on their behalf). */
+export interface Actor {
+  kind: string;
+  id: string | null;
+}
+
+export function actorOf(auth: AuthContext): Actor {
   if (auth.kind === 'god_key') return { kind: 'god_key', id: auth.keyId };
   return { kind: 'user', id: auth.userId };
 }
 
-export async function writeAudit(trx: Knex, auth: AuthContext, e: AuditEntry): Promise<void> {
-  const actor = actorOf(auth);
+/** The audit record of an action, by the caller (AuthContext) or by an actor recorded earlier. */
+export async function writeAudit(trx: Knex, by: AuthContext | Actor, e: AuditEntry): Promise<void> {
+  const actor = 'keyId' in by || 'userId' in by ? actorOf(by as AuthContext) : (by as Actor);
   await trx('platform_audit').insert({
     actor_kind: actor.kind,
     actor_id: actor.id,

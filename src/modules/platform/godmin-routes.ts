@@ -8,10 +8,11 @@ import { defineRoutes, route } from '../../http/route';
 import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { listAudit, writeAudit } from './audit';
-import { executeErasure, previewErasure } from './erasure';
+import { previewErasure } from './erasure';
+import { getErasure, requestErasure } from './erasure-jobs';
 import { impersonate, listTenants, listUsers, setTenantStatus, updateSubscription } from './godmin';
 import { subscriptionOf } from './plans';
-import { AuditRow, ErasurePlanSchema, ok, paged, SubscriptionSchema, SubscriptionState, TenantRow, UserRow } from './schemas';
+import { AuditRow, ErasureJobSchema, ErasurePlanSchema, ok, paged, SubscriptionSchema, SubscriptionState, TenantRow, UserRow } from './schemas';
 
 const TenantParams = Type.Object({ tenantId: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 const PageQ = {
@@ -139,14 +140,25 @@ export function registerGodminRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'post',
       path: '/godmin/account-erasure/execute',
-      summary: 'Erase a person per the previewed plan (planHash): delete or anonymise in one audited transaction; financial records stay, anonymised. 400 PLAN_CHANGED when the data moved since the preview.',
+      summary: 'Erase a person per the previewed plan (planHash) in one audited job: answers the job id at once (GET /godmin/account-erasure/jobs/{jobId}). 400 PLAN_CHANGED when the data moved since the preview.',
+      description: 'The job deletes or anonymises per the plan in one transaction that also writes the `account.erase` audit record; financial records stay, anonymised. Data that moves between this request and the job fails the job with PLAN_CHANGED, nothing erased.',
       access: 'super_admin',
       body: Strict({ userId: Uuid, planHash: Type.String({ pattern: '^[0-9a-f]{64}$', maxLength: 64 }) }),
-      responses: {
-        200: ok(Type.Object({ userId: Type.String({ format: 'uuid' }), planHash: Type.String(), erased: Type.Record(Type.String(), Type.Integer()), retained: Type.Array(Type.Object({ table: Type.String(), columns: Type.Array(Type.String()), rows: Type.Integer(), reason: Type.String() })) })),
-      },
+      status: 201,
+      responses: { 201: ok(ErasureJobSchema) },
       async handler({ body, auth }) {
-        return { success: true, data: await executeErasure(owner, auth, body.userId, body.planHash) };
+        return { success: true, data: await requestErasure(svc, auth, body.userId, body.planHash) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/godmin/account-erasure/jobs/:jobId',
+      summary: 'An erasure job: queued, running, completed (rows erased per table, records retained) or failed (with the error)',
+      access: 'super_admin',
+      params: Type.Object({ jobId: Uuid }),
+      responses: { 200: ok(ErasureJobSchema) },
+      async handler({ params }) {
+        return { success: true, data: await getErasure(owner, params.jobId) };
       },
     }),
   ]);
