@@ -2,11 +2,16 @@ import type { Knex } from 'knex';
 import { enableTenantRls } from '../src/db/migration-helpers';
 
 /**
- * Workspace branding (logo in the object store, colours, sender name); account erasures run
+ * Plan seats sized for payees; workspace branding (logo in the object store, colours, sender name); account erasures run
  * as jobs (their status, owner pool only); inbound distributor deliveries (one row per event
  * id: the idempotency record) and the delivery state of a release.
  */
 export async function up(knex: Knex): Promise<void> {
+  // Members are enforced now, and payees are members (artists read their statements): seats
+  // sized for a label's roster rather than a team's.
+  await knex.raw(`UPDATE plans SET limits = jsonb_set(limits, '{members}', '25') WHERE code = 'free'`);
+  await knex.raw(`UPDATE plans SET limits = jsonb_set(limits, '{members}', '500') WHERE code = 'pro'`);
+
   await knex.schema.createTable('workspace_branding', (t) => {
     t.integer('tenant_id').primary().references('tenants.id').onDelete('CASCADE');
     t.text('primary_color');
@@ -63,6 +68,8 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`UPDATE plans SET limits = jsonb_set(limits, '{members}', '5') WHERE code = 'free'`);
+  await knex.raw(`UPDATE plans SET limits = jsonb_set(limits, '{members}', '50') WHERE code = 'pro'`);
   await knex.schema.alterTable('releases', (t) => {
     t.dropChecks(['releases_delivery_status_check']);
     t.dropColumn('delivery_status');

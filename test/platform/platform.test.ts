@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { createTestTenant, signIn, startTestApp, type TestApp, type TestTenant } from '../helpers/app';
 import { routeRegistry } from '../../src/http/route';
 import { FakeTxtResolver } from '../../src/lib/dns';
@@ -336,6 +338,62 @@ describe('platform: plans, feature gates, super-admin, custom domains', function
       assert.equal(audit.length, 1);
       assert.equal(audit[0].targetId, who.user_id);
       assert.equal(audit[0].details.reason, 'ticket 42');
+    });
+  });
+
+  describe('plan limits: members and storage', () => {
+    let l: TestTenant;
+    const objects = async (dir = path.join(app.dataDir, 'objects')): Promise<number> => {
+      const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+      let n = 0;
+      for (const e of entries) n += e.isDirectory() ? await objects(path.join(dir, e.name)) : e.name.endsWith('.meta.json') ? 0 : 1; // partial uploads count
+      return n;
+    };
+    const upload = (bytes: number, name: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.alloc(bytes, 'a')]), name);
+      return app.request('POST', '/file/royalty', { token: l.users.owner!.token, raw: form });
+    };
+
+    before(async () => {
+      // a small plan of its own (added after the tests that list the catalogue)
+      await app.svc.db.owner('plans').insert({ code: 'tiny', name: 'Tiny', sort: 9, features: app.svc.db.owner.raw(`'{}'::text[]`), limits: JSON.stringify({ statementLinesPerMonth: 100, members: 2, storageBytes: 1000 }) });
+      l = await createTestTenant(app, 'Limited', ['owner']);
+      assert.equal((await setPlan(l.tenantId, 'tiny')).status, 200);
+    });
+
+    it('members: an invitation past the limit is 403 PLAN_LIMIT_REACHED naming the limit; nothing is added', async () => {
+      const first = await app.request('POST', '/auth/invite', { token: l.users.owner!.token, body: { email: 'seat.two@limits.test' } });
+      assert.equal(first.status, 201, first.text);
+      const over = await app.request('POST', '/auth/invite', { token: l.users.owner!.token, body: { email: 'seat.three@limits.test' } });
+      assert.equal(over.status, 403);
+      assert.equal(over.body.error.code, 'PLAN_LIMIT_REACHED');
+      assert.deepEqual(over.body.error.details, ['limit: members', 'plan: tiny', 'allowed: 2', 'used: 2', 'adding: 1']);
+      assert.equal(await app.svc.db.owner('tenant_users').where({ tenant_id: l.tenantId }).count({ n: '*' }).first().then((r) => Number(r!.n)), 2);
+      const bulk = await app.request('POST', '/user/bulk', { token: l.users.owner!.token, body: { users: [{ email: 'seat.four@limits.test', role: 'user' }] } });
+      assert.equal(bulk.status, 200, bulk.text);
+      assert.match(JSON.stringify(bulk.body), /allows 2 members/);
+      const sub = await app.request('GET', '/billing/subscription', { token: l.users.owner!.token });
+      assert.deepEqual([sub.body.data.usage.members, sub.body.data.limits.members], [2, 2]);
+    });
+
+    it('storage: an upload past the room left is 403 PLAN_LIMIT_REACHED and nothing is stored', async () => {
+      const before = await objects();
+      const big = await upload(1500, 'big.csv');
+      assert.equal(big.status, 403, big.text);
+      assert.equal(big.body.error.code, 'PLAN_LIMIT_REACHED');
+      assert.ok(big.body.error.details.includes('limit: storageBytes'));
+      assert.equal(await objects(), before, 'no object kept');
+      assert.equal((await app.svc.db.owner('files').where({ tenant_id: l.tenantId })).length, 0);
+
+      const fits = await upload(600, 'fits.csv');
+      assert.equal(fits.status, 201, fits.text);
+      const second = await upload(600, 'second.csv');
+      assert.equal(second.status, 403);
+      assert.ok(second.body.error.details.includes('used: 600'));
+      assert.equal(await objects(), before + 1);
+      const sub = await app.request('GET', '/billing/subscription', { token: l.users.owner!.token });
+      assert.deepEqual([sub.body.data.usage.storageBytes, sub.body.data.limits.storageBytes], [600, 1000]);
     });
   });
 });
