@@ -280,6 +280,37 @@ describe('default settings', () => {
     assert.deepEqual([bare.genre, bare.label, bare.metadata], [[], null, {}]);
   });
 
+  it('bulk creates take the content defaults as single creates do', async () => {
+    const adm = a.users.admin!.token;
+    const art = (await req('POST', '/artist', adm, { name: 'Bulk Filled' })).body.data.id;
+    const lab = (await req('POST', '/labels', adm, { name: 'Bulk Label', artists: [art] })).body.data.id;
+    await set(adm, 'label', lab, 'content', 'genre', 'Soul');
+    await set(adm, 'label', lab, 'content', 'labelName', 'Bulk Label Ltd');
+    await set(adm, 'artist', art, 'content', 'subGenre', 'Neo Soul');
+    const single = (await req('POST', '/asset', adm, { title: 'Bulk S', isrc: 'GB-DSA-26-00040', artists: [art] })).body.data;
+    const bulk = await req('POST', '/asset/bulk', adm, { assets: [
+      { title: 'Bulk A1', isrc: 'GB-DSA-26-00041', artists: [art] },
+      { title: 'Bulk A2', isrc: 'GB-DSA-26-00042', artists: [art], mainGenre: ['Funk'] },
+      { title: 'Bulk A3', isrc: 'GB-DSA-26-00043' },
+    ] });
+    assert.equal(bulk.status, 200, bulk.text);
+    const row = (title: string, table = 'assets') => app.svc.db.owner(table).where({ tenant_id: a.tenantId, title }).first();
+    const a1 = await row('Bulk A1');
+    assert.deepEqual([a1.main_genre, a1.sub_genre], [single.mainGenre, single.subGenre]);
+    assert.deepEqual([a1.main_genre, a1.sub_genre], [['Soul'], ['Neo Soul']]);
+    assert.deepEqual((await row('Bulk A2')).main_genre, ['Funk'], 'a value given is kept');
+    assert.deepEqual((await row('Bulk A3')).main_genre, [], 'no artist, no label: nothing set on its chain');
+    const prods = await req('POST', '/product/bulk', adm, { products: [
+      { title: 'Bulk P1', upc: '4006381333948', artists: [art] },
+      { title: 'Bulk P2', upc: '4006381333955', artists: [art], label: 'Own Label' },
+    ] });
+    assert.equal(prods.status, 200, prods.text);
+    const p1 = await row('Bulk P1', 'products');
+    assert.deepEqual([p1.main_genre, p1.label], [['Soul'], 'Bulk Label Ltd']);
+    const p2 = await row('Bulk P2', 'products');
+    assert.deepEqual([p2.main_genre, p2.label], [['Soul'], 'Own Label']);
+  });
+
   it('labels and catalogs: one label per artist, a catalog holding labels cannot go', async () => {
     const adm = a.users.admin!.token;
     const art = (await req('POST', '/artist', adm, { name: 'Mover' })).body.data.id;

@@ -76,7 +76,7 @@ describe('partners: distributor delivery webhook', function () {
     const raw = JSON.stringify({ id: 'evt_bad', type: 'release.exploded', occurredAt: 'yesterday', data: { upc: UPC } });
     const r = await fetch(hook(a), { method: 'POST', headers: { 'content-type': 'application/json', 'x-distributor-signature': signDistributor(raw, secretA) }, body: raw });
     assert.equal(r.status, 400);
-    const body = await r.json();
+    const body = (await r.json()) as { message: string; details: string[] };
     assert.match(body.message, /Invalid event/);
     assert.deepEqual(body.details, ['body.type must be one of release.delivered, release.live, release.failed, release.taken_down', 'body.occurredAt must be a date-time']);
     run.bodies.push(JSON.stringify(body));
