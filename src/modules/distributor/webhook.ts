@@ -15,7 +15,8 @@ import type { AppServices } from '../../services';
 import { safeEqual } from '../../lib/crypto';
 import { clock } from '../../lib/clock';
 import { UnauthorizedError, ValidationError } from '../../lib/errors';
-import { callbackJson, tx } from '../partners/common';
+import { tx } from '../partners/common';
+import { callbackJson } from '../../http/limits';
 
 export const DELIVERY_EVENTS = {
   'release.delivered': 'delivered',

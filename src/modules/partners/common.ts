@@ -7,7 +7,6 @@ import type { AppServices } from '../../services';
 import { withTenant, type Trx } from '../../db';
 import { AppError, NotFoundError, ValidationError } from '../../lib/errors';
 import { PartnerApiError } from './http-client';
-import { inputProblems } from '../../http/limits';
 
 export function tx<T>(svc: AppServices, tenantId: number, fn: (trx: Trx) => Promise<T>): Promise<T> {
   return withTenant(svc.db.app, tenantId, fn);
@@ -34,21 +33,4 @@ export async function viaPartner<T>(what: string, fn: () => Promise<T>): Promise
 /** Clamp helper for the page/size of partner lists. */
 export function pageArgs(q: { page?: number; size?: number }, defSize: number) {
   return { page: q.page ?? 1, size: q.size ?? defSize };
-}
-
-/**
- * The JSON body of a signed partner callback (its signature checked by the caller over these
- * raw bytes). A raw body skips route validation, so the same guard runs here (NUL, unpaired
- * surrogates, depth): 400 MALFORMED_BODY or INVALID_EVENT.
- */
-export function callbackJson(raw: Buffer): unknown {
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new ValidationError('Body is not JSON', [], 'MALFORMED_BODY');
-  }
-  const problems = inputProblems(body, 'body');
-  if (problems.length) throw new ValidationError('Invalid event', problems, 'INVALID_EVENT');
-  return body;
 }

@@ -28,7 +28,8 @@ import { createPayment } from '../money/payments';
 import { PartnerApiError } from './http-client';
 import type { FxPayoutView } from './fx-client';
 import { fxClient } from './fxpartner';
-import { callbackJson, tx } from './common';
+import { tx } from './common';
+import { callbackJson } from '../../http/limits';
 
 const RANK: Record<string, number> = { pending: 0, processing: 1, completed: 2, failed: 2, cancelled: 2 };
 export const OPEN_STATUSES = ['pending', 'processing'];

@@ -15,6 +15,7 @@ import { ValidationError } from '../../lib/errors';
 import * as S from './schemas';
 import * as fx from './fxpartner';
 import * as pay from './fx-payouts';
+import { pageArgs } from './common';
 
 const errs = { 400: StatusError, 401: StatusError, 403: StatusError, 404: StatusError, 500: StatusError };
 const IDEMPOTENCY = /^[A-Za-z0-9_.:-]{8,200}$/;
@@ -27,6 +28,13 @@ function idempotencyKey(header: string, fromBody?: string): string | null {
 
 export function registerFxPartnerRoutes(router: Router, svc: AppServices): void {
   const base = '/integrations/fxpartner';
+  /** A page of a list the partner holds (page default 1, size default 10). */
+  const partnerPage = <T>(title: string, list: (svc: AppServices, tenantId: number, page: number, size: number) => Promise<{ data: T[]; total: number }>) =>
+    async ({ tenantId, query }: { tenantId: number; query: { page?: number; size?: number } }) => {
+      const { page, size } = pageArgs(query, 10);
+      const r = await list(svc, tenantId, page, size);
+      return paged(title, r.data, page, size, r.total);
+    };
   defineRoutes(router, svc, { tag: 'Payout partner', errorShape: 'status' }, [
     route({ method: 'get', path: `${base}/all`, summary: "The workspace's FX payout integration (API key masked)", access: 'admin', feature: 'fxpartner', responses: { 200: S.Success(Type.Array(S.FxStatus)), ...errs },
       async handler({ trx }) {
@@ -50,12 +58,7 @@ export function registerFxPartnerRoutes(router: Router, svc: AppServices): void 
         return ok('FX payout integration removed', null);
       } }),
     route({ method: 'get', path: `${base}/wallets`, summary: 'Wallets at the partner (page default 1; size default 10, at most 50: a larger size is refused)', access: 'admin', feature: 'fxpartner', query: S.WalletQuery, noTransaction: true, responses: { 200: S.WalletList, ...errs },
-      async handler({ tenantId, query }) {
-        const page = query.page ?? 1;
-        const size = query.size ?? 10;
-        const r = await fx.listWallets(svc, tenantId, page, size);
-        return paged('Wallets', r.data, page, size, r.total);
-      } }),
+      handler: partnerPage('Wallets', fx.listWallets) }),
     route({ method: 'get', path: `${base}/purpose-codes`, summary: 'Payment purpose codes the partner accepts', access: 'admin', feature: 'fxpartner', noTransaction: true, responses: { 200: S.Success(Type.Array(Type.Object({ code: Type.String(), description: Type.String() }))), ...errs },
       async handler({ tenantId }) {
         return ok('Purpose codes', await fx.purposeCodes(svc, tenantId));
@@ -70,12 +73,7 @@ export function registerFxPartnerRoutes(router: Router, svc: AppServices): void 
         return ok('Beneficiary unlinked', null);
       } }),
     route({ method: 'get', path: `${base}/beneficiaries`, summary: 'Beneficiaries at the partner, with the member each is linked to', access: 'admin', feature: 'fxpartner', query: S.WalletQuery, noTransaction: true, responses: { 200: S.BeneficiaryList, ...errs },
-      async handler({ tenantId, query }) {
-        const page = query.page ?? 1;
-        const size = query.size ?? 10;
-        const r = await fx.listBeneficiaries(svc, tenantId, page, size);
-        return paged('Beneficiaries', r.data, page, size, r.total);
-      } }),
+      handler: partnerPage('Beneficiaries', fx.listBeneficiaries) }),
     route({ method: 'post', path: `${base}/beneficiaries`, summary: 'Create a beneficiary at the partner', access: 'admin', feature: 'fxpartner', status: 201, body: S.BeneficiaryBody, noTransaction: true, responses: { 201: S.Success(S.Beneficiary), ...errs },
       async handler({ tenantId, body }) {
         return ok('Beneficiary created', await fx.saveBeneficiary(svc, tenantId, body));

@@ -38,15 +38,18 @@ export async function writeAudit(trx: Knex, by: AuthContext | Actor, e: AuditEnt
   });
 }
 
+/** One page of the super-admin lists: the total, and the rows of `page` (1-based) in `order`, each mapped. */
+export async function pageOf<T>(base: Knex.QueryBuilder, q: { page: number; limit: number }, order: (b: Knex.QueryBuilder) => Knex.QueryBuilder, map: (r: Record<string, any>) => T) {
+  const [{ total }] = await base.clone().count({ total: '*' });
+  const rows = await order(base).limit(q.limit).offset((q.page - 1) * q.limit);
+  return { total: Number(total), items: rows.map(map) };
+}
+
 export async function listAudit(owner: Knex, q: { page: number; limit: number; action?: string; tenantId?: number }) {
   const base = owner('platform_audit');
   if (q.action) base.where({ action: q.action });
   if (q.tenantId) base.where({ workspace_id: q.tenantId });
-  const [{ total }] = await base.clone().count({ total: '*' });
-  const rows = await base.orderBy('id', 'desc').limit(q.limit).offset((q.page - 1) * q.limit).select('*');
-  return {
-    total: Number(total),
-    items: rows.map((r) => ({
+  return pageOf(base, q, (b) => b.orderBy('id', 'desc').select('*'), (r) => ({
       id: String(r.id),
       at: new Date(r.at).toISOString(),
       actorKind: r.actor_kind,
@@ -56,6 +59,5 @@ export async function listAudit(owner: Knex, q: { page: number; limit: number; a
       targetType: r.target_type,
       targetId: r.target_id,
       details: r.details,
-    })),
-  };
+    }));
 }

@@ -21,8 +21,25 @@ const PageQ = {
 };
 const Reason = Type.Optional(Type.String({ minLength: 1, maxLength: 500 }));
 
+/** page and limit with their defaults. */
+const paging = (q: { page?: number; limit?: number }) => ({ page: q.page ?? 1, limit: q.limit ?? 20 });
+
 export function registerGodminRoutes(router: Router, svc: AppServices): void {
   const owner = svc.db.owner;
+  /** POST /godmin/tenants/{tenantId}/suspend | reactivate. */
+  const statusRoute = (action: 'suspend' | 'reactivate', status: 'inactive' | 'active', summary: string) =>
+    route({
+      method: 'post',
+      path: `/godmin/tenants/:tenantId/${action}`,
+      summary,
+      access: 'super_admin',
+      params: TenantParams,
+      body: Strict({ reason: Reason }),
+      responses: { 200: ok(Type.Object({ tenantId: Type.Integer(), status: Type.Literal(status) })) },
+      async handler({ params, body, auth }) {
+        return { success: true, data: await setTenantStatus(owner, auth, params.tenantId, status, body.reason) };
+      },
+    });
   defineRoutes(router, svc, { tag: 'Super-admin', errorShape: 'catalogue' }, [
     route({
       method: 'get',
@@ -32,8 +49,7 @@ export function registerGodminRoutes(router: Router, svc: AppServices): void {
       query: Type.Object({ q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive')])), ...PageQ }),
       responses: { 200: paged(TenantRow) },
       async handler({ query }) {
-        const page = query.page ?? 1;
-        const limit = query.limit ?? 20;
+        const { page, limit } = paging(query);
         return { success: true, data: { ...(await listTenants(owner, { ...query, page, limit })), page, limit } };
       },
     }),
@@ -45,38 +61,15 @@ export function registerGodminRoutes(router: Router, svc: AppServices): void {
       query: Type.Object({ q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), tenantId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })), ...PageQ }),
       responses: { 200: paged(UserRow) },
       async handler({ query, auth }) {
-        const page = query.page ?? 1;
-        const limit = query.limit ?? 20;
+        const { page, limit } = paging(query);
         return owner.transaction(async (trx) => {
           await writeAudit(trx, auth, { action: 'users.search', tenantId: query.tenantId ?? null, details: { q: query.q ?? null, page } });
           return { success: true, data: { ...(await listUsers(trx, { ...query, page, limit })), page, limit } };
         });
       },
     }),
-    route({
-      method: 'post',
-      path: '/godmin/tenants/:tenantId/suspend',
-      summary: 'Suspend a workspace: its members and keys then get 403 WORKSPACE_INACTIVE. Audited.',
-      access: 'super_admin',
-      params: TenantParams,
-      body: Strict({ reason: Reason }),
-      responses: { 200: ok(Type.Object({ tenantId: Type.Integer(), status: Type.Literal('inactive') })) },
-      async handler({ params, body, auth }) {
-        return { success: true, data: await setTenantStatus(owner, auth, params.tenantId, 'inactive', body.reason) };
-      },
-    }),
-    route({
-      method: 'post',
-      path: '/godmin/tenants/:tenantId/reactivate',
-      summary: 'Reactivate a suspended workspace. Audited.',
-      access: 'super_admin',
-      params: TenantParams,
-      body: Strict({ reason: Reason }),
-      responses: { 200: ok(Type.Object({ tenantId: Type.Integer(), status: Type.Literal('active') })) },
-      async handler({ params, body, auth }) {
-        return { success: true, data: await setTenantStatus(owner, auth, params.tenantId, 'active', body.reason) };
-      },
-    }),
+    statusRoute('suspend', 'inactive', 'Suspend a workspace: its members and keys then get 403 WORKSPACE_INACTIVE. Audited.'),
+    statusRoute('reactivate', 'active', 'Reactivate a suspended workspace. Audited.'),
     route({
       method: 'get',
       path: '/godmin/tenants/:tenantId/subscription',
@@ -121,8 +114,7 @@ export function registerGodminRoutes(router: Router, svc: AppServices): void {
       query: Type.Object({ action: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), tenantId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })), ...PageQ }),
       responses: { 200: paged(AuditRow) },
       async handler({ query }) {
-        const page = query.page ?? 1;
-        const limit = query.limit ?? 20;
+        const { page, limit } = paging(query);
         return { success: true, data: { ...(await listAudit(owner, { ...query, page, limit })), page, limit } };
       },
     }),
