@@ -257,14 +257,18 @@ describe('default settings', () => {
     assert.equal((await req('POST', '/defaultsettings/clone', a.users.user!.token, { source: { entityType: 'label', entityId: src }, targets: [{ entityType: 'artist', entityId: t1 }] })).status, 403);
   });
 
+  /** A new artist on a new label, with content settings on each; the artist's id. */
+  async function artistOnLabel(token: string, artist: string, label: string, labelContent: Record<string, string>, artistContent: Record<string, string>) {
+    const art = (await req('POST', '/artist', token, { name: artist })).body.data.id;
+    const lab = (await req('POST', '/labels', token, { name: label, artists: [art] })).body.data.id;
+    for (const [k, v] of Object.entries(labelContent)) await set(token, 'label', lab, 'content', k, v);
+    for (const [k, v] of Object.entries(artistContent)) await set(token, 'artist', art, 'content', k, v);
+    return art as string;
+  }
+
   it('content defaults fill new assets, products and releases where the field was not given', async () => {
     const adm = a.users.admin!.token;
-    const art = (await req('POST', '/artist', adm, { name: 'Filled Artist' })).body.data.id;
-    const lab = (await req('POST', '/labels', adm, { name: 'Filling Label', artists: [art] })).body.data.id;
-    await set(adm, 'label', lab, 'content', 'genre', 'Jazz');
-    await set(adm, 'label', lab, 'content', 'labelName', 'Filling Label Ltd');
-    await set(adm, 'label', lab, 'content', 'pLine', '2026 Filling Label Ltd');
-    await set(adm, 'artist', art, 'content', 'subGenre', 'Nu Jazz');
+    const art = await artistOnLabel(adm, 'Filled Artist', 'Filling Label', { genre: 'Jazz', labelName: 'Filling Label Ltd', pLine: '2026 Filling Label Ltd' }, { subGenre: 'Nu Jazz' });
     const asset = (await req('POST', '/asset', adm, { title: 'F', isrc: 'GB-DSA-26-00010', artists: [art] })).body.data;
     assert.deepEqual([asset.mainGenre, asset.subGenre], [['Jazz'], ['Nu Jazz']]);
     const given = (await req('POST', '/asset', adm, { title: 'G', isrc: 'GB-DSA-26-00011', artists: [art], mainGenre: ['Blues'] })).body.data;
@@ -282,11 +286,7 @@ describe('default settings', () => {
 
   it('bulk creates take the content defaults as single creates do', async () => {
     const adm = a.users.admin!.token;
-    const art = (await req('POST', '/artist', adm, { name: 'Bulk Filled' })).body.data.id;
-    const lab = (await req('POST', '/labels', adm, { name: 'Bulk Label', artists: [art] })).body.data.id;
-    await set(adm, 'label', lab, 'content', 'genre', 'Soul');
-    await set(adm, 'label', lab, 'content', 'labelName', 'Bulk Label Ltd');
-    await set(adm, 'artist', art, 'content', 'subGenre', 'Neo Soul');
+    const art = await artistOnLabel(adm, 'Bulk Filled', 'Bulk Label', { genre: 'Soul', labelName: 'Bulk Label Ltd' }, { subGenre: 'Neo Soul' });
     const single = (await req('POST', '/asset', adm, { title: 'Bulk S', isrc: 'GB-DSA-26-00040', artists: [art] })).body.data;
     const bulk = await req('POST', '/asset/bulk', adm, { assets: [
       { title: 'Bulk A1', isrc: 'GB-DSA-26-00041', artists: [art] },
