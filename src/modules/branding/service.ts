@@ -148,6 +148,9 @@ export async function replaceLogo(db: Knex, store: Pick<ObjectStore, 'getStream'
     previous = (await trx('workspace_branding').where({ tenant_id: tenantId }).forUpdate().first('logo_key'))?.logo_key ?? null;
     await upsert(trx, tenantId, { logo_key: upload.key, logo_type: type, logo_size: upload.size, logo_sha256: upload.sha256, logo_updated_at: clock.now() });
     return brandingView(trx, tenantId);
+  }).catch(async (err) => {
+    await store.delete(upload.key).catch(() => undefined); // not recorded: not kept
+    throw err;
   });
   if (previous && previous !== upload.key) await store.delete(previous).catch(() => undefined);
   return view;
