@@ -4,11 +4,12 @@ import { runFetchJob } from '../src/modules/imports/service';
 import type { Queue } from './queue';
 
 export async function registerImportWorkers(svc: AppServices, queue: Queue): Promise<void> {
-  await queue.work('catalogue.import.fetch', async (data) => {
+  await queue.work('catalogue.import.fetch', async (data, job) => {
     if (!Number.isInteger(data.tenantId) || typeof data.batchId !== 'string' || !/^[0-9a-f-]{36}$/i.test(data.batchId)) {
       svc.log.warn({ data }, 'catalogue.import.fetch: bad payload');
       return;
     }
-    await runFetchJob(svc, data.tenantId, data.batchId);
+    // the last attempt ends the batch `failed` with the error instead of leaving it `fetching`
+    await runFetchJob(svc, data.tenantId, data.batchId, { lastAttempt: job.retryCount >= job.retryLimit });
   });
 }

@@ -94,10 +94,11 @@ export class Queue implements JobQueue {
     return id;
   }
 
-  async work<N extends JobName>(name: N, handler: (data: JobPayloads[N], job: PgBoss.Job<JobPayloads[N]>) => Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
+  /** Runs `handler` per job; the job carries its metadata (retryCount, retryLimit: a handler can tell its last attempt). */
+  async work<N extends JobName>(name: N, handler: (data: JobPayloads[N], job: PgBoss.JobWithMetadata<JobPayloads[N]>) => Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
     await this.listen().catch(() => undefined); // without it the workers still poll
     for (let i = 0; i < (opts.concurrency ?? 1); i++) {
-      const id = await this.boss.work<JobPayloads[N]>(name, { batchSize: 1, pollingIntervalSeconds: this.pollSeconds }, async (jobs) => {
+      const id = await this.boss.work<JobPayloads[N]>(name, { batchSize: 1, pollingIntervalSeconds: this.pollSeconds, includeMetadata: true }, async (jobs) => {
         for (const job of jobs) {
           if (this.jobHook) await this.jobHook(name, job.data, () => handler(job.data, job));
           else await handler(job.data, job);

@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox';
 import type { Ajv, AnySchemaObject, ErrorObject } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import Decimal from 'decimal.js';
+import { ValidationError } from '../lib/errors';
 
 // ---------------------------------------------------------------- decimals
 /** A NUMERIC(precision, scale) column, and whether the value must be above zero. */
@@ -158,4 +159,21 @@ export function inputProblems(value: unknown, where: string, opts: { maxDepth?: 
     }
   }
   return problems;
+}
+
+/**
+ * The JSON body of a signed callback (a partner's webhook: its signature checked by the caller
+ * over these raw bytes). A raw body skips route validation, so the same guard runs here (NUL,
+ * unpaired surrogates, depth): 400 MALFORMED_BODY or INVALID_EVENT.
+ */
+export function callbackJson(raw: Buffer): unknown {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new ValidationError('Body is not JSON', [], 'MALFORMED_BODY');
+  }
+  const problems = inputProblems(body, 'body');
+  if (problems.length) throw new ValidationError('Invalid event', problems, 'INVALID_EVENT');
+  return body;
 }

@@ -58,6 +58,20 @@ export interface MultipartOptions {
   fieldSize?: number;
   /** Refuse a body without the file part (400 `missingCode`). */
   requireFile?: { code: string; message: string };
+  /** The workspace's storage room (src/http/quota.ts): a file past it is refused with its error, nothing kept. */
+  quota?: Quota | null;
+}
+
+/** Room left in a workspace's storage and the error that refuses a body past it. */
+export interface Quota {
+  bytes: number;
+  error: (adding: number | string) => AppError;
+}
+
+/** The byte limit of a body and the error past it: the file limit, or the storage room when smaller. */
+function bodyLimit(maxBytes: number, quota: Quota | null | undefined): { max: number; error: () => AppError } {
+  if (quota && quota.bytes < maxBytes) return { max: quota.bytes, error: () => quota.error(`more than ${quota.bytes}`) };
+  return { max: maxBytes, error: () => tooLarge(maxBytes) };
 }
 
 const malformed = (why: string) => new ValidationError('Malformed multipart request', [why], 'MALFORMED_BODY');
@@ -115,7 +129,8 @@ export async function receiveMultipart(
 ): Promise<{ file: StoredPart | null; fields: Record<string, string> }> {
   if (!isMultipart(src.headers)) throw new ValidationError('Expected multipart/form-data with a "file" part', [], 'MULTIPART_REQUIRED');
   const fileField = opts.fileField === undefined ? 'file' : opts.fileField;
-  const maxBytes = opts.maxBytes ?? UPLOAD_LIMITS.statementBytes;
+  const limit = bodyLimit(opts.maxBytes ?? UPLOAD_LIMITS.statementBytes, opts.quota);
+  const maxBytes = limit.max;
   let bb: busboy.Busboy;
   try {
     bb = busboy({
@@ -158,7 +173,7 @@ export async function receiveMultipart(
       }
       current = stream;
       stream.on('end', () => (current = null));
-      stream.on('limit', () => fail(tooLarge(maxBytes)));
+      stream.on('limit', () => fail(limit.error()));
       const done = store.putStream(key, stream).then((r) => ({ id, key, fileName: info.filename || 'statement', contentType: info.mimeType || null, size: r.size, sha256: r.sha256 }));
       done.catch((err) => fail(err instanceof AppError ? err : malformed((err as Error).message)));
       stored = { key, done };
@@ -225,24 +240,25 @@ export async function receiveMultipartHead(
 /** Counts bytes and fails past `max`. */
 class SizeLimit extends Transform {
   size = 0;
-  constructor(readonly max: number) {
+  constructor(readonly max: number, readonly error: () => AppError) {
     super();
   }
   override _transform(chunk: Buffer, _e: BufferEncoding, cb: (err?: Error | null, data?: Buffer) => void): void {
     this.size += chunk.length;
-    if (this.size > this.max) return cb(tooLarge(this.max));
+    if (this.size > this.max) return cb(this.error());
     cb(null, chunk);
   }
 }
 
-/** A raw request body (the whole body is the file) streamed to `key`; at most `maxBytes`, never empty. */
-export async function receiveRaw(src: UploadSource, store: Pick<ObjectStore, 'putStream' | 'delete'>, key: string, maxBytes = UPLOAD_LIMITS.statementBytes): Promise<{ size: number; sha256: string }> {
+/** A raw request body (the whole body is the file) streamed to `key`; at most `maxBytes` (and the storage `quota`), never empty. */
+export async function receiveRaw(src: UploadSource, store: Pick<ObjectStore, 'putStream' | 'delete'>, key: string, maxBytes = UPLOAD_LIMITS.statementBytes, quota?: Quota | null): Promise<{ size: number; sha256: string }> {
+  const bound = bodyLimit(maxBytes, quota);
   const declared = Number(src.headers['content-length'] ?? NaN);
-  if (declared > maxBytes) {
+  if (declared > bound.max) {
     drain(src.stream);
-    throw tooLarge(maxBytes);
+    throw quota && quota.bytes < maxBytes ? quota.error(declared) : tooLarge(maxBytes);
   }
-  const limit = new SizeLimit(maxBytes);
+  const limit = new SizeLimit(bound.max, bound.error);
   const gate = onceGate();
   let failure: Error | null = null;
   const detach = watchRequest(src.stream, (err) =>

@@ -42,6 +42,8 @@ export interface JobPayloads {
   'partners.fxpartner.sync': Record<string, never>;
   /** Fetch a catalogue import batch from its provider and stage its items (src/modules/imports/service.ts). */
   'catalogue.import.fetch': { tenantId: number; batchId: string };
+  /** Run one account erasure (an `account_erasures` row) in one audited transaction (src/modules/platform/erasure-jobs.ts). */
+  'platform.account.erase': { erasureId: string };
 }
 
 export type JobName = keyof JobPayloads;
@@ -83,6 +85,8 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   'partners.fxpartner.sync': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
   // a provider that does not answer is retried; a refusal marks the batch failed at once
   'catalogue.import.fetch': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 600 },
+  // all or nothing, so a retry is safe; the last failure is recorded on the erasure
+  'platform.account.erase': { retryLimit: 2, retryDelay: 10, retryBackoff: true, expireInSeconds: 1800 },
 };
 
 /** pg-boss queue options (what JOB_OPTIONS holds beyond them is this process's business). */

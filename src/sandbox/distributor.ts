@@ -8,7 +8,7 @@
  *        {data:[{id, title, artist, upc, releaseDate, label, tracks:[{isrc, title, durationSeconds}]}], meta:{page, per_page, total}}
  *
  * Deliveries it makes to a workspace are signed with the workspace's webhook secret:
- * `x-distributor-signature: <hex HMAC-SHA256 of the raw body>` (`signDistributor`).
+ * `x-distributor-signature: <hex HMAC-SHA256 of the raw body>` (`signDistributor`, `deliver`).
  */
 import crypto from 'node:crypto';
 import { FakeServer, SandboxError, bearer, json, pageOf, type SandboxRequest } from './http';
@@ -36,6 +36,21 @@ export class FakeDistributor extends FakeServer {
       const hits = DISTRIBUTOR_RELEASES.filter((x) => !q || `${x.title} ${x.artist} ${x.upc}`.toLowerCase().includes(q));
       return json(200, pageOf(r, hits));
     });
+  }
+
+  /**
+   * Delivers a signed event to Rondo (`<rondoUrl>/ddex/distributor/webhook/<workspaceId>`):
+   * `{id, type, occurredAt, data}`; `times` > 1 sends the same event again (a duplicate).
+   */
+  async deliver(url: string, secret: string, event: { id?: string; type: string; occurredAt?: string; data: Record<string, unknown> }, times = 1): Promise<{ status: number; body: unknown }[]> {
+    const raw = JSON.stringify({ id: event.id ?? `evt_${crypto.randomBytes(8).toString('hex')}`, type: event.type, occurredAt: event.occurredAt ?? new Date().toISOString(), data: event.data });
+    const out: { status: number; body: unknown }[] = [];
+    for (let i = 0; i < times; i++) {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-distributor-signature': signDistributor(raw, secret) }, body: raw });
+      const text = await res.text();
+      out.push({ status: res.status, body: text ? JSON.parse(text) : null });
+    }
+    return out;
   }
 
   private token(r: SandboxRequest): string {

@@ -34,7 +34,11 @@ const PEOPLE: { email: string; first: string; last: string; role: RoleName; supe
 export async function seedDemo(svc: AppServices) {
   const owner = svc.db.owner;
   let tenant = await owner('tenants').where({ name: DEMO_TENANT }).first('id', 'uuid');
-  if (!tenant) tenant = await createTenant(owner, { name: DEMO_TENANT, baseCurrency: 'USD' });
+  if (!tenant) {
+    tenant = await createTenant(owner, { name: DEMO_TENANT, baseCurrency: 'USD' });
+    // every plan-gated area (FX payouts, webhooks, branding, domains, publishing) open to try
+    await owner('tenants').where({ id: tenant.id }).update({ plan: 'enterprise' });
+  }
   const hash = await svc.auth.hashPassword(DEMO_PASSWORD);
   const users: Record<string, string> = {};
   for (const p of PEOPLE) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { activateCustomDomain, startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { mailsTo } from '../helpers/mail';
 import { clock } from '../../src/lib/clock';
 import { createTenant, ensureGlobalUser, upsertMembership } from '../../src/modules/users/service';
@@ -104,7 +104,7 @@ describe('auth: tokens, sessions, keys (spec part 5)', () => {
     });
 
     it('a custom domain resolves the workspace without currentWorkspace', async () => {
-      await app.svc.db.owner('tenants').where({ id: a.tenantId }).update({ custom_domain: 'royalties.alpha.test' });
+      await activateCustomDomain(app, a.tenantId, 'royalties.alpha.test');
       const r = await app.request('GET', '/auth/authtoken', { token: a.users.guest!.refresh, headers: { 'x-forwarded-host': 'royalties.alpha.test' } });
       assert.equal(r.status, 200);
       const me = await app.request('GET', '/user', { token: r.body.data.access_token });

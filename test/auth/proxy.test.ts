@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { activateCustomDomain, startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { loadConfig, type Config } from '../../src/config';
 import { proxyTrust } from '../../src/http/client-address';
 
@@ -73,7 +73,7 @@ describe('client address behind proxies', () => {
     withApp({ trustProxy: false }, ({ app, t }) => {
       it('the socket address; forwarded address and host are ignored', async () => {
         assert.equal(await seenAddress(app(), t(), '203.0.113.5'), '127.0.0.1');
-        await app().svc.db.owner('tenants').where({ id: t().tenantId }).update({ custom_domain: 'royalties.proxy.test' });
+        await activateCustomDomain(app(), t().tenantId, 'royalties.proxy.test');
         const r = await app().request('GET', '/auth/authtoken', { token: t().users.owner!.refresh, headers: { 'x-forwarded-host': 'royalties.proxy.test' } });
         assert.equal(r.status, 400);
         assert.equal(r.body.error.code, 'WORKSPACE_REQUIRED');
@@ -85,7 +85,7 @@ describe('client address behind proxies', () => {
     withApp({ trustProxy: true, trustedProxies: ['10.0.0.0/8'] }, ({ app, t }) => {
       it('its forwarded headers count for nothing', async () => {
         assert.equal(await seenAddress(app(), t(), '203.0.113.5'), '127.0.0.1');
-        await app().svc.db.owner('tenants').where({ id: t().tenantId }).update({ custom_domain: 'royalties.peer.test' });
+        await activateCustomDomain(app(), t().tenantId, 'royalties.peer.test');
         const r = await app().request('GET', '/auth/authtoken', { token: t().users.owner!.refresh, headers: { 'x-forwarded-host': 'royalties.peer.test' } });
         assert.equal(r.status, 400);
       });

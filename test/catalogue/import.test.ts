@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { startPartnerRun, type PartnerRun } from '../partners/helpers';
+import { withTenant } from '../../src/db';
+import { runFetchJob } from '../../src/modules/imports/service';
 
 /** Catalogue import (spec 3, rules 2 and 3): fetch only stages; apply writes pending items once. */
 describe('catalogue import', function () {
@@ -195,5 +197,22 @@ describe('catalogue import', function () {
     // admin only
     assert.equal((await app.request('GET', '/providers', { token: a.users.user!.token })).status, 403);
     assert.equal((await app.request('POST', '/apply', { token: a.users.user!.token, body: { batchId: f.batchId } })).status, 403);
+  });
+
+  it('a fetch the provider never answers ends failed with the error on its last attempt, not stuck fetching', async () => {
+    // a batch with no queued job, so only this test runs its fetch
+    const [row] = await withTenant(app.svc.db.app, a.tenantId, (trx) =>
+      trx('catalogue_import_batches').insert({ tenant_id: a.tenantId, provider: 'distributor', query: { query: '', limit: 200 } }).returning('id'));
+    run.sb.distributor.inject({ kind: '5xx', status: 503, match: 'GET /v1/releases', times: 50 });
+    try {
+      await assert.rejects(runFetchJob(app.svc, a.tenantId, row.id), 'an attempt before the last is left to the queue to retry');
+      assert.equal((await app.request('GET', `/batch/${row.id}`, { token: adm() })).body.data.status, 'fetching');
+      await runFetchJob(app.svc, a.tenantId, row.id, { lastAttempt: true });
+      const b = (await app.request('GET', `/batch/${row.id}`, { token: adm() })).body.data;
+      assert.equal(b.status, 'failed');
+      assert.equal(b.error, 'The distributor partner did not answer after every retry (503)');
+    } finally {
+      await fetch(`${run.sb.env.DISTRIBUTOR_API_URL}/_sandbox/faults`, { method: 'DELETE' });
+    }
   });
 });

@@ -257,14 +257,18 @@ describe('default settings', () => {
     assert.equal((await req('POST', '/defaultsettings/clone', a.users.user!.token, { source: { entityType: 'label', entityId: src }, targets: [{ entityType: 'artist', entityId: t1 }] })).status, 403);
   });
 
+  /** A new artist on a new label, with content settings on each; the artist's id. */
+  async function artistOnLabel(token: string, artist: string, label: string, labelContent: Record<string, string>, artistContent: Record<string, string>) {
+    const art = (await req('POST', '/artist', token, { name: artist })).body.data.id;
+    const lab = (await req('POST', '/labels', token, { name: label, artists: [art] })).body.data.id;
+    for (const [k, v] of Object.entries(labelContent)) await set(token, 'label', lab, 'content', k, v);
+    for (const [k, v] of Object.entries(artistContent)) await set(token, 'artist', art, 'content', k, v);
+    return art as string;
+  }
+
   it('content defaults fill new assets, products and releases where the field was not given', async () => {
     const adm = a.users.admin!.token;
-    const art = (await req('POST', '/artist', adm, { name: 'Filled Artist' })).body.data.id;
-    const lab = (await req('POST', '/labels', adm, { name: 'Filling Label', artists: [art] })).body.data.id;
-    await set(adm, 'label', lab, 'content', 'genre', 'Jazz');
-    await set(adm, 'label', lab, 'content', 'labelName', 'Filling Label Ltd');
-    await set(adm, 'label', lab, 'content', 'pLine', '2026 Filling Label Ltd');
-    await set(adm, 'artist', art, 'content', 'subGenre', 'Nu Jazz');
+    const art = await artistOnLabel(adm, 'Filled Artist', 'Filling Label', { genre: 'Jazz', labelName: 'Filling Label Ltd', pLine: '2026 Filling Label Ltd' }, { subGenre: 'Nu Jazz' });
     const asset = (await req('POST', '/asset', adm, { title: 'F', isrc: 'GB-DSA-26-00010', artists: [art] })).body.data;
     assert.deepEqual([asset.mainGenre, asset.subGenre], [['Jazz'], ['Nu Jazz']]);
     const given = (await req('POST', '/asset', adm, { title: 'G', isrc: 'GB-DSA-26-00011', artists: [art], mainGenre: ['Blues'] })).body.data;
@@ -278,6 +282,33 @@ describe('default settings', () => {
     // nothing set anywhere on the chain: nothing filled (built-in defaults are not copied)
     const bare = (await req('POST', '/releases', b.users.admin!.token, { title: 'Bare' })).body.data;
     assert.deepEqual([bare.genre, bare.label, bare.metadata], [[], null, {}]);
+  });
+
+  it('bulk creates take the content defaults as single creates do', async () => {
+    const adm = a.users.admin!.token;
+    const art = await artistOnLabel(adm, 'Bulk Filled', 'Bulk Label', { genre: 'Soul', labelName: 'Bulk Label Ltd' }, { subGenre: 'Neo Soul' });
+    const single = (await req('POST', '/asset', adm, { title: 'Bulk S', isrc: 'GB-DSA-26-00040', artists: [art] })).body.data;
+    const bulk = await req('POST', '/asset/bulk', adm, { assets: [
+      { title: 'Bulk A1', isrc: 'GB-DSA-26-00041', artists: [art] },
+      { title: 'Bulk A2', isrc: 'GB-DSA-26-00042', artists: [art], mainGenre: ['Funk'] },
+      { title: 'Bulk A3', isrc: 'GB-DSA-26-00043' },
+    ] });
+    assert.equal(bulk.status, 200, bulk.text);
+    const row = (title: string, table = 'assets') => app.svc.db.owner(table).where({ tenant_id: a.tenantId, title }).first();
+    const a1 = await row('Bulk A1');
+    assert.deepEqual([a1.main_genre, a1.sub_genre], [single.mainGenre, single.subGenre]);
+    assert.deepEqual([a1.main_genre, a1.sub_genre], [['Soul'], ['Neo Soul']]);
+    assert.deepEqual((await row('Bulk A2')).main_genre, ['Funk'], 'a value given is kept');
+    assert.deepEqual((await row('Bulk A3')).main_genre, [], 'no artist, no label: nothing set on its chain');
+    const prods = await req('POST', '/product/bulk', adm, { products: [
+      { title: 'Bulk P1', upc: '4006381333948', artists: [art] },
+      { title: 'Bulk P2', upc: '4006381333955', artists: [art], label: 'Own Label' },
+    ] });
+    assert.equal(prods.status, 200, prods.text);
+    const p1 = await row('Bulk P1', 'products');
+    assert.deepEqual([p1.main_genre, p1.label], [['Soul'], 'Bulk Label Ltd']);
+    const p2 = await row('Bulk P2', 'products');
+    assert.deepEqual([p2.main_genre, p2.label], [['Soul'], 'Own Label']);
   });
 
   it('labels and catalogs: one label per artist, a catalog holding labels cannot go', async () => {

@@ -133,3 +133,10 @@ export async function signIn(app: TestApp, email: string, password: string, work
   const token = await app.svc.auth.accessTokenFor(who, workspaceId, undefined);
   return { refresh: refreshToken, token };
 }
+
+/** Makes `domain` the workspace's verified, active custom domain (as POST /domains/{id}/verify does), on a plan with custom domains. */
+export async function activateCustomDomain(app: TestApp, tenantId: number, domain: string): Promise<void> {
+  const owner = app.svc.db.owner;
+  await owner('tenants').where({ id: tenantId }).update({ plan: 'pro', custom_domain: domain });
+  await owner('custom_domains').insert({ tenant_id: tenantId, domain, verification_token: crypto.randomBytes(12).toString('hex'), status: 'active', verified_at: clock.now() });
+}

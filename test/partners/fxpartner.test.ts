@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { createTestTenant, type TestTenant } from '../helpers/app';
+import type { TestTenant } from '../helpers/app';
 import { withTenant } from '../../src/db';
 import { syncAllFxPayouts, syncFxPayouts } from '../../src/modules/partners/fx-payouts';
 import { signFx } from '../../src/sandbox/fxpartner';
-import { startPartnerRun, type PartnerRun } from './helpers';
+import { planTenant, startPartnerRun, type PartnerRun } from './helpers';
 
 /**
  * The FX payout partner against the sandbox: connection, wallets (paging), beneficiaries and
@@ -31,8 +31,8 @@ describe('partners: FX payout partner', function () {
 
   before(async () => {
     run = await startPartnerRun();
-    a = await createTestTenant(run.app, 'FxA');
-    b = await createTestTenant(run.app, 'FxB');
+    a = await planTenant(run.app, 'FxA');
+    b = await planTenant(run.app, 'FxB', 'enterprise');
     payee = a.users.user!.tenantUserId;
   });
   after(async () => run.close());

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import assert from 'node:assert/strict';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { createLogger } from '../../src/lib/logger';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { createTestTenant, startTestApp, type TestApp, type TestTenant } from '../helpers/app';
 
 export interface PartnerRun {
   app: TestApp;
@@ -80,4 +80,11 @@ export async function startPartnerRun(opts: { workers?: boolean } = {}): Promise
       await sb.close();
     },
   };
+}
+
+/** A workspace on a plan (the partner features are on `pro` and up: docs/platform.md). */
+export async function planTenant(app: TestApp, name: string, plan: 'free' | 'pro' | 'enterprise' = 'pro'): Promise<TestTenant> {
+  const t = await createTestTenant(app, name);
+  await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ plan });
+  return t;
 }

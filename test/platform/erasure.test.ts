@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import { createTestTenant, signIn, startTestApp, type TestApp, type TestTenant } from '../helpers/app';
 import { ensureGlobalUser, upsertMembership } from '../../src/modules/users/service';
 import { undeclaredTables } from '../../src/modules/platform/erasure';
+import { runErasureJob } from '../../src/modules/platform/erasure-jobs';
 import { lineQuotaProblem } from '../../src/modules/platform/plans';
 import { withTenant } from '../../src/db';
 
@@ -40,8 +41,19 @@ describe('account erasure', function () {
   let userId: string;
   const tuids: string[] = [];
 
+  /** Polls an erasure job until it settles (the worker runs it); its state is then asserted exactly. */
+  async function settledErasure(jobId: string) {
+    for (let i = 0; i < 300; i++) {
+      const r = await app.request('GET', `/godmin/account-erasure/jobs/${jobId}`, { token: god });
+      assert.equal(r.status, 200, r.text);
+      if (r.body.data.status === 'completed' || r.body.data.status === 'failed') return r.body.data;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error('the erasure job did not settle');
+  }
+
   before(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ workers: true });
     const owner = app.svc.db.owner;
     a = await createTestTenant(app, 'EraseA', ['owner', 'admin']);
     b = await createTestTenant(app, 'EraseB', ['owner']);
@@ -113,8 +125,11 @@ describe('account erasure', function () {
     assert.equal((await app.svc.db.owner('users').where({ id: userId }).first('email')).email, EMAIL);
 
     const r = await app.request('POST', '/godmin/account-erasure/execute', { token: god, body: { userId, planHash: plan.planHash } });
-    assert.equal(r.status, 200, r.text);
-    assert.equal(r.body.data.erased.sessions, 1);
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.body.data.status, 'queued');
+    const job = await settledErasure(r.body.data.jobId);
+    assert.equal(job.status, 'completed', job.error);
+    assert.equal(job.result.erased.sessions, 1);
 
     assert.deepEqual(await scan(app, [EMAIL, FIRST, LAST]), []);
     assert.deepEqual(await ledgerTotals(app), totals);
@@ -136,6 +151,23 @@ describe('account erasure', function () {
     assert.equal(audit.length, 1);
     assert.equal(audit[0].targetId, userId);
     assert.equal(audit[0].details.planHash, plan.planHash);
+  });
+
+  it('a job whose plan no longer matches (data moved after the request) fails with PLAN_CHANGED and erases nothing', async () => {
+    const owner = app.svc.db.owner;
+    const g = await ensureGlobalUser(owner, { email: 'moved.data@erase.test', firstName: 'Moved', lastName: 'Data' });
+    await upsertMembership(owner, b.tenantId, g.id, 'user');
+    const plan = (await app.request('POST', '/godmin/account-erasure/preview', { token: god, body: { userId: g.id } })).body;
+    const [row] = await owner('account_erasures').insert({ user_id: g.id, plan_hash: plan.planHash, actor_kind: 'god_key', actor_id: null }).returning('id');
+    await owner('sessions').insert({ user_id: g.id, refresh_hash: crypto.randomBytes(16).toString('hex'), via: 'password', expires_at: new Date(Date.now() + 3600_000) }); // the data moves
+    await runErasureJob(app.svc, row.id);
+    const job = (await app.request('GET', `/godmin/account-erasure/jobs/${row.id}`, { token: god })).body.data;
+    assert.equal(job.status, 'failed');
+    assert.match(job.error, /^PLAN_CHANGED: /);
+    assert.equal((await owner('users').where({ id: g.id }).first('email')).email, 'moved.data@erase.test');
+    assert.equal((await owner('platform_audit').where({ action: 'account.erase', target_id: g.id })).length, 0);
+    await runErasureJob(app.svc, row.id); // a redelivered job leaves a finished erasure alone
+    assert.equal((await owner('account_erasures').where({ id: row.id }).first('status')).status, 'failed');
   });
 
   it('the monthly line limit of the plan refuses a file that would pass it', async () => {

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { createTestTenant, signIn, startTestApp, type TestApp, type TestTenant } from '../helpers/app';
 import { routeRegistry } from '../../src/http/route';
 import { FakeTxtResolver } from '../../src/lib/dns';
@@ -182,6 +185,98 @@ describe('platform: plans, feature gates, super-admin, custom domains', function
     });
   });
 
+  describe('sign-in by Host on a verified custom domain (spec part 5)', () => {
+    let h: TestTenant;
+    let x: TestTenant;
+    const HOST = 'login.hosts.example';
+    /** A request with a real Host header, no proxy header (node:http, not fetch). */
+    const hostRequest = (method: string, path: string, host: string, o: { token?: string; body?: unknown } = {}) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const u = new URL(app.url + path);
+        const payload = o.body === undefined ? undefined : JSON.stringify(o.body);
+        const headers: Record<string, string> = { host, 'x-forwarded-for': '10.200.1.1' };
+        if (o.token) headers.authorization = `Bearer ${o.token}`;
+        if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
+        const req = http.request({ hostname: u.hostname, port: u.port, path: u.pathname + u.search, method, headers }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null }));
+        });
+        req.on('error', reject);
+        req.end(payload);
+      });
+    const login = (role: 'owner' | 'user', of: TestTenant, host: string) => hostRequest('POST', '/auth/login', host, { body: { email: of.users[role]!.email, password: of.users[role]!.password } });
+
+    before(async () => {
+      h = await createTestTenant(app, 'Hosted', ['owner', 'admin']);
+      x = await createTestTenant(app, 'Elsewhere', ['owner', 'user']);
+      await setPlan(h.tenantId, 'pro');
+      // the Hosted owner belongs to Elsewhere too
+      const person = await app.svc.db.owner('users').whereRaw('lower(email) = lower(?)', [h.users.owner!.email]).first('id');
+      await upsertMembership(app.svc.db.owner, x.tenantId, person.id, 'user');
+      const d = (await app.request('POST', '/domains', { token: h.users.admin!.token, body: { domain: HOST } })).body.data;
+      dns.set(d.verification.name, [d.verification.value]);
+      assert.equal((await app.request('POST', `/domains/${d.id}/verify`, { token: h.users.admin!.token })).body.data.status, 'active');
+    });
+
+    it('login on the domain lists that workspace only, and authtoken needs no currentWorkspace', async () => {
+      const elsewhere = await login('owner', h, new URL(app.url).host);
+      assert.equal(elsewhere.status, 200);
+      assert.deepEqual(elsewhere.body.workspaces.map((w: { workspaceId: string }) => w.workspaceId).sort(), [h.workspaceId, x.workspaceId].sort());
+
+      const r = await login('owner', h, `${HOST}:443`);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual(r.body.workspaces.map((w: { workspaceId: string }) => w.workspaceId), [h.workspaceId]);
+      const tok = await hostRequest('GET', '/auth/authtoken', HOST, { token: r.body.refresh_token });
+      assert.equal(tok.status, 200, JSON.stringify(tok.body));
+      const ws = await hostRequest('GET', '/settings/workspace', HOST, { token: tok.body.data.access_token });
+      assert.equal(ws.body.data.name, (await app.svc.db.owner('tenants').where({ id: h.tenantId }).first('name')).name);
+      // the same refresh token on the platform's own host still needs currentWorkspace
+      const plain = await hostRequest('GET', '/auth/authtoken', new URL(app.url).host, { token: r.body.refresh_token });
+      assert.equal(plain.status, 400);
+      assert.equal(plain.body.error.code, 'WORKSPACE_REQUIRED');
+    });
+
+    it('a person who is not a member gets NOT_A_MEMBER at login and authtoken; a suspended workspace WORKSPACE_INACTIVE', async () => {
+      const stranger = await login('user', x, HOST);
+      assert.equal(stranger.status, 403);
+      assert.equal(stranger.body.error.code, 'NOT_A_MEMBER');
+      const tok = await hostRequest('GET', '/auth/authtoken', HOST, { token: x.users.user!.refresh });
+      assert.equal(tok.status, 403);
+      assert.equal(tok.body.error.code, 'NOT_A_MEMBER');
+      await app.svc.db.owner('tenants').where({ id: h.tenantId }).update({ status: 'inactive' });
+      try {
+        const r = await login('owner', h, HOST);
+        assert.equal(r.status, 403);
+        assert.equal(r.body.error.code, 'WORKSPACE_INACTIVE');
+      } finally {
+        await app.svc.db.owner('tenants').where({ id: h.tenantId }).update({ status: 'active' });
+      }
+    });
+
+    it('an unverified domain, a domain typed into settings or a plan without custom domains resolves nothing', async () => {
+      const d = (await app.request('POST', '/domains', { token: x.users.owner!.token, body: { domain: 'pending.hosts.example' } }));
+      assert.equal(d.status, 403, 'Elsewhere is on the free plan');
+      const typed = await app.request('PUT', '/settings/workspace', { token: x.users.owner!.token, body: { customDomain: 'typed.hosts.example' } });
+      assert.equal(typed.status, 400);
+      assert.equal(typed.body.error.code, 'DOMAIN_NOT_VERIFIED');
+      const pending = (await app.request('POST', '/domains', { token: h.users.admin!.token, body: { domain: 'pending.hosts.example' } })).body.data;
+      assert.equal(pending.status, 'pending');
+      const r = await login('owner', h, 'pending.hosts.example');
+      assert.equal(r.body.workspaces.length, 2, 'no narrowing on an unverified domain');
+      assert.equal((await hostRequest('GET', '/auth/authtoken', 'pending.hosts.example', { token: r.body.refresh_token })).body.error.code, 'WORKSPACE_REQUIRED');
+      await setPlan(h.tenantId, 'free');
+      try {
+        const down = await hostRequest('GET', '/auth/authtoken', HOST, { token: r.body.refresh_token });
+        assert.equal(down.status, 400);
+        assert.equal(down.body.error.code, 'WORKSPACE_REQUIRED');
+      } finally {
+        await setPlan(h.tenantId, 'pro');
+      }
+    });
+  });
+
   describe('super-admin', () => {
     let superJwt: string;
     before(async () => {
@@ -243,6 +338,62 @@ describe('platform: plans, feature gates, super-admin, custom domains', function
       assert.equal(audit.length, 1);
       assert.equal(audit[0].targetId, who.user_id);
       assert.equal(audit[0].details.reason, 'ticket 42');
+    });
+  });
+
+  describe('plan limits: members and storage', () => {
+    let l: TestTenant;
+    const objects = async (dir = path.join(app.dataDir, 'objects')): Promise<number> => {
+      const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+      let n = 0;
+      for (const e of entries) n += e.isDirectory() ? await objects(path.join(dir, e.name)) : e.name.endsWith('.meta.json') ? 0 : 1; // partial uploads count
+      return n;
+    };
+    const upload = (bytes: number, name: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.alloc(bytes, 'a')]), name);
+      return app.request('POST', '/file/royalty', { token: l.users.owner!.token, raw: form });
+    };
+
+    before(async () => {
+      // a small plan of its own (added after the tests that list the catalogue)
+      await app.svc.db.owner('plans').insert({ code: 'tiny', name: 'Tiny', sort: 9, features: app.svc.db.owner.raw(`'{}'::text[]`), limits: JSON.stringify({ statementLinesPerMonth: 100, members: 2, storageBytes: 1000 }) });
+      l = await createTestTenant(app, 'Limited', ['owner']);
+      assert.equal((await setPlan(l.tenantId, 'tiny')).status, 200);
+    });
+
+    it('members: an invitation past the limit is 403 PLAN_LIMIT_REACHED naming the limit; nothing is added', async () => {
+      const first = await app.request('POST', '/auth/invite', { token: l.users.owner!.token, body: { email: 'seat.two@limits.test' } });
+      assert.equal(first.status, 201, first.text);
+      const over = await app.request('POST', '/auth/invite', { token: l.users.owner!.token, body: { email: 'seat.three@limits.test' } });
+      assert.equal(over.status, 403);
+      assert.equal(over.body.error.code, 'PLAN_LIMIT_REACHED');
+      assert.deepEqual(over.body.error.details, ['limit: members', 'plan: tiny', 'allowed: 2', 'used: 2', 'adding: 1']);
+      assert.equal(await app.svc.db.owner('tenant_users').where({ tenant_id: l.tenantId }).count({ n: '*' }).first().then((r) => Number(r!.n)), 2);
+      const bulk = await app.request('POST', '/user/bulk', { token: l.users.owner!.token, body: { users: [{ email: 'seat.four@limits.test', role: 'user' }] } });
+      assert.equal(bulk.status, 200, bulk.text);
+      assert.match(JSON.stringify(bulk.body), /allows 2 members/);
+      const sub = await app.request('GET', '/billing/subscription', { token: l.users.owner!.token });
+      assert.deepEqual([sub.body.data.usage.members, sub.body.data.limits.members], [2, 2]);
+    });
+
+    it('storage: an upload past the room left is 403 PLAN_LIMIT_REACHED and nothing is stored', async () => {
+      const before = await objects();
+      const big = await upload(1500, 'big.csv');
+      assert.equal(big.status, 403, big.text);
+      assert.equal(big.body.error.code, 'PLAN_LIMIT_REACHED');
+      assert.ok(big.body.error.details.includes('limit: storageBytes'));
+      assert.equal(await objects(), before, 'no object kept');
+      assert.equal((await app.svc.db.owner('files').where({ tenant_id: l.tenantId })).length, 0);
+
+      const fits = await upload(600, 'fits.csv');
+      assert.equal(fits.status, 201, fits.text);
+      const second = await upload(600, 'second.csv');
+      assert.equal(second.status, 403);
+      assert.ok(second.body.error.details.includes('used: 600'));
+      assert.equal(await objects(), before + 1);
+      const sub = await app.request('GET', '/billing/subscription', { token: l.users.owner!.token });
+      assert.deepEqual([sub.body.data.usage.storageBytes, sub.body.data.limits.storageBytes], [600, 1000]);
     });
   });
 });

@@ -277,6 +277,24 @@ describe('web app in headless Chromium', function () {
     await ctx.close();
   });
 
+  it("shows the workspace's logo and primary colour in the header when its plan applies branding", async () => {
+    await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ plan: 'pro' });
+    const token = t.users.admin!.token;
+    assert.equal((await app.request('PUT', '/settings/branding', { token, body: { primaryColor: '#ffcc00' } })).status, 200);
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    assert.equal((await app.request('PUT', '/settings/branding/logo', { token, raw: png, headers: { 'content-type': 'image/png' } })).status, 200);
+    await page.goto(`${app.url}/app/statements`);
+    const logo = page.getByTestId('brand-logo');
+    await logo.waitFor();
+    assert.equal(await logo.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth), 1, 'the image loaded');
+    const colours = await page.locator('header.top').evaluate((h) => {
+      const cs = (globalThis as any).getComputedStyle(h);
+      return [cs.backgroundColor, cs.color];
+    });
+    assert.deepEqual(colours, ['rgb(255, 204, 0)', 'rgb(18, 26, 58)'], 'a light primary colour gets dark text');
+    await check(page, 'branded-header');
+  });
+
   it('works under a strict content security policy (nothing was blocked)', () => {
     assert.deepEqual(blockedByCsp, []);
   });

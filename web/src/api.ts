@@ -3,6 +3,9 @@
  * the httpOnly cookie after a social sign-in) buys a short access token for one workspace.
  */
 export interface Workspace { workspaceId: string; tenantId: number; name: string; role: string; status: string }
+/** GET /settings/branding (docs/branding.md): applied only while `active`. */
+export interface Branding { active: boolean; primaryColor: string | null; accentColor: string | null; senderName: string | null; logo: { url: string } | null }
+
 export interface Me { id: string; userId: string; email: string; firstName?: string | null; lastName?: string | null; role: string; isSuperAdmin?: boolean; workspace: { workspaceId: string; name: string } }
 
 const K = { refresh: 'rondo.refresh', cookie: 'rondo.cookieSession', ws: 'rondo.workspace', access: 'rondo.access' };

@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './style.css';
-import { api, session, type Me, type Workspace } from './api';
+import { api, session, type Branding, type Me, type Workspace } from './api';
 import { AppCtx, ADMIN_ROLES, type AppState } from './state';
 import { ErrorBox, Link, Loading, navigate, useRoute } from './ui';
 import { AUTH_PAGES } from './pages/auth';
@@ -31,6 +31,17 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/me': PayeePage,
 };
 
+/** The header in the workspace's primary colour, its text dark or light for contrast (WCAG relative luminance). */
+function headerColours(hex: string | null): Record<string, string> | undefined {
+  if (!hex || !/^#[0-9a-f]{6}$/i.test(hex)) return undefined;
+  const lin = (i: number) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const l = 0.2126 * lin(1) + 0.7152 * lin(3) + 0.0722 * lin(5);
+  return { '--top-bg': hex, '--top-fg': l > 0.179 ? '#121a3a' : '#ffffff' };
+}
+
 function Shell() {
   const path = useRoute();
   const [state, setState] = useState<AppState | null>(null);
@@ -45,10 +56,13 @@ function Shell() {
     (async () => {
       const me = (await api<{ data: Me }>('GET', '/user')).data;
       const who = (await api<{ data: { workspaces: Workspace[] } }>('GET', '/auth')).data;
+      // the header shows the workspace's logo and primary colour; without them it stays Rondo's
+      const branding = await api<{ data: Branding }>('GET', '/settings/branding').then((r) => (r.data.active ? r.data : null), () => null);
       if (!live) return;
       setState({
         me,
         workspaces: who.workspaces,
+        branding,
         isAdmin: ADMIN_ROLES.includes(me.role),
         switchWorkspace: (id) => { session.setWorkspace(id); setState(null); setGen((g) => g + 1); navigate('/'); },
         signOut: async () => {
@@ -81,8 +95,11 @@ function Shell() {
   return (
     <AppCtx.Provider value={state}>
       <a class="skip" href="#main">Skip to content</a>
-      <header class="top">
-        <span class="brand">Rondo</span>
+      <header class="top" style={headerColours(state.branding?.primaryColor ?? null)}>
+        <span class="brand">
+          {state.branding?.logo ? <img class="brand-logo" src={state.branding.logo.url} alt={`${state.me.workspace.name} logo`} data-testid="brand-logo" /> : null}
+          Rondo
+        </span>
         <nav aria-label="Main">
           <ul>{nav.map(([p, label]) => <li key={p}><Link to={p} current={p === path}>{label}</Link></li>)}</ul>
         </nav>

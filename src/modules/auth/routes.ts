@@ -41,12 +41,12 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       method: 'post',
       path: '/auth/login',
       summary: 'Sign in with e-mail and password: a refresh token and the workspaces you belong to',
-      description: 'Rate limited to 20 requests per 3 minutes per client address, and 10 per 15 minutes per account (429 beyond).',
+      description: "Rate limited to 20 requests per 3 minutes per client address, and 10 per 15 minutes per account (429 beyond). On a workspace's verified custom domain (the Host header) the answer lists that workspace only; a person who is not a member of it gets 403 NOT_A_MEMBER, a suspended one 403 WORKSPACE_INACTIVE.",
       access: 'public',
       body: Strict({ email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 200 }) }),
       responses: { 200: LoginResponse },
       async handler({ ctx, body }) {
-        const r = await auth.passwordSignIn(body.email, body.password, { ip: ctx.ip, userAgent: ctx.get('user-agent') });
+        const r = await auth.passwordSignIn(body.email, body.password, { ip: ctx.ip, userAgent: ctx.get('user-agent'), host: ctx.host });
         return { message: 'Login successful', workspaces: r.workspaces, refresh_token: r.refreshToken };
       },
     }),
@@ -54,6 +54,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       method: 'get',
       path: '/auth/authtoken',
       summary: 'Exchange the refresh token for an access token to one workspace (call again to switch)',
+      description: "currentWorkspace (workspace id or tenant id) names the workspace; on a workspace's verified, active custom domain (the Host header) it may be left out (spec part 5).",
       access: 'refresh',
       query: Type.Object({ currentWorkspace: Type.Optional(Type.String({ maxLength: 64 })) }),
       async handler({ ctx, auth: who, query }) {

@@ -13,6 +13,7 @@ import { ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, Valid
 import type { Access, Authenticator, RequestCredentials, RoleName } from '../../lib/identity';
 import type { AppServices } from '../../services';
 import { preparedQuery } from '../../db';
+import { EFFECTIVE_PLAN_SQL } from '../../http/features';
 import {
   ANONYMOUS,
   type AccessClaims,
@@ -125,20 +126,49 @@ export class AuthService implements Authenticator {
 
   // ---- login and sessions ---------------------------------------------------------------
   /** POST /auth/login: the limits per address and per account, then login(). */
-  async passwordSignIn(email: string, password: string, meta: { ip: string; userAgent?: string }) {
+  async passwordSignIn(email: string, password: string, meta: { ip: string; userAgent?: string; host?: string }) {
     await this.hitAddressAndAccountLimits('login', meta.ip, email, this.cfg.accountRateLimit);
     return this.login(email, password, meta);
   }
 
+  /**
+   * The workspace a request's host stands for (spec part 5): a custom domain verified by its
+   * DNS TXT record and active (POST /domains/{id}/verify), of a workspace whose plan includes
+   * `custom_domains`. Anything else (an unverified or removed domain, a value typed into a
+   * settings field, a downgraded plan) resolves nothing.
+   */
+  async workspaceByHost(host: string | undefined): Promise<{ id: number; status: string } | undefined> {
+    const domain = host?.trim().toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+    if (!domain || domain.length > 253) return undefined;
+    return this.owner('custom_domains as d')
+      .join('tenants as t', 't.id', 'd.tenant_id')
+      .join('plans as p', 'p.code', this.owner.raw(EFFECTIVE_PLAN_SQL))
+      .where('d.status', 'active')
+      .whereRaw('lower(d.domain) = ?', [domain])
+      .whereRaw(`'custom_domains' = ANY (p.features)`)
+      .first('t.id', 't.status');
+  }
+
   private dummyHash: Promise<string> | null = null;
 
-  async login(email: string, password: string, meta: { ip?: string; userAgent?: string }) {
+  /**
+   * E-mail and password → a session. On a workspace's custom domain (`meta.host`, spec part 5)
+   * the answer lists that workspace only, and a person who is not an active member of it, or a
+   * suspended workspace, gets the invalid-workspace 403 (after the password check, no session).
+   */
+  async login(email: string, password: string, meta: { ip?: string; userAgent?: string; host?: string }) {
     const user = await this.owner('users').whereRaw('lower(email) = lower(?)', [email]).first();
     // An unknown address costs the same hash check as a known one: no timing oracle for accounts.
     this.dummyHash ??= this.hashPassword(randomToken(16));
     const ok = await this.verifyPassword(user?.password_hash ?? (await this.dummyHash), password);
     if (!user || !ok) throw new UnauthorizedError('Invalid email or password', 'INVALID_CREDENTIALS');
-    const workspaces = await this.workspacesOf(user.id);
+    let workspaces = await this.workspacesOf(user.id);
+    const site = await this.workspaceByHost(meta.host);
+    if (site) {
+      if (site.status !== 'active') throw new ForbiddenError('Workspace is inactive', 'WORKSPACE_INACTIVE');
+      workspaces = workspaces.filter((w) => w.tenantId === site.id);
+      if (!workspaces.length) throw new ForbiddenError('You are not a member of this workspace', 'NOT_A_MEMBER');
+    }
     const refreshToken = await this.openSession(user.id, 'password', meta);
     return { workspaces, refreshToken, userId: user.id as string };
   }
@@ -185,8 +215,7 @@ export class AuthService implements Authenticator {
       tenant = await (UUID_RE.test(currentWorkspace) ? q.where('uuid', currentWorkspace) : /^\d+$/.test(currentWorkspace) ? q.where('id', Number(currentWorkspace)) : q.whereRaw('false')).first();
       if (!tenant) throw new NotFoundError('Workspace', 'WORKSPACE_NOT_FOUND');
     } else {
-      const domain = host?.split(':')[0]?.toLowerCase();
-      if (domain) tenant = await this.owner('tenants').select('id', 'status').whereRaw('lower(custom_domain) = ?', [domain]).first();
+      tenant = await this.workspaceByHost(host);
       if (!tenant) throw new ValidationError('currentWorkspace is required (no custom domain matches this host)', ['query.currentWorkspace is required'], 'WORKSPACE_REQUIRED');
     }
     if (tenant.status !== 'active') throw new ForbiddenError('Workspace is inactive', 'WORKSPACE_INACTIVE');

@@ -13,6 +13,7 @@ import { parseIsrc, parseUpc } from './identifiers';
 import { UUID_RE } from './common';
 import type { AssetInput, ProductInput } from './service';
 import { walkShares, type ShareInput } from './splits';
+import { fillNewItems } from '../defaultsettings/fill';
 
 const CHUNK = 1000;
 
@@ -148,6 +149,8 @@ async function bulkCreate(trx: Trx, tenantId: number, actor: string | null, kind
   if (kind === 'product') {
     await insertChunks(trx, 'product_assets', good.flatMap((o) => [...new Set(o.assets ?? [])].map((asset_id, k) => ({ tenant_id: tenantId, product_id: o.id, asset_id, track_number: k + 1 }))));
   }
+  // content defaults fill what an item did not give, as a single create does
+  await fillNewItems(trx, tenantId, actor, kind, good.map((o) => ({ id: o.id, artistIds: o.artistIds, given: items[o.i] as { mainGenre?: string[]; subGenre?: string[]; label?: string | null } })));
   const withSplit = good.filter((o) => o.split?.length).map((o) => ({ o, splitId: crypto.randomUUID() }));
   await insertChunks(trx, 'splits', withSplit.map(({ o, splitId }) => ({ tenant_id: tenantId, id: splitId, target: kind, [fk]: o.id, type: 'all', created_by: actor })));
   await insertChunks(trx, 'split_shares', withSplit.flatMap(({ o, splitId }) => o.split!.map((s) => ({ tenant_id: tenantId, split_id: splitId, tenant_user_id: s.user, share: new Decimal(String(s.share)).toFixed(6) }))));

@@ -130,7 +130,7 @@ export async function chainForEntity(trx: Trx, tenantId: number, type: EntityTyp
   }
 }
 
-async function labelsNamed(trx: Trx, name: unknown): Promise<string[]> {
+export async function labelsNamed(trx: Trx, name: unknown): Promise<string[]> {
   if (typeof name !== 'string' || !name.trim()) return [];
   return trx('labels').whereRaw('lower(name) = lower(?)', [name.trim()]).pluck('id');
 }

@@ -25,14 +25,20 @@ async function uniqueName<T>(trx: Trx, what: string, name: string, fn: (sp: Trx)
 // Catalogs
 // ---------------------------------------------------------------------------------------
 
-async function catalogViews(trx: Trx, rows: Record<string, unknown>[]) {
+/** For each parent row, the `pick` column of its children in `table` (joined by `fk`), in `order`. */
+async function childrenOf(trx: Trx, rows: Record<string, unknown>[], table: string, fk: string, pick: string, order: string) {
   const ids = rows.map((r) => r.id as string);
-  const labels = ids.length ? await trx('labels').whereIn('catalog_id', ids).orderByRaw('lower(name)').select('id', 'catalog_id') : [];
+  const kids = ids.length ? await trx(table).whereIn(fk, ids).orderByRaw(order).select(pick, fk) : [];
+  return (r: Record<string, unknown>) => kids.filter((k) => k[fk] === r.id).map((k) => k[pick] as string);
+}
+
+async function catalogViews(trx: Trx, rows: Record<string, unknown>[]) {
+  const labels = await childrenOf(trx, rows, 'labels', 'catalog_id', 'id', 'lower(name)');
   return rows.map((r) => ({
     id: r.id as string,
     name: r.name as string,
     description: (r.description as string) ?? null,
-    labels: labels.filter((l) => l.catalog_id === r.id).map((l) => l.id as string),
+    labels: labels(r),
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
   }));
@@ -82,13 +88,12 @@ export interface LabelInput {
 }
 
 async function labelViews(trx: Trx, rows: Record<string, unknown>[]) {
-  const ids = rows.map((r) => r.id as string);
-  const links = ids.length ? await trx('label_artists').whereIn('label_id', ids).orderBy(['created_at', 'artist_id']) : [];
+  const artists = await childrenOf(trx, rows, 'label_artists', 'label_id', 'artist_id', 'created_at, artist_id');
   return rows.map((r) => ({
     id: r.id as string,
     name: r.name as string,
     catalogId: (r.catalog_id as string) ?? null,
-    artists: links.filter((l) => l.label_id === r.id).map((l) => l.artist_id as string),
+    artists: artists(r),
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
   }));

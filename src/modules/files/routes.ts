@@ -13,6 +13,7 @@ import {
   registeredFile, registerStored, reprocessFile, rerunDecompress, resendPending, storageKey, store, uploadMessage,
 } from './service';
 import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from '../../http/upload';
+import { assertStorageRoom, storageRoom } from '../../http/quota';
 import { streamErrors, streamFileEvents, visibleFile } from './streams';
 import { fileSources } from '../sources/service';
 
@@ -55,6 +56,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       async handler({ ctx, tenantId, auth, query }) {
         const { file, fields } = await receiveMultipart({ stream: ctx.req, headers: ctx.req.headers }, store(svc), (id) => storageKey(tenantId, id), {
           requireFile: { code: 'FILE_REQUIRED', message: 'No "file" part in the upload' },
+          quota: await storageRoom(svc.db.owner, tenantId),
         });
         if (!file) throw new ValidationError('No "file" part in the upload', [], 'FILE_REQUIRED');
         const options = optionsFrom({ ...(query as Record<string, unknown>), ...fields });
@@ -79,7 +81,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
           throw new UnauthorizedError('Invalid or expired upload URL', 'INVALID_UPLOAD_URL');
         }
         await assertUploadUnused(svc, Number(claims.sub), claims.fid);
-        const r = await receiveRaw({ stream: ctx.req, headers: ctx.req.headers }, store(svc), claims.key, UPLOAD_LIMITS.statementBytes);
+        const r = await receiveRaw({ stream: ctx.req, headers: ctx.req.headers }, store(svc), claims.key, UPLOAD_LIMITS.statementBytes, await storageRoom(svc.db.owner, Number(claims.sub)));
         return { success: true, message: 'Stored; now POST /file/createroyalty', data: { fileId: claims.fid, key: claims.key, size: r.size, sha256: r.sha256 } };
       },
     }),
@@ -104,6 +106,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         const existing = await registeredFile(svc, tenantId, fileId);
         if (existing) return { success: true, message: 'Already registered', data: existing };
         const st = await adoptSignedUpload(svc, tenantId, fileId, UPLOAD_LIMITS.statementBytes);
+        await assertStorageRoom(svc.db.owner, tenantId, st.size, () => store(svc).delete(st.key)); // a direct-to-S3 upload is sized only now
         const options = optionsFrom(body as Record<string, unknown>);
         const newFile = { id: fileId, originalName: body.fileName, contentType: body.contentType ?? null, storageKey: st.key, size: st.size, sha256: st.sha256, options, uploadedBy: auth.tenantUserId };
         const r = await registerStored(svc, tenantId, newFile, false);

@@ -85,8 +85,12 @@ export async function startFetch(svc: AppServices, tenantId: number, actor: stri
   });
 }
 
-/** The job: fetch from the provider, then stage. Safe to run twice (a staged or failed batch is left alone). */
-export async function runFetchJob(svc: AppServices, tenantId: number, batchId: string): Promise<void> {
+/**
+ * The job: fetch from the provider, then stage. Safe to run twice (a staged or failed batch is
+ * left alone). A provider that does not answer (or answers 5xx) is retried by the queue; on the
+ * job's last attempt (`lastAttempt`) the batch ends `failed` with the error instead.
+ */
+export async function runFetchJob(svc: AppServices, tenantId: number, batchId: string, opts: { lastAttempt?: boolean } = {}): Promise<void> {
   const batch = await tx(svc, tenantId, async (trx) => {
     const b = await trx('catalogue_import_batches').where({ id: batchId }).forUpdate().first();
     if (!b || (b.status !== 'queued' && b.status !== 'fetching')) return null;
@@ -99,9 +103,17 @@ export async function runFetchJob(svc: AppServices, tenantId: number, batchId: s
     items = batch.provider === 'file' ? fileItems(batch.query) : await distributorItems(svc, tenantId, batch.query);
   } catch (err) {
     // no answer or a 5xx: throw, pg-boss retries; a refusal or bad input: the batch fails now
-    if (err instanceof PartnerApiError && err.transient) throw err;
-    if (!(err instanceof PartnerApiError) && !(err instanceof AppError)) throw err;
-    const message = err instanceof PartnerApiError ? `The ${err.partner} partner refused the request (${err.httpStatus ?? 'no answer'})` : err.message;
+    const known = err instanceof PartnerApiError || err instanceof AppError;
+    const retryable = (err instanceof PartnerApiError && err.transient) || !known;
+    if (retryable && !opts.lastAttempt) throw err;
+    if (!known) svc.log.error({ err, batchId }, 'catalogue import: the fetch failed on its last attempt');
+    const message = !known
+      ? 'The fetch failed unexpectedly on every attempt (logged)'
+      : err instanceof PartnerApiError
+        ? err.transient
+          ? `The ${err.partner} partner did not answer after every retry (${err.httpStatus ?? 'no answer'})`
+          : `The ${err.partner} partner refused the request (${err.httpStatus ?? 'no answer'})`
+        : (err as AppError).message;
     await tx(svc, tenantId, (trx) => trx('catalogue_import_batches').where({ id: batchId }).update({ status: 'failed', error: message, updated_at: clock.now() }));
     return;
   }

@@ -5,6 +5,8 @@
  * Scoping: admins and owners see the whole workspace (and may name a payee with
  * `userId`); other members see only their own figures; guests are refused.
  */
+import { pdfBrand } from '../branding/service';
+import { objectStore } from '../../lib/storage';
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { IdParams, ok, pagedList } from '../../http/crud';
@@ -61,7 +63,7 @@ export function registerAccountingRoutes(router: Router, svc: AppServices): void
         return ok('Reconciliation', await acct.reconciliation(trx));
       } }),
     route({ method: 'get', path: '/accounting/statement/:userId', summary: 'Payee statement for one accounting period (json, csv or pdf)', access: 'user', params: S.StatementParams, query: S.StatementQuery,
-      async handler({ trx, auth, params, query, ctx }) {
+      async handler({ trx, auth, params, query, ctx, tenantId }) {
         scopeUser(auth, params.userId);
         // An issued (frozen) statement for the period is shown as stored.
         const frozen = await issuedFor(trx, params.userId, query.period);
@@ -72,7 +74,7 @@ export function registerAccountingRoutes(router: Router, svc: AppServices): void
           return undefined;
         }
         if (frozen) return ok('Statement', { ...frozen.figures, statementId: frozen.meta.id, number: frozen.meta.number, contentHash: frozen.meta.contentHash });
-        const r = await renderStatement(trx, params.userId, query.period, query.format);
+        const r = await renderStatement(trx, params.userId, query.period, query.format, query.format === 'pdf' ? await pdfBrand(trx, objectStore(svc.cfg), tenantId) : null);
         if ('statement' in r) return ok('Statement', r.statement);
         ctx.type = r.file.type;
         ctx.set('Content-Disposition', `attachment; filename="${r.file.filename}"`);

@@ -13,8 +13,9 @@ import { withTenant, type Trx } from '../../db';
 import { AppError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import { safeEqual, mask } from '../../lib/crypto';
 import { clock } from '../../lib/clock';
+import { saveIntegrationRow } from '../../lib/integration-row';
 import { iso } from './common';
-import { inputProblems } from '../../http/limits';
+import { callbackJson } from '../../http/limits';
 import { ProcessorApiError, ProcessorClient, toMinorUnits } from './processor-client';
 import { setPaymentStatus } from './payments';
 import { openSetting } from './settings';
@@ -55,22 +56,9 @@ export async function setIntegration(trx: Trx, svc: AppServices, input: { secret
   const cur = await trx('processor_integrations').forUpdate().first();
   const now = clock.now();
   if (mode === 'update' && !cur) throw new NotFoundError('Processor integration');
-  if (!cur) {
-    if (!input.secretKey) throw new ValidationError('secretKey is required', ['body must have property "secretKey"'], 'SECRET_REQUIRED');
-    await trx('processor_integrations').insert({
-      tenant_id: trx.raw('app_tenant_id()'),
-      secret_sealed: svc.secrets.seal(input.secretKey),
-      is_enabled: input.isEnabled ?? true,
-      created_at: now,
-      secret_updated_at: now,
-      updated_at: now,
-    });
-  } else {
-    const upd: Record<string, unknown> = { updated_at: now };
-    if (input.secretKey) (upd.secret_sealed = svc.secrets.seal(input.secretKey)), (upd.secret_updated_at = now);
-    if (input.isEnabled !== undefined) upd.is_enabled = input.isEnabled;
-    await trx('processor_integrations').update(upd);
-  }
+  if (!cur && !input.secretKey) throw new ValidationError('secretKey is required', ['body must have property "secretKey"'], 'SECRET_REQUIRED');
+  const secret = { column: 'secret_sealed', stampColumn: 'secret_updated_at', value: input.secretKey };
+  await saveIntegrationRow(trx, 'processor_integrations', cur, (v) => svc.secrets.seal(v), secret, { is_enabled: input.isEnabled }, now);
   return integrationStatus(trx, svc);
 }
 
@@ -176,15 +164,7 @@ const EFFECTS: Record<string, 'completed' | 'failed' | 'reversed'> = {
  */
 export async function handleProcessorEvent(svc: AppServices, raw: Buffer, signature: string | undefined): Promise<{ event: string }> {
   if (!signature) throw new UnauthorizedError('Missing x-processor-signature header', 'MISSING_SIGNATURE');
-  let body: { event?: unknown; data?: Record<string, unknown> };
-  try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new ValidationError('Body is not JSON', [], 'MALFORMED_BODY');
-  }
-  // the raw body skips route validation: the same guard (NUL, unpaired surrogates, depth) here
-  const problems = inputProblems(body, 'body');
-  if (problems.length) throw new ValidationError('Invalid event', problems, 'INVALID_EVENT');
+  const body = callbackJson(raw) as { event?: unknown; data?: Record<string, unknown> };
   if (typeof body?.event !== 'string' || typeof body.data !== 'object' || body.data === null) {
     throw new ValidationError('Body must have `event` (string) and `data` (object)', [], 'INVALID_EVENT');
   }

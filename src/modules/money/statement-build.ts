@@ -12,6 +12,8 @@
  */
 import crypto from 'node:crypto';
 import PDFDocument from 'pdfkit';
+import { drawPdfHead } from '../branding/pdf';
+import type { PdfBrand } from '../branding/service';
 import Papa from 'papaparse';
 import type { Trx } from '../../db';
 import { ValidationError } from '../../lib/errors';
@@ -189,7 +191,8 @@ export function figuresCsv(f: Figures, digits: number): string {
   return Papa.unparse({ fields: ['section', 'item', 'reference', 'quantity', 'amount', 'currency'], data: safe }, { newline: '\n' }) + '\n';
 }
 
-export function figuresPdf(f: Figures, digits: number): Promise<Buffer> {
+/** The PDF of a statement; `brand` (the workspace's branding when it was drawn) heads it. */
+export function figuresPdf(f: Figures, digits: number, brand?: PdfBrand | null): Promise<Buffer> {
   const date = new Date(`${f.periodEnd}T00:00:00Z`);
   const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Statement ${f.period} - ${f.payee.name}`, Producer: 'Rondo', Creator: 'Rondo', CreationDate: date, ModDate: date } });
   const chunks: Buffer[] = [];
@@ -206,7 +209,7 @@ export function figuresPdf(f: Figures, digits: number): Promise<Buffer> {
     doc.moveDown(0.3);
   };
   const heading = (t: string) => (doc.moveDown(0.6), doc.font('Helvetica-Bold').fontSize(12).text(t, 50), doc.moveDown(0.2));
-  doc.font('Helvetica-Bold').fontSize(16).text(`Royalty statement ${f.period}`, 50);
+  drawPdfHead(doc, `Royalty statement ${f.period}`, 16, brand);
   doc.font('Helvetica').fontSize(10).text(`${f.workspace} - ${f.payee.name} <${f.payee.email}>`);
   doc.moveDown();
   line('Opening balance', f.openingBalance, { bold: true });

@@ -3,6 +3,8 @@
  * (admin), issuing, the issued statements (members: their own) with their stored PDF and
  * CSV, and closing/reopening accounting periods.
  */
+import { pdfBrand } from '../branding/service';
+import { objectStore } from '../../lib/storage';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { defineRoutes, route } from '../../http/route';
@@ -41,8 +43,8 @@ function sendFile(ctx: Context, type: string, filename: string, body: string | B
 export function registerStatementRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Statements', errorShape: 'status' }, [
     route({ method: 'post', path: '/statements/runs', summary: 'Statement run for an accounting period (admin): draft statements for all payees or a selection; a re-run supersedes the previous draft and shows a per-payee diff', access: 'admin', body: RunBody, status: 201, responses: { 201: answer(Run) },
-      async handler({ trx, auth, body }) {
-        return ok('Statement run created', await runs.createRun(trx, body, auth.tenantUserId));
+      async handler({ trx, auth, body, tenantId }) {
+        return ok('Statement run created', await runs.createRun(trx, body, auth.tenantUserId, await pdfBrand(trx, objectStore(svc.cfg), tenantId)));
       } }),
     route({ method: 'get', path: '/statements/runs/:id', summary: 'A statement run: its statements and the diff against the run it superseded (admin)', access: 'admin', params: IdParams, responses: { 200: answer(Run) },
       async handler({ trx, params }) {

@@ -9,6 +9,7 @@
  * next statement, which shows them in their own section.
  */
 import crypto from 'node:crypto';
+import type { PdfBrand } from '../branding/service';
 import type { Trx } from '../../db';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
@@ -76,7 +77,7 @@ async function adjustmentsFor(trx: Trx, payee: string, p: PeriodSpan, issued: { 
   >;
 }
 
-async function statementFor(trx: Trx, ctx: { workspace: string; currency: string; digits: number }, payee: { id: string; name: string; email: string }, p: PeriodSpan) {
+async function statementFor(trx: Trx, ctx: { workspace: string; currency: string; digits: number; brand?: PdfBrand }, payee: { id: string; name: string; email: string }, p: PeriodSpan) {
   const issued = (await issuedBefore(trx, payee.id, p.start)) as { figures: Figures }[];
   const adjustments = await adjustmentsFor(trx, payee.id, p, issued);
   let opening: Decimal;
@@ -85,14 +86,18 @@ async function statementFor(trx: Trx, ctx: { workspace: string; currency: string
   const figures = await buildFigures(trx, ctx, payee, p, opening, adjustments);
   const json = JSON.stringify(figures);
   const csv = figuresCsv(figures, ctx.digits);
-  const pdf = await figuresPdf(figures, ctx.digits);
+  const pdf = await figuresPdf(figures, ctx.digits, ctx.brand);
   return { figures, json, csv, pdf, hash: contentHash(json, csv, pdf) };
 }
 
 export interface RunInput { period: string; payees?: string[] }
 
 /** A new run for the period (admin): drafts for every payee with ledger entries up to its end, or the given ones. */
-export async function createRun(trx: Trx, input: RunInput, by: string | null) {
+/**
+ * `brand`: the workspace's branding now (branding/service.ts pdfBrand); drafts are drawn with
+ * it and issuing freezes them, so a statement keeps the branding it was issued with.
+ */
+export async function createRun(trx: Trx, input: RunInput, by: string | null, brand?: PdfBrand) {
   const p = parsePeriod(input.period);
   await lockLedger(trx, 'shared');
   await lockStatements(trx);
@@ -116,7 +121,7 @@ export async function createRun(trx: Trx, input: RunInput, by: string | null) {
   const id = crypto.randomUUID();
   await trx('statement_runs').insert({ tenant_id: trx.raw('app_tenant_id()'), id, period_start: p.start, period_end: p.end, label: p.label, payees: input.payees?.length ? todo : null, previous_run_id: previous?.id ?? null, created_by: by, created_at: clock.now() });
   const ws = await trx('tenants').whereRaw('id = app_tenant_id()').first('name');
-  const ctx = { workspace: ws.name as string, currency: await baseCurrency(trx), digits: await ledgerDigits(trx) };
+  const ctx = { workspace: ws.name as string, currency: await baseCurrency(trx), digits: await ledgerDigits(trx), brand };
   const who = todo.length ? await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereIn('tu.id', todo).select('tu.id', 'u.email', 'u.first_name', 'u.last_name') : [];
   for (const x of todo) {
     const w = who.find((r) => r.id === x);

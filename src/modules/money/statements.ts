@@ -7,6 +7,8 @@
  *   closing = opening + royalties + revenue shares − recouped + payments net (all ledger sums)
  */
 import PDFDocument from 'pdfkit';
+import { drawPdfHead } from '../branding/pdf';
+import type { PdfBrand } from '../branding/service';
 import Papa from 'papaparse';
 import type { Trx } from '../../db';
 import { NotFoundError } from '../../lib/errors';
@@ -109,7 +111,7 @@ export function show(v: string): string {
   return `${d.isNeg() ? '-' : ''}${i!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${f}`;
 }
 
-export function statementPdf(s: Statement): Promise<Buffer> {
+export function statementPdf(s: Statement, brand?: PdfBrand | null): Promise<Buffer> {
   const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Statement ${s.period} - ${s.payee.name}`, Producer: 'Rondo' } });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
@@ -132,7 +134,7 @@ export function statementPdf(s: Statement): Promise<Buffer> {
     doc.moveDown(0.6).font('Helvetica-Bold').fontSize(12).text(t, left);
     doc.moveDown(0.2);
   };
-  doc.font('Helvetica-Bold').fontSize(18).text(`Royalty statement ${s.period}`, left);
+  drawPdfHead(doc, `Royalty statement ${s.period}`, 18, brand);
   doc.font('Helvetica').fontSize(10).text(`${s.workspace}`).text(`Payee: ${s.payee.name} <${s.payee.email}>`).text(`Currency: ${s.currency}`);
   doc.moveDown();
   line('Opening balance', s.openingBalance, { bold: true });
@@ -169,11 +171,11 @@ export type StatementFormat = 'json' | 'csv' | 'pdf';
 
 /** A statement in the asked format: JSON data, or a file (CSV with exact amounts, PDF). */
 export async function renderStatement(
-  trx: Trx, payee: string, period: string, format: StatementFormat = 'json',
+  trx: Trx, payee: string, period: string, format: StatementFormat = 'json', brand?: PdfBrand | null,
 ): Promise<{ statement: Statement } | { file: { type: string; filename: string; body: string | Buffer } }> {
   const s = await buildStatement(trx, payee, period);
   const name = `statement-${period}-${payee.slice(0, 8)}`;
   if (format === 'csv') return { file: { type: 'text/csv; charset=utf-8', filename: `${name}.csv`, body: statementCsv(s) } };
-  if (format === 'pdf') return { file: { type: 'application/pdf', filename: `${name}.pdf`, body: await statementPdf(s) } };
+  if (format === 'pdf') return { file: { type: 'application/pdf', filename: `${name}.pdf`, body: await statementPdf(s, brand) } };
   return { statement: s };
 }

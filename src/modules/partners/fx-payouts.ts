@@ -29,7 +29,7 @@ import { PartnerApiError } from './http-client';
 import type { FxPayoutView } from './fx-client';
 import { fxClient } from './fxpartner';
 import { tx } from './common';
-import { inputProblems } from '../../http/limits';
+import { callbackJson } from '../../http/limits';
 
 const RANK: Record<string, number> = { pending: 0, processing: 1, completed: 2, failed: 2, cancelled: 2 };
 export const OPEN_STATUSES = ['pending', 'processing'];
@@ -224,15 +224,7 @@ export async function handleFxCallback(svc: AppServices, workspaceId: string, ra
     const key = svc.secrets.open(integ.api_key_sealed);
     const expected = crypto.createHmac('sha256', key).update(`${sig.t}.`).update(raw).digest('hex');
     if (!safeEqual(expected, sig.v1)) throw refuse();
-    let body: { id?: unknown; type?: unknown; data?: FxPayoutView };
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw new ValidationError('Body is not JSON', [], 'MALFORMED_BODY');
-    }
-    // the raw body skips route validation: the same guard (NUL, unpaired surrogates, depth) here
-    const problems = inputProblems(body, 'body');
-    if (problems.length) throw new ValidationError('Invalid event', problems, 'INVALID_EVENT');
+    const body = callbackJson(raw) as { id?: unknown; type?: unknown; data?: FxPayoutView };
     if (typeof body?.id !== 'string' || typeof body.data !== 'object' || body.data === null || typeof body.data.id !== 'string') throw new ValidationError('Body must have `id` (string) and `data` (payout)', [], 'INVALID_EVENT');
     const payout = body.data;
     const q = trx('fx_payment_requests').where({ partner_payment_id: payout.id });

@@ -11,6 +11,7 @@ import type { Trx } from '../../db';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { mask } from '../../lib/crypto';
 import { clock } from '../../lib/clock';
+import { saveIntegrationRow } from '../../lib/integration-row';
 import { iso } from '../money/common';
 import { FxPartnerClient } from './fx-client';
 import { tx, viaPartner } from './common';
@@ -76,25 +77,9 @@ export async function connectFx(svc: AppServices, tenantId: number, input: FxCon
     });
   }
   return tx(svc, tenantId, async (trx) => {
-    const now = clock.now();
     const cur = await trx('fx_integrations').forUpdate().first();
-    if (!cur) {
-      await trx('fx_integrations').insert({
-        tenant_id: trx.raw('app_tenant_id()'),
-        api_key_sealed: svc.secrets.seal(input.apiKey!),
-        label: input.label ?? null,
-        is_enabled: input.isEnabled ?? true,
-        key_updated_at: now,
-        created_at: now,
-        updated_at: now,
-      });
-    } else {
-      const upd: Record<string, unknown> = { updated_at: now };
-      if (input.apiKey) (upd.api_key_sealed = svc.secrets.seal(input.apiKey)), (upd.key_updated_at = now);
-      if (input.label !== undefined) upd.label = input.label;
-      if (input.isEnabled !== undefined) upd.is_enabled = input.isEnabled;
-      await trx('fx_integrations').update(upd);
-    }
+    const secret = { column: 'api_key_sealed', stampColumn: 'key_updated_at', value: input.apiKey };
+    await saveIntegrationRow(trx, 'fx_integrations', cur, (v) => svc.secrets.seal(v), secret, { label: input.label, is_enabled: input.isEnabled }, clock.now());
     return fxStatus(trx, svc);
   });
 }

@@ -65,21 +65,18 @@ export const IdParam = Type.Object({ id: Id });
 export const BeneficiaryIdParam = Type.Object({ beneficiaryId: Id });
 export const LinkBody = Strict({ beneficiaryId: Id, userId: Uuid });
 
-export const PaymentRequestV1 = Strict({
+/** The fields of a payout request; v2 adds purposeCode (required) and idempotencyKey. */
+const PaymentRequestFields = {
   beneficiaryId: Id,
   amount: Amount,
   currency: CurrencyCode(),
   walletId: WalletId,
   reference: Text(140),
   memo: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
-});
+};
+export const PaymentRequestV1 = Strict(PaymentRequestFields);
 export const PaymentRequestV2 = Strict({
-  beneficiaryId: Id,
-  amount: Amount,
-  currency: CurrencyCode(),
-  walletId: WalletId,
-  reference: Text(140),
-  memo: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+  ...PaymentRequestFields,
   purposeCode: Type.String({ pattern: '^[A-Z0-9]{2,10}$', minLength: 2, maxLength: 10 }),
   idempotencyKey: Type.Optional(Type.String({ minLength: 8, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$' })),
 });

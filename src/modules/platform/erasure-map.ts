@@ -137,6 +137,11 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   processor_events: { action: 'none', why: 'processor transfer events: ids, amounts, statuses' },
   system_secrets: { action: 'none', why: 'process keys' },
   custom_domains: { action: 'none', why: 'workspace domains' },
+  workspace_branding: { action: 'none', why: "the workspace's logo, colours and sender name" },
+  distributor_events: { action: 'none', why: 'distributor delivery events: ids, types, statuses' },
+  // the erasure job itself (owner pool): the person by id only; declared none so that queuing
+  // the job does not change the plan it is about to execute
+  account_erasures: { action: 'none', why: 'erasure jobs: ids and row counts only' },
   knex_migrations: { action: 'none', why: 'schema history' },
   knex_migrations_lock: { action: 'none', why: 'schema history' },
 };

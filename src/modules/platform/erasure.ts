@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import type { AuthContext } from '../auth/tokens';
 import { sha256 } from '../../lib/crypto';
 import { ConflictError, NotFoundError } from '../../lib/errors';
-import { writeAudit } from './audit';
+import { writeAudit, type Actor } from './audit';
 import { ERASURE_MAP, type Anonymous, type Ref, type TableRule } from './erasure-map';
 
 interface Subject {
@@ -134,27 +134,30 @@ export async function previewErasure(owner: Knex, userId: string): Promise<Erasu
   return owner.transaction((trx) => subjectOf(trx, userId).then((s) => buildPlan(trx, s)), { isolationLevel: 'repeatable read', readOnly: true });
 }
 
-/** Erase per the plan whose hash the caller previewed; 400 PLAN_CHANGED when the data moved since. */
-export async function executeErasure(owner: Knex, auth: AuthContext, userId: string, planHash: string) {
-  return owner.transaction(async (trx) => {
-    const s = await subjectOf(trx, userId, true);
-    const plan = await buildPlan(trx, s);
-    if (plan.planHash !== planHash) {
-      throw new ConflictError('The data changed since the preview: preview again and execute the new plan', [`body.planHash does not match the current plan (${plan.planHash})`], 'PLAN_CHANGED');
-    }
-    const anon = anonymousFor(userId);
-    const done: Record<string, number> = {};
-    // children before parents: deletes first, the person's own row last
-    const order = [...plan.tables].sort((a, b) => Number(a.table === 'users') - Number(b.table === 'users') || Number(a.action === 'anonymise') - Number(b.action === 'anonymise'));
-    for (const t of order) {
-      const rule = ERASURE_MAP[t.table] as Extract<TableRule, { refs: Ref[] }>;
-      const q = trx(t.table).whereRaw(...refWhere(rule.refs, s));
-      if (rule.action === 'delete') done[t.table] = await q.delete();
-      else if (rule.action === 'anonymise') done[t.table] = await q.whereRaw(...rule.pending(anon)).update(rule.set(anon));
-    }
-    for (const pattern of cachePatterns(s)) await trx('rate_limit_hits').whereLike('key', pattern).delete();
-    if (plan.externalDeliveries.length) done.outbound_events = await trx('outbound_events').whereRaw(...deliveryWhere(s)).delete();
-    await writeAudit(trx, auth, { action: 'account.erase', targetType: 'user', targetId: userId, details: { planHash, rows: done, retained: plan.retained.map((r) => ({ table: r.table, rows: r.rows })) } });
-    return { userId, planHash, erased: done, retained: plan.retained };
-  });
+export const planChanged = (current: string) =>
+  new ConflictError('The data changed since the preview: preview again and execute the new plan', [`body.planHash does not match the current plan (${current})`], 'PLAN_CHANGED');
+
+/**
+ * Erase per the plan whose hash the caller previewed, inside the caller's owner transaction
+ * (the erasure job's: src/modules/platform/erasure-jobs.ts); 400 PLAN_CHANGED when the data
+ * moved since. Writes the `account.erase` audit record in the same transaction.
+ */
+export async function executeErasure(trx: Knex.Transaction, by: AuthContext | Actor, userId: string, planHash: string) {
+  const s = await subjectOf(trx, userId, true);
+  const plan = await buildPlan(trx, s);
+  if (plan.planHash !== planHash) throw planChanged(plan.planHash);
+  const anon = anonymousFor(userId);
+  const done: Record<string, number> = {};
+  // children before parents: deletes first, the person's own row last
+  const order = [...plan.tables].sort((a, b) => Number(a.table === 'users') - Number(b.table === 'users') || Number(a.action === 'anonymise') - Number(b.action === 'anonymise'));
+  for (const t of order) {
+    const rule = ERASURE_MAP[t.table] as Extract<TableRule, { refs: Ref[] }>;
+    const q = trx(t.table).whereRaw(...refWhere(rule.refs, s));
+    if (rule.action === 'delete') done[t.table] = await q.delete();
+    else if (rule.action === 'anonymise') done[t.table] = await q.whereRaw(...rule.pending(anon)).update(rule.set(anon));
+  }
+  for (const pattern of cachePatterns(s)) await trx('rate_limit_hits').whereLike('key', pattern).delete();
+  if (plan.externalDeliveries.length) done.outbound_events = await trx('outbound_events').whereRaw(...deliveryWhere(s)).delete();
+  await writeAudit(trx, by, { action: 'account.erase', targetType: 'user', targetId: userId, details: { planHash, rows: done, retained: plan.retained.map((r) => ({ table: r.table, rows: r.rows })) } });
+  return { userId, planHash, erased: done, retained: plan.retained };
 }

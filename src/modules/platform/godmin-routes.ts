@@ -8,10 +8,11 @@ import { defineRoutes, route } from '../../http/route';
 import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { listAudit, writeAudit } from './audit';
-import { executeErasure, previewErasure } from './erasure';
+import { previewErasure } from './erasure';
+import { getErasure, requestErasure } from './erasure-jobs';
 import { impersonate, listTenants, listUsers, setTenantStatus, updateSubscription } from './godmin';
 import { subscriptionOf } from './plans';
-import { AuditRow, ErasurePlanSchema, ok, paged, SubscriptionSchema, SubscriptionState, TenantRow, UserRow } from './schemas';
+import { AuditRow, ErasureJobSchema, ErasurePlanSchema, ok, paged, SubscriptionSchema, SubscriptionState, TenantRow, UserRow } from './schemas';
 
 const TenantParams = Type.Object({ tenantId: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 const PageQ = {
@@ -20,8 +21,25 @@ const PageQ = {
 };
 const Reason = Type.Optional(Type.String({ minLength: 1, maxLength: 500 }));
 
+/** page and limit with their defaults. */
+const paging = (q: { page?: number; limit?: number }) => ({ page: q.page ?? 1, limit: q.limit ?? 20 });
+
 export function registerGodminRoutes(router: Router, svc: AppServices): void {
   const owner = svc.db.owner;
+  /** POST /godmin/tenants/{tenantId}/suspend | reactivate. */
+  const statusRoute = (action: 'suspend' | 'reactivate', status: 'inactive' | 'active', summary: string) =>
+    route({
+      method: 'post',
+      path: `/godmin/tenants/:tenantId/${action}`,
+      summary,
+      access: 'super_admin',
+      params: TenantParams,
+      body: Strict({ reason: Reason }),
+      responses: { 200: ok(Type.Object({ tenantId: Type.Integer(), status: Type.Literal(status) })) },
+      async handler({ params, body, auth }) {
+        return { success: true, data: await setTenantStatus(owner, auth, params.tenantId, status, body.reason) };
+      },
+    });
   defineRoutes(router, svc, { tag: 'Super-admin', errorShape: 'catalogue' }, [
     route({
       method: 'get',
@@ -31,8 +49,7 @@ export function registerGodminRoutes(router: Router, svc: AppServices): void {
       query: Type.Object({ q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive')])), ...PageQ }),
       responses: { 200: paged(TenantRow) },
       async handler({ query }) {
-        const page = query.page ?? 1;
-        const limit = query.limit ?? 20;
+        const { page, limit } = paging(query);
         return { success: true, data: { ...(await listTenants(owner, { ...query, page, limit })), page, limit } };
       },
     }),
@@ -44,38 +61,15 @@ export function registerGodminRoutes(router: Router, svc: AppServices): void {
       query: Type.Object({ q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), tenantId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })), ...PageQ }),
       responses: { 200: paged(UserRow) },
       async handler({ query, auth }) {
-        const page = query.page ?? 1;
-        const limit = query.limit ?? 20;
+        const { page, limit } = paging(query);
         return owner.transaction(async (trx) => {
           await writeAudit(trx, auth, { action: 'users.search', tenantId: query.tenantId ?? null, details: { q: query.q ?? null, page } });
           return { success: true, data: { ...(await listUsers(trx, { ...query, page, limit })), page, limit } };
         });
       },
     }),
-    route({
-      method: 'post',
-      path: '/godmin/tenants/:tenantId/suspend',
-      summary: 'Suspend a workspace: its members and keys then get 403 WORKSPACE_INACTIVE. Audited.',
-      access: 'super_admin',
-      params: TenantParams,
-      body: Strict({ reason: Reason }),
-      responses: { 200: ok(Type.Object({ tenantId: Type.Integer(), status: Type.Literal('inactive') })) },
-      async handler({ params, body, auth }) {
-        return { success: true, data: await setTenantStatus(owner, auth, params.tenantId, 'inactive', body.reason) };
-      },
-    }),
-    route({
-      method: 'post',
-      path: '/godmin/tenants/:tenantId/reactivate',
-      summary: 'Reactivate a suspended workspace. Audited.',
-      access: 'super_admin',
-      params: TenantParams,
-      body: Strict({ reason: Reason }),
-      responses: { 200: ok(Type.Object({ tenantId: Type.Integer(), status: Type.Literal('active') })) },
-      async handler({ params, body, auth }) {
-        return { success: true, data: await setTenantStatus(owner, auth, params.tenantId, 'active', body.reason) };
-      },
-    }),
+    statusRoute('suspend', 'inactive', 'Suspend a workspace: its members and keys then get 403 WORKSPACE_INACTIVE. Audited.'),
+    statusRoute('reactivate', 'active', 'Reactivate a suspended workspace. Audited.'),
     route({
       method: 'get',
       path: '/godmin/tenants/:tenantId/subscription',
@@ -120,8 +114,7 @@ export function registerGodminRoutes(router: Router, svc: AppServices): void {
       query: Type.Object({ action: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), tenantId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })), ...PageQ }),
       responses: { 200: paged(AuditRow) },
       async handler({ query }) {
-        const page = query.page ?? 1;
-        const limit = query.limit ?? 20;
+        const { page, limit } = paging(query);
         return { success: true, data: { ...(await listAudit(owner, { ...query, page, limit })), page, limit } };
       },
     }),
@@ -139,14 +132,25 @@ export function registerGodminRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'post',
       path: '/godmin/account-erasure/execute',
-      summary: 'Erase a person per the previewed plan (planHash): delete or anonymise in one audited transaction; financial records stay, anonymised. 400 PLAN_CHANGED when the data moved since the preview.',
+      summary: 'Erase a person per the previewed plan (planHash) in one audited job: answers the job id at once (GET /godmin/account-erasure/jobs/{jobId}). 400 PLAN_CHANGED when the data moved since the preview.',
+      description: 'The job deletes or anonymises per the plan in one transaction that also writes the `account.erase` audit record; financial records stay, anonymised. Data that moves between this request and the job fails the job with PLAN_CHANGED, nothing erased.',
       access: 'super_admin',
       body: Strict({ userId: Uuid, planHash: Type.String({ pattern: '^[0-9a-f]{64}$', maxLength: 64 }) }),
-      responses: {
-        200: ok(Type.Object({ userId: Type.String({ format: 'uuid' }), planHash: Type.String(), erased: Type.Record(Type.String(), Type.Integer()), retained: Type.Array(Type.Object({ table: Type.String(), columns: Type.Array(Type.String()), rows: Type.Integer(), reason: Type.String() })) })),
-      },
+      status: 201,
+      responses: { 201: ok(ErasureJobSchema) },
       async handler({ body, auth }) {
-        return { success: true, data: await executeErasure(owner, auth, body.userId, body.planHash) };
+        return { success: true, data: await requestErasure(svc, auth, body.userId, body.planHash) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/godmin/account-erasure/jobs/:jobId',
+      summary: 'An erasure job: queued, running, completed (rows erased per table, records retained) or failed (with the error)',
+      access: 'super_admin',
+      params: Type.Object({ jobId: Uuid }),
+      responses: { 200: ok(ErasureJobSchema) },
+      async handler({ params }) {
+        return { success: true, data: await getErasure(owner, params.jobId) };
       },
     }),
   ]);

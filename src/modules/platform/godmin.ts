@@ -9,7 +9,7 @@ import { signImpersonation } from '../auth/service';
 import { clock } from '../../lib/clock';
 import { randomToken, sha256 } from '../../lib/crypto';
 import { ForbiddenError, NotFoundError } from '../../lib/errors';
-import { writeAudit } from './audit';
+import { pageOf, writeAudit } from './audit';
 import { setSubscription, type SubscriptionState } from './plans';
 
 /** Impersonation sessions are short: one hour, read-only. */
@@ -21,15 +21,8 @@ export async function listTenants(owner: Knex, q: { q?: string; status?: string;
   const base = owner('tenants as t');
   if (q.q) base.where((w) => w.whereILike('t.name', like(q.q!)).orWhereILike('t.custom_domain', like(q.q!)).orWhereRaw('t.uuid::text = ?', [q.q!.toLowerCase()]));
   if (q.status) base.where('t.status', q.status);
-  const [{ total }] = await base.clone().count({ total: '*' });
-  const rows = await base
-    .orderBy('t.id')
-    .limit(q.limit)
-    .offset((q.page - 1) * q.limit)
-    .select('t.id', 't.uuid', 't.name', 't.status', 't.plan', 't.subscription_state', 't.custom_domain', 't.created_at', owner.raw(`(SELECT count(*)::int FROM tenant_users tu WHERE tu.tenant_id = t.id) AS members`));
-  return {
-    total: Number(total),
-    items: rows.map((r) => ({
+  const columns = ['t.id', 't.uuid', 't.name', 't.status', 't.plan', 't.subscription_state', 't.custom_domain', 't.created_at', owner.raw(`(SELECT count(*)::int FROM tenant_users tu WHERE tu.tenant_id = t.id) AS members`)];
+  return pageOf(base, q, (b) => b.orderBy('t.id').select(columns), (r) => ({
       tenantId: r.id,
       workspaceId: r.uuid,
       name: r.name,
@@ -39,26 +32,17 @@ export async function listTenants(owner: Knex, q: { q?: string; status?: string;
       customDomain: r.custom_domain,
       members: r.members,
       createdAt: new Date(r.created_at).toISOString(),
-    })),
-  };
+    }));
 }
 
 export async function listUsers(owner: Knex, q: { q?: string; tenantId?: number; page: number; limit: number }) {
   const base = owner('users as u');
   if (q.q) base.where((w) => w.whereILike('u.email', like(q.q!)).orWhereILike('u.first_name', like(q.q!)).orWhereILike('u.last_name', like(q.q!)));
   if (q.tenantId) base.whereExists(owner('tenant_users as tu').whereRaw('tu.user_id = u.id').where('tu.tenant_id', q.tenantId));
-  const [{ total }] = await base.clone().count({ total: '*' });
-  const rows = await base
-    .orderBy('u.created_at')
-    .orderBy('u.id')
-    .limit(q.limit)
-    .offset((q.page - 1) * q.limit)
-    .select('u.id', 'u.email', 'u.first_name', 'u.last_name', 'u.is_super_admin', 'u.created_at', owner.raw(
-      `coalesce((SELECT json_agg(json_build_object('tenantId', tu.tenant_id, 'tenantUserId', tu.id, 'role', tu.role, 'status', tu.status) ORDER BY tu.tenant_id) FROM tenant_users tu WHERE tu.user_id = u.id), '[]') AS memberships`,
-    ));
-  return {
-    total: Number(total),
-    items: rows.map((r) => ({
+  const memberships = owner.raw(
+    `coalesce((SELECT json_agg(json_build_object('tenantId', tu.tenant_id, 'tenantUserId', tu.id, 'role', tu.role, 'status', tu.status) ORDER BY tu.tenant_id) FROM tenant_users tu WHERE tu.user_id = u.id), '[]') AS memberships`,
+  );
+  return pageOf(base, q, (b) => b.orderBy('u.created_at').orderBy('u.id').select('u.id', 'u.email', 'u.first_name', 'u.last_name', 'u.is_super_admin', 'u.created_at', memberships), (r) => ({
       id: r.id,
       email: r.email,
       firstName: r.first_name,
@@ -66,8 +50,7 @@ export async function listUsers(owner: Knex, q: { q?: string; tenantId?: number;
       isSuperAdmin: r.is_super_admin,
       memberships: r.memberships,
       createdAt: new Date(r.created_at).toISOString(),
-    })),
-  };
+    }));
 }
 
 /** Suspend (inactive) or reactivate (active) a workspace: its members then get WORKSPACE_INACTIVE (spec part 5). */

@@ -7,6 +7,7 @@ import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import type { Trx } from '../../db';
 import { EFFECTIVE_PLAN_SQL } from '../../http/features';
+import { membersUsed, planLimit, storageUsed } from '../../http/quota';
 
 export interface PlanLimits {
   statementLinesPerMonth: number | null;
@@ -52,14 +53,7 @@ export async function subscriptionOf(db: Knex, tenantId: number) {
     .first('t.plan', 't.subscription_state', 't.subscription_since', 'p.code', 'p.name', 'p.features', 'p.limits');
   if (!t) throw new NotFoundError('Workspace', 'WORKSPACE_NOT_FOUND');
   const plan = toPlan(t);
-  const [{ members }] = await db('tenant_users').where({ tenant_id: tenantId }).whereIn('status', ['active', 'invited']).select(db.raw('count(*)::int AS members'));
-  const [{ bytes }] = (
-    await db.raw(
-      `SELECT ((SELECT coalesce(sum(size_bytes), 0) FROM files WHERE tenant_id = ?) + (SELECT coalesce(sum(size), 0) FROM catalogue_media WHERE tenant_id = ?))::text AS bytes`,
-      [tenantId, tenantId],
-    )
-  ).rows;
-  const usage = { statementLinesPerMonth: await linesThisPeriod(db, tenantId), members: Number(members), storageBytes: Number(bytes) };
+  const usage = { statementLinesPerMonth: await linesThisPeriod(db, tenantId), members: await membersUsed(db, tenantId), storageBytes: await storageUsed(db, tenantId) };
   return {
     plan: t.plan as string,
     effectivePlan: plan.code,
@@ -78,12 +72,11 @@ export async function subscriptionOf(db: Knex, tenantId: number) {
  * then fails with it; nothing is lost: the stored file can be reprocessed later), else null.
  */
 export async function lineQuotaProblem(trx: Trx, tenantId: number, lines: number, fileId?: string): Promise<string | null> {
-  const row = await trx('tenants as t').join('plans as p', 'p.code', trx.raw(EFFECTIVE_PLAN_SQL)).where('t.id', tenantId).first('p.code', 'p.limits');
-  const limit = row?.limits?.statementLinesPerMonth;
-  if (limit == null) return null;
+  const { plan, allowed: limit } = await planLimit(trx, tenantId, 'statementLinesPerMonth');
+  if (limit === null) return null;
   const used = await linesThisPeriod(trx, tenantId, fileId);
   if (used + lines <= limit) return null;
-  return `Plan limit reached: the ${row.code} plan allows ${limit} statement lines per month; ${used} are used this month and this file has ${lines}. Upgrade the plan, or reprocess the file next month: it is kept.`;
+  return `Plan limit reached: the ${plan} plan allows ${limit} statement lines per month; ${used} are used this month and this file has ${lines}. Upgrade the plan, or reprocess the file next month: it is kept.`;
 }
 
 /** Throws the file-failing error when lines would pass the monthly limit. */

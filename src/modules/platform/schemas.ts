@@ -56,11 +56,12 @@ export const AuditRow = Type.Object({
 });
 export const paged = <T extends TSchema>(item: T) => ok(Type.Object({ items: Type.Array(item), ...Page }));
 
+const Retained = Type.Object({ table: Type.String({ examples: ['ledger_entries'] }), columns: Type.Array(Type.String()), rows: Type.Integer(), reason: Type.String() });
 export const ErasurePlanSchema = Type.Object(
   {
     userId: Type.String({ format: 'uuid' }),
     tables: Type.Array(Type.Object({ table: Type.String({ examples: ['sessions'] }), action: Type.Union([Type.Literal('delete'), Type.Literal('anonymise')]), columns: Type.Array(Type.String()), rows: Type.Integer() })),
-    retained: Type.Array(Type.Object({ table: Type.String({ examples: ['ledger_entries'] }), columns: Type.Array(Type.String()), rows: Type.Integer(), reason: Type.String() })),
+    retained: Type.Array(Retained),
     cacheKeys: Type.Array(Type.Object({ pattern: Type.String(), entries: Type.Integer() })),
     storedObjects: Type.Array(Type.Object({ table: Type.String(), key: Type.String() })),
     apiKeys: Type.Array(Type.Object({ id: Type.String(), kind: Type.String(), tenantId: Nullable(Type.Integer()), name: Nullable(Type.String()) })),
@@ -80,4 +81,15 @@ export const DomainSchema = Type.Object({
   checkedAt: Nullable(Type.String({ format: 'date-time' })),
   lastError: Nullable(Type.String()),
   createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const ErasureJobSchema = Type.Object({
+  jobId: Type.String({ format: 'uuid' }),
+  userId: Type.String({ format: 'uuid' }),
+  planHash: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
+  result: Nullable(Type.Object({ erased: Type.Record(Type.String(), Type.Integer(), { description: 'rows per table' }), retained: Type.Array(Retained) })),
+  error: Nullable(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+  finishedAt: Nullable(Type.String({ format: 'date-time' })),
 });

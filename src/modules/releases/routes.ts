@@ -14,6 +14,7 @@ import { IdParams } from '../catalogue/schemas';
 import * as R from './service';
 import * as M from './media-service';
 import { isMultipart, receiveMultipart, receiveRaw, UPLOAD_LIMITS, type UploadSource } from '../../http/upload';
+import { storageRoom } from '../../http/quota';
 
 const Str = (max = 500) => Type.String({ maxLength: max });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -43,19 +44,21 @@ const ReleasePatch = Type.Partial(Strict(ReleaseProps), { additionalProperties: 
 const TrackParams = Type.Object({ id: Uuid, trackId: Uuid });
 
 /** Stream the single file part of a multipart body (or a raw body with ?name=) to the store. */
-async function receiveUpload(src: UploadSource, rawName: string, svc: AppServices, keyPrefix: string): Promise<{ name: string; key: string; size: number; mime: string | null }> {
+async function receiveUpload(src: UploadSource, rawName: string, svc: AppServices, tenantId: number, keyPrefix: string): Promise<{ name: string; key: string; size: number; mime: string | null }> {
   const store = objectStore(svc.cfg);
+  const quota = await storageRoom(svc.db.owner, tenantId); // the plan's storage limit: nothing past it is kept
   if (!isMultipart(src.headers)) {
     const name = sanitize(rawName);
     if (!name) throw new ValidationError('Upload needs a file', ['send multipart/form-data with a "file" part, or a raw body with ?name='], 'NO_FILE');
     const key = `${keyPrefix}/${name}`;
-    const st = await receiveRaw(src, store, key, UPLOAD_LIMITS.mediaBytes);
+    const st = await receiveRaw(src, store, key, UPLOAD_LIMITS.mediaBytes, quota);
     return { name, key, size: st.size, mime: String(src.headers['content-type'] ?? '') || null };
   }
   const { file } = await receiveMultipart(src, store, (_id, fileName) => (sanitize(fileName) ? `${keyPrefix}/${sanitize(fileName)}` : null), {
     fileField: null,
     maxBytes: UPLOAD_LIMITS.mediaBytes,
     requireFile: { code: 'NO_FILE', message: 'Upload needs a file' },
+    quota,
   });
   if (!file) throw new ValidationError('Upload needs a file', ['multipart body has no "file" part'], 'NO_FILE');
   return { name: sanitize(file.fileName), key: file.key, size: file.size, mime: file.contentType };
@@ -72,7 +75,7 @@ function mediaRoutes(svc: AppServices, entity: 'asset' | 'product') {
       access: 'admin', status: 201, params: IdParams, rawBody: true, noTransaction: true,
       async handler({ ctx, tenantId, params }) {
         const data = await M.uploadCatalogueMedia(svc, tenantId, entity, params.id, (prefix) =>
-          receiveUpload({ stream: ctx.req, headers: ctx.req.headers }, String(ctx.query.name ?? ''), svc, prefix));
+          receiveUpload({ stream: ctx.req, headers: ctx.req.headers }, String(ctx.query.name ?? ''), svc, tenantId, prefix));
         return { success: true, message: 'Media uploaded', data };
       },
     }),

@@ -65,6 +65,8 @@ function releaseView(r: Record<string, unknown>, tracks: Record<string, unknown>
     submittedAt: iso(r.submitted_at),
     reviewedAt: iso(r.reviewed_at),
     reviewedBy: (r.reviewed_by as string) ?? null,
+    /** The distributor's word on it (its signed deliveries: src/modules/distributor/webhook.ts). */
+    delivery: { status: (r.delivery_status as string) ?? null, message: (r.delivery_message as string) ?? null, at: iso(r.delivery_at) },
     tracks: tracks.map(trackView),
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,

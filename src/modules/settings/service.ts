@@ -44,7 +44,10 @@ export async function updateSettings(
   const row: Record<string, unknown> = {};
   if (patch.name !== undefined) row.name = patch.name;
   if (patch.accountingCadence !== undefined) row.accounting_cadence = patch.accountingCadence;
-  if (patch.customDomain !== undefined) row.custom_domain = patch.customDomain ? patch.customDomain.toLowerCase() : null;
+  // The custom domain resolves the workspace at sign-in: it is set only by a verified domain (POST /domains).
+  if (patch.customDomain !== undefined && (patch.customDomain?.toLowerCase() ?? null) !== current.customDomain) {
+    throw new ValidationError('The custom domain is set by adding it and verifying its DNS record', ['body.customDomain: use POST /domains, then POST /domains/{domainId}/verify'], 'DOMAIN_NOT_VERIFIED');
+  }
   if (patch.baseCurrency !== undefined && patch.baseCurrency.toUpperCase() !== current.baseCurrency) {
     // Amounts already converted would silently change meaning.
     const { rows } = await trx.raw(`SELECT EXISTS (SELECT 1 FROM royalty_earnings WHERE superseded_at IS NULL) AS used`);

@@ -7,6 +7,7 @@
 import type { Trx } from '../../db';
 import type { RoleName } from '../../lib/identity';
 import { ValidationError } from '../../lib/errors';
+import { assertMemberRoom } from '../../http/quota';
 import { INVITE_TTL, type IdentityDeps as Deps } from '../auth/identity';
 import { linkBase, withParams } from '../auth/origins';
 import { findOrCreatePerson, getUser, upsertMembership } from './service';
@@ -36,6 +37,7 @@ export async function inviteMember(d: Deps, trx: Trx, tenantId: number, p: Invit
   const person = await findOrCreatePerson(d.db.owner, { email: p.email, firstName: p.firstName, lastName: p.lastName });
   const existing = await trx('tenant_users').where({ user_id: person.id }).first('id');
   if (existing) throw new ValidationError('This person is already a member of the workspace', [`email ${p.email}`], 'ALREADY_MEMBER');
+  await assertMemberRoom(trx, tenantId); // the plan's member limit: 403 PLAN_LIMIT_REACHED
   const base = chosen ?? new URL(person.hasPassword ? `${d.cfg.publicUrl}/app/accept-invitation` : `${d.cfg.publicUrl}/app/set-password`);
   const id = await upsertMembership(trx, tenantId, person.id, p.role, 'invited');
   const tenant = await trx('tenants').where({ id: tenantId }).first('name');

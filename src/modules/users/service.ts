@@ -10,6 +10,7 @@ import type { RoleName } from '../../http/schema';
 import { ROLE_RANK } from '../../http/route';
 import type { AuthContext } from '../../lib/identity';
 import type { Trx } from '../../db';
+import { assertMemberRoom } from '../../http/quota';
 
 export interface UserView {
   id: string;
@@ -175,6 +176,7 @@ export async function updateUser(trx: Trx, actor: AuthContext, id: string, patch
       throw new ValidationError('An invitation is accepted only by its recipient; remove the membership to withdraw it', ['body.status cannot change while the invitation is pending'], 'INVITATION_PENDING');
     }
     if ((patch.role && patch.role !== 'owner') || patch.status === 'disabled') await assertNotLastOwner(trx, target);
+    if (patch.status === 'active' && target.status === 'disabled') await assertMemberRoom(trx, actor.tenantId!); // re-enabling takes a seat
   }
   // A profile belongs to its owner: no workspace role reaches another person's names.
   if ((patch.firstName !== undefined || patch.lastName !== undefined) && !self && !actor.isSuperAdmin) {
