@@ -17,7 +17,7 @@ export function findChromium(): string | null {
 
 /** web/dist is built by `npm install`; build it here when a checkout skipped that. */
 export function ensureWebBuilt(): void {
-  const r = spawnSync(process.execPath, ['web/build.mjs', '--if-missing'], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['web/build.mjs', '--if-stale'], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('building the web app failed');
   if (!fs.existsSync('web/dist/index.html')) throw new Error('web/dist/index.html is missing after the build');
 }
