@@ -163,16 +163,18 @@ export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, 
             md5(string_agg(coalesce(split_id::text, '') || ':' || tenant_user_id || ':' || share::numeric(9,6)::text, ',' ORDER BY tenant_user_id))::uuid AS set_id
        FROM al_ks GROUP BY 1, 2, 3, 4, 5`,
   );
-  await trx.raw(
+  // Each row's `others`: the set's shares in payee order without its own (one hash join of
+  // the keys' share lists, not a sub-SELECT per row: quadratic in the keys of a large catalogue).
+  await hashJoins(trx, () => trx.raw(
     `INSERT INTO royalty_share_sets (tenant_id, share_set_id, tenant_user_id, split_id, share, gets_remainder, others)
-     SELECT DISTINCT ON (st.set_id, ks.tenant_user_id) ?, st.set_id, ks.tenant_user_id, ks.split_id, ks.share, ks.gets_remainder, coalesce(o.others, '{}')
+     SELECT DISTINCT ON (st.set_id, ks.tenant_user_id) ?, st.set_id, ks.tenant_user_id, ks.split_id, ks.share, ks.gets_remainder,
+            g.shares[:array_position(g.users, ks.tenant_user_id) - 1] || g.shares[array_position(g.users, ks.tenant_user_id) + 1:]
        FROM al_ks ks JOIN al_set st USING (a_key, p_key, km, kc, kt)
-       LEFT JOIN LATERAL (SELECT array_agg(x.share ORDER BY x.tenant_user_id) AS others FROM al_ks x
-                           WHERE x.a_key = ks.a_key AND x.p_key = ks.p_key AND x.km = ks.km AND x.kc = ks.kc AND x.kt = ks.kt
-                             AND x.tenant_user_id <> ks.tenant_user_id) o ON true
+       JOIN (SELECT a_key, p_key, km, kc, kt, array_agg(share ORDER BY tenant_user_id) AS shares, array_agg(tenant_user_id ORDER BY tenant_user_id) AS users
+               FROM al_ks GROUP BY 1, 2, 3, 4, 5) g USING (a_key, p_key, km, kc, kt)
      ON CONFLICT DO NOTHING`,
     [tenantId],
-  );
+  ));
   await hashJoins(trx, () => trx.raw(
     `CREATE TEMP TABLE al_new ON COMMIT DROP AS
      SELECT l.file_id, l.line_no, st.set_id
