@@ -101,24 +101,22 @@ export async function resolveMatchKeys(
 export const MATCH_STATUS_SQL = `COALESCE(k.asset_how, k.product_how, 'unmatched')`;
 
 async function applyRules(trx: Trx, tenantId: number): Promise<void> {
-  await trx.raw(
-    `UPDATE rm_keys k SET asset_id = (
-       SELECT r.asset_id FROM matching_rules r
-        WHERE r.tenant_id = ? AND r.kind = 'asset' AND (r.dsp_norm IS NULL OR r.dsp_norm = k.dsp_n)
-          AND ((r.isrc IS NOT NULL AND r.isrc = k.isrc_n)
-               OR (r.isrc IS NULL AND r.title_norm = k.title_n AND (r.artist_norm IS NULL OR r.artist_norm = k.artist_n)))
-        ORDER BY (r.dsp_norm IS NOT NULL) DESC, (r.isrc IS NOT NULL) DESC, (r.artist_norm IS NOT NULL) DESC, r.created_at DESC, r.id LIMIT 1)`,
-    [tenantId],
-  );
-  await trx.raw(
-    `UPDATE rm_keys k SET product_id = (
-       SELECT r.product_id FROM matching_rules r
-        WHERE r.tenant_id = ? AND r.kind = 'product' AND (r.dsp_norm IS NULL OR r.dsp_norm = k.dsp_n)
-          AND ((r.upc IS NOT NULL AND r.upc = k.upc_n)
-               OR (r.upc IS NULL AND r.title_norm = k.release_n AND (r.artist_norm IS NULL OR r.artist_norm = k.artist_n)))
-        ORDER BY (r.dsp_norm IS NOT NULL) DESC, (r.upc IS NOT NULL) DESC, (r.artist_norm IS NOT NULL) DESC, r.created_at DESC, r.id LIMIT 1)`,
-    [tenantId],
-  );
+  // Per kind: its rules by code (ISRC / UPC) or by title (+ artist); DSP-specific first.
+  const kinds = [
+    { kind: 'asset', id: 'asset_id', code: 'isrc', codeN: 'isrc_n', titleN: 'title_n' },
+    { kind: 'product', id: 'product_id', code: 'upc', codeN: 'upc_n', titleN: 'release_n' },
+  ];
+  for (const p of kinds) {
+    await trx.raw(
+      `UPDATE rm_keys k SET ${p.id} = (
+         SELECT r.${p.id} FROM matching_rules r
+          WHERE r.tenant_id = ? AND r.kind = '${p.kind}' AND (r.dsp_norm IS NULL OR r.dsp_norm = k.dsp_n)
+            AND ((r.${p.code} IS NOT NULL AND r.${p.code} = k.${p.codeN})
+                 OR (r.${p.code} IS NULL AND r.title_norm = k.${p.titleN} AND (r.artist_norm IS NULL OR r.artist_norm = k.artist_n)))
+          ORDER BY (r.dsp_norm IS NOT NULL) DESC, (r.${p.code} IS NOT NULL) DESC, (r.artist_norm IS NOT NULL) DESC, r.created_at DESC, r.id LIMIT 1)`,
+      [tenantId],
+    );
+  }
   await trx.raw(`UPDATE rm_keys SET asset_how = CASE WHEN asset_id IS NOT NULL THEN 'rule' END, product_how = CASE WHEN product_id IS NOT NULL THEN 'rule' END`);
 }
 
