@@ -329,10 +329,12 @@ const rowsOf = async (rel: string) => Number((await c.query(`SELECT count(*)::bi
 let royaltyBytes = 0;
 let widest = { rel: '', rows: 0 };
 let bareBytes = 0;
+const perTable: { rel: string; bytes: number; rows: number }[] = [];
 for (const d of disk as { relname: string; bytes: string }[]) {
   if (d.relname === 'bench_bare') { bareBytes = Number(d.bytes); continue; }
   royaltyBytes += Number(d.bytes);
   const n = await rowsOf(d.relname);
+  if (Number(d.bytes) > 1e6) perTable.push({ rel: d.relname, bytes: Number(d.bytes), rows: n });
   if (n > widest.rows) widest = { rel: d.relname, rows: n };
 }
 await c.end();
@@ -371,8 +373,9 @@ console.log(`ratio (a) lines stored / bare COPY as stored   ${(tStored / tBareSt
 console.log(`bare COPY, the ${rollupRows.toLocaleString('en')} rollup rows (${aggTables.length} shapes)  ${sec(tBareRollups)} s (lines as stored + rollups bare: ${((tBareStored + tBareRollups) / tBareStored).toFixed(2)}× the lines' bare COPY)`);
 console.log(`ratio (b) analytics ready / bare COPY as stored ${(tAnalytics / tBareStored).toFixed(2)}×  (target ≤ 4×; vs fields only ${(tAnalytics / tBare).toFixed(2)}×)`);
 console.log(`statement data on disk     ${(royaltyBytes / 1e6).toFixed(0)} MB (every royalty_* table + index) = ${(royaltyBytes / bareBytes).toFixed(2)}× the bare unindexed fields table (${(bareBytes / 1e6).toFixed(0)} MB; target ≤ 3×)`);
+console.log(`royalty tables on disk    ${perTable.map((d) => `${d.rel} ${(d.bytes / 1e6).toFixed(1)} MB (${d.rows.toLocaleString('en')} rows)`).join(', ')}`);
 console.log(`largest royalty table     ${widest.rel}: ${widest.rows.toLocaleString('en')} rows (the statement has ${f.lines.toLocaleString('en')} lines)`);
-console.log(`worker peak RSS           ${(rssPeak / 1e6).toFixed(0)} MB (after boot, idle: ${(rssIdle / 1e6).toFixed(0)} MB; target < 300 MB)`);
+console.log(`worker peak RSS           ${(rssPeak / 1e6).toFixed(0)} MB (after boot, idle: ${(rssIdle / 1e6).toFixed(0)} MB; target < 400 MB)`);
 console.log(`worker RSS by step (max sampled): ${Object.entries(rssBy).map(([k, v]) => `${k} ${(v / 1e6).toFixed(0)} MB`).join(', ')}`);
 console.log(`API process peak RSS      ${(Number(/VmHWM:\s+(\d+)/.exec(await fsp.readFile('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024 / 1e6).toFixed(0)} MB (target < 400 MB)`);
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { enableTenantRls } from '../src/db/migration-helpers';
-import { SHAPES, shapeDdl, shapeInsert } from '../src/modules/royalty/shapes';
+import { SHAPES, buildShapes } from '../src/modules/royalty/shapes';
 
 /**
  * The 19 royalty_agg_* rollup tables → the declared rollup shapes (src/modules/royalty/shapes.ts):
@@ -18,20 +18,16 @@ const OLD_TABLES = ['royalty_agg_artist_dim', 'royalty_agg_catalogue', 'royalty_
 const OLD_TRIGGERS = ['royalty_agg_artist_lines_tenant_gone', 'royalty_agg_file_cross_tenant_gone', 'royalty_agg_file_member_cross_tenant_gone'];
 
 export async function up(knex: Knex): Promise<void> {
-  for (const s of SHAPES) {
-    for (const sql of shapeDdl(s)) await knex.raw(sql);
-    await enableTenantRls(knex, s.table);
-  }
   // Every file the old rollups held, with its period as they held it (its workspace rows).
   await knex.raw(`CREATE TEMP TABLE shape_files ON COMMIT DROP AS
     SELECT DISTINCT tenant_id, file_id, accounting_period, ap_end FROM royalty_agg_file_dims WHERE payee = '00000000-0000-0000-0000-000000000000'`);
-  for (const s of SHAPES) await knex.raw(shapeInsert(s, 'shape_files'));
+  await buildShapes(knex, SHAPES.map((s) => s.table), 'shape_files');
+  await knex.raw(`DROP TABLE shape_files`);
   for (const t of OLD_TRIGGERS) {
     await knex.raw(`DROP TRIGGER IF EXISTS ${t} ON tenants`);
     await knex.raw(`DROP FUNCTION IF EXISTS ${t}()`);
   }
   for (const t of OLD_TABLES) await knex.raw(`DROP TABLE ${t}`);
-  for (const s of SHAPES) await knex.raw(`ANALYZE ${s.table}`);
 }
 
 /** The old schema as its last migration (20261123620200) left it. */

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, loadStatement, setShares, waitForReallocation, type LineIn } from './helpers';
-import { SHAPES, shapeColumns } from '../../src/modules/royalty/shapes';
+import { SHAPES, rebuildShapes, shapeColumns } from '../../src/modules/royalty/shapes';
 
 const MIGRATION = '20261124210000_royalty_rollup_shapes.ts';
 
@@ -112,6 +112,12 @@ describe('migration to the rollup shapes keeps every figure', function () {
 
     const [, applied] = (await owner.migrate.latest()) as [number, string[]];
     assert.deepEqual(applied, [MIGRATION, ...later]);
+    assert.deepEqual(await shapeRows(), before.rows);
+    assert.deepEqual(await answers(), before.answers);
+
+    // What a migration after a changed declaration runs: every shape rebuilt from the lines,
+    // each file keeping its period as held.
+    await owner.transaction((trx) => rebuildShapes(trx, SHAPES.map((s) => s.table)));
     assert.deepEqual(await shapeRows(), before.rows);
     assert.deepEqual(await answers(), before.answers);
   });

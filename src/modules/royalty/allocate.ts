@@ -248,7 +248,7 @@ export async function lockTenant(trx: Trx, tenantId: number): Promise<void> {
 
 /** Memory for the batch statements of one file (hash aggregates over a file's keys, hash joins). */
 export const BATCH_WORK_MEM = '128MB';
-/** The rollup pass groups a file's lines AND its earnings in one hashed pass: more. */
+/** The rollup shapes hash a file's lines by their keys (one aggregate per shape): more. */
 export const ROLLUP_WORK_MEM = '256MB';
 
 /** work_mem for the rest of this transaction (SET LOCAL): with the default 4MB, a file's hash aggregates and sorts spill to disk. */

@@ -13,7 +13,7 @@
 import type { Knex } from 'knex';
 import type { Trx } from '../../db';
 import { planAnalytics, type AnalyticsQuery, type GroupBy, type Plan } from './planner';
-import { CATALOGUE, DIMENSIONS, SHAPES, shapeKeys } from './shapes';
+import { CATALOGUE, DIMENSION_COLUMNS, SHAPES, shapeKeys } from './shapes';
 
 export type { AnalyticsQuery, GroupBy } from './planner';
 
@@ -35,7 +35,7 @@ export interface AnalyticsResult {
 }
 
 /** Every line column a request can read (the lines source selects them all). */
-const LINE_KEYS = ['sale_month', 'share_set_id', ...CATALOGUE, ...DIMENSIONS];
+const LINE_KEYS = ['sale_month', 'share_set_id', ...CATALOGUE, ...DIMENSION_COLUMNS];
 
 /**
  * The plan's source as a relation `s` with file_id, accounting_period, ap_end, the keys,

@@ -8,7 +8,7 @@
  *     view only from a shape keyed by share set; none → the statement lines themselves
  *   + its period cover: the sale months or accounting periods the dates select.
  */
-import { SHAPES, shapeKeys, type KeyColumn, type ShapeDecl } from './shapes';
+import { DIMENSIONS, DIMENSION_COLUMNS, SHAPES, shapeKeys, type KeyColumn, type ShapeDecl } from './shapes';
 import { checkDate, endDate, startDate } from './sale-dates';
 
 export type GroupBy = 'total' | 'month' | 'accountingperiod' | 'dsp' | 'country' | 'artist' | 'product' | 'asset' | 'saletype' | 'aggregator';
@@ -83,9 +83,11 @@ export function periodCover(q: AnalyticsQuery): PeriodCover {
 /** The filters of a request: statement dimensions, catalogue, file, dates. */
 function filtersOf(q: AnalyticsQuery, cover: PeriodCover): Filter[] {
   const f: Filter[] = [];
-  if (q.dsp) f.push({ cols: ['dsp'], sql: `dsp = ?`, b: [q.dsp] });
-  if (q.country) f.push({ cols: ['country'], sql: `country = ?`, b: [q.country.toUpperCase()] });
-  if (q.saleType) f.push({ cols: ['sale_type'], sql: `sale_type = ?`, b: [q.saleType] });
+  for (const d of DIMENSION_COLUMNS) {
+    const def: { param: string | null; upper?: boolean } = DIMENSIONS[d];
+    const v = def.param ? (q as Record<string, unknown>)[def.param] : undefined;
+    if (typeof v === 'string' && v) f.push({ cols: [d], sql: `${d} = ?`, b: [def.upper ? v.toUpperCase() : v] });
+  }
   if (q.artist) f.push({ cols: ['artist_id'], sql: `artist_id = ?`, b: [q.artist] });
   if (q.product && q.releaseAssets?.length) f.push({ cols: ['product_id', 'asset_id'], sql: `(product_id = ? OR asset_id = ANY(?::uuid[]))`, b: [q.product, q.releaseAssets] });
   else if (q.product) f.push({ cols: ['product_id'], sql: `product_id = ?`, b: [q.product] });

@@ -11,27 +11,39 @@
  * row per payee. Rows are per file (a file's rows are replaced whole when it is aggregated
  * again and deleted with it): a shape never has more rows than the file has lines.
  *
- * Pure module (no database access): the planner's unit tests import it.
+ * No database access at import (the planner's unit tests import it); the migrations call
+ * buildShapes / rebuildShapes.
  */
+import type { Knex } from 'knex';
+import { enableTenantRls } from '../../db/migration-helpers';
+
+/**
+ * The statement dimensions: a line column each (a line has one value of each; NULL is a value
+ * too), its SQL type, and the analytics query parameter that filters by it (`upper`: the
+ * value is compared upper-cased), if any.
+ */
+export const DIMENSIONS = {
+  dsp: { type: 'text', param: 'dsp' },
+  country: { type: 'text', param: 'country', upper: true },
+  sale_type: { type: 'text', param: 'saleType' },
+  aggregator: { type: 'text', param: null },
+} as const satisfies Record<string, { type: string; param: string | null; upper?: boolean }>;
+export type Dimension = keyof typeof DIMENSIONS;
+export const DIMENSION_COLUMNS = Object.keys(DIMENSIONS) as Dimension[];
+
+/** The catalogue columns a line is matched to. */
+export const CATALOGUE = ['artist_id', 'product_id', 'asset_id'] as const;
 
 /** The line columns a shape can key on, with their SQL types. */
-export const KEY_TYPES = {
+export const KEY_TYPES: Record<'sale_month' | 'share_set_id' | (typeof CATALOGUE)[number] | Dimension, string> = {
   sale_month: 'date',
   share_set_id: 'uuid',
   artist_id: 'uuid',
   product_id: 'uuid',
   asset_id: 'uuid',
-  dsp: 'text',
-  country: 'text',
-  sale_type: 'text',
-  aggregator: 'text',
-} as const;
+  ...Object.fromEntries(DIMENSION_COLUMNS.map((d) => [d, DIMENSIONS[d].type])) as Record<Dimension, string>,
+};
 export type KeyColumn = keyof typeof KEY_TYPES;
-
-/** The statement dimensions (a line has one value of each; NULL is a value too). */
-export const DIMENSIONS: KeyColumn[] = ['dsp', 'country', 'sale_type', 'aggregator'];
-/** The catalogue columns a line is matched to. */
-export const CATALOGUE: KeyColumn[] = ['artist_id', 'product_id', 'asset_id'];
 
 export interface ShapeDecl {
   /** Its table. */
@@ -50,7 +62,7 @@ export interface ShapeDecl {
  */
 export const SHAPES: readonly ShapeDecl[] = [
   // Totals, months, accounting periods, any statement dimensions, by artist: the workspace.
-  { table: 'royalty_roll_dims', keys: ['artist_id', ...DIMENSIONS], grain: 'month', indexes: [] },
+  { table: 'royalty_roll_dims', keys: ['artist_id', ...DIMENSION_COLUMNS], grain: 'month', indexes: [] },
   // The catalogue (artist × product × recording), per share set: workspace and members.
   { table: 'royalty_roll_catalogue', keys: ['share_set_id', ...CATALOGUE], grain: 'month', indexes: [['asset_id'], ['product_id']] },
 ];
@@ -111,4 +123,29 @@ const AP_END = `(f.accounting_period + make_interval(months => CASE t.accounting
 /** The `files` relation of shapeInsert for the files matching `where` (over files `f`): their period as the cadence makes it today. */
 export function filePeriods(where: string): string {
   return `(SELECT f.tenant_id, f.id AS file_id, f.accounting_period, ${AP_END} AS ap_end FROM files f JOIN tenants t ON t.id = f.tenant_id WHERE ${where})`;
+}
+
+/**
+ * Migrations: (re)create the tables of the shapes named from their declarations (table,
+ * indexes, RLS) and backfill them from the lines of the files `files` names (a relation of
+ * tenant_id, file_id, accounting_period, ap_end).
+ */
+export async function buildShapes(knex: Knex, tables: string[], files: string): Promise<void> {
+  for (const s of SHAPES.filter((x) => tables.includes(x.table))) {
+    await knex.raw(`DROP TABLE IF EXISTS ${s.table}`);
+    for (const sql of shapeDdl(s)) await knex.raw(sql);
+    await enableTenantRls(knex, s.table);
+    await knex.raw(shapeInsert(s, files));
+    await knex.raw(`ANALYZE ${s.table}`);
+  }
+}
+
+/**
+ * A migration after a shape's declaration changed (a dimension added, a key dropped): its
+ * table built again and backfilled, each file keeping the period the shapes held for it.
+ */
+export async function rebuildShapes(knex: Knex, tables: string[]): Promise<void> {
+  await knex.raw(`CREATE TEMP TABLE shape_files ON COMMIT DROP AS SELECT DISTINCT tenant_id, file_id, accounting_period, ap_end FROM ${SHAPES[0]!.table}`);
+  await buildShapes(knex, tables, 'shape_files');
+  await knex.raw(`DROP TABLE shape_files`);
 }

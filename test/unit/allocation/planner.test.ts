@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { planAnalytics, periodCover, type AnalyticsQuery, type GroupBy } from '../../../src/modules/royalty/planner';
-import { SHAPES, shapeDdl, shapeInsert, shapeKeys, DIMENSIONS, CATALOGUE } from '../../../src/modules/royalty/shapes';
+import { SHAPES, shapeDdl, shapeInsert, shapeKeys, DIMENSION_COLUMNS, CATALOGUE } from '../../../src/modules/royalty/shapes';
 
 const A = '11111111-1111-1111-1111-111111111111';
 const shapeOf = (group: GroupBy, q: AnalyticsQuery, member = false) => planAnalytics(group, q, member).shape?.table ?? 'lines';
@@ -73,7 +73,7 @@ describe('analytics planner (request → shape + period cover)', () => {
       const ins = shapeInsert(s, 'f');
       assert.match(ins, new RegExp(`GROUP BY p.tenant_id, p.file_id, p.accounting_period, p.ap_end, ${shapeKeys(s).map((k) => `l.${k}`).join(', ')}$`));
     }
-    assert.deepEqual(shapeKeys(SHAPES[0]!), ['sale_month', 'artist_id', ...DIMENSIONS]);
+    assert.deepEqual(shapeKeys(SHAPES[0]!), ['sale_month', 'artist_id', ...DIMENSION_COLUMNS]);
     assert.deepEqual(shapeKeys(SHAPES[1]!), ['sale_month', 'share_set_id', ...CATALOGUE]);
   });
 });
