@@ -416,16 +416,18 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   lap('earnings');
 
   // Counts from the key table (every line is counted there); lines paid = lines whose key has
-  // split shares, read from the lines only when split conditions make that per line.
-  const { rows } = await trx.raw(
+  // split shares (one hash join of the paid pairs, not a sub-SELECT per key), read from the
+  // lines only when split conditions make that per line.
+  const { rows } = await hashJoins(trx, () => trx.raw(
     `SELECT coalesce(sum(s.n), 0)::int AS lines,
             coalesce(sum(s.n) FILTER (WHERE k.asset_how IS NOT NULL OR k.product_how IS NOT NULL), 0)::int AS matched,
             ${conditional
               ? `(SELECT count(*)::int FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ? AND l.share_set_id IS NOT NULL)`
-              : `coalesce(sum(s.n) FILTER (WHERE EXISTS (SELECT 1 FROM al_ks ks WHERE ks.a_key = coalesce(k.asset_id, ${Z}) AND ks.p_key = coalesce(k.product_id, ${Z}))), 0)::int`} AS paid
-       FROM al_src s JOIN rm_keys k ON ${SOURCE_KEY_JOIN}`,
+              : `coalesce(sum(s.n) FILTER (WHERE ks.a_key IS NOT NULL), 0)::int`} AS paid
+       FROM al_src s JOIN rm_keys k ON ${SOURCE_KEY_JOIN}
+       ${conditional ? '' : `LEFT JOIN (SELECT DISTINCT a_key, p_key FROM al_ks) ks ON ks.a_key = coalesce(k.asset_id, ${Z}) AND ks.p_key = coalesce(k.product_id, ${Z})`}`,
     conditional ? [tenantId, fileId] : [],
-  );
+  ));
   const r = rows[0];
   lap('counts');
   timings.linesRewritten = rewritten;
