@@ -64,8 +64,8 @@ describe('royalty_earnings integrity without per-row foreign keys', () => {
       Number((await app.svc.db.owner('royalty_earnings').where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
     assert.ok((await count(a.tenantId)) >= 2);
     // The rollup shapes' rows go with their workspace (tenant FK, ON DELETE CASCADE).
-    const row = { file_id: '00000000-0000-0000-0000-000000000001', dsp: 'X', revenue: 1, quantity: 1, lines: 1 };
-    for (const table of SHAPE_TABLES) await app.svc.db.owner(table).insert([{ tenant_id: a.tenantId, ...row }, { tenant_id: b.tenantId, ...row }].map(({ dsp, ...r }) => (table === 'royalty_roll_dims' ? { ...r, dsp } : r)));
+    const row = { file_id: '00000000-0000-0000-0000-000000000001', revenue: 1, quantity: 1, lines: 1 };
+    for (const table of SHAPE_TABLES) await app.svc.db.owner(table).insert([{ tenant_id: a.tenantId, ...row }, { tenant_id: b.tenantId, ...row }]);
     const rowsOf = async (table: string, tenantId: number) =>
       Number((await app.svc.db.owner(table).where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
     await app.svc.db.owner('tenants').where({ id: a.tenantId }).delete();

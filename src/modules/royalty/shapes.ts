@@ -57,14 +57,19 @@ export interface ShapeDecl {
 }
 
 /**
- * The shapes, coarsest first (the planner takes the first that holds every column a request
- * needs). Members read only shapes keyed by share set.
+ * The shapes, coarsest first: the planner takes the first that holds every column a request
+ * needs (so a shape whose keys another's include comes before it). Members read only shapes
+ * keyed by share set.
  */
 export const SHAPES: readonly ShapeDecl[] = [
-  // Totals, months, accounting periods, any statement dimensions, by artist: the workspace.
-  { table: 'royalty_roll_dims', keys: ['artist_id', ...DIMENSION_COLUMNS], grain: 'month', indexes: [] },
-  // The catalogue (artist × product × recording), per share set: workspace and members.
+  // Totals by sale month and accounting period: the workspace.
+  { table: 'royalty_roll_period', keys: [], grain: 'month', indexes: [] },
+  // The four statement dimensions, any combination: the workspace.
+  { table: 'royalty_roll_dims', keys: [...DIMENSION_COLUMNS], grain: 'month', indexes: [] },
+  // The catalogue (artist × product × recording) per share set: the workspace and members.
   { table: 'royalty_roll_catalogue', keys: ['share_set_id', ...CATALOGUE], grain: 'month', indexes: [['asset_id'], ['product_id']] },
+  // Artists crossed with statement dimensions: the workspace.
+  { table: 'royalty_roll_artist_dims', keys: ['artist_id', ...DIMENSION_COLUMNS], grain: 'month', indexes: [['artist_id']] },
 ];
 
 /** Columns every shape row has besides its keys. */

@@ -11,19 +11,23 @@ const A = '11111111-1111-1111-1111-111111111111';
 const shapeOf = (group: GroupBy, q: AnalyticsQuery, member = false) => planAnalytics(group, q, member).shape?.table ?? 'lines';
 
 describe('analytics planner (request → shape + period cover)', () => {
-  it('workspace: totals, months, periods, statement dimensions and artists from the dimensions shape', () => {
-    for (const g of ['total', 'month', 'accountingperiod', 'dsp', 'country', 'saletype', 'aggregator', 'artist'] as GroupBy[]) {
-      assert.equal(shapeOf(g, {}), 'royalty_roll_dims', g);
-      assert.equal(shapeOf(g, { dsp: 'Spotify', country: 'DE', saleType: 'stream', artist: A, start: '2024-01', end: '2024-03' }), 'royalty_roll_dims', g);
+  it('workspace: totals, months and periods from the period shape; statement dimensions from the dimensions shape', () => {
+    for (const g of ['total', 'month', 'accountingperiod'] as GroupBy[]) {
+      assert.equal(shapeOf(g, {}), 'royalty_roll_period', g);
+      assert.equal(shapeOf(g, { file: A, periodFilterType: 'accounting', start: '2024-01' }), 'royalty_roll_period', g);
+      assert.equal(shapeOf(g, { dsp: 'Spotify', country: 'DE', saleType: 'stream', start: '2024-01', end: '2024-03' }), 'royalty_roll_dims', g);
     }
-    assert.equal(shapeOf('total', { file: A, periodFilterType: 'accounting', start: '2024-01' }), 'royalty_roll_dims');
+    for (const g of ['dsp', 'country', 'saletype', 'aggregator'] as GroupBy[]) assert.equal(shapeOf(g, { dsp: 'Spotify' }), 'royalty_roll_dims', g);
   });
 
-  it('workspace: products and recordings from the catalogue shape, unless crossed with a statement dimension', () => {
+  it('workspace: the catalogue shape for artists, products and recordings; artists × dimensions from their own shape', () => {
+    assert.equal(shapeOf('artist', {}), 'royalty_roll_catalogue');
     assert.equal(shapeOf('product', {}), 'royalty_roll_catalogue');
     assert.equal(shapeOf('asset', { artist: A, start: '2024-01' }), 'royalty_roll_catalogue');
     assert.equal(shapeOf('month', { product: A, releaseAssets: [A] }), 'royalty_roll_catalogue');
     assert.equal(shapeOf('total', { asset: A, file: A }), 'royalty_roll_catalogue');
+    assert.equal(shapeOf('artist', { country: 'DE' }), 'royalty_roll_artist_dims');
+    assert.equal(shapeOf('dsp', { artist: A, saleType: 'stream' }), 'royalty_roll_artist_dims');
     assert.equal(shapeOf('asset', { country: 'DE' }), 'lines');
     assert.equal(shapeOf('dsp', { product: A }), 'lines');
   });
@@ -73,7 +77,11 @@ describe('analytics planner (request → shape + period cover)', () => {
       const ins = shapeInsert(s, 'f');
       assert.match(ins, new RegExp(`GROUP BY p.tenant_id, p.file_id, p.accounting_period, p.ap_end, ${shapeKeys(s).map((k) => `l.${k}`).join(', ')}$`));
     }
-    assert.deepEqual(shapeKeys(SHAPES[0]!), ['sale_month', 'artist_id', ...DIMENSION_COLUMNS]);
-    assert.deepEqual(shapeKeys(SHAPES[1]!), ['sale_month', 'share_set_id', ...CATALOGUE]);
+    assert.deepEqual(SHAPES.map(shapeKeys), [
+      ['sale_month'],
+      ['sale_month', ...DIMENSION_COLUMNS],
+      ['sale_month', 'share_set_id', ...CATALOGUE],
+      ['sale_month', 'artist_id', ...DIMENSION_COLUMNS],
+    ]);
   });
 });
