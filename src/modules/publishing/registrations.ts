@@ -9,7 +9,7 @@ import type { AuthContext } from '../../lib/identity';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { iso } from '../money/common';
-import { societyOfCisac } from './identifiers';
+import { societyOfCisac } from './cwr/societies';
 import { readCwr } from './cwr/reader';
 import { writeCwr } from './cwr/writer';
 import { CwrError } from './cwr/codec';

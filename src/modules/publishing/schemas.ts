@@ -1,6 +1,6 @@
 /** Request and answer schemas of the publishing routes (docs/publishing.md). */
 import { CurrencyCode, DateIn, Int32, Money, PageQuery, Pagination, Percent, Share, Strict, Text, Type, Uuid } from '../../http/schema';
-import { SOCIETY_CODES } from './identifiers';
+import { SOCIETY_CODES } from './cwr/societies';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));

@@ -1,6 +1,7 @@
 /** ISWC and IPI check digits, society codes, and the share rules (pure). */
 import assert from 'node:assert/strict';
-import { formatIswc, ipiWithCheck, normaliseIpi, normaliseIswc, societyCisac, societyOfCisac } from '../../../src/modules/publishing/identifiers';
+import { formatIswc, ipiWithCheck, normaliseIpi, normaliseIswc } from '../../../src/modules/publishing/identifiers';
+import { societyCisac, societyOfCisac } from '../../../src/modules/publishing/cwr/societies';
 import { divide, partyShares, shareProblems } from '../../../src/modules/publishing/shares';
 
 describe('publishing identifiers', () => {

@@ -4,7 +4,7 @@
  * last, every group between GRH and GRT, and the transaction and record counts of GRT and
  * TRL against what the file holds. Pure.
  */
-import { societyOfCisac } from '../identifiers';
+import { societyOfCisac } from './societies';
 import { CwrError, parseRecord, shareOf } from './codec';
 import type { Version } from './layouts';
 import type { CwrPublisher, CwrWork, CwrWriter } from './model';

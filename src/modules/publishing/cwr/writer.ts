@@ -6,7 +6,7 @@
  * GRT included), TRL the file's groups, transactions and records (HDR and TRL included).
  * Pure: the lines are joined with CR LF.
  */
-import { societyCisac } from '../identifiers';
+import { societyCisac } from './societies';
 import { cwrShare, formatRecord, type Values } from './codec';
 import { VERSION_TAGS } from './layouts';
 import type { CwrFile, CwrWork } from './model';
