@@ -8,7 +8,7 @@ import type { Trx } from '../../db';
 import type { BulkDeleteResult, CrudService } from '../../http/crud';
 import type { AuthContext } from '../../lib/identity';
 import { NotFoundError, ValidationError } from '../../lib/errors';
-import { assertMember, iso, oneDeleted } from '../money/common';
+import { existingMembers, iso, oneDeleted } from '../money/common';
 import { normaliseIpi } from './identifiers';
 
 export type PartyKind = 'writer' | 'publisher';
@@ -50,7 +50,9 @@ async function columns(trx: Trx, kind: PartyKind, input: PartyInput): Promise<Re
   if (input.society !== undefined) row.society = input.society;
   if (input.controlled !== undefined) row.controlled = input.controlled;
   if (input.user !== undefined) {
-    if (input.user !== null) await assertMember(trx, input.user, 'User');
+    if (input.user !== null && !(await existingMembers(trx, [input.user])).has(input.user)) {
+      throw new ValidationError('Invalid user', [`body.user ${input.user} is not a member of this workspace`]);
+    }
     row.tenant_user_id = input.user;
   }
   if (kind === 'writer') {
