@@ -6,6 +6,7 @@
  *   GET   /registrations                  paged; ?work ?society ?status
  *   GET   /registrations/export           ?format=cwr21|cwr22 [&society] [&sender]: the CWR file of the queued ones, which become submitted
  *   POST  /registrations/ack              {content}: a society's acknowledgement file → registered | rejected (and claims)
+ *   GET   /registrations/submissions     the CWR files written so far; /registrations/submissions/{id} downloads one again
  *   GET   /registrations/{id}
  *   POST  /registrations/{id}/queue       pending | rejected → queued
  *   POST/GET /claims, GET/PUT /claims/{id}, PATCH /claims/{id}/status {status, note?}
@@ -13,7 +14,7 @@
 import type Router from '@koa/router';
 import { IdParams, ok, pagedList } from '../../http/crud';
 import { defineRoutes, route } from '../../http/route';
-import { Pagination, StatusError, Strict, Type } from '../../http/schema';
+import { PageQuery, Pagination, StatusError, Strict, Type } from '../../http/schema';
 import { INTERFACE_VERSION } from '../../http/openapi';
 import type { AppServices } from '../../services';
 import * as R from './registrations';
@@ -24,6 +25,9 @@ const errs = { 400: StatusError, 401: StatusError, 403: StatusError, 404: Status
 const one = (data: typeof S.RegistrationView | typeof S.ClaimView) => Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
 const list = (data: typeof S.RegistrationView | typeof S.ClaimView) => Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Array(data), pagination: Pagination });
 const gate = { feature: 'publishing' as const };
+const Submission = Type.Object({
+  id: Type.String({ format: 'uuid' }), version: Type.String(), filename: Type.String(), transactionCount: Type.Integer(), recordCount: Type.Integer(), createdAt: Type.String({ format: 'date-time' }),
+});
 
 export function registerRegistrationRoutes(router: Router, svc: AppServices): void {
   const software = { name: 'RONDO', version: INTERFACE_VERSION };
@@ -53,6 +57,21 @@ export function registerRegistrationRoutes(router: Router, svc: AppServices): vo
       body: S.AckBody, responses: { 200: S.AckAnswer, ...errs },
       async handler({ trx, auth, body }) {
         return R.importAck(trx, auth, body.content);
+      } }),
+    route({ method: 'get', path: '/registrations/submissions', summary: 'The CWR files written by the export, newest first', access: 'admin', ...gate, query: Type.Object({ page: PageQuery.page, size: PageQuery.size }),
+      responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Array(Submission), pagination: Pagination }), ...errs },
+      async handler({ trx, query }) {
+        return pagedList('CWR files', query, (page, size) => R.listSubmissions(trx, { page, size }));
+      } }),
+    route({ method: 'get', path: '/registrations/submissions/:id', summary: 'Download a CWR file the export wrote, again', access: 'admin', ...gate, params: IdParams,
+      responses: { 200: Type.String({ description: 'the CWR file (text/plain)' }), ...errs },
+      async handler({ ctx, trx, params }) {
+        const f = await R.getSubmission(trx, params.id);
+        ctx.status = 200;
+        ctx.type = 'text/plain; charset=us-ascii';
+        ctx.attachment(f.filename);
+        ctx.body = f.content;
+        return undefined;
       } }),
     route({ method: 'get', path: '/registrations/:id', summary: 'One registration', access: 'user', ...gate, params: IdParams, responses: { 200: one(S.RegistrationView), ...errs },
       async handler({ trx, params }) {

@@ -165,3 +165,21 @@ export async function importAck(trx: Trx, auth: AuthContext, content: string) {
   }
   return { message: `${registered + rejected} of ${read.acks.length} acknowledgements applied`, registered, rejected, claims, unmatched };
 }
+
+/** The CWR files written so far, newest first (without their content). */
+export async function listSubmissions(trx: Trx, q: { page: number; size: number }) {
+  const [{ count }] = await trx('cwr_submissions').count<{ count: string }[]>('* as count');
+  const rows = await trx('cwr_submissions').select('id', 'version', 'filename', 'transaction_count', 'record_count', 'created_at')
+    .orderBy('created_at', 'desc').orderBy('id').limit(q.size).offset((q.page - 1) * q.size);
+  return {
+    data: rows.map((r) => ({ id: r.id as string, version: r.version as string, filename: r.filename as string, transactionCount: r.transaction_count as number, recordCount: r.record_count as number, createdAt: iso(r.created_at) })),
+    total: Number(count),
+  };
+}
+
+/** One kept CWR file, to download again. */
+export async function getSubmission(trx: Trx, id: string) {
+  const r = await trx('cwr_submissions').where({ id }).first('filename', 'content');
+  if (!r) throw new NotFoundError('CWR file');
+  return r as { filename: string; content: string };
+}
