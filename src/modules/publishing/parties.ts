@@ -10,6 +10,7 @@ import type { AuthContext } from '../../lib/identity';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { existingMembers, iso, oneDeleted } from '../money/common';
 import { normaliseIpi } from './identifiers';
+import { likeOf, pageOf } from './paging';
 
 export type PartyKind = 'writer' | 'publisher';
 
@@ -94,14 +95,13 @@ export function partyService(kind: PartyKind): CrudService<{ search?: string; so
         if (q.society) b.where({ society: q.society });
         if (q.controlled !== undefined) b.where({ controlled: q.controlled });
         if (q.search) {
-          const like = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+          const like = likeOf(q.search);
           const name = kind === 'writer' ? `lower(coalesce(first_name, '') || ' ' || last_name)` : 'lower(name)';
           b.where((w) => w.whereRaw(`${name} LIKE ?`, [like]).orWhere('ipi', q.search!));
         }
       });
-      const [{ count }] = await base.clone().count<{ count: string }[]>('* as count');
-      const rows = await base.orderBy(kind === 'writer' ? 'last_name' : 'name').orderBy('id').limit(q.size).offset((q.page - 1) * q.size);
-      return { data: rows.map((r: Record<string, unknown>) => partyView(kind, r)), total: Number(count) };
+      const { rows, total } = await pageOf(base, q, [[kind === 'writer' ? 'last_name' : 'name']]);
+      return { data: rows.map((r) => partyView(kind, r)), total };
     },
     async get(trx, _auth, id) {
       return partyView(kind, await get(trx, id));

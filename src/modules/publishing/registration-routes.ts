@@ -12,6 +12,7 @@
  *   POST/GET /claims, GET/PUT /claims/{id}, PATCH /claims/{id}/status {status, note?}
  */
 import type Router from '@koa/router';
+import type { Context } from 'koa';
 import { IdParams, ok, pagedList } from '../../http/crud';
 import { defineRoutes, route } from '../../http/route';
 import { PageQuery, Pagination, StatusError, Strict, Type } from '../../http/schema';
@@ -29,6 +30,15 @@ const Submission = Type.Object({
   id: Type.String({ format: 'uuid' }), version: Type.String(), filename: Type.String(), transactionCount: Type.Integer(), recordCount: Type.Integer(), createdAt: Type.String({ format: 'date-time' }),
 });
 
+/** A CWR file as the answer, to save under its own name. */
+function sendCwr(ctx: Context, f: { filename: string; content: string }): undefined {
+  ctx.status = 200;
+  ctx.type = 'text/plain; charset=us-ascii';
+  ctx.attachment(f.filename);
+  ctx.body = f.content;
+  return undefined;
+}
+
 export function registerRegistrationRoutes(router: Router, svc: AppServices): void {
   const software = { name: 'RONDO', version: INTERFACE_VERSION };
   defineRoutes(router, svc, { tag: 'Registration', errorShape: 'status' }, [
@@ -45,12 +55,8 @@ export function registerRegistrationRoutes(router: Router, svc: AppServices): vo
       summary: 'Write the queued registrations as a CWR 2.1 or 2.2 file (kept; the registrations become submitted); 400 when none is queued',
       async handler({ ctx, trx, auth, query }) {
         const r = await R.exportRegistrations(trx, auth, query, software);
-        ctx.status = 200;
-        ctx.type = 'text/plain; charset=us-ascii';
-        ctx.attachment(r.filename);
         ctx.set('X-Cwr-Submission', r.submission);
-        ctx.body = r.content;
-        return undefined;
+        return sendCwr(ctx, r);
       },
     }),
     route({ method: 'post', path: '/registrations/ack', summary: 'Read a society\'s CWR acknowledgement file: each acknowledged registration becomes registered or rejected', access: 'admin', ...gate,
@@ -66,12 +72,7 @@ export function registerRegistrationRoutes(router: Router, svc: AppServices): vo
     route({ method: 'get', path: '/registrations/submissions/:id', summary: 'Download a CWR file the export wrote, again', access: 'admin', ...gate, params: IdParams,
       responses: { 200: Type.String({ description: 'the CWR file (text/plain)' }), ...errs },
       async handler({ ctx, trx, params }) {
-        const f = await R.getSubmission(trx, params.id);
-        ctx.status = 200;
-        ctx.type = 'text/plain; charset=us-ascii';
-        ctx.attachment(f.filename);
-        ctx.body = f.content;
-        return undefined;
+        return sendCwr(ctx, await R.getSubmission(trx, params.id));
       } }),
     route({ method: 'get', path: '/registrations/:id', summary: 'One registration', access: 'user', ...gate, params: IdParams, responses: { 200: one(S.RegistrationView), ...errs },
       async handler({ trx, params }) {
