@@ -306,7 +306,7 @@ async function main() {
       console.log(`aggregateFile, one ${AGG_FILE.toLocaleString()}-line file: ${runs.map((ms) => (ms / 1000).toFixed(2) + ' s').join(' / ')} (first / re-runs)`);
     }
     const { rows: sizes } = await svc.db.owner.raw(
-      `SELECT relname, n_live_tup AS n FROM pg_stat_user_tables WHERE relname LIKE 'royalty_agg%' OR relname IN ('royalty_lines', 'royalty_share_sets', 'royalty_allocation_history') ORDER BY relname`,
+      `SELECT relname, n_live_tup AS n FROM pg_stat_user_tables WHERE relname LIKE 'royalty\\_roll\\_%' OR relname IN ('royalty_lines', 'royalty_share_sets', 'royalty_allocation_history') ORDER BY relname`,
     );
     console.log(`rows: ${sizes.map((r: { relname: string; n: string }) => `${r.relname.replace('royalty_', '')} ${Number(r.n).toLocaleString()}`).join(', ')}`);
     if (process.argv.includes('--load-only')) return;

@@ -13,7 +13,7 @@ const TITLES = ['Midnight Tides', 'Sél de Mer', 'Glass Harbour', 'Northern Stat
 /** The catalogue the generated lines name (bench:ingest builds it before uploading). */
 export const DK_ARTIST = 'Nova Lune';
 /** Recordings t = 0 … DK_RECORDINGS − 1; recording t is on release floor(t / 10). */
-export const DK_RECORDINGS = 2000;
+export const DK_RECORDINGS = 20_000;
 export const dkTitle = (t: number) => `${TITLES[t % TITLES.length]} ${t}`;
 export const dkIsrc = (t: number) => `QZES8${String(1900000 + t).padStart(7, '0')}`;
 /** The statement's 12-digit UPC of release r (the catalogue stores it as GTIN-13: a leading 0). */

@@ -27,6 +27,7 @@ import { registerPlatformArea } from './platform';
 import { registerDataShareRoutes } from './datashares/routes';
 import { registerCatalogueImportRoutes } from './imports/routes';
 import { registerBrandingRoutes } from './branding/routes';
+import { registerPublishingArea } from './publishing';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -52,4 +53,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerDataShareRoutes(router, svc);
   registerCatalogueImportRoutes(router, svc);
   registerBrandingRoutes(router, svc);
+  registerPublishingArea(router, svc);
 }

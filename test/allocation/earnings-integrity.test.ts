@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { withTenant } from '../../src/db';
+import { SHAPE_TABLES } from '../../src/modules/royalty/shapes';
 
 const FILE = '00000000-0000-4000-8000-0000000000e1';
 
@@ -62,20 +63,15 @@ describe('royalty_earnings integrity without per-row foreign keys', () => {
     const count = async (tenantId: number) =>
       Number((await app.svc.db.owner('royalty_earnings').where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
     assert.ok((await count(a.tenantId)) >= 2);
-    // The cross rollup has no tenant FK either (migration 20261123530100): the same trigger duty.
-    const cross = { payee: '00000000-0000-0000-0000-000000000000', file_id: '00000000-0000-0000-0000-000000000001', dim: 1, value: 'X', revenue: 1, quantity: 1, lines: 1 };
-    await app.svc.db.owner('royalty_agg_file_cross').insert([{ tenant_id: a.tenantId, ...cross }, { tenant_id: b.tenantId, ...cross }]);
-    // Nor does the artist rollup (migration 20261123530000; its trigger rewritten when the line lists went, 20261123540300).
-    const artist = { payee: cross.payee, file_id: cross.file_id, dsp: 'X', revenue: 1, quantity: 1, lines: 1 };
-    await app.svc.db.owner('royalty_agg_file_artist').insert([{ tenant_id: a.tenantId, ...artist }, { tenant_id: b.tenantId, ...artist }]);
-    // Nor the members' catalogue × dimension rows (migration 20261123600100).
-    await app.svc.db.owner('royalty_agg_file_member_cross').insert([{ tenant_id: a.tenantId, ...cross }, { tenant_id: b.tenantId, ...cross }]);
+    // The rollup shapes' rows go with their workspace (tenant FK, ON DELETE CASCADE).
+    const row = { file_id: '00000000-0000-0000-0000-000000000001', revenue: 1, quantity: 1, lines: 1 };
+    for (const table of SHAPE_TABLES) await app.svc.db.owner(table).insert([{ tenant_id: a.tenantId, ...row }, { tenant_id: b.tenantId, ...row }]);
     const rowsOf = async (table: string, tenantId: number) =>
       Number((await app.svc.db.owner(table).where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
     await app.svc.db.owner('tenants').where({ id: a.tenantId }).delete();
     assert.equal(await count(a.tenantId), 0);
     assert.equal(await count(b.tenantId), 1);
-    for (const table of ['royalty_agg_file_cross', 'royalty_agg_file_artist', 'royalty_agg_file_member_cross']) {
+    for (const table of SHAPE_TABLES) {
       assert.equal(await rowsOf(table, a.tenantId), 0, table);
       assert.equal(await rowsOf(table, b.tenantId), 1, table);
     }

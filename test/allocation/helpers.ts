@@ -178,3 +178,15 @@ export async function waitForReallocation(app: TestApp, tenantId: number): Promi
     return rows[0].marks === 0 && rows[0].jobs === 0;
   });
 }
+
+/** A payee's analytics figure straight from the lines: Σ base amount × share of the lines they earn from now (exact, shares applied at read). */
+export async function exactEarnings(app: TestApp, tenantId: number, payee: string): Promise<string> {
+  const { rows } = await tx(app, tenantId, (trx) =>
+    trx.raw(
+      `SELECT coalesce(trim_scale(sum(l.base_amount * s.share * 0.01)), 0)::text AS s FROM royalty_lines l
+         JOIN royalty_share_sets s ON s.tenant_id = l.tenant_id AND s.share_set_id = l.share_set_id WHERE s.tenant_user_id = ?`,
+      [payee],
+    ),
+  );
+  return rows[0].s;
+}

@@ -174,6 +174,9 @@ export async function checklist(trx: Trx, auth: AuthContext, name: string, q: { 
 export const CHECKLISTS = ['royaltyassets', 'royaltyproducts', 'assetsplits', 'productsplits', 'allsplits', 'missingroyaltysplits', 'artistsplits'] as const;
 
 // ---------------------------------------------------------------------------------------- CSV
+/** Postgres type oids of text, varchar and bpchar. */
+const TEXT_TYPES = new Set([25, 1043, 1042]);
+
 export type CsvKind = 'asset' | 'product' | 'metadata' | 'artist' | 'user';
 
 function csvQuery(trx: Trx, auth: AuthContext, kind: CsvKind): Knex.QueryBuilder {
@@ -220,13 +223,15 @@ function csvQuery(trx: Trx, auth: AuthContext, kind: CsvKind): Knex.QueryBuilder
  * transaction and holds it until the last row has flowed to the reader. A failure after
  * the first byte ends the stream with that error (logged).
  */
-/** Postgres type oids of text, varchar and bpchar. */
-const TEXT_TYPES = new Set([25, 1043, 1042]);
-
 export function openCsv(svc: Pick<AppServices, 'db' | 'log'>, tenantId: number, auth: AuthContext, kind: CsvKind): Readable {
+  return copyCsv(svc, tenantId, (trx) => csvQuery(trx, auth, kind));
+}
+
+/** Any query of the workspace streamed as CSV with a header row, as openCsv does (its bindings are inlined: no caller text in it). */
+export function copyCsv(svc: Pick<AppServices, 'db' | 'log'>, tenantId: number, query: (trx: Trx) => Knex.QueryBuilder | Knex.Raw): Readable {
   const out = new PassThrough();
   void withTenant(svc.db.app, tenantId, async (trx) => {
-    const sql = csvQuery(trx, auth, kind).toQuery();
+    const sql = query(trx).toQuery();
     // Text columns go through the export rule's formula guard (docs/exports.md); their names
     // and types come from the query itself, so a column added to a download is guarded too.
     const conn = await rawConnection(trx);

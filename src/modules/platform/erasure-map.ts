@@ -7,6 +7,7 @@
  * workspace), `either` (actor columns such as created_by, which hold one or the other).
  */
 import type { Knex } from 'knex';
+import { SHAPE_TABLES } from '../royalty/shapes';
 
 export type RefKind = 'user' | 'tenant_user' | 'either';
 export interface Ref {
@@ -35,17 +36,9 @@ export type TableRule =
 
 const actor = (...columns: string[]): Ref[] => columns.map((column) => ({ column, kind: 'either' as const }));
 const tu: Ref[] = [{ column: 'tenant_user_id', kind: 'tenant_user' }];
-const payee: Ref[] = [{ column: 'payee', kind: 'tenant_user' }];
 const ACTOR_WHY = 'who did it (a pseudonymous id; the person row it names is anonymised)';
 const FINANCIAL = 'financial record kept for bookkeeping retention; it names the payee by id only, and the payee row is anonymised';
-const AGGREGATE = 'derived royalty totals per payee (by id only), rebuilt from retained earnings';
 
-const ROLLUPS = [
-  'royalty_agg_artist_dim', 'royalty_agg_catalogue', 'royalty_agg_catalogue_all', 'royalty_agg_catalogue_h', 'royalty_agg_catalogue_q',
-  'royalty_agg_cross_all', 'royalty_agg_cross_period', 'royalty_agg_dim', 'royalty_agg_dim_all', 'royalty_agg_dims', 'royalty_agg_dims_all',
-  'royalty_agg_file_artist', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross', 'royalty_agg_file_dims', 'royalty_agg_file_member_cross',
-  'royalty_agg_item_all', 'royalty_agg_item_h', 'royalty_agg_period',
-];
 
 export const ERASURE_MAP: Record<string, TableRule> = {
   // --- the person ---------------------------------------------------------------------
@@ -91,7 +84,7 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   split_shares: { action: 'retain', refs: tu, why: 'royalty split contract: shares by payee id, needed to explain retained earnings' },
   split_history: { action: 'retain', refs: [...tu, ...actor('changed_by')], why: 'history of split contracts, by payee id' },
   splits: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
-  ...Object.fromEntries(ROLLUPS.map((t) => [t, { action: 'retain', refs: payee, why: AGGREGATE } satisfies TableRule])),
+  ...Object.fromEntries(SHAPE_TABLES.map((t) => [t, { action: 'none', why: 'sums of statement lines per file and share set (no person)' } satisfies TableRule])),
   // --- workspace data with actor columns -------------------------------------------------
   files: { action: 'retain', refs: actor('uploaded_by'), why: ACTOR_WHY },
   releases: { action: 'retain', refs: actor('created_by', 'reviewed_by'), why: ACTOR_WHY },
@@ -117,6 +110,18 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   catalogs: { action: 'none', why: 'catalogue' },
   labels: { action: 'none', why: 'catalogue' },
   label_artists: { action: 'none', why: 'catalogue' },
+  // --- publishing ----------------------------------------------------------------------
+  writers: { action: 'retain', refs: tu, why: 'songwriter credit as registered with societies (a professional credit, like an artist name) and the paid member by id only' },
+  publishers: { action: 'retain', refs: tu, why: 'publisher as registered with societies, and the paid member by id only' },
+  works: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  work_titles: { action: 'none', why: 'catalogue of works' },
+  work_writers: { action: 'none', why: 'catalogue of works (writers by id)' },
+  work_publishers: { action: 'none', why: 'catalogue of works (publishers by id)' },
+  work_recordings: { action: 'none', why: 'catalogue of works' },
+  publishing_agreements: { action: 'retain', refs: actor('created_by'), why: `${ACTOR_WHY}; the agreement names writer and publisher by id` },
+  cwr_submissions: { action: 'retain', refs: actor('created_by'), why: `${ACTOR_WHY}; the file sent to a society is a record of what was registered` },
+  work_registrations: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  work_claims: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
   // --- no person in them ---------------------------------------------------------------
   tenants: { action: 'none', why: 'workspaces' },
   plans: { action: 'none', why: 'plan catalogue' },

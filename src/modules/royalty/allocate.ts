@@ -163,16 +163,18 @@ export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, 
             md5(string_agg(coalesce(split_id::text, '') || ':' || tenant_user_id || ':' || share::numeric(9,6)::text, ',' ORDER BY tenant_user_id))::uuid AS set_id
        FROM al_ks GROUP BY 1, 2, 3, 4, 5`,
   );
-  await trx.raw(
+  // Each row's `others`: the set's shares in payee order without its own (one hash join of
+  // the keys' share lists, not a sub-SELECT per row: quadratic in the keys of a large catalogue).
+  await hashJoins(trx, () => trx.raw(
     `INSERT INTO royalty_share_sets (tenant_id, share_set_id, tenant_user_id, split_id, share, gets_remainder, others)
-     SELECT DISTINCT ON (st.set_id, ks.tenant_user_id) ?, st.set_id, ks.tenant_user_id, ks.split_id, ks.share, ks.gets_remainder, coalesce(o.others, '{}')
+     SELECT DISTINCT ON (st.set_id, ks.tenant_user_id) ?, st.set_id, ks.tenant_user_id, ks.split_id, ks.share, ks.gets_remainder,
+            g.shares[:array_position(g.users, ks.tenant_user_id) - 1] || g.shares[array_position(g.users, ks.tenant_user_id) + 1:]
        FROM al_ks ks JOIN al_set st USING (a_key, p_key, km, kc, kt)
-       LEFT JOIN LATERAL (SELECT array_agg(x.share ORDER BY x.tenant_user_id) AS others FROM al_ks x
-                           WHERE x.a_key = ks.a_key AND x.p_key = ks.p_key AND x.km = ks.km AND x.kc = ks.kc AND x.kt = ks.kt
-                             AND x.tenant_user_id <> ks.tenant_user_id) o ON true
+       JOIN (SELECT a_key, p_key, km, kc, kt, array_agg(share ORDER BY tenant_user_id) AS shares, array_agg(tenant_user_id ORDER BY tenant_user_id) AS users
+               FROM al_ks GROUP BY 1, 2, 3, 4, 5) g USING (a_key, p_key, km, kc, kt)
      ON CONFLICT DO NOTHING`,
     [tenantId],
-  );
+  ));
   await hashJoins(trx, () => trx.raw(
     `CREATE TEMP TABLE al_new ON COMMIT DROP AS
      SELECT l.file_id, l.line_no, st.set_id
@@ -246,7 +248,7 @@ export async function lockTenant(trx: Trx, tenantId: number): Promise<void> {
 
 /** Memory for the batch statements of one file (hash aggregates over a file's keys, hash joins). */
 export const BATCH_WORK_MEM = '128MB';
-/** The rollup pass groups a file's lines AND its earnings in one hashed pass: more. */
+/** The rollup shapes hash a file's lines by their keys (one aggregate per shape): more. */
 export const ROLLUP_WORK_MEM = '256MB';
 
 /** work_mem for the rest of this transaction (SET LOCAL): with the default 4MB, a file's hash aggregates and sorts spill to disk. */
@@ -414,16 +416,18 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   lap('earnings');
 
   // Counts from the key table (every line is counted there); lines paid = lines whose key has
-  // split shares, read from the lines only when split conditions make that per line.
-  const { rows } = await trx.raw(
+  // split shares (one hash join of the paid pairs, not a sub-SELECT per key), read from the
+  // lines only when split conditions make that per line.
+  const { rows } = await hashJoins(trx, () => trx.raw(
     `SELECT coalesce(sum(s.n), 0)::int AS lines,
             coalesce(sum(s.n) FILTER (WHERE k.asset_how IS NOT NULL OR k.product_how IS NOT NULL), 0)::int AS matched,
             ${conditional
               ? `(SELECT count(*)::int FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ? AND l.share_set_id IS NOT NULL)`
-              : `coalesce(sum(s.n) FILTER (WHERE EXISTS (SELECT 1 FROM al_ks ks WHERE ks.a_key = coalesce(k.asset_id, ${Z}) AND ks.p_key = coalesce(k.product_id, ${Z}))), 0)::int`} AS paid
-       FROM al_src s JOIN rm_keys k ON ${SOURCE_KEY_JOIN}`,
+              : `coalesce(sum(s.n) FILTER (WHERE ks.a_key IS NOT NULL), 0)::int`} AS paid
+       FROM al_src s JOIN rm_keys k ON ${SOURCE_KEY_JOIN}
+       ${conditional ? '' : `LEFT JOIN (SELECT DISTINCT a_key, p_key FROM al_ks) ks ON ks.a_key = coalesce(k.asset_id, ${Z}) AND ks.p_key = coalesce(k.product_id, ${Z})`}`,
     conditional ? [tenantId, fileId] : [],
-  );
+  ));
   const r = rows[0];
   lap('counts');
   timings.linesRewritten = rewritten;

@@ -101,24 +101,22 @@ export async function resolveMatchKeys(
 export const MATCH_STATUS_SQL = `COALESCE(k.asset_how, k.product_how, 'unmatched')`;
 
 async function applyRules(trx: Trx, tenantId: number): Promise<void> {
-  await trx.raw(
-    `UPDATE rm_keys k SET asset_id = (
-       SELECT r.asset_id FROM matching_rules r
-        WHERE r.tenant_id = ? AND r.kind = 'asset' AND (r.dsp_norm IS NULL OR r.dsp_norm = k.dsp_n)
-          AND ((r.isrc IS NOT NULL AND r.isrc = k.isrc_n)
-               OR (r.isrc IS NULL AND r.title_norm = k.title_n AND (r.artist_norm IS NULL OR r.artist_norm = k.artist_n)))
-        ORDER BY (r.dsp_norm IS NOT NULL) DESC, (r.isrc IS NOT NULL) DESC, (r.artist_norm IS NOT NULL) DESC, r.created_at DESC, r.id LIMIT 1)`,
-    [tenantId],
-  );
-  await trx.raw(
-    `UPDATE rm_keys k SET product_id = (
-       SELECT r.product_id FROM matching_rules r
-        WHERE r.tenant_id = ? AND r.kind = 'product' AND (r.dsp_norm IS NULL OR r.dsp_norm = k.dsp_n)
-          AND ((r.upc IS NOT NULL AND r.upc = k.upc_n)
-               OR (r.upc IS NULL AND r.title_norm = k.release_n AND (r.artist_norm IS NULL OR r.artist_norm = k.artist_n)))
-        ORDER BY (r.dsp_norm IS NOT NULL) DESC, (r.upc IS NOT NULL) DESC, (r.artist_norm IS NOT NULL) DESC, r.created_at DESC, r.id LIMIT 1)`,
-    [tenantId],
-  );
+  // Per kind: its rules by code (ISRC / UPC) or by title (+ artist); DSP-specific first.
+  const kinds = [
+    { kind: 'asset', id: 'asset_id', code: 'isrc', codeN: 'isrc_n', titleN: 'title_n' },
+    { kind: 'product', id: 'product_id', code: 'upc', codeN: 'upc_n', titleN: 'release_n' },
+  ];
+  for (const p of kinds) {
+    await trx.raw(
+      `UPDATE rm_keys k SET ${p.id} = (
+         SELECT r.${p.id} FROM matching_rules r
+          WHERE r.tenant_id = ? AND r.kind = '${p.kind}' AND (r.dsp_norm IS NULL OR r.dsp_norm = k.dsp_n)
+            AND ((r.${p.code} IS NOT NULL AND r.${p.code} = k.${p.codeN})
+                 OR (r.${p.code} IS NULL AND r.title_norm = k.${p.titleN} AND (r.artist_norm IS NULL OR r.artist_norm = k.artist_n)))
+          ORDER BY (r.dsp_norm IS NOT NULL) DESC, (r.${p.code} IS NOT NULL) DESC, (r.artist_norm IS NOT NULL) DESC, r.created_at DESC, r.id LIMIT 1)`,
+      [tenantId],
+    );
+  }
   await trx.raw(`UPDATE rm_keys SET asset_how = CASE WHEN asset_id IS NOT NULL THEN 'rule' END, product_how = CASE WHEN product_id IS NOT NULL THEN 'rule' END`);
 }
 
@@ -171,20 +169,10 @@ async function autoCreate(trx: Trx, tenantId: number): Promise<void> {
   );
   const artistOf = `(SELECT a.id FROM artists a WHERE a.tenant_id = ? AND rondo_norm(a.name) = n.artist_n ORDER BY a.created_at, a.id LIMIT 1)`;
   // Recordings with an ISRC.
-  await trx.raw(
-    `WITH n AS (
-       SELECT DISTINCT ON (k.isrc_n) k.isrc_n, COALESCE(NULLIF(k.track_title, ''), k.isrc_n) AS title, NULLIF(k.artist, '') AS artist, k.artist_n
-         FROM rm_keys k WHERE k.asset_id IS NULL AND k.isrc_n ~ '^[A-Z]{2}[A-Z0-9]{3}[0-9]{7}$'
-        ORDER BY k.isrc_n, k.track_title DESC
-     ), ins AS (
-       INSERT INTO assets (tenant_id, title, isrc, display_artist, main_artist)
-       SELECT ?, n.title, n.isrc_n, n.artist, CASE WHEN n.artist IS NULL THEN '{}'::text[] ELSE ARRAY[n.artist] END FROM n
-       ON CONFLICT DO NOTHING RETURNING id, isrc
-     )
-     INSERT INTO asset_artists (tenant_id, asset_id, artist_id, position)
-     SELECT ?, ins.id, ${artistOf}, 0 FROM ins JOIN n ON n.isrc_n = ins.isrc WHERE n.artist_n IS NOT NULL`,
-    [tenantId, tenantId, tenantId],
-  );
+  await createByCode(trx, tenantId, artistOf, {
+    table: 'assets', links: 'asset_artists', link: 'asset_id', code: 'isrc', keyCode: 'isrc_n', id: 'asset_id',
+    known: `k.isrc_n ~ '^[A-Z]{2}[A-Z0-9]{3}[0-9]{7}$'`, title: `NULLIF(k.track_title, ''), k.isrc_n`, order: 'k.track_title DESC',
+  });
   // Recordings without an ISRC: drafts, found again by title + artist.
   await trx.raw(
     `WITH n AS (
@@ -201,19 +189,35 @@ async function autoCreate(trx: Trx, tenantId: number): Promise<void> {
     [tenantId, tenantId, tenantId, tenantId],
   );
   // Products with a UPC.
+  await createByCode(trx, tenantId, artistOf, {
+    table: 'products', links: 'product_artists', link: 'product_id', code: 'upc', keyCode: 'upc_n', id: 'product_id',
+    known: `k.upc_n <> ''`, title: `NULLIF(k.release_title, ''), NULLIF(k.track_title, ''), k.upc_n`, order: 'k.release_title DESC',
+  });
+}
+
+/**
+ * Catalogue items the keys name by code (recordings by ISRC, products by UPC) and the
+ * catalogue lacks: one per code (its title from the key that has one), linked to its artist
+ * (`artistOf`: the artist id by the key's normalised artist name `n.artist_n`).
+ */
+async function createByCode(
+  trx: Trx,
+  tenantId: number,
+  artistOf: string,
+  p: { table: string; links: string; link: string; code: string; keyCode: string; id: string; known: string; title: string; order: string },
+): Promise<void> {
   await trx.raw(
     `WITH n AS (
-       SELECT DISTINCT ON (k.upc_n) k.upc_n, COALESCE(NULLIF(k.release_title, ''), NULLIF(k.track_title, ''), k.upc_n) AS title,
-              NULLIF(k.artist, '') AS artist, k.artist_n
-         FROM rm_keys k WHERE k.product_id IS NULL AND k.upc_n <> ''
-        ORDER BY k.upc_n, k.release_title DESC
+       SELECT DISTINCT ON (k.${p.keyCode}) k.${p.keyCode} AS code, COALESCE(${p.title}) AS title, NULLIF(k.artist, '') AS artist, k.artist_n
+         FROM rm_keys k WHERE k.${p.id} IS NULL AND ${p.known}
+        ORDER BY k.${p.keyCode}, ${p.order}
      ), ins AS (
-       INSERT INTO products (tenant_id, title, upc, display_artist, main_artist)
-       SELECT ?, n.title, n.upc_n, n.artist, CASE WHEN n.artist IS NULL THEN '{}'::text[] ELSE ARRAY[n.artist] END FROM n
-       ON CONFLICT DO NOTHING RETURNING id, upc
+       INSERT INTO ${p.table} (tenant_id, title, ${p.code}, display_artist, main_artist)
+       SELECT ?, n.title, n.code, n.artist, CASE WHEN n.artist IS NULL THEN '{}'::text[] ELSE ARRAY[n.artist] END FROM n
+       ON CONFLICT DO NOTHING RETURNING id, ${p.code}
      )
-     INSERT INTO product_artists (tenant_id, product_id, artist_id, position)
-     SELECT ?, ins.id, ${artistOf}, 0 FROM ins JOIN n ON n.upc_n = ins.upc WHERE n.artist_n IS NOT NULL`,
+     INSERT INTO ${p.links} (tenant_id, ${p.link}, artist_id, position)
+     SELECT ?, ins.id, ${artistOf}, 0 FROM ins JOIN n ON n.code = ins.${p.code} WHERE n.artist_n IS NOT NULL`,
     [tenantId, tenantId, tenantId],
   );
 }

@@ -1,0 +1,118 @@
+/**
+ * Which rollup shape answers an analytics request: a pure function of the request (no
+ * database), unit-tested in test/unit/allocation/planner.test.ts.
+ *
+ * request (breakdown, filters, dates, workspace or member view)
+ *   → the columns it groups or filters by
+ *   → the first declared shape (shapes.ts, coarsest first) whose keys hold them all, a member
+ *     view only from a shape keyed by share set; none → the statement lines themselves
+ *   + its period cover: the sale months or accounting periods the dates select.
+ */
+import { DIMENSIONS, DIMENSION_COLUMNS, SHAPES, shapeKeys, type KeyColumn, type ShapeDecl } from './shapes';
+import { checkDate, endDate, startDate } from './sale-dates';
+
+export type GroupBy = 'total' | 'month' | 'accountingperiod' | 'dsp' | 'country' | 'artist' | 'product' | 'asset' | 'saletype' | 'aggregator';
+
+export interface AnalyticsQuery {
+  periodFilterType?: 'accounting' | 'sale';
+  start?: string;
+  end?: string;
+  artist?: string;
+  product?: string;
+  asset?: string;
+  /** Release analytics: the release's product and/or its tracks' recordings. */
+  releaseAssets?: string[];
+  dsp?: string;
+  country?: string;
+  saleType?: string;
+  file?: string;
+}
+
+/** Columns of a breakdown's rows (accounting_period / ap_end: the file's, on every row). */
+export const GROUP_COLS: Record<GroupBy, string[]> = {
+  total: [],
+  month: ['sale_month'],
+  accountingperiod: ['accounting_period', 'ap_end'],
+  dsp: ['dsp'],
+  country: ['country'],
+  saletype: ['sale_type'],
+  aggregator: ['aggregator'],
+  artist: ['artist_id'],
+  product: ['product_id'],
+  asset: ['asset_id'],
+};
+
+/** A filter: the key columns it reads, its SQL over the source's columns, its bindings. */
+export interface Filter {
+  cols: KeyColumn[];
+  sql: string;
+  b: unknown[];
+}
+
+/** The dates a request selects: sale months, or accounting periods overlapping [from, to]. */
+export interface PeriodCover {
+  by: 'sale' | 'accounting';
+  /** First day (sale: of the start's month). */
+  from: string | null;
+  /** Last day, inclusive. */
+  to: string | null;
+}
+
+export interface Plan {
+  /** The shape that answers, or null: the statement lines. */
+  shape: ShapeDecl | null;
+  /** A member's view (shares applied at read through the share sets). */
+  member: boolean;
+  cover: PeriodCover;
+  /** Key columns the request groups or filters by. */
+  needs: KeyColumn[];
+  /** Every filter, the dates' included. */
+  filters: Filter[];
+  groupCols: string[];
+}
+
+/** The dates of a request (checked: a 400 naming the field when malformed). */
+export function periodCover(q: AnalyticsQuery): PeriodCover {
+  if (q.start) checkDate(q.start, 'start');
+  if (q.end) checkDate(q.end, 'end');
+  const by = q.periodFilterType === 'accounting' ? 'accounting' : 'sale';
+  const from = q.start ? (by === 'sale' ? `${startDate(q.start).slice(0, 7)}-01` : startDate(q.start)) : null;
+  return { by, from, to: q.end ? endDate(q.end) : null };
+}
+
+/** The filters of a request: statement dimensions, catalogue, file, dates. */
+function filtersOf(q: AnalyticsQuery, cover: PeriodCover): Filter[] {
+  const f: Filter[] = [];
+  for (const d of DIMENSION_COLUMNS) {
+    const def: { param: string | null; upper?: boolean } = DIMENSIONS[d];
+    const v = def.param ? (q as Record<string, unknown>)[def.param] : undefined;
+    if (typeof v === 'string' && v) f.push({ cols: [d], sql: `${d} = ?`, b: [def.upper ? v.toUpperCase() : v] });
+  }
+  if (q.artist) f.push({ cols: ['artist_id'], sql: `artist_id = ?`, b: [q.artist] });
+  if (q.product && q.releaseAssets?.length) f.push({ cols: ['product_id', 'asset_id'], sql: `(product_id = ? OR asset_id = ANY(?::uuid[]))`, b: [q.product, q.releaseAssets] });
+  else if (q.product) f.push({ cols: ['product_id'], sql: `product_id = ?`, b: [q.product] });
+  else if (q.releaseAssets) f.push({ cols: ['asset_id'], sql: `asset_id = ANY(?::uuid[])`, b: [q.releaseAssets] });
+  if (q.asset) f.push({ cols: ['asset_id'], sql: `asset_id = ?`, b: [q.asset] });
+  if (q.file) f.push({ cols: [], sql: `file_id = ?`, b: [q.file] });
+  if (cover.by === 'sale') {
+    if (cover.from) f.push({ cols: ['sale_month'], sql: `sale_month >= ?::date`, b: [cover.from] });
+    if (cover.to) f.push({ cols: ['sale_month'], sql: `sale_month <= ?::date`, b: [cover.to] });
+  } else {
+    // Periods overlapping the range: ending on or after its start, starting on or before its end.
+    if (cover.from) f.push({ cols: [], sql: `ap_end >= ?::date`, b: [cover.from] });
+    if (cover.to) f.push({ cols: [], sql: `accounting_period <= ?::date`, b: [cover.to] });
+  }
+  return f;
+}
+
+/** The plan of a request. `raw`: the statement lines whatever shape could answer (the benches' and tests' reference). */
+export function planAnalytics(group: GroupBy, q: AnalyticsQuery, member: boolean, opts: { raw?: boolean } = {}): Plan {
+  const cover = periodCover(q);
+  const filters = filtersOf(q, cover);
+  const groupCols = GROUP_COLS[group];
+  const needs = new Set<KeyColumn>(filters.flatMap((f) => f.cols));
+  for (const c of groupCols) if (c !== 'accounting_period' && c !== 'ap_end') needs.add(c as KeyColumn);
+  if (member) needs.add('share_set_id');
+  const shape = opts.raw ? null : SHAPES.find((s) => [...needs].every((c) => shapeKeys(s).includes(c))) ?? null;
+  return { shape, member, cover, needs: [...needs].sort(), filters, groupCols };
+}

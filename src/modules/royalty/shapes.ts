@@ -1,0 +1,156 @@
+/**
+ * The rollup shapes: each declared ONCE here (its key columns and time grain over the one
+ * source, a file's allocated statement lines); its table's DDL (migrations), its per-file
+ * rebuild (the aggregate step) and its backfill (migrations) are produced from the
+ * declaration by the functions below, never written per shape.
+ *
+ * Every row sums the lines of ONE file with equal keys: revenue = Σ base_amount (exact
+ * NUMERIC, no scale cap), quantity = Σ quantity, lines = count. A shape keyed by
+ * `share_set_id` serves members too: a payee's figures are Σ revenue × share over the share
+ * sets naming them (applied at read; shares.ts of the planner's SQL), so no table holds a
+ * row per payee. Rows are per file (a file's rows are replaced whole when it is aggregated
+ * again and deleted with it): a shape never has more rows than the file has lines.
+ *
+ * No database access at import (the planner's unit tests import it); the migrations call
+ * buildShapes / rebuildShapes.
+ */
+import type { Knex } from 'knex';
+import { enableTenantRls } from '../../db/migration-helpers';
+
+/**
+ * The statement dimensions: a line column each (a line has one value of each; NULL is a value
+ * too), its SQL type, and the analytics query parameter that filters by it (`upper`: the
+ * value is compared upper-cased), if any.
+ */
+export const DIMENSIONS = {
+  dsp: { type: 'text', param: 'dsp' },
+  country: { type: 'text', param: 'country', upper: true },
+  sale_type: { type: 'text', param: 'saleType' },
+  aggregator: { type: 'text', param: null },
+} as const satisfies Record<string, { type: string; param: string | null; upper?: boolean }>;
+export type Dimension = keyof typeof DIMENSIONS;
+export const DIMENSION_COLUMNS = Object.keys(DIMENSIONS) as Dimension[];
+
+/** The catalogue columns a line is matched to. */
+export const CATALOGUE = ['artist_id', 'product_id', 'asset_id'] as const;
+
+/** The line columns a shape can key on, with their SQL types. */
+export const KEY_TYPES: Record<'sale_month' | 'share_set_id' | (typeof CATALOGUE)[number] | Dimension, string> = {
+  sale_month: 'date',
+  share_set_id: 'uuid',
+  artist_id: 'uuid',
+  product_id: 'uuid',
+  asset_id: 'uuid',
+  ...Object.fromEntries(DIMENSION_COLUMNS.map((d) => [d, DIMENSIONS[d].type])) as Record<Dimension, string>,
+};
+export type KeyColumn = keyof typeof KEY_TYPES;
+
+export interface ShapeDecl {
+  /** Its table. */
+  table: string;
+  /** Key columns (besides tenant, file, the file's accounting period and the time grain). */
+  keys: KeyColumn[];
+  /** Time grain of the sale date: the sale month (key column `sale_month`), or none (the file's accounting period only). */
+  grain: 'month' | 'file';
+  /** Read indexes after tenant_id (every shape also has (tenant_id, file_id) for its per-file rebuild). */
+  indexes: KeyColumn[][];
+}
+
+/**
+ * The shapes, coarsest first: the planner takes the first that holds every column a request
+ * needs (so a shape whose keys another's include comes before it). Members read only shapes
+ * keyed by share set.
+ */
+export const SHAPES: readonly ShapeDecl[] = [
+  // Totals by sale month and accounting period: the workspace.
+  { table: 'royalty_roll_period', keys: [], grain: 'month', indexes: [] },
+  // The four statement dimensions, any combination: the workspace.
+  { table: 'royalty_roll_dims', keys: [...DIMENSION_COLUMNS], grain: 'month', indexes: [] },
+  // The catalogue (artist × product × recording) per share set: the workspace and members.
+  { table: 'royalty_roll_catalogue', keys: ['share_set_id', ...CATALOGUE], grain: 'month', indexes: [['asset_id'], ['product_id']] },
+  // Artists crossed with statement dimensions: the workspace.
+  { table: 'royalty_roll_artist_dims', keys: ['artist_id', ...DIMENSION_COLUMNS], grain: 'month', indexes: [['artist_id']] },
+];
+
+/** Columns every shape row has besides its keys. */
+const FILE_COLUMNS = ['tenant_id', 'file_id', 'accounting_period', 'ap_end'];
+const MEASURES = ['revenue', 'quantity', 'lines'];
+
+/** A shape's key columns, its time grain's first. */
+export function shapeKeys(s: ShapeDecl): KeyColumn[] {
+  return s.grain === 'month' ? ['sale_month', ...s.keys] : [...s.keys];
+}
+
+export function shapeColumns(s: ShapeDecl): string[] {
+  return [...FILE_COLUMNS, ...shapeKeys(s), ...MEASURES];
+}
+
+/** CREATE TABLE and its indexes (RLS is the migration's: enableTenantRls). */
+export function shapeDdl(s: ShapeDecl): string[] {
+  const keys = shapeKeys(s).map((k) => `${k} ${KEY_TYPES[k]}`).join(',\n      ');
+  return [
+    `CREATE TABLE ${s.table} (
+      tenant_id integer NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+      file_id uuid NOT NULL,
+      accounting_period date,
+      ap_end date,
+      ${keys},
+      revenue numeric NOT NULL,
+      quantity numeric NOT NULL,
+      lines bigint NOT NULL
+    )`,
+    `CREATE INDEX ${s.table}_file ON ${s.table} (tenant_id, file_id)`,
+    ...s.indexes.map((cols) => `CREATE INDEX ${s.table}_${cols.join('_')} ON ${s.table} (tenant_id, ${cols.join(', ')})`),
+  ];
+}
+
+/**
+ * INSERT … SELECT … GROUP BY of a shape's rows for the files `files` names: a SQL relation
+ * with (tenant_id, file_id, accounting_period, ap_end), one row per file. One statement per
+ * shape, whatever the number of files (the per-file rebuild passes one file; a backfill all).
+ */
+export function shapeInsert(s: ShapeDecl, files: string): string {
+  const keys = shapeKeys(s).map((k) => `l.${k}`).join(', ');
+  return `INSERT INTO ${s.table} (${shapeColumns(s).join(', ')})
+    SELECT p.tenant_id, p.file_id, p.accounting_period, p.ap_end, ${keys}, sum(l.base_amount), coalesce(sum(l.quantity), 0), count(*)
+      FROM ${files} p
+      JOIN royalty_lines l ON l.tenant_id = p.tenant_id AND l.file_id = p.file_id
+     WHERE l.base_amount IS NOT NULL
+     GROUP BY p.tenant_id, p.file_id, p.accounting_period, p.ap_end, ${keys}`;
+}
+
+/** The tables of every shape (erasure map, file deletes). */
+export const SHAPE_TABLES = SHAPES.map((s) => s.table);
+
+/** The last day of a file's accounting period under its workspace's cadence (files `f`, tenants `t`). */
+const AP_END = `(f.accounting_period + make_interval(months => CASE t.accounting_cadence WHEN 'quarterly' THEN 3 WHEN 'half-yearly' THEN 6 ELSE 1 END) - interval '1 day')::date`;
+
+/** The `files` relation of shapeInsert for the files matching `where` (over files `f`): their period as the cadence makes it today. */
+export function filePeriods(where: string): string {
+  return `(SELECT f.tenant_id, f.id AS file_id, f.accounting_period, ${AP_END} AS ap_end FROM files f JOIN tenants t ON t.id = f.tenant_id WHERE ${where})`;
+}
+
+/**
+ * Migrations: (re)create the tables of the shapes named from their declarations (table,
+ * indexes, RLS) and backfill them from the lines of the files `files` names (a relation of
+ * tenant_id, file_id, accounting_period, ap_end).
+ */
+export async function buildShapes(knex: Knex, tables: string[], files: string): Promise<void> {
+  for (const s of SHAPES.filter((x) => tables.includes(x.table))) {
+    await knex.raw(`DROP TABLE IF EXISTS ${s.table}`);
+    for (const sql of shapeDdl(s)) await knex.raw(sql);
+    await enableTenantRls(knex, s.table);
+    await knex.raw(shapeInsert(s, files));
+    await knex.raw(`ANALYZE ${s.table}`);
+  }
+}
+
+/**
+ * A migration after a shape's declaration changed (a dimension added, a key dropped): its
+ * table built again and backfilled, each file keeping the period the shapes held for it.
+ */
+export async function rebuildShapes(knex: Knex, tables: string[]): Promise<void> {
+  await knex.raw(`CREATE TEMP TABLE shape_files ON COMMIT DROP AS SELECT DISTINCT tenant_id, file_id, accounting_period, ap_end FROM ${SHAPES[0]!.table}`);
+  await buildShapes(knex, tables, 'shape_files');
+  await knex.raw(`DROP TABLE shape_files`);
+}

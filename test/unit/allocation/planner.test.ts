@@ -1,0 +1,87 @@
+/**
+ * The analytics planner (pure): request → rollup shape + period cover. The coarsest declared
+ * shape holding every column a request groups or filters by answers; a member's view only
+ * from a shape keyed by share set; what no shape holds reads the statement lines.
+ */
+import assert from 'node:assert/strict';
+import { planAnalytics, periodCover, type AnalyticsQuery, type GroupBy } from '../../../src/modules/royalty/planner';
+import { SHAPES, shapeDdl, shapeInsert, shapeKeys, DIMENSION_COLUMNS, CATALOGUE } from '../../../src/modules/royalty/shapes';
+
+const A = '11111111-1111-1111-1111-111111111111';
+const shapeOf = (group: GroupBy, q: AnalyticsQuery, member = false) => planAnalytics(group, q, member).shape?.table ?? 'lines';
+
+describe('analytics planner (request → shape + period cover)', () => {
+  it('workspace: totals, months and periods from the period shape; statement dimensions from the dimensions shape', () => {
+    for (const g of ['total', 'month', 'accountingperiod'] as GroupBy[]) {
+      assert.equal(shapeOf(g, {}), 'royalty_roll_period', g);
+      assert.equal(shapeOf(g, { file: A, periodFilterType: 'accounting', start: '2024-01' }), 'royalty_roll_period', g);
+      assert.equal(shapeOf(g, { dsp: 'Spotify', country: 'DE', saleType: 'stream', start: '2024-01', end: '2024-03' }), 'royalty_roll_dims', g);
+    }
+    for (const g of ['dsp', 'country', 'saletype', 'aggregator'] as GroupBy[]) assert.equal(shapeOf(g, { dsp: 'Spotify' }), 'royalty_roll_dims', g);
+  });
+
+  it('workspace: the catalogue shape for artists, products and recordings; artists × dimensions from their own shape', () => {
+    assert.equal(shapeOf('artist', {}), 'royalty_roll_catalogue');
+    assert.equal(shapeOf('product', {}), 'royalty_roll_catalogue');
+    assert.equal(shapeOf('asset', { artist: A, start: '2024-01' }), 'royalty_roll_catalogue');
+    assert.equal(shapeOf('month', { product: A, releaseAssets: [A] }), 'royalty_roll_catalogue');
+    assert.equal(shapeOf('total', { asset: A, file: A }), 'royalty_roll_catalogue');
+    assert.equal(shapeOf('artist', { country: 'DE' }), 'royalty_roll_artist_dims');
+    assert.equal(shapeOf('dsp', { artist: A, saleType: 'stream' }), 'royalty_roll_artist_dims');
+    assert.equal(shapeOf('asset', { country: 'DE' }), 'lines');
+    assert.equal(shapeOf('dsp', { product: A }), 'lines');
+  });
+
+  it('members: only shapes keyed by share set (the catalogue one); statement dimensions from the lines', () => {
+    for (const g of ['total', 'month', 'accountingperiod', 'artist', 'product', 'asset'] as GroupBy[]) assert.equal(shapeOf(g, { start: '2024-02' }, true), 'royalty_roll_catalogue', g);
+    for (const g of ['dsp', 'country', 'saletype', 'aggregator'] as GroupBy[]) assert.equal(shapeOf(g, {}, true), 'lines', g);
+    assert.equal(shapeOf('artist', { dsp: 'Spotify' }, true), 'lines');
+    assert.ok(planAnalytics('total', {}, true).needs.includes('share_set_id'));
+  });
+
+  it('raw: the lines whatever shape could answer', () => {
+    assert.equal(planAnalytics('total', {}, false, { raw: true }).shape, null);
+  });
+
+  it('every plan with a shape: the shape holds every column the request needs (any breakdown × any filter set)', () => {
+    const groups: GroupBy[] = ['total', 'month', 'accountingperiod', 'dsp', 'country', 'artist', 'product', 'asset', 'saletype', 'aggregator'];
+    const filters: AnalyticsQuery[] = [{}, { dsp: 'x' }, { country: 'de' }, { saleType: 's' }, { artist: A }, { product: A }, { asset: A }, { file: A }, { releaseAssets: [A] }, { start: '2024-01' }, { end: '2024-02-15' }];
+    for (const g of groups)
+      for (const f1 of filters)
+        for (const f2 of filters)
+          for (const member of [false, true]) {
+            const p = planAnalytics(g, { ...f1, ...f2 }, member);
+            if (p.shape) assert.ok(p.needs.every((c) => shapeKeys(p.shape!).includes(c)), `${g} ${JSON.stringify({ ...f1, ...f2 })}`);
+            // the coarsest: no EARLIER shape holds them all
+            const i = p.shape ? SHAPES.indexOf(p.shape) : SHAPES.length;
+            for (const s of SHAPES.slice(0, i)) assert.ok(!p.needs.every((c) => shapeKeys(s).includes(c)));
+          }
+  });
+
+  it('period cover: sale months from the start month\'s first day; accounting periods overlapping the range', () => {
+    assert.deepEqual(periodCover({ start: '2024-01-15', end: '2024-02' }), { by: 'sale', from: '2024-01-01', to: '2024-02-29' });
+    assert.deepEqual(periodCover({ periodFilterType: 'accounting', start: '2024-01-15', end: '2024-03' }), { by: 'accounting', from: '2024-01-15', to: '2024-03-31' });
+    assert.deepEqual(periodCover({}), { by: 'sale', from: null, to: null });
+    const acc = planAnalytics('total', { periodFilterType: 'accounting', start: '2024-01', end: '2024-03' }, false);
+    assert.deepEqual(acc.filters.map((f) => [f.sql, f.b]), [[`ap_end >= ?::date`, ['2024-01-01']], [`accounting_period <= ?::date`, ['2024-03-31']]]);
+    assert.throws(() => periodCover({ start: '2024-13' }), /start must be YYYY-MM or YYYY-MM-DD/);
+    assert.throws(() => periodCover({ end: '2024-02-30' }), /end must be/);
+  });
+
+  it('declarations: at most 6 shapes; DDL and per-file insert produced from each (keys, grain, indexes)', () => {
+    assert.ok(SHAPES.length <= 6);
+    for (const s of SHAPES) {
+      const [table, ...indexes] = shapeDdl(s);
+      for (const k of shapeKeys(s)) assert.match(table!, new RegExp(`\\b${k} (date|uuid|text)`));
+      assert.equal(indexes.length, 1 + s.indexes.length);
+      const ins = shapeInsert(s, 'f');
+      assert.match(ins, new RegExp(`GROUP BY p.tenant_id, p.file_id, p.accounting_period, p.ap_end, ${shapeKeys(s).map((k) => `l.${k}`).join(', ')}$`));
+    }
+    assert.deepEqual(SHAPES.map(shapeKeys), [
+      ['sale_month'],
+      ['sale_month', ...DIMENSION_COLUMNS],
+      ['sale_month', 'share_set_id', ...CATALOGUE],
+      ['sale_month', 'artist_id', ...DIMENSION_COLUMNS],
+    ]);
+  });
+});
