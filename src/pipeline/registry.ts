@@ -42,6 +42,10 @@ export interface JobPayloads {
   'partners.fxpartner.sync': Record<string, never>;
   /** Fetch a catalogue import batch from its provider and stage its items (src/modules/imports/service.ts). */
   'catalogue.import.fetch': { tenantId: number; batchId: string };
+  /** Sweep: a delivery job per new notification delivery; re-sends itself every few seconds (src/modules/notifications/deliveries.ts). */
+  'notifications.dispatch': Record<string, never>;
+  /** One attempt of one notification delivery (e-mail, SMS or push); a failed attempt throws and is retried. */
+  'notifications.deliver': { tenantId: number; deliveryId: string };
 }
 
 export type JobName = keyof JobPayloads;
@@ -83,6 +87,10 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   'partners.fxpartner.sync': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
   // a provider that does not answer is retried; a refusal marks the batch failed at once
   'catalogue.import.fetch': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 600 },
+  // stately: one sweep waiting at most; the cron restarts a broken chain
+  'notifications.dispatch': { retryLimit: 0, retryDelay: 5, retryBackoff: false, expireInSeconds: 300, policy: 'stately', cron: '* * * * *' },
+  // 8 attempts over about 6 minutes (3 s, doubling); the last failure marks the delivery failed
+  'notifications.deliver': { retryLimit: 7, retryDelay: 3, retryBackoff: true, expireInSeconds: 120, concurrency: 2 },
 };
 
 /** pg-boss queue options (what JOB_OPTIONS holds beyond them is this process's business). */

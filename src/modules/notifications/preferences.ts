@@ -1,0 +1,24 @@
+/**
+ * Which channels a notification goes out on, from the recipient's preferences: the type's own
+ * setting for the channel, else the member's setting for the channel, else the default
+ * (in-app and e-mail on, SMS and push off). Pure.
+ */
+export const CHANNELS = ['inApp', 'email', 'sms', 'push'] as const;
+export type Channel = (typeof CHANNELS)[number];
+/** The channels deliveries go out on (in-app is the notification itself). */
+export type ExternalChannel = Exclude<Channel, 'inApp'>;
+export const EXTERNAL_CHANNELS: readonly ExternalChannel[] = ['email', 'sms', 'push'];
+
+export const DEFAULT_CHANNELS: Record<Channel, boolean> = { inApp: true, email: true, sms: false, push: false };
+
+export interface StoredPreferences {
+  channels?: Partial<Record<string, boolean>> | null;
+  types?: Record<string, Partial<Record<string, boolean>>> | null;
+}
+
+export function channelAllowed(p: StoredPreferences | undefined, type: string, channel: Channel): boolean {
+  const own = p?.types?.[type]?.[channel];
+  if (typeof own === 'boolean') return own;
+  const general = p?.channels?.[channel];
+  return typeof general === 'boolean' ? general : DEFAULT_CHANNELS[channel];
+}
