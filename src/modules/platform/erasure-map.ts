@@ -62,6 +62,8 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   notifications: { action: 'delete', refs: tu },
   notification_reads: { action: 'delete', refs: tu },
   notification_preferences: { action: 'delete', refs: tu },
+  notification_deliveries: { action: 'delete', refs: tu },
+  push_subscriptions: { action: 'delete', refs: tu },
   artist_users: { action: 'delete', refs: tu },
   payment_settings: { action: 'delete', refs: tu },
   rate_limit_hits: { action: 'special', section: 'cacheKeys', why: 'rate-limit counters keyed by a hash of the e-mail address' },
@@ -137,6 +139,9 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   processor_events: { action: 'none', why: 'processor transfer events: ids, amounts, statuses' },
   system_secrets: { action: 'none', why: 'process keys' },
   custom_domains: { action: 'none', why: 'workspace domains' },
+  email_domains: { action: 'none', why: 'workspace sender domains and their DKIM keys' },
+  email_settings: { action: 'none', why: 'workspace sender settings' },
+  email_templates: { action: 'none', why: 'workspace e-mail templates' },
   knex_migrations: { action: 'none', why: 'schema history' },
   knex_migrations_lock: { action: 'none', why: 'schema history' },
 };
