@@ -9,6 +9,7 @@ import nodemailer from 'nodemailer';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { AppError } from './errors';
 
 export interface MailMessage {
   to: string;
@@ -53,6 +54,9 @@ async function sendVia(via: SmtpOverride, msg: MailMessage, from: string): Promi
   });
   try {
     await transport.sendMail(envelope(msg, from));
+  } catch (err) {
+    // the workspace's own server: its answer is the workspace admin's to see and fix
+    throw new AppError(502, 'WORKSPACE_SMTP_FAILED', "The workspace's SMTP server did not take the message", [`${via.host}:${via.port}: ${(err as Error).message.slice(0, 300)}`]);
   } finally {
     transport.close();
   }

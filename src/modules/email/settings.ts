@@ -36,7 +36,7 @@ export async function getEmailSettings(trx: Trx, tenantId: number) {
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 
-/** Saves the fields given (omitted ones stay; null clears). The SMTP password stays unless a new one is given. */
+/** Saves the fields given (omitted ones stay; null clears). The SMTP username and password stay unless given. */
 export async function saveEmailSettings(d: Pick<AppServices, 'secrets'>, trx: Trx, tenantId: number, p: EmailSettingsInput) {
   const row: Record<string, unknown> = {};
   if (p.fromName !== undefined) {
@@ -56,7 +56,8 @@ export async function saveEmailSettings(d: Pick<AppServices, 'secrets'>, trx: Tr
   else if (p.smtp) {
     const host = p.smtp.host.trim().toLowerCase().replace(/^\[|\]$/g, '');
     if (!net.isIP(host)) normaliseDomain(host, 'body.smtp.host');
-    Object.assign(row, { smtp_host: host, smtp_port: p.smtp.port, smtp_secure: p.smtp.secure ?? p.smtp.port === 465, smtp_username: p.smtp.username ?? null });
+    Object.assign(row, { smtp_host: host, smtp_port: p.smtp.port, smtp_secure: p.smtp.secure ?? p.smtp.port === 465 });
+    if (p.smtp.username !== undefined) row.smtp_username = p.smtp.username || null;
     if (p.smtp.password !== undefined) row.smtp_password_sealed = p.smtp.password ? d.secrets.seal(p.smtp.password) : null;
   }
   await trx('email_settings')

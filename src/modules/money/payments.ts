@@ -225,7 +225,8 @@ export async function listPayments(
  */
 /** The payee hears of each state change of their payment (spec 2.4; e-mail etc. by their preferences). */
 async function announcePayment(trx: Trx, cur: Record<string, any>, status: string, reason: string | null): Promise<void> {
-  const amount = String(cur.amount);
+  const d = dec(String(cur.amount));
+  const amount = d.toFixed(Math.max(2, d.decimalPlaces())); // exact, at least two decimals
   const currency = String(cur.currency).trim();
   await notify(trx, {
     tenantId: cur.tenant_id, tenantUserId: cur.tenant_user_id, type: `payment.${status}`, title: `Payment ${status}: ${amount} ${currency}`, content: `${cur.status} → ${status}${reason ? ` (${reason})` : ''}`,
