@@ -7,6 +7,7 @@ import { waitFor } from '../allocation/helpers';
 import { withTenant } from '../../src/db';
 import { notify } from '../../src/modules/notifications/service';
 import { FakeSmsGateway } from '../../src/sandbox';
+import { addPushSubscription } from '../../src/modules/notifications/push';
 
 describe('notification delivery: e-mail, SMS, Web Push by preference', function () {
   this.timeout(120_000);
@@ -55,6 +56,14 @@ describe('notification delivery: e-mail, SMS, Web Push by preference', function 
     assert.equal((await app.request('DELETE', `/notifications/push-subscriptions/${r.body.data.id}`, { token: b.users.owner!.token })).status, 404);
     assert.equal((await app.request('DELETE', `/notifications/push-subscriptions/${r.body.data.id}`, { token: a.users.admin!.token })).status, 404);
     assert.equal((await app.request('GET', '/notifications/push-subscriptions', { token: a.users.guest!.token })).status, 403);
+  });
+
+  it('without ALLOW_PRIVATE_OUTBOUND a push endpoint must be https on a public address', async () => {
+    const strict = { cfg: { ...app.cfg, allowPrivateOutbound: false } };
+    const add = (endpoint: string) => withTenant(app.svc.db.app, a.tenantId, (trx) => addPushSubscription(strict, trx, a.tenantId, a.users.user!.tenantUserId, { ...push.subscription(), endpoint }, null));
+    await assert.rejects(add(`${push.url}/p`), (e: any) => e.status === 400 && /https/.test(e.details[0]));
+    await assert.rejects(add('https://127.0.0.1:9/p'), (e: any) => e.code === 'LINK_NOT_ALLOWED');
+    await assert.rejects(add('https://[::1]/p'), (e: any) => e.code === 'LINK_NOT_ALLOWED');
   });
 
   it('the preference matrix decides which channels fire: every channel on and off', async () => {

@@ -10,6 +10,8 @@ import { mailsTo } from '../helpers/mail';
 import { verifyDkim } from '../helpers/dkim';
 import { FakeTxtResolver } from '../../src/lib/dns';
 import { TEMPLATE_TYPES } from '../../src/modules/email/templates';
+import { saveEmailSettings } from '../../src/modules/email/settings';
+import { withTenant } from '../../src/db';
 
 /** Raw .eml texts the file mailer wrote for `to`, oldest first. */
 async function rawMailsTo(dataDir: string, to: string): Promise<string[]> {
@@ -141,6 +143,15 @@ describe('e-mail: templates, settings, e-mail domains with DKIM', function () {
       assert.equal(bad.status, 400);
       assert.equal(bad.body.error.code, 'EMAIL_DOMAIN_REQUIRED');
       assert.equal((await app.request('PUT', '/settings/email', { token: a.users.admin!.token, body: { fromName: 'Evil\r\nBcc: x@y.example' } })).status, 400);
+    });
+
+    it('without ALLOW_PRIVATE_OUTBOUND an SMTP override may not point inside the network or at a non-SMTP port', async () => {
+      const strict = { secrets: app.svc.secrets, cfg: { ...app.cfg, allowPrivateOutbound: false } };
+      const save = (smtp: { host: string; port: number }) => withTenant(app.svc.db.app, a.tenantId, (trx) => saveEmailSettings(strict, trx, a.tenantId, { smtp }));
+      await assert.rejects(save({ host: '127.0.0.1', port: 587 }), (e: any) => e.status === 400 && e.code === 'LINK_NOT_ALLOWED');
+      await assert.rejects(save({ host: '10.0.0.8', port: 25 }), (e: any) => e.code === 'LINK_NOT_ALLOWED');
+      await assert.rejects(save({ host: '203.0.113.9', port: 6379 }), (e: any) => e.status === 400 && /body\.smtp\.port/.test(e.details[0]));
+      await assert.rejects(save({ host: 'smtp..example', port: 587 }), (e: any) => e.status === 400 && /body\.smtp\.host/.test(e.details[0]));
     });
 
     it("the workspace's mail goes through its own SMTP server, with its login, sender and reply-to", async () => {

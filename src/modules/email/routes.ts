@@ -28,7 +28,7 @@ const PreviewBody = Strict({
   subject: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   text: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000 })),
   html: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
-  data: Type.Optional(Type.Record(Type.String({ maxLength: 50 }), Type.Record(Type.String({ maxLength: 50 }), Nullable(Type.Union([Type.String({ maxLength: 2000 }), Type.Number()]))), { maxProperties: 30 })),
+  data: Type.Optional(Type.Record(Type.String({ maxLength: 50 }), Type.Record(Type.String({ maxLength: 50 }), Nullable(Type.Union([Type.String({ maxLength: 2000 }), Type.Integer({ minimum: -1e15, maximum: 1e15 })]))), { maxProperties: 30 })),
 });
 const Rendered = Type.Object({ subject: Type.String(), text: Type.String(), html: Type.String() });
 

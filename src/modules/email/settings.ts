@@ -9,7 +9,7 @@ import type { AppServices } from '../../services';
 import { clock } from '../../lib/clock';
 import { ValidationError } from '../../lib/errors';
 import type { MailMessage, SmtpOverride } from '../../lib/mailer';
-import { resolvePublic } from '../../lib/outbound';
+import { assertPublicHost, resolvePublic } from '../../lib/outbound';
 import { normaliseDomain } from '../../lib/dns';
 
 export interface EmailSettingsInput {
@@ -37,7 +37,14 @@ export async function getEmailSettings(trx: Trx, tenantId: number) {
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 
 /** Saves the fields given (omitted ones stay; null clears). The SMTP username and password stay unless given. */
-export async function saveEmailSettings(d: Pick<AppServices, 'secrets'>, trx: Trx, tenantId: number, p: EmailSettingsInput) {
+/** SMTP ports a workspace may use (any port with ALLOW_PRIVATE_OUTBOUND=true): a workspace cannot probe other services. */
+export const SMTP_PORTS = [25, 465, 587, 2525];
+
+function smtpUrl(host: string): URL {
+  return new URL(`smtp://${net.isIPv6(host) ? `[${host}]` : host}`);
+}
+
+export async function saveEmailSettings(d: Pick<AppServices, 'secrets' | 'cfg'>, trx: Trx, tenantId: number, p: EmailSettingsInput) {
   const row: Record<string, unknown> = {};
   if (p.fromName !== undefined) {
     if (p.fromName !== null && /[\r\n"<>]/.test(p.fromName)) throw new ValidationError('Invalid sender name', ['body.fromName must not hold line breaks, quotes or angle brackets']);
@@ -56,6 +63,8 @@ export async function saveEmailSettings(d: Pick<AppServices, 'secrets'>, trx: Tr
   else if (p.smtp) {
     const host = p.smtp.host.trim().toLowerCase().replace(/^\[|\]$/g, '');
     if (!net.isIP(host)) normaliseDomain(host, 'body.smtp.host');
+    if (!d.cfg.allowPrivateOutbound && !SMTP_PORTS.includes(p.smtp.port)) throw new ValidationError('Invalid SMTP port', [`body.smtp.port must be one of ${SMTP_PORTS.join(', ')}`]);
+    await assertPublicHost(smtpUrl(host), d.cfg.allowPrivateOutbound); // a private or unknown host is refused now, not at the first send
     Object.assign(row, { smtp_host: host, smtp_port: p.smtp.port, smtp_secure: p.smtp.secure ?? p.smtp.port === 465 });
     if (p.smtp.username !== undefined) row.smtp_username = p.smtp.username || null;
     if (p.smtp.password !== undefined) row.smtp_password_sealed = p.smtp.password ? d.secrets.seal(p.smtp.password) : null;
@@ -101,7 +110,7 @@ export async function senderOf(d: Pick<AppServices, 'cfg' | 'secrets'>, trx: Trx
   let via: SmtpOverride | null = null;
   if (s?.smtp_host) {
     // a workspace's server is a host a user typed: the outbound guard applies (no private addresses)
-    const to = await resolvePublic(new URL(`smtp://${net.isIPv6(s.smtp_host) ? `[${s.smtp_host}]` : s.smtp_host}`), d.cfg.allowPrivateOutbound);
+    const to = await resolvePublic(smtpUrl(s.smtp_host), d.cfg.allowPrivateOutbound);
     via = { host: s.smtp_host, address: to.address, port: s.smtp_port, secure: !!s.smtp_secure, username: s.smtp_username, password: s.smtp_password_sealed ? d.secrets.open(s.smtp_password_sealed) : null };
   }
   return { headers, via };

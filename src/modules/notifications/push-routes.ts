@@ -26,7 +26,7 @@ export function registerPushRoutes(router: Router, svc: AppServices, me: (tuid: 
       summary: "Register this browser's push subscription (the PushSubscription JSON: endpoint and keys)",
       access: 'user',
       status: 201,
-      body: Strict({ endpoint: Type.String({ minLength: 1, maxLength: 2000 }), keys: Strict({ p256dh: B64, auth: B64 }), expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()])) }),
+      body: Strict({ endpoint: Type.String({ minLength: 1, maxLength: 2000 }), keys: Strict({ p256dh: B64, auth: B64 }), expirationTime: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()])) }),
       responses: { 201: ok(PushSubscription) },
       async handler({ ctx, trx, tenantId, auth, body }) {
         const data = await addPushSubscription(svc, trx, tenantId, me(auth.tenantUserId), body, ctx.get('user-agent') || null);
