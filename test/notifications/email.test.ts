@@ -174,6 +174,8 @@ describe('e-mail: templates, settings, e-mail domains with DKIM', function () {
         },
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      let stopped: Promise<void> | null = null;
+      const stop = () => (stopped ??= new Promise<void>((resolve) => server.close(() => resolve())));
       try {
         const port = (server.server.address() as AddressInfo).port;
         assert.equal((await app.request('PUT', '/settings/email', { token: a.users.admin!.token, body: { smtp: { host: '127.0.0.1', port } } })).status, 200);
@@ -186,13 +188,13 @@ describe('e-mail: templates, settings, e-mail domains with DKIM', function () {
         assert.match(got[0]!.data, new RegExp(`^To: ${email.replace('.', '\\.')}`, 'm'));
         assert.equal((await mailsTo(app.dataDir, email)).length, 0);
         // the server gone: the admin gets a 502 naming it, and the invitation is not made
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await stop();
         const down = await app.request('POST', '/auth/invite', { token: a.users.admin!.token, body: { email: 'nobody@elsewhere.example', role: 'user' } });
         assert.equal(down.status, 502);
         assert.equal(down.body.error.code, 'WORKSPACE_SMTP_FAILED');
         assert.match(down.body.error.details[0], new RegExp(`^127\\.0\\.0\\.1:${port}: `));
       } finally {
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await stop();
         await app.request('PUT', '/settings/email', { token: a.users.admin!.token, body: { smtp: null } });
       }
     });

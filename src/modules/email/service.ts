@@ -73,7 +73,7 @@ async function commonData(d: Pick<MailDeps, 'cfg'>, trx: Trx | null, tenantId: n
 }
 
 function merge(...parts: TemplateData[]): TemplateData {
-  const out: TemplateData = {};
+  const out: TemplateData = Object.create(null); // keys come from request bodies: no prototype to reach
   for (const p of parts) for (const [k, v] of Object.entries(p)) out[k] = { ...(out[k] ?? {}), ...v };
   return out;
 }

@@ -62,5 +62,9 @@ describe('notification preferences decide channels (pure)', () => {
         assert.equal(channelAllowed({ channels: { [c]: !v }, types: { other: { [c]: v } } }, 't', c), !v);
       }
     }
+    // a member's own actions are quiet outside the app unless the type turns a channel on
+    assert.equal(channelAllowed({ channels: { email: true } }, 'track.created', 'email'), false);
+    assert.equal(channelAllowed(undefined, 'release.created', 'inApp'), true);
+    assert.equal(channelAllowed({ types: { 'track.created': { email: true } } }, 'track.created', 'email'), true);
   });
 });
