@@ -12,6 +12,7 @@ import { registerMaintenanceWorkers } from './maintenance';
 import { registerPartnerWorkers } from './partners';
 import { registerImportWorkers } from './imports';
 import { registerPlatformWorkers } from './platform';
+import { registerNotificationWorkers } from './notifications';
 
 export async function registerWorkers(svc: AppServices, queue: Queue): Promise<void> {
   await registerMaintenanceWorkers(svc, queue);
@@ -20,6 +21,7 @@ export async function registerWorkers(svc: AppServices, queue: Queue): Promise<v
   await registerPartnerWorkers(svc, queue);
   await registerImportWorkers(svc, queue);
   await registerPlatformWorkers(svc, queue);
+  await registerNotificationWorkers(svc, queue);
   for (const name of Object.keys(JOB_OPTIONS) as JobName[]) {
     const cron = JOB_OPTIONS[name].cron;
     if (cron) await queue.boss.schedule(name, cron, {});

@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, type EmbeddedHandle } from './db/embedded';
 import { createLogger, type Logger } from './lib/logger';
 import { NodeTxtResolver } from './lib/dns';
 import { FileMailer, SmtpMailer, type Mailer } from './lib/mailer';
+import { HttpSmsGateway, NoSmsGateway } from './lib/sms';
 import { loadKeys } from './keys';
 import { Metrics } from './metrics';
 import { AuthService } from './modules/auth/service';
@@ -93,7 +94,7 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
     const signer = new TokenSigner(keys.jwt.keys);
     const queue = new Queue(url, cfg.queuePollSeconds);
     const mailer: Mailer = cfg.smtpUrl ? new SmtpMailer(cfg.smtpUrl, cfg.mailFrom) : new FileMailer(path.join(cfg.dataDir, 'mail'), cfg.mailFrom);
-    const svc: BootedServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner), dns: new NodeTxtResolver() };
+    const svc: BootedServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner), dns: new NodeTxtResolver(), sms: cfg.smsGateway ? new HttpSmsGateway(cfg.smsGateway.url, cfg.smsGateway.key, cfg.partnerTimeoutMs) : new NoSmsGateway() };
     queue.jobHook = svc.metrics.jobHook;
     const useQueue = opts.queue !== false;
     let stopping = false;

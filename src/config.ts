@@ -42,6 +42,12 @@ export interface Config {
   /** SMTP URL (smtp://user:pass@host:port); unset: mail is written to DATA_DIR/mail. */
   smtpUrl: string | null;
   mailFrom: string;
+  /** The SPF `include:` a workspace's e-mail domain publishes (MAIL_SPF_INCLUDE; default `_spf.` + MAIL_FROM's domain). */
+  mailSpfInclude: string;
+  /** HTTP SMS gateway (SMS_GATEWAY_URL, SMS_GATEWAY_KEY); unset: SMS deliveries fail as not configured. */
+  smsGateway: { url: string; key: string | null } | null;
+  /** Web Push VAPID keys (VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, VAPID_SUBJECT); unset: push deliveries are skipped. */
+  vapid: { publicKey: string; privateKey: string; subject: string } | null;
   /** Detection score above which a file goes on without confirmation. */
   detectionThreshold: number;
   /** Login attempts per IP per window. */
@@ -201,6 +207,19 @@ function bool(value: string | undefined, fallback: boolean): boolean {
   return !['0', 'false', 'no', 'off'].includes(value.toLowerCase());
 }
 
+/** The domain of an address such as `Rondo <no-reply@rondo.example>`. */
+function mailDomain(from: string): string {
+  return (/@([^>\s]+)/.exec(from)?.[1] ?? 'rondo.local').toLowerCase();
+}
+
+function vapidFromEnv(env: NodeJS.ProcessEnv): Config['vapid'] {
+  const publicKey = env.VAPID_PUBLIC_KEY || '';
+  const privateKey = env.VAPID_PRIVATE_KEY || '';
+  if (!publicKey && !privateKey) return null;
+  if (!publicKey || !privateKey) throw new Error('VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY go together (generate both: npx web-push generate-vapid-keys)');
+  return { publicKey, privateKey, subject: env.VAPID_SUBJECT || 'mailto:no-reply@rondo.local' };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const port = int('PORT', env.PORT, 3000);
   const dataDir = path.resolve(env.DATA_DIR || './.data');
@@ -225,6 +244,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     runWorkers: bool(env.RUN_WORKERS, true),
     smtpUrl: env.SMTP_URL || null,
     mailFrom: env.MAIL_FROM || 'Rondo <no-reply@rondo.local>',
+    mailSpfInclude: env.MAIL_SPF_INCLUDE || `_spf.${mailDomain(env.MAIL_FROM || 'no-reply@rondo.local')}`,
+    smsGateway: env.SMS_GATEWAY_URL ? { url: env.SMS_GATEWAY_URL.replace(/\/$/, ''), key: env.SMS_GATEWAY_KEY || null } : null,
+    vapid: vapidFromEnv(env),
     detectionThreshold: num('DETECTION_THRESHOLD', env.DETECTION_THRESHOLD, 0.8),
     loginRateLimit: {
       max: int('LOGIN_RATE_MAX', env.LOGIN_RATE_MAX, 20),

@@ -8,6 +8,7 @@ import type { Db } from './db';
 import type { Logger } from './lib/logger';
 import type { Mailer } from './lib/mailer';
 import type { TxtResolver } from './lib/dns';
+import type { SmsSender } from './lib/sms';
 import type { SecretBox } from './lib/crypto';
 import type { Authenticator, PurposeSigner } from './lib/identity';
 import type { JobQueue } from './pipeline/registry';
@@ -27,6 +28,8 @@ export interface AppServices {
   metrics: Metrics;
   /** DNS TXT lookups (domain verification); tests replace it with a fake. */
   dns: TxtResolver;
+  /** Text messages (the HTTP SMS gateway adapter). */
+  sms: SmsSender;
 }
 
 export interface Runtime<S extends AppServices = AppServices> {

@@ -4,6 +4,18 @@
  * a fake in its place.
  */
 import { Resolver } from 'node:dns/promises';
+import { ValidationError } from './errors';
+
+/** Where a domain's ownership TXT record lives: `<VERIFY_PREFIX>.<domain>`. */
+export const VERIFY_PREFIX = '_rondo-verify';
+const HOST_RE = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Lower case, no trailing dot, a real host name (two labels at least, no IP address, no port). */
+export function normaliseDomain(raw: string, field = 'body.domain'): string {
+  const d = raw.trim().toLowerCase().replace(/\.$/, '');
+  if (!HOST_RE.test(d)) throw new ValidationError('Invalid domain', [`${field} must be a host name such as royalties.example.com (no scheme, port or path)`]);
+  return d;
+}
 
 export interface TxtResolver {
   /** The TXT records at `name`, each joined from its strings; [] when there are none. */

@@ -1,21 +1,65 @@
 /**
  * Outbound e-mail behind one adapter. SMTP_URL set: a real SMTP client (nodemailer).
  * Unset: each message is written as an .eml file under DATA_DIR/mail, so a local user can
- * open the link in it.
+ * open the link in it. A message may carry its own sender, reply-to, HTML part and DKIM key
+ * (a workspace's verified e-mail domain), and may go through a workspace's own SMTP server
+ * (`via`) instead of the process-wide one.
  */
 import nodemailer from 'nodemailer';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { AppError } from './errors';
 
 export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  html?: string;
+  /** Sender (`"Name" <address>`); default: MAIL_FROM. */
+  from?: string;
+  replyTo?: string;
+  /** Sign with this DKIM key (the sender's domain, verified). */
+  dkim?: { domainName: string; keySelector: string; privateKey: string };
+}
+
+/** A workspace's own SMTP server. `address` is the checked address to dial (the outbound guard resolved `host`). */
+export interface SmtpOverride {
+  host: string;
+  address: string;
+  port: number;
+  secure: boolean;
+  username: string | null;
+  password: string | null;
 }
 
 export interface Mailer {
-  send(msg: MailMessage): Promise<void>;
+  send(msg: MailMessage, via?: SmtpOverride | null): Promise<void>;
+}
+
+function envelope(msg: MailMessage, from: string) {
+  return { ...msg, from: msg.from ?? from };
+}
+
+/** One message through a workspace's SMTP server: dials the checked address, verifies TLS for the host name. */
+async function sendVia(via: SmtpOverride, msg: MailMessage, from: string): Promise<void> {
+  const transport = nodemailer.createTransport({
+    host: via.address,
+    port: via.port,
+    secure: via.secure,
+    auth: via.username ? { user: via.username, pass: via.password ?? '' } : undefined,
+    tls: { servername: via.host },
+    connectionTimeout: 15_000,
+    socketTimeout: 30_000,
+  });
+  try {
+    await transport.sendMail(envelope(msg, from));
+  } catch (err) {
+    // the workspace's own server: its answer is the workspace admin's to see and fix
+    throw new AppError(502, 'WORKSPACE_SMTP_FAILED', "The workspace's SMTP server did not take the message", [`${via.host}:${via.port}: ${(err as Error).message.slice(0, 300)}`]);
+  } finally {
+    transport.close();
+  }
 }
 
 export class SmtpMailer implements Mailer {
@@ -23,8 +67,9 @@ export class SmtpMailer implements Mailer {
   constructor(url: string, private readonly from: string) {
     this.transport = nodemailer.createTransport(url);
   }
-  async send(msg: MailMessage): Promise<void> {
-    await this.transport.sendMail({ from: this.from, ...msg });
+  async send(msg: MailMessage, via?: SmtpOverride | null): Promise<void> {
+    if (via) return sendVia(via, msg, this.from);
+    await this.transport.sendMail(envelope(msg, this.from));
   }
 }
 
@@ -33,8 +78,9 @@ let fileSeq = 0;
 export class FileMailer implements Mailer {
   private readonly transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   constructor(private readonly dir: string, private readonly from: string) {}
-  async send(msg: MailMessage): Promise<void> {
-    const info = (await this.transport.sendMail({ from: this.from, ...msg })) as unknown as { message: Buffer };
+  async send(msg: MailMessage, via?: SmtpOverride | null): Promise<void> {
+    if (via) return sendVia(via, msg, this.from);
+    const info = (await this.transport.sendMail(envelope(msg, this.from))) as unknown as { message: Buffer };
     await fs.mkdir(this.dir, { recursive: true });
     // sortable: time, then a per-process sequence for messages written in the same millisecond
     const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${String(++fileSeq).padStart(6, '0')}-${crypto.randomBytes(3).toString('hex')}.eml`;

@@ -28,6 +28,7 @@ import { registerDataShareRoutes } from './datashares/routes';
 import { registerCatalogueImportRoutes } from './imports/routes';
 import { registerBrandingRoutes } from './branding/routes';
 import { registerPublishingArea } from './publishing';
+import { registerEmailRoutes } from './email/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -54,4 +55,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerCatalogueImportRoutes(router, svc);
   registerBrandingRoutes(router, svc);
   registerPublishingArea(router, svc);
+  registerEmailRoutes(router, svc);
 }

@@ -44,6 +44,10 @@ export interface JobPayloads {
   'catalogue.import.fetch': { tenantId: number; batchId: string };
   /** Run one account erasure (an `account_erasures` row) in one audited transaction (src/modules/platform/erasure-jobs.ts). */
   'platform.account.erase': { erasureId: string };
+  /** Sweep: a delivery job per new notification delivery; re-sends itself every few seconds (src/modules/notifications/deliveries.ts). */
+  'notifications.dispatch': Record<string, never>;
+  /** One attempt of one notification delivery (e-mail, SMS or push); a failed attempt throws and is retried. */
+  'notifications.deliver': { tenantId: number; deliveryId: string };
 }
 
 export type JobName = keyof JobPayloads;
@@ -87,6 +91,10 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   'catalogue.import.fetch': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 600 },
   // all or nothing, so a retry is safe; the last failure is recorded on the erasure
   'platform.account.erase': { retryLimit: 2, retryDelay: 10, retryBackoff: true, expireInSeconds: 1800 },
+  // stately: one sweep waiting at most; the cron restarts a broken chain
+  'notifications.dispatch': { retryLimit: 0, retryDelay: 5, retryBackoff: false, expireInSeconds: 300, policy: 'stately', cron: '* * * * *' },
+  // 8 attempts over about 6 minutes (3 s, doubling); the last failure marks the delivery failed
+  'notifications.deliver': { retryLimit: 7, retryDelay: 3, retryBackoff: true, expireInSeconds: 120, concurrency: 2 },
 };
 
 /** pg-boss queue options (what JOB_OPTIONS holds beyond them is this process's business). */

@@ -7,21 +7,23 @@ import { FakeProcessorServer } from './processor';
 import { FakeFxPartner } from './fxpartner';
 import { FakeInvoicer } from './invoicer';
 import { FakeDistributor } from './distributor';
+import { FakeSmsGateway } from './sms';
 
-export { FakeProcessorServer, FakeFxPartner, FakeInvoicer, FakeDistributor };
+export { FakeProcessorServer, FakeFxPartner, FakeInvoicer, FakeDistributor, FakeSmsGateway };
 
 export interface Sandbox {
   processor: FakeProcessorServer;
   fxpartner: FakeFxPartner;
   invoicer: FakeInvoicer;
   distributor: FakeDistributor;
+  sms: FakeSmsGateway;
   /** NAME → value of every variable that points Rondo at this sandbox. */
   env: Record<string, string>;
   close(): Promise<void>;
 }
 
 export interface SandboxOptions {
-  /** First of four consecutive ports (processor, fxpartner, invoicer, distributor); 0: any free ports. */
+  /** First of five consecutive ports (processor, fxpartner, invoicer, distributor, sms); 0: any free ports. */
   basePort?: number;
   host?: string;
   /** Rondo's public URL: the processor fake sends its events to <rondoUrl>/processor/webhook. */
@@ -37,7 +39,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const fxpartner = new FakeFxPartner();
   const invoicer = new FakeInvoicer();
   const distributor = new FakeDistributor();
-  const servers = [processor, fxpartner, invoicer, distributor];
+  const sms = new FakeSmsGateway();
+  const servers = [processor, fxpartner, invoicer, distributor, sms];
   try {
     for (const [i, s] of servers.entries()) await s.listen(port(i), host);
   } catch (err) {
@@ -56,12 +59,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     INVOICER_CLIENT_ID: invoicer.client.clientId,
     INVOICER_CLIENT_SECRET: invoicer.client.clientSecret,
     DISTRIBUTOR_API_URL: `${distributor.url}/v1`,
+    SMS_GATEWAY_URL: sms.url,
+    SMS_GATEWAY_KEY: sms.key ?? '',
   };
   return {
     processor,
     fxpartner,
     invoicer,
     distributor,
+    sms,
     env,
     close: async () => {
       await Promise.all(servers.map((s) => s.close()));

@@ -3,7 +3,7 @@
  * Rondo at them (one NAME=value line each, nothing else on stdout), then stay up until
  * interrupted.
  *
- *   SANDBOX_PORT        first of four consecutive ports (default 4701; 0: any free ports)
+ *   SANDBOX_PORT        first of five consecutive ports (default 4701; 0: any free ports)
  *   SANDBOX_RONDO_URL   where Rondo listens, for the processor's webhook events (default http://localhost:3000)
  *   SANDBOX_SETTLE_MS   payouts and transfers complete on their own after this delay (default 2000; "off" to settle by hand)
  */

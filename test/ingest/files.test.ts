@@ -193,6 +193,10 @@ describe('statement ingestion: files', function () {
     const f = await waitFile(app, admin, r.body.data.id);
     assert.equal(f.status, 'failed');
     assert.match(f.error, /Refused/);
+    // the uploader is notified, in the transaction that failed the file
+    const note = (await app.request('GET', '/notifications?type=royalty.file.failed&pageSize=100', { token: admin })).body.data.notifications.find((x: any) => x.resourceId === r.body.data.id);
+    assert.match(note.title, /^Statement failed: bomb\.zip$/);
+    assert.match(note.content, /Refused/);
     // a lying header (declares 1 KB, holds 8 MB) is caught while streaming
     const liar = zipBuffers([{ name: 'small.csv', data: Buffer.alloc(8 * 1024 * 1024, 0x31), lieAboutSize: 1024 }]);
     const r2 = await upload(app, admin, 'liar.zip', liar);

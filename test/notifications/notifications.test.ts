@@ -55,11 +55,11 @@ describe('notifications (spec 2.4, 4.1)', () => {
 
   it('preferences: defaults, merge on update', async () => {
     const d = await app.request('GET', '/notifications/preferences', { token: a.users.user!.token });
-    assert.deepEqual(d.body.data, { channels: { inApp: true, email: true, sms: false, push: false }, types: {} });
+    assert.deepEqual(d.body.data, { channels: { inApp: true, email: true, sms: false, push: false }, types: {}, smsNumber: null });
     const u = await app.request('PUT', '/notifications/preferences', { token: a.users.user!.token, body: { channels: { email: false }, types: { 'royalty.processed': { email: true } } } });
     assert.deepEqual(u.body.data.channels, { inApp: true, email: false, sms: false, push: false });
     const p = await app.request('POST', '/notifications/preferences', { token: a.users.user!.token, body: { channels: { push: true } } });
-    assert.deepEqual(p.body.data, { channels: { inApp: true, email: false, sms: false, push: true }, types: { 'royalty.processed': { email: true } } });
+    assert.deepEqual(p.body.data, { channels: { inApp: true, email: false, sms: false, push: true }, types: { 'royalty.processed': { email: true } }, smsNumber: null });
     assert.deepEqual((await app.request('GET', '/notifications/preferences', { token: a.users.admin!.token })).body.data.channels.email, true);
   });
 });

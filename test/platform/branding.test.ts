@@ -108,6 +108,18 @@ describe('branding: logo, colours, sender name; PDFs and the dashboard', functio
     assert.deepEqual(none, { active: false, primaryColor: null, accentColor: null, senderName: null, logo: null });
   });
 
+  it("e-mails carry the brand: the sender name and colour fill the templates' brand placeholders", async () => {
+    const text = '{{brand.senderName}} {{brand.primaryColor}}';
+    const branded = await app.request('POST', '/settings/email-templates/file_processed/preview', { token: admin(), body: { text } });
+    assert.equal(branded.status, 200, branded.text);
+    assert.equal(branded.body.data.text, 'Moonlight Royalties #1f6feb');
+    // e-mail settings' own sender name comes first
+    await app.request('PUT', '/settings/email', { token: admin(), body: { fromName: 'Finance at Moonlight' } });
+    const own = await app.request('POST', '/settings/email-templates/file_processed/preview', { token: admin(), body: { text } });
+    assert.equal(own.body.data.text, 'Finance at Moonlight #1f6feb');
+    await app.request('PUT', '/settings/email', { token: admin(), body: { fromName: null } });
+  });
+
   it('PDF statements carry the logo and sender name; an issued statement keeps the branding it was issued with', async () => {
     const payee = a.users.user!.tenantUserId;
     const rec = uuid();

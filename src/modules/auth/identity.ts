@@ -11,13 +11,14 @@ import type { AppServices } from '../../services';
 import { UnauthorizedError, ValidationError } from '../../lib/errors';
 import type { AuthService } from './service';
 import { checkRedirect, linkBase, withParams } from './origins';
+import { sendPersonMail } from '../email/service';
 
 export const RESET_TTL = 3600;
 export const INVITE_TTL = 7 * 24 * 3600;
 export const LOGIN_LINK_TTL = 15 * 60;
 
 /** What the flows use: the app's services with the auth module's own service (authOf). */
-export type IdentityDeps = Pick<AppServices, 'db' | 'mailer' | 'cfg'> & { auth: AuthService };
+export type IdentityDeps = Pick<AppServices, 'db' | 'mailer' | 'cfg' | 'secrets'> & { auth: AuthService };
 type Deps = IdentityDeps;
 
 /** POST /auth/forgotpassword: the same answer whether or not the address is known; token and code go only by e-mail. */
@@ -29,11 +30,7 @@ export async function requestPasswordReset(d: Deps, email: string, redirect: str
   if (!userId) return;
   const { token, code } = await d.auth.issueOneTime('reset', userId, RESET_TTL, { withCode: true });
   const link = withParams(base, { token, code: code!, email });
-  await d.mailer.send({
-    to: email,
-    subject: 'Reset your Rondo password',
-    text: `Your verification code is ${code}\n\nReset token: ${token}\n\nOr open: ${link}\n\nIt expires in one hour and allows five wrong codes. If you did not ask for this, ignore this e-mail.`,
-  });
+  await sendPersonMail(d, userId, 'password_reset', { email }, { reset: { code: code!, token, link } });
 }
 
 /** PATCH /auth/resetpassword: reset token (Bearer) + e-mailed code → new password; every session ends. */
@@ -72,7 +69,7 @@ export async function requestLoginLink(d: Deps, email: string, redirect: string 
   const base = await linkBase(d.db.owner, d.cfg, redirect, `${d.cfg.publicUrl}/app/login-link`, { recipientUserId: userId }, 'body.redirect_url');
   if (!userId) return;
   const { token } = await d.auth.issueOneTime('login_link', userId, LOGIN_LINK_TTL);
-  await d.mailer.send({ to: email, subject: 'Your Rondo sign-in link', text: `Sign in: ${withParams(base, { token })}\n\nThe link works once, for 15 minutes.` });
+  await sendPersonMail(d, userId, 'login_link', { email }, { login: { link: withParams(base, { token }) } });
 }
 
 /** GET /auth/?token=: the sign-in link's token → a session. */

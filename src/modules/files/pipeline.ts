@@ -24,6 +24,7 @@ import { StepSuperseded, type CommitStep } from '../../pipeline/run-step';
 import { childId, ingestLockKey, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
 import { LineMatcher } from '../royalty/prefill';
+import { announce } from '../royalty/pipeline';
 import { LINE_COLUMNS, LineCopyFormatter, cp } from './line-copy';
 import { zipLayoutProblem } from './zip-guard';
 import { copiesLockKey, replaceEarlierCopies } from './replace';
@@ -56,7 +57,10 @@ async function setStatus(svc: AppServices, tenantId: number, id: string, patch: 
 
 async function fail(svc: AppServices, tenantId: number, id: string, message: string): Promise<void> {
   svc.log.info({ tenantId, fileId: id, message }, 'file failed');
-  await setStatus(svc, tenantId, id, { status: 'failed', error_message: message.slice(0, 2000) });
+  await withTenant(svc.db.app, tenantId, async (trx) => {
+    await trx('files').where({ id }).update({ status: 'failed', error_message: message.slice(0, 2000), updated_at: trx.fn.now() });
+    await announce(trx, tenantId, id, 'failed', { error: message.slice(0, 2000) });
+  });
 }
 
 function opts(row: Record<string, any>): UploadOptions & Record<string, any> {
@@ -466,6 +470,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         ...(forced && !nothing ? { duplicate_of: null } : {}),
       };
       if (forced && !nothing) await replaceEarlierCopies(trx, tenantId, fileId, row.sha256);
+      if (nothing) await announce(trx, tenantId, fileId, 'failed', { error: patch.error_message });
       await commit(trx, nothing ? { advance: false, status: 'failed', patch } : { advance: true, patch });
       ingested = { rowsRead: summary.rowsRead, rowsIngested, rowsFailed, matchedInFlight: matcher?.stats ?? null, timings: { parseMatchAndCopy: tRead - started, finish: Date.now() - tRead } };
     });

@@ -18,6 +18,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors
 import { clock } from '../../lib/clock';
 import { baseCurrency, dec, Decimal, existingMembers, isAdmin, isCurrency, iso, money, SCALE, oneDeleted } from './common';
 import { lockLedger, lockPayees, reconcilePayments } from './ledger';
+import { notify } from '../notifications/service';
 
 export interface PaymentInput {
   firstName?: string | null;
@@ -222,6 +223,18 @@ export async function listPayments(
  * completed → completion time; failed / reversed → the money comes back (reversal entry)
  * and the linked payment request returns to pending.
  */
+/** The payee hears of each state change of their payment (spec 2.4; e-mail etc. by their preferences). */
+async function announcePayment(trx: Trx, cur: Record<string, any>, status: string, reason: string | null): Promise<void> {
+  const d = dec(String(cur.amount));
+  const amount = d.toFixed(Math.max(2, d.decimalPlaces())); // exact, at least two decimals
+  const currency = String(cur.currency).trim();
+  await notify(trx, {
+    tenantId: cur.tenant_id, tenantUserId: cur.tenant_user_id, type: `payment.${status}`, title: `Payment ${status}: ${amount} ${currency}`, content: `${cur.status} → ${status}${reason ? ` (${reason})` : ''}`,
+    resourceType: 'payment', resourceId: cur.id, actionUrl: `/payments/${cur.id}`, isImportant: status === 'failed' || status === 'reversed',
+    metadata: { amount, currency, status, previousStatus: cur.status, reason: reason ?? '' },
+  });
+}
+
 export async function setPaymentStatus(trx: Trx, paymentId: string, status: PaymentStatus, extra: { reason?: string | null; completedAt?: Date | null } = {}) {
   const cur = await trx('payments').where({ id: paymentId }).forUpdate().first();
   if (!cur) throw new NotFoundError('Payment');
@@ -231,6 +244,7 @@ export async function setPaymentStatus(trx: Trx, paymentId: string, status: Paym
   if (status === 'completed') patch.completed_at = extra.completedAt ?? clock.now();
   if (extra.reason !== undefined) patch.processor_reason = extra.reason;
   await trx('payments').where({ id: paymentId }).update(patch);
+  if (status !== cur.status) await announcePayment(trx, cur, status, extra.reason ?? null);
   await reconcilePayments(trx, [paymentId]);
   if (cur.payment_request_id) {
     if (status === 'failed' || status === 'reversed') {

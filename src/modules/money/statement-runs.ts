@@ -11,6 +11,7 @@
 import crypto from 'node:crypto';
 import type { PdfBrand } from '../branding/service';
 import type { Trx } from '../../db';
+import { notify } from '../notifications/service';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { baseCurrency, dec, Decimal, existingMembers } from './common';
@@ -166,6 +167,17 @@ export async function getRun(trx: Trx, id: string, extra: Record<string, unknown
 const iso = (d: Date | string) => (typeof d === 'string' ? d.slice(0, 10) : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`);
 
 /** Number and freeze the run's statements (the latest draft of its period only). */
+/** The payee hears of their issued statement (spec 2.4; e-mail etc. by their preferences). */
+async function announceStatement(trx: Trx, id: string): Promise<void> {
+  const s = await trx('statements').where({ id }).first('id', 'tenant_id', 'tenant_user_id', 'number', 'label', 'figures');
+  const f = s.figures as Figures;
+  await notify(trx, {
+    tenantId: s.tenant_id, tenantUserId: s.tenant_user_id, type: 'statement.issued', title: `Statement issued: ${s.label}`, content: `Statement no. ${s.number}, closing balance ${f.closingBalance} ${f.currency}`,
+    resourceType: 'statement', resourceId: s.id, actionUrl: `/statements/${s.id}`,
+    metadata: { number: s.number, period: s.label, closingBalance: f.closingBalance, currency: f.currency },
+  });
+}
+
 export async function issueRun(trx: Trx, id: string) {
   await lockStatements(trx);
   const run = await trx('statement_runs').where({ id }).forUpdate().first();
@@ -178,6 +190,7 @@ export async function issueRun(trx: Trx, id: string) {
   let n = next;
   for (const r of rows) await trx('statements').where({ id: r.id }).update({ number: ++n, issued_at: now });
   await trx('statement_runs').where({ id }).update({ status: 'issued', issued_at: now });
+  for (const r of rows) await announceStatement(trx, r.id);
   return getRun(trx, id);
 }
 

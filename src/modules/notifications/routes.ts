@@ -4,6 +4,9 @@ import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ForbiddenError } from '../../lib/errors';
 import { getPreferences, listNotifications, markAllRead, markRead, setPreferences, unreadCount } from './service';
+import { listDeliveries } from './deliveries';
+import { registerPushRoutes } from './push-routes';
+import { Delivery, ok } from './schemas';
 
 const Channels = Strict({
   inApp: Type.Optional(Type.Boolean()),
@@ -11,7 +14,14 @@ const Channels = Strict({
   sms: Type.Optional(Type.Boolean()),
   push: Type.Optional(Type.Boolean()),
 });
-const PrefsBody = Strict({ channels: Type.Optional(Channels), types: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Channels)) }, { minProperties: 1 });
+const PrefsBody = Strict(
+  {
+    channels: Type.Optional(Channels),
+    types: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Channels)),
+    smsNumber: Type.Optional(Type.Union([Type.String({ maxLength: 32, description: 'international format, e.g. +4512345678; null removes it' }), Type.Null()])),
+  },
+  { minProperties: 1 },
+);
 
 export function registerNotificationRoutes(router: Router, svc: AppServices): void {
   const me = (tuid: string | null) => {
@@ -68,6 +78,18 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
     }),
     route({
       method: 'get',
+      path: '/notifications/:notificationId/deliveries',
+      summary: "A notification's deliveries over e-mail, SMS and push: status, attempts, each attempt's time and error (admins: every recipient's; members: their own)",
+      access: 'user',
+      params: Type.Object({ notificationId: Uuid }),
+      responses: { 200: ok(Type.Array(Delivery)) },
+      async handler({ trx, auth, params }) {
+        const isAdmin = auth.role === 'admin' || auth.role === 'owner' || auth.isSuperAdmin;
+        return { status: 'success', message: 'Deliveries', data: await listDeliveries(trx, params.notificationId, auth.tenantUserId, !!isAdmin) };
+      },
+    }),
+    route({
+      method: 'get',
       path: '/notifications/preferences',
       summary: 'Your delivery preferences: channels (inApp, email, sms, push) overall and per notification type',
       access: 'user',
@@ -88,4 +110,5 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
       }),
     ),
   ]);
+  registerPushRoutes(router, svc, me);
 }

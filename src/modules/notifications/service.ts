@@ -1,11 +1,18 @@
 /**
- * In-app notifications (spec 2.4). A notification is addressed to one member
- * (tenant_user_id) or to the whole workspace (NULL); read state of workspace-wide ones is
- * kept per member in notification_reads. Other modules create them with notify().
+ * Notifications (spec 2.4). A notification is addressed to one member (tenant_user_id) or
+ * to the whole workspace (NULL); read state of workspace-wide ones is kept per member in
+ * notification_reads. Other modules create them with notify(), inside the transaction of the
+ * change: the same transaction records one delivery per recipient and external channel the
+ * recipient's preferences allow (deliveries.ts sends them). In-app visibility follows the
+ * reader's `inApp` preference for the type.
  */
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
-import { NotFoundError } from '../../lib/errors';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+import { deliveriesOf, planDeliveries } from './deliveries';
+import { DEFAULT_CHANNELS } from './preferences';
+
+export { DEFAULT_CHANNELS };
 
 export interface NewNotification {
   tenantId: number;
@@ -39,7 +46,19 @@ export async function notify(trx: Trx, n: NewNotification): Promise<string> {
       updated_at: clock.now(),
     })
     .returning('id');
+  await planDeliveries(trx, n.tenantId, row.id, n.tenantUserId ?? null, n.type);
   return row.id;
+}
+
+/** One notification per member in `to` (the same content). */
+export async function notifyEach(trx: Trx, to: string[], n: Omit<NewNotification, 'tenantUserId'>): Promise<void> {
+  for (const u of new Set(to)) await notify(trx, { ...n, tenantUserId: u });
+}
+
+/** Active admins and owners of the workspace (who hears about workspace matters). */
+export async function adminsOf(trx: Trx, tenantId: number): Promise<string[]> {
+  const rows = await trx('tenant_users').where({ tenant_id: tenantId, status: 'active' }).whereIn('role', ['admin', 'owner']).orderBy('id').select('id');
+  return rows.map((r: { id: string }) => r.id);
 }
 
 /** The member's notifications: addressed to them or to everyone, not expired. */
@@ -49,7 +68,12 @@ function visible(trx: Trx, me: string | null) {
       w.whereNull('n.tenant_user_id');
       if (me) w.orWhere('n.tenant_user_id', me);
     })
-    .where((w) => w.whereNull('n.expires_at').orWhere('n.expires_at', '>', clock.now()));
+    .where((w) => w.whereNull('n.expires_at').orWhere('n.expires_at', '>', clock.now()))
+    // the reader's in-app preference for the type (else their channel default, else on)
+    .whereRaw(
+      `NOT EXISTS (SELECT 1 FROM notification_preferences p WHERE p.tenant_user_id = ? AND COALESCE((p.types -> n.type ->> 'inApp')::boolean, (p.channels ->> 'inApp')::boolean, true) = false)`,
+      [me],
+    );
 }
 
 function readExpr(trx: Trx, me: string | null) {
@@ -76,8 +100,9 @@ export async function listNotifications(
     .limit(q.pageSize)
     .offset((q.page - 1) * q.pageSize);
   const total = Number(count);
+  const deliveries = await deliveriesOf(trx, rows.map((r: { id: string }) => r.id), me);
   return {
-    notifications: rows.map(toView),
+    notifications: rows.map((r: Record<string, any>) => ({ ...toView(r), deliveries: deliveries.get(r.id) ?? [] })),
     total,
     page: q.page,
     pageSize: q.pageSize,
@@ -135,19 +160,26 @@ function toView(r: Record<string, any>) {
   };
 }
 
-export const DEFAULT_CHANNELS = { inApp: true, email: true, sms: false, push: false };
-
 export async function getPreferences(trx: Trx, me: string) {
   const row = await trx('notification_preferences').where({ tenant_user_id: me }).first();
-  return { channels: { ...DEFAULT_CHANNELS, ...(row?.channels ?? {}) }, types: row?.types ?? {} };
+  return { channels: { ...DEFAULT_CHANNELS, ...(row?.channels ?? {}) }, types: row?.types ?? {}, smsNumber: (row?.sms_number as string | null) ?? null };
 }
 
-export async function setPreferences(trx: Trx, tenantId: number, me: string, p: { channels?: Record<string, boolean>; types?: Record<string, Record<string, boolean>> }) {
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+export async function setPreferences(
+  trx: Trx,
+  tenantId: number,
+  me: string,
+  p: { channels?: Record<string, boolean>; types?: Record<string, Record<string, boolean>>; smsNumber?: string | null },
+) {
   const cur = await getPreferences(trx, me);
-  const next = { channels: { ...cur.channels, ...(p.channels ?? {}) }, types: { ...cur.types, ...(p.types ?? {}) } };
+  const smsNumber = p.smsNumber === undefined ? cur.smsNumber : p.smsNumber ? p.smsNumber.replace(/[\s()-]/g, '') : null;
+  if (smsNumber && !E164.test(smsNumber)) throw new ValidationError('Invalid SMS number', ['body.smsNumber must be an international number such as +4512345678']);
+  const next = { channels: { ...cur.channels, ...(p.channels ?? {}) }, types: { ...cur.types, ...(p.types ?? {}) }, smsNumber };
   await trx('notification_preferences')
-    .insert({ tenant_id: tenantId, tenant_user_id: me, channels: JSON.stringify(next.channels), types: JSON.stringify(next.types), created_at: clock.now(), updated_at: clock.now() })
+    .insert({ tenant_id: tenantId, tenant_user_id: me, channels: JSON.stringify(next.channels), types: JSON.stringify(next.types), sms_number: smsNumber, created_at: clock.now(), updated_at: clock.now() })
     .onConflict(['tenant_id', 'tenant_user_id'])
-    .merge(['channels', 'types', 'updated_at']);
+    .merge(['channels', 'types', 'sms_number', 'updated_at']);
   return next;
 }

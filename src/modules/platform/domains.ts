@@ -9,15 +9,9 @@ import { randomToken } from '../../lib/crypto';
 import { clock } from '../../lib/clock';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 
-export const VERIFY_PREFIX = '_rondo-verify';
-const HOST_RE = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+import { normaliseDomain, VERIFY_PREFIX } from '../../lib/dns';
 
-/** Lower case, no trailing dot, a real host name (two labels at least, no IP address, no port). */
-export function normaliseDomain(raw: string, field = 'body.domain'): string {
-  const d = raw.trim().toLowerCase().replace(/\.$/, '');
-  if (!HOST_RE.test(d)) throw new ValidationError('Invalid domain', [`${field} must be a host name such as royalties.example.com (no scheme, port or path)`]);
-  return d;
-}
+export { normaliseDomain, VERIFY_PREFIX };
 
 function view(r: Record<string, any>) {
   return {

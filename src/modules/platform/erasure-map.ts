@@ -55,6 +55,8 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   notifications: { action: 'delete', refs: tu },
   notification_reads: { action: 'delete', refs: tu },
   notification_preferences: { action: 'delete', refs: tu },
+  notification_deliveries: { action: 'delete', refs: tu },
+  push_subscriptions: { action: 'delete', refs: tu },
   artist_users: { action: 'delete', refs: tu },
   payment_settings: { action: 'delete', refs: tu },
   rate_limit_hits: { action: 'special', section: 'cacheKeys', why: 'rate-limit counters keyed by a hash of the e-mail address' },
@@ -147,6 +149,9 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   // the erasure job itself (owner pool): the person by id only; declared none so that queuing
   // the job does not change the plan it is about to execute
   account_erasures: { action: 'none', why: 'erasure jobs: ids and row counts only' },
+  email_domains: { action: 'none', why: 'workspace sender domains and their DKIM keys' },
+  email_settings: { action: 'none', why: 'workspace sender settings' },
+  email_templates: { action: 'none', why: 'workspace e-mail templates' },
   knex_migrations: { action: 'none', why: 'schema history' },
   knex_migrations_lock: { action: 'none', why: 'schema history' },
 };

@@ -18,6 +18,7 @@ import { normaliseIsrc, parseUpc } from '../catalogue/identifiers';
 import type { AuthContext } from '../../lib/identity';
 import { rankOf, ROLE_RANK } from '../../http/route';
 import { fillNewRelease } from '../defaultsettings/fill';
+import { notify as notifyMember } from '../notifications/service';
 
 export const RELEASE_STATUSES = ['draft', 'submitted', 'in_review', 'approved', 'rejected'] as const;
 export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
@@ -121,17 +122,7 @@ async function checkRefs(trx: Trx, p: Partial<ReleaseInput>) {
 }
 
 async function notify(trx: Trx, tenantId: number, auth: AuthContext, n: { type: string; title: string; content: string; resourceType: string; resourceId: string; actionUrl: string; metadata: Record<string, unknown> }) {
-  await trx('notifications').insert({
-    tenant_id: tenantId,
-    tenant_user_id: auth.tenantUserId,
-    type: n.type,
-    title: n.title,
-    content: n.content,
-    resource_type: n.resourceType,
-    resource_id: n.resourceId,
-    action_url: n.actionUrl,
-    metadata: n.metadata,
-  });
+  await notifyMember(trx, { tenantId, tenantUserId: auth.tenantUserId, ...n });
 }
 
 function releaseMeta(r: Record<string, unknown>) {
@@ -239,6 +230,12 @@ export async function reviewRelease(trx: Trx, tenantId: number, auth: AuthContex
   const r = await row(trx, id);
   const ok = (r.status === 'submitted' && ['in_review', 'approved', 'rejected'].includes(to)) || (r.status === 'in_review' && ['approved', 'rejected'].includes(to));
   if (!ok) illegal(r.status, to, 'review moves submitted → in_review | approved | rejected and in_review → approved | rejected');
+  if (r.created_by) {
+    await notifyMember(trx, {
+      tenantId, tenantUserId: r.created_by, type: 'release.reviewed', title: `Release "${r.title}": ${to.replace('_', ' ')}`, content: message ?? '',
+      resourceType: 'release', resourceId: r.id, actionUrl: `/releases/${r.id}`, isImportant: to === 'rejected', metadata: { ...releaseMeta(r), status: to, previousStatus: r.status, title: r.title, message: message ?? '' },
+    });
+  }
   await move(trx, tenantId, auth, r, to, 'review', message ?? null);
   return getRelease(trx, id);
 }

@@ -13,6 +13,7 @@ import { aggregateFile, removeFileRollups } from './aggregate';
 import { reallocateTenant } from './reallocate';
 import { PIPELINE, TERMINAL_STATUSES, stepFor } from '../../pipeline/registry';
 import type { CommitStep } from '../../pipeline/run-step';
+import { adminsOf, notifyEach } from '../notifications/service';
 
 /**
  * POST_ALLOCATION_HOOK: runs in the allocation transaction after a file's earnings were
@@ -123,36 +124,27 @@ export async function removeFilesRoyalties(trx: Trx, tenantId: number, fileIds: 
   for (const id of fileIds) await removeFileRoyalties(trx, tenantId, id);
 }
 
-/** Notification (spec 2.4) to the uploader, else the workspace's admins and owners; plus the outbound event. */
-async function announce(trx: Trx, tenantId: number, fileId: string, outcome: 'processed' | 'failed', info: Record<string, unknown>): Promise<void> {
+/** Notification (spec 2.4) to the uploader, else the workspace's admins and owners; plus the outbound event. Files' own failing steps call it too. */
+export async function announce(trx: Trx, tenantId: number, fileId: string, outcome: 'processed' | 'failed', info: Record<string, unknown>): Promise<void> {
   const file = await trx('files').where({ tenant_id: tenantId, id: fileId }).first('original_name', 'uploaded_by', 'accounting_period');
-  let to: string[] = file?.uploaded_by ? [file.uploaded_by] : [];
-  if (!to.length) {
-    const admins = await trx('tenant_users').where({ tenant_id: tenantId, status: 'active' }).whereIn('role', ['admin', 'owner']).select('id');
-    to = admins.map((a: { id: string }) => a.id);
-  }
+  const to: string[] = file?.uploaded_by ? [file.uploaded_by] : await adminsOf(trx, tenantId);
   const name = file?.original_name ?? fileId;
   const title = outcome === 'processed' ? `Statement processed: ${name}` : `Statement failed: ${name}`;
   const content =
     outcome === 'processed'
       ? `${info.lines} lines (${info.matched} matched), ${info.total} ${String(info.currency ?? '').trim()}`
       : String(info.error);
-  if (to.length) {
-    await trx('notifications').insert(
-      to.map((u) => ({
-        tenant_id: tenantId,
-        tenant_user_id: u,
-        type: outcome === 'processed' ? 'royalty.file.processed' : 'royalty.file.failed',
-        title,
-        content,
-        resource_type: 'file',
-        resource_id: fileId,
-        action_url: `/file/${fileId}`,
-        is_important: outcome === 'failed',
-        metadata: JSON.stringify({ outcome, ...info }),
-      })),
-    );
-  }
+  await notifyEach(trx, to, {
+    tenantId,
+    type: outcome === 'processed' ? 'royalty.file.processed' : 'royalty.file.failed',
+    title,
+    content,
+    resourceType: 'file',
+    resourceId: fileId,
+    actionUrl: `/file/${fileId}`,
+    isImportant: outcome === 'failed',
+    metadata: { outcome, ...info, name, currency: String(info.currency ?? '').trim() || undefined },
+  });
   await trx('outbound_events').insert({
     tenant_id: tenantId,
     family: 'royalty processing',

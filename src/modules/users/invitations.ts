@@ -11,6 +11,8 @@ import { assertMemberRoom } from '../../http/quota';
 import { INVITE_TTL, type IdentityDeps as Deps } from '../auth/identity';
 import { linkBase, withParams } from '../auth/origins';
 import { findOrCreatePerson, getUser, upsertMembership } from './service';
+import { sendMail } from '../email/service';
+import { adminsOf, notifyEach } from '../notifications/service';
 
 export interface Invitation {
   email: string;
@@ -46,10 +48,17 @@ export async function inviteMember(d: Deps, trx: Trx, tenantId: number, p: Invit
   const how = person.hasPassword
     ? 'Accept it (POST /auth/acceptinvite with this token as Bearer) and sign in with your existing password'
     : 'Choose a password to accept it (POST /auth/setpassword with this token as Bearer)';
-  await d.mailer.send({
-    to: p.email,
-    subject: `You are invited to ${tenant?.name ?? 'a workspace'} on Rondo`,
-    text: `You have been invited as ${p.role}. ${how}: ${link}\n\nThe invitation is valid for 7 days.`,
+  const name = [p.firstName, p.lastName].filter(Boolean).join(' ') || null;
+  await sendMail(d, trx, tenantId, 'invitation', { email: p.email, name }, { invitation: { role: p.role, link, instructions: how, validDays: INVITE_TTL / 86400 } });
+  await notifyEach(trx, await adminsOf(trx, tenantId), {
+    tenantId,
+    type: 'invitation.sent',
+    title: `${p.email} was invited to ${tenant?.name ?? 'the workspace'}`,
+    content: `Invited as ${p.role}; the invitation is valid for 7 days.`,
+    resourceType: 'user',
+    resourceId: id,
+    actionUrl: `/user/${id}`,
+    metadata: { email: p.email, role: p.role },
   });
   return getUser(trx, id);
 }

@@ -1,0 +1,163 @@
+/** E-mail templates, e-mail settings, e-mail domains (admin+). docs/email.md. */
+import type Router from '@koa/router';
+import { defineRoutes, route } from '../../http/route';
+import { Email, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import type { AppServices } from '../../services';
+import { getTemplate, listTemplates, previewTemplate, resetTemplate, saveTemplate } from './service';
+import { getEmailSettings, saveEmailSettings } from './settings';
+import { addEmailDomain, getEmailDomain, listEmailDomains, removeEmailDomain, verifyEmailDomain } from './domains';
+import { TEMPLATE_TYPES, type TemplateType } from './templates';
+
+const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+const ok = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });
+const Done = Type.Object({ success: Type.Literal(true), message: Type.String() });
+
+const TypeParam = Type.Object({ type: Type.Union(TEMPLATE_TYPES.map((t) => Type.Literal(t))) });
+const Template = Type.Object({
+  type: Type.String({ examples: ['statement_issued'] }),
+  description: Type.String(),
+  placeholders: Type.Array(Type.String({ examples: ['workspace.name'] })),
+  customised: Type.Boolean({ description: 'false: the built-in template is in force' }),
+  subject: Type.String(),
+  text: Type.String(),
+  html: Nullable(Type.String({ description: 'null: derived from the text' })),
+  updatedAt: Nullable(Type.String({ format: 'date-time' })),
+});
+const TemplateBody = Strict({ subject: Type.String({ minLength: 1, maxLength: 500 }), text: Type.String({ minLength: 1, maxLength: 20_000 }), html: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))) });
+const PreviewBody = Strict({
+  subject: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  text: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000 })),
+  html: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
+  data: Type.Optional(Type.Record(Type.String({ maxLength: 50 }), Type.Record(Type.String({ maxLength: 50 }), Nullable(Type.Union([Type.String({ maxLength: 2000 }), Type.Integer({ minimum: -1e15, maximum: 1e15 })]))), { maxProperties: 30 })),
+});
+const Rendered = Type.Object({ subject: Type.String(), text: Type.String(), html: Type.String() });
+
+const Smtp = Type.Object({ host: Type.String(), port: Type.Integer(), secure: Type.Boolean(), username: Nullable(Type.String()), passwordSet: Type.Boolean({ description: 'the password itself is never shown' }) });
+const Settings = Type.Object({ fromName: Nullable(Type.String()), fromEmail: Nullable(Type.String()), replyTo: Nullable(Type.String()), smtp: Nullable(Smtp) });
+const SettingsBody = Strict(
+  {
+    fromName: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+    fromEmail: Type.Optional(Nullable(Email)),
+    replyTo: Type.Optional(Nullable(Email)),
+    smtp: Type.Optional(
+      Nullable(
+        Strict({
+          host: Type.String({ minLength: 1, maxLength: 253 }),
+          port: Type.Integer({ minimum: 1, maximum: 65535 }),
+          secure: Type.Optional(Type.Boolean()),
+          username: Type.Optional(Nullable(Type.String({ maxLength: 320 }))),
+          password: Type.Optional(Type.String({ maxLength: 1000 })),
+        }),
+      ),
+    ),
+  },
+  { minProperties: 1 },
+);
+
+const DnsRecord = Type.Object({ purpose: Type.Union([Type.Literal('verification'), Type.Literal('dkim'), Type.Literal('spf')]), type: Type.Literal('TXT'), name: Type.String(), value: Type.String() });
+const EmailDomain = Type.Object({
+  id: Uuid,
+  domain: Type.String({ examples: ['mail.example.com'] }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('verified')]),
+  selector: Type.String({ examples: ['rondo20261124'] }),
+  records: Type.Array(DnsRecord),
+  checks: Nullable(Type.Object({ verification: Type.Boolean(), dkim: Type.Boolean(), spf: Type.Boolean() })),
+  verifiedAt: Nullable(Type.String({ format: 'date-time' })),
+  checkedAt: Nullable(Type.String({ format: 'date-time' })),
+  lastError: Nullable(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+const DomainParams = Type.Object({ domainId: Uuid });
+
+export function registerEmailRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'E-mail', errorShape: 'catalogue' }, [
+    route({
+      method: 'get', path: '/settings/email-templates', summary: 'Every e-mail type with the template in force (the workspace\'s, else the built-in one) and its placeholders', access: 'admin',
+      responses: { 200: ok(Type.Array(Template)) },
+      async handler({ trx }) {
+        return { success: true, data: await listTemplates(trx) };
+      },
+    }),
+    route({
+      method: 'get', path: '/settings/email-templates/:type', summary: 'One e-mail template in force', access: 'admin', params: TypeParam,
+      responses: { 200: ok(Template) },
+      async handler({ trx, params }) {
+        return { success: true, data: await getTemplate(trx, params.type as TemplateType) };
+      },
+    }),
+    route({
+      method: 'put', path: '/settings/email-templates/:type', summary: 'Save the workspace\'s template (subject, text, optional html with {{placeholders}}); an unknown placeholder is a 400', access: 'admin', params: TypeParam, body: TemplateBody,
+      responses: { 200: ok(Template) },
+      async handler({ trx, tenantId, params, body }) {
+        return { success: true, data: await saveTemplate(trx, tenantId, params.type as TemplateType, body) };
+      },
+    }),
+    route({
+      method: 'delete', path: '/settings/email-templates/:type', summary: 'Back to the built-in template', access: 'admin', params: TypeParam,
+      responses: { 200: ok(Template) },
+      async handler({ trx, params }) {
+        return { success: true, data: await resetTemplate(trx, params.type as TemplateType) };
+      },
+    }),
+    route({
+      method: 'post', path: '/settings/email-templates/:type/preview', summary: 'Render the given (else the stored) template with sample data, `data` over it; nothing is sent or saved', access: 'admin', params: TypeParam, body: PreviewBody,
+      responses: { 200: ok(Rendered) },
+      async handler({ trx, tenantId, params, body }) {
+        return { success: true, data: await previewTemplate(svc, trx, tenantId, params.type as TemplateType, body) };
+      },
+    }),
+    route({
+      method: 'get', path: '/settings/email', summary: 'E-mail settings: sender name and address, reply-to, SMTP override (its password never shown)', access: 'admin',
+      responses: { 200: ok(Settings) },
+      async handler({ trx, tenantId }) {
+        return { success: true, data: await getEmailSettings(trx, tenantId) };
+      },
+    }),
+    route({
+      method: 'put', path: '/settings/email', summary: 'Change the e-mail settings (fields given are saved, null clears; the SMTP password stays unless a new one is given)', access: 'admin', body: SettingsBody,
+      responses: { 200: ok(Settings) },
+      async handler({ trx, tenantId, body }) {
+        return { success: true, data: await saveEmailSettings(svc, trx, tenantId, body) };
+      },
+    }),
+  ]);
+  defineRoutes(router, svc, { tag: 'E-mail domains', errorShape: 'catalogue' }, [
+    route({
+      method: 'post', path: '/email-domains', summary: 'Add a sender domain: a DKIM key is generated and the answer lists the DNS records to publish', access: 'admin', feature: 'email_domains',
+      body: Strict({ domain: Type.String({ minLength: 1, maxLength: 253 }) }), status: 201,
+      responses: { 201: ok(EmailDomain) },
+      async handler({ trx, tenantId, body }) {
+        return { success: true, data: await addEmailDomain(svc, trx, tenantId, body.domain) };
+      },
+    }),
+    route({
+      method: 'get', path: '/email-domains', summary: "The workspace's e-mail domains with their DNS records", access: 'admin', feature: 'email_domains',
+      responses: { 200: ok(Type.Array(EmailDomain)) },
+      async handler({ trx, tenantId }) {
+        return { success: true, data: await listEmailDomains(svc, trx, tenantId) };
+      },
+    }),
+    route({
+      method: 'get', path: '/email-domains/:domainId', summary: 'One e-mail domain', access: 'admin', feature: 'email_domains', params: DomainParams,
+      responses: { 200: ok(EmailDomain) },
+      async handler({ trx, tenantId, params }) {
+        return { success: true, data: await getEmailDomain(svc, trx, tenantId, params.domainId) };
+      },
+    }),
+    route({
+      method: 'post', path: '/email-domains/:domainId/verify', summary: 'Look the records up: ownership and DKIM found → verified (mail is then sent from and DKIM-signed for the domain); `checks` says what was found', access: 'admin', feature: 'email_domains', params: DomainParams,
+      responses: { 200: ok(EmailDomain) },
+      async handler({ trx, tenantId, params }) {
+        return { success: true, data: await verifyEmailDomain(svc, trx, tenantId, params.domainId, svc.dns) };
+      },
+    }),
+    route({
+      method: 'delete', path: '/email-domains/:domainId', summary: 'Remove an e-mail domain (its key is deleted; a sender address on it falls back to the default)', access: 'admin', feature: 'email_domains', params: DomainParams,
+      responses: { 200: Done },
+      async handler({ trx, tenantId, params }) {
+        await removeEmailDomain(trx, tenantId, params.domainId);
+        return { success: true, message: 'E-mail domain removed' };
+      },
+    }),
+  ]);
+}
