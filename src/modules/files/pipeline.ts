@@ -458,6 +458,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         sale_period_start: o.periodOverride?.start ?? summary.period.start ?? row.sale_period_start,
         sale_period_end: o.periodOverride?.end ?? summary.period.end ?? row.sale_period_end,
         accounting_period: accounting,
+        income: pattern.income ?? 'recording',
         error_message: nothing ? `No line could be read: ${rowsFailed} rejected (see the errors)` : null,
         processed_at: trx.fn.now(),
       };
