@@ -123,6 +123,18 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   catalogs: { action: 'none', why: 'catalogue' },
   labels: { action: 'none', why: 'catalogue' },
   label_artists: { action: 'none', why: 'catalogue' },
+  // --- publishing ----------------------------------------------------------------------
+  writers: { action: 'retain', refs: tu, why: 'songwriter credit as registered with societies (a professional credit, like an artist name) and the paid member by id only' },
+  publishers: { action: 'retain', refs: tu, why: 'publisher as registered with societies, and the paid member by id only' },
+  works: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  work_titles: { action: 'none', why: 'catalogue of works' },
+  work_writers: { action: 'none', why: 'catalogue of works (writers by id)' },
+  work_publishers: { action: 'none', why: 'catalogue of works (publishers by id)' },
+  work_recordings: { action: 'none', why: 'catalogue of works' },
+  publishing_agreements: { action: 'retain', refs: actor('created_by'), why: `${ACTOR_WHY}; the agreement names writer and publisher by id` },
+  cwr_submissions: { action: 'retain', refs: actor('created_by'), why: `${ACTOR_WHY}; the file sent to a society is a record of what was registered` },
+  work_registrations: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  work_claims: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
   // --- no person in them ---------------------------------------------------------------
   tenants: { action: 'none', why: 'workspaces' },
   plans: { action: 'none', why: 'plan catalogue' },
