@@ -38,6 +38,29 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`CREATE INDEX publishing_share_sets_payee ON publishing_share_sets (tenant_id, payee_kind, payee_id)`);
   await enableTenantRls(knex, 'publishing_share_sets');
 
+  // Writers' names of a statement in one normal form: split on / | ; & , each name
+  // normalised like titles (rondo_norm), distinct, sorted, joined by ','.
+  await knex.raw(`
+    CREATE FUNCTION publishing_writers_norm(w text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+      SELECT coalesce(string_agg(x, ',' ORDER BY x), '')
+        FROM (SELECT DISTINCT rondo_norm(p) AS x FROM regexp_split_to_table(coalesce(w, ''), '[/|;&,]') p) q
+       WHERE x IS NOT NULL
+    $$`);
+  await knex.raw(`GRANT EXECUTE ON FUNCTION publishing_writers_norm(text) TO rondo_app`);
+  // Per-payee amounts of publishing lines, computed at read (the rounding rule of royalty_earnings).
+  await knex.raw(`
+    CREATE VIEW publishing_earnings WITH (security_invoker = true) AS
+    SELECT l.tenant_id, l.file_id, l.line_no, l.work_id, s.payee_kind, s.payee_id, s.share,
+           royalty_share_amount(l.base_amount, s.share, s.gets_remainder, s.others) AS amount,
+           l.base_currency AS currency, coalesce(f.accounting_period, l.accounting_period) AS accounting_period, l.sale_month,
+           CASE WHEN l.extra->>'rightType' = 'mechanical' THEN 'mechanical' ELSE 'performance' END AS right_type,
+           coalesce(f.source_name, l.aggregator, 'Unknown') AS source
+      FROM royalty_lines l
+      JOIN publishing_share_sets s ON s.tenant_id = l.tenant_id AND s.share_set_id = l.pub_share_set_id
+      LEFT JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id`);
+  await knex.raw(`GRANT SELECT ON publishing_earnings TO rondo_app`);
+
   await knex.raw(`
     CREATE TABLE publishing_match_rules (
       tenant_id    integer NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
@@ -134,6 +157,8 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`DROP VIEW IF EXISTS publishing_earnings`);
+  await knex.raw(`DROP FUNCTION IF EXISTS publishing_writers_norm(text)`);
   for (const t of ['publisher_statement_adjustments', 'publisher_statement_lines', 'publisher_statements', 'publishing_match_suggestions',
     'publishing_match_rules', 'publishing_share_sets']) await knex.raw(`DROP TABLE IF EXISTS ${t}`);
   await knex.raw(`ALTER TABLE royalty_lines DROP COLUMN IF EXISTS work_id, DROP COLUMN IF EXISTS work_match, DROP COLUMN IF EXISTS pub_share_set_id`);

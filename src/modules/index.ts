@@ -26,6 +26,7 @@ import { registerWebRoutes } from './web/routes';
 import { registerPlatformArea } from './platform';
 import { registerDataShareRoutes } from './datashares/routes';
 import { registerCatalogueImportRoutes } from './imports/routes';
+import { registerPublishingIncomeRoutes } from './publishing-income/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -50,4 +51,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerPlatformArea(router, svc);
   registerDataShareRoutes(router, svc);
   registerCatalogueImportRoutes(router, svc);
+  registerPublishingIncomeRoutes(router, svc);
 }
