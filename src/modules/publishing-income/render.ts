@@ -3,7 +3,7 @@
  * the work lines add up to the income total, the adjustments to theirs, and the two to the
  * statement total (the CSV also carries each line's exact amount).
  */
-import PDFDocument from 'pdfkit';
+import { pdfDocument } from '../../lib/pdf';
 import Papa from 'papaparse';
 import type { StatementView } from './statements';
 
@@ -20,13 +20,7 @@ export function statementCsv(s: StatementView): string {
 }
 
 export function statementPdf(s: StatementView): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Publisher statement ${s.periodStart} to ${s.periodEnd} - ${s.payee.name}`, Producer: 'Rondo', CreationDate: new Date(s.createdAt) } });
-  const chunks: Buffer[] = [];
-  doc.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  const { doc, done } = pdfDocument(`Publisher statement ${s.periodStart} to ${s.periodEnd} - ${s.payee.name}`, { CreationDate: new Date(s.createdAt) });
   const left = 50;
   const right = doc.page.width - 50;
   const row = (label: string, amount: string | null, opts: { bold?: boolean } = {}) => {
