@@ -89,6 +89,12 @@ describe('publishing income: society statements, works, shares, publisher statem
       assert.equal(by[n].recording_paid, 0, n);
     }
     assert.equal(by['soundexchange_statement_2024Q1.csv'].income, 'recording');
+    // the recording checklists list recording income only
+    const un = await app.request('GET', '/checklist/royaltyassets?size=100', { token: admin });
+    assert.equal(un.status, 200, un.text);
+    const titles = un.body.statementLines.data.map((r: any) => r.title);
+    assert.ok(titles.includes('Low Orbit'), JSON.stringify(titles)); // SoundExchange: no recording with that ISRC
+    assert.ok(!titles.includes('Night Ferry') && !titles.includes('LOW ORBIT'), JSON.stringify(titles));
   });
 
   it('matches lines to works by ISWC, and only by ISWC before any suggestion is accepted', async () => {
