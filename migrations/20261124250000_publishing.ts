@@ -18,8 +18,12 @@ export async function up(knex: Knex): Promise<void> {
     t.foreign(['tenant_id', 'tenant_user_id']).references(['tenant_id', 'id']).inTable('tenant_users').onDelete('RESTRICT');
   };
 
+  // The submitter's interested-party number of CWR (9 characters): W or P + 8 digits.
+  await knex.raw(`CREATE SEQUENCE writers_code_seq`);
+  await knex.raw(`CREATE SEQUENCE publishers_code_seq`);
   await knex.schema.createTable('writers', (t) => {
     party(t);
+    t.text('code').notNullable().defaultTo(knex.raw(`'W' || lpad(nextval('writers_code_seq')::text, 8, '0')`));
     t.text('first_name');
     t.text('last_name').notNullable();
     t.text('ipi'); // IPI name number, 11 digits
@@ -28,6 +32,7 @@ export async function up(knex: Knex): Promise<void> {
     member(t);
     timestamps(t, knex);
     t.primary(['tenant_id', 'id']);
+    t.unique(['tenant_id', 'code']);
     t.check(`ipi ~ '^[0-9]{11}$'`, [], 'writers_ipi_check');
   });
   await knex.raw(`CREATE UNIQUE INDEX writers_ipi_idx ON writers (tenant_id, ipi) WHERE ipi IS NOT NULL`);
@@ -35,6 +40,7 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('publishers', (t) => {
     party(t);
+    t.text('code').notNullable().defaultTo(knex.raw(`'P' || lpad(nextval('publishers_code_seq')::text, 8, '0')`));
     t.text('name').notNullable();
     t.text('ipi');
     t.text('society');
@@ -42,6 +48,7 @@ export async function up(knex: Knex): Promise<void> {
     member(t);
     timestamps(t, knex);
     t.primary(['tenant_id', 'id']);
+    t.unique(['tenant_id', 'code']);
     t.check(`ipi ~ '^[0-9]{11}$'`, [], 'publishers_ipi_check');
   });
   await knex.raw(`CREATE UNIQUE INDEX publishers_ipi_idx ON publishers (tenant_id, ipi) WHERE ipi IS NOT NULL`);
@@ -226,5 +233,5 @@ export async function down(knex: Knex): Promise<void> {
     'work_claims', 'work_registrations', 'cwr_submissions', 'publishing_agreements', 'work_recordings', 'work_publishers',
     'work_writers', 'work_titles', 'works', 'publishers', 'writers',
   ]) await knex.schema.dropTableIfExists(t);
-  await knex.raw(`DROP SEQUENCE IF EXISTS works_code_seq`);
+  for (const s of ['works_code_seq', 'publishers_code_seq', 'writers_code_seq']) await knex.raw(`DROP SEQUENCE IF EXISTS ??`, [s]);
 }
