@@ -24,6 +24,11 @@ const FIXTURES: [string, string][] = [
   ['orchard-legacy-2018M8.csv', 'orchard'],
   ['utf16-bandcamp.csv', 'bandcamp'],
   ['soundcloud-preamble.csv', 'soundcloud'],
+  ['PRS_Statement_2024041.csv', 'prs-distribution'],
+  ['ascap_statement_2024Q2.csv', 'ascap-statement'],
+  ['bmi_royalty_statement_20242.csv', 'bmi-statement'],
+  ['MLC_Work_Summary_2024-03.tsv', 'mlc-work-summary'],
+  ['soundexchange_statement_2024Q1.csv', 'soundexchange-statement'],
 ];
 
 const FIELD_ROLES: Record<string, string[]> = {};
