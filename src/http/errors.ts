@@ -16,8 +16,11 @@ export function errorBody(shape: ErrorShape, status: number, code: string, messa
       return { success: false, error: { code, message, details: Array.isArray(details) ? details : Object.values(details).map(String) } };
     case 'processor':
       return { status: 'error', message, code, details: Array.isArray(details) ? { errors: details } : details };
-    case 'agreement':
-      return { message, error: code };
+    case 'agreement': {
+      // no details field in this shape: the problems (each naming its field) follow the message
+      const lines = Array.isArray(details) ? details : [];
+      return { message: lines.length ? `${message}: ${lines.join('; ')}` : message, error: code };
+    }
     default:
       return { status: 'error', message, ...(Array.isArray(details) && details.length ? { details } : {}) };
   }

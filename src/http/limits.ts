@@ -51,6 +51,8 @@ export const Rate = (opts: { positive?: boolean } = {}) => {
 };
 /** Split share in percent: NUMERIC(9,6), above 0 (at most 100 is checked with the split). */
 export const Share = () => DecimalIn({ precision: 9, scale: 6, positive: true }, 'Percentage above 0, at most 3 digits before the point and 6 after');
+/** Percentage with cents: NUMERIC(5,2), 0 allowed (at most 100 is checked where it is used). */
+export const Percent = () => DecimalIn({ precision: 5, scale: 2 }, 'Percentage, at most 3 digits before the point and 2 after');
 
 // ---------------------------------------------------------------- dates
 /** Business range of every date a request may carry (inside Postgres's date and timestamptz ranges). */

@@ -10,7 +10,7 @@ import type { RoleName } from '../lib/identity';
 
 export { Type };
 export type { TSchema, Static, TProperties };
-export { Money, Share, Rate, DateIn, DateTimeIn, MonthIn, MonthOrDateIn, CurrencyCode, Text, Int32, IdInt, DATE_RANGE } from './limits';
+export { Money, Share, Percent, Rate, DateIn, DateTimeIn, MonthIn, MonthOrDateIn, CurrencyCode, Text, Int32, IdInt, DATE_RANGE } from './limits';
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
 

@@ -26,6 +26,7 @@ import { registerWebRoutes } from './web/routes';
 import { registerPlatformArea } from './platform';
 import { registerDataShareRoutes } from './datashares/routes';
 import { registerCatalogueImportRoutes } from './imports/routes';
+import { registerPublishingArea } from './publishing';
 import { registerPublishingIncomeRoutes } from './publishing-income/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
@@ -51,5 +52,6 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerPlatformArea(router, svc);
   registerDataShareRoutes(router, svc);
   registerCatalogueImportRoutes(router, svc);
+  registerPublishingArea(router, svc);
   registerPublishingIncomeRoutes(router, svc);
 }

@@ -215,9 +215,3 @@ export const createAsset = acting(C.createAsset);
 export const updateAsset = acting(C.updateAsset);
 export const createProduct = acting(C.createProduct);
 export const updateProduct = acting(C.updateProduct);
-
-/** A recording's musical works: publishing is not built yet, so always empty (404 for an unknown recording). */
-export async function assetWorks(trx: Trx, id: string): Promise<never[]> {
-  await C.getAsset(trx, id);
-  return [];
-}

@@ -220,9 +220,14 @@ function csvQuery(trx: Trx, auth: AuthContext, kind: CsvKind): Knex.QueryBuilder
  * the first byte ends the stream with that error (logged).
  */
 export function openCsv(svc: Pick<AppServices, 'db' | 'log'>, tenantId: number, auth: AuthContext, kind: CsvKind): Readable {
+  return copyCsv(svc, tenantId, (trx) => csvQuery(trx, auth, kind));
+}
+
+/** Any query of the workspace streamed as CSV with a header row, as openCsv does (its bindings are inlined: no caller text in it). */
+export function copyCsv(svc: Pick<AppServices, 'db' | 'log'>, tenantId: number, query: (trx: Trx) => Knex.QueryBuilder | Knex.Raw): Readable {
   const out = new PassThrough();
   void withTenant(svc.db.app, tenantId, async (trx) => {
-    const sql = csvQuery(trx, auth, kind).toQuery();
+    const sql = query(trx).toQuery();
     const conn = await rawConnection(trx);
     const src = conn.query(pgCopy.to(`COPY (${sql}) TO STDOUT WITH (FORMAT csv, HEADER)`));
     await pipeline(src, out);

@@ -253,15 +253,8 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
   ]);
 
   // ---------------------------------------------------------------- assets
-  defineRoutes(router, svc, { tag: 'Asset', errorShape: 'catalogue' }, [
-    ...itemRoutes('asset'),
-    route({
-      method: 'get', path: '/asset/:assetId/works', summary: 'Musical works of a recording (publishing is not built yet: always empty)', access: 'guest', params: Type.Object({ assetId: Uuid }),
-      async handler({ trx, params }) {
-        return { success: true, message: 'Works', data: await O.assetWorks(trx, params.assetId) };
-      },
-    }),
-  ]);
+  // GET /asset/{assetId}/works is the publishing area's (publishing/routes.ts)
+  defineRoutes(router, svc, { tag: 'Asset', errorShape: 'catalogue' }, itemRoutes('asset'));
 
   // ---------------------------------------------------------------- products
   defineRoutes(router, svc, { tag: 'Product', errorShape: 'catalogue' }, [

@@ -12,6 +12,7 @@
  * rounded by largest remainder so that every right adds up to exactly 100.00.
  */
 import Decimal from 'decimal.js';
+import { apportion } from '../money/rounding';
 
 export interface Split {
   writers: string;
@@ -62,21 +63,14 @@ export function shareProblems(
 }
 
 /**
- * Divide `total` percent (two decimals) among parties by their shares (summing to 100), to
- * 0.01 each, by largest remainder (ties to the earlier party); the parts sum to `total` exactly.
+ * Divide `total` percent among parties by their shares (summing to 100), to 0.01 each, with
+ * the engine's rounding rule (money/rounding.ts: largest remainder, ties to the earlier
+ * party); the parts sum to `total` exactly.
  */
 export function divide(total: string | number, shares: (string | number)[]): string[] {
-  const cents = new Decimal(String(total)).times(100);
-  const exact = shares.map((s) => cents.times(String(s)).div(HUNDRED));
-  const floors = exact.map((e) => e.floor());
-  let left = cents.minus(floors.reduce((a, f) => a.plus(f), new Decimal(0))).toNumber();
-  const order = exact.map((e, i) => ({ i, rem: e.minus(floors[i]!) })).sort((a, b) => b.rem.cmp(a.rem) || a.i - b.i);
-  for (const o of order) {
-    if (left <= 0) break;
-    floors[o.i] = floors[o.i]!.plus(1);
-    left -= 1;
-  }
-  return floors.map((f) => f.div(100).toFixed(2));
+  const t = new Decimal(String(total));
+  const items = shares.map((s, i) => ({ key: String(i).padStart(6, '0'), exact: t.times(String(s)).div(HUNDRED) }));
+  return apportion(items, 2, t).map((d) => d.toFixed(2));
 }
 
 /** Each writer's and publisher's share of the whole work, per right. */
