@@ -49,6 +49,7 @@ describe('publishing income: society statements, works, shares, publisher statem
   let admin: string;
   let party: Party;
   const files: Record<string, any> = {};
+  let assetsAfterPublishing: string[] = [];
 
   before(async () => {
     app = await startTestApp({ workers: true });
@@ -58,8 +59,12 @@ describe('publishing income: society statements, works, shares, publisher statem
     await seedRates(app, a.tenantId, b.tenantId);
     admin = a.users.admin!.token;
     party = await seedCatalogue(app, a.tenantId);
-    for (const f of ['MLC_Work_Summary_2024-03.tsv', 'PRS_Statement_2024041.csv', 'ascap_statement_2024Q2.csv', 'bmi_royalty_statement_20242.csv', 'soundexchange_statement_2024Q1.csv'])
+    const set = await app.request('PUT', '/settings/workspace', { token: admin, body: { autoCreateCatalogue: true } });
+    assert.equal(set.status, 200, set.text);
+    for (const f of ['MLC_Work_Summary_2024-03.tsv', 'PRS_Statement_2024041.csv', 'ascap_statement_2024Q2.csv', 'bmi_royalty_statement_20242.csv'])
       files[f] = await ingest(app, admin, f);
+    assetsAfterPublishing = await tx(app, a.tenantId, (trx) => trx('assets').orderBy('title').pluck('title'));
+    files['soundexchange_statement_2024Q1.csv'] = await ingest(app, admin, 'soundexchange_statement_2024Q1.csv');
   });
   after(async () => app?.close());
 
@@ -89,12 +94,18 @@ describe('publishing income: society statements, works, shares, publisher statem
       assert.equal(by[n].recording_paid, 0, n);
     }
     assert.equal(by['soundexchange_statement_2024Q1.csv'].income, 'recording');
+    // autoCreateCatalogue creates recordings from recording income only (SoundExchange's ISRCs), never from works
+    assert.deepEqual(assetsAfterPublishing, []);
+    const assets = await tx(app, a.tenantId, (trx) => trx('assets').orderBy('title').pluck('title'));
+    assert.deepEqual(assets, ['Glass Tide', 'Low Orbit', 'Paper Suns']);
     // the recording checklists list recording income only
     const un = await app.request('GET', '/checklist/royaltyassets?size=100', { token: admin });
     assert.equal(un.status, 200, un.text);
     const titles = un.body.statementLines.data.map((r: any) => r.title);
-    assert.ok(titles.includes('Low Orbit'), JSON.stringify(titles)); // SoundExchange: no recording with that ISRC
-    assert.ok(!titles.includes('Night Ferry') && !titles.includes('LOW ORBIT'), JSON.stringify(titles));
+    assert.ok(!titles.includes('Night Ferry') && !titles.includes('LOW ORBIT') && !titles.includes('Work Primary Title'), JSON.stringify(titles));
+    const sug = await app.request('GET', '/royalty/matches/suggestions?status=open', { token: admin });
+    assert.equal(sug.status, 200, sug.text);
+    assert.ok(!sug.body.data.some((x: any) => ['Night Ferry', 'LOW ORBIT', 'GLASS TIDE'].includes(x.title)), 'no recording suggestion from publishing income');
   });
 
   it('matches lines to works by ISWC, and only by ISWC before any suggestion is accepted', async () => {

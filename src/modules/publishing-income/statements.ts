@@ -31,6 +31,8 @@ export async function createStatement(trx: Trx, tenantId: number, body: CreateIn
   const payee = await trx(kind === 'writer' ? 'writers' : 'publishers').where({ id: payeeId }).first('id');
   if (!payee) throw new NotFoundError(kind === 'writer' ? 'Writer' : 'Publisher');
   const col = kind === 'writer' ? 'writer_id' : 'publisher_id';
+  // One statement at a time per payee, so two overlapping requests cannot both pass the check.
+  await trx.raw(`SELECT pg_advisory_xact_lock(hashtext(?))`, [`publisher-statement:${payeeId}`]);
   const overlap = await trx('publisher_statements').where(col, payeeId).where('period_start', '<=', body.periodEnd).where('period_end', '>=', body.periodStart).first('id');
   if (overlap) throw new ValidationError(`A statement of this ${kind} already covers part of this period`, [`periodStart: overlaps statement ${overlap.id}`]);
 

@@ -345,7 +345,11 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   const month = await fallbackMonth(trx, tenantId, fileId);
   await buildSource(trx, tenantId, fileId, month);
   lap('keys');
-  await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue, keysFrom: KEYS_FROM_SOURCE });
+  // Publishing income (society statements) names works, not recordings: it creates no catalogue
+  // rows and gets no recording suggestions; it is matched to works and shared at the end.
+  const { rows: inc } = await trx.raw(`SELECT income FROM files WHERE tenant_id = ? AND id = ?`, [tenantId, fileId]);
+  const publishing = inc[0]?.income === 'publishing';
+  await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue && !publishing, keysFrom: KEYS_FROM_SOURCE });
   lap('match');
 
   // Currency: one row per distinct (currency, statement rate, month).
@@ -406,7 +410,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
 
   const ap = await setAccountingPeriod(trx, tenantId, fileId, settings.accountingCadence);
   lap('accountingPeriod');
-  const suggestions = await suggestMatches(trx, tenantId);
+  const suggestions = publishing ? 0 : await suggestMatches(trx, tenantId);
   lap('suggestions');
 
   // THE allocation decision: each paid line's share set (earlier decisions kept as history).
@@ -428,9 +432,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   );
   const r = rows[0];
   lap('counts');
-  // Publishing income (society statements): matched to works and shared by writers and publishers.
-  const { rows: inc } = await trx.raw(`SELECT income FROM files WHERE tenant_id = ? AND id = ?`, [tenantId, fileId]);
-  if (inc[0]?.income === 'publishing') {
+  if (publishing) {
     timings.publishing = (await allocatePublishing(trx, tenantId, fileId)).paid;
     lap('publishing');
   }
