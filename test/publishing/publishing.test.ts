@@ -66,7 +66,9 @@ describe('publishing: writers, publishers, works', function () {
 
     it('a society outside the list and a user of another workspace are refused', async () => {
       assert.equal((await app.request('POST', '/writers', { token: tok, body: { lastName: 'X', society: 'NOPE' } })).status, 400);
-      assert.equal((await app.request('POST', '/writers', { token: tok, body: { lastName: 'X', user: b.users.user!.tenantUserId } })).status, 404);
+      const other = await app.request('POST', '/writers', { token: tok, body: { lastName: 'X', user: b.users.user!.tenantUserId } });
+      assert.equal(other.status, 400);
+      assert.match(other.text, /body\.user .* is not a member of this workspace/);
     });
 
     it('members read, only admins write', async () => {

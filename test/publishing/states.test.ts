@@ -170,6 +170,16 @@ describe('publishing: state machines and CWR registrations', function () {
       const file = readCwr(ex.text);
       assert.equal(file.version, '2.2');
       assert.deepEqual(file.works.map((w) => [w.transactionType, w.title, w.iswc]), [['NWR', 'REGISTERED SONG', 'T0345246801']]);
+      // the file is kept: listed and downloadable again, by this workspace only
+      const subs = await app.request('GET', '/registrations/submissions', { token: tok });
+      assert.equal(subs.body.data[0].id, ex.headers.get('x-cwr-submission'));
+      assert.equal(subs.body.data[0].transactionCount, 1);
+      const kept = await app.request('GET', `/registrations/submissions/${subs.body.data[0].id}`, { token: tok });
+      assert.equal(kept.text, ex.text);
+      const stranger = await createTestTenant(app, 'Stranger', ['owner']);
+      await withPublishing(app, stranger);
+      assert.equal((await app.request('GET', `/registrations/submissions/${subs.body.data[0].id}`, { token: stranger.users.owner!.token })).status, 404);
+      assert.equal((await app.request('GET', '/registrations/submissions', { token: stranger.users.owner!.token })).body.pagination.total, 0);
       const sub = await reg(id);
       assert.deepEqual([sub.status, sub.transactionType, sub.transactionSeq], ['submitted', 'NWR', 0]);
       assert.equal(sub.submission, ex.headers.get('x-cwr-submission'));

@@ -11,6 +11,7 @@ import { dateOnly as day, iso } from '../money/common';
 import { isIso4217 } from '../../http/limits';
 import { clock } from '../../lib/clock';
 import Decimal from 'decimal.js';
+import { pageOf } from './paging';
 
 export type AgreementStatus = 'draft' | 'pending' | 'active' | 'expired' | 'terminated';
 
@@ -82,9 +83,8 @@ export async function listAgreements(trx: Trx, q: { page: number; size: number; 
     if (q.publisher) b.where({ publisher_id: q.publisher });
     if (q.status) b.where({ status: q.status });
   });
-  const [{ count }] = await base.clone().count<{ count: string }[]>('* as count');
-  const rows = await base.orderBy('created_at', 'desc').orderBy('id').limit(q.size).offset((q.page - 1) * q.size);
-  return { data: rows.map(agreementView), total: Number(count) };
+  const { rows, total } = await pageOf(base, q, [['created_at', 'desc']]);
+  return { data: rows.map(agreementView), total };
 }
 
 export async function getAgreement(trx: Trx, id: string) {

@@ -9,6 +9,7 @@ import type { AuthContext } from '../../lib/identity';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { iso } from '../money/common';
 import { normaliseIpi } from './identifiers';
+import { pageOf } from './paging';
 
 export type ClaimStatus = 'open' | 'disputed' | 'resolved' | 'withdrawn';
 export const CLAIM_MOVES: Record<ClaimStatus, ClaimStatus[]> = {
@@ -80,9 +81,8 @@ export async function listClaims(trx: Trx, q: { page: number; size: number; work
     if (q.work) b.where({ work_id: q.work });
     if (q.status) b.where({ status: q.status });
   });
-  const [{ count }] = await base.clone().count<{ count: string }[]>('* as count');
-  const rows = await base.orderBy('created_at', 'desc').orderBy('id').limit(q.size).offset((q.page - 1) * q.size);
-  return { data: rows.map(view), total: Number(count) };
+  const { rows, total } = await pageOf(base, q, [['created_at', 'desc']]);
+  return { data: rows.map(view), total };
 }
 
 export async function getClaim(trx: Trx, id: string) {

@@ -8,8 +8,9 @@ import type { Trx } from '../../db';
 import type { BulkDeleteResult, CrudService } from '../../http/crud';
 import type { AuthContext } from '../../lib/identity';
 import { NotFoundError, ValidationError } from '../../lib/errors';
-import { assertMember, iso, oneDeleted } from '../money/common';
+import { existingMembers, iso, oneDeleted } from '../money/common';
 import { normaliseIpi } from './identifiers';
+import { likeOf, pageOf } from './paging';
 
 export type PartyKind = 'writer' | 'publisher';
 
@@ -50,7 +51,9 @@ async function columns(trx: Trx, kind: PartyKind, input: PartyInput): Promise<Re
   if (input.society !== undefined) row.society = input.society;
   if (input.controlled !== undefined) row.controlled = input.controlled;
   if (input.user !== undefined) {
-    if (input.user !== null) await assertMember(trx, input.user, 'User');
+    if (input.user !== null && !(await existingMembers(trx, [input.user])).has(input.user)) {
+      throw new ValidationError('Invalid user', [`body.user ${input.user} is not a member of this workspace`]);
+    }
     row.tenant_user_id = input.user;
   }
   if (kind === 'writer') {
@@ -92,14 +95,13 @@ export function partyService(kind: PartyKind): CrudService<{ search?: string; so
         if (q.society) b.where({ society: q.society });
         if (q.controlled !== undefined) b.where({ controlled: q.controlled });
         if (q.search) {
-          const like = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+          const like = likeOf(q.search);
           const name = kind === 'writer' ? `lower(coalesce(first_name, '') || ' ' || last_name)` : 'lower(name)';
           b.where((w) => w.whereRaw(`${name} LIKE ?`, [like]).orWhere('ipi', q.search!));
         }
       });
-      const [{ count }] = await base.clone().count<{ count: string }[]>('* as count');
-      const rows = await base.orderBy(kind === 'writer' ? 'last_name' : 'name').orderBy('id').limit(q.size).offset((q.page - 1) * q.size);
-      return { data: rows.map((r: Record<string, unknown>) => partyView(kind, r)), total: Number(count) };
+      const { rows, total } = await pageOf(base, q, [[kind === 'writer' ? 'last_name' : 'name']]);
+      return { data: rows.map((r) => partyView(kind, r)), total };
     },
     async get(trx, _auth, id) {
       return partyView(kind, await get(trx, id));

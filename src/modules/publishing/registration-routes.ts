@@ -6,14 +6,16 @@
  *   GET   /registrations                  paged; ?work ?society ?status
  *   GET   /registrations/export           ?format=cwr21|cwr22 [&society] [&sender]: the CWR file of the queued ones, which become submitted
  *   POST  /registrations/ack              {content}: a society's acknowledgement file → registered | rejected (and claims)
+ *   GET   /registrations/submissions     the CWR files written so far; /registrations/submissions/{id} downloads one again
  *   GET   /registrations/{id}
  *   POST  /registrations/{id}/queue       pending | rejected → queued
  *   POST/GET /claims, GET/PUT /claims/{id}, PATCH /claims/{id}/status {status, note?}
  */
 import type Router from '@koa/router';
+import type { Context } from 'koa';
 import { IdParams, ok, pagedList } from '../../http/crud';
 import { defineRoutes, route } from '../../http/route';
-import { Pagination, StatusError, Strict, Type } from '../../http/schema';
+import { PageQuery, Pagination, StatusError, Strict, Type } from '../../http/schema';
 import { INTERFACE_VERSION } from '../../http/openapi';
 import type { AppServices } from '../../services';
 import * as R from './registrations';
@@ -24,6 +26,18 @@ const errs = { 400: StatusError, 401: StatusError, 403: StatusError, 404: Status
 const one = (data: typeof S.RegistrationView | typeof S.ClaimView) => Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
 const list = (data: typeof S.RegistrationView | typeof S.ClaimView) => Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Array(data), pagination: Pagination });
 const gate = { feature: 'publishing' as const };
+const Submission = Type.Object({
+  id: Type.String({ format: 'uuid' }), version: Type.String(), filename: Type.String(), transactionCount: Type.Integer(), recordCount: Type.Integer(), createdAt: Type.String({ format: 'date-time' }),
+});
+
+/** A CWR file as the answer, to save under its own name. */
+function sendCwr(ctx: Context, f: { filename: string; content: string }): undefined {
+  ctx.status = 200;
+  ctx.type = 'text/plain; charset=us-ascii';
+  ctx.attachment(f.filename);
+  ctx.body = f.content;
+  return undefined;
+}
 
 export function registerRegistrationRoutes(router: Router, svc: AppServices): void {
   const software = { name: 'RONDO', version: INTERFACE_VERSION };
@@ -41,18 +55,24 @@ export function registerRegistrationRoutes(router: Router, svc: AppServices): vo
       summary: 'Write the queued registrations as a CWR 2.1 or 2.2 file (kept; the registrations become submitted); 400 when none is queued',
       async handler({ ctx, trx, auth, query }) {
         const r = await R.exportRegistrations(trx, auth, query, software);
-        ctx.status = 200;
-        ctx.type = 'text/plain; charset=us-ascii';
-        ctx.attachment(r.filename);
         ctx.set('X-Cwr-Submission', r.submission);
-        ctx.body = r.content;
-        return undefined;
+        return sendCwr(ctx, r);
       },
     }),
     route({ method: 'post', path: '/registrations/ack', summary: 'Read a society\'s CWR acknowledgement file: each acknowledged registration becomes registered or rejected', access: 'admin', ...gate,
       body: S.AckBody, responses: { 200: S.AckAnswer, ...errs },
       async handler({ trx, auth, body }) {
         return R.importAck(trx, auth, body.content);
+      } }),
+    route({ method: 'get', path: '/registrations/submissions', summary: 'The CWR files written by the export, newest first', access: 'admin', ...gate, query: Type.Object({ page: PageQuery.page, size: PageQuery.size }),
+      responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Array(Submission), pagination: Pagination }), ...errs },
+      async handler({ trx, query }) {
+        return pagedList('CWR files', query, (page, size) => R.listSubmissions(trx, { page, size }));
+      } }),
+    route({ method: 'get', path: '/registrations/submissions/:id', summary: 'Download a CWR file the export wrote, again', access: 'admin', ...gate, params: IdParams,
+      responses: { 200: Type.String({ description: 'the CWR file (text/plain)' }), ...errs },
+      async handler({ ctx, trx, params }) {
+        return sendCwr(ctx, await R.getSubmission(trx, params.id));
       } }),
     route({ method: 'get', path: '/registrations/:id', summary: 'One registration', access: 'user', ...gate, params: IdParams, responses: { 200: one(S.RegistrationView), ...errs },
       async handler({ trx, params }) {

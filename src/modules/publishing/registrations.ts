@@ -15,6 +15,7 @@ import { writeCwr } from './cwr/writer';
 import { CwrError } from './cwr/codec';
 import type { Version } from './cwr/layouts';
 import { cwrWorks } from './cwr-works';
+import { pageOf } from './paging';
 
 export type RegistrationStatus = 'pending' | 'queued' | 'submitted' | 'registered' | 'rejected';
 /** Moves and what makes them: queue (POST …/queue), export (GET /registrations/export), ack (POST /registrations/ack). */
@@ -55,14 +56,13 @@ export async function createRegistration(trx: Trx, auth: AuthContext, input: { w
 }
 
 export async function listRegistrations(trx: Trx, q: { page: number; size: number; work?: string; society?: string; status?: string }) {
-  const base = trx('work_registrations as r').modify((b) => {
+  const base = withTitle(trx).modify((b) => {
     if (q.work) b.where('r.work_id', q.work);
     if (q.society) b.where('r.society', q.society);
     if (q.status) b.where('r.status', q.status);
   });
-  const [{ count }] = await base.clone().count<{ count: string }[]>('* as count');
-  const rows = await base.join('works as w', 'w.id', 'r.work_id').select('r.*', 'w.title as work_title').orderBy('r.created_at', 'desc').orderBy('r.id').limit(q.size).offset((q.page - 1) * q.size);
-  return { data: rows.map(view), total: Number(count) };
+  const { rows, total } = await pageOf(base, q, [['r.created_at', 'desc']], 'r.id');
+  return { data: rows.map(view), total };
 }
 
 export async function queueRegistration(trx: Trx, id: string) {
@@ -164,4 +164,20 @@ export async function importAck(trx: Trx, auth: AuthContext, content: string) {
     }
   }
   return { message: `${registered + rejected} of ${read.acks.length} acknowledgements applied`, registered, rejected, claims, unmatched };
+}
+
+/** The CWR files written so far, newest first (without their content). */
+export async function listSubmissions(trx: Trx, q: { page: number; size: number }) {
+  const { rows, total } = await pageOf(trx('cwr_submissions').select('id', 'version', 'filename', 'transaction_count', 'record_count', 'created_at'), q, [['created_at', 'desc']]);
+  return {
+    data: rows.map((r) => ({ id: r.id as string, version: r.version as string, filename: r.filename as string, transactionCount: r.transaction_count as number, recordCount: r.record_count as number, createdAt: iso(r.created_at) })),
+    total,
+  };
+}
+
+/** One kept CWR file, to download again. */
+export async function getSubmission(trx: Trx, id: string) {
+  const r = await trx('cwr_submissions').where({ id }).first('filename', 'content');
+  if (!r) throw new NotFoundError('CWR file');
+  return r as { filename: string; content: string };
 }

@@ -12,6 +12,7 @@ import { NotFoundError, ValidationError } from '../../lib/errors';
 import { iso } from '../money/common';
 import { formatIswc, normaliseIswc } from './identifiers';
 import { DEFAULT_SPLITS, partyShares, shareProblems, type Split } from './shares';
+import { likeOf, pageOf } from './paging';
 
 type Num = string | number;
 export interface WorkInput {
@@ -247,16 +248,15 @@ async function bulkCreate(trx: Trx, auth: AuthContext, valid: { i: number; item:
 async function list(trx: Trx, _auth: AuthContext, q: { page: number; size: number; search?: string; writer?: string; publisher?: string; iswc?: string }) {
   const base = trx('works').modify((b) => {
     if (q.search) {
-      const like = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const like = likeOf(q.search);
       b.where((w) => w.whereRaw('lower(title) LIKE ?', [like]).orWhereExists(trx('work_titles as t').whereRaw('t.work_id = works.id').whereRaw('lower(t.title) LIKE ?', [like])));
     }
     if (q.writer) b.whereExists(trx('work_writers as x').whereRaw('x.work_id = works.id').where('x.writer_id', q.writer));
     if (q.publisher) b.whereExists(trx('work_publishers as x').whereRaw('x.work_id = works.id').where('x.publisher_id', q.publisher));
     if (q.iswc) b.where('iswc', normaliseIswc(q.iswc) ?? q.iswc);
   });
-  const [{ count }] = await base.clone().count<{ count: string }[]>('* as count');
-  const ids = (await base.orderBy('title').orderBy('id').limit(q.size).offset((q.page - 1) * q.size).select('id')).map((r: { id: string }) => r.id);
-  return { data: await workViews(trx, ids), total: Number(count) };
+  const { rows, total } = await pageOf(base.select('id'), q, [['title']]);
+  return { data: await workViews(trx, rows.map((r) => r.id as string)), total };
 }
 
 async function bulkRemove(trx: Trx, _auth: AuthContext, ids: string[]) {

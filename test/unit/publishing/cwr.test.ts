@@ -219,9 +219,24 @@ describe('CWR reader', () => {
     assert.throws(() => readCwr(join(badTrl)), /TRL says 2 transactions/);
     assert.throws(() => readCwr(join(ls.slice(0, -1))), /no TRL/);
     assert.throws(() => readCwr(join([ls[0]!, ...ls.slice(2)])), /outside a group/);
-    const long = [...ls];
-    long[2] = `${long[2]}X`;
-    assert.throws(() => readCwr(join(long)), /NWR record is 261 characters long/);
+    assert.throws(() => readCwr(join([ls[0]!, 'XYZ123', ...ls.slice(1)])), /unknown record type "XYZ" outside a group/);
+  });
+
+  it('reads past fields of a later revision and counts, but does not read, record types it has no layout for', () => {
+    const ls = lines(writeCwr(file('2.1')).text);
+    const join = (xs: string[]) => xs.map((l) => `${l}\r\n`).join('');
+    const nwr = ls.findIndex((l) => l.startsWith('NWR'));
+    const withExtra = [...ls];
+    withExtra[nwr] = `${withExtra[nwr]}EXTRA FIELDS`;
+    // an ORN record inside the transaction: the group's record count includes it
+    withExtra.splice(nwr + 1, 0, `ORN${'0'.repeat(8)}${'0'.repeat(8)}LIB`);
+    const grt = withExtra.findIndex((l) => l.startsWith('GRT'));
+    withExtra[grt] = withExtra[grt]!.slice(0, 16) + String(Number(withExtra[grt]!.slice(16, 24)) + 1).padStart(8, '0') + withExtra[grt]!.slice(24);
+    const trl = withExtra.length - 1;
+    withExtra[trl] = withExtra[trl]!.slice(0, 16) + String(withExtra.length).padStart(8, '0');
+    const r = readCwr(join(withExtra));
+    assert.equal(r.works[0]!.title, 'YESTERDAY');
+    assert.deepEqual(r.skipped, [`line ${nwr + 2}: ORN`]);
   });
 
   it('reads lines whose trailing blanks were stripped, and LF-only line ends', () => {

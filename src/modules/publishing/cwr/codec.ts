@@ -2,7 +2,7 @@
  * One CWR record to and from its fixed-width line, by the layouts of layouts.ts. Pure.
  */
 import Decimal from 'decimal.js';
-import { LAYOUTS, recordLength, type Version } from './layouts';
+import { LAYOUTS, type Version } from './layouts';
 
 export type Values = Record<string, string | number | null | undefined>;
 
@@ -46,12 +46,15 @@ export function formatRecord(version: Version, type: string, values: Values): st
   return line;
 }
 
-/** The fields of one line by its record type (trimmed; blank is ''). A short line reads as if padded with spaces. */
-export function parseRecord(version: Version, line: string, lineNo?: number): { type: string; values: Record<string, string> } {
+/**
+ * The fields of one line by its record type (trimmed; blank is ''). A short line reads as if
+ * padded with spaces; characters past the layout (fields of a later revision) are ignored.
+ * A record type without a layout here answers `values: null`.
+ */
+export function parseRecord(version: Version, line: string): { type: string; values: Record<string, string> | null } {
   const type = line.slice(0, 3);
   const layout = LAYOUTS[version][type];
-  if (!layout) throw new CwrError(`unknown record type ${JSON.stringify(type)}`, lineNo);
-  if (line.length > recordLength(version, type)) throw new CwrError(`${type} record is ${line.length} characters long, the layout has ${recordLength(version, type)}`, lineNo);
+  if (!layout) return { type, values: null };
   const values: Record<string, string> = {};
   for (const f of layout) values[f.name] = line.slice(f.start - 1, f.start - 1 + f.size).trim();
   return { type, values };

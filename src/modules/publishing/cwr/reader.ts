@@ -30,7 +30,12 @@ export interface CwrRead {
   works: CwrWork[];
   acks: CwrAck[];
   groups: { transactionType: string; transactionCount: number; recordCount: number }[];
+  /** Records of types without a layout here (inside a transaction: counted, not read), as `line n: XXX`. */
+  skipped: string[];
 }
+
+/** Transaction header records: each opens a transaction of its group. */
+const TRANSACTION_HEADS = new Set(['NWR', 'REV', 'ISW', 'EXC', 'ACK', 'AGR']);
 
 const seconds = (hhmmss: string) => (hhmmss && /^\d{6}$/.test(hhmmss) && hhmmss !== '000000'
   ? Number(hhmmss.slice(0, 2)) * 3600 + Number(hhmmss.slice(2, 4)) * 60 + Number(hhmmss.slice(4, 6)) : null);
@@ -41,7 +46,7 @@ export function readCwr(text: string): CwrRead {
   const first = lines[0];
   if (!first || !first.l.startsWith('HDR')) throw new CwrError('the file does not start with an HDR record', first?.n ?? 1);
   const version: Version = first.l.length > 101 && first.l.slice(101, 104) === '2.2' ? '2.2' : '2.1';
-  const header = parseRecord(version, first.l, first.n).values;
+  const header = parseRecord(version, first.l).values!;
   const works: CwrWork[] = [];
   const acks: CwrAck[] = [];
   const groups: CwrRead['groups'] = [];
@@ -50,10 +55,23 @@ export function readCwr(text: string): CwrRead {
   let ack: CwrAck | null = null;
   let transactions = 0;
   let trailer = false;
+  const skipped: string[] = [];
 
   lines.slice(1).forEach(({ l, n }, idx) => {
     if (trailer) throw new CwrError('a record after TRL', n);
-    const { type, values: r } = parseRecord(version, l, n);
+    const { type, values } = parseRecord(version, l);
+    if (!values) {
+      // a record type we do not read (VER, ORN, XRF, an agreement …): it still counts in the group
+      if (!group) throw new CwrError(`unknown record type ${JSON.stringify(type)} outside a group`, n);
+      if (TRANSACTION_HEADS.has(type)) {
+        group.transactions += 1;
+        work = null;
+        ack = null;
+      }
+      skipped.push(`line ${n}: ${type}`);
+      return;
+    }
+    const r = values;
     const inGroup = () => {
       if (!group) throw new CwrError(`${type} outside a group (no GRH before it)`, n);
       return group;
@@ -155,9 +173,9 @@ export function readCwr(text: string): CwrRead {
         });
         break;
       default:
-        throw new CwrError(`unexpected record type ${type}`, n);
+        throw new CwrError(`unexpected record type ${type}`, n); // HDR again
     }
   });
   if (!trailer) throw new CwrError('the file has no TRL record');
-  return { version, header, works, acks, groups };
+  return { version, header, works, acks, groups, skipped };
 }
