@@ -23,23 +23,23 @@ const NAMES: [Role, RegExp, number][] = [
   ['isrc', /isrc/, 0.95],
   ['upc', /^(upc|ean|barcode|icpn|gtin)|upc$|upcean|productupc|releaseupc|^productcode$/, 0.9],
   ['currency', /currency|^cur$|^ccy$|devise|waehrung|moneda/, 0.9],
-  ['amount', /^net|earnings|earned|payable|royalt(y|ies)|amountdue|amount$|^revenue|revenue$|share|revenu|montant|^payout|^income|netto|totaldue|distributed|subtotal|^total$/, 0.9],
-  ['quantity', /quantit|^(units|qty)|unitssold|^streams$|plays$|^downloads$|^nb|^count$|performances|^usages?$|numberof|views$/, 0.85],
+  ['amount', /^net(?!work)|^dollars$|earnings|earned|payable|royalt(y|ies)|amountdue|amount$|^revenue|revenue$|share|revenu|montant|^payout|^income|netto|totaldue|distributed|subtotal|^total$/, 0.9],
+  ['quantity', /quantit|^(units|qty)|unitssold|^streams$|plays$|^downloads$|^nb|^count$|perfcount|performances$|^usages?$|numberof|views$/, 0.85],
   ['saleType', /saletype|salestype|transactiontype|typeofsale|usagetype|salesorreturn|^type$|contenttype|offertype|sourcetype|itemtype|typedevente|revenuetype|producttype|assettype|^format$|servicetype/, 0.8],
   ['country', /country|territory|^pays|^land$|^market$|storefront|^region$/, 0.9],
-  ['dsp', /^(store|dsp|service|platform|plateforme|retailer|shop|outlet|channel|provider|partner|licensee|musicservice)(name)?$|storename|servicename|partnername|platformname|retailername|^store|^dsp/, 0.85],
-  ['period', /quarter|^period$|statementperiod|distributionperiod|royaltyperiod|salesperiod|salesquarter|reportingperiod|^periode/, 0.85],
+  ['dsp', /^(store|dsp|service|platform|plateforme|retailer|shop|outlet|channel|provider|partner|licensee|musicservice)(name)?$|storename|servicename|partnername|platformname|retailername|^store|^dsp|dspname|usagenarrative|^musicuser$|^perfsource$/, 0.85],
+  ['period', /quarter|^period$|perfperiod|performanceperiod|statementperiod|distributionperiod|royaltyperiod|salesperiod|salesquarter|reportingperiod|^periode/, 0.85],
   ['date', /date|month|^mois|^day$|^period/, 0.85],
   ['artist', /artist|performer|interpr|kuenstler/, 0.9],
-  ['title', /^(track|song|title|titre|name|work|item)(title|name)?$|tracktitle|songtitle|trackname|songname|worktitle|assettitle|recordingtitle|itemtitle|itemname|^title|^titre/, 0.85],
+  ['title', /^(track|song|title|titre|name|work|item)(title|name)?$|tracktitle|songtitle|trackname|songname|worktitle|workprimarytitle|assettitle|recordingtitle|itemtitle|itemname|^title|^titre/, 0.85],
 ];
 const NOT_TITLE = /album|release|product|bundle|label|project|sortie|^artist/;
 /** Per role: words that make a column the better of two candidates (+), or the worse (−). */
 const PREFER: Partial<Record<Role, [RegExp, RegExp]>> = {
-  amount: [/^net|netshare|earned|extended|subtotal|royaltytotal|reportedroyalty|^partnerrevenue$|revenunet|^earnings|total/, /sales|price|rate|taux|auction|client|unit|original|gross|brut|item/],
+  amount: [/^net|^dollars$|netshare|distributed|earned|extended|subtotal|royaltytotal|reportedroyalty|^partnerrevenue$|revenunet|^earnings|total/, /sales|price|rate|taux|auction|client|unit|original|gross|brut|item/],
   currency: [/^currency$|account|payment|payout|reporting|^devise$/, /sale|original|client|customer|netsales|price/],
   date: [/sale|vente|usage|consumption|transaction|start/, /report|posted|insert|statement|payment|paid|created|accounting|end/],
-  period: [/sale|vente|usage/, /statement|original/],
+  period: [/sale|vente|usage|perf/, /statement|original/],
   quantity: [/quantit|units/, /price|rate/],
   artist: [/track|asset|song|recording/, /product|album|release|label/],
   country: [/code|iso/, /customer|billing/],
@@ -88,7 +88,7 @@ function nameRole(name: string): { role: Role; confidence: number } | null {
   for (const [role, re, c] of NAMES) {
     if (!re.test(k)) continue;
     if (role === 'title' && NOT_TITLE.test(k)) continue;
-    if (role === 'amount' && /^currency|percent|%|tax|fee|commission|withh|brut|gross|id$|rate$|date$|plays|views|units|quantit|(?<!ac)count/.test(k)) continue;
+    if (role === 'amount' && /^currency|percent|%|tax|fee|commission|withh|brut|gross|id$|rate$|date$|type$|plays|views|units|quantit|(?<!ac)count/.test(k)) continue;
     if (role === 'currency' && /^net|revenue|royalt|amount|earn/.test(k)) continue;
     const pref = PREFER[role];
     let conf = c;

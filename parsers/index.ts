@@ -3,6 +3,7 @@ import type { SourcePattern } from './schema';
 import { distrokid2018, distrokid2023, distrokidCurrent, tunecore, cdbaby, believe, fuga, orchard } from './builtin/distributors';
 import { clicknclear } from './builtin/licensing';
 import { imusician, amuse, offstep, cargo, smartrights, confirmedSales } from './builtin/aggregators';
+import { prsDistribution, ascapStatement, bmiStatement, mlcWorkSummary, soundExchange } from './builtin/societies';
 import { appleMusic, itunes, youtubeAssetRaw, bandcamp, soundcloud, ddexDsr } from './builtin/stores';
 
 export type * from './types';
@@ -34,6 +35,11 @@ export const builtinPatterns: SourcePattern[] = [
   cargo,
   smartrights,
   confirmedSales,
+  prsDistribution,
+  ascapStatement,
+  bmiStatement,
+  mlcWorkSummary,
+  soundExchange,
 ];
 export { checkPatternOnSample, type SampleCheck } from './check';
 export { draftPattern, ROLES, ROLE_FIELD, type Draft, type DraftColumn, type Role } from './draft';

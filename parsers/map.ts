@@ -78,9 +78,10 @@ export function mappingGetter(field: string, m: FieldMapping, resolve: ColumnRes
     const parts = m.compute.of.map((ref) => ({ get: refGetter(ref, resolve), label: refLabel(ref) }));
     if (parts.every((x) => x.get !== null)) {
       const op = m.compute.op;
-      const sign = op === 'difference' ? ' − ' : op === 'sum' ? ' + ' : ' × ';
+      const sign = op === 'difference' ? ' − ' : op === 'sum' ? ' + ' : op === 'join' ? ' / ' : ' × ';
       label = parts.map((x) => x.label).join(sign);
-      get = (row) => {
+      if (op === 'join') get = (row) => parts.map((x) => x.get!(row).trim()).filter((v) => v !== '').join('/');
+      else get = (row) => {
         let acc: Decimal | null = null;
         for (let i = 0; i < parts.length; i++) {
           const x = parts[i]!;

@@ -32,7 +32,7 @@ export const FieldMappingSchema = Type.Object(
     compute: Type.Optional(
       Type.Object(
         {
-          op: Type.Union([Type.Literal('sum'), Type.Literal('difference'), Type.Literal('product')], doc('sum: a+b+…; difference: a−b−…; product: a×b×…', 'difference')),
+          op: Type.Union([Type.Literal('sum'), Type.Literal('difference'), Type.Literal('product'), Type.Literal('join')], doc('sum: a+b+…; difference: a−b−…; product: a×b×…; join: the non-empty cells as text separated by "/" (extra fields such as writers spread over IP1…IP4)', 'difference')),
           of: Type.Array(ColumnRefSchema, { minItems: 2, maxItems: 8, ...doc('The columns (names or positions), in order', ['Royalty', 'Withholding']) }),
         },
         { additionalProperties: false, ...doc('An amount computed from columns with exact decimal arithmetic', { op: 'product', of: ['Amount', 'Split'] }) },
@@ -176,6 +176,8 @@ export const SourcePatternSchema = Type.Object(
     /** Constant DSP when the whole file comes from one store (Apple, YouTube). */
     dsp: Type.Optional(Str(doc('Constant DSP when the whole file comes from one store', 'YouTube'))),
     description: Type.Optional(Type.String(doc('Free text', 'Monthly sales report, CSV'))),
+    /** Whose income the lines are: recording (default; paid by recording splits) or publishing (society and mechanical statements; matched to works and paid to writers and publishers). */
+    income: Type.Optional(Type.Union([Type.Literal('recording'), Type.Literal('publishing')], doc('recording (default): the lines pay recording splits; publishing: society / mechanical income, matched to works (extra iswc, workTitle, writers, rightType) and paid to writers and publishers, never to recording splits', 'publishing'))),
     layout: Type.Union([Type.Literal('table'), Type.Literal('ddex-dsr')], doc('table: CSV/TSV/workbook rows; ddex-dsr: DDEX DSR flat file', 'table')),
     detect: Type.Object(
       {

@@ -29,6 +29,7 @@ import { registerCatalogueImportRoutes } from './imports/routes';
 import { registerBrandingRoutes } from './branding/routes';
 import { registerPublishingArea } from './publishing';
 import { registerEmailRoutes } from './email/routes';
+import { registerPublishingIncomeRoutes } from './publishing-income/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -56,4 +57,5 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerBrandingRoutes(router, svc);
   registerPublishingArea(router, svc);
   registerEmailRoutes(router, svc);
+  registerPublishingIncomeRoutes(router, svc);
 }

@@ -11,7 +11,7 @@
  * statements already accounted for, minus what they accounted (statement-runs.ts posts them).
  */
 import crypto from 'node:crypto';
-import PDFDocument from 'pdfkit';
+import { pdfDocument } from '../../lib/pdf';
 import { drawPdfHead } from '../branding/pdf';
 import type { PdfBrand } from '../branding/service';
 import Papa from 'papaparse';
@@ -194,13 +194,7 @@ export function figuresCsv(f: Figures, digits: number): string {
 /** The PDF of a statement; `brand` (the workspace's branding when it was drawn) heads it. */
 export function figuresPdf(f: Figures, digits: number, brand?: PdfBrand | null): Promise<Buffer> {
   const date = new Date(`${f.periodEnd}T00:00:00Z`);
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Statement ${f.period} - ${f.payee.name}`, Producer: 'Rondo', Creator: 'Rondo', CreationDate: date, ModDate: date } });
-  const chunks: Buffer[] = [];
-  doc.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  const { doc, done } = pdfDocument(`Statement ${f.period} - ${f.payee.name}`, { Creator: 'Rondo', CreationDate: date, ModDate: date });
   const a = (v: string) => `${fix(v, digits)} ${f.currency}`;
   const line = (label: string, amount: string | null, o: { bold?: boolean; indent?: number } = {}) => {
     const y = doc.y;

@@ -6,7 +6,7 @@
  *
  *   closing = opening + royalties + revenue shares − recouped + payments net (all ledger sums)
  */
-import PDFDocument from 'pdfkit';
+import { pdfDocument } from '../../lib/pdf';
 import { drawPdfHead } from '../branding/pdf';
 import type { PdfBrand } from '../branding/service';
 import Papa from 'papaparse';
@@ -112,13 +112,7 @@ export function show(v: string): string {
 }
 
 export function statementPdf(s: Statement, brand?: PdfBrand | null): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Statement ${s.period} - ${s.payee.name}`, Producer: 'Rondo' } });
-  const chunks: Buffer[] = [];
-  doc.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  const { doc, done } = pdfDocument(`Statement ${s.period} - ${s.payee.name}`);
   const left = 50;
   const right = doc.page.width - 50;
   const line = (label: string, amount: string | null, opts: { bold?: boolean; indent?: number } = {}) => {

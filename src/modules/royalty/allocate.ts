@@ -25,6 +25,7 @@
  * exactly. The share set row carries that flag and the other shares.
  */
 import type { Trx } from '../../db';
+import { allocatePublishing } from '../publishing-income/allocate';
 import { clock } from '../../lib/clock';
 import { getSettings } from '../settings/service';
 import { accountingPeriodSql } from '../settings/periods';
@@ -181,7 +182,8 @@ export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, 
        FROM royalty_lines l
        JOIN al_pf pf ON pf.a_key = coalesce(l.asset_id, ${Z}) AND pf.p_key = coalesce(l.product_id, ${Z})
        JOIN al_set st ON st.a_key = pf.a_key AND st.p_key = pf.p_key AND st.km = ${KEY_MONTH} AND st.kc = ${KEY_COUNTRY} AND st.kt = ${KEY_TYPE}
-      WHERE l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL`,
+      WHERE l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM files pf WHERE pf.tenant_id = l.tenant_id AND pf.id = l.file_id AND pf.income = 'publishing')`,
     [tenantId, ...scope.bindings],
   ));
   await trx.raw(`ANALYZE al_new`);
@@ -345,7 +347,11 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   const month = await fallbackMonth(trx, tenantId, fileId);
   await buildSource(trx, tenantId, fileId, month);
   lap('keys');
-  await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue, keysFrom: KEYS_FROM_SOURCE });
+  // Publishing income (society statements) names works, not recordings: it creates no catalogue
+  // rows and gets no recording suggestions; it is matched to works and shared at the end.
+  const { rows: inc } = await trx.raw(`SELECT income FROM files WHERE tenant_id = ? AND id = ?`, [tenantId, fileId]);
+  const publishing = inc[0]?.income === 'publishing';
+  await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue && !publishing, keysFrom: KEYS_FROM_SOURCE });
   lap('match');
 
   // Currency: one row per distinct (currency, statement rate, month).
@@ -406,7 +412,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
 
   const ap = await setAccountingPeriod(trx, tenantId, fileId, settings.accountingCadence);
   lap('accountingPeriod');
-  const suggestions = await suggestMatches(trx, tenantId);
+  const suggestions = publishing ? 0 : await suggestMatches(trx, tenantId);
   lap('suggestions');
 
   // THE allocation decision: each paid line's share set (earlier decisions kept as history).
@@ -430,6 +436,10 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   ));
   const r = rows[0];
   lap('counts');
+  if (publishing) {
+    timings.publishing = (await allocatePublishing(trx, tenantId, fileId)).paid;
+    lap('publishing');
+  }
   timings.linesRewritten = rewritten;
   return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: assigned.lines, suggestions, accountingPeriod: ap, timings };
 }

@@ -19,7 +19,8 @@ function paging(q: Page) {
 }
 const dec = (v: unknown) => (v == null ? '0' : new Decimal(String(v)).toFixed());
 
-const PROCESSED = `l.file_id IN (SELECT f.id FROM files f WHERE f.tenant_id = l.tenant_id AND f.status = 'processed')`;
+/** Lines of processed recording-income files (publishing income has its own lists: /publishing/income/unmatched). */
+const PROCESSED = `l.file_id IN (SELECT f.id FROM files f WHERE f.tenant_id = l.tenant_id AND f.status = 'processed' AND f.income = 'recording')`;
 
 /** GET /checklist/royaltyassets | royaltyproducts */
 export async function unmatchedChecklist(trx: Trx, tenantId: number, kind: 'asset' | 'product', q: Page) {

@@ -30,6 +30,11 @@ const FIXTURES: [string, string][] = [
   ['FinchRecords-royalty_extended.csv', 'cargo'],
   ['vendas_distribuicao_digital_2024-02.csv', 'smartrights-sales'],
   ['confirmed_sales_2024-05.csv', 'confirmed-sales'],
+  ['PRS_Statement_2024041.csv', 'prs-distribution'],
+  ['ascap_statement_2024Q2.csv', 'ascap-statement'],
+  ['bmi_royalty_statement_20242.csv', 'bmi-statement'],
+  ['MLC_Work_Summary_2024-03.tsv', 'mlc-work-summary'],
+  ['soundexchange_statement_2024Q1.csv', 'soundexchange-statement'],
 ];
 
 const FIELD_ROLES: Record<string, string[]> = {};

@@ -1,0 +1,66 @@
+/**
+ * The publisher's view of publishing income: unmatched lines (grouped), title + writers
+ * suggestions and their acceptance (a rule, then the lines are matched and shared again).
+ */
+import type { Trx } from '../../db';
+import { clock } from '../../lib/clock';
+import { Decimal } from '../money/common';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+import { allocatePublishing, RIGHT_TYPE, TITLE_NORM, WRITERS_NORM, type PublishingAllocation } from './allocate';
+
+const PUB_LINES = `l.file_id IN (SELECT f.id FROM files f WHERE f.tenant_id = l.tenant_id AND f.income = 'publishing')`;
+
+export async function unmatched(trx: Trx, tenantId: number, page: number, size: number) {
+  const base = `FROM royalty_lines l WHERE l.tenant_id = ? AND ${PUB_LINES} AND l.work_id IS NULL`;
+  const { rows } = await trx.raw(
+    `SELECT min(coalesce(l.extra->>'workTitle', l.track_title)) AS title, min(l.extra->>'writers') AS writers, min(l.extra->>'iswc') AS iswc,
+            min(l.extra->>'societyWorkId') AS "societyWorkId", ${RIGHT_TYPE} AS "rightType", count(*)::int AS lines,
+            coalesce(sum(l.base_amount), 0)::text AS amount, min(l.base_currency) AS currency, count(DISTINCT l.file_id)::int AS files,
+            count(*) OVER ()::int AS total
+       ${base}
+      GROUP BY ${TITLE_NORM}, ${WRITERS_NORM}, coalesce(l.extra->>'iswc', ''), ${RIGHT_TYPE}
+      ORDER BY sum(l.base_amount) DESC NULLS LAST, 1
+      LIMIT ? OFFSET ?`,
+    [tenantId, size, (page - 1) * size],
+  );
+  const total = rows[0]?.total ?? 0;
+  return { rows: rows.map(({ total: _t, ...r }: Record<string, unknown>) => ({ ...r, currency: r.currency ? String(r.currency).trim() : null })), total };
+}
+
+export async function listSuggestions(trx: Trx, status: string, page: number, size: number) {
+  const q = trx('publishing_match_suggestions as s').join('works as w', function () {
+    this.on('w.tenant_id', 's.tenant_id').andOn('w.id', 's.work_id');
+  }).where('s.status', status);
+  const [{ n }] = await q.clone().count<{ n: string }[]>({ n: '*' });
+  const rows = await q.orderBy([{ column: 's.score', order: 'desc' }, { column: 's.created_at', order: 'asc' }, { column: 's.id' }])
+    .limit(size).offset((page - 1) * size)
+    .select('s.id', 's.title', 's.writers', 's.work_id', 'w.title as work_title', 'w.iswc', 's.score', 's.status', 's.created_at');
+  return {
+    rows: rows.map((r) => ({ id: r.id, title: r.title, writers: r.writers, work: { id: r.work_id, title: r.work_title, iswc: r.iswc }, score: new Decimal(r.score).toFixed(), status: r.status, createdAt: new Date(r.created_at).toISOString() })),
+    total: Number(n),
+  };
+}
+
+/** Accepting a suggestion saves a rule (title + writers → work), rejects the key's other open suggestions and matches again. */
+export async function acceptSuggestion(trx: Trx, tenantId: number, id: string, by: string | null): Promise<PublishingAllocation & { ruleId: string }> {
+  const s = await trx('publishing_match_suggestions').where({ id }).forUpdate().first();
+  if (!s) throw new NotFoundError('Suggestion');
+  if (s.status !== 'open') throw new ValidationError(`This suggestion is already ${s.status}`, [`status: ${s.status}`]);
+  const now = clock.now();
+  const [rule] = await trx('publishing_match_rules')
+    .insert({ tenant_id: tenantId, title_norm: s.title_norm, writers_norm: s.writers_norm, work_id: s.work_id, created_by: by })
+    .onConflict(['tenant_id', 'title_norm', 'writers_norm']).merge({ work_id: s.work_id, created_by: by, created_at: now })
+    .returning('id');
+  await trx('publishing_match_suggestions').where({ id }).update({ status: 'accepted', decided_at: now, decided_by: by });
+  await trx('publishing_match_suggestions').where({ title_norm: s.title_norm, writers_norm: s.writers_norm, status: 'open' })
+    .update({ status: 'rejected', decided_at: now, decided_by: by });
+  const r = await allocatePublishing(trx, tenantId);
+  return { ...r, ruleId: rule.id };
+}
+
+export async function rejectSuggestion(trx: Trx, id: string, by: string | null): Promise<void> {
+  const s = await trx('publishing_match_suggestions').where({ id }).forUpdate().first('status');
+  if (!s) throw new NotFoundError('Suggestion');
+  if (s.status !== 'open') throw new ValidationError(`This suggestion is already ${s.status}`, [`status: ${s.status}`]);
+  await trx('publishing_match_suggestions').where({ id }).update({ status: 'rejected', decided_at: clock.now(), decided_by: by });
+}
