@@ -48,10 +48,13 @@ const LINE_SQL: [ExportColumn, string][] = [
   [TEXT('productId'), 'l.product_id'],
   [TEXT('artistId'), 'l.artist_id'],
 ];
-/** A member's own part of each line. */
+/**
+ * A member's own part of each line: the exact product amount × share, as the analytics routes
+ * sum it (docs/engine.md, shares applied at read), so the lines add up to the member's totals.
+ */
 const EARNINGS_SQL: [ExportColumn, string][] = [
   [DEC('share'), 'e.share'],
-  [DEC('earnings'), 'e.amount'],
+  [DEC('earnings'), 'l.base_amount * e.share * 0.01'],
 ];
 
 export function lineColumns(payee: string | null): ExportColumn[] {
