@@ -21,12 +21,22 @@ export const LOGIN_LINK_TTL = 15 * 60;
 export type IdentityDeps = Pick<AppServices, 'db' | 'mailer' | 'cfg' | 'secrets'> & { auth: AuthService };
 type Deps = IdentityDeps;
 
+/**
+ * What the two e-mailed-link requests share: the redirect checked before anything is counted,
+ * the per-address and per-account limits, and the link's base. `userId` is null for an
+ * unknown address: the caller then sends nothing and answers the same.
+ */
+async function linkRequest(d: Deps, kind: 'forgot' | 'loginlink', email: string, redirect: string | undefined, ip: string, page: string) {
+  await checkRedirect(d.db.owner, d.cfg, redirect, 'body.redirect_url'); // a refused target sends nothing, so it is not counted
+  await d.auth.hitAddressAndAccountLimits(kind, ip, email, d.cfg.recipientRateLimit);
+  const userId = await d.auth.userIdByEmail(email);
+  const base = await linkBase(d.db.owner, d.cfg, redirect, `${d.cfg.publicUrl}/app/${page}`, { recipientUserId: userId }, 'body.redirect_url');
+  return { userId, base };
+}
+
 /** POST /auth/forgotpassword: the same answer whether or not the address is known; token and code go only by e-mail. */
 export async function requestPasswordReset(d: Deps, email: string, redirect: string | undefined, ip: string): Promise<void> {
-  await checkRedirect(d.db.owner, d.cfg, redirect, 'body.redirect_url'); // a refused target sends nothing, so it is not counted
-  await d.auth.hitAddressAndAccountLimits('forgot', ip, email, d.cfg.recipientRateLimit);
-  const userId = await d.auth.userIdByEmail(email);
-  const base = await linkBase(d.db.owner, d.cfg, redirect, `${d.cfg.publicUrl}/app/reset-password`, { recipientUserId: userId }, 'body.redirect_url');
+  const { userId, base } = await linkRequest(d, 'forgot', email, redirect, ip, 'reset-password');
   if (!userId) return;
   const { token, code } = await d.auth.issueOneTime('reset', userId, RESET_TTL, { withCode: true });
   const link = withParams(base, { token, code: code!, email });
@@ -63,10 +73,7 @@ export async function acceptInvitation(d: Deps, token: string | undefined, passw
 
 /** POST /auth/loginlink: a one-time, 15-minute link by e-mail; the same answer whether or not the address is known. */
 export async function requestLoginLink(d: Deps, email: string, redirect: string | undefined, ip: string): Promise<void> {
-  await checkRedirect(d.db.owner, d.cfg, redirect, 'body.redirect_url'); // a refused target sends nothing, so it is not counted
-  await d.auth.hitAddressAndAccountLimits('loginlink', ip, email, d.cfg.recipientRateLimit);
-  const userId = await d.auth.userIdByEmail(email);
-  const base = await linkBase(d.db.owner, d.cfg, redirect, `${d.cfg.publicUrl}/app/login-link`, { recipientUserId: userId }, 'body.redirect_url');
+  const { userId, base } = await linkRequest(d, 'loginlink', email, redirect, ip, 'login-link');
   if (!userId) return;
   const { token } = await d.auth.issueOneTime('login_link', userId, LOGIN_LINK_TTL);
   await sendPersonMail(d, userId, 'login_link', { email }, { login: { link: withParams(base, { token }) } });

@@ -11,6 +11,7 @@ import { clock } from '../../lib/clock';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { deliveriesOf, planDeliveries } from './deliveries';
 import { DEFAULT_CHANNELS } from './preferences';
+import { rowView } from '../../lib/row-view';
 
 export { DEFAULT_CHANNELS };
 
@@ -141,22 +142,9 @@ async function markRows(trx: Trx, tenantId: number, me: string | null, rows: { i
 
 function toView(r: Record<string, any>) {
   return {
-    id: r.id,
-    type: r.type,
-    title: r.title,
-    content: r.content,
-    resourceType: r.resource_type,
-    resourceId: r.resource_id,
-    actionUrl: r.action_url,
+    ...rowView(r, ['id', 'type', 'title', 'content', 'resource_type', 'resource_id', 'action_url']),
     isRead: !!r.read,
-    isImportant: r.is_important,
-    isArchived: r.is_archived,
-    metadata: r.metadata,
-    expiresAt: r.expires_at ? new Date(r.expires_at).toISOString() : null,
-    TenantId: r.tenant_id,
-    TenantUserId: r.tenant_user_id,
-    createdAt: new Date(r.created_at).toISOString(),
-    updatedAt: new Date(r.updated_at).toISOString(),
+    ...rowView(r, ['is_important', 'is_archived', 'metadata', 'expires_at', ['TenantId', 'tenant_id'], ['TenantUserId', 'tenant_user_id'], 'created_at', 'updated_at']),
   };
 }
 

@@ -7,6 +7,7 @@ import { clock } from '../../lib/clock';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { AppServices } from '../../services';
 import { normaliseIsrc, normaliseUpc } from '../catalogue/identifiers';
+import { rowView } from '../../lib/row-view';
 
 interface Page {
   page?: number;
@@ -164,21 +165,7 @@ export async function decideSuggestion(trx: Trx, tenantId: number, id: string, d
 }
 
 function ruleView(r: Record<string, any>) {
-  return {
-    id: r.id,
-    kind: r.kind,
-    dsp: r.dsp_norm,
-    isrc: r.isrc,
-    upc: r.upc,
-    title: r.title_norm,
-    artist: r.artist_norm,
-    assetId: r.asset_id,
-    productId: r.product_id,
-    store: r.store_norm,
-    dspTarget: r.dsp_target,
-    note: r.note,
-    createdAt: new Date(r.created_at).toISOString(),
-  };
+  return rowView(r, ['id', 'kind', ['dsp', 'dsp_norm'], 'isrc', 'upc', ['title', 'title_norm'], ['artist', 'artist_norm'], 'asset_id', 'product_id', ['store', 'store_norm'], 'dsp_target', 'note', 'created_at']);
 }
 
 export async function listRules(trx: Trx) {

@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import { builtinPatterns, validatePattern, type SourcePattern } from '../../../parsers';
 import type { Trx } from '../../db';
 import { NotFoundError, ValidationError, ConflictError } from '../../lib/errors';
+import { rowView } from '../../lib/row-view';
 
 export interface LoadedPattern {
   id: string;
@@ -231,13 +232,9 @@ function tenantSourceQuery(trx: Trx) {
 
 function publicTenantSource(r: Record<string, any>) {
   return {
-    id: r.id,
-    name: r.name,
-    active: r.active,
-    settings: r.settings,
+    ...rowView(r, ['id', 'name', 'active', 'settings']),
     source: { id: r.pattern_id, key: r.key, aggregator: r.aggregator, scope: r.pattern_tenant_id === null ? 'global' : 'tenant', builtin: r.builtin, version: r.current_version },
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
+    ...rowView(r, ['created_at', 'updated_at']),
   };
 }
 
