@@ -10,12 +10,14 @@ import { registerFileWorkers } from './files';
 import { registerRoyaltyWorkers } from './royalty';
 import { registerMaintenanceWorkers } from './maintenance';
 import { registerPartnerWorkers } from './partners';
+import { registerWebhookWorkers } from './webhooks';
 
 export async function registerWorkers(svc: AppServices, queue: Queue): Promise<void> {
   await registerMaintenanceWorkers(svc, queue);
   await registerFileWorkers(svc, queue);
   await registerRoyaltyWorkers(svc, queue);
   await registerPartnerWorkers(svc, queue);
+  await registerWebhookWorkers(svc, queue);
   for (const name of Object.keys(JOB_OPTIONS) as JobName[]) {
     const cron = JOB_OPTIONS[name].cron;
     if (cron) await queue.boss.schedule(name, cron, {});

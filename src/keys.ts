@@ -49,6 +49,10 @@ export const SEALED_COLUMNS: ReadonlyArray<{ table: string; column: string }> = 
   { table: 'invoicer_connections', column: 'refresh_token_sealed' },
   { table: 'distributor_credentials', column: 'token_sealed' },
   { table: 'distributor_credentials', column: 'webhook_secret_sealed' },
+  { table: 'webhook_endpoints', column: 'secret_sealed' },
+  { table: 'webhook_endpoints', column: 'previous_secret_sealed' },
+  { table: 'webhook_endpoints', column: 'headers_sealed' },
+  { table: 'webhook_endpoints', column: 'auth_sealed' },
 ];
 
 const ENV_NAMES: Record<KeyKind, { key: string; previous: string; file: string }> = {
@@ -183,7 +187,7 @@ async function keysFromDatabaseOrNew(cfg: Config, owner: Knex, kind: KeyKind, lo
  */
 export async function checkEncryptionKeys(owner: Knex, box: SecretBox): Promise<void> {
   for (const { table, column } of SEALED_COLUMNS) {
-    const r = await owner(table).first(column);
+    const r = await owner(table).whereNotNull(column).first(column);
     if (!r) continue;
     try {
       box.open(r[column]);

@@ -107,6 +107,8 @@ export interface GuardedInit {
   method?: string;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Request body (POST). */
+  body?: string;
 }
 
 /** One request to exactly `to` (TLS still verifies the certificate for the URL's host name). */
@@ -119,7 +121,7 @@ function requestPinned(url: URL, to: ResolvedAddress, init: GuardedInit): Promis
   return new Promise((resolve, reject) => {
     const req = mod.request(url, { method: init.method ?? 'GET', headers: init.headers, signal: init.signal, lookup }, resolve);
     req.on('error', reject);
-    req.end();
+    req.end(init.body);
   });
 }
 
@@ -149,4 +151,17 @@ export async function guardedFetch(rawUrl: string, init: GuardedInit, policy: Ou
     return toResponse(res, (init.method ?? 'GET').toUpperCase());
   }
   throw new ValidationError('Link is not reachable', ['too many redirects'], 'LINK_UNREACHABLE');
+}
+
+/**
+ * One POST (webhook deliveries) to a checked address; redirects are NOT followed: a 3xx is
+ * the receiver's answer like any other status. Same address rules as guardedFetch.
+ */
+export async function guardedPost(rawUrl: string, init: GuardedInit, policy: OutboundPolicy | boolean): Promise<Response> {
+  const url = new URL(rawUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError('Invalid link', [`scheme ${url.protocol} is not allowed`], 'INVALID_LINK_SCHEME');
+  const to = policyOf(policy).dial(await resolvePublic(url, policy));
+  const res = await requestPinned(url, to, { ...init, method: 'POST' });
+  res.on('error', () => undefined);
+  return toResponse(res, 'POST');
 }

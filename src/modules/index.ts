@@ -23,6 +23,7 @@ import { registerDistributorRoutes } from './distributor/routes';
 import { registerDefaultSettingsRoutes } from './defaultsettings/routes';
 import { registerErnRoutes } from './ern/routes';
 import { registerWebRoutes } from './web/routes';
+import { registerWebhookRoutes } from './webhooks/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -43,5 +44,6 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerDistributorRoutes(router, svc);
   registerDefaultSettingsRoutes(router, svc);
   registerErnRoutes(router, svc);
+  registerWebhookRoutes(router, svc);
   registerWebRoutes(router, svc); // /, /app and the app's pages; not API
 }

@@ -40,6 +40,10 @@ export interface JobPayloads {
   'royalty.sweep': Record<string, never>;
   /** Every minute: resend unconfirmed FX payouts (same idempotency key) and poll open ones (src/modules/partners/fx-payouts.ts). */
   'partners.fxpartner.sync': Record<string, never>;
+  /** Outbox sweep: pending outbound_events → one delivery per subscribed endpoint (src/modules/webhooks/dispatch.ts). */
+  'webhooks.dispatch': Record<string, never>;
+  /** One attempt of one webhook delivery; failures schedule the next attempt themselves. `manual`: the retry route. */
+  'webhooks.deliver': { tenantId: number; deliveryId: string; manual?: boolean };
 }
 
 export type JobName = keyof JobPayloads;
@@ -79,6 +83,10 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   'royalty.reallocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, policy: 'stately' },
   'royalty.sweep': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
   'partners.fxpartner.sync': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
+  // stately: one sweep waiting at most; it re-sends itself every WEBHOOK_SWEEP_SECONDS, the cron restarts a broken chain.
+  'webhooks.dispatch': { retryLimit: 0, retryDelay: 5, retryBackoff: false, expireInSeconds: 300, policy: 'stately', cron: '* * * * *' },
+  // Delivery retries are the service's own schedule; pg-boss retries only a job whose worker died (expiry).
+  'webhooks.deliver': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, concurrency: 8 },
 };
 
 /** pg-boss queue options (what JOB_OPTIONS holds beyond them is this process's business). */

@@ -18,6 +18,7 @@ import { normaliseIsrc, parseUpc } from '../catalogue/identifiers';
 import type { AuthContext } from '../../lib/identity';
 import { rankOf, ROLE_RANK } from '../../http/route';
 import { fillNewRelease } from '../defaultsettings/fill';
+import { emitEvent } from '../webhooks/events';
 
 export const RELEASE_STATUSES = ['draft', 'submitted', 'in_review', 'approved', 'rejected'] as const;
 export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
@@ -230,6 +231,7 @@ export async function submitRelease(trx: Trx, tenantId: number, auth: AuthContex
   const [{ c }] = await trx('tracks').where({ release_id: id }).count<{ c: string }[]>({ c: '*' });
   if (Number(c) === 0) throw new ValidationError('A release needs at least one track to be submitted', [], 'NO_TRACKS');
   await move(trx, tenantId, auth, r, 'submitted', 'submit', message ?? null);
+  await emitEvent(trx, tenantId, 'release.submitted', { releaseId: id, title: r.title, previousStatus: r.status, message: message ?? null });
   return getRelease(trx, id);
 }
 
@@ -238,6 +240,7 @@ export async function reviewRelease(trx: Trx, tenantId: number, auth: AuthContex
   const ok = (r.status === 'submitted' && ['in_review', 'approved', 'rejected'].includes(to)) || (r.status === 'in_review' && ['approved', 'rejected'].includes(to));
   if (!ok) illegal(r.status, to, 'review moves submitted → in_review | approved | rejected and in_review → approved | rejected');
   await move(trx, tenantId, auth, r, to, 'review', message ?? null);
+  await emitEvent(trx, tenantId, 'release.reviewed', { releaseId: id, title: r.title, previousStatus: r.status, status: to, message: message ?? null });
   return getRelease(trx, id);
 }
 

@@ -13,6 +13,7 @@ import { aggregateFile, removeFileRollups } from './aggregate';
 import { reallocateTenant } from './reallocate';
 import { PIPELINE, TERMINAL_STATUSES, stepFor } from '../../pipeline/registry';
 import type { CommitStep } from '../../pipeline/run-step';
+import { emitEvent } from '../webhooks/events';
 
 /**
  * POST_ALLOCATION_HOOK: runs in the allocation transaction after a file's earnings were
@@ -89,12 +90,7 @@ export async function runReallocateJob(svc: AppServices, p: { tenantId: number; 
       await runPostAllocationHooks(trx, fileId);
     }
     if (r.files.length) {
-      await trx('outbound_events').insert({
-        tenant_id: p.tenantId,
-        family: 'royalty processing',
-        type: 'royalties.reallocated',
-        payload: JSON.stringify({ files: r.files, rematchedLines: r.rematched, reallocatedLines: r.reallocated }),
-      });
+      await emitEvent(trx, p.tenantId, 'royalty.reallocated', { files: r.files, rematchedLines: r.rematched, reallocatedLines: r.reallocated });
     }
   });
 }
@@ -153,10 +149,5 @@ async function announce(trx: Trx, tenantId: number, fileId: string, outcome: 'pr
       })),
     );
   }
-  await trx('outbound_events').insert({
-    tenant_id: tenantId,
-    family: 'royalty processing',
-    type: outcome === 'processed' ? 'file.processed' : 'file.failed',
-    payload: JSON.stringify({ fileId, name, outcome, ...info }),
-  });
+  await emitEvent(trx, tenantId, outcome === 'processed' ? 'royalty.file.processed' : 'royalty.file.failed', { fileId, name, outcome, ...info });
 }
