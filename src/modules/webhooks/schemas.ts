@@ -5,7 +5,7 @@ import { SUBSCRIPTION_PATTERNS } from './events';
 export const Success = <T extends ReturnType<typeof Type.Object> | ReturnType<typeof Type.Array> | ReturnType<typeof Type.Null>>(data: T) =>
   Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
 
-const Url = Type.String({ minLength: 1, maxLength: 2048, examples: ['https://hooks.example.com/rondo'] });
+const Url = Type.String({ minLength: 1, maxLength: 2048, examples: ['https://hooks.example/rondo'] });
 const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100, examples: ['payment.completed'] }), {
   minItems: 1, maxItems: 50, description: `event types, family wildcards or *: ${SUBSCRIPTION_PATTERNS.join(', ')}`,
 });
