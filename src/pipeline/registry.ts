@@ -86,7 +86,7 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   // stately: one sweep waiting at most; it re-sends itself every WEBHOOK_SWEEP_SECONDS, the cron restarts a broken chain.
   'webhooks.dispatch': { retryLimit: 0, retryDelay: 5, retryBackoff: false, expireInSeconds: 300, policy: 'stately', cron: '* * * * *' },
   // Delivery retries are the service's own schedule; pg-boss retries only a job whose worker died (expiry).
-  'webhooks.deliver': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, concurrency: 8 },
+  'webhooks.deliver': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, concurrency: 4 },
 };
 
 /** pg-boss queue options (what JOB_OPTIONS holds beyond them is this process's business). */
