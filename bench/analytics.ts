@@ -89,9 +89,9 @@ function GENERATE_LINES(mode: 'raw' | 'matched'): string {
 }
 
 /**
- * The earnings of one file's pre-matched lines, written in SQL by the allocation's rule (the
- * bench catalogue has no conditional or product splits: recording split, else the primary
- * artist's default; round(base × share / 100, 12) each, the remainder to the largest share,
+ * The allocation decision of one file's pre-matched lines, written in SQL by the allocation's
+ * rule (the bench catalogue has no conditional or product splits: recording split, else the
+ * primary artist's default): each line's share set (the remainder flag to the largest share,
  * ties to the smallest payee id), plus the file's accounting period. Self-contained so the
  * bench does not depend on allocate.ts internals (another branch is rewriting them).
  */
@@ -109,19 +109,22 @@ async function earningsOnly(trx: Trx, tenantId: number, fileId: string): Promise
          SELECT sp.asset_id, s.split_id, s.tenant_user_id, s.share,
                 row_number() OVER (PARTITION BY sp.asset_id ORDER BY s.share DESC, s.tenant_user_id) = 1 AS rem
            FROM sp JOIN split_shares s ON s.tenant_id = ? AND s.split_id = sp.split_id
-       ), a AS (
-         SELECT l.line_no, l.base_amount, l.base_currency, l.sale_month, l.asset_id, l.product_id, l.artist_id, l.dsp, l.country, l.sale_type,
-                l.quantity, l.aggregator, sh.split_id, sh.tenant_user_id, sh.share, sh.rem, round(l.base_amount * sh.share / 100, 12) AS rounded
-           FROM royalty_lines l JOIN sh ON sh.asset_id = l.asset_id
-          WHERE l.tenant_id = ? AND l.file_id = ? AND l.base_amount IS NOT NULL
+       ), sets AS (
+         -- one share set per split (id: md5 of its content, as allocation names it)
+         SELECT sh.*, md5(string_agg(coalesce(sh.split_id::text, '') || ':' || sh.tenant_user_id || ':' || sh.share::numeric(9,6)::text, ',')
+                            OVER (PARTITION BY sh.asset_id ORDER BY sh.tenant_user_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))::uuid AS set_id
+           FROM sh
+       ), ins AS (
+         INSERT INTO royalty_share_sets (tenant_id, share_set_id, tenant_user_id, split_id, share, gets_remainder, others)
+         SELECT DISTINCT ON (set_id, tenant_user_id) ?, set_id, tenant_user_id, split_id, share, rem,
+                ARRAY(SELECT o.share FROM sh o WHERE o.asset_id = sets.asset_id AND o.tenant_user_id <> sets.tenant_user_id ORDER BY o.tenant_user_id)
+           FROM sets
+         ON CONFLICT DO NOTHING
        )
-       INSERT INTO royalty_earnings (tenant_id, file_id, line_id, tenant_user_id, split_id, share, amount, currency, accounting_period, sale_month,
-                                     asset_id, product_id, artist_id, dsp, country, sale_type, quantity, aggregator)
-       SELECT ?, ?::uuid, a.line_no, a.tenant_user_id, a.split_id, a.share,
-              a.rounded + CASE WHEN a.rem THEN a.base_amount - sum(a.rounded) OVER (PARTITION BY a.line_no) ELSE 0 END,
-              a.base_currency, ?::date, a.sale_month, a.asset_id, a.product_id, a.artist_id, a.dsp, a.country, a.sale_type, a.quantity, a.aggregator
-         FROM a`,
-      [tenantId, tenantId, tenantId, fileId, tenantId, fileId, ap],
+       UPDATE royalty_lines l SET share_set_id = x.set_id
+         FROM (SELECT DISTINCT asset_id, set_id FROM sets) x
+        WHERE l.tenant_id = ? AND l.file_id = ? AND l.asset_id = x.asset_id AND l.base_amount IS NOT NULL AND ?::date IS NOT NULL`,
+      [tenantId, tenantId, tenantId, tenantId, fileId, ap],
     ),
   );
 }
@@ -247,7 +250,7 @@ async function main() {
         await trx('files').where({ id }).update({ status: 'aggregating' });
       });
       timing.alloc += performance.now() - s;
-      if (process.argv.includes('--analyze-before-aggregate')) await svc.db.owner.raw('ANALYZE royalty_lines, royalty_earnings');
+      if (process.argv.includes('--analyze-before-aggregate')) await svc.db.owner.raw('ANALYZE royalty_lines, royalty_share_sets');
       s = performance.now();
       await withTenant(db, t.id, async (trx) => {
         await lockTenant(trx, t.id);
@@ -272,7 +275,7 @@ async function main() {
       const n = Math.min(perFile, LINES - f * perFile);
       if (n <= 0) break;
       fileIds.push(await loadFile(month, agg, n, `${agg}-${month}.csv`));
-      if (f === 0) await svc.db.owner.raw('ANALYZE royalty_lines, royalty_earnings, assets, products, splits, split_shares, asset_artists');
+      if (f === 0) await svc.db.owner.raw('ANALYZE royalty_lines, royalty_share_sets, assets, products, splits, split_shares, asset_artists');
       if (process.env.BENCH_VERBOSE) console.log(`  file ${f + 1}/${FILES}: load ${(timing.load / 1000).toFixed(1)} s, ${ALLOCATE ? 'allocate' : 'earnings'} ${(timing.alloc / 1000).toFixed(1)} s, aggregate ${(timing.aggr / 1000).toFixed(1)} s`);
     }
     if (LINES > 0 && !reused) {
@@ -303,7 +306,7 @@ async function main() {
       console.log(`aggregateFile, one ${AGG_FILE.toLocaleString()}-line file: ${runs.map((ms) => (ms / 1000).toFixed(2) + ' s').join(' / ')} (first / re-runs)`);
     }
     const { rows: sizes } = await svc.db.owner.raw(
-      `SELECT relname, n_live_tup AS n FROM pg_stat_user_tables WHERE relname LIKE 'royalty_agg%' OR relname IN ('royalty_lines', 'royalty_earnings') ORDER BY relname`,
+      `SELECT relname, n_live_tup AS n FROM pg_stat_user_tables WHERE relname LIKE 'royalty_agg%' OR relname IN ('royalty_lines', 'royalty_share_sets', 'royalty_allocation_history') ORDER BY relname`,
     );
     console.log(`rows: ${sizes.map((r: { relname: string; n: string }) => `${r.relname.replace('royalty_', '')} ${Number(r.n).toLocaleString()}`).join(', ')}`);
     if (process.argv.includes('--load-only')) return;

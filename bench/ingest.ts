@@ -318,6 +318,25 @@ for (const { relname } of aggTables as { relname: string }[]) {
   tBareRollups += r.ms;
   rollupRows += r.rows;
 }
+// Statement data on disk: every royalty table of this fresh workspace with its indexes and
+// TOAST, against the bare unindexed table of the statement's own fields; and the largest
+// table's row count against the statement's lines (no table may grow with lines × payees).
+const { rows: disk } = await c.query(
+  `SELECT c.relname, pg_total_relation_size(c.oid)::bigint AS bytes, c.reltuples::bigint AS est
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = 'public' AND c.relkind = 'r' AND (c.relname LIKE 'royalty\\_%' OR c.relname = 'bench_bare') ORDER BY 1`,
+);
+await c.query('ANALYZE');
+const rowsOf = async (rel: string) => Number((await c.query(`SELECT count(*)::bigint AS n FROM ${rel}`)).rows[0].n);
+let royaltyBytes = 0;
+let widest = { rel: '', rows: 0 };
+let bareBytes = 0;
+for (const d of disk as { relname: string; bytes: string }[]) {
+  if (d.relname === 'bench_bare') { bareBytes = Number(d.bytes); continue; }
+  royaltyBytes += Number(d.bytes);
+  const n = await rowsOf(d.relname);
+  if (n > widest.rows) widest = { rel: d.relname, rows: n };
+}
 await c.end();
 
 const f = facts[0];
@@ -354,6 +373,8 @@ console.log(`bare COPY, the ${f.earnings.toLocaleString('en')} earnings rows  ${
 console.log(`ratio (a) lines stored / bare COPY as stored   ${(tStored / tBareStored).toFixed(2)}×  (target ≤ 2×; vs fields only ${(tStored / tBare).toFixed(2)}×)`);
 console.log(`bare COPY, the ${rollupRows.toLocaleString('en')} rollup rows (${aggTables.length} tables)  ${sec(tBareRollups)} s (lines as stored + earnings + rollups bare: ${sec(tBareStored + tBareEarnings + tBareRollups)} s = ${((tBareStored + tBareEarnings + tBareRollups) / tBareStored).toFixed(2)}× the lines' bare COPY)`);
 console.log(`ratio (b) analytics ready / bare COPY as stored ${(tAnalytics / tBareStored).toFixed(2)}×  (target ≤ 2.5×; vs fields only ${(tAnalytics / tBare).toFixed(2)}×); vs bare COPY of lines + earnings ${(tAnalytics / (tBareStored + tBareEarnings)).toFixed(2)}×`);
+console.log(`statement data on disk     ${(royaltyBytes / 1e6).toFixed(0)} MB (every royalty_* table + index) = ${(royaltyBytes / bareBytes).toFixed(2)}× the bare unindexed fields table (${(bareBytes / 1e6).toFixed(0)} MB; target ≤ 3×)`);
+console.log(`largest royalty table     ${widest.rel}: ${widest.rows.toLocaleString('en')} rows (the statement has ${f.lines.toLocaleString('en')} lines)`);
 console.log(`worker peak RSS           ${(rssPeak / 1e6).toFixed(0)} MB (after boot, idle: ${(rssIdle / 1e6).toFixed(0)} MB; target < 300 MB)`);
 console.log(`worker RSS by step (max sampled): ${Object.entries(rssBy).map(([k, v]) => `${k} ${(v / 1e6).toFixed(0)} MB`).join(', ')}`);
 console.log(`API process RSS now       ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);

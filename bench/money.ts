@@ -2,7 +2,7 @@
  * npm run bench:money: time to compute what is due to every payee from the ledger, for
  * 10,000 payees over 10,000,000 ledger-backed earnings lines, on an embedded Postgres.
  *
- *  1. royalty_earnings: BENCH_LINES lines (INSERT … SELECT generate_series) spread over
+ *  1. earnings (the royalty_earnings view): BENCH_LINES lines, one share set per payee, (INSERT … SELECT generate_series) spread over
  *     BENCH_FILES files (one accounting period each) and BENCH_PAYEES payees;
  *  2. each file posted with postRoyaltiesForFile (what the allocation job calls);
  *  3. current due of every payee = SUM(ledger_entries) GROUP BY payee, in a tenant (RLS)
@@ -47,22 +47,28 @@ async function main() {
       await db.owner.raw(`INSERT INTO tenant_users (tenant_id, user_id, role) SELECT ?, id, 'user' FROM users WHERE email LIKE ?`, [t.id, `%.${t.id}@bench.test`]);
       await db.owner.raw(`CREATE TABLE bench_payees AS SELECT (row_number() OVER (ORDER BY id) - 1)::int AS n, id FROM tenant_users WHERE tenant_id = ?`, [t.id]);
       await db.owner.raw(`CREATE UNIQUE INDEX ON bench_payees (n)`);
+      await db.owner.raw(
+        `INSERT INTO royalty_share_sets (tenant_id, share_set_id, tenant_user_id, share, gets_remainder) SELECT ?, md5('bench-set-' || id)::uuid, id, 100, true FROM bench_payees`,
+        [t.id],
+      );
     });
     await timed(`generate ${LINES.toLocaleString()} royalty_earnings lines`, async () => {
       for (let f = 0; f < FILES; f += 10) {
         const lo = f * per;
         const hi = Math.min(LINES, (f + 10) * per) - 1;
+        // One statement line per earning, paid 100 % to its payee through a one-payee share set.
         await db.owner.raw(
-          `INSERT INTO royalty_earnings (tenant_id, file_id, line_id, tenant_user_id, share, amount, currency, accounting_period, sale_month, dsp)
-           SELECT ?, md5('bench-file-' || (g / ?))::uuid, g, p.id, 100, round((random() * 2)::numeric, 12), 'USD',
-                  make_date(2025, (1 + (g / ?) % 12)::int, 1), make_date(2025, (1 + (g / ?) % 12)::int, 1), 'DSP ' || (g % 7)
-           FROM generate_series(?::bigint, ?::bigint) g JOIN bench_payees p ON p.n = (g % ?)::int`,
+          `INSERT INTO royalty_lines (tenant_id, file_id, line_no, net, currency, base_amount, base_currency, accounting_period, sale_month, dsp, share_set_id)
+           SELECT ?, md5('bench-file-' || (g / ?))::uuid, g, x.amount, 'USD', x.amount, 'USD',
+                  make_date(2025, (1 + (g / ?) % 12)::int, 1), make_date(2025, (1 + (g / ?) % 12)::int, 1), 'DSP ' || (g % 7), md5('bench-set-' || p.id)::uuid
+           FROM generate_series(?::bigint, ?::bigint) g JOIN bench_payees p ON p.n = (g % ?)::int
+           CROSS JOIN LATERAL (SELECT round((random() * 2)::numeric, 12) AS amount) x`,
           [t.id, per, per, per, lo, hi, PAYEES],
         );
       }
-      await db.owner.raw(`ANALYZE royalty_earnings`);
+      await db.owner.raw(`ANALYZE royalty_lines`);
     });
-    const files: string[] = (await db.owner.raw(`SELECT DISTINCT file_id FROM royalty_earnings WHERE tenant_id = ?`, [t.id])).rows.map((r: { file_id: string }) => r.file_id);
+    const files: string[] = (await db.owner.raw(`SELECT DISTINCT file_id FROM royalty_lines WHERE tenant_id = ?`, [t.id])).rows.map((r: { file_id: string }) => r.file_id);
     const post = await timed(`post ${files.length} files to the ledger (postRoyaltiesForFile)`, async () => {
       let n = 0;
       for (const f of files) n += (await withTenant(db.app, t.id, (trx) => postRoyaltiesForFile(trx, f))).royaltyEntries;

@@ -11,6 +11,7 @@ import { registerRoyaltyWorkers } from './royalty';
 import { registerMaintenanceWorkers } from './maintenance';
 import { registerPartnerWorkers } from './partners';
 import { registerWebhookWorkers } from './webhooks';
+import { registerImportWorkers } from './imports';
 
 export async function registerWorkers(svc: AppServices, queue: Queue): Promise<void> {
   await registerMaintenanceWorkers(svc, queue);
@@ -18,6 +19,7 @@ export async function registerWorkers(svc: AppServices, queue: Queue): Promise<v
   await registerRoyaltyWorkers(svc, queue);
   await registerPartnerWorkers(svc, queue);
   await registerWebhookWorkers(svc, queue);
+  await registerImportWorkers(svc, queue);
   for (const name of Object.keys(JOB_OPTIONS) as JobName[]) {
     const cron = JOB_OPTIONS[name].cron;
     if (cron) await queue.boss.schedule(name, cron, {});

@@ -63,12 +63,26 @@ export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[
     const s = p.format.encoding === 'cp932' && sniffed.encoding === 'latin1' ? (cp932 ??= sample(sampleIn.head, 'cp932')) : sniffed;
     // --- schema ---------------------------------------------------------------------
     let coverage = 0, specificity = 0, headerRow = -1, forbidden: string[] = [], missing: string[] = [];
-    if (p.layout === 'ddex-dsr') {
-      const types = new Set(s.rows.slice(0, HEADER_SEARCH_ROWS * 4).map((r) => (r[0] ?? '').trim()));
+    const noHeader = p.format.header === 'none';
+    if (p.layout === 'ddex-dsr' || noHeader) {
+      // DSR record types, or a header-less file's row kinds: the values of the kind cell.
+      const cell = noHeader ? p.rowKinds?.cell ?? 0 : 0;
+      const types = new Set(s.rows.slice(0, HEADER_SEARCH_ROWS * 4).map((r) => (r[cell] ?? '').trim().toLowerCase()));
       const want = p.detect.headers;
-      const found = want.filter((w) => [...types].some((t) => t.startsWith(w)));
+      const found = want.filter((w) => (noHeader ? types.has(w.trim().toLowerCase()) : [...types].some((t) => t.startsWith(w.toLowerCase()))));
       coverage = found.length / want.length;
       missing = want.filter((w) => !found.includes(w));
+      if (noHeader && p.rowKinds && p.rowKinds.other !== 'skip') {
+        // every row must be of a kind the pattern knows (another layout's kinds are not this one)
+        const rows = s.rows.slice(0, HEADER_SEARCH_ROWS * 4).filter((r) => !(r.length === 1 && r[0] === ''));
+        const known = (r: string[]) => p.rowKinds!.kinds.some((k) => k.values.some((v) => v.trim().toLowerCase() === (r[cell] ?? '').trim().toLowerCase()) &&
+          Object.entries(k.where ?? {}).every(([c, vs]) => vs.some((v) => v.trim().toLowerCase() === (r[+c] ?? '').trim().toLowerCase())));
+        const share = rows.length ? rows.filter(known).length / rows.length : 0;
+        if (share < 1) {
+          coverage = Math.min(coverage, share * 0.99);
+          missing.push(`${rows.length - rows.filter(known).length} row(s) of no known kind`);
+        }
+      }
       specificity = coverage;
       headerRow = 0;
     } else {
@@ -87,7 +101,7 @@ export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[
       }
     }
     let schema = coverage;
-    if (coverage === 1) reasons.push(p.layout === 'ddex-dsr' ? 'DSR record types present' : `header signature matched on line ${headerRow + 1}`);
+    if (coverage === 1) reasons.push(p.layout === 'ddex-dsr' ? 'DSR record types present' : noHeader ? 'row kinds present' : `header signature matched on line ${headerRow + 1}`);
     else if (coverage > 0) reasons.push(`header partly matched (${Math.round(coverage * 100)}%), missing ${missing.join(', ')}`);
     if (forbidden.length) {
       schema *= 0.5;

@@ -124,7 +124,7 @@ export class DsrHandler implements RowHandler {
         try {
           out.good(this.map!(row, lineNo));
         } catch (e) {
-          if (e instanceof RowError) out.bad(lineNo, e.message, row);
+          if (e instanceof RowError) out.bad(lineNo, e.message, row, e);
           else throw e;
         }
         return;

@@ -1,6 +1,7 @@
 /** Public API of the source-pattern engine. Database-free. */
 import type { SourcePattern } from './schema';
 import { distrokid2018, distrokid2023, distrokidCurrent, tunecore, cdbaby, believe, fuga, orchard } from './builtin/distributors';
+import { clicknclear } from './builtin/licensing';
 import { appleMusic, itunes, youtubeAssetRaw, bandcamp, soundcloud, ddexDsr } from './builtin/stores';
 
 export type * from './types';
@@ -25,4 +26,7 @@ export const builtinPatterns: SourcePattern[] = [
   bandcamp,
   soundcloud,
   ddexDsr,
+  clicknclear,
 ];
+export { checkPatternOnSample, type SampleCheck } from './check';
+export { draftPattern, ROLES, ROLE_FIELD, type Draft, type DraftColumn, type Role } from './draft';

@@ -4,6 +4,7 @@
  */
 import type { CanonicalLine } from './types';
 import type { CanonicalField, FieldMapping, SourcePattern } from './schema';
+import Decimal from 'decimal.js';
 import {
   makeNegative,
   monthEnd,
@@ -25,7 +26,100 @@ export type Getter = (row: string[]) => string;
 /** Resolves a source column name to a getter, or null when the file has no such column. */
 export type ColumnResolver = (name: string) => Getter | null;
 
-export class RowError extends Error {}
+/** A row the mapping cannot read; `field`, `column` and `value` say which cell (validation groups by them). */
+export class RowError extends Error {
+  constructor(message: string, readonly field?: string, readonly column?: string, readonly value?: string) {
+    super(message);
+  }
+}
+
+/** A cell reference as written in errors: the header name, or `column N` (1-based) for a position. */
+export function refLabel(ref: string | number): string {
+  return typeof ref === 'number' ? `column ${ref + 1}` : ref;
+}
+
+/** Getter of a column by name (through the resolver) or position. */
+export function refGetter(ref: string | number, resolve: ColumnResolver): Getter | null {
+  if (typeof ref === 'number') return (r) => r[ref] ?? '';
+  return resolve(ref);
+}
+
+/** Exact decimal of one compute operand ('' = empty); a percentage ('50%') is divided by 100. */
+function operand(raw: string, decimal: DecimalStyle, label: string, field: string): Decimal | null {
+  const t = raw.trim();
+  if (t === '') return null;
+  const v = normDecimal(t, decimal);
+  if (v === undefined || v === null) throw new RowError(`unparsable number in "${label}": "${raw}"`, field, label, raw);
+  const d = new Decimal(v);
+  return t.endsWith('%') ? d.div(100) : d;
+}
+
+/**
+ * The getter of one mapping: its column (first `from` name present, else `column`), or its
+ * computed amount, with `extract` applied. Null when the file has none of its columns.
+ */
+export function mappingGetter(field: string, m: FieldMapping, resolve: ColumnResolver, decimal: DecimalStyle): { get: Getter | null; label: string } {
+  let get: Getter | null = null;
+  let label = field;
+  if (m.from !== undefined) {
+    for (const name of Array.isArray(m.from) ? m.from : [m.from]) {
+      get = resolve(name);
+      if (get) {
+        label = name;
+        break;
+      }
+    }
+  }
+  if (!get && m.column !== undefined) {
+    get = refGetter(m.column, resolve);
+    label = refLabel(m.column);
+  }
+  if (!get && m.compute) {
+    const parts = m.compute.of.map((ref) => ({ get: refGetter(ref, resolve), label: refLabel(ref) }));
+    if (parts.every((x) => x.get !== null)) {
+      const op = m.compute.op;
+      const sign = op === 'difference' ? ' − ' : op === 'sum' ? ' + ' : ' × ';
+      label = parts.map((x) => x.label).join(sign);
+      get = (row) => {
+        let acc: Decimal | null = null;
+        for (let i = 0; i < parts.length; i++) {
+          const x = parts[i]!;
+          const d = operand(x.get!(row), decimal, x.label, field);
+          if (d === null) {
+            if (op === 'product') throw new RowError(`missing value in "${x.label}"`, field, x.label, '');
+            if (i === 0 && op === 'difference') acc = new Decimal(0);
+            continue;
+          }
+          acc = acc === null ? d : op === 'product' ? acc.times(d) : op === 'difference' ? acc.minus(d) : acc.plus(d);
+        }
+        return acc === null ? '' : acc.toFixed();
+      };
+    }
+  }
+  if (get && m.extract !== undefined) {
+    const re = new RegExp(m.extract, 'i');
+    const inner = get;
+    get = (row) => {
+      const r = re.exec(inner(row));
+      return r ? (r.groups?.v ?? r[1] ?? r[0]) : '';
+    };
+  }
+  return { get, label };
+}
+
+/** Every column a mapping reads that the file does not have (the mapping is not `optional`). */
+export function mappingMissing(m: FieldMapping, resolve: ColumnResolver): string[] {
+  if (m.optional) return [];
+  const out: string[] = [];
+  if (m.from !== undefined) {
+    const names = Array.isArray(m.from) ? m.from : [m.from];
+    if (!names.some((n) => resolve(n)) && m.column === undefined && m.const === undefined && m.default === undefined && m.preamble === undefined && m.fileName === undefined)
+      out.push(names.join(' | '));
+  }
+  if (m.compute) for (const ref of m.compute.of) if (typeof ref === 'string' && !resolve(ref)) out.push(ref);
+  if (m.negativeWhen && !resolve(m.negativeWhen.column)) out.push(m.negativeWhen.column);
+  return out;
+}
 
 type Kind = 'text' | 'date' | 'country' | 'isrc' | 'upc' | 'saleType' | 'decimal' | 'currency';
 const KIND: Record<CanonicalField, Kind> = {
@@ -90,17 +184,7 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
   const ops: Op[] = [];
   for (const [field, m] of Object.entries(pattern.columns) as [CanonicalField, FieldMapping | undefined][]) {
     if (!m) continue;
-    let get: Getter | null = null;
-    let label = field as string;
-    if (m.from !== undefined) {
-      for (const name of Array.isArray(m.from) ? m.from : [m.from]) {
-        get = mapCtx.resolve(name);
-        if (get) {
-          label = name;
-          break;
-        }
-      }
-    }
+    const { get, label } = mappingGetter(field, m, mapCtx.resolve, decimal);
     let neg: Op['neg'] = null;
     if (m.negativeWhen) {
       const g = mapCtx.resolve(m.negativeWhen.column);
@@ -162,9 +246,9 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
         break;
       case 'decimal': {
         const v = normDecimal(raw, decimal);
-        if (v === undefined) throw new RowError(`unparsable number in "${op.label}": "${raw}"`);
+        if (v === undefined) throw new RowError(`unparsable number in "${op.label}": "${raw}"`, op.field, op.label, raw);
         if (v === null) {
-          if (op.field === 'net') throw new RowError(`missing amount in "${op.label}"`);
+          if (op.field === 'net') throw new RowError(`missing amount in "${op.label}"`, op.field, op.label, '');
           break;
         }
         const out = op.neg !== null && op.neg.values.has(op.neg.get(row).trim().toLowerCase()) ? makeNegative(v) : v;
@@ -173,7 +257,7 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
       }
       case 'date': {
         const d = normDate(raw, op.dayFirst);
-        if (d === undefined) throw new RowError(`unparsable date in "${op.label}": "${raw}"`);
+        if (d === undefined) throw new RowError(`unparsable date in "${op.label}": "${raw}"`, op.field, op.label, raw);
         if (d === null) break;
         if (op.field === 'saleMonth') {
           line.saleMonth = d.month;
@@ -211,7 +295,7 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
       case 'currency': {
         const v = normCurrency(raw);
         if (op.field === 'currency') {
-          if (v === null) throw new RowError(`missing currency in "${op.label}"`);
+          if (v === null) throw new RowError(`missing currency in "${op.label}"`, op.field, op.label, '');
           line.currency = v;
         } else line.grossCurrency = v;
         break;
@@ -230,6 +314,13 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
     constError = e;
   }
   const constFields = constOps.map((o) => o.field);
+  // Extra fields: text kept per line as it is (trimmed), empty ones left out.
+  const extras = Object.entries(pattern.extra ?? {}).map(([name, m]) => ({
+    name,
+    get: mappingGetter(name, m, mapCtx.resolve, decimal).get,
+    fallback: fallbackValue(m, mapCtx),
+    map: m.map ? new Map(Object.entries(m.map).map(([k, v]) => [k.trim().toLowerCase(), v])) : null,
+  }));
   const nConst = constFields.length;
 
   return (row, lineNo) => {
@@ -240,6 +331,16 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
       (line as unknown as Record<string, unknown>)[f] = (constLine as unknown as Record<string, unknown>)[f];
     }
     apply(rowOps, row, line);
+    if (extras.length) {
+      let extra: Record<string, string> | null = null;
+      for (const x of extras) {
+        let v = (x.get ? x.get(row) : '').trim();
+        if (v === '') v = x.fallback ?? '';
+        if (x.map) v = x.map.get(v.toLowerCase()) ?? v;
+        if (v !== '') (extra ??= {})[x.name] = v;
+      }
+      if (extra) line.extra = extra;
+    }
     if (line.saleMonth === null) {
       if (line.salePeriodStart !== null) line.saleMonth = line.salePeriodStart.slice(0, 8) + '01';
       else line.saleMonth = periodMonth;

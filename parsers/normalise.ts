@@ -156,6 +156,11 @@ function monthOnly(y: number, m: number): NormDate | undefined {
   if (!validYmd(y, m, 1)) return undefined;
   return { month: ym(y, m), start: null, end: null };
 }
+function quarter(y: number, q: number): NormDate | undefined {
+  if (y < 1900 || y > 2200) return undefined;
+  const sm = (q - 1) * 3 + 1;
+  return { month: ym(y, sm), start: `${y}-${pad2(sm)}-01`, end: `${y}-${pad2(sm + 2)}-${daysIn(y, sm + 2)}` };
+}
 function year2(y: number): number {
   return y < 100 ? 2000 + y : y;
 }
@@ -170,6 +175,12 @@ const RE_NUMERIC_DMY = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{2}|\d{4})(?:[ T].*)?$/;
 const RE_MY = /^(\d{1,2})[-/.](\d{4})$/;
 const RE_YEAR_M = /^(\d{4})\s*M(\d{1,2})$/i;
 const RE_QUARTER = /^(\d{4})\s*[-_ ]?\s*Q([1-4])$|^Q([1-4])\s*[-_ /]?\s*(\d{4})$/i;
+/** `1Q2024`, `1Q 2024`, `1Q-2024`. */
+const RE_QUARTER_FIRST = /^([1-4])\s*Q\s*[-_ /]?\s*(\d{4})$/i;
+/** `20241` (year, then the quarter's digit), as several collecting societies write it. */
+const RE_YEAR_QDIGIT = /^(\d{4})([1-4])$/;
+/** Half-years: `2024-H1`, `2024H2`, `H1 2024`, `1H2024`, `2024 S1` (semestre). */
+const RE_HALF = /^(\d{4})\s*[-_ ]?\s*[HS]([12])$|^[HS]([12])\s*[-_ /]?\s*(\d{4})$|^([12])\s*H\s*[-_ ]?\s*(\d{4})$/i;
 const RE_RANGE = /^(\S+?)\s*(?:--|\s-\s|\s+to\s+|\s+au\s+)\s*(\S+)$/i;
 const RE_NAMED = /^([a-z]+)\.?[\s\-/,]+(\d{4})$|^(\d{4})[\s\-/,]+([a-z]+)\.?$/;
 
@@ -193,10 +204,13 @@ export function parseDateValue(raw: string, dayFirst = false): NormDate | null |
   }
   if ((m = RE_MY.exec(s))) return monthOnly(+m[2]!, +m[1]!);
   if ((m = RE_YEAR_M.exec(s))) return monthOnly(+m[1]!, +m[2]!);
-  if ((m = RE_QUARTER.exec(s))) {
-    const y = +(m[1] ?? m[4])!, q = +(m[2] ?? m[3])!;
-    const sm = (q - 1) * 3 + 1;
-    return { month: ym(y, sm), start: `${y}-${pad2(sm)}-01`, end: `${y}-${pad2(sm + 2)}-${daysIn(y, sm + 2)}` };
+  if ((m = RE_QUARTER.exec(s))) return quarter(+(m[1] ?? m[4])!, +(m[2] ?? m[3])!);
+  if ((m = RE_QUARTER_FIRST.exec(s))) return quarter(+m[2]!, +m[1]!);
+  if ((m = RE_YEAR_QDIGIT.exec(s))) return quarter(+m[1]!, +m[2]!);
+  if ((m = RE_HALF.exec(s))) {
+    const y = +(m[1] ?? m[4] ?? m[6])!, h = +(m[2] ?? m[3] ?? m[5])!;
+    const sm = h === 1 ? 1 : 7;
+    return { month: ym(y, sm), start: `${y}-${pad2(sm)}-01`, end: `${y}-${pad2(sm + 5)}-${daysIn(y, sm + 5)}` };
   }
   if ((m = RE_RANGE.exec(s))) {
     const a = parseDateValue(m[1]!, dayFirst), b = parseDateValue(m[2]!, dayFirst);

@@ -3,7 +3,7 @@
  * rows read, ingested, failed and skipped, the sale month range, and the batch handed to
  * the sink. Shared by the table and DSR row handlers.
  */
-import type { CanonicalLine, LineSink } from './types';
+import type { CanonicalLine, LineError, LineSink } from './types';
 
 /**
  * Exact per-currency sums without a decimal object per row: each value is summed as a
@@ -98,8 +98,16 @@ export class Output {
     if (line.salePeriodEnd !== null && (this.maxEnd === null || line.salePeriodEnd > this.maxEnd)) this.maxEnd = line.salePeriodEnd;
     this.batch.push(line);
   }
-  bad(lineNo: number, reason: string, row: string[]): void {
+  /** Rows skipped by a rule or row kind, and what they held (reported beside the totals). */
+  skippedRows = 0;
+  skippedTotals = new DecimalTotals();
+  /** Control totals read from the file's own total rows. */
+  controlTotals: DecimalTotals | null = null;
+  missingColumns: { field: string; column: string }[] = [];
+  bad(lineNo: number, reason: string, row: string[], detail?: { field?: string; column?: string; value?: string }): void {
     this.rowsFailed++;
-    this.sink.error({ lineNo, reason, raw: rawRecord(row, this.delimiter) });
+    const e: LineError = { lineNo, reason, raw: rawRecord(row, this.delimiter) };
+    if (detail?.field !== undefined) e.detail = { field: detail.field, column: detail.column ?? '', value: detail.value ?? '' };
+    this.sink.error(e);
   }
 }

@@ -9,6 +9,7 @@
  * and the raw text of each chunk (to count physical lines exactly).
  */
 import Papa from 'papaparse';
+import Decimal from 'decimal.js';
 import type { Readable } from 'node:stream';
 import type { LineSink, ReadStatement, ReadSummary } from './types';
 import { validatePattern } from './schema';
@@ -96,11 +97,18 @@ export const readStatement: ReadStatement = async (input: Readable, opts, sink: 
   }
 
   let reconciles: boolean | null = null;
-  if (handler.control?.rows !== undefined) {
+  const control: ReadSummary["control"] = handler.control;
+  if (control?.rows !== undefined) {
     reconciles =
       handler instanceof DsrHandler
-        ? handler.control.rows === handler.linesInFile()
-        : handler.control.rows === out.rowsIngested + out.rowsFailed;
+        ? control.rows === handler.linesInFile()
+        : control.rows === out.rowsIngested + out.rowsFailed;
+  }
+  if (control?.totals !== undefined) {
+    const read = out.totals.result();
+    const same = Object.keys(control.totals).length === Object.keys(read).length &&
+      Object.entries(control.totals).every(([c, v]) => read[c] !== undefined && new Decimal(read[c]!).eq(v as string));
+    reconciles = (reconciles ?? true) && same;
   }
   const period = handler.period ?? {
     start: out.minStart ?? out.minMonth,
@@ -112,8 +120,10 @@ export const readStatement: ReadStatement = async (input: Readable, opts, sink: 
     rowsFailed: out.rowsFailed,
     rowsSkipped: out.rowsSkipped,
     totals: out.totals.result(),
-    control: handler.control,
+    control,
     reconciles,
     period,
+    ...(out.skippedRows ? { skipped: { rows: out.skippedRows, totals: out.skippedTotals.result() } } : {}),
+    ...(out.missingColumns.length ? { missingColumns: out.missingColumns } : {}),
   };
 };

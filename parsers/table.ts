@@ -4,19 +4,20 @@
  * lines; row rules skip rows or stop the read, and give the control row count.
  */
 import type { CanonicalLine } from './types';
-import type { SourcePattern, RowRule } from './schema';
-import { compileMapper, RowError, type Getter } from './map';
-import { headerKey, normDate, monthEnd } from './normalise';
+import type { SourcePattern, RowRule, FieldMapping } from './schema';
+import { compileMapper, mappingGetter, mappingMissing, RowError, type Getter } from './map';
+import { headerKey, normCurrency, normDate, normDecimal, monthEnd } from './normalise';
 import { matchHeader, HEADER_SEARCH_ROWS } from './header';
-import type { Output, RowHandler } from './output';
+import { DecimalTotals, type Output, type RowHandler } from './output';
 
 interface CompiledRule {
   get: Getter;
   equals: Set<string> | null;
   re: RegExp | null;
   maxFilled: number | null;
-  stop: boolean;
+  action: 'skip' | 'stop' | 'total';
   rowCountCell: number | null;
+  amountCell: number | null;
 }
 
 function compileRules(rules: RowRule[], resolve: (name: string) => Getter | null): CompiledRule[] {
@@ -32,8 +33,9 @@ function compileRules(rules: RowRule[], resolve: (name: string) => Getter | null
       equals: r.equals ? new Set(r.equals.map((e) => e.trim().toLowerCase())) : null,
       re: r.matches ? new RegExp(r.matches, 'i') : null,
       maxFilled: r.maxFilledCells ?? null,
-      stop: r.action === 'stop',
+      action: r.action ?? 'skip',
       rowCountCell: r.rowCountCell ?? null,
+      amountCell: r.amountCell ?? null,
     };
   });
 }
@@ -48,6 +50,22 @@ function ruleMatches(r: CompiledRule, row: string[]): boolean {
     if (filled > r.maxFilled) return false;
   }
   return true;
+}
+
+type Mapper = (row: string[], lineNo: number) => CanonicalLine;
+interface CompiledKind {
+  values: Set<string>;
+  where: [number, Set<string>][];
+  use: 'data' | 'skip' | 'total';
+  map: Mapper;
+  /** Only net and currency: the amount of a skipped or totals row (its other cells need not read). */
+  amount: Mapper;
+  rowCountCell: number | null;
+}
+
+/** The pattern reduced to its amount and currency. */
+function amountOnly(pattern: SourcePattern, columns: SourcePattern['columns']): SourcePattern {
+  return { ...pattern, columns: { net: columns.net, currency: columns.currency }, extra: undefined };
 }
 
 /** Period from file name / preamble, as 'YYYY-MM-DD' bounds. */
@@ -94,9 +112,13 @@ export class TableHandler implements RowHandler {
   private preamble = new Map<string, string>();
   private bestMiss: { coverage: number; missing: string[] } = { coverage: -1, missing: [] };
   private ncols = 0;
-  private map!: (row: string[], lineNo: number) => CanonicalLine;
+  private map!: Mapper;
+  private amount!: Mapper;
   private rules: CompiledRule[] = [];
-  control: { rows?: number } | null = null;
+  private kindGet: Getter | null = null;
+  private kinds: CompiledKind[] = [];
+  private readonly noHeader: boolean;
+  control: { rows?: number; totals?: Record<string, string> } | null = null;
   period: { start: string | null; end: string | null } | null = null;
 
   constructor(
@@ -104,13 +126,24 @@ export class TableHandler implements RowHandler {
     private readonly out: Output,
     private readonly fileName: string,
     private readonly override: { start: string; end: string } | null,
-  ) {}
+  ) {
+    this.noHeader = pattern.format.header === 'none';
+  }
 
   row(row: string[], lineNo: number, parseError: string | null): void {
     if (this.phase === 'data') return this.data(row, lineNo, parseError);
     if (row.length === 1 && row[0] === '') return;
     if (this.phase === 'stopped') {
       this.out.rowsSkipped++;
+      return;
+    }
+    if (this.noHeader) {
+      // No header row: data starts after the fixed number of lines (a preamble, if any).
+      if (lineNo > (this.pattern.format.linesBeforeHeader ?? 0)) {
+        this.startData(null);
+        return this.data(row, lineNo, parseError);
+      }
+      if (this.pattern.format.preamble === 'keyValue') preambleEntry(row, this.preamble);
       return;
     }
     this.header(row, lineNo);
@@ -136,10 +169,10 @@ export class TableHandler implements RowHandler {
     );
   }
 
-  private startData(header: string[]): void {
-    this.ncols = header.length;
+  private startData(header: string[] | null): void {
+    this.ncols = header?.length ?? 0;
     const index = new Map<string, number>();
-    header.forEach((h, i) => {
+    header?.forEach((h, i) => {
       const k = headerKey(h);
       if (k !== '' && !index.has(k)) index.set(k, i);
     });
@@ -148,14 +181,102 @@ export class TableHandler implements RowHandler {
       return i === undefined ? null : (r) => r[i] ?? '';
     };
     this.period = this.override ?? statementPeriod(this.pattern, this.fileName, this.preamble);
-    this.map = compileMapper(this.pattern, {
+    const ctx = {
       fileName: this.fileName,
       preamble: this.preamble,
       resolve,
       periodMonth: this.period?.start ? this.period.start.slice(0, 8) + '01' : null,
-    });
+    };
+    this.map = compileMapper(this.pattern, ctx);
+    this.amount = compileMapper(amountOnly(this.pattern, this.pattern.columns), ctx);
     this.rules = compileRules(this.pattern.rows ?? [], resolve);
+    this.currencyGet = mappingGetter('currency', this.pattern.columns.currency, resolve, this.pattern.format.decimal ?? '.').get;
+    const missing = this.out.missingColumns;
+    const note = (field: string, m: FieldMapping | undefined) => {
+      if (m) for (const c of mappingMissing(m, resolve)) if (!missing.some((x) => x.field === field && x.column === c)) missing.push({ field, column: c });
+    };
+    if (header) {
+      for (const [f, m] of Object.entries(this.pattern.columns)) note(f, m);
+      for (const [f, m] of Object.entries(this.pattern.extra ?? {})) note(`extra.${f}`, m);
+      for (const r of this.pattern.rows ?? []) if (r.column !== undefined && !resolve(r.column)) missing.push({ field: 'rows', column: r.column });
+    }
+    const rk = this.pattern.rowKinds;
+    if (rk) {
+      const byName = rk.column !== undefined ? resolve(rk.column) : null;
+      const cell = rk.cell ?? 0;
+      this.kindGet = byName ?? ((r) => r[cell] ?? '');
+      if (header && rk.column !== undefined && !byName) missing.push({ field: 'rowKinds', column: rk.column });
+      this.kinds = rk.kinds.map((k) => {
+        const columns = { ...this.pattern.columns, ...(k.columns ?? {}) } as SourcePattern['columns'];
+        if (header) for (const [f, m] of Object.entries(k.columns ?? {})) note(f, m);
+        return {
+          values: new Set(k.values.map((v) => v.trim().toLowerCase())),
+          where: Object.entries(k.where ?? {}).map(([c, vs]) => [+c, new Set(vs.map((v) => v.trim().toLowerCase()))] as [number, Set<string>]),
+          use: k.use,
+          map: compileMapper({ ...this.pattern, columns, extra: { ...this.pattern.extra, ...k.extra } }, ctx),
+          amount: compileMapper(amountOnly(this.pattern, columns), ctx),
+          rowCountCell: k.rowCountCell ?? null,
+        };
+      });
+    }
     this.phase = 'data';
+  }
+
+  /** A skipped row: counted, and its amount added to the skipped totals when the mapping reads one. */
+  private skip(row: string[], lineNo: number, map: Mapper): void {
+    this.out.rowsSkipped++;
+    this.out.skippedRows++;
+    try {
+      const l = map(row, lineNo);
+      this.out.skippedTotals.add(l.currency, l.net);
+    } catch {
+      // a summary row need not carry an amount
+    }
+  }
+
+  /** A control-total row: its amount (mapped, or one cell) and currency, and its row count. */
+  private total(row: string[], lineNo: number, map: Mapper, amountCell: number | null, rowCountCell: number | null): void {
+    this.out.rowsSkipped++;
+    const control = (this.control ??= {});
+    if (rowCountCell !== null) {
+      const n = Number.parseInt((row[rowCountCell] ?? '').replace(/[\s,.]/g, ''), 10);
+      if (Number.isFinite(n)) control.rows = (control.rows ?? 0) + n;
+    }
+    let net: string | null | undefined = null, currency: string | null = null;
+    try {
+      const l = map(row, lineNo);
+      net = l.net;
+      currency = l.currency;
+    } catch (e) {
+      if (!(e instanceof RowError)) throw e;
+      // the amount cell may be elsewhere (amountCell): the currency alone, from this row
+      try {
+        currency = normCurrency(this.currencyOf(row)) ;
+      } catch {
+        currency = null;
+      }
+    }
+    if (amountCell !== null) net = normDecimal(row[amountCell] ?? '', this.pattern.format.decimal ?? '.');
+    if (net && currency) {
+      (this.out.controlTotals ??= new DecimalTotals()).add(currency, net);
+      control.totals = this.out.controlTotals.result();
+    }
+  }
+
+  private currencyGet: Getter | null | undefined;
+  /** The raw currency of a row through the pattern's currency mapping (its column, or its constant). */
+  private currencyOf(row: string[]): string {
+    const m = this.pattern.columns.currency;
+    return this.currencyGet?.(row) || m.const || m.default || '';
+  }
+
+  private kindOf(row: string[]): CompiledKind | null {
+    const v = this.kindGet!(row).trim().toLowerCase();
+    for (const k of this.kinds) {
+      if (!k.values.has(v)) continue;
+      if (k.where.every(([c, vs]) => vs.has((row[c] ?? '').trim().toLowerCase()))) return k;
+    }
+    return null;
   }
 
   private data(row: string[], lineNo: number, parseError: string | null): void {
@@ -165,30 +286,45 @@ export class TableHandler implements RowHandler {
       const r = this.rules[i]!;
       if (!ruleMatches(r, row)) continue;
       out.rowsRead++;
-      out.rowsSkipped++;
-      if (r.rowCountCell !== null) {
-        const n = Number.parseInt((row[r.rowCountCell] ?? '').replace(/[\s,.]/g, ''), 10);
-        if (Number.isFinite(n)) this.control = { rows: n };
+      if (r.action === 'total') this.total(row, lineNo, this.amount, r.amountCell, r.rowCountCell);
+      else {
+        if (r.rowCountCell !== null) {
+          const n = Number.parseInt((row[r.rowCountCell] ?? '').replace(/[\s,.]/g, ''), 10);
+          if (Number.isFinite(n)) this.control = { ...this.control, rows: n };
+        }
+        if (r.action === 'stop') {
+          out.rowsSkipped++;
+          this.phase = 'stopped';
+        } else this.skip(row, lineNo, this.amount);
       }
-      if (r.stop) this.phase = 'stopped';
       return;
     }
     out.rowsRead++;
     if (parseError !== null) return out.bad(lineNo, parseError, row);
-    if (row.length !== this.ncols) {
+    let map = this.map;
+    if (this.kindGet !== null) {
+      const k = this.kindOf(row);
+      if (k === null) {
+        if (this.pattern.rowKinds!.other === 'skip') return this.skip(row, lineNo, () => { throw new RowError('no amount'); });
+        return out.bad(lineNo, `unknown row kind "${this.kindGet(row).trim()}"`, row);
+      }
+      if (k.use === 'skip') return this.skip(row, lineNo, k.amount);
+      if (k.use === 'total') return this.total(row, lineNo, k.amount, null, k.rowCountCell);
+      map = k.map;
+    } else if (!this.noHeader && row.length !== this.ncols) {
       let extraEmpty = row.length > this.ncols;
       for (let i = this.ncols; extraEmpty && i < row.length; i++) if (row[i] !== '') extraEmpty = false;
       if (!extraEmpty) return out.bad(lineNo, `expected ${this.ncols} fields, found ${row.length}`, row);
     }
     try {
-      out.good(this.map(row, lineNo));
+      out.good(map(row, lineNo));
     } catch (e) {
-      if (e instanceof RowError) out.bad(lineNo, e.message, row);
+      if (e instanceof RowError) out.bad(lineNo, e.message, row, e);
       else throw e;
     }
   }
 
   finish(): void {
-    if (this.phase === 'pre') this.fail(this.preRows ? `the first ${this.preRows} lines` : 'empty file');
+    if (this.phase === 'pre' && !this.noHeader) this.fail(this.preRows ? `the first ${this.preRows} lines` : 'empty file');
   }
 }

@@ -48,6 +48,8 @@ export interface CanonicalLine {
    */
   isrcRaw?: string;
   upcRaw?: string;
+  /** Additive (parsers): the pattern's `extra` fields (ISWC, writers, song codes…) as text; absent when none. */
+  extra?: Record<string, string>;
 }
 
 export interface LineError {
@@ -55,6 +57,8 @@ export interface LineError {
   reason: string;
   /** The raw record as read (decoded text), for the errors CSV. */
   raw: string;
+  /** The cell that failed, when one did: line field, column label and the value as read. */
+  detail?: { field: string; column: string; value: string };
 }
 
 export interface ReadSummary {
@@ -68,6 +72,10 @@ export interface ReadSummary {
   control: { rows?: number; totals?: Record<string, string> } | null;
   /** Whether the control totals (when present) match what was read. */
   reconciles: boolean | null;
+  /** Rows skipped by a rule or row kind, with the amounts they held per currency (when readable). */
+  skipped?: { rows: number; totals: Record<string, string> };
+  /** Mapped columns (not marked optional) the file's header does not have. */
+  missingColumns?: { field: string; column: string }[];
   /** Statement period found in the file (preamble, file name, or min/max sale month). */
   period: { start: string | null; end: string | null };
 }

@@ -44,7 +44,7 @@ export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {})
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       svc.metrics.observeHttp(ctx.method, routeLabel(ctx), ctx.status, ms / 1000);
-      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, tenantId: ctx.state.auth?.tenantId ?? undefined }, 'request');
+      ctx.state.log.info({ method: ctx.method, path: loggedPath(ctx.path), status: ctx.status, ms: Math.round(ms * 10) / 10, tenantId: ctx.state.auth?.tenantId ?? undefined }, 'request');
     }
   });
   app.use(securityHeaders(svc.cfg));
@@ -54,4 +54,9 @@ export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {})
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
+}
+
+/** The request path as logged: a credential carried in a path (a data-share link token) is masked. */
+export function loggedPath(p: string): string {
+  return p.replace(/^(\/data-shares\/access\/)[^/]+/, '$1***');
 }

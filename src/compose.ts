@@ -10,6 +10,7 @@ import type { Config } from './config';
 import { connectDb, migrateLatest, type Db } from './db';
 import { startEmbeddedPostgres, type EmbeddedHandle } from './db/embedded';
 import { createLogger, type Logger } from './lib/logger';
+import { NodeTxtResolver } from './lib/dns';
 import { FileMailer, SmtpMailer, type Mailer } from './lib/mailer';
 import { loadKeys } from './keys';
 import { Metrics } from './metrics';
@@ -92,7 +93,7 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
     const signer = new TokenSigner(keys.jwt.keys);
     const queue = new Queue(url, cfg.queuePollSeconds);
     const mailer: Mailer = cfg.smtpUrl ? new SmtpMailer(cfg.smtpUrl, cfg.mailFrom) : new FileMailer(path.join(cfg.dataDir, 'mail'), cfg.mailFrom);
-    const svc: BootedServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner) };
+    const svc: BootedServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner), dns: new NodeTxtResolver() };
     queue.jobHook = svc.metrics.jobHook;
     const useQueue = opts.queue !== false;
     let stopping = false;

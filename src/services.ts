@@ -7,6 +7,7 @@ import type { Config } from './config';
 import type { Db } from './db';
 import type { Logger } from './lib/logger';
 import type { Mailer } from './lib/mailer';
+import type { TxtResolver } from './lib/dns';
 import type { SecretBox } from './lib/crypto';
 import type { Authenticator, PurposeSigner } from './lib/identity';
 import type { JobQueue } from './pipeline/registry';
@@ -24,6 +25,8 @@ export interface AppServices {
   queue: JobQueue & { ping(): Promise<boolean> };
   secrets: SecretBox;
   metrics: Metrics;
+  /** DNS TXT lookups (domain verification); tests replace it with a fake. */
+  dns: TxtResolver;
 }
 
 export interface Runtime<S extends AppServices = AppServices> {

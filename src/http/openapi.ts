@@ -40,6 +40,12 @@ function responsesOf(r: RegisteredRoute, components: object): Record<string, unk
     responses[String(r.status ?? 200)] = { description: 'OK', content: { 'application/json': { schema: s, example: exampleOf(s, components) } } };
   }
   const shape = r.errorShape ?? 'status';
+  if (r.feature) {
+    responses['403'] = {
+      description: `403: the role is too low, or the plan lacks the feature \`${r.feature}\` (FEATURE_REQUIRED)`,
+      content: { 'application/json': { schema: { $ref: ERROR_SCHEMA_REF.catalogue }, example: featureRequiredExample(r.feature) } },
+    };
+  }
   const codes = r.access === 'public' ? ['400', '404', '500'] : ['400', '401', '403', '404', '500'];
   for (const code of codes) {
     const schema = ERROR_SCHEMA_REF[shape] ? { $ref: ERROR_SCHEMA_REF[shape] } : { type: 'object' };
@@ -57,6 +63,10 @@ function requestBodyOf(r: RegisteredRoute): Record<string, unknown> | undefined 
   return undefined;
 }
 
+function featureRequiredExample(feature: string) {
+  return { success: false, error: { code: 'FEATURE_REQUIRED', message: `Your plan (free) does not include the ${feature} feature`, details: [`feature: ${feature}`, 'plan: free', 'included in: pro, enterprise'] } };
+}
+
 export function buildOpenApi(packageVersion?: string): Record<string, unknown> {
   const components = {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'JWT access/refresh token, or an API key (RWAK_…, RUAK_…, GODK_…)' } },
@@ -71,8 +81,9 @@ export function buildOpenApi(packageVersion?: string): Record<string, unknown> {
     paths[p]![r.method] = {
       tags: [r.tag],
       summary: r.summary,
-      ...(r.description ? { description: r.description } : {}),
+      ...(r.description || r.feature ? { description: [r.description, r.feature ? `Needs the plan feature \`${r.feature}\`: a workspace whose plan lacks it gets 403 FEATURE_REQUIRED.` : ''].filter(Boolean).join(' ') } : {}),
       'x-access': r.access,
+      ...(r.feature ? { 'x-feature': r.feature } : {}),
       security: r.access === 'public' ? [] : [{ bearer: [] }],
       parameters: paramsOf(r),
       ...(body ? { requestBody: body } : {}),

@@ -31,6 +31,7 @@ const parseBody = bodyParser({
 });
 import type { AppServices } from '../services';
 import { REFRESH_COOKIE, type AuthContext } from '../lib/identity';
+import { missingFeature, type FeatureName } from './features';
 
 export type { Access } from './schema';
 import type { Access } from './schema';
@@ -82,6 +83,8 @@ export interface RouteDef<BS extends TSchema | undefined = TSchema | undefined, 
   /** Do not parse the body (multipart uploads, raw-body webhooks). */
   rawBody?: boolean;
   description?: string;
+  /** A plan feature the tenant must have (src/http/features.ts): else 403 FEATURE_REQUIRED. */
+  feature?: FeatureName;
   handler(args: HandlerArgs<S<BS>, S<QS>, S<PS>>): Promise<unknown> | unknown;
 }
 
@@ -126,6 +129,15 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
         }
       } else if (def.access === 'super_admin' && !auth.isSuperAdmin) {
         throw new ForbiddenError('Super-admin access required', 'SUPER_ADMIN_REQUIRED');
+      }
+      // Read-only impersonation (POST /godmin/impersonate) reads, never writes.
+      if (auth.readOnly && def.method !== 'get') throw new ForbiddenError('This session is a read-only impersonation', 'READ_ONLY_SESSION');
+      if (def.feature && tenantRoute) {
+        const missing = await missingFeature(svc.db.owner, auth.tenantId!, def.feature);
+        if (missing) {
+          ctx.state.errorShape = 'catalogue'; // FEATURE_REQUIRED has one shape wherever it happens
+          throw missing;
+        }
       }
       if (!def.rawBody && def.method !== 'get') await parseBody(ctx, async () => undefined);
       // Every part is checked and every problem named in one answer.

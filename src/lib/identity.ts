@@ -26,6 +26,8 @@ export interface AuthContext {
   tenantUserId: string | null;
   role: RoleName | null;
   isSuperAdmin: boolean;
+  /** A super-admin's read-only impersonation: GET routes only. */
+  readOnly?: boolean;
   sessionId: string | null;
   keyId: string | null;
 }

@@ -24,6 +24,9 @@ import { registerDefaultSettingsRoutes } from './defaultsettings/routes';
 import { registerErnRoutes } from './ern/routes';
 import { registerWebRoutes } from './web/routes';
 import { registerWebhookRoutes } from './webhooks/routes';
+import { registerPlatformArea } from './platform';
+import { registerDataShareRoutes } from './datashares/routes';
+import { registerCatalogueImportRoutes } from './imports/routes';
 
 export function mountModules(router: Router, svc: AppServices): void {
   registerSystemRoutes(router, svc);
@@ -46,4 +49,7 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerErnRoutes(router, svc);
   registerWebhookRoutes(router, svc);
   registerWebRoutes(router, svc); // /, /app and the app's pages; not API
+  registerPlatformArea(router, svc);
+  registerDataShareRoutes(router, svc);
+  registerCatalogueImportRoutes(router, svc);
 }

@@ -44,6 +44,8 @@ export interface JobPayloads {
   'webhooks.dispatch': Record<string, never>;
   /** One attempt of one webhook delivery; failures schedule the next attempt themselves. `manual`: the retry route. */
   'webhooks.deliver': { tenantId: number; deliveryId: string; manual?: boolean };
+  /** Fetch a catalogue import batch from its provider and stage its items (src/modules/imports/service.ts). */
+  'catalogue.import.fetch': { tenantId: number; batchId: string };
 }
 
 export type JobName = keyof JobPayloads;
@@ -87,6 +89,8 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   'webhooks.dispatch': { retryLimit: 0, retryDelay: 5, retryBackoff: false, expireInSeconds: 300, policy: 'stately', cron: '* * * * *' },
   // Delivery retries are the service's own schedule; pg-boss retries only a job whose worker died (expiry).
   'webhooks.deliver': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, concurrency: 4 },
+  // a provider that does not answer is retried; a refusal marks the batch failed at once
+  'catalogue.import.fetch': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 600 },
 };
 
 /** pg-boss queue options (what JOB_OPTIONS holds beyond them is this process's business). */

@@ -14,9 +14,9 @@ import crypto from 'node:crypto';
 import { FakeServer, SandboxError, bearer, json, pageOf, type SandboxRequest } from './http';
 
 export const DISTRIBUTOR_RELEASES = [
-  { id: 'dr_1', title: 'Night Drive', artist: 'Luna Vale', upc: '0886440000019', releaseDate: '2026-03-06', label: 'Moonlight Records', tracks: [{ isrc: 'USRC12600001', title: 'Night Drive', durationSeconds: 214 }, { isrc: 'USRC12600002', title: 'Neon Rain', durationSeconds: 189 }] },
-  { id: 'dr_2', title: 'Harbour Lights', artist: 'The Quays', upc: '0886440000026', releaseDate: '2026-05-22', label: 'Moonlight Records', tracks: [{ isrc: 'USRC12600003', title: 'Harbour Lights', durationSeconds: 243 }] },
-  { id: 'dr_3', title: 'Ama', artist: 'Kofi Mensah', upc: '0886440000033', releaseDate: '2026-08-14', label: 'Moonlight Records', tracks: [{ isrc: 'USRC12600004', title: 'Ama', durationSeconds: 201 }, { isrc: 'USRC12600005', title: 'Sankofa', durationSeconds: 256 }] },
+  { id: 'dr_1', title: 'Night Drive', artist: 'Luna Vale', upc: '0886440000011', releaseDate: '2026-03-06', label: 'Moonlight Records', tracks: [{ isrc: 'USRC12600001', title: 'Night Drive', durationSeconds: 214 }, { isrc: 'USRC12600002', title: 'Neon Rain', durationSeconds: 189 }] },
+  { id: 'dr_2', title: 'Harbour Lights', artist: 'The Quays', upc: '0886440000028', releaseDate: '2026-05-22', label: 'Moonlight Records', tracks: [{ isrc: 'USRC12600003', title: 'Harbour Lights', durationSeconds: 243 }] },
+  { id: 'dr_3', title: 'Ama', artist: 'Kofi Mensah', upc: '0886440000035', releaseDate: '2026-08-14', label: 'Moonlight Records', tracks: [{ isrc: 'USRC12600004', title: 'Ama', durationSeconds: 201 }, { isrc: 'USRC12600005', title: 'Sankofa', durationSeconds: 256 }] },
 ];
 
 export function signDistributor(raw: string, secret: string): string {

@@ -98,10 +98,12 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
         ? `SELECT ${keyExpr} AS k, sum(l.base_amount)::text AS revenue, sum(l.quantity)::text AS quantity, count(*)::int AS lines
              FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id AND f.status = 'processed'
             WHERE ${where} GROUP BY 1`
-        : `SELECT ${keyExpr} AS k, sum(e.amount)::text AS revenue, sum(l.quantity)::text AS quantity, count(*)::int AS lines
-             FROM royalty_earnings e JOIN royalty_lines l ON l.tenant_id = e.tenant_id AND l.file_id = e.file_id AND l.line_no = e.line_id
+        : // Σ line amount × the payee's share in the line's share set (the rounding rule of royalty_share_amount).
+          `SELECT ${keyExpr} AS k, sum(royalty_share_amount(l.base_amount, s.share, s.gets_remainder, s.others))::text AS revenue,
+                  sum(l.quantity)::text AS quantity, count(*)::int AS lines
+             FROM royalty_lines l JOIN royalty_share_sets s ON s.tenant_id = l.tenant_id AND s.share_set_id = l.share_set_id
              JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id AND f.status = 'processed'
-            WHERE e.superseded_at IS NULL AND e.tenant_user_id = ? AND ${where} GROUP BY 1`;
+            WHERE s.tenant_user_id = ? AND ${where} GROUP BY 1`;
     const { rows } = await tx(app, t.tenantId, (trx) => trx.raw(sql, payee === null ? b : [payee, ...b]));
     const m = new Map<string, { revenue: string; quantity: string; lines: number }>();
     for (const r of rows) m.set(String(r.k ?? ''), { revenue: new Decimal(r.revenue).toFixed(), quantity: new Decimal(r.quantity).toFixed(), lines: r.lines });
@@ -188,8 +190,9 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
           }
           // Exactness of every line's split.
           const { rows: off } = await tx(app, t.tenantId, (trx) =>
-            trx.raw(`SELECT l.file_id, l.line_no FROM royalty_lines l JOIN royalty_earnings e ON e.tenant_id = l.tenant_id AND e.file_id = l.file_id AND e.line_id = l.line_no AND e.superseded_at IS NULL
-                     GROUP BY l.file_id, l.line_no, l.base_amount HAVING sum(e.amount) <> l.base_amount`),
+            trx.raw(`SELECT l.file_id, l.line_no FROM royalty_lines l JOIN royalty_share_sets s ON s.tenant_id = l.tenant_id AND s.share_set_id = l.share_set_id
+                     GROUP BY l.file_id, l.line_no, l.base_amount
+                     HAVING sum(royalty_share_amount(l.base_amount, s.share, s.gets_remainder, s.others)) <> l.base_amount OR sum(s.share) <> 100`),
           );
           assert.deepEqual(off, []);
 

@@ -1,10 +1,11 @@
 /**
- * royalty_earnings has no per-row foreign keys (allocation speed, migration 20261123510000):
- * the guarantees they gave are kept by triggers on the delete side. A member who has
+ * Earnings (the royalty_earnings view: lines ⋈ share sets, history ⋈ share sets) have no
+ * per-row foreign keys: the guarantees they gave are kept by triggers on the delete side. A member who has
  * earnings (current or superseded) cannot be removed; a workspace's deletion removes its
  * earnings.
  */
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { withTenant } from '../../src/db';
 
@@ -21,13 +22,22 @@ describe('royalty_earnings integrity without per-row foreign keys', () => {
   });
   after(async () => app.close());
 
+  // An allocated line paying `payee` 100 %: current (the line's share set) or superseded (history).
+  let lineNo = 1;
   const earn = (t: TestTenant, payee: string, superseded: boolean) =>
-    withTenant(app.svc.db.app, t.tenantId, (trx) =>
-      trx('royalty_earnings').insert({
-        tenant_id: t.tenantId, file_id: FILE, line_id: 1, tenant_user_id: payee, share: 100, amount: '1.5', currency: 'USD',
-        superseded_at: superseded ? new Date() : null,
-      }),
-    );
+    withTenant(app.svc.db.app, t.tenantId, async (trx) => {
+      const set = crypto.randomUUID();
+      await trx('royalty_share_sets').insert({ tenant_id: t.tenantId, share_set_id: set, tenant_user_id: payee, share: 100, gets_remainder: true });
+      const n = lineNo++;
+      await trx('royalty_lines').insert({
+        tenant_id: t.tenantId, file_id: FILE, line_no: n, net: '1.5', currency: 'USD', base_amount: '1.5', base_currency: 'USD', share_set_id: superseded ? null : set,
+      });
+      if (superseded) {
+        await trx('royalty_allocation_history').insert({
+          tenant_id: t.tenantId, file_id: FILE, line_id: n, share_set_id: set, base_amount: '1.5', currency: 'USD', created_at: new Date(), superseded_at: new Date(),
+        });
+      }
+    });
 
   it('a member with current earnings cannot be removed (400 IN_USE, as the foreign key answered); one without can', async () => {
     await earn(a, a.users.user!.tenantUserId, false);

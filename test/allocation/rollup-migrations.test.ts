@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, loadStatement, waitForReallocation, type LineIn } from './helpers';
 
-// newest first: 620200 (the item rollup by half-year / year, from the catalogue one), 620100 (the all-time item rollup, from the all-time catalogue rows), 620000 (the half-year / year catalogue rollup, from the files' catalogue rows), 610100 (fillfactor + a rewrite of the all-time tables), 610000 (the all-time cross
+// newest first: 20261124160000 (share sets: the earnings table back from lines ⋈ share sets, and again), 620200 (the item rollup by half-year / year, from the catalogue one), 620100 (the all-time item rollup, from the all-time catalogue rows), 620000 (the half-year / year catalogue rollup, from the files' catalogue rows), 610100 (fillfactor + a rewrite of the all-time tables), 610000 (the all-time cross
 // rollup, from the period one), 600100 (the cross rollup by accounting period, from the files'
 // cross rows), 600000 (the quarter catalogue rollup, from the files' catalogue rows), then session 4's
 const ROLLED_BACK = ['20261123620200_royalty_item_halves_years.ts', '20261123620100_royalty_item_all.ts', '20261123620000_royalty_catalogue_halves_years.ts', '20261123610100_royalty_all_time_fillfactor.ts', '20261123610000_royalty_cross_all.ts', '20261123600100_royalty_cross_periods.ts', '20261123600000_royalty_catalogue_quarters.ts', '20261123540300_royalty_drop_file_lines.ts', '20261123540200_royalty_dim.ts', '20261123540100_royalty_artist_dim.ts', '20261123540000_royalty_cross_line_lists.ts'];
@@ -109,10 +109,13 @@ describe('rollup migrations 20261123540000–620200 down and up on existing data
     assert.ok(before.rows.artistDim.length > 0 && before.rows.dim.length > 0 && before.rows.catalogueQ.length > 0 && before.rows.catalogueH.length > 0 && before.rows.itemAll.length > 0 && before.rows.itemH.length > 0 && before.rows.crossPeriod.length > 0 && before.rows.crossAll.length > 0 && before.rows.memberCross.length > 0);
 
     const owner = app.svc.db.owner;
-    // Migrations that came after these ones are rolled back first (and re-applied at the end).
-    const [completed] = (await owner.migrate.list()) as [{ name: string }[], unknown];
-    const newer = completed.map((c) => (typeof c === 'string' ? c : c.name)).filter((n) => n > ROLLED_BACK[0]!).sort().reverse();
-    for (const name of [...newer, ...ROLLED_BACK]) {
+    // Migrations of later areas go down first, newest applied first (and come back up after these).
+    const later: string[] = [];
+    while ((await owner('knex_migrations').orderBy('id', 'desc').first('name')).name !== ROLLED_BACK[0]) {
+      const [, done] = (await owner.migrate.down()) as [number, string[]];
+      later.unshift(...done);
+    }
+    for (const name of ROLLED_BACK) {
       const [, done] = (await owner.migrate.down()) as [number, string[]];
       assert.deepEqual(done, [name]);
     }
@@ -123,7 +126,7 @@ describe('rollup migrations 20261123540000–620200 down and up on existing data
     assert.equal(lists[0].nos, lines[0].n);
 
     const [, applied] = (await owner.migrate.latest()) as [number, string[]];
-    assert.deepEqual(applied, [...ROLLED_BACK].reverse().concat([...newer].reverse()));
+    assert.deepEqual(applied, [...[...ROLLED_BACK].reverse(), ...later]);
     const { rows: ff } = await owner.raw(
       `SELECT relname, reloptions FROM pg_class WHERE relname IN ('royalty_agg_catalogue_all', 'royalty_agg_catalogue_h', 'royalty_agg_dims_all', 'royalty_agg_dim_all', 'royalty_agg_cross_all', 'royalty_agg_item_all', 'royalty_agg_item_h') ORDER BY relname`,
     );

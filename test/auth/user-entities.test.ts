@@ -49,14 +49,19 @@ describe("users: a member's artists, recordings, products and earnings", () => {
 
   it('stats and monthly earnings come from allocated earnings (exact decimals)', async () => {
     const me = a.users.user!;
-    await withTenant(app.svc.db.app, a.tenantId, (trx) =>
-      trx('royalty_earnings').insert([
-        { tenant_id: a.tenantId, file_id: '00000000-0000-4000-8000-000000000001', line_id: 1, tenant_user_id: me.tenantUserId, share: 50, amount: '0.000000000001', currency: 'USD', sale_month: '2026-08-01' },
-        { tenant_id: a.tenantId, file_id: '00000000-0000-4000-8000-000000000001', line_id: 2, tenant_user_id: me.tenantUserId, share: 50, amount: '10.100000000000', currency: 'USD', sale_month: '2026-09-01' },
-        { tenant_id: a.tenantId, file_id: '00000000-0000-4000-8000-000000000001', line_id: 3, tenant_user_id: me.tenantUserId, share: 50, amount: '-0.1', currency: 'USD', sale_month: '2026-09-01' },
-        { tenant_id: a.tenantId, file_id: '00000000-0000-4000-8000-000000000001', line_id: 4, tenant_user_id: me.tenantUserId, share: 50, amount: '99', currency: 'USD', sale_month: '2026-09-01', superseded_at: new Date() },
-      ]),
-    );
+    // Allocated lines paying me 50 % (amount = round(base × 50 / 100, 12)); line 4's allocation was superseded.
+    const F = '00000000-0000-4000-8000-000000000001';
+    const SET = '00000000-0000-4000-8000-0000000000a1';
+    await withTenant(app.svc.db.app, a.tenantId, async (trx) => {
+      await trx('royalty_share_sets').insert({ tenant_id: a.tenantId, share_set_id: SET, tenant_user_id: me.tenantUserId, share: 50, gets_remainder: false });
+      const line = (n: number, base: string, month: string, current: boolean) => ({
+        tenant_id: a.tenantId, file_id: F, line_no: n, net: base, currency: 'USD', base_amount: base, base_currency: 'USD', sale_month: month, share_set_id: current ? SET : null,
+      });
+      await trx('royalty_lines').insert([
+        line(1, '0.000000000002', '2026-08-01', true), line(2, '20.2', '2026-09-01', true), line(3, '-0.2', '2026-09-01', true), line(4, '198', '2026-09-01', false),
+      ]);
+      await trx('royalty_allocation_history').insert({ tenant_id: a.tenantId, file_id: F, line_id: 4, share_set_id: SET, base_amount: '198', currency: 'USD', created_at: new Date(), superseded_at: new Date() });
+    });
     const s = await app.request('GET', `/user/${me.tenantUserId}/stats`, { token: me.token });
     assert.equal(s.status, 200);
     assert.equal(s.body.data.earnings, '10.000000000001');

@@ -26,6 +26,8 @@ describe('input sweep: out-of-range values are a 400 naming the field', function
     t = await createTestTenant(app, 'Sweep', ['owner']);
     // The owner is also a super-admin, so every route's access check passes and the request reaches validation.
     await app.svc.db.owner('users').where({ email: t.users.owner.email }).update({ is_super_admin: true });
+    // On the plan with every feature, so no route stops at its plan gate before validation.
+    await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ plan: 'enterprise' });
     const seen = new Set<string>();
     routes = routeRegistry.filter((r) => {
       const key = `${r.method} ${r.path}`;

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { from as copyFrom } from 'pg-copy-streams';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { rawConnection } from '../../src/db';
-import { LineCopyFormatter, LINE_COLUMNS, cp } from '../../src/modules/files/line-copy';
+import { LineCopyFormatter, LINE_COLUMNS, cp, extraJson } from '../../src/modules/files/line-copy';
 import { lineMatch, LineMatcher } from '../../src/modules/royalty/prefill';
 import { createTestTenant } from '../helpers/app';
 import { withTenant } from '../../src/db';
@@ -27,6 +27,7 @@ const line = fc.record({
   dsp: maybe, country: maybe, trackTitle: maybe, artist: maybe, releaseTitle: maybe, label: maybe, aggregator: maybe, grossCurrency: maybe,
   isrcRaw: fc.option(text, { nil: undefined }),
   upcRaw: fc.option(text, { nil: undefined }),
+  extra: fc.option(fc.dictionary(fc.constantFrom('iswc', 'writers', 'code'), text), { nil: undefined }),
 }).map((r): CanonicalLine => ({
   lineNo: 1, saleMonth: '2024-01-01', salePeriodStart: null, salePeriodEnd: '2024-01-31', accountingPeriod: null, isrc: 'QZES81900001', upc: null,
   saleType: 'stream', quantity: '3', gross: null, net: '-0.25', currency: 'EUR', exchangeRate: '1.1', ...r,
@@ -35,7 +36,8 @@ const line = fc.record({
 /** The plain (slow) way: one template string per line, cp() for every value, then Buffer.from. */
 function reference(tenant: number, file: string, l: CanonicalLine, m: string): Buffer {
   const v = [l.lineNo, l.saleMonth, l.salePeriodStart, l.salePeriodEnd, l.accountingPeriod, l.dsp, l.country, l.isrc, l.upc, l.trackTitle, l.artist,
-    l.releaseTitle, l.label, l.saleType, l.quantity, l.gross, l.grossCurrency, l.net, l.currency, l.exchangeRate, l.aggregator, l.isrcRaw, l.upcRaw];
+    l.releaseTitle, l.label, l.saleType, l.quantity, l.gross, l.grossCurrency, l.net, l.currency, l.exchangeRate, l.aggregator, l.isrcRaw, l.upcRaw,
+    extraJson(l.extra)];
   return Buffer.from(`${tenant}\t${file}\t${v.map((x) => cp(x === undefined || x === null ? null : String(x))).join('\t')}\t${m}\t\\N\t\\N\t\\N\n`);
 }
 

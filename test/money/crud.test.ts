@@ -66,9 +66,9 @@ describe('money: resources, bulk, roles, cross-tenant', function () {
     assert.equal(usd.firstName, 'Ana');
     assert.equal(usd.transactionDate, '2026-10-31T12:00:00.000Z');
     ids.payment = usd.id;
-    // 100 earned − (10 + 108.005 + 55) paid
+    // 100 earned − (10 + 108.005 + 55) paid; the ledger posts 108.005 in cents, half away from zero: 108.01
     const d = await app.request('GET', '/accounting/getcurrentdue', { token: A('user') });
-    assert.ok(same(d.body.data.due, '-73.005'), d.text);
+    assert.ok(same(d.body.data.due, '-73.01'), d.text);
     // all invalid → still 200, zero created
     const none = await app.request('POST', '/payment/bulk', { token: A('admin'), body: { payments: [{ user: ana, currency: 'usdollars', amount: 1 }] } });
     assert.equal(none.status, 200);
@@ -141,7 +141,7 @@ describe('money: resources, bulk, roles, cross-tenant', function () {
     assert.equal((await app.request('GET', '/expense/summary', { token: A('admin') })).body.summary.totalExpenses, 2);
   });
 
-  it('revenues: shares sum to exactly 100, remainder to the largest share, revenue_share entries', async () => {
+  it('revenues: shares sum to exactly 100, apportioned in cents by largest remainder, revenue_share entries', async () => {
     const bad = await app.request('POST', '/revenue/', { token: A('admin'), body: { title: 'Sync', amount: 100, currency: 'USD', splits: [{ user: ana, share: 50 }, { user: adm, share: 49.9 }] } });
     assert.equal(bad.status, 400);
     const r = await app.request('POST', '/revenue/', {
@@ -150,12 +150,12 @@ describe('money: resources, bulk, roles, cross-tenant', function () {
     });
     assert.equal(r.status, 201, r.text);
     const parts = r.body.data.splits.map((s: { amount: string }) => s.amount);
-    assert.deepEqual(parts.sort(), ['33.333333', '33.333333', '33.333334']);
+    assert.deepEqual(parts.sort(), ['33.33', '33.33', '33.34']);
     ids.revenue = r.body.data.id;
     assert.equal(r.body.data.accountingPeriod, '2026-10');
-    // uneven split: 10 / 3 shares → truncation + remainder to the largest
-    const u = await app.request('POST', '/revenue/', { token: A('admin'), body: { title: 'Tiny', amount: '0.000000000010', currency: 'USD', splits: [{ user: ana, share: 70 }, { user: adm, share: 30 }] } });
-    assert.deepEqual(u.body.data.splits.map((s: { amount: string }) => s.amount), ['0.000000000007', '0.000000000003']);
+    // uneven split: 0.05 at 70 / 30 → 0.035 / 0.015 → floors 0.03 / 0.01, the missing cent to the larger remainder
+    const u = await app.request('POST', '/revenue/', { token: A('admin'), body: { title: 'Tiny', amount: '0.05', currency: 'USD', splits: [{ user: ana, share: 70 }, { user: adm, share: 30 }] } });
+    assert.deepEqual(u.body.data.splits.map((s: { amount: string }) => s.amount), ['0.04', '0.01']);
     const mine = await app.request('GET', `/revenue/${ids.revenue}`, { token: A('user') });
     assert.deepEqual(mine.body.data.splits.map((s: { user: string }) => s.user), [ana], 'members see their own share only');
     const bulk = await app.request('POST', '/revenue/bulk', { token: A('admin'), body: { revenues: [{ title: 'Grant', amount: 10, currency: 'USD', splits: [{ user: ana, share: 100 }] }, { title: 'x', amount: 10, currency: 'USD', splits: [{ user: uuid(), share: 100 }] }] } });
@@ -166,9 +166,9 @@ describe('money: resources, bulk, roles, cross-tenant', function () {
     assert.equal((await app.request('DELETE', `/revenue/${bulk.body.createdRevenues[0]}`, { token: A('admin') })).status, 200);
     assert.equal((await app.request('DELETE', `/revenue/${bulk.body.createdRevenues[0]}`, { token: A('admin') })).status, 404);
     const s = await app.request('GET', '/revenue/summary', { token: A('user') });
-    assert.equal(s.body.summary.yourShare, '33.333333000007');
+    assert.equal(s.body.summary.yourShare, '33.37');
     const sum = await app.request('GET', '/accounting/transactions/summary', { token: A('user') });
-    assert.equal(sum.body.data.revenueShares, '33.333333000007');
+    assert.equal(sum.body.data.revenueShares, '33.37');
     assert.equal((await app.request('POST', '/revenue/bulk/delete', { token: A('admin'), body: { ids: [uuid()] } })).body.failedDeletions.length, 1);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Money test helpers: allocated royalties inserted straight into royalty_earnings (standing
+ * Money test helpers: allocated royalties inserted straight as lines + share sets (standing
  * for the allocation step) and posted with postRoyaltiesForFile, the sandbox's fake payment
  * processor (src/sandbox/processor.ts), and signed webhook deliveries.
  */
@@ -18,36 +18,65 @@ export interface EarningRow {
   productId?: string | null;
   artistId?: string | null;
   dsp?: string;
+  quantity?: string | null;
 }
 
 let lineSeq = 1;
 
-/** Allocated royalties of one file (current rows), then the ledger posting the allocation job does. */
+/**
+ * Allocated royalties of one file (current rows): one statement line per row, paid 100 % to
+ * its payee through a one-payee share set; then the ledger posting the allocation job does.
+ * supersedePrevious moves the file's current decisions to history first.
+ */
 export async function allocateFile(app: TestApp, tenantId: number, fileId: string, rows: EarningRow[], opts: { supersedePrevious?: boolean; post?: boolean } = {}) {
   return withTenant(app.svc.db.app, tenantId, async (trx) => {
-    if (opts.supersedePrevious) await trx('royalty_earnings').where({ file_id: fileId }).whereNull('superseded_at').update({ superseded_at: new Date() });
+    if (opts.supersedePrevious) {
+      await trx.raw(
+        `INSERT INTO royalty_allocation_history (tenant_id, file_id, line_id, share_set_id, base_amount, currency, accounting_period, created_at, superseded_at)
+         SELECT tenant_id, file_id, line_no, share_set_id, base_amount, base_currency, accounting_period, now(), clock_timestamp()
+           FROM royalty_lines WHERE file_id = ? AND share_set_id IS NOT NULL`,
+        [fileId],
+      );
+      await trx('royalty_lines').where({ file_id: fileId }).whereNotNull('share_set_id').update({ share_set_id: null });
+    }
     if (rows.length) {
-      await trx('royalty_earnings').insert(
+      const sets = [...new Set(rows.map((r) => r.payee))].map((payee) => ({
+        tenant_id: tenantId,
+        share_set_id: uuidOf(`payee:${payee}`),
+        tenant_user_id: payee,
+        share: 100,
+        gets_remainder: true,
+      }));
+      await trx('royalty_share_sets').insert(sets).onConflict(['tenant_id', 'share_set_id', 'tenant_user_id']).ignore();
+      await trx('royalty_lines').insert(
         rows.map((r) => ({
           tenant_id: tenantId,
           file_id: fileId,
-          line_id: lineSeq++,
-          tenant_user_id: r.payee,
-          share: 100,
-          amount: r.amount,
+          line_no: lineSeq++,
+          net: r.amount,
           currency: 'USD',
+          base_amount: r.amount,
+          base_currency: 'USD',
+          share_set_id: uuidOf(`payee:${r.payee}`),
           accounting_period: `${r.period ?? '2026-10'}-01`,
           sale_month: `${r.period ?? '2026-10'}-01`,
           asset_id: r.assetId ?? null,
           product_id: r.productId ?? null,
           artist_id: r.artistId ?? null,
           dsp: r.dsp ?? 'Spotify',
+          ...(r.quantity != null ? { quantity: r.quantity } : {}),
         })),
       );
     }
     if (opts.post === false) return null;
     return postRoyaltiesForFile(trx, fileId);
   });
+}
+
+/** A deterministic uuid of a text (share set ids of the fixtures). */
+function uuidOf(text: string): string {
+  const h = crypto.createHash('md5').update(text).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
 export interface FakeProcessor {

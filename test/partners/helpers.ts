@@ -21,7 +21,7 @@ export interface PartnerRun {
   close(): Promise<void>;
 }
 
-export async function startPartnerRun(): Promise<PartnerRun> {
+export async function startPartnerRun(opts: { workers?: boolean } = {}): Promise<PartnerRun> {
   const sb = await startSandbox();
   const logs: string[] = [];
   const sink = new Writable({
@@ -31,6 +31,7 @@ export async function startPartnerRun(): Promise<PartnerRun> {
     },
   });
   const app = await startTestApp({
+    workers: opts.workers,
     log: createLogger('debug', sink),
     config: {
       processorApiUrl: sb.env.PROCESSOR_API_URL,

@@ -201,6 +201,11 @@ export class AuthService implements Authenticator {
     await this.owner('sessions').where({ id: sessionId }).update({ revoked_at: clock.now() });
   }
 
+  /** An access token for a read-only impersonation session (GET routes only). */
+  signReadOnlyAccess(claims: { sub: string; sid: string; tid: number; tuid: string }, ttlSeconds: number): Promise<string> {
+    return this.signer.signAccess({ ...claims, ro: true }, ttlSeconds);
+  }
+
   // ---- authenticating a request ------------------------------------------------------
   async authenticate(creds: RequestCredentials, access: Access): Promise<AuthContext> {
     if (access === 'public') return ANONYMOUS;
@@ -279,7 +284,8 @@ export class AuthService implements Authenticator {
       tenantId: m.tenant_id,
       tenantUserId: m.tenant_user_id,
       role: m.role,
-      isSuperAdmin: m.is_super_admin,
+      isSuperAdmin: claims.ro ? false : m.is_super_admin,
+      ...(claims.ro ? { readOnly: true } : {}),
       sessionId: claims.sid,
       keyId: null,
     };
@@ -438,6 +444,11 @@ export class AuthService implements Authenticator {
  * The auth module's own service behind the `svc.auth` port (the composition root puts an
  * AuthService there): the auth routes and identity flows need more of it than the port shows.
  */
+/** A super-admin's read-only impersonation token (an access token with `ro`, for the session given). */
+export async function signImpersonation(svc: Pick<AppServices, 'auth'>, claims: { sub: string; sid: string; tid: number; tuid: string }, ttlSeconds: number): Promise<string> {
+  return authOf(svc).signReadOnlyAccess(claims, ttlSeconds);
+}
+
 export function authOf(svc: Pick<AppServices, 'auth'>): AuthService {
   if (!(svc.auth instanceof AuthService)) throw new Error('svc.auth is not an AuthService');
   return svc.auth;

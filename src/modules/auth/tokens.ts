@@ -47,6 +47,8 @@ export interface AccessClaims {
   sid: string;
   tid: number;
   tuid: string;
+  /** Read-only impersonation token (POST /godmin/impersonate). */
+  ro?: boolean;
 }
 export interface RefreshClaims {
   typ: 'refresh';
@@ -94,13 +96,13 @@ export class TokenSigner implements PurposeSigner {
     throw last;
   }
 
-  async signAccess(c: Omit<AccessClaims, 'typ'>): Promise<string> {
+  async signAccess(c: Omit<AccessClaims, 'typ'>, ttlSeconds?: number): Promise<string> {
     const now = clock.nowSeconds();
-    return new SignJWT({ typ: 'access', sid: c.sid, tid: c.tid, tuid: c.tuid })
+    return new SignJWT({ typ: 'access', sid: c.sid, tid: c.tid, tuid: c.tuid, ...(c.ro ? { ro: true } : {}) })
       .setProtectedHeader(this.header)
       .setSubject(c.sub)
       .setIssuedAt(now)
-      .setExpirationTime(now + ACCESS_TTL_SECONDS)
+      .setExpirationTime(now + (ttlSeconds ?? ACCESS_TTL_SECONDS))
       .sign(this.key);
   }
 

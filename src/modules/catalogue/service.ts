@@ -2,6 +2,7 @@
  * Artists, assets (recordings) and products: create, read, update, delete, links, bulk,
  * merge. Rules live here; routes only shape. Every function takes a tenant transaction.
  */
+import type { Knex } from 'knex';
 import type { Trx } from '../../db';
 import { NotFoundError, ValidationError, pgCode, PG } from '../../lib/errors';
 import { clock } from '../../lib/clock';
@@ -274,6 +275,11 @@ export async function updateAsset(trx: Trx, tenantId: number, actor: string | nu
   return getAsset(trx, id);
 }
 
+/** Keep the rows that the link table `link` ties (`f.<ownLink>`) to the row `id` in its column `other`. */
+function whereLinked(b: Knex.QueryBuilder, trx: Trx, link: string, ownLink: string, other: string, id: string) {
+  b.whereExists((e) => e.select(trx.raw('1')).from(`${link} as f`).whereRaw(`f.${ownLink}`).where(`f.${other}`, id));
+}
+
 export interface AssetFilters extends ListQuery {
   artist?: string;
   isrc?: string;
@@ -286,8 +292,8 @@ export interface AssetFilters extends ListQuery {
 export function assetListBase(trx: Trx, q: AssetFilters) {
   return trx('assets as a').modify((b) => {
     applySearch(b, q.search, { text: 'a.title', isrc: 'a.isrc', artistLink: { table: 'asset_artists', fk: 'asset_id', id: 'a.id' } });
-    if (q.artist) b.whereExists((e) => e.select(trx.raw('1')).from('asset_artists as f').whereRaw('f.asset_id = a.id').where('f.artist_id', q.artist!));
-    if (q.product) b.whereExists((e) => e.select(trx.raw('1')).from('product_assets as f').whereRaw('f.asset_id = a.id').where('f.product_id', q.product!));
+    if (q.artist) whereLinked(b, trx, 'asset_artists', 'asset_id = a.id', 'artist_id', q.artist);
+    if (q.product) whereLinked(b, trx, 'product_assets', 'asset_id = a.id', 'product_id', q.product);
     if (q.isrc) b.where('a.isrc', normaliseIsrc(q.isrc) ?? q.isrc);
     if (q.title) b.whereILike('a.title', `%${q.title}%`);
     if (q.type) b.where('a.type', q.type);
@@ -424,8 +430,8 @@ export interface ProductFilters extends ListQuery {
 export function productListBase(trx: Trx, q: ProductFilters) {
   return trx('products as p').modify((b) => {
     applySearch(b, q.search, { text: 'p.title', upc: 'p.upc', artistLink: { table: 'product_artists', fk: 'product_id', id: 'p.id' } });
-    if (q.artist) b.whereExists((e) => e.select(trx.raw('1')).from('product_artists as f').whereRaw('f.product_id = p.id').where('f.artist_id', q.artist!));
-    if (q.asset) b.whereExists((e) => e.select(trx.raw('1')).from('product_assets as f').whereRaw('f.product_id = p.id').where('f.asset_id', q.asset!));
+    if (q.artist) whereLinked(b, trx, 'product_artists', 'product_id = p.id', 'artist_id', q.artist);
+    if (q.asset) whereLinked(b, trx, 'product_assets', 'product_id = p.id', 'asset_id', q.asset);
     if (q.upc) {
       const u = parseUpc(q.upc);
       b.where('p.upc', 'upc' in u ? u.upc : q.upc);

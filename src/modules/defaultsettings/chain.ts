@@ -34,6 +34,13 @@ export interface EffectiveValue {
 
 export type Effective = Record<Category, Record<string, EffectiveValue>>;
 
+/** The row of `table` with this id, or a 404 naming `what` with `code` (an id that is no UUID is absent too). */
+export async function rowOr404(trx: Trx, table: string, id: string, what: string, code: string) {
+  const r = UUID_RE.test(id) ? await trx(table).where({ id }).first() : null;
+  if (!r) throw new NotFoundError(what, code);
+  return r;
+}
+
 function uuidOr404(id: string, what: string): string {
   if (!UUID_RE.test(id)) throw new NotFoundError(what, `${what.toUpperCase()}_NOT_FOUND`);
   return id.toLowerCase();

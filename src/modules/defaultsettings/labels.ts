@@ -6,7 +6,7 @@
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import { NotFoundError, ValidationError, PG, pgCode } from '../../lib/errors';
-import { UUID_RE } from './chain';
+import { rowOr404, UUID_RE } from './chain';
 
 function iso(d: unknown): string | null {
   return d ? new Date(d as string).toISOString() : null;
@@ -38,10 +38,8 @@ async function catalogViews(trx: Trx, rows: Record<string, unknown>[]) {
   }));
 }
 
-async function catalogRow(trx: Trx, id: string) {
-  const r = UUID_RE.test(id) ? await trx('catalogs').where({ id }).first() : null;
-  if (!r) throw new NotFoundError('Catalog', 'CATALOG_NOT_FOUND');
-  return r;
+function catalogRow(trx: Trx, id: string) {
+  return rowOr404(trx, 'catalogs', id, 'Catalog', 'CATALOG_NOT_FOUND');
 }
 
 export async function listCatalogs(trx: Trx) {
@@ -96,10 +94,8 @@ async function labelViews(trx: Trx, rows: Record<string, unknown>[]) {
   }));
 }
 
-async function labelRow(trx: Trx, id: string) {
-  const r = UUID_RE.test(id) ? await trx('labels').where({ id }).first() : null;
-  if (!r) throw new NotFoundError('Label', 'LABEL_NOT_FOUND');
-  return r;
+function labelRow(trx: Trx, id: string) {
+  return rowOr404(trx, 'labels', id, 'Label', 'LABEL_NOT_FOUND');
 }
 
 async function checkCatalog(trx: Trx, id: string | null | undefined) {

@@ -23,6 +23,22 @@ const ok = (message: string, data: unknown) => ({ status: 'success', message, da
 const IdParam = Type.Object({ id: Uuid });
 const TemplateParams = Type.Object({ templateId: TemplateId });
 
+type PreviewKind = 'asset' | 'product' | 'release';
+type PreviewBody = { userId?: string | null } & { [K in `${PreviewKind}Id`]?: string };
+
+/** POST /defaultsettings/preview/<kind>: an item's effective settings for a user (the caller unless the body names one or null). */
+function previewItemRoute(kind: PreviewKind, summary: string, body: typeof PreviewAssetBody | typeof PreviewProductBody | typeof PreviewReleaseBody) {
+  return route({
+    method: 'post', path: `/defaultsettings/preview/${kind}`, access: 'user',
+    summary,
+    body, responses: { 200: R.preview },
+    async handler({ trx, tenantId, body, auth }) {
+      const b = body as PreviewBody;
+      return ok('Effective settings', await S.previewItem(trx, tenantId, kind, b[`${kind}Id`] as string, b.userId === undefined ? auth.tenantUserId : b.userId));
+    },
+  });
+}
+
 export function registerDefaultSettingsRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Default settings', errorShape: 'status' }, [
     route({
@@ -33,30 +49,9 @@ export function registerDefaultSettingsRoutes(router: Router, svc: AppServices):
         return ok('Effective settings', await S.previewEntity(trx, tenantId, body));
       },
     }),
-    route({
-      method: 'post', path: '/defaultsettings/preview/asset', access: 'user',
-      summary: "Effective settings for an asset: the user (caller or payee), the asset's artists, their labels and catalogs, the workspace",
-      body: PreviewAssetBody, responses: { 200: R.preview },
-      async handler({ trx, tenantId, body, auth }) {
-        return ok('Effective settings', await S.previewItem(trx, tenantId, 'asset', body.assetId, body.userId === undefined ? auth.tenantUserId : body.userId));
-      },
-    }),
-    route({
-      method: 'post', path: '/defaultsettings/preview/product', access: 'user',
-      summary: "Effective settings for a product: the user, the product's artists, the label named on it and its artists' labels, catalogs, the workspace",
-      body: PreviewProductBody, responses: { 200: R.preview },
-      async handler({ trx, tenantId, body, auth }) {
-        return ok('Effective settings', await S.previewItem(trx, tenantId, 'product', body.productId, body.userId === undefined ? auth.tenantUserId : body.userId));
-      },
-    }),
-    route({
-      method: 'post', path: '/defaultsettings/preview/release', access: 'user',
-      summary: 'Effective settings for a release (what ERN generation uses)',
-      body: PreviewReleaseBody, responses: { 200: R.preview },
-      async handler({ trx, tenantId, body, auth }) {
-        return ok('Effective settings', await S.previewItem(trx, tenantId, 'release', body.releaseId, body.userId === undefined ? auth.tenantUserId : body.userId));
-      },
-    }),
+    previewItemRoute('asset', "Effective settings for an asset: the user (caller or payee), the asset's artists, their labels and catalogs, the workspace", PreviewAssetBody),
+    previewItemRoute('product', "Effective settings for a product: the user, the product's artists, the label named on it and its artists' labels, catalogs, the workspace", PreviewProductBody),
+    previewItemRoute('release', 'Effective settings for a release (what ERN generation uses)', PreviewReleaseBody),
     route({
       method: 'post', path: '/defaultsettings/clone', access: 'user',
       summary: "Copy one entity's own settings onto other entities (existing keys kept unless overwrite)",

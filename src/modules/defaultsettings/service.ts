@@ -7,7 +7,7 @@
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import { ForbiddenError, NotFoundError, ValidationError, PG, pgCode } from '../../lib/errors';
-import { chainForEntity, chainForItem, findEntity, resolveChain, UUID_RE, type ChainLink } from './chain';
+import { chainForEntity, chainForItem, findEntity, resolveChain, rowOr404, UUID_RE, type ChainLink } from './chain';
 import { checkSetting, type Category, type EntityType, type SettingInput } from './keys';
 
 export type { SettingInput };
@@ -190,9 +190,7 @@ export async function popularTemplates(trx: Trx, limit: number) {
 async function templateRow(trx: Trx, id: string) {
   const b = BUILTIN_TEMPLATES.find((t) => t.id === id);
   if (b) return { ...b, builtin: true };
-  const r = UUID_RE.test(id) ? await trx('default_setting_templates').where({ id }).first() : null;
-  if (!r) throw new NotFoundError('Template', 'TEMPLATE_NOT_FOUND');
-  return r;
+  return rowOr404(trx, 'default_setting_templates', id, 'Template', 'TEMPLATE_NOT_FOUND');
 }
 
 function ownOnly(r: Record<string, unknown>): void {

@@ -10,7 +10,7 @@ import { own, type LineMatch, type LineMatcher } from '../royalty/prefill';
 export const LINE_COLUMNS = [
   'tenant_id', 'file_id', 'line_no', 'sale_month', 'sale_period_start', 'sale_period_end', 'accounting_period', 'dsp', 'country',
   'isrc', 'upc', 'track_title', 'artist', 'release_title', 'label', 'sale_type', 'quantity', 'gross', 'gross_currency', 'net',
-  'currency', 'exchange_rate', 'aggregator', 'isrc_raw', 'upc_raw',
+  'currency', 'exchange_rate', 'aggregator', 'isrc_raw', 'upc_raw', 'extra',
   'asset_id', 'product_id', 'artist_id', 'match_status', 'base_currency', 'fx_rate', 'base_amount',
 ] as const;
 
@@ -20,6 +20,18 @@ export function cp(v: string | null | undefined): string {
   if (v === null || v === undefined) return '\\N';
   if (!NEEDS_ESCAPE.test(v)) return v;
   return v.replace(/\u0000/g, '').replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+/**
+ * A line's extra fields as the text of a jsonb value, or null. jsonb holds neither NUL nor a
+ * lone surrogate: those are dropped / replaced (U+FFFD) so one odd cell cannot fail a COPY.
+ */
+export function extraJson(extra: Record<string, string> | undefined): string | null {
+  if (extra === undefined) return null;
+  const clean: Record<string, string> = {};
+  const ok = (s: string) => s.replace(/\u0000/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  for (const [k, v] of Object.entries(extra)) clean[ok(k)] = ok(v);
+  return JSON.stringify(clean);
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -250,6 +262,7 @@ export class LineCopyFormatter {
     w.tab(); w.text(l.aggregator);
     w.tab(); w.text(l.isrcRaw);
     w.tab(); w.text(l.upcRaw);
+    w.tab(); w.text(extraJson(l.extra));
     w.tab();
   }
 

@@ -27,6 +27,7 @@ import { LineMatcher } from '../royalty/prefill';
 import { LINE_COLUMNS, LineCopyFormatter, cp } from './line-copy';
 import { zipLayoutProblem } from './zip-guard';
 import { INGEST_LIMITS, openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from '../../lib/statement-open';
+import { lineQuotaProblem } from '../platform/plans';
 
 export { INGEST_LIMITS };
 
@@ -435,6 +436,8 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       const extraFailed = fmt.failed;
       const rowsFailed = summary.rowsFailed + extraFailed;
       const rowsIngested = summary.rowsIngested - extraFailed;
+      const overQuota = await lineQuotaProblem(trx, tenantId, rowsIngested, fileId); // plan limit: the file fails, its lines roll back
+      if (overQuota) throw new FileProblem(overQuota);
       let totals = summary.totals;
       if (extraFailed) {
         // Lines refused here are not in the table: total what was stored.

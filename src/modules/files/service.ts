@@ -75,6 +75,16 @@ async function findOriginal(trx: Trx, sha256: string, exceptId: string): Promise
   return r?.id ?? null;
 }
 
+/**
+ * What a duplicate upload says: the original is read again under a new or corrected source
+ * with confirm-detection (its lines are replaced, never copied); force=true ingests a copy.
+ */
+export function duplicateMessage(original: string): string {
+  return `Duplicate of file ${original} (same SHA-256): not ingested again. To read it again under a new or corrected source, ` +
+    `POST /file/confirm-detection/${original} {"source": "<source key or id>"}: its lines are replaced, never copied. ` +
+    'Upload with force=true to ingest it anyway.';
+}
+
 export interface NewFile {
   id: string;
   parentId?: string | null;
@@ -107,7 +117,7 @@ export async function registerFile(svc: AppServices, trx: Trx, tenantId: number,
       sha256: f.sha256,
       duplicate_of: dup,
       status: skip ? 'failed' : 'uploaded',
-      error_message: skip ? `Duplicate of file ${dup} (same SHA-256): not ingested again. Upload with force=true to ingest it anyway.` : null,
+      error_message: skip ? duplicateMessage(dup) : null,
       options: JSON.stringify(f.options),
       uploaded_by: f.uploadedBy,
     })

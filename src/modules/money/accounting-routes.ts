@@ -16,6 +16,7 @@ import { periodBounds, scopeUser } from './common';
 import * as S from './schemas';
 import * as acct from './accounting';
 import { renderStatement } from './statements';
+import { issuedFor } from './statement-runs';
 
 /** ?from=2026-01&to=2026-03 → [2026-01-01, 2026-04-01) */
 const range = (q: { from?: string; to?: string }) => ({ from: q.from ? periodBounds(q.from).start : undefined, to: q.to ? periodBounds(q.to).end : undefined });
@@ -62,6 +63,15 @@ export function registerAccountingRoutes(router: Router, svc: AppServices): void
     route({ method: 'get', path: '/accounting/statement/:userId', summary: 'Payee statement for one accounting period (json, csv or pdf)', access: 'user', params: S.StatementParams, query: S.StatementQuery,
       async handler({ trx, auth, params, query, ctx }) {
         scopeUser(auth, params.userId);
+        // An issued (frozen) statement for the period is shown as stored.
+        const frozen = await issuedFor(trx, params.userId, query.period);
+        if (frozen && query.format !== 'json' && query.format !== undefined) {
+          ctx.type = query.format === 'pdf' ? 'application/pdf' : 'text/csv; charset=utf-8';
+          ctx.set('Content-Disposition', `attachment; filename="statement-${query.period}-${String(frozen.meta.number)}.${query.format}"`);
+          ctx.body = query.format === 'pdf' ? frozen.pdf : frozen.csv;
+          return undefined;
+        }
+        if (frozen) return ok('Statement', { ...frozen.figures, statementId: frozen.meta.id, number: frozen.meta.number, contentHash: frozen.meta.contentHash });
         const r = await renderStatement(trx, params.userId, query.period, query.format);
         if ('statement' in r) return ok('Statement', r.statement);
         ctx.type = r.file.type;

@@ -6,7 +6,7 @@
 import type { Knex, Trx } from "../../db";
 import { NotFoundError } from '../../lib/errors';
 import { baseCurrency, dec, existingMembers, iso, money } from './common';
-import { refreshLedger, totalsByKind, type KindTotals } from './ledger';
+import { EARNINGS_PERIOD, ledgerDigits, refreshLedger, totalsByKind, type KindTotals } from './ledger';
 import { availableFor } from './requests';
 
 /** Ledger totals by kind + the identity terms, as decimal strings. */
@@ -144,7 +144,8 @@ export async function payeeStats(trx: Trx, payee: string) {
 /**
  * Reconciliation check, without writing: re-derive the ledger inside a savepoint, count what
  * would be posted, roll back. consistent = nothing to post, and the identities hold:
- *   royalties allocated (current royalty_earnings) = Σ payees' royalty entries
+ *   royalties allocated (current royalty_earnings, each file's period total rounded to the
+ *   minor unit) = Σ payees' royalty entries
  *   due (Σ ledger) = earnings − recouped − payments + reversals + adjustments
  */
 export async function reconciliation(trx: Trx) {
@@ -159,7 +160,12 @@ export async function reconciliation(trx: Trx) {
     });
   const currency = await baseCurrency(trx);
   const t = await totalsByKind(trx, {});
-  const alloc = await trx.raw(`SELECT coalesce(sum(amount), 0)::text AS s, count(DISTINCT tenant_user_id)::int AS payees FROM royalty_earnings WHERE superseded_at IS NULL`);
+  // Allocated royalties as the ledger holds them: each file's period total rounded to the minor unit.
+  const d = await ledgerDigits(trx);
+  const alloc = await trx.raw(
+    `SELECT coalesce(sum(round(s, ${d})), 0)::text AS s, (SELECT count(DISTINCT tenant_user_id)::int FROM royalty_earnings WHERE superseded_at IS NULL) AS payees
+     FROM (SELECT e.file_id, ${EARNINGS_PERIOD('e')} AS p, sum(e.amount) AS s FROM royalty_earnings e WHERE e.superseded_at IS NULL GROUP BY 1, 2) f`,
+  );
   const shaped = shapeTotals(t, currency);
   const identity = dec(shaped.earnings!).minus(shaped.recouped!).minus(shaped.payments!).plus(shaped.reversals!).plus(shaped.adjustments!);
   const pendingTotal = pending.royalty + pending.revenue + pending.payment + pending.recoupment;

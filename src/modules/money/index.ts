@@ -8,9 +8,11 @@ import type { AppServices } from '../../services';
 import { registerAccountingRoutes } from './accounting-routes';
 import { registerProcessorRoutes } from './processor-routes';
 import { registerMoneyResourceRoutes } from './routes';
+import { registerStatementRoutes } from './statement-routes';
 
 export function registerMoneyArea(router: Router, svc: AppServices): void {
   registerAccountingRoutes(router, svc);
+  registerStatementRoutes(router, svc);
   registerMoneyResourceRoutes(router, svc);
   registerProcessorRoutes(router, svc);
 }

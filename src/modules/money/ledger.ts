@@ -23,6 +23,13 @@
  */
 import type { Knex, Trx } from "../../db";
 import { clock } from '../../lib/clock';
+import { baseCurrency } from './common';
+import { apportionSql, minorDigits } from './rounding';
+
+/** Minor-unit digits of the workspace's base currency (USD 2, JPY 0): every ledger amount has at most these. */
+export async function ledgerDigits(trx: Trx): Promise<number> {
+  return minorDigits(await baseCurrency(trx));
+}
 
 /** Accounting period of an earnings row (allocation fills accounting_period; older rows fall back to the sale month). */
 export const EARNINGS_PERIOD = (a: string) =>
@@ -90,12 +97,19 @@ async function postDiff(trx: Trx, spec: DiffSpec): Promise<number> {
 
 // ---------------------------------------------------------------- royalties
 
-function royaltySpec(fileIds: string[] | null): DiffSpec {
+/**
+ * A file's royalties per payee and period, in minor units: per (file, period) the payees'
+ * exact sums are apportioned by largest remainder (rounding.ts), so they add up to the
+ * file's rounded total exactly.
+ */
+function royaltySpec(fileIds: string[] | null, digits: number): DiffSpec {
+  const exact = `SELECT e.tenant_user_id, e.file_id, ${EARNINGS_PERIOD('e')} AS accounting_period, sum(e.amount) AS exact
+                 FROM royalty_earnings e
+                 WHERE e.superseded_at IS NULL ${fileIds ? 'AND e.file_id = ANY(?::uuid[])' : ''}
+                 GROUP BY 1, 2, 3`;
   return {
-    desired: `SELECT e.tenant_user_id, 'file'::text AS source_type, e.file_id AS source_id, ${EARNINGS_PERIOD('e')} AS accounting_period, sum(e.amount) AS amount
-              FROM royalty_earnings e
-              WHERE e.superseded_at IS NULL ${fileIds ? 'AND e.file_id = ANY(?::uuid[])' : ''}
-              GROUP BY 1, 2, 3, 4`,
+    desired: `SELECT r.tenant_user_id, 'file'::text AS source_type, r.file_id AS source_id, r.accounting_period, r.rounded AS amount
+              FROM (${apportionSql(exact, ['file_id', 'accounting_period'], 'tenant_user_id', digits)}) r`,
     desiredBindings: fileIds ? [fileIds] : [],
     postedWhere: `source_type = 'file' ${fileIds ? 'AND source_id = ANY(?::uuid[])' : ''}`,
     postedBindings: fileIds ? [fileIds] : [],
@@ -118,7 +132,7 @@ function royaltySpec(fileIds: string[] | null): DiffSpec {
 export async function postRoyaltiesForFile(trx: Trx, fileId: string): Promise<{ royaltyEntries: number; recoupEntries: number }> {
   await lockLedger(trx, 'shared');
   await lockKey(trx, 'file', [fileId]);
-  const royaltyEntries = await postDiff(trx, royaltySpec([fileId]));
+  const royaltyEntries = await postDiff(trx, royaltySpec([fileId], await ledgerDigits(trx)));
   // Only payees with recoupable expenses can have their recoupment changed by new earnings.
   const rows = await trx.raw(
     `SELECT DISTINCT x.tenant_user_id FROM expenses x
@@ -153,9 +167,10 @@ export const COUNTING_STATUSES = ['pending', 'processing', 'completed'];
 
 export async function reconcilePayments(trx: Trx, paymentIds: string[] | null): Promise<number> {
   await lockLedger(trx, 'shared');
+  const d = await ledgerDigits(trx);
   return postDiff(trx, {
     desired: `SELECT p.tenant_user_id, 'payment'::text AS source_type, p.id AS source_id,
-                     date_trunc('month', p.transaction_date)::date AS accounting_period, -sum(p.base_amount) AS amount
+                     date_trunc('month', p.transaction_date)::date AS accounting_period, -sum(round(p.base_amount, ${d})) AS amount
               FROM payments p
               WHERE p.status IN ('pending','processing','completed') ${paymentIds ? 'AND p.id = ANY(?::uuid[])' : ''}
               GROUP BY 1, 2, 3, 4`,
@@ -188,10 +203,11 @@ export async function reconcilePayments(trx: Trx, paymentIds: string[] | null): 
 export async function reconcileRecoupment(trx: Trx, payees: string[] | null): Promise<number> {
   await lockLedger(trx, 'shared');
   if (payees) await lockPayees(trx, payees);
+  const d = await ledgerDigits(trx);
   const pf = payees ? 'AND x.tenant_user_id = ANY(?::uuid[])' : '';
   const desired = `
     WITH exp AS (
-      SELECT x.id, x.tenant_user_id, x.base_amount AS amount, x.target_type, x.target_id,
+      SELECT x.id, x.tenant_user_id, round(x.base_amount, ${d}) AS amount, x.target_type, x.target_id,
              date_trunc('month', x.expense_date)::date AS exp_period, x.expense_date, x.created_at
       FROM expenses x WHERE x.recoupable ${pf}
     ),
@@ -222,7 +238,7 @@ export async function reconcileRecoupment(trx: Trx, payees: string[] | null): Pr
       FROM exp WHERE target_type IS NOT NULL
     ),
     t_cum AS (
-      SELECT x.id, x.tenant_user_id, x.exp_period, p.period, least(x.amount, greatest(0, p.cum - x.before)) AS cum_rec
+      SELECT x.id, x.tenant_user_id, x.exp_period, p.period, trunc(least(x.amount, greatest(0, p.cum - x.before)), ${d}) AS cum_rec
       FROM t_exp x JOIN pool p ON p.tenant_user_id = x.tenant_user_id AND p.target_type = x.target_type AND p.target_id = x.target_id
     ),
     t_per AS (
@@ -240,7 +256,7 @@ export async function reconcileRecoupment(trx: Trx, payees: string[] | null): Pr
       FROM exp WHERE target_type IS NULL
     ),
     g_cum AS (
-      SELECT x.id, x.tenant_user_id, x.exp_period, p.period, least(x.amount, greatest(0, p.cum - x.before)) AS cum_rec
+      SELECT x.id, x.tenant_user_id, x.exp_period, p.period, trunc(least(x.amount, greatest(0, p.cum - x.before)), ${d}) AS cum_rec
       FROM g_exp x JOIN g_pool p ON p.tenant_user_id = x.tenant_user_id
     ),
     g_per AS (
@@ -268,7 +284,7 @@ export async function reconcileRecoupment(trx: Trx, payees: string[] | null): Pr
  */
 export async function refreshLedger(trx: Trx): Promise<{ royalty: number; revenue: number; payment: number; recoupment: number }> {
   await lockLedger(trx, 'exclusive');
-  const royalty = await postDiff(trx, royaltySpec(null));
+  const royalty = await postDiff(trx, royaltySpec(null, await ledgerDigits(trx)));
   const revenue = await reconcileRevenues(trx, null);
   const payment = await reconcilePayments(trx, null);
   const recoupment = await reconcileRecoupment(trx, null);

@@ -1,15 +1,15 @@
 /**
  * Revenues: income that does not come from statements (sync fees, grants, live…), split
  * between members like royalties. Shares must sum to exactly 100. Each member's amount is
- * base_amount × share / 100 truncated to 12 decimals; the remainder (a few 1e-12) goes to
- * the largest share (the first listed among equals), so the shares sum exactly to the
- * revenue. Posted to the ledger as revenue_share entries in the revenue's accounting period.
+ * base_amount × share / 100 apportioned to the minor unit (largest remainder, rounding.ts), so
+ * the shares sum exactly to the revenue's rounded base amount. Posted to the ledger as revenue_share entries in the revenue's accounting period.
  */
 import type { Trx } from '../../db';
 import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
+import { apportion, minorDigits } from './rounding';
 import { amountView, assertCurrency, baseCurrency, dateOnly, dec, Decimal, existingMembers, iso, isAdmin, money, periodBounds, SCALE, toBase, oneDeleted } from './common';
 import { reconcileRecoupment, reconcileRevenues } from './ledger';
 
@@ -25,16 +25,13 @@ export interface RevenueInput {
   splits: { user: string; share: number | string }[];
 }
 
-/** Split `base` by `shares` (percent, summing to 100): truncate, remainder to the largest share. */
-export function splitAmount(base: Decimal, shares: Decimal[]): Decimal[] {
-  const parts = shares.map((s) => base.mul(s).div(100).toDecimalPlaces(SCALE, Decimal.ROUND_DOWN));
-  const rest = base.minus(parts.reduce((a, b) => a.plus(b), new Decimal(0)));
-  let big = 0;
-  shares.forEach((s, i) => {
-    if (s.gt(shares[big]!)) big = i;
-  });
-  parts[big] = parts[big]!.plus(rest);
-  return parts;
+/**
+ * Split `base` by `shares` (percent, summing to 100) in the base currency's minor unit:
+ * largest-remainder apportionment (rounding.ts), ties in the order the splits are listed,
+ * so the shares add up exactly to the revenue's rounded base amount.
+ */
+export function splitAmount(base: Decimal, shares: Decimal[], digits: number): Decimal[] {
+  return apportion(shares.map((s, i) => ({ key: String(i).padStart(6, '0'), exact: base.mul(s).div(100) })), digits);
 }
 
 async function prepare(trx: Trx, input: RevenueInput, base: string, where: string) {
@@ -60,7 +57,7 @@ async function prepare(trx: Trx, input: RevenueInput, base: string, where: strin
   if (!sum.eq(100)) errors.push(`${where}.splits: shares must sum to exactly 100 (got ${sum.toFixed()})`);
   if (errors.length) return { errors };
   const baseAmount = toBase(amount, rate);
-  const parts = splitAmount(baseAmount, shares);
+  const parts = splitAmount(baseAmount, shares, minorDigits(base));
   const date = input.date ?? dateOnly(clock.now().toISOString())!;
   return {
     row: {

@@ -1,5 +1,5 @@
 /**
- * Allocation: statement lines → who earned what (royalty_earnings), set-based.
+ * Allocation: statement lines → which split pays each line (its share set), set-based.
  *
  * Per file (allocateFile, run by the `royalty.allocate` job after ingest):
  *   1. "store A is DSP B" rules rewrite `dsp` (original kept in dsp_source);
@@ -14,16 +14,15 @@
  *   5. the file's accounting period: the cadence period containing its reporting month
  *      (the source's own reporting month, else the statement period end, else the last sale
  *      month);
- *   6. ONE INSERT … SELECT writes the earnings: each matched line × the shares of its
- *      effective split (effective_split_shares called once per DISTINCT (asset, product,
- *      sale month, country, sale type), joined back to the lines).
+ *   6. the decision: each matched line gets the share set of its effective split
+ *      (effective_split_shares called once per DISTINCT (asset, product, sale month,
+ *      country, sale type), joined back to the lines); no per-payee row is written.
  *
- * Rounding rule: each payee gets round(base_amount × share / 100, 12) (12 = the stored
- * scale); the payee with the LARGEST share (ties: the smallest tenant_user_id) also gets
- * the remainder base_amount − Σ rounded amounts, so a line's current earnings always sum to
- * its base amount exactly. Computed per row (no window over the file's earnings): that
- * payee's amount is base_amount − Σ round(base_amount × other share / 100, 12), the other
- * shares of its split key being carried on its al_ks row.
+ * Earnings are read, not stored: the royalty_earnings VIEW is lines ⋈ share sets. Rounding
+ * rule (royalty_share_amount in SQL): each payee gets round(base_amount × share / 100, 12);
+ * the payee with the LARGEST share (ties: the smallest tenant_user_id) gets base_amount −
+ * Σ the others' rounded amounts, so a line's current earnings always sum to its base amount
+ * exactly. The share set row carries that flag and the other shares.
  */
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
@@ -141,38 +140,92 @@ export async function prepareSplitKeys(trx: Trx, tenantId: number, scope: Scope,
   return { conditional };
 }
 
-/** round(base × share / 100, 12) of the first INLINE_OTHERS other shares inline; a subquery beyond. */
-const INLINE_OTHERS = 4;
-const ROUNDED = (b: string, s: string) => `round(${b} * ${s} / 100, 12)`;
-const REMAINDER_AMOUNT = (b: string) =>
-  `CASE WHEN cardinality(ks.others) <= ${INLINE_OTHERS} THEN ${b}${Array.from({ length: INLINE_OTHERS }, (_, i) => ` - coalesce(${ROUNDED(b, `ks.others[${i + 1}]`)}, 0)`).join('')}
-        ELSE ${b} - (SELECT coalesce(sum(${ROUNDED(b, 'o')}), 0) FROM unnest(ks.others) o) END`;
-
 // A line's split key (sentinels instead of NULL so the joins hash).
 const KEY_MONTH = `CASE WHEN pf.by_date THEN coalesce(l.sale_month, '-infinity'::date) ELSE '-infinity'::date END`;
 const KEY_COUNTRY = `CASE WHEN pf.by_territory THEN coalesce(l.country, '') ELSE '' END`;
 const KEY_TYPE = `CASE WHEN pf.by_type THEN coalesce(l.sale_type, '') ELSE '' END`;
 
 /**
- * The allocation of the scoped lines as a SELECT (after prepareSplitKeys with the same
- * scope): line_id (the line's line_no: a line is (file_id, line_no)), file_id, tenant_user_id, split_id, share, amount + the dimensions
- * earnings carry. Lines without base amount, match or split yield no row.
+ * The allocation decision of the scoped lines (after prepareSplitKeys with the same scope):
+ * each paid line gets the share set of its effective split (al_ks rows of its key). A share
+ * set's id is md5 of its (split, payee, share) rows in payee order, so equal splits share one
+ * set and royalty_share_sets grows with split versions, never with lines. A line whose
+ * decision changes (another set, none, or — `prev` given — another base amount) keeps its
+ * earlier decision in royalty_allocation_history. Lines without base amount, match or split
+ * get none. Returns the paid lines of the scope and the lines whose decision changed, with
+ * their files.
  */
-export function allocationSelect(tenantId: number, scope: Scope): { sql: string; bindings: any[] } {
-  const sql = `
-    SELECT l.line_no AS line_id, l.file_id, ks.tenant_user_id, ks.split_id, ks.share,
-           CASE WHEN ks.gets_remainder THEN ${REMAINDER_AMOUNT('l.base_amount')} ELSE ${ROUNDED('l.base_amount', 'ks.share')} END AS amount,
-           l.base_currency AS currency, l.sale_month, l.asset_id, l.product_id, l.artist_id, l.dsp, l.country, l.sale_type,
-           l.quantity, l.aggregator
-      FROM royalty_lines l
-      JOIN al_pf pf ON pf.a_key = coalesce(l.asset_id, ${Z}) AND pf.p_key = coalesce(l.product_id, ${Z})
-      JOIN al_ks ks ON ks.a_key = pf.a_key AND ks.p_key = pf.p_key AND ks.km = ${KEY_MONTH} AND ks.kc = ${KEY_COUNTRY} AND ks.kt = ${KEY_TYPE}
-     WHERE l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL`;
-  return { sql, bindings: [tenantId, ...scope.bindings] };
+export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, now: Date, prev: 'al_prev' | 'lines' | null) {
+  await trx.raw(`DROP TABLE IF EXISTS al_set, al_new`);
+  await trx.raw(
+    `CREATE TEMP TABLE al_set ON COMMIT DROP AS
+     SELECT a_key, p_key, km, kc, kt,
+            md5(string_agg(coalesce(split_id::text, '') || ':' || tenant_user_id || ':' || share::numeric(9,6)::text, ',' ORDER BY tenant_user_id))::uuid AS set_id
+       FROM al_ks GROUP BY 1, 2, 3, 4, 5`,
+  );
+  await trx.raw(
+    `INSERT INTO royalty_share_sets (tenant_id, share_set_id, tenant_user_id, split_id, share, gets_remainder, others)
+     SELECT DISTINCT ON (st.set_id, ks.tenant_user_id) ?, st.set_id, ks.tenant_user_id, ks.split_id, ks.share, ks.gets_remainder, coalesce(o.others, '{}')
+       FROM al_ks ks JOIN al_set st USING (a_key, p_key, km, kc, kt)
+       LEFT JOIN LATERAL (SELECT array_agg(x.share ORDER BY x.tenant_user_id) AS others FROM al_ks x
+                           WHERE x.a_key = ks.a_key AND x.p_key = ks.p_key AND x.km = ks.km AND x.kc = ks.kc AND x.kt = ks.kt
+                             AND x.tenant_user_id <> ks.tenant_user_id) o ON true
+     ON CONFLICT DO NOTHING`,
+    [tenantId],
+  );
+  await hashJoins(trx, () => trx.raw(
+    `CREATE TEMP TABLE al_new ON COMMIT DROP AS
+     SELECT l.file_id, l.line_no, st.set_id
+       FROM royalty_lines l
+       JOIN al_pf pf ON pf.a_key = coalesce(l.asset_id, ${Z}) AND pf.p_key = coalesce(l.product_id, ${Z})
+       JOIN al_set st ON st.a_key = pf.a_key AND st.p_key = pf.p_key AND st.km = ${KEY_MONTH} AND st.kc = ${KEY_COUNTRY} AND st.kt = ${KEY_TYPE}
+      WHERE l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL`,
+    [tenantId, ...scope.bindings],
+  ));
+  await trx.raw(`ANALYZE al_new`);
+  let changed: { file_id: string; n: number }[] = [];
+  if (prev) {
+    // Earlier decisions that change go to history (created_at: when that decision was made).
+    const before = prev === 'al_prev'
+      ? `SELECT p.file_id, p.line_no, p.share_set_id, p.base_amount, p.base_currency, p.accounting_period FROM al_prev p`
+      : `SELECT l.file_id, l.line_no, l.share_set_id, l.base_amount, l.base_currency, f.accounting_period
+           FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id
+          WHERE l.tenant_id = ${Number(tenantId)} AND (${scope.sql}) AND l.share_set_id IS NOT NULL`;
+    const bindings = prev === 'al_prev' ? [] : scope.bindings;
+    await hashJoins(trx, () => trx.raw(
+      `INSERT INTO royalty_allocation_history (tenant_id, file_id, line_id, share_set_id, base_amount, currency, accounting_period, created_at, superseded_at)
+       SELECT ?, b.file_id, b.line_no, b.share_set_id, b.base_amount, b.base_currency, b.accounting_period,
+              coalesce((SELECT max(h.superseded_at) FROM royalty_allocation_history h WHERE h.tenant_id = ? AND h.file_id = b.file_id AND h.line_id = b.line_no),
+                       (SELECT f.created_at FROM files f WHERE f.tenant_id = ? AND f.id = b.file_id)), ?
+         FROM (${before}) b
+         JOIN royalty_lines l ON l.tenant_id = ? AND l.file_id = b.file_id AND l.line_no = b.line_no
+         LEFT JOIN al_new n ON n.file_id = b.file_id AND n.line_no = b.line_no
+        WHERE (n.set_id, l.base_amount) IS DISTINCT FROM (b.share_set_id, b.base_amount)`,
+      [tenantId, tenantId, tenantId, now, ...bindings, tenantId],
+    ));
+    const { rows } = await trx.raw(
+      `WITH u AS (
+         UPDATE royalty_lines l SET share_set_id = NULL
+          WHERE l.tenant_id = ? AND (${scope.sql}) AND l.share_set_id IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM al_new n WHERE n.file_id = l.file_id AND n.line_no = l.line_no)
+          RETURNING l.file_id
+       ) SELECT file_id, count(*)::int AS n FROM u GROUP BY 1`,
+      [tenantId, ...scope.bindings],
+    );
+    changed = rows;
+  }
+  const { rows } = await hashJoins(trx, () => trx.raw(
+    `WITH u AS (
+       UPDATE royalty_lines l SET share_set_id = n.set_id FROM al_new n
+        WHERE l.tenant_id = ? AND l.file_id = n.file_id AND l.line_no = n.line_no AND l.share_set_id IS DISTINCT FROM n.set_id
+        RETURNING l.file_id
+     ) SELECT file_id, count(*)::int AS n FROM u GROUP BY 1`,
+    [tenantId],
+  ));
+  changed = changed.concat(rows);
+  const { rows: cnt } = await trx.raw(`SELECT count(*)::int AS n FROM al_new`);
+  return { lines: cnt[0].n as number, changed: changed.reduce((s, r) => s + r.n, 0), files: [...new Set(changed.map((r) => r.file_id))] };
 }
-
-export const EARNING_COLUMNS = `tenant_id, file_id, line_id, tenant_user_id, split_id, share, amount, currency, accounting_period, sale_month,
-  asset_id, product_id, artist_id, dsp, country, sale_type, quantity, aggregator, created_at`;
 
 export interface FileAllocationResult {
   lines: number;
@@ -303,6 +356,23 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
     );
   }
 
+  // A file allocated before (a forced re-run): its lines' decisions and amounts, for history.
+  const { rows: prevRows } = await trx.raw(
+    `SELECT EXISTS (SELECT 1 FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ? AND l.share_set_id IS NOT NULL) AS p`,
+    [tenantId, fileId],
+  );
+  const previouslyAllocated: boolean = prevRows[0].p;
+  if (previouslyAllocated) {
+    await trx.raw(`DROP TABLE IF EXISTS al_prev`);
+    await trx.raw(
+      `CREATE TEMP TABLE al_prev ON COMMIT DROP AS
+       SELECT l.file_id, l.line_no, l.share_set_id, l.base_amount, l.base_currency, f.accounting_period
+         FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id
+        WHERE l.tenant_id = ? AND l.file_id = ? AND l.share_set_id IS NOT NULL`,
+      [tenantId, fileId],
+    );
+  }
+
   // Match + currency onto the lines, only when some key's lines carry something else than its
   // result (normally the ingest step wrote them matched and converted: then nothing is written).
   const { rows: stale } = await hashJoins(trx, () => trx.raw(
@@ -337,28 +407,19 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   const suggestions = await suggestMatches(trx, tenantId);
   lap('suggestions');
 
-  // THE allocation statement: supersede what the file had, write the new earnings.
+  // THE allocation decision: each paid line's share set (earlier decisions kept as history).
   const { conditional } = await prepareSplitKeys(trx, tenantId, scope, { pairsFromKeys: true });
   lap('splitKeys');
-  const sel = allocationSelect(tenantId, scope);
-  const ins = await hashJoins(trx, () => trx.raw(
-    `WITH sup AS (
-       UPDATE royalty_earnings SET superseded_at = ? WHERE tenant_id = ? AND file_id = ? AND superseded_at IS NULL RETURNING 1
-     ), n AS (${sel.sql})
-     INSERT INTO royalty_earnings (${EARNING_COLUMNS})
-     SELECT ?, n.file_id, n.line_id, n.tenant_user_id, n.split_id, n.share, n.amount, n.currency, ?::date, n.sale_month,
-            n.asset_id, n.product_id, n.artist_id, n.dsp, n.country, n.sale_type, n.quantity, n.aggregator, ? FROM n`,
-    [now, tenantId, fileId, ...sel.bindings, tenantId, ap, now],
-  ));
+  const assigned = await assignShareSets(trx, tenantId, scope, now, previouslyAllocated ? 'al_prev' : null);
   lap('earnings');
 
   // Counts from the key table (every line is counted there); lines paid = lines whose key has
-  // split shares, read from the earnings only when split conditions make that per line.
+  // split shares, read from the lines only when split conditions make that per line.
   const { rows } = await trx.raw(
     `SELECT coalesce(sum(s.n), 0)::int AS lines,
             coalesce(sum(s.n) FILTER (WHERE k.asset_how IS NOT NULL OR k.product_how IS NOT NULL), 0)::int AS matched,
             ${conditional
-              ? `(SELECT count(*)::int FROM (SELECT DISTINCT e.line_id FROM royalty_earnings e WHERE e.tenant_id = ? AND e.file_id = ? AND e.superseded_at IS NULL) d)`
+              ? `(SELECT count(*)::int FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ? AND l.share_set_id IS NOT NULL)`
               : `coalesce(sum(s.n) FILTER (WHERE EXISTS (SELECT 1 FROM al_ks ks WHERE ks.a_key = coalesce(k.asset_id, ${Z}) AND ks.p_key = coalesce(k.product_id, ${Z}))), 0)::int`} AS paid
        FROM al_src s JOIN rm_keys k ON ${SOURCE_KEY_JOIN}`,
     conditional ? [tenantId, fileId] : [],
@@ -366,7 +427,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   const r = rows[0];
   lap('counts');
   timings.linesRewritten = rewritten;
-  return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: ins.rowCount ?? 0, suggestions, accountingPeriod: ap, timings };
+  return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: assigned.lines, suggestions, accountingPeriod: ap, timings };
 }
 
 /** Sets files.accounting_period from the statement's reporting month and the cadence; returns it. */

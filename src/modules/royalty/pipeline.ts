@@ -108,7 +108,7 @@ export async function tenantsWithMarks(svc: AppServices): Promise<number[]> {
 export async function removeFileRoyalties(trx: Trx, tenantId: number, fileId: string): Promise<void> {
   await lockTenant(trx, tenantId);
   await removeFileRollups(trx, tenantId, fileId);
-  await trx.raw(`DELETE FROM royalty_earnings WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
+  await trx.raw(`DELETE FROM royalty_allocation_history WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
   await trx.raw(`DELETE FROM royalty_lines WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
   // The file now has no current earnings: money posts the reversal of what it had posted.
   await runPostAllocationHooks(trx, fileId);

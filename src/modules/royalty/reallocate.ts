@@ -8,14 +8,14 @@
  *     (every line when a matching rule changed: a rule outranks ISRC matches);
  *   - re-allocate: re-matched lines + lines of recordings/products whose split (or primary
  *     artist's default split) changed + lines currently paid by a changed split. Their new
- *     allocation is computed set-based and compared with the current earnings; lines whose
- *     (payee, split, amount, dimensions) set differs get their old rows superseded
- *     (superseded_at, kept as history) and the new rows inserted. Nothing else is touched.
+ *     allocation (the share set of their effective split) is computed set-based; lines whose
+ *     share set changes keep the earlier one in royalty_allocation_history and get the new
+ *     one. Nothing else is touched.
  * Only files that finished processing take part (a file in flight is allocated by its own job).
  */
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
-import { allocationSelect, EARNING_COLUMNS, hashJoins, KEY_JOIN, lockTenant, prepareSplitKeys } from './allocate';
+import { assignShareSets, hashJoins, KEY_JOIN, lockTenant, prepareSplitKeys } from './allocate';
 import { applyDspRules, resolveMatchKeys, suggestMatches, MATCH_STATUS_SQL, type Scope } from './match';
 
 export interface ReallocationResult {
@@ -108,8 +108,8 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
                OR l.asset_id IN (SELECT aa.asset_id FROM asset_artists aa WHERE aa.tenant_id = ? AND aa.artist_id = ANY(?::uuid[]))
                OR l.product_id IN (SELECT pa.product_id FROM product_artists pa WHERE pa.tenant_id = ? AND pa.artist_id = ANY(?::uuid[])))
        UNION
-       SELECT e.file_id, e.line_id FROM royalty_earnings e
-        WHERE e.tenant_id = ? AND e.superseded_at IS NULL AND e.split_id = ANY(?::uuid[])
+       SELECT l.file_id, l.line_no FROM royalty_lines l
+        WHERE l.tenant_id = ? AND l.share_set_id IN (SELECT s.share_set_id FROM royalty_share_sets s WHERE s.tenant_id = l.tenant_id AND s.split_id = ANY(?::uuid[]))
        ON CONFLICT DO NOTHING`,
       [tenantId, [...splitAssets, ...catAssets], [...splitProducts, ...catProducts], tenantId, artists, tenantId, artists, tenantId, splitIds],
     );
@@ -120,41 +120,9 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
   const touchedScope = { sql: `(l.file_id, l.line_no) IN (SELECT file_id, line_id FROM rr_touched)`, bindings: [] };
   await trx.raw(`ANALYZE rr_touched`);
   await prepareSplitKeys(trx, tenantId, touchedScope);
-  const sel = allocationSelect(tenantId, touchedScope);
-  await trx.raw(`DROP TABLE IF EXISTS rr_new`);
-  await hashJoins(trx, () => trx.raw(`CREATE TEMP TABLE rr_new ON COMMIT DROP AS ${sel.sql}`, sel.bindings));
-  const tuple = `file_id, line_id, tenant_user_id, split_id, amount, asset_id, product_id, artist_id, dsp`;
-  await trx.raw(`DROP TABLE IF EXISTS rr_changed`);
-  await trx.raw(
-    `CREATE TEMP TABLE rr_changed ON COMMIT DROP AS
-     WITH cur AS (
-       SELECT e.* FROM royalty_earnings e JOIN rr_touched t ON t.file_id = e.file_id AND t.line_id = e.line_id WHERE e.tenant_id = ? AND e.superseded_at IS NULL
-     )
-     SELECT DISTINCT file_id, line_id FROM (
-       (SELECT ${tuple} FROM rr_new EXCEPT SELECT ${tuple} FROM cur)
-       UNION ALL
-       (SELECT ${tuple} FROM cur EXCEPT SELECT ${tuple} FROM rr_new)
-     ) d`,
-    [tenantId],
-  );
-  await trx.raw(
-    `UPDATE royalty_earnings e SET superseded_at = ? FROM rr_changed c WHERE e.tenant_id = ? AND e.file_id = c.file_id AND e.line_id = c.line_id AND e.superseded_at IS NULL`,
-    [now, tenantId],
-  );
-  await trx.raw(
-    `INSERT INTO royalty_earnings (${EARNING_COLUMNS})
-     SELECT ?, n.file_id, n.line_id, n.tenant_user_id, n.split_id, n.share, n.amount, n.currency, f.accounting_period, n.sale_month,
-            n.asset_id, n.product_id, n.artist_id, n.dsp, n.country, n.sale_type, n.quantity, n.aggregator, ?
-       FROM rr_new n JOIN rr_changed c USING (file_id, line_id) JOIN files f ON f.tenant_id = ? AND f.id = n.file_id`,
-    [tenantId, now, tenantId],
-  );
-  const { rows: changedFiles } = await trx.raw(
-    `SELECT DISTINCT file_id FROM rr_changed WHERE ? > 0`,
-    [tenantId],
-  );
-  const { rows: cnt } = await trx.raw(`SELECT count(*)::int AS n FROM rr_changed`);
-  result.reallocated = cnt[0].n;
-  for (const r of changedFiles) files.add(r.file_id);
+  const done = await assignShareSets(trx, tenantId, touchedScope, now, 'lines');
+  result.reallocated = done.changed;
+  for (const f of done.files) files.add(f);
   result.files = [...files].sort();
   return result;
 }

@@ -70,7 +70,7 @@ export async function missingSplitsChecklist(trx: Trx, tenantId: number, q: Page
        LEFT JOIN assets a ON a.tenant_id = l.tenant_id AND a.id = l.asset_id
        LEFT JOIN products p ON p.tenant_id = l.tenant_id AND p.id = l.product_id
       WHERE l.tenant_id = ? AND (l.asset_id IS NOT NULL OR l.product_id IS NOT NULL) AND ${PROCESSED}
-        AND NOT EXISTS (SELECT 1 FROM royalty_earnings e WHERE e.tenant_id = l.tenant_id AND e.file_id = l.file_id AND e.line_id = l.line_no AND e.superseded_at IS NULL)
+        AND l.share_set_id IS NULL
       GROUP BY l.asset_id, l.product_id, a.title, a.isrc, p.title, p.upc
       ORDER BY sum(l.base_amount) DESC NULLS LAST, a.title, p.title
       LIMIT ? OFFSET ?`,

@@ -20,7 +20,7 @@ export const DRY_RUN_MAX_BYTES = 10 * 1024 * 1024;
 const SHOWN = 20;
 
 /** An .xlsx sample becomes the CSV text of its first sheet (as the ingest reads it); other samples stay as they are. */
-async function sampleText(sample: Buffer, pattern?: SourcePattern | null): Promise<Buffer> {
+export async function sampleText(sample: Buffer, pattern?: SourcePattern | null): Promise<Buffer> {
   try {
     const csv = pattern
       ? { delimiter: pattern.format.delimiter === 'auto' ? ',' : pattern.format.delimiter, decimalComma: pattern.format.decimal === ',' }

@@ -14,6 +14,7 @@ import {
   listGlobalPatterns, listTenantSources, setTenantSourceActive, updateGlobalPattern, updateTenantSource,
 } from './service';
 import { DRY_RUN_MAX_BYTES, dryRun } from './dry-run';
+import { registerTeachRoutes } from './teach-routes';
 
 const IdParams = Type.Object({ id: Uuid });
 const PatternObject = Type.Object({}, { additionalProperties: true, description: 'A source pattern (GET /pattern-creator/schema)' });
@@ -109,6 +110,9 @@ export function registerSourceRoutes(router: Router, svc: AppServices): void {
       },
     }),
   ]);
+
+  // Before /sources/:id: the workspace admin's pattern schema, draft, validate and dry run.
+  registerTeachRoutes(router, svc);
 
   defineRoutes(router, svc, { tag: 'Sources' }, [
     route({

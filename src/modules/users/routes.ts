@@ -9,6 +9,9 @@ import { inviteMember, inviteMembers } from './invitations';
 import { userEntityRoutes } from './entities';
 
 const IdParams = Type.Object({ id: Uuid });
+const MemberStatus = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
+/** The success envelope of the routes that answer one thing under `data`. */
+const ok = (message: string, data: unknown) => ({ success: true, message, data });
 
 /** One member of POST /user/bulk. `password` passes the schema only to be refused by name (PASSWORD_NOT_ALLOWED). */
 const BulkUser = Strict({
@@ -18,6 +21,35 @@ const BulkUser = Strict({
   lastName: Type.Optional(Type.String({ maxLength: 200 })),
   password: Type.Optional(Type.String({ maxLength: 200 })),
 });
+
+const AutBody = Strict({ role: Type.Optional(Role), status: Type.Optional(MemberStatus) }, { minProperties: 1 });
+const MemberPatch = Strict(
+  {
+    role: Type.Optional(Role),
+    status: Type.Optional(MemberStatus),
+    firstName: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+    lastName: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  },
+  { minProperties: 1 },
+);
+
+/**
+ * PUT /user/:id/aut and PATCH /user/:id: both change a member through updateUser (which holds
+ * the owner and self rules); they differ in who may call, what the body may hold and the message.
+ */
+function updateMemberRoute(def: { method: 'put' | 'patch'; path: string; summary: string; access: 'admin' | 'guest'; body: typeof AutBody | typeof MemberPatch; message: string }) {
+  return route({
+    method: def.method,
+    path: def.path,
+    summary: def.summary,
+    access: def.access,
+    params: IdParams,
+    body: def.body,
+    async handler({ params, body, auth, trx }) {
+      return ok(def.message, await updateUser(trx, auth, params.id, body));
+    },
+  });
+}
 
 export function registerUserRoutes(router: Router, svc: AppServices): void {
   userEntityRoutes(router, svc);
@@ -63,7 +95,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       }),
       async handler({ body, auth, trx, tenantId }) {
         if (body.role === 'owner' && rankOf(auth) < ROLE_RANK.owner) throw new ForbiddenError('Only an owner can add an owner', 'INSUFFICIENT_ROLE');
-        return { success: true, message: 'User added', data: await inviteMember(d, trx, tenantId, body) };
+        return ok('User added', await inviteMember(d, trx, tenantId, body));
       },
     }),
     route({
@@ -109,16 +141,13 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
         return { success: true, message: 'User removed from the workspace' };
       },
     }),
-    route({
+    updateMemberRoute({
       method: 'put',
       path: '/user/:id/aut',
       summary: "Change a member's authorisation: role and/or access status (admin; owner rules as PATCH)",
       access: 'admin',
-      params: IdParams,
-      body: Strict({ role: Type.Optional(Role), status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')])) }, { minProperties: 1 }),
-      async handler({ params, body, auth, trx }) {
-        return { success: true, message: 'Authorisation updated', data: await updateUser(trx, auth, params.id, body) };
-      },
+      body: AutBody,
+      message: 'Authorisation updated',
     }),
     route({
       method: 'get',
@@ -128,27 +157,16 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       params: IdParams,
       async handler({ params, auth, trx }) {
         if (rankOf(auth) < ROLE_RANK.user && auth.tenantUserId !== params.id) throw new ForbiddenError('Guests can only see themselves', 'INSUFFICIENT_ROLE');
-        return { success: true, message: 'User', data: await getUser(trx, params.id) };
+        return ok('User', await getUser(trx, params.id));
       },
     }),
-    route({
+    updateMemberRoute({
       method: 'patch',
       path: '/user/:id',
       summary: 'Update a member: names (the person themselves, or a super-admin), role and status (admins and owners only)',
       access: 'guest',
-      params: IdParams,
-      body: Strict(
-        {
-          role: Type.Optional(Role),
-          status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')])),
-          firstName: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
-          lastName: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
-        },
-        { minProperties: 1 },
-      ),
-      async handler({ params, body, auth, trx }) {
-        return { success: true, message: 'User updated', data: await updateUser(trx, auth, params.id, body) };
-      },
+      body: MemberPatch,
+      message: 'User updated',
     }),
     route({
       method: 'delete',

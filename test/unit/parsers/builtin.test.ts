@@ -22,6 +22,7 @@ const CASES: [string, string, number, Record<string, string>][] = [
   ['utf16-bandcamp.csv', 'bandcamp', 10, { GBP: '35.7', USD: '89.25' }],
   ['soundcloud-preamble.csv', 'soundcloud', 12, { USD: '0.40188' }],
   ['DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv', 'ddex-dsr', 16, { EUR: '16.1208' }],
+  ['NOVALUNE_STANDARD_Q2_2024.csv', 'clicknclear', 5, { EUR: '27.945' }],
 ];
 
 /** Lines without an ISRC in each fixture (album rows, merchandise, tracks the report leaves blank); none elsewhere. */
@@ -31,6 +32,7 @@ const NO_ISRC: Record<string, number> = {
   'utf16-bandcamp.csv': 7,
   'soundcloud-preamble.csv': 12,
   'DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv': 4,
+  'NOVALUNE_STANDARD_Q2_2024.csv': 2,
 };
 
 describe('built-in patterns', () => {

@@ -1,0 +1,220 @@
+/**
+ * The figures of a frozen payee statement for one accounting period of any length (month
+ * "2026-10", quarter "2026-Q4", half-year "2026-H2"), in the base currency's minor unit, and
+ * their CSV and PDF renderings. Deterministic: the same data gives the same bytes (the PDF's
+ * dates are the period's end), so a re-run of an unchanged period has the same content hash.
+ *
+ *   closing = opening + royalties + revenue shares − recouped + payments net + adjustments
+ *
+ * opening: the payee's last issued statement's accounted sources (= its closing), else the
+ * ledger before the period. adjustments: what the ledger now says about periods that issued
+ * statements already accounted for, minus what they accounted (statement-runs.ts posts them).
+ */
+import crypto from 'node:crypto';
+import PDFDocument from 'pdfkit';
+import Papa from 'papaparse';
+import type { Trx } from '../../db';
+import { ValidationError } from '../../lib/errors';
+import { dec, Decimal, money } from './common';
+import { EARNINGS_PERIOD } from './ledger';
+import { apportion } from './rounding';
+
+export interface PeriodSpan { start: string; end: string; label: string }
+
+/** "2026-10" | "2026-Q4" | "2026-H2" → [start, end) and the label. */
+export function parsePeriod(label: string): PeriodSpan {
+  const m = /^(\d{4})-(?:(0[1-9]|1[0-2])|Q([1-4])|H([12]))$/.exec(label);
+  if (!m) throw new ValidationError('Invalid period', ['period must be YYYY-MM, YYYY-Qn or YYYY-Hn'], 'INVALID_PERIOD');
+  const y = Number(m[1]);
+  const [first, months] = m[2] ? [Number(m[2]), 1] : m[3] ? [(Number(m[3]) - 1) * 3 + 1, 3] : [(Number(m[4]) - 1) * 6 + 1, 6];
+  const iso = (yy: number, mm: number) => `${yy + Math.floor((mm - 1) / 12)}-${String(((mm - 1) % 12) + 1).padStart(2, '0')}-01`;
+  return { start: iso(y, first), end: iso(y, first + months), label };
+}
+
+export interface SourceAmount { type: string; id: string; amount: string }
+export interface Figures {
+  workspace: string;
+  payee: { id: string; name: string; email: string };
+  period: string;
+  periodStart: string;
+  periodEnd: string;
+  currency: string;
+  openingBalance: string;
+  recordings: { recordingId: string | null; title: string; isrc: string | null; quantity: string; amount: string }[];
+  royaltiesTotal: string;
+  quantityTotal: string;
+  revenueShares: { revenueId: string; title: string; amount: string }[];
+  revenueSharesTotal: string;
+  recouped: { expenseId: string; title: string; amount: string }[];
+  recoupedTotal: string;
+  payments: { paymentId: string; title: string; kind: string; amount: string }[];
+  paymentsTotal: string;
+  adjustments: { origin: string; reason: string; sourceType: string; sourceId: string; amount: string }[];
+  adjustmentsTotal: string;
+  closingBalance: string;
+  /** What this statement accounts for, per ledger source (period entries and adjustments). */
+  sources: SourceAmount[];
+}
+
+const sumOf = (xs: Decimal.Value[]) => xs.reduce<Decimal>((a, b) => a.plus(b), new Decimal(0));
+const m = (v: Decimal.Value) => money(v as string)!;
+
+export interface BuildContext { workspace: string; currency: string; digits: number }
+
+/** The statement's figures; `adjustments` are the rows already posted into this period for the payee. */
+export async function buildFigures(
+  trx: Trx, ctx: BuildContext, payee: { id: string; name: string; email: string }, p: PeriodSpan,
+  opening: Decimal, adjustments: { origin: string; reason: string; source_type: string; source_id: string; amount: string }[],
+): Promise<Figures> {
+  const d = ctx.digits;
+  const rnd = (v: Decimal.Value) => dec(v as string).toDecimalPlaces(d, Decimal.ROUND_HALF_UP);
+  const entries = (
+    await trx.raw(
+      `SELECT l.kind, l.source_type, l.source_id::text AS source_id, sum(l.amount)::text AS amount,
+              coalesce(r.title, x.title, p.title) AS title
+       FROM ledger_entries l
+       LEFT JOIN revenues r ON l.source_type = 'revenue' AND r.tenant_id = l.tenant_id AND r.id = l.source_id
+       LEFT JOIN expenses x ON l.source_type = 'expense' AND x.tenant_id = l.tenant_id AND x.id = l.source_id
+       LEFT JOIN payments p ON l.source_type = 'payment' AND p.tenant_id = l.tenant_id AND p.id = l.source_id
+       WHERE l.tenant_user_id = ? AND l.accounting_period >= ? AND l.accounting_period < ?
+       GROUP BY 1, 2, 3, 5 HAVING sum(l.amount) <> 0 ORDER BY 1, 2, 3`,
+      [payee.id, p.start, p.end],
+    )
+  ).rows as { kind: string; source_type: string; source_id: string; amount: string; title: string | null }[];
+  const of = (kinds: string[]) => entries.filter((e) => kinds.includes(e.kind));
+  const royaltiesTotal = rnd(sumOf(of(['royalty']).map((e) => e.amount)));
+  const rec = (
+    await trx.raw(
+      `SELECT e.asset_id::text AS asset_id, a.title, a.isrc, coalesce(sum(e.quantity), 0)::text AS quantity, sum(e.amount)::text AS exact
+       FROM royalty_earnings e LEFT JOIN assets a ON a.tenant_id = e.tenant_id AND a.id = e.asset_id
+       WHERE e.superseded_at IS NULL AND e.tenant_user_id = ? AND ${EARNINGS_PERIOD('e')} >= ? AND ${EARNINGS_PERIOD('e')} < ?
+       GROUP BY 1, 2, 3 ORDER BY 1 NULLS LAST`,
+      [payee.id, p.start, p.end],
+    )
+  ).rows as { asset_id: string | null; title: string | null; isrc: string | null; quantity: string; exact: string }[];
+  // Recording lines in minor units that add up to the royalties the ledger holds for the period.
+  const amounts = apportion(rec.map((r) => ({ key: r.asset_id ?? '~', exact: r.exact })), d, royaltiesTotal);
+  const recordings = rec.map((r, i) => ({
+    recordingId: r.asset_id, title: r.title ?? (r.asset_id ? 'Unknown recording' : 'Unmatched recordings'), isrc: r.isrc,
+    quantity: m(r.quantity), amount: m(amounts[i]!),
+  }));
+  const lines = (kinds: string[]) => of(kinds).map((e) => ({ id: e.source_id, kind: e.kind, title: e.title ?? '(deleted)', amount: rnd(e.amount) }));
+  const revenue = lines(['revenue_share']);
+  const recouped = lines(['expense_recoup']);
+  const payments = lines(['payment', 'reversal', 'adjustment']);
+  const adj = adjustments.map((a) => ({ origin: a.origin, reason: a.reason, sourceType: a.source_type, sourceId: a.source_id, amount: rnd(a.amount) }));
+  const revenueSharesTotal = sumOf(revenue.map((r) => r.amount));
+  const recoupedTotal = sumOf(recouped.map((r) => r.amount)).neg();
+  const paymentsTotal = sumOf(payments.map((r) => r.amount));
+  const adjustmentsTotal = sumOf(adj.map((a) => a.amount));
+  const openingR = rnd(opening);
+  const closing = openingR.plus(royaltiesTotal).plus(revenueSharesTotal).minus(recoupedTotal).plus(paymentsTotal).plus(adjustmentsTotal);
+  const sources = new Map<string, Decimal>();
+  const add = (type: string, id: string, v: Decimal.Value) => sources.set(`${type}:${id}`, (sources.get(`${type}:${id}`) ?? new Decimal(0)).plus(v));
+  for (const e of entries) add(e.source_type, e.source_id, rnd(e.amount));
+  for (const a of adj) add(a.sourceType, a.sourceId, a.amount);
+  return {
+    workspace: ctx.workspace,
+    payee,
+    period: p.label,
+    periodStart: p.start,
+    periodEnd: p.end,
+    currency: ctx.currency,
+    openingBalance: m(openingR),
+    recordings,
+    royaltiesTotal: m(royaltiesTotal),
+    quantityTotal: m(sumOf(rec.map((r) => r.quantity))),
+    revenueShares: revenue.map((r) => ({ revenueId: r.id, title: r.title, amount: m(r.amount) })),
+    revenueSharesTotal: m(revenueSharesTotal),
+    recouped: recouped.map((r) => ({ expenseId: r.id, title: r.title, amount: m(r.amount.neg()) })),
+    recoupedTotal: m(recoupedTotal),
+    payments: payments.map((r) => ({ paymentId: r.id, title: r.title, kind: r.kind, amount: m(r.amount) })),
+    paymentsTotal: m(paymentsTotal),
+    adjustments: adj.map((a) => ({ ...a, amount: m(a.amount) })),
+    adjustmentsTotal: m(adjustmentsTotal),
+    closingBalance: m(closing),
+    sources: [...sources].filter(([, v]) => !v.isZero()).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => {
+      const [type, id] = k.split(':') as [string, string];
+      return { type, id, amount: m(v) };
+    }),
+  };
+}
+
+/** Fixed-point text of an amount with the currency's digits ("1234.50"). */
+const fix = (v: string, digits: number) => new Decimal(v).toFixed(digits);
+
+export function figuresCsv(f: Figures, digits: number): string {
+  const c = f.currency;
+  const a = (v: string) => fix(v, digits);
+  const rows: (string | null)[][] = [
+    ['header', 'Workspace', f.workspace, null, null, null],
+    ['header', 'Payee', f.payee.name, null, null, null],
+    ['header', 'Payee id', f.payee.id, null, null, null],
+    ['header', 'Period', f.period, null, null, null],
+    ['opening_balance', 'Opening balance', null, null, a(f.openingBalance), c],
+    ...f.recordings.map((r) => ['recording', r.title, r.recordingId ?? r.isrc, r.quantity, a(r.amount), c]),
+    ['royalties_total', 'Royalties', null, f.quantityTotal, a(f.royaltiesTotal), c],
+    ...f.revenueShares.map((r) => ['revenue_share', r.title, r.revenueId, null, a(r.amount), c]),
+    ['revenue_shares_total', 'Revenue shares', null, null, a(f.revenueSharesTotal), c],
+    ...f.recouped.map((r) => ['recouped', r.title, r.expenseId, null, a(r.amount), c]),
+    ['recouped_total', 'Expenses recouped', null, null, a(f.recoupedTotal), c],
+    ...f.payments.map((p) => [p.kind, p.title, p.paymentId, null, a(p.amount), c]),
+    ['payments_total', 'Payments', null, null, a(f.paymentsTotal), c],
+    ...f.adjustments.map((x) => ['adjustment', x.reason, x.sourceId, null, a(x.amount), c]),
+    ['adjustments_total', 'Adjustments to closed periods', null, null, a(f.adjustmentsTotal), c],
+    ['closing_balance', 'Closing balance', null, null, a(f.closingBalance), c],
+  ];
+  // Formula-injection safe: a text cell starting with = + - @ is prefixed with '.
+  const safe = rows.map((r) => r.map((v, i) => (v && i < 3 && /^[=+\-@\t\r]/.test(v) ? `'${v}` : v)));
+  return Papa.unparse({ fields: ['section', 'item', 'reference', 'quantity', 'amount', 'currency'], data: safe }, { newline: '\n' }) + '\n';
+}
+
+export function figuresPdf(f: Figures, digits: number): Promise<Buffer> {
+  const date = new Date(`${f.periodEnd}T00:00:00Z`);
+  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Statement ${f.period} - ${f.payee.name}`, Producer: 'Rondo', Creator: 'Rondo', CreationDate: date, ModDate: date } });
+  const chunks: Buffer[] = [];
+  doc.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  const a = (v: string) => `${fix(v, digits)} ${f.currency}`;
+  const line = (label: string, amount: string | null, o: { bold?: boolean; indent?: number } = {}) => {
+    const y = doc.y;
+    doc.font(o.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(10).text(label, 50 + (o.indent ?? 0), y, { width: 340 });
+    if (amount !== null) doc.text(a(amount), 400, y, { width: 145, align: 'right' });
+    doc.moveDown(0.3);
+  };
+  const heading = (t: string) => (doc.moveDown(0.6), doc.font('Helvetica-Bold').fontSize(12).text(t, 50), doc.moveDown(0.2));
+  doc.font('Helvetica-Bold').fontSize(16).text(`Royalty statement ${f.period}`, 50);
+  doc.font('Helvetica').fontSize(10).text(`${f.workspace} - ${f.payee.name} <${f.payee.email}>`);
+  doc.moveDown();
+  line('Opening balance', f.openingBalance, { bold: true });
+  heading('Earnings by recording');
+  if (!f.recordings.length) line('No earnings this period', null, { indent: 10 });
+  for (const r of f.recordings) line(`${r.title}${r.isrc ? ` (${r.isrc})` : ''} - qty ${r.quantity}`, r.amount, { indent: 10 });
+  line('Royalties', f.royaltiesTotal, { bold: true });
+  if (f.revenueShares.length) {
+    heading('Other revenue');
+    for (const r of f.revenueShares) line(r.title, r.amount, { indent: 10 });
+    line('Revenue shares', f.revenueSharesTotal, { bold: true });
+  }
+  heading('Expenses recouped');
+  for (const r of f.recouped) line(r.title, new Decimal(r.amount).neg().toFixed(), { indent: 10 });
+  line('Expenses recouped', new Decimal(f.recoupedTotal).neg().toFixed(), { bold: true });
+  heading('Payments');
+  for (const p of f.payments) line(`${p.title} (${p.kind})`, p.amount, { indent: 10 });
+  line('Payments', f.paymentsTotal, { bold: true });
+  heading('Adjustments to closed periods');
+  for (const x of f.adjustments) line(x.reason, x.amount, { indent: 10 });
+  line('Adjustments', f.adjustmentsTotal, { bold: true });
+  doc.moveDown();
+  line('Closing balance', f.closingBalance, { bold: true });
+  doc.end();
+  return done;
+}
+
+/** SHA-256 over the canonical JSON figures, the CSV and the PDF bytes. */
+export function contentHash(figuresJson: string, csv: string, pdf: Buffer): string {
+  return crypto.createHash('sha256').update(figuresJson).update('\n').update(csv).update('\n').update(pdf).digest('hex');
+}

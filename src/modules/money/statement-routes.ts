@@ -1,0 +1,93 @@
+/**
+ * Statement runs and frozen statements (docs/statements.md): runs per accounting period
+ * (admin), issuing, the issued statements (members: their own) with their stored PDF and
+ * CSV, and closing/reopening accounting periods.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { defineRoutes, route } from '../../http/route';
+import { IdParams, ok, pagedList } from '../../http/crud';
+import { PageQuery, Type, Uuid } from '../../http/schema';
+import type { AppServices } from '../../services';
+import { scopeUser } from './common';
+import { UserQuery } from './schemas';
+import * as runs from './statement-runs';
+
+const PeriodLabel = Type.String({ maxLength: 7, pattern: '^\\d{4}-(0[1-9]|1[0-2]|Q[1-4]|H[12])$', description: 'YYYY-MM, YYYY-Qn or YYYY-Hn' });
+const RunBody = Type.Object({ period: PeriodLabel, payees: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 10000 })) }, { additionalProperties: false });
+const StatementRow = Type.Object({ id: Uuid, user: Uuid, number: Type.Union([Type.Integer(), Type.Null()]), contentHash: Type.String(), openingBalance: Type.String(), royaltiesTotal: Type.String(), adjustmentsTotal: Type.String(), closingBalance: Type.String() });
+const DiffRow = Type.Object({
+  user: Uuid, status: Type.Union(['added', 'removed', 'changed', 'unchanged'].map((s) => Type.Literal(s))),
+  previousHash: Type.Union([Type.String(), Type.Null()]), contentHash: Type.Union([Type.String(), Type.Null()]),
+  previousClosingBalance: Type.Union([Type.String(), Type.Null()]), closingBalance: Type.Union([Type.String(), Type.Null()]),
+  change: Type.Object({ royaltiesTotal: Type.String(), adjustmentsTotal: Type.String(), closingBalance: Type.String() }),
+});
+const Run = Type.Object({
+  id: Uuid, period: Type.String(), periodStart: Type.String(), periodEnd: Type.String(), status: Type.Union(['draft', 'issued', 'superseded'].map((s) => Type.Literal(s))),
+  previousRunId: Type.Union([Uuid, Type.Null()]), createdAt: Type.String(), issuedAt: Type.Union([Type.String(), Type.Null()]),
+  statements: Type.Array(StatementRow), diff: Type.Union([Type.Array(DiffRow), Type.Null()]), skipped: Type.Optional(Type.Array(Uuid)),
+});
+const Meta = Type.Object({ id: Uuid, number: Type.Union([Type.Integer(), Type.Null()]), user: Uuid, period: Type.String(), runId: Uuid, contentHash: Type.String(), issuedAt: Type.Union([Type.String(), Type.Null()]), currency: Type.String(), closingBalance: Type.String() });
+const PeriodView = Type.Object({ period: Type.String(), periodStart: Type.String(), periodEnd: Type.String(), closed: Type.Boolean(), closedAt: Type.Union([Type.String(), Type.Null()]), issuedStatements: Type.Integer() });
+const answer = (data: ReturnType<typeof Type.Object> | ReturnType<typeof Type.Array>) => Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
+
+function sendFile(ctx: Context, type: string, filename: string, body: string | Buffer, hash: string) {
+  ctx.type = type;
+  ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
+  ctx.set('ETag', `"${hash}"`);
+  ctx.body = body;
+}
+
+export function registerStatementRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'Statements', errorShape: 'status' }, [
+    route({ method: 'post', path: '/statements/runs', summary: 'Statement run for an accounting period (admin): draft statements for all payees or a selection; a re-run supersedes the previous draft and shows a per-payee diff', access: 'admin', body: RunBody, status: 201, responses: { 201: answer(Run) },
+      async handler({ trx, auth, body }) {
+        return ok('Statement run created', await runs.createRun(trx, body, auth.tenantUserId));
+      } }),
+    route({ method: 'get', path: '/statements/runs/:id', summary: 'A statement run: its statements and the diff against the run it superseded (admin)', access: 'admin', params: IdParams, responses: { 200: answer(Run) },
+      async handler({ trx, params }) {
+        return ok('Statement run', await runs.getRun(trx, params.id));
+      } }),
+    route({ method: 'post', path: '/statements/runs/:id/issue', summary: "Issue a draft run (admin): number and freeze its statements (figures, PDF, CSV, content hash never change)", access: 'admin', params: IdParams, responses: { 200: answer(Run) },
+      async handler({ trx, params }) {
+        return ok('Statement run issued', await runs.issueRun(trx, params.id));
+      } }),
+    route({ method: 'get', path: '/statements', summary: 'Issued statements, newest number first (admins: all or ?userId=; members: their own)', access: 'user',
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...UserQuery, period: Type.Optional(PeriodLabel) }),
+      async handler({ trx, auth, query }) {
+        const payee = scopeUser(auth, query.userId);
+        return pagedList('Statements', query, async (page, size) => {
+          const r = await runs.listStatements(trx, { payee, period: query.period, page, size });
+          return { data: r.rows, total: r.total };
+        });
+      } }),
+    route({ method: 'get', path: '/statements/:id', summary: 'One statement with its frozen figures (members: their own issued statements)', access: 'user', params: IdParams,
+      responses: { 200: answer(Type.Object({ statement: Meta, figures: Type.Object({}, { additionalProperties: true }) })) },
+      async handler({ trx, auth, params }) {
+        const s = await runs.getStatement(trx, params.id, scopeUser(auth, undefined));
+        return ok('Statement', { statement: s.meta, figures: s.figures });
+      } }),
+    route({ method: 'get', path: '/statements/:id/pdf', summary: 'The stored PDF of a statement (byte-identical once issued)', access: 'user', params: IdParams,
+      async handler({ trx, auth, params, ctx }) {
+        const s = await runs.getStatement(trx, params.id, scopeUser(auth, undefined));
+        sendFile(ctx, 'application/pdf', `statement-${s.meta.period}-${String(s.meta.number ?? 'draft')}.pdf`, s.pdf, s.meta.contentHash as string);
+        return undefined;
+      } }),
+    route({ method: 'get', path: '/statements/:id/csv', summary: 'The stored CSV of a statement (byte-identical once issued)', access: 'user', params: IdParams,
+      async handler({ trx, auth, params, ctx }) {
+        const s = await runs.getStatement(trx, params.id, scopeUser(auth, undefined));
+        sendFile(ctx, 'text/csv; charset=utf-8', `statement-${s.meta.period}-${String(s.meta.number ?? 'draft')}.csv`, s.csv, s.meta.contentHash as string);
+        return undefined;
+      } }),
+    route({ method: 'post', path: '/accounting/periods/:period/close', summary: 'Close an accounting period (admin): no new statement run or issue for it; later changes reach the next statement as adjustments', access: 'admin',
+      params: Type.Object({ period: PeriodLabel }), responses: { 200: answer(PeriodView) },
+      async handler({ trx, auth, params }) {
+        return ok('Period closed', await runs.closePeriod(trx, params.period, auth.tenantUserId));
+      } }),
+    route({ method: 'post', path: '/accounting/periods/:period/reopen', summary: 'Reopen a closed period (admin): refused (409) once it has issued statements', access: 'admin',
+      params: Type.Object({ period: PeriodLabel }), responses: { 200: answer(PeriodView) },
+      async handler({ trx, params }) {
+        return ok('Period reopened', await runs.reopenPeriod(trx, params.period));
+      } }),
+  ]);
+}

@@ -1,0 +1,230 @@
+/**
+ * Statement runs and frozen statements (docs/statements.md).
+ *
+ * A run computes one statement per payee for an accounting period; it stays a draft while
+ * the period is open and a re-run supersedes it (with a per-payee diff). Issuing a run
+ * numbers its statements and freezes them: figures, CSV, PDF and content hash are stored and
+ * a trigger refuses any later UPDATE/DELETE. Changes that later touch periods an issued
+ * statement accounted for are posted once, as statement_adjustments, into the period of the
+ * next statement, which shows them in their own section.
+ */
+import crypto from 'node:crypto';
+import type { Trx } from '../../db';
+import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
+import { clock } from '../../lib/clock';
+import { baseCurrency, dec, Decimal, existingMembers } from './common';
+import { ledgerDigits, lockLedger } from './ledger';
+import { buildFigures, contentHash, figuresCsv, figuresPdf, parsePeriod, type Figures, type PeriodSpan } from './statement-build';
+
+async function lockStatements(trx: Trx): Promise<void> {
+  await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended('rondo.statements:' || app_tenant_id(), 0))`);
+}
+
+/** Whether a closed period overlaps [start, end). */
+export async function isClosed(trx: Trx, start: string, end: string): Promise<boolean> {
+  return !!(await trx('accounting_period_closes').where('period_start', '<', end).where('period_end', '>', start).first('period_start'));
+}
+
+/** Issued statements of a payee before this period, oldest first. */
+async function issuedBefore(trx: Trx, payee: string, start: string) {
+  return trx('statements').where({ tenant_user_id: payee }).whereNotNull('number').where('period_end', '<=', start).orderBy('period_start').select('figures', 'period_start');
+}
+
+const ORIGIN: Record<string, string> = { revenue: 'revenue', expense: 'expense', payment: 'payment' };
+
+/**
+ * Post (once) what the ledger now says about periods before `p` beyond what this payee's
+ * issued statements accounted for, into `p`; return every adjustment posted into `p`.
+ * Nothing without an issued statement before `p` (the opening balance is then the ledger's).
+ */
+async function adjustmentsFor(trx: Trx, payee: string, p: PeriodSpan, issued: { figures: Figures }[]) {
+  if (issued.length) {
+    const accounted = new Map<string, Decimal>();
+    for (const s of issued) for (const x of s.figures.sources) accounted.set(`${x.type}:${x.id}`, (accounted.get(`${x.type}:${x.id}`) ?? new Decimal(0)).plus(x.amount));
+    const lastStart = issued[issued.length - 1]!.figures.periodStart;
+    const posted = await trx('statement_adjustments').where({ tenant_user_id: payee }).where('posted_period', '>', lastStart).where('posted_period', '<=', p.start)
+      .select('source_type', 'source_id').sum({ amount: 'amount' }).groupBy('source_type', 'source_id') as unknown as { source_type: string; source_id: string; amount: string }[];
+    for (const r of posted) accounted.set(`${r.source_type}:${r.source_id}`, (accounted.get(`${r.source_type}:${r.source_id}`) ?? new Decimal(0)).plus(r.amount as string));
+    const current = (
+      await trx.raw(
+        `SELECT g.source_type, g.source_id::text AS source_id, g.amount::text AS amount, f.id IS NOT NULL AS file_exists, f.original_name AS file_name
+         FROM (SELECT l.source_type, l.source_id, sum(l.amount) AS amount FROM ledger_entries l
+               WHERE l.tenant_user_id = ? AND l.accounting_period < ? GROUP BY 1, 2) g
+         LEFT JOIN files f ON g.source_type = 'file' AND f.tenant_id = app_tenant_id() AND f.id = g.source_id`,
+        [payee, p.start],
+      )
+    ).rows as { source_type: string; source_id: string; amount: string; file_exists: boolean; file_name: string | null }[];
+    const keys = new Set([...accounted.keys(), ...current.map((c) => `${c.source_type}:${c.source_id}`)]);
+    const rows: Record<string, unknown>[] = [];
+    for (const k of [...keys].sort()) {
+      const [type, id] = k.split(':') as [string, string];
+      const c = current.find((x) => x.source_type === type && x.source_id === id);
+      const delta = dec(c?.amount ?? '0').minus(accounted.get(k) ?? 0);
+      if (delta.isZero()) continue;
+      const wasStated = accounted.has(k) && !accounted.get(k)!.isZero();
+      const origin = type === 'file' ? (wasStated && dec(c?.amount ?? '0').isZero() && !c?.file_exists ? 'deleted_file' : wasStated ? 'split_change' : 'late_file') : ORIGIN[type]!;
+      const name = c?.file_name ? ` ${c.file_name}` : '';
+      const reason = { split_change: `Re-allocation of file${name}`, late_file: `Late file${name}`, deleted_file: `Deleted file${name}`, revenue: 'Revenue change', expense: 'Recoupment change', payment: 'Payment change' }[origin]!;
+      rows.push({ tenant_id: trx.raw('app_tenant_id()'), tenant_user_id: payee, source_type: type, source_id: id, origin, reason, amount: delta.toFixed(), posted_period: p.start, created_at: clock.now() });
+    }
+    if (rows.length) await trx('statement_adjustments').insert(rows);
+  }
+  return trx('statement_adjustments').where({ tenant_user_id: payee, posted_period: p.start })
+    .select('origin', 'reason', 'source_type', trx.raw('source_id::text AS source_id')).sum({ amount: 'amount' })
+    .groupBy('origin', 'reason', 'source_type', 'source_id').havingRaw('sum(amount) <> 0').orderBy(['source_type', 'source_id']) as unknown as Promise<
+    { origin: string; reason: string; source_type: string; source_id: string; amount: string }[]
+  >;
+}
+
+async function statementFor(trx: Trx, ctx: { workspace: string; currency: string; digits: number }, payee: { id: string; name: string; email: string }, p: PeriodSpan) {
+  const issued = (await issuedBefore(trx, payee.id, p.start)) as { figures: Figures }[];
+  const adjustments = await adjustmentsFor(trx, payee.id, p, issued);
+  let opening: Decimal;
+  if (issued.length) opening = issued.reduce((a, s) => a.plus(s.figures.sources.reduce((b, x) => b.plus(x.amount), new Decimal(0))), new Decimal(0)).plus(dec(issued[0]!.figures.openingBalance));
+  else opening = dec((await trx.raw(`SELECT coalesce(sum(amount), 0)::text AS s FROM ledger_entries WHERE tenant_user_id = ? AND accounting_period < ?`, [payee.id, p.start])).rows[0].s);
+  const figures = await buildFigures(trx, ctx, payee, p, opening, adjustments);
+  const json = JSON.stringify(figures);
+  const csv = figuresCsv(figures, ctx.digits);
+  const pdf = await figuresPdf(figures, ctx.digits);
+  return { figures, json, csv, pdf, hash: contentHash(json, csv, pdf) };
+}
+
+export interface RunInput { period: string; payees?: string[] }
+
+/** A new run for the period (admin): drafts for every payee with ledger entries up to its end, or the given ones. */
+export async function createRun(trx: Trx, input: RunInput, by: string | null) {
+  const p = parsePeriod(input.period);
+  await lockLedger(trx, 'shared');
+  await lockStatements(trx);
+  if (await isClosed(trx, p.start, p.end)) throw new ConflictError(`Period ${p.label} is closed`, [], 'PERIOD_CLOSED');
+  // Statements of one workspace tile time: no period overlapping issued statements of another length.
+  const overlap = await trx('statements').whereNotNull('number').where('period_start', '<', p.end).where('period_end', '>', p.start).whereNot({ label: p.label }).first('label');
+  if (overlap) throw new ConflictError(`Period ${p.label} overlaps issued statements of ${overlap.label}`, [], 'PERIOD_OVERLAPS');
+  let payees: string[];
+  if (input.payees?.length) {
+    const found = await existingMembers(trx, input.payees);
+    const missing = input.payees.filter((x) => !found.has(x));
+    if (missing.length) throw new ValidationError('Unknown payees', missing.map((x) => `payees: ${x} is not a member of this workspace`), 'UNKNOWN_PAYEE');
+    payees = [...found];
+  } else {
+    payees = (await trx.raw(`SELECT DISTINCT tenant_user_id::text AS id FROM ledger_entries WHERE accounting_period < ?`, [p.end])).rows.map((r: { id: string }) => r.id);
+  }
+  const already = new Set((await trx('statements').whereNotNull('number').where({ period_start: p.start, period_end: p.end }).whereIn('tenant_user_id', payees).select('tenant_user_id')).map((r) => r.tenant_user_id as string));
+  const todo = payees.filter((x) => !already.has(x)).sort();
+  const previous = await trx('statement_runs').where({ period_start: p.start, period_end: p.end, status: 'draft' }).orderBy('created_at', 'desc').first('id');
+  if (previous) await trx('statement_runs').where({ id: previous.id }).update({ status: 'superseded' });
+  const id = crypto.randomUUID();
+  await trx('statement_runs').insert({ tenant_id: trx.raw('app_tenant_id()'), id, period_start: p.start, period_end: p.end, label: p.label, payees: input.payees?.length ? todo : null, previous_run_id: previous?.id ?? null, created_by: by, created_at: clock.now() });
+  const ws = await trx('tenants').whereRaw('id = app_tenant_id()').first('name');
+  const ctx = { workspace: ws.name as string, currency: await baseCurrency(trx), digits: await ledgerDigits(trx) };
+  const who = todo.length ? await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereIn('tu.id', todo).select('tu.id', 'u.email', 'u.first_name', 'u.last_name') : [];
+  for (const x of todo) {
+    const w = who.find((r) => r.id === x);
+    const payee = { id: x, name: w ? [w.first_name, w.last_name].filter(Boolean).join(' ') || w.email : x, email: w?.email ?? '' };
+    const s = await statementFor(trx, ctx, payee, p);
+    await trx('statements').insert({ tenant_id: trx.raw('app_tenant_id()'), id: crypto.randomUUID(), run_id: id, tenant_user_id: x, period_start: p.start, period_end: p.end, label: p.label, figures: s.json, csv: s.csv, pdf: s.pdf, content_hash: s.hash, created_at: clock.now() });
+  }
+  return getRun(trx, id, { skipped: [...already].sort() });
+}
+
+/** The run, its statements (no bytes) and the per-payee diff against the run it superseded. */
+export async function getRun(trx: Trx, id: string, extra: Record<string, unknown> = {}) {
+  const run = await trx('statement_runs').where({ id }).first();
+  if (!run) throw new NotFoundError('Statement run');
+  const mine = await trx('statements').where({ run_id: id }).orderBy('tenant_user_id').select('id', 'tenant_user_id', 'number', 'content_hash', 'figures');
+  const prev = run.previous_run_id ? await trx('statements').where({ run_id: run.previous_run_id }).select('tenant_user_id', 'content_hash', 'figures') : null;
+  const view = (s: { id: string; tenant_user_id: string; number: number | null; content_hash: string; figures: Figures }) => ({
+    id: s.id, user: s.tenant_user_id, number: s.number, contentHash: s.content_hash,
+    openingBalance: s.figures.openingBalance, royaltiesTotal: s.figures.royaltiesTotal, adjustmentsTotal: s.figures.adjustmentsTotal, closingBalance: s.figures.closingBalance,
+  });
+  const diff = prev
+    ? [...new Set([...mine.map((s) => s.tenant_user_id as string), ...prev.map((s) => s.tenant_user_id as string)])].sort().map((u) => {
+        const a = prev.find((s) => s.tenant_user_id === u);
+        const b = mine.find((s) => s.tenant_user_id === u);
+        const f = (s: { figures: Figures } | undefined, k: 'closingBalance' | 'royaltiesTotal' | 'adjustmentsTotal') => (s ? s.figures[k] : null);
+        const delta = (k: 'closingBalance' | 'royaltiesTotal' | 'adjustmentsTotal') => dec(f(b, k) ?? '0').minus(f(a, k) ?? '0').toFixed();
+        return {
+          user: u, status: !a ? 'added' : !b ? 'removed' : a.content_hash === b.content_hash ? 'unchanged' : 'changed',
+          previousHash: a?.content_hash ?? null, contentHash: b?.content_hash ?? null,
+          previousClosingBalance: f(a, 'closingBalance'), closingBalance: f(b, 'closingBalance'),
+          change: { royaltiesTotal: delta('royaltiesTotal'), adjustmentsTotal: delta('adjustmentsTotal'), closingBalance: delta('closingBalance') },
+        };
+      })
+    : null;
+  return {
+    id: run.id, period: run.label, periodStart: iso(run.period_start), periodEnd: iso(run.period_end), status: run.status,
+    previousRunId: run.previous_run_id, createdAt: new Date(run.created_at).toISOString(), issuedAt: run.issued_at ? new Date(run.issued_at).toISOString() : null,
+    statements: mine.map(view), diff, ...extra,
+  };
+}
+
+const iso = (d: Date | string) => (typeof d === 'string' ? d.slice(0, 10) : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`);
+
+/** Number and freeze the run's statements (the latest draft of its period only). */
+export async function issueRun(trx: Trx, id: string) {
+  await lockStatements(trx);
+  const run = await trx('statement_runs').where({ id }).forUpdate().first();
+  if (!run) throw new NotFoundError('Statement run');
+  if (run.status !== 'draft') throw new ConflictError(`Run is ${run.status}; only the latest draft of a period can be issued`, [], 'RUN_NOT_DRAFT');
+  if (await isClosed(trx, iso(run.period_start), iso(run.period_end))) throw new ConflictError(`Period ${run.label} is closed`, [], 'PERIOD_CLOSED');
+  const next = Number((await trx('statements').max({ n: 'number' }).first())?.n ?? 0);
+  const rows = await trx('statements').where({ run_id: id }).orderBy('tenant_user_id').select('id');
+  const now = clock.now();
+  let n = next;
+  for (const r of rows) await trx('statements').where({ id: r.id }).update({ number: ++n, issued_at: now });
+  await trx('statement_runs').where({ id }).update({ status: 'issued', issued_at: now });
+  return getRun(trx, id);
+}
+
+/** Issued statements (admins: any payee; members: their own). */
+export async function listStatements(trx: Trx, o: { payee: string | null; period?: string; page: number; size: number }) {
+  const q = trx('statements').whereNotNull('number');
+  if (o.payee) q.where({ tenant_user_id: o.payee });
+  if (o.period) q.where({ period_start: parsePeriod(o.period).start });
+  const total = Number((await q.clone().count({ n: '*' }).first())?.n ?? 0);
+  const rows = await q.orderBy('number', 'desc').offset((o.page - 1) * o.size).limit(o.size).select('id', 'number', 'tenant_user_id', 'label', 'content_hash', 'issued_at', 'run_id', 'figures');
+  return { rows: rows.map(meta), total };
+}
+
+function meta(s: Record<string, unknown>) {
+  const f = s.figures as Figures;
+  return { id: s.id, number: s.number, user: s.tenant_user_id, period: s.label, runId: s.run_id, contentHash: s.content_hash, issuedAt: s.issued_at ? new Date(s.issued_at as string).toISOString() : null, currency: f.currency, closingBalance: f.closingBalance };
+}
+
+/** One statement (issued; admins may also read drafts); `payee` limits to a member's own. */
+export async function getStatement(trx: Trx, id: string, payee: string | null) {
+  const q = trx('statements').where({ id });
+  if (payee) q.where({ tenant_user_id: payee }).whereNotNull('number');
+  const s = await q.first();
+  if (!s) throw new NotFoundError('Statement');
+  return { meta: meta(s), figures: s.figures as Figures, csv: s.csv as string, pdf: s.pdf as Buffer };
+}
+
+/** The issued statement of a payee for a period label, if any (the legacy statement route shows it). */
+export async function issuedFor(trx: Trx, payee: string, period: string) {
+  const s = await trx('statements').whereNotNull('number').where({ tenant_user_id: payee, label: period }).first();
+  return s ? { meta: meta(s), figures: s.figures as Figures, csv: s.csv as string, pdf: s.pdf as Buffer } : null;
+}
+
+/** Close an accounting period (admin): no new run or issue for it. Idempotent. */
+export async function closePeriod(trx: Trx, period: string, by: string | null) {
+  const p = parsePeriod(period);
+  await lockStatements(trx);
+  await trx('accounting_period_closes').insert({ tenant_id: trx.raw('app_tenant_id()'), period_start: p.start, period_end: p.end, label: p.label, closed_by: by, closed_at: clock.now() }).onConflict(['tenant_id', 'period_start']).ignore();
+  return periodView(trx, p);
+}
+
+/** Reopen a closed period: refused once it has issued statements. */
+export async function reopenPeriod(trx: Trx, period: string) {
+  const p = parsePeriod(period);
+  await lockStatements(trx);
+  if (await trx('statements').whereNotNull('number').where({ period_start: p.start, period_end: p.end }).first('id')) throw new ConflictError(`Period ${p.label} has issued statements and stays closed`, [], 'PERIOD_HAS_ISSUED_STATEMENTS');
+  await trx('accounting_period_closes').where({ period_start: p.start, period_end: p.end }).delete();
+  return periodView(trx, p);
+}
+
+async function periodView(trx: Trx, p: PeriodSpan) {
+  const c = await trx('accounting_period_closes').where({ period_start: p.start, period_end: p.end }).first();
+  const issued = Number((await trx('statements').whereNotNull('number').where({ period_start: p.start, period_end: p.end }).count({ n: '*' }).first())?.n ?? 0);
+  return { period: p.label, periodStart: p.start, periodEnd: p.end, closed: !!c, closedAt: c ? new Date(c.closed_at).toISOString() : null, issuedStatements: issued };
+}

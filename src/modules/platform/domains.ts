@@ -1,0 +1,76 @@
+/**
+ * Custom domains: a workspace adds a host name, publishes a TXT record, then verifies it.
+ * One active domain per workspace (spec part 8); the active one is the workspace's
+ * `tenants.custom_domain`, which GET /auth/authtoken resolves by Host (spec part 5).
+ */
+import type { Trx } from '../../db';
+import type { TxtResolver } from '../../lib/dns';
+import { randomToken } from '../../lib/crypto';
+import { clock } from '../../lib/clock';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+
+export const VERIFY_PREFIX = '_rondo-verify';
+const HOST_RE = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Lower case, no trailing dot, a real host name (two labels at least, no IP address, no port). */
+export function normaliseDomain(raw: string, field = 'body.domain'): string {
+  const d = raw.trim().toLowerCase().replace(/\.$/, '');
+  if (!HOST_RE.test(d)) throw new ValidationError('Invalid domain', [`${field} must be a host name such as royalties.example.com (no scheme, port or path)`]);
+  return d;
+}
+
+function view(r: Record<string, any>) {
+  return {
+    id: r.id as string,
+    domain: r.domain as string,
+    status: r.status as 'pending' | 'active',
+    verification: { type: 'TXT' as const, name: `${VERIFY_PREFIX}.${r.domain}`, value: `rondo-verify=${r.verification_token}` },
+    verifiedAt: r.verified_at ? new Date(r.verified_at).toISOString() : null,
+    checkedAt: r.checked_at ? new Date(r.checked_at).toISOString() : null,
+    lastError: r.last_error ?? null,
+    createdAt: new Date(r.created_at).toISOString(),
+  };
+}
+
+export async function addDomain(trx: Trx, tenantId: number, raw: string) {
+  const domain = normaliseDomain(raw);
+  if (await trx('custom_domains').where({ tenant_id: tenantId }).whereRaw('lower(domain) = ?', [domain]).first('id')) {
+    throw new ValidationError('This domain is already added', [`body.domain ${domain} is already on this workspace`], 'DOMAIN_EXISTS');
+  }
+  const [row] = await trx('custom_domains').insert({ tenant_id: tenantId, domain, verification_token: randomToken(24), created_at: clock.now(), updated_at: clock.now() }).returning('*');
+  return view(row);
+}
+
+export async function listDomains(trx: Trx, tenantId: number) {
+  return (await trx('custom_domains').where({ tenant_id: tenantId }).orderBy('created_at').orderBy('id')).map(view);
+}
+
+async function domainRow(trx: Trx, tenantId: number, id: string) {
+  const row = await trx('custom_domains').where({ tenant_id: tenantId, id }).first();
+  if (!row) throw new NotFoundError('Domain', 'DOMAIN_NOT_FOUND');
+  return row;
+}
+
+/** Looks up the TXT record; found: the domain becomes the workspace's active domain. */
+export async function verifyDomain(trx: Trx, tenantId: number, id: string, dns: TxtResolver) {
+  const row = await domainRow(trx, tenantId, id);
+  if (row.status === 'active') return view(row);
+  const active = await trx('custom_domains').where({ tenant_id: tenantId, status: 'active' }).first('domain');
+  if (active) throw new ValidationError('A workspace has one active custom domain', [`remove ${active.domain} (DELETE /domains/{id}) before activating ${row.domain}`], 'ONE_ACTIVE_DOMAIN');
+  const name = `${VERIFY_PREFIX}.${row.domain}`;
+  const expected = `rondo-verify=${row.verification_token}`;
+  const found = await dns.resolveTxt(name);
+  if (!found.some((v) => v.trim() === expected)) {
+    throw new ValidationError('The verification record was not found', [`publish a TXT record at ${name} with the value ${expected} (found ${found.length} TXT record(s) there)`], 'DOMAIN_NOT_VERIFIED');
+  }
+  // Unique indexes refuse a domain already active for another workspace (a 400).
+  const [updated] = await trx('custom_domains').where({ tenant_id: tenantId, id }).update({ status: 'active', verified_at: clock.now(), checked_at: clock.now(), last_error: null, updated_at: clock.now() }).returning('*');
+  await trx('tenants').where({ id: tenantId }).update({ custom_domain: row.domain, updated_at: clock.now() });
+  return view(updated);
+}
+
+export async function removeDomain(trx: Trx, tenantId: number, id: string): Promise<void> {
+  const row = await domainRow(trx, tenantId, id);
+  await trx('custom_domains').where({ tenant_id: tenantId, id }).delete();
+  if (row.status === 'active') await trx('tenants').where({ id: tenantId, custom_domain: row.domain }).update({ custom_domain: null, updated_at: clock.now() });
+}

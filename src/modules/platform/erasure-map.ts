@@ -1,0 +1,145 @@
+/**
+ * Which columns of which tables point at a person, and what an erasure does with them.
+ * Every base table of the database must be declared here (a test compares this map with
+ * the catalogue): a new table holding people's data cannot slip past erasure unnoticed.
+ *
+ * Reference kinds: `user` (users.id), `tenant_user` (tenant_users.id, the person in one
+ * workspace), `either` (actor columns such as created_by, which hold one or the other).
+ */
+import type { Knex } from 'knex';
+
+export type RefKind = 'user' | 'tenant_user' | 'either';
+export interface Ref {
+  column: string;
+  kind: RefKind;
+}
+
+/** Values the anonymiser writes, from the subject's short hash (not derivable from their e-mail). */
+export interface Anonymous {
+  hash: string;
+  email: string;
+  name: string;
+}
+
+export type TableRule =
+  /** No column refers to a person. */
+  | { action: 'none'; why: string }
+  /** The rows are the person's own and go. */
+  | { action: 'delete'; refs: Ref[] }
+  /** The rows stay; identifying columns are overwritten. `pending`: SQL true while a row still holds them. */
+  | { action: 'anonymise'; refs: Ref[]; set: (a: Anonymous) => Record<string, unknown>; pending: (a: Anonymous) => [string, Knex.RawBinding[]] }
+  /** The rows stay as they are: they hold only pseudonymous ids (no name, no address), and the law or accountability needs them. */
+  | { action: 'retain'; refs: Ref[]; why: string }
+  /** Handled by its own section of the plan (cache keys, external deliveries). */
+  | { action: 'special'; section: 'cacheKeys' | 'externalDeliveries'; why: string };
+
+const actor = (...columns: string[]): Ref[] => columns.map((column) => ({ column, kind: 'either' as const }));
+const tu: Ref[] = [{ column: 'tenant_user_id', kind: 'tenant_user' }];
+const payee: Ref[] = [{ column: 'payee', kind: 'tenant_user' }];
+const ACTOR_WHY = 'who did it (a pseudonymous id; the person row it names is anonymised)';
+const FINANCIAL = 'financial record kept for bookkeeping retention; it names the payee by id only, and the payee row is anonymised';
+const AGGREGATE = 'derived royalty totals per payee (by id only), rebuilt from retained earnings';
+
+const ROLLUPS = [
+  'royalty_agg_artist_dim', 'royalty_agg_catalogue', 'royalty_agg_catalogue_all', 'royalty_agg_catalogue_h', 'royalty_agg_catalogue_q',
+  'royalty_agg_cross_all', 'royalty_agg_cross_period', 'royalty_agg_dim', 'royalty_agg_dim_all', 'royalty_agg_dims', 'royalty_agg_dims_all',
+  'royalty_agg_file_artist', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross', 'royalty_agg_file_dims', 'royalty_agg_file_member_cross',
+  'royalty_agg_item_all', 'royalty_agg_item_h', 'royalty_agg_period',
+];
+
+export const ERASURE_MAP: Record<string, TableRule> = {
+  // --- the person ---------------------------------------------------------------------
+  users: {
+    action: 'anonymise',
+    refs: [{ column: 'id', kind: 'user' }],
+    set: (a) => ({ email: a.email, first_name: a.name, last_name: null, password_hash: null, social_ids: '{}', is_super_admin: false, password_changed_at: null }),
+    pending: (a) => [`email IS DISTINCT FROM ?`, [a.email]],
+  },
+  tenant_users: { action: 'anonymise', refs: [{ column: 'user_id', kind: 'user' }], set: () => ({ status: 'disabled' }), pending: () => [`status <> 'disabled'`, []] },
+  sessions: { action: 'delete', refs: [{ column: 'user_id', kind: 'user' }] },
+  one_time_tokens: { action: 'delete', refs: [{ column: 'user_id', kind: 'user' }] },
+  api_keys: { action: 'delete', refs: [{ column: 'user_id', kind: 'user' }, { column: 'tenant_user_id', kind: 'tenant_user' }] },
+  notifications: { action: 'delete', refs: tu },
+  notification_reads: { action: 'delete', refs: tu },
+  notification_preferences: { action: 'delete', refs: tu },
+  artist_users: { action: 'delete', refs: tu },
+  payment_settings: { action: 'delete', refs: tu },
+  rate_limit_hits: { action: 'special', section: 'cacheKeys', why: 'rate-limit counters keyed by a hash of the e-mail address' },
+  outbound_events: { action: 'special', section: 'externalDeliveries', why: 'queued or sent webhook payloads that mention the person' },
+  webhook_deliveries: { action: 'special', section: 'externalDeliveries', why: 'the signed bodies of webhook deliveries (copies of outbox payloads) that mention the person' },
+  webhook_attempts: { action: 'none', why: "receivers' answers to webhook deliveries (status, latency, first 1 KB; deleted with their delivery)" },
+  // --- money: kept, anonymised ---------------------------------------------------------
+  payments: {
+    action: 'anonymise',
+    refs: tu,
+    set: (a) => ({ first_name: a.name, last_name: null }),
+    pending: (a) => [`(first_name IS DISTINCT FROM ? OR last_name IS NOT NULL)`, [a.name]],
+  },
+  payment_requests: { action: 'anonymise', refs: tu, set: () => ({ memo: null }), pending: () => [`memo IS NOT NULL`, []] },
+  ledger_entries: { action: 'retain', refs: tu, why: FINANCIAL },
+  royalty_earnings: { action: 'retain', refs: tu, why: FINANCIAL },
+  royalty_share_sets: { action: 'retain', refs: tu, why: FINANCIAL },
+  data_shares: { action: 'retain', refs: actor('created_by'), why: `${ACTOR_WHY}; a payee-analytics share names its member by id only and reads anonymised rows after an erasure` },
+  catalogue_import_batches: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  catalogue_import_items: { action: 'none', why: 'staged catalogue metadata (no account holder)' },
+  statements: { action: 'retain', refs: tu, why: `${FINANCIAL}; an issued statement is a frozen document sent to the payee` },
+  statement_adjustments: { action: 'retain', refs: tu, why: FINANCIAL },
+  statement_runs: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  accounting_period_closes: { action: 'retain', refs: actor('closed_by'), why: ACTOR_WHY },
+  royalty_allocation_history: { action: 'none', why: 'which share set paid a line before a re-allocation (share sets name payees by id only)' },
+  expenses: { action: 'retain', refs: [...tu, ...actor('created_by')], why: FINANCIAL },
+  revenue_shares: { action: 'retain', refs: tu, why: FINANCIAL },
+  revenues: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  split_shares: { action: 'retain', refs: tu, why: 'royalty split contract: shares by payee id, needed to explain retained earnings' },
+  split_history: { action: 'retain', refs: [...tu, ...actor('changed_by')], why: 'history of split contracts, by payee id' },
+  splits: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  ...Object.fromEntries(ROLLUPS.map((t) => [t, { action: 'retain', refs: payee, why: AGGREGATE } satisfies TableRule])),
+  // --- workspace data with actor columns -------------------------------------------------
+  files: { action: 'retain', refs: actor('uploaded_by'), why: ACTOR_WHY },
+  releases: { action: 'retain', refs: actor('created_by', 'reviewed_by'), why: ACTOR_WHY },
+  release_events: { action: 'retain', refs: actor('author_id'), why: ACTOR_WHY },
+  fx_rates: { action: 'retain', refs: actor('set_by'), why: ACTOR_WHY },
+  match_suggestions: { action: 'retain', refs: actor('decided_by'), why: ACTOR_WHY },
+  matching_rules: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  source_pattern_versions: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  tenant_sources: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  platform_audit: { action: 'retain', refs: [{ column: 'target_id', kind: 'either' }, { column: 'actor_id', kind: 'either' }], why: 'super-admin accountability: ids only' },
+  // --- partners and default settings (tables of those areas) ---------------------------
+  fx_beneficiary_links: { action: 'delete', refs: tu },
+  fx_payment_requests: { action: 'anonymise', refs: tu, set: () => ({ memo: null }), pending: () => [`memo IS NOT NULL`, []] },
+  invoicer_oauth_states: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  default_settings: { action: 'delete', refs: [{ column: 'entity_id', kind: 'tenant_user' }] },
+  default_setting_template_uses: { action: 'delete', refs: [{ column: 'entity_id', kind: 'tenant_user' }] },
+  default_setting_templates: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  webhook_endpoints: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  fx_integrations: { action: 'none', why: 'workspace partner key' },
+  fx_events: { action: 'none', why: 'partner events: ids, amounts, statuses' },
+  invoicer_connections: { action: 'none', why: 'workspace partner tokens' },
+  invoicer_imports: { action: 'none', why: 'imported invoice ids' },
+  distributor_credentials: { action: 'none', why: 'workspace partner credentials' },
+  catalogs: { action: 'none', why: 'catalogue' },
+  labels: { action: 'none', why: 'catalogue' },
+  label_artists: { action: 'none', why: 'catalogue' },
+  // --- no person in them ---------------------------------------------------------------
+  tenants: { action: 'none', why: 'workspaces' },
+  plans: { action: 'none', why: 'plan catalogue' },
+  artists: { action: 'none', why: 'catalogue (published artist names are not the account holder)' },
+  assets: { action: 'none', why: 'catalogue' },
+  asset_artists: { action: 'none', why: 'catalogue' },
+  products: { action: 'none', why: 'catalogue' },
+  product_artists: { action: 'none', why: 'catalogue' },
+  product_assets: { action: 'none', why: 'catalogue' },
+  catalogue_media: { action: 'none', why: 'catalogue media' },
+  tracks: { action: 'none', why: 'catalogue' },
+  track_media: { action: 'none', why: 'catalogue media' },
+  royalty_lines: { action: 'none', why: 'statement lines from stores (no account holder)' },
+  file_errors: { action: 'none', why: 'statement lines refused at ingest' },
+  allocation_dirty: { action: 'none', why: 'work queue of catalogue ids' },
+  source_patterns: { action: 'none', why: 'statement formats' },
+  processor_integrations: { action: 'none', why: 'workspace processor secret' },
+  processor_events: { action: 'none', why: 'processor transfer events: ids, amounts, statuses' },
+  system_secrets: { action: 'none', why: 'process keys' },
+  custom_domains: { action: 'none', why: 'workspace domains' },
+  knex_migrations: { action: 'none', why: 'schema history' },
+  knex_migrations_lock: { action: 'none', why: 'schema history' },
+};

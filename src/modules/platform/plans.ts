@@ -1,0 +1,115 @@
+/**
+ * Plans and subscriptions. Plans are data (the `plans` table, seeded by migration); a
+ * tenant has one plan, a subscription state and a calendar-month usage period.
+ */
+import type { Knex } from 'knex';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+import { clock } from '../../lib/clock';
+import type { Trx } from '../../db';
+import { EFFECTIVE_PLAN_SQL } from '../../http/features';
+
+export interface PlanLimits {
+  statementLinesPerMonth: number | null;
+  members: number | null;
+  storageBytes: number | null;
+}
+export interface Plan {
+  code: string;
+  name: string;
+  features: string[];
+  limits: PlanLimits;
+}
+export const SUBSCRIPTION_STATES = ['trialing', 'active', 'past_due', 'canceled'] as const;
+export type SubscriptionState = (typeof SUBSCRIPTION_STATES)[number];
+
+function toPlan(r: Record<string, any>): Plan {
+  return { code: r.code, name: r.name, features: r.features, limits: { statementLinesPerMonth: null, members: null, storageBytes: null, ...r.limits } };
+}
+
+export async function listPlans(db: Knex): Promise<Plan[]> {
+  return (await db('plans').orderBy('sort').select('code', 'name', 'features', 'limits')).map(toPlan);
+}
+
+/** The usage period: the current calendar month (UTC). */
+export function currentPeriod(now = clock.now()): { start: string; end: string } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0));
+  return { start: start.toISOString().slice(0, 10), end: end.toISOString().slice(0, 10) };
+}
+
+/** Statement lines ingested this period (files of other periods and this file itself left out). */
+async function linesThisPeriod(trx: Knex, tenantId: number, exceptFileId?: string): Promise<number> {
+  const { start } = currentPeriod();
+  const q = trx('files').where({ tenant_id: tenantId }).where('processed_at', '>=', start).whereNotNull('rows_ingested');
+  if (exceptFileId) q.whereNot('id', exceptFileId);
+  const [{ n }] = await q.select(trx.raw('coalesce(sum(rows_ingested), 0)::bigint::text AS n'));
+  return Number(n);
+}
+
+/** The tenant's subscription: plan, state, period, and usage against each limit. Works on a tenant trx or the owner pool. */
+export async function subscriptionOf(db: Knex, tenantId: number) {
+  const t = await db('tenants as t').join('plans as p', 'p.code', db.raw(EFFECTIVE_PLAN_SQL)).where('t.id', tenantId)
+    .first('t.plan', 't.subscription_state', 't.subscription_since', 'p.code', 'p.name', 'p.features', 'p.limits');
+  if (!t) throw new NotFoundError('Workspace', 'WORKSPACE_NOT_FOUND');
+  const plan = toPlan(t);
+  const [{ members }] = await db('tenant_users').where({ tenant_id: tenantId }).whereIn('status', ['active', 'invited']).select(db.raw('count(*)::int AS members'));
+  const [{ bytes }] = (
+    await db.raw(
+      `SELECT ((SELECT coalesce(sum(size_bytes), 0) FROM files WHERE tenant_id = ?) + (SELECT coalesce(sum(size), 0) FROM catalogue_media WHERE tenant_id = ?))::text AS bytes`,
+      [tenantId, tenantId],
+    )
+  ).rows;
+  const usage = { statementLinesPerMonth: await linesThisPeriod(db, tenantId), members: Number(members), storageBytes: Number(bytes) };
+  return {
+    plan: t.plan as string,
+    effectivePlan: plan.code,
+    state: t.subscription_state as SubscriptionState,
+    since: new Date(t.subscription_since).toISOString(),
+    period: currentPeriod(),
+    features: plan.features,
+    limits: plan.limits,
+    usage,
+  };
+}
+
+/**
+ * The ingest step's quota check, inside the file's transaction before its lines commit:
+ * a message when the file would take the workspace past its monthly line limit (the file
+ * then fails with it; nothing is lost: the stored file can be reprocessed later), else null.
+ */
+export async function lineQuotaProblem(trx: Trx, tenantId: number, lines: number, fileId?: string): Promise<string | null> {
+  const row = await trx('tenants as t').join('plans as p', 'p.code', trx.raw(EFFECTIVE_PLAN_SQL)).where('t.id', tenantId).first('p.code', 'p.limits');
+  const limit = row?.limits?.statementLinesPerMonth;
+  if (limit == null) return null;
+  const used = await linesThisPeriod(trx, tenantId, fileId);
+  if (used + lines <= limit) return null;
+  return `Plan limit reached: the ${row.code} plan allows ${limit} statement lines per month; ${used} are used this month and this file has ${lines}. Upgrade the plan, or reprocess the file next month: it is kept.`;
+}
+
+/** Throws the file-failing error when lines would pass the monthly limit. */
+export async function checkLineQuota(trx: Trx, tenantId: number, lines: number, fileId?: string): Promise<void> {
+  const problem = await lineQuotaProblem(trx, tenantId, lines, fileId);
+  if (problem) throw new ValidationError(problem, [], 'PLAN_LIMIT_REACHED');
+}
+
+/** A super-admin sets a tenant's plan and state (owner pool, inside the caller's transaction). Emits a billing event. */
+export async function setSubscription(trx: Knex, tenantId: number, patch: { plan?: string; state?: SubscriptionState }) {
+  const before = await trx('tenants').where({ id: tenantId }).forUpdate().first('plan', 'subscription_state');
+  if (!before) throw new NotFoundError('Workspace', 'WORKSPACE_NOT_FOUND');
+  if (patch.plan && !(await trx('plans').where({ code: patch.plan }).first('code'))) {
+    throw new ValidationError('Unknown plan', [`body.plan must be one of: ${(await listPlans(trx)).map((p) => p.code).join(', ')}`]);
+  }
+  const next = { plan: patch.plan ?? before.plan, subscription_state: patch.state ?? before.subscription_state };
+  const changed = next.plan !== before.plan || next.subscription_state !== before.subscription_state;
+  if (changed) {
+    await trx('tenants').where({ id: tenantId }).update({ ...next, subscription_since: clock.now(), updated_at: clock.now() });
+    // billing events go out through the outbound webhook queue (family "billing")
+    await trx('outbound_events').insert({
+      tenant_id: tenantId,
+      family: 'billing',
+      type: 'subscription.updated',
+      payload: JSON.stringify({ plan: next.plan, state: next.subscription_state, previous: { plan: before.plan, state: before.subscription_state } }),
+    });
+  }
+  return { before: { plan: before.plan, state: before.subscription_state }, after: { plan: next.plan, state: next.subscription_state }, changed };
+}

@@ -1,0 +1,164 @@
+/**
+ * Teaching a layout, for a workspace's admins (issue: statement layouts taught in minutes):
+ * the pattern schema with a description and an example for every field, a draft pattern
+ * from a sample, validation against a sample and a dry run. A sample is a file the
+ * workspace already uploaded (`fileId`, JSON body) or one sent with the request (multipart
+ * `file`, with `pattern` as JSON text). Nothing is saved.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { defineRoutes, route } from '../../http/route';
+import { Type } from '../../http/schema';
+import type { AppServices } from '../../services';
+import type { Trx } from '../../db';
+import { ValidationError } from '../../lib/errors';
+import { inputProblems } from '../../http/limits';
+import { receiveMultipartHead } from '../../http/upload';
+import { SourcePatternSchema, ROLES } from '../../../parsers';
+import { DRY_RUN_MAX_BYTES } from './dry-run';
+import { draftFromSample, dryRunOnSample, sentSample, storedSample, validateOnSample, type Sample } from './teach';
+
+const JSON_MAX = 2 * 1024 * 1024;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function readJson(ctx: Context): Promise<Record<string, unknown>> {
+  const parts: Buffer[] = [];
+  let n = 0;
+  for await (const c of ctx.req as AsyncIterable<Buffer>) {
+    n += c.length;
+    if (n > JSON_MAX) throw new ValidationError(`The body is over ${JSON_MAX} bytes`, ['body'], 'BODY_TOO_LARGE');
+    parts.push(c);
+  }
+  const text = Buffer.concat(parts).toString('utf8');
+  if (text.trim() === '') return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new ValidationError('The body is not valid JSON', [(e as Error).message]);
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ValidationError('The body must be a JSON object', ['body']);
+  return v as Record<string, unknown>;
+}
+
+/** `{pattern?, fileId?}` as JSON, or multipart `file` + `pattern` (JSON text) + `fileId`. */
+async function teachInput(svc: AppServices, trx: Trx, ctx: Context, needSample: boolean): Promise<{ pattern: unknown; sample: Sample | null }> {
+  let pattern: unknown;
+  let fileId: unknown;
+  let sample: Sample | null = null;
+  if ((ctx.get('content-type') || '').toLowerCase().startsWith('multipart/')) {
+    const r = await receiveMultipartHead({ stream: ctx.req, headers: ctx.req.headers }, DRY_RUN_MAX_BYTES, { fieldSize: JSON_MAX });
+    if (r.fields.pattern !== undefined) {
+      try {
+        pattern = JSON.parse(r.fields.pattern);
+      } catch (e) {
+        throw new ValidationError('pattern is not valid JSON', [`pattern: ${(e as Error).message}`]);
+      }
+    }
+    fileId = r.fields.fileId;
+    if (r.fileName || r.head.length) sample = await sentSample(r.head, r.fileName || 'sample');
+  } else {
+    const body = await readJson(ctx);
+    const extra = Object.keys(body).filter((k) => k !== 'pattern' && k !== 'fileId');
+    if (extra.length) throw new ValidationError(`Unknown field(s): ${extra.join(', ')}`, extra.map((k) => `body.${k}`));
+    pattern = body.pattern;
+    fileId = body.fileId;
+  }
+  const problems = inputProblems(pattern ?? {}, 'pattern');
+  if (problems.length) throw new ValidationError('Invalid pattern', problems);
+  if (pattern !== undefined && (typeof pattern !== 'object' || pattern === null || Array.isArray(pattern)))
+    throw new ValidationError('pattern must be an object', ['body.pattern']);
+  if (fileId !== undefined && (typeof fileId !== 'string' || !UUID.test(fileId))) throw new ValidationError('fileId must be a file id (uuid)', ['body.fileId']);
+  if (!sample && typeof fileId === 'string') sample = await storedSample(svc, trx, fileId);
+  if (needSample && !sample) throw new ValidationError('Send a sample: multipart "file", or "fileId" of a file already uploaded', ['body.fileId'], 'FILE_REQUIRED');
+  return { pattern, sample };
+}
+
+const Loose = (description: string) => Type.Object({}, { additionalProperties: true, description });
+const ok = (data: ReturnType<typeof Type.Object>) => Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
+
+const DraftData = Type.Object(
+  {
+    fileId: Type.Union([Type.String(), Type.Null()]),
+    fileName: Type.String(),
+    encoding: Type.String(),
+    delimiter: Type.String(),
+    headerLine: Type.Union([Type.Integer(), Type.Null()], { description: '1-based line of the header row; null: no header row' }),
+    columns: Type.Array(Type.Object({
+      index: Type.Integer(),
+      name: Type.Union([Type.String(), Type.Null()]),
+      role: Type.Union([...ROLES.map((r) => Type.Literal(r)), Type.Null()]),
+      confidence: Type.Number({ minimum: 0, maximum: 1 }),
+      samples: Type.Array(Type.String()),
+    })),
+    pattern: Loose('The proposed pattern: correct it, then POST /sources {pattern}'),
+    preview: Type.Object({ lines: Type.Array(Loose('A line as it would be stored')), errors: Type.Array(Loose('A line error')), summary: Type.Union([Loose('Read summary'), Type.Null()]), failed: Type.Union([Type.String(), Type.Null()]) }),
+    known: Type.Array(Type.Object({ key: Type.String(), score: Type.Number() }), { description: 'Sources Rondo already has whose header fits the sample' }),
+  },
+);
+const ValidateData = Type.Object({
+  valid: Type.Boolean(),
+  errors: Type.Array(Type.String(), { description: 'Every problem, one sentence each' }),
+  fileId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  missingColumns: Type.Optional(Type.Array(Type.Object({ field: Type.String(), column: Type.String() }))),
+  unreadable: Type.Optional(Type.Array(Type.Object({ field: Type.String(), column: Type.String(), count: Type.Integer(), examples: Type.Array(Type.Object({ lineNo: Type.Integer(), value: Type.String() })) }))),
+  otherErrors: Type.Optional(Type.Array(Type.Object({ reason: Type.String(), count: Type.Integer(), lineNos: Type.Array(Type.Integer()) }))),
+  totals: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'Exact net per currency the sample would load' })),
+  rows: Type.Optional(Type.Union([Type.Object({ read: Type.Integer(), ingested: Type.Integer(), failed: Type.Integer(), skipped: Type.Integer() }), Type.Null()])),
+  skipped: Type.Optional(Type.Union([Type.Object({ rows: Type.Integer(), totals: Type.Record(Type.String(), Type.String()) }), Type.Null()], { description: 'Rows skipped by a rule or row kind, and the amounts they held' })),
+  control: Type.Optional(Type.Union([Loose('The file\'s own control totals'), Type.Null()])),
+  reconciles: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  period: Type.Optional(Type.Union([Loose('Statement period'), Type.Null()])),
+  lines: Type.Optional(Type.Array(Loose('A line as it would be stored'))),
+});
+
+export function registerTeachRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'Sources' }, [
+    route({
+      method: 'get',
+      path: '/sources/pattern-schema',
+      summary: 'The JSON Schema of a source pattern, with a description and an example for every field',
+      access: 'admin',
+      responses: { 200: ok(Loose('JSON Schema (draft 7) of a source pattern')) },
+      handler: () => ({ status: 'success', message: 'Source pattern schema', data: SourcePatternSchema }),
+    }),
+    route({
+      method: 'post',
+      path: '/sources/draft',
+      summary: 'Propose a pattern from a sample: JSON {fileId} (a file already uploaded) or multipart "file". Delimiter, encoding, header row, each column\'s role with a confidence, a pattern to correct and save, and the first lines as they would be stored',
+      access: 'admin',
+      rawBody: true,
+      responses: { 200: ok(DraftData) },
+      async handler({ ctx, trx }) {
+        const { sample } = await teachInput(svc, trx, ctx, true);
+        return { status: 'success', message: 'Draft pattern', data: await draftFromSample(trx, sample!) };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/sources/validate',
+      summary: 'Validate a pattern: JSON {pattern, fileId?} or multipart "pattern" + "file". With a sample: mapped columns missing from its header, values that cannot be read (counts, examples), other line errors, and the totals, skipped rows and control totals it would load',
+      access: 'admin',
+      rawBody: true,
+      responses: { 200: ok(ValidateData) },
+      async handler({ ctx, trx }) {
+        const { pattern, sample } = await teachInput(svc, trx, ctx, false);
+        if (pattern === undefined) throw new ValidationError('pattern is required', ['body.pattern']);
+        const data = await validateOnSample(pattern, sample);
+        return { status: 'success', message: data.valid ? 'Valid' : 'Invalid', data };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/sources/dry-run',
+      summary: 'Detection scores of a sample against the workspace\'s sources and the first mapped lines of the best (or of the given pattern): JSON {fileId, pattern?} or multipart "file" + "pattern"',
+      access: 'admin',
+      rawBody: true,
+      responses: { 200: ok(Loose('fileName, bytesRead, threshold, detection (scores), read (pattern, summary, lines, errors)')) },
+      async handler({ ctx, trx, tenantId }) {
+        const { pattern, sample } = await teachInput(svc, trx, ctx, true);
+        return { status: 'success', message: 'Dry run', data: await dryRunOnSample(svc, tenantId, sample!, pattern) };
+      },
+    }),
+  ]);
+}

@@ -1,0 +1,248 @@
+import assert from 'node:assert/strict';
+import { createTestTenant, signIn, startTestApp, type TestApp, type TestTenant } from '../helpers/app';
+import { routeRegistry } from '../../src/http/route';
+import { FakeTxtResolver } from '../../src/lib/dns';
+import { ensureGlobalUser, upsertMembership } from '../../src/modules/users/service';
+
+describe('platform: plans, feature gates, super-admin, custom domains', function () {
+  let app: TestApp;
+  let t: TestTenant;
+  let god: string;
+  const dns = new FakeTxtResolver();
+  const setPlan = (tenantId: number, plan: string, state = 'active') => app.request('PUT', `/godmin/tenants/${tenantId}/subscription`, { token: god, body: { plan, state } });
+
+  before(async () => {
+    app = await startTestApp();
+    app.svc.dns = dns;
+    t = await createTestTenant(app, 'Platform');
+    god = (await app.svc.auth.createApiKey('god', { name: 'ops' })).token;
+  });
+  after(() => app.close());
+
+  describe('plans and subscription', () => {
+    it('GET /billing/plans lists free, pro and enterprise with features and limits', async () => {
+      const r = await app.request('GET', '/billing/plans');
+      assert.equal(r.status, 200);
+      const codes = r.body.data.map((p: { code: string }) => p.code);
+      assert.deepEqual(codes, ['free', 'pro', 'enterprise']);
+      const free = r.body.data[0];
+      for (const f of ['webhooks', 'fxpartner', 'publishing', 'custom_domains']) assert.ok(!free.features.includes(f), `free lacks ${f}`);
+      assert.equal(typeof free.limits.statementLinesPerMonth, 'number');
+      assert.equal(r.body.data[2].limits.statementLinesPerMonth, null);
+    });
+
+    it('GET /billing/subscription shows plan, state, period and usage against limits (admin and above)', async () => {
+      const r = await app.request('GET', '/billing/subscription', { token: t.users.admin!.token });
+      assert.equal(r.status, 200);
+      assert.equal(r.body.data.plan, 'free');
+      assert.equal(r.body.data.state, 'active');
+      assert.match(r.body.data.period.start, /^\d{4}-\d{2}-01$/);
+      assert.equal(r.body.data.usage.members, 4);
+      assert.equal(r.body.data.usage.statementLinesPerMonth, 0);
+      const guest = await app.request('GET', '/billing/subscription', { token: t.users.user!.token });
+      assert.equal(guest.status, 403);
+    });
+
+    it('a super-admin sets plan and state: audited, and a billing event is queued for webhooks', async () => {
+      const other = await createTestTenant(app, 'Billed', ['owner']);
+      const r = await setPlan(other.tenantId, 'pro', 'past_due');
+      assert.equal(r.status, 200);
+      assert.equal(r.body.data.plan, 'pro');
+      assert.equal(r.body.data.state, 'past_due');
+      const ev = await app.svc.db.owner('outbound_events').where({ tenant_id: other.tenantId, family: 'billing' });
+      assert.equal(ev.length, 1);
+      assert.equal(ev[0].type, 'subscription.updated');
+      assert.equal(ev[0].payload.plan, 'pro');
+      const audit = await app.request('GET', `/godmin/audit?action=tenant.subscription&tenantId=${other.tenantId}`, { token: god });
+      assert.equal(audit.body.data.items.length, 1);
+      assert.deepEqual(audit.body.data.items[0].details.after, { plan: 'pro', state: 'past_due' });
+      const bad = await setPlan(other.tenantId, 'platinum');
+      assert.equal(bad.status, 400);
+      assert.match(bad.body.error.details[0], /body\.plan must be one of: free, pro, enterprise/);
+    });
+  });
+
+  describe('feature gates', () => {
+    const gated = () => routeRegistry.filter((r) => r.feature);
+
+    it('every gated route is marked in the OpenAPI document (x-feature, and the 403)', async () => {
+      assert.ok(gated().length >= 4);
+      const doc = (await app.request('GET', '/openapi.json')).body;
+      for (const r of gated()) {
+        const op = doc.paths[r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][r.method];
+        assert.equal(op['x-feature'], r.feature, `${r.method} ${r.path}`);
+        assert.match(op.description, /FEATURE_REQUIRED/);
+        assert.equal(op.responses['403'].content['application/json'].example.error.code, 'FEATURE_REQUIRED');
+      }
+    });
+
+    it('matrix: every gated route under every plan answers FEATURE_REQUIRED exactly when the plan lacks the feature', async () => {
+      const plans = (await app.request('GET', '/billing/plans')).body.data as Array<{ code: string; features: string[] }>;
+      const m = await createTestTenant(app, 'Matrix', ['owner']);
+      for (const plan of plans) {
+        assert.equal((await setPlan(m.tenantId, plan.code)).status, 200);
+        for (const r of gated()) {
+          const path = r.path.replace(/:([A-Za-z0-9_]+)/g, '00000000-0000-4000-8000-000000000000');
+          const res = await app.request(r.method.toUpperCase(), path, { token: m.users.owner!.token, body: r.method === 'get' ? undefined : {} });
+          const where = `${plan.code}: ${r.method} ${r.path}`;
+          if (plan.features.includes(r.feature!)) {
+            assert.notEqual(res.body?.error?.code, 'FEATURE_REQUIRED', where);
+            assert.notEqual(res.status, 403, where);
+          } else {
+            assert.equal(res.status, 403, where);
+            assert.deepEqual(Object.keys(res.body), ['success', 'error'], where);
+            assert.equal(res.body.success, false);
+            assert.equal(res.body.error.code, 'FEATURE_REQUIRED', where);
+            assert.ok(res.body.error.details.includes(`feature: ${r.feature}`), where);
+            assert.ok(res.body.error.details.includes(`plan: ${plan.code}`), where);
+          }
+        }
+      }
+    });
+
+    it('a canceled subscription falls back to the free plan\'s features; the role check comes first', async () => {
+      const m = await createTestTenant(app, 'Canceled', ['owner', 'user']);
+      await setPlan(m.tenantId, 'enterprise', 'canceled');
+      const r = await app.request('GET', '/domains', { token: m.users.owner!.token });
+      assert.equal(r.status, 403);
+      assert.equal(r.body.error.code, 'FEATURE_REQUIRED');
+      assert.ok(r.body.error.details.includes('plan: free'));
+      const low = await app.request('GET', '/domains', { token: m.users.user!.token });
+      assert.equal(low.body.error.code, 'INSUFFICIENT_ROLE');
+    });
+  });
+
+  describe('custom domains', () => {
+    let pro: TestTenant;
+    before(async () => {
+      pro = await createTestTenant(app, 'Domains', ['owner', 'admin']);
+      await setPlan(pro.tenantId, 'pro');
+    });
+
+    it('add, verify by DNS TXT, resolve the workspace by Host at authtoken, one active per tenant, remove', async () => {
+      const add = await app.request('POST', '/domains', { token: pro.users.admin!.token, body: { domain: 'Royalties.Domains.Example.' } });
+      assert.equal(add.status, 201);
+      const d = add.body.data;
+      assert.equal(d.domain, 'royalties.domains.example');
+      assert.equal(d.status, 'pending');
+      assert.equal(d.verification.name, '_rondo-verify.royalties.domains.example');
+
+      const early = await app.request('POST', `/domains/${d.id}/verify`, { token: pro.users.admin!.token });
+      assert.equal(early.status, 400);
+      assert.equal(early.body.error.code, 'DOMAIN_NOT_VERIFIED');
+      assert.match(early.body.error.details[0], new RegExp(d.verification.value));
+      // before verification the host resolves nothing
+      const before = await app.request('GET', '/auth/authtoken', { token: pro.users.owner!.refresh, headers: { 'x-forwarded-host': 'royalties.domains.example' } });
+      assert.equal(before.status, 400);
+
+      dns.set(d.verification.name, ['v=spf1 -all', d.verification.value]);
+      const ok = await app.request('POST', `/domains/${d.id}/verify`, { token: pro.users.admin!.token });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.body.data.status, 'active');
+
+      const tok = await app.request('GET', '/auth/authtoken', { token: pro.users.owner!.refresh, headers: { 'x-forwarded-host': 'royalties.domains.example' } });
+      assert.equal(tok.status, 200);
+      const me = await app.request('GET', '/billing/subscription', { token: tok.body.data.access_token });
+      assert.equal(me.status, 200);
+      assert.equal(me.body.data.plan, 'pro'); // the Domains workspace, not another
+
+      // a second domain cannot be active at the same time (spec part 8)
+      const second = (await app.request('POST', '/domains', { token: pro.users.admin!.token, body: { domain: 'pay.domains.example' } })).body.data;
+      dns.set(second.verification.name, [second.verification.value]);
+      const two = await app.request('POST', `/domains/${second.id}/verify`, { token: pro.users.admin!.token });
+      assert.equal(two.status, 400);
+      assert.equal(two.body.error.code, 'ONE_ACTIVE_DOMAIN');
+
+      // another workspace cannot take the same active domain
+      const rival = await createTestTenant(app, 'Rival', ['owner']);
+      await setPlan(rival.tenantId, 'pro');
+      const rd = (await app.request('POST', '/domains', { token: rival.users.owner!.token, body: { domain: 'royalties.domains.example' } })).body.data;
+      dns.set(rd.verification.name, [rd.verification.value]);
+      const taken = await app.request('POST', `/domains/${rd.id}/verify`, { token: rival.users.owner!.token });
+      assert.equal(taken.status, 400);
+      // and cannot see or delete the first workspace's domain
+      assert.equal((await app.request('DELETE', `/domains/${d.id}`, { token: rival.users.owner!.token })).status, 404);
+      assert.deepEqual((await app.request('GET', '/domains', { token: rival.users.owner!.token })).body.data.map((x: { id: string }) => x.id), [rd.id]);
+
+      const del = await app.request('DELETE', `/domains/${d.id}`, { token: pro.users.admin!.token });
+      assert.equal(del.status, 200);
+      const after = await app.request('GET', '/auth/authtoken', { token: pro.users.owner!.refresh, headers: { 'x-forwarded-host': 'royalties.domains.example' } });
+      assert.equal(after.status, 400);
+      assert.equal(after.body.error.code, 'WORKSPACE_REQUIRED');
+      // now the second one may become active
+      assert.equal((await app.request('POST', `/domains/${second.id}/verify`, { token: pro.users.admin!.token })).body.data.status, 'active');
+    });
+
+    it('refuses what is not a host name, naming the field', async () => {
+      for (const domain of ['https://x.example', 'localhost', '10.0.0.1', 'a..b.example', 'x.example:8080']) {
+        const r = await app.request('POST', '/domains', { token: pro.users.admin!.token, body: { domain } });
+        assert.equal(r.status, 400, domain);
+        assert.match(r.body.error.details[0], /body\.domain/);
+      }
+    });
+  });
+
+  describe('super-admin', () => {
+    let superJwt: string;
+    before(async () => {
+      const hash = await app.svc.auth.hashPassword('super secret pass');
+      const g = await ensureGlobalUser(app.svc.db.owner, { email: 'root@platform.test', passwordHash: hash, superAdmin: true });
+      await upsertMembership(app.svc.db.owner, t.tenantId, g.id, 'user');
+      superJwt = (await signIn(app, 'root@platform.test', 'super secret pass', t.workspaceId)).token;
+    });
+
+    it('god key and super-admin JWT reach /godmin; an owner does not', async () => {
+      assert.equal((await app.request('GET', '/godmin/tenants', { token: god })).status, 200);
+      assert.equal((await app.request('GET', '/godmin/tenants', { token: superJwt })).status, 200);
+      const owner = await app.request('GET', '/godmin/tenants', { token: t.users.owner!.token });
+      assert.equal(owner.status, 403);
+      assert.equal(owner.body.error.code, 'SUPER_ADMIN_REQUIRED');
+      assert.equal((await app.request('POST', '/godmin/account-erasure/preview', { token: t.users.owner!.token, body: { userId: '00000000-0000-4000-8000-000000000000' } })).status, 403);
+    });
+
+    it('lists and searches tenants and users; a search of people is audited', async () => {
+      const ts = await app.request('GET', `/godmin/tenants?q=${encodeURIComponent('Platform')}`, { token: god });
+      assert.ok(ts.body.data.items.some((x: { tenantId: number }) => x.tenantId === t.tenantId));
+      assert.ok(ts.body.data.items.every((x: { name: string }) => x.name.includes('Platform')));
+      const us = await app.request('GET', `/godmin/users?q=${encodeURIComponent(t.users.guest!.email)}`, { token: superJwt });
+      assert.equal(us.body.data.total, 1);
+      assert.equal(us.body.data.items[0].memberships[0].tenantId, t.tenantId);
+      const audit = await app.request('GET', '/godmin/audit?action=users.search', { token: god });
+      assert.equal(audit.body.data.items[0].actorKind, 'user');
+      assert.equal(audit.body.data.items[0].details.q, t.users.guest!.email);
+    });
+
+    it('suspend: members get WORKSPACE_INACTIVE (requests and authtoken); reactivate restores; both audited', async () => {
+      const s = await createTestTenant(app, 'Suspended', ['owner']);
+      const r = await app.request('POST', `/godmin/tenants/${s.tenantId}/suspend`, { token: god, body: { reason: 'unpaid' } });
+      assert.equal(r.status, 200);
+      const denied = await app.request('GET', '/billing/subscription', { token: s.users.owner!.token });
+      assert.equal(denied.status, 403);
+      assert.equal(denied.body.error.code, 'WORKSPACE_INACTIVE');
+      const tok = await app.request('GET', `/auth/authtoken?currentWorkspace=${s.workspaceId}`, { token: s.users.owner!.refresh });
+      assert.equal(tok.body.error.code, 'WORKSPACE_INACTIVE');
+      await app.request('POST', `/godmin/tenants/${s.tenantId}/reactivate`, { token: god, body: {} });
+      assert.equal((await app.request('GET', '/billing/subscription', { token: s.users.owner!.token })).status, 200);
+      const audit = (await app.request('GET', `/godmin/audit?tenantId=${s.tenantId}`, { token: god })).body.data.items.map((x: { action: string }) => x.action);
+      assert.deepEqual(audit, ['tenant.reactivate', 'tenant.suspend']);
+      assert.equal((await app.request('POST', '/godmin/tenants/999999/suspend', { token: god, body: {} })).status, 404);
+    });
+
+    it('impersonation is read-only and audited', async () => {
+      const who = await app.svc.db.owner('tenant_users').where({ id: t.users.admin!.tenantUserId }).first('user_id');
+      const r = await app.request('POST', '/godmin/impersonate', { token: superJwt, body: { tenantId: t.tenantId, userId: who.user_id, reason: 'ticket 42' } });
+      assert.equal(r.status, 201);
+      const token = r.body.data.access_token;
+      assert.equal((await app.request('GET', '/billing/subscription', { token })).status, 200);
+      const write = await app.request('POST', '/domains', { token, body: { domain: 'x.platform.example' } });
+      assert.equal(write.status, 403);
+      assert.equal(write.body.error.code, 'READ_ONLY_SESSION');
+      // the impersonated member is no super-admin through it, whoever issued it
+      assert.equal((await app.request('GET', '/godmin/tenants', { token })).status, 403);
+      const audit = (await app.request('GET', '/godmin/audit?action=user.impersonate', { token: god })).body.data.items;
+      assert.equal(audit.length, 1);
+      assert.equal(audit[0].targetId, who.user_id);
+      assert.equal(audit[0].details.reason, 'ticket 42');
+    });
+  });
+});
