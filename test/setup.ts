@@ -11,6 +11,16 @@ import { grantQueueToApp } from '../src/compose';
 import { setServerUrl, TEMPLATE_DB } from './helpers/db';
 
 let embedded: EmbeddedHandle | null = null;
+import async_hooks from 'node:async_hooks';
+const TRACE = new Map<number, string>();
+if (process.env.TRACE_OPEN) {
+  async_hooks.createHook({
+    init(id, type) {
+      if (type === 'Timeout' || type === 'TCPWRAP' || type === 'Immediate') TRACE.set(id, type + ' ' + new Error().stack!.split('\n').slice(2, 14).join('\n'));
+    },
+    destroy(id) { TRACE.delete(id); },
+  }).enable();
+}
 
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
@@ -48,6 +58,7 @@ export const mochaHooks = {
     setTimeout(() => {
       const left = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
       console.error(`\nThe test run did not exit: ${left.length} open resource(s): ${left.join(', ')}`);
+      if (process.env.TRACE_OPEN) for (const [id, st] of TRACE) console.error(`--- ${id} ${st}`);
       console.error('A test file left a pool, a pg-boss instance, a server or a timer open (close it in after()).');
       // mocha (exit: false) sets the exit code to the failure count on 'exit': this must win.
       process.on('exit', () => {

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
-import { mailsTo } from '../helpers/mail';
+import { startFakeSmtp, type FakeSmtp } from '../helpers/smtp';
 import { boot, type Runtime } from '../../src/compose';
 import { withTenant } from '../../src/db';
 import { emitEvent } from '../../src/modules/webhooks/events';
@@ -17,7 +17,7 @@ function verify(secret: string, header: string, rawBody: string, nowSeconds = Ma
   return parts.filter(([k]) => k === 'v1').some(([, sig]) => sig!.length === expected.length && crypto.timingSafeEqual(Buffer.from(sig!), expected));
 }
 
-interface Received { headers: http.IncomingHttpHeaders; body: string; answered: number }
+interface Received { path: string; headers: http.IncomingHttpHeaders; body: string; answered: number }
 
 /** A real HTTP receiver on loopback: answers 500 for the next `failNext` requests, then 200. */
 async function receiver() {
@@ -30,7 +30,7 @@ async function receiver() {
       const fail = state.failNext > 0;
       if (fail) state.failNext--;
       const answered = fail ? 500 : 200;
-      got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered });
+      got.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered });
       res.writeHead(answered, { 'content-type': 'text/plain' }).end(fail ? 'receiver down ' + 'x'.repeat(2000) : 'ok');
     });
   });
@@ -55,20 +55,29 @@ describe('webhooks: endpoints, signed deliveries, retries, outbox', function () 
   let a: TestTenant;
   let b: TestTenant;
   let rx: Awaited<ReturnType<typeof receiver>>;
+  let smtp: FakeSmtp;
+  let god: string;
 
+  const setPlan = (t: TestTenant, plan: string) => app.request('PUT', `/godmin/tenants/${t.tenantId}/subscription`, { token: god, body: { plan, state: 'active' } });
   const create = (t: TestTenant, body: unknown) => app.request('POST', '/webhooks', { token: t.users.admin!.token, body });
 
   before(async () => {
     // the API process; the worker process starts in the crash test, as after a restart
-    app = await startTestApp({ config: { webhooks: { timeoutMs: 5000, retryScale: 0.01, ratePerMinute: 1000, disableAfterSeconds: 86400, sweepSeconds: 0.2 } } });
+    smtp = await startFakeSmtp();
+    app = await startTestApp({ config: { smtpUrl: smtp.url, webhooks: { timeoutMs: 5000, retryScale: 0.01, ratePerMinute: 1000, disableAfterSeconds: 86400, sweepSeconds: 0.2 } } });
+    god = (await app.svc.auth.createApiKey('god', { name: 'ops' })).token;
     a = await createTestTenant(app, 'HookA');
     b = await createTestTenant(app, 'HookB');
+    // webhooks are a plan feature (the free plan lacks it)
+    for (const t of [a, b]) assert.equal((await setPlan(t, 'pro')).status, 200);
+    await app.svc.db.owner('outbound_events').delete(); // the plan changes' billing events: not this file's subject until its billing test
     rx = await receiver();
   });
   after(async () => {
     await workers?.shutdown();
     await rx.close();
     await app.close();
+    await smtp.close();
   });
 
   let endpoint: { id: string; secret: string };
@@ -111,12 +120,24 @@ describe('webhooks: endpoints, signed deliveries, retries, outbox', function () 
     const strict = await startTestApp({ config: { allowPrivateOutbound: false } });
     try {
       const t = await createTestTenant(strict, 'Strict');
+      await strict.svc.db.owner('tenants').where({ id: t.tenantId }).update({ plan: 'pro' });
       const r = await strict.request('POST', '/webhooks', { token: t.users.admin!.token, body: { url: 'http://127.0.0.1:9/x', events: ['*'] } });
       assert.equal(r.status, 400, r.text);
       assert.match(r.text, /private or local/);
     } finally {
       await strict.close();
     }
+  });
+
+  it('a workspace on the free plan gets 403 FEATURE_REQUIRED on every webhook route', async () => {
+    const free = await createTestTenant(app, 'HookFree', ['admin']);
+    const r = await create(free, { url: rx.url, events: ['*'] });
+    assert.equal(r.status, 403, r.text);
+    assert.equal(r.body.error.code, 'FEATURE_REQUIRED');
+    assert.ok(r.body.error.details.includes('feature: webhooks'));
+    const list = await app.request('GET', '/webhooks', { token: free.users.admin!.token });
+    assert.equal(list.status, 403);
+    assert.equal(list.body.error.code, 'FEATURE_REQUIRED');
   });
 
   it('members below admin get 403; another workspace sees 404', async () => {
@@ -239,12 +260,61 @@ describe('webhooks: endpoints, signed deliveries, retries, outbox', function () 
     assert.match(ep.disabledReason, /HTTP 500/);
     const n = await app.request('GET', '/notifications', { token: a.users.admin!.token });
     assert.ok(n.body.data.notifications.some((x: { type: string }) => x.type === 'webhook.endpoint.disabled'));
-    const mails = await until('the e-mail', async () => (await mailsTo(app.dataDir, a.users.owner!.email)).filter((m) => m.includes('webhook endpoint disabled')));
-    assert.equal(mails.length, 1);
+    const disabledMails = (to: string) => smtp.to(to).filter((m) => m.subject.includes('webhook endpoint disabled'));
+    await until('the e-mails', async () => disabledMails(a.users.owner!.email).length && disabledMails(a.users.admin!.email).length);
+    for (const who of ['owner', 'admin']) {
+      const mails = disabledMails(a.users[who]!.email);
+      assert.equal(mails.length, 1, who);
+      assert.ok(mails[0]!.text.includes(down.body.data.url), who);
+      assert.match(mails[0]!.text, /HTTP 500/);
+    }
+    for (const who of ['user', 'guest']) assert.equal(disabledMails(a.users[who]!.email).length, 0, who);
+    const forUser = await app.request('GET', '/notifications', { token: a.users.user!.token });
+    assert.ok(!forUser.body.data.notifications.some((x: { type: string }) => x.type === 'webhook.endpoint.disabled'));
     const again = await app.request('PUT', `/webhooks/${down.body.data.id}`, { token: a.users.admin!.token, body: { isEnabled: true } });
     assert.equal(again.status, 200);
     assert.equal(again.body.data.isEnabled, true);
     assert.equal(again.body.data.failingSince, null);
+  });
+
+  it('billing changes are events: plan, state, suspension; after a downgrade only billing events are delivered', async () => {
+    const r = await create(a, { url: rx.url.replace(/\/hook$/, '/billing'), events: ['billing.*', 'asset.*'] });
+    assert.equal(r.status, 201, r.text);
+    const billing = () => rx.got.filter((g) => g.path === '/billing');
+    const delivered = (type: string) =>
+      until(type, async () => {
+        const got = billing().filter((g) => g.headers['rondo-event-type'] === type).map((g) => JSON.parse(g.body));
+        return got.length ? got : null;
+      });
+    rx.got.length = 0;
+    assert.equal((await setPlan(a, 'enterprise')).status, 200);
+    const [up] = await delivered('billing.subscription.updated');
+    assert.equal(up.workspaceId, a.workspaceId);
+    assert.deepEqual({ ...up.data, features: undefined }, { plan: 'enterprise', state: 'active', previous: { plan: 'pro', state: 'active' }, features: undefined });
+    assert.ok(up.data.features.includes('webhooks'));
+    assert.ok(verify(r.body.data.secret, String(billing()[0]!.headers['rondo-signature']), billing()[0]!.body));
+
+    const suspend = await app.request('POST', `/godmin/tenants/${a.tenantId}/suspend`, { token: god, body: { reason: 'unpaid invoice' } });
+    assert.equal(suspend.status, 200, suspend.text);
+    const [sus] = await delivered('billing.workspace.suspended');
+    assert.deepEqual(sus.data, { status: 'inactive', previousStatus: 'active', reason: 'unpaid invoice' });
+    assert.equal((await app.request('POST', `/godmin/tenants/${a.tenantId}/reactivate`, { token: god, body: {} })).status, 200);
+    const [re] = await delivered('billing.workspace.reactivated');
+    assert.deepEqual(re.data, { status: 'active', previousStatus: 'inactive', reason: null });
+
+    // a downgrade: its own event still arrives, the workspace's other events no longer do
+    rx.got.length = 0;
+    assert.equal((await setPlan(a, 'free')).status, 200);
+    const [down] = await delivered('billing.subscription.updated');
+    assert.equal(down.data.plan, 'free');
+    assert.ok(!down.data.features.includes('webhooks'));
+    await withTenant(app.svc.db.app, a.tenantId, (trx) => emitEvent(trx, a.tenantId, 'asset.created', { assetId: 'after-downgrade' }));
+    await until('the outbox to drain', async () => !(await app.svc.db.owner('outbound_events').where({ status: 'pending' }).first()));
+    const afterDowngrade = await app.svc.db.owner('webhook_deliveries').where({ tenant_id: a.tenantId, event_type: 'asset.created' }).whereLike('body', '%after-downgrade%');
+    assert.equal(afterDowngrade.length, 0);
+    assert.equal(rx.got.filter((g) => g.body.includes('after-downgrade')).length, 0);
+    assert.equal((await app.request('GET', '/webhooks', { token: a.users.admin!.token })).status, 403);
+    assert.equal((await setPlan(a, 'pro')).status, 200);
   });
 
   it('DELETE removes the endpoint', async () => {

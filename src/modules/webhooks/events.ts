@@ -3,9 +3,10 @@
  * writes a row of the transactional outbox (`outbound_events`) inside the transaction that
  * made the change, so a rolled-back change emits nothing and a committed one is never lost.
  * The dispatcher (dispatch.ts) fans pending rows out to the subscribed endpoints.
- * Imports nothing of the application but the transaction type: every area may call it.
+ * Imports nothing of the application: every area may call it (tenant transactions, and the
+ * owner transactions of the super-admin's billing changes).
  */
-import type { Trx } from '../../db';
+import type { Knex } from 'knex';
 
 /** Every event type, by family (docs/webhooks.md documents each payload). */
 export const EVENT_FAMILIES = {
@@ -13,7 +14,7 @@ export const EVENT_FAMILIES = {
   royalty: ['royalty.file.processed', 'royalty.file.failed', 'royalty.reallocated'],
   asset: ['asset.created', 'asset.updated', 'asset.deleted'],
   release: ['release.submitted', 'release.reviewed'],
-  billing: ['billing.subscription.updated', 'billing.invoice.paid', 'billing.invoice.failed'],
+  billing: ['billing.subscription.updated', 'billing.workspace.suspended', 'billing.workspace.reactivated'],
 } as const;
 
 export type EventFamily = keyof typeof EVENT_FAMILIES;
@@ -42,7 +43,7 @@ export function subscribed(patterns: readonly string[], type: string): boolean {
  * event's id is the row's id; its time the transaction's. `tenantId` null: the tenant
  * transaction's own workspace. Returns the event id.
  */
-export async function emitEvent(trx: Trx, tenantId: number | null, type: EventType, data: Record<string, unknown>): Promise<string> {
+export async function emitEvent(trx: Knex, tenantId: number | null, type: EventType, data: Record<string, unknown>): Promise<string> {
   const tenant = tenantId ?? trx.raw('app_tenant_id()'); // null: the tenant transaction's workspace
   const [row] = await trx('outbound_events').insert({ tenant_id: tenant, family: familyOf(type), type, payload: JSON.stringify(data) }).returning('id');
   return row.id;
