@@ -309,3 +309,22 @@ export async function receiveBuffer(src: UploadSource, maxBytes: number): Promis
     src.stream.on('end', onEnd);
   });
 }
+
+/**
+ * A small file part read whole into memory with the text fields (member imports): at most
+ * `maxBytes` (FILE_TOO_LARGE past it), empty files refused like every upload.
+ */
+export async function receiveMultipartBuffer(src: UploadSource, maxBytes: number, opts: Omit<MultipartOptions, 'maxBytes'> = {}): Promise<{ data: Buffer; fileName: string; fields: Record<string, string> }> {
+  let data = Buffer.alloc(0);
+  const sink: Pick<ObjectStore, 'putStream' | 'delete'> = {
+    async putStream(_key, readable) {
+      const parts: Buffer[] = [];
+      for await (const c of readable as AsyncIterable<Buffer>) parts.push(c);
+      data = Buffer.concat(parts);
+      return { size: data.length, sha256: '' };
+    },
+    async delete() {},
+  };
+  const { file, fields } = await receiveMultipart(src, sink, () => 'memory', { ...opts, maxBytes });
+  return { data, fileName: file?.fileName ?? '', fields };
+}
