@@ -168,4 +168,8 @@ export interface JobQueue {
   send<N extends JobName>(name: N, data: JobPayloads[N], opts?: SendOptions): Promise<string | null>;
   /** Whether a job of `name` sent with `singletonKey` waits to run (queued, or waiting for a retry): not yet taken by any worker. */
   waiting(name: JobName, singletonKey: string): Promise<boolean>;
+  /** True once the queue of this process began to stop: schedule nothing more from a handler. */
+  readonly stopping: boolean;
+  /** Aborted when a stopping queue stops waiting for its running handlers: pass it to outbound I/O. */
+  readonly signal: AbortSignal;
 }

@@ -322,4 +322,29 @@ describe('webhooks: endpoints, signed deliveries, retries, outbox', function () 
     assert.equal(r.status, 200);
     assert.equal((await app.request('GET', `/webhooks/${endpoint.id}`, { token: a.users.admin!.token })).status, 404);
   });
+
+  it('a worker stopping while a receiver hangs: the request is aborted and recorded, no handler outlives the shutdown', async () => {
+    await workers?.shutdown();
+    workers = null;
+    const hung: http.ServerResponse[] = [];
+    const hang = http.createServer((_req, res) => void hung.push(res)); // never answers
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', () => r()));
+    try {
+      const ep = await create(a, { url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/slow`, events: ['release.*'] });
+      assert.equal(ep.status, 201, ep.text);
+      const slow = await boot({ ...app.cfg, shutdownTimeoutSeconds: 2, webhooks: { ...app.cfg.webhooks, timeoutMs: 600_000 } }, { workers: true, migrate: false, databaseUrl: app.cfg.databaseUrl! });
+      await withTenant(app.svc.db.app, a.tenantId, (trx) => emitEvent(trx, a.tenantId, 'release.submitted', { releaseId: 'slow' }));
+      await until('the hanging request', async () => hung.length > 0);
+      await slow.shutdown();
+      // the attempt was recorded before the pools closed: the handler finished inside the shutdown
+      const d = await app.svc.db.owner('webhook_deliveries').where({ endpoint_id: ep.body.data.id }).first();
+      assert.equal(d.status, 'pending');
+      assert.equal(d.attempt_count, 1);
+      assert.equal(d.last_error, 'interrupted: the worker was shutting down');
+      assert.ok(d.next_attempt_at, 'the next attempt is scheduled');
+    } finally {
+      hang.closeAllConnections();
+      await new Promise<void>((r) => hang.close(() => r()));
+    }
+  });
 });

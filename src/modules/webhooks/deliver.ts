@@ -77,13 +77,17 @@ async function post(svc: AppServices, ep: Record<string, any>, d: Record<string,
   }
   const started = performance.now();
   try {
-    const res = await guardedPost(ep.url, { headers, body: d.body, signal: AbortSignal.timeout(svc.cfg.webhooks.timeoutMs) }, svc.cfg.allowPrivateOutbound);
+    const res = await guardedPost(ep.url, { headers, body: d.body, signal: AbortSignal.any([AbortSignal.timeout(svc.cfg.webhooks.timeoutMs), svc.queue.signal]) }, svc.cfg.allowPrivateOutbound);
     const text = await readStart(res).catch(() => '');
     const success = res.status >= 200 && res.status < 300;
     return { statusCode: res.status, latencyMs: Math.round(performance.now() - started), responseBody: text, error: success ? null : `HTTP ${res.status}`, success };
   } catch (err) {
     const e = err as Error & { code?: string; details?: string[] };
-    const msg = e.name === 'TimeoutError' || e.name === 'AbortError' ? `no answer within ${svc.cfg.webhooks.timeoutMs} ms` : [e.code, e.message, ...(e.details ?? [])].filter(Boolean).join(': ');
+    const msg = svc.queue.signal.aborted
+      ? 'interrupted: the worker was shutting down'
+      : e.name === 'TimeoutError' || e.name === 'AbortError'
+        ? `no answer within ${svc.cfg.webhooks.timeoutMs} ms`
+        : [e.code, e.message, ...(e.details ?? [])].filter(Boolean).join(': ');
     return { statusCode: null, latencyMs: Math.round(performance.now() - started), responseBody: null, error: msg.slice(0, 500), success: false };
   }
 }

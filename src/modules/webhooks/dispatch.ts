@@ -51,11 +51,15 @@ export async function dispatchPending(svc: AppServices): Promise<number> {
   return n;
 }
 
-/** Job handler body: sweep, then queue the next sweep. */
+/**
+ * Job handler body: sweep, then queue the next sweep, unless this process is stopping (the
+ * next start, or another process's cron, restarts the chain; nothing pending is lost, the
+ * outbox keeps it).
+ */
 export async function runDispatchJob(svc: AppServices): Promise<void> {
   try {
     await dispatchPending(svc);
   } finally {
-    await svc.queue.send('webhooks.dispatch', {}, { startAfter: new Date(Date.now() + svc.cfg.webhooks.sweepSeconds * 1000) });
+    if (!svc.queue.stopping) await svc.queue.send('webhooks.dispatch', {}, { startAfter: new Date(Date.now() + svc.cfg.webhooks.sweepSeconds * 1000) });
   }
 }
