@@ -160,7 +160,8 @@ export class Queue implements JobQueue {
       this.shutdown.abort(new Error('the job queue is stopping'));
       await this.settled(grace);
     }
-    await this.boss.stop({ graceful: true, wait: true, timeout: 1000 });
+    // pg-boss waits only for a job a worker fetched after the wait above (none, almost always)
+    await this.boss.stop({ graceful: true, wait: true, timeout: Math.max(1000, grace) });
   }
 
   /** Whether every handler run (also one a worker fetched while being stopped) settled within `ms`. */
