@@ -160,8 +160,23 @@ export class Queue implements JobQueue {
       this.shutdown.abort(new Error('the job queue is stopping'));
       await this.settled(grace);
     }
+    await this.fetchesDone(Math.max(1000, grace));
     // pg-boss waits only for a job a worker fetched after the wait above (none, almost always)
     await this.boss.stop({ graceful: true, wait: true, timeout: Math.max(1000, grace) });
+  }
+
+  /**
+   * Waits (at most `ms`) until no query of pg-boss's pool is under way or waiting for a
+   * connection: the stopped workers' last fetches. pg-pool's end() never answers a query still
+   * waiting for a connection, so a worker caught there would never stop, and pg-boss's loop
+   * that waits for it would poll every second for ever (the open Timeouts after a test run).
+   */
+  private async fetchesDone(ms: number): Promise<void> {
+    const pool = (this.boss.getDb() as { pool?: pg.Pool }).pool;
+    const deadline = Date.now() + ms;
+    while (pool && (pool.waitingCount > 0 || pool.idleCount < pool.totalCount) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   /** Whether every handler run (also one a worker fetched while being stopped) settled within `ms`. */
