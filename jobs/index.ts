@@ -10,6 +10,7 @@ import { registerFileWorkers } from './files';
 import { registerRoyaltyWorkers } from './royalty';
 import { registerMaintenanceWorkers } from './maintenance';
 import { registerPartnerWorkers } from './partners';
+import { registerWebhookWorkers } from './webhooks';
 import { registerImportWorkers } from './imports';
 import { registerPlatformWorkers } from './platform';
 import { registerNotificationWorkers } from './notifications';
@@ -19,6 +20,7 @@ export async function registerWorkers(svc: AppServices, queue: Queue): Promise<v
   await registerFileWorkers(svc, queue);
   await registerRoyaltyWorkers(svc, queue);
   await registerPartnerWorkers(svc, queue);
+  await registerWebhookWorkers(svc, queue);
   await registerImportWorkers(svc, queue);
   await registerPlatformWorkers(svc, queue);
   await registerNotificationWorkers(svc, queue);

@@ -24,8 +24,12 @@ export class Queue implements JobQueue {
   private readonly workers = new Map<string, string[]>();
   private listener: pg.Client | null = null;
   private listening: Promise<void> | null = null;
-  private stopping = false;
+  private stopping_ = false;
   private retry: NodeJS.Timeout | null = null;
+  /** Every handler run of this process still under way (stop() waits for them). */
+  private readonly running = new Set<Promise<void>>();
+  /** Aborted when stop() gives up waiting: handlers pass it to their own I/O (webhook requests). */
+  private readonly shutdown = new AbortController();
   /** Wraps every job run of this process (metrics: src/metrics.ts). */
   jobHook: ((queue: string, data: unknown, run: () => Promise<void>) => Promise<void>) | null = null;
 
@@ -42,7 +46,7 @@ export class Queue implements JobQueue {
       this.listener = null;
       this.listening = null;
       client.end().catch(() => undefined);
-      if (this.stopping) return;
+      if (this.stopping_) return;
       if (err) this.boss.emit('error', Object.assign(err, { message: `job wake-up listener: ${err.message} (polling continues)` }));
       this.retry = setTimeout(() => void this.listen().catch(() => undefined), 5000);
       this.retry.unref();
@@ -73,6 +77,16 @@ export class Queue implements JobQueue {
     }
   }
 
+  /** True once stop() began: a handler must not schedule work for this process (its chain restarts at the next start). */
+  get stopping(): boolean {
+    return this.stopping_;
+  }
+
+  /** Aborted when a stop stops waiting for the running handlers. */
+  get signal(): AbortSignal {
+    return this.shutdown.signal;
+  }
+
   async send<N extends JobName>(name: N, data: JobPayloads[N], opts: SendOptions = {}): Promise<string | null> {
     const options: PgBoss.SendOptions & { db?: PgBoss.Db } = {};
     if (opts.singletonKey) options.singletonKey = opts.singletonKey;
@@ -98,11 +112,16 @@ export class Queue implements JobQueue {
   async work<N extends JobName>(name: N, handler: (data: JobPayloads[N], job: PgBoss.JobWithMetadata<JobPayloads[N]>) => Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
     await this.listen().catch(() => undefined); // without it the workers still poll
     for (let i = 0; i < (opts.concurrency ?? 1); i++) {
-      const id = await this.boss.work<JobPayloads[N]>(name, { batchSize: 1, pollingIntervalSeconds: this.pollSeconds, includeMetadata: true }, async (jobs) => {
-        for (const job of jobs) {
-          if (this.jobHook) await this.jobHook(name, job.data, () => handler(job.data, job));
-          else await handler(job.data, job);
-        }
+      const id = await this.boss.work<JobPayloads[N]>(name, { batchSize: 1, pollingIntervalSeconds: this.pollSeconds, includeMetadata: true }, (jobs) => {
+        const run = (async () => {
+          for (const job of jobs) {
+            if (this.jobHook) await this.jobHook(name, job.data, () => handler(job.data, job));
+            else await handler(job.data, job);
+          }
+        })();
+        const tracked = run.catch(() => undefined).finally(() => this.running.delete(tracked));
+        this.running.add(tracked);
+        return run;
       });
       const ids = this.workers.get(name) ?? [];
       ids.push(id);
@@ -123,13 +142,61 @@ export class Queue implements JobQueue {
     return Number.isInteger(n);
   }
 
-  /** Stops taking jobs; running ones get `timeoutMs` to finish, then are failed (and retried by pg-boss). */
+  /**
+   * Stops taking jobs, then waits for the handlers under way: they get `timeoutMs` in all; for
+   * its last part (a fifth, at most 5 s) `signal` is aborted, so handlers doing outbound I/O
+   * (webhook requests) give up and return. Only then does pg-boss stop (a job still running is
+   * failed, and retried by another worker) and close its pool: a handler does not outlive the
+   * queue, run on against pools that are closing, or leave its timers behind.
+   */
   async stop(timeoutMs = 10_000): Promise<void> {
-    this.stopping = true;
+    this.stopping_ = true;
     if (this.retry) clearTimeout(this.retry);
     const l = this.listener;
     this.listener = null;
     if (l) await l.end().catch(() => undefined);
-    await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs });
+    for (const name of this.workers.keys()) await this.boss.offWork(name).catch(() => undefined);
+    const grace = Math.min(ABORT_GRACE_MS, Math.floor(timeoutMs / 5));
+    if (!(await this.settled(timeoutMs - grace))) {
+      this.shutdown.abort(new Error('the job queue is stopping'));
+      await this.settled(grace);
+    }
+    await this.fetchesDone(Math.max(1000, grace));
+    // pg-boss waits only for a job a worker fetched after the wait above (none, almost always)
+    await this.boss.stop({ graceful: true, wait: true, timeout: Math.max(1000, grace) });
+  }
+
+  /**
+   * Waits (at most `ms`) until no query of pg-boss's pool is under way or waiting for a
+   * connection: the stopped workers' last fetches. pg-pool's end() never answers a query still
+   * waiting for a connection, so a worker caught there would never stop, and pg-boss's loop
+   * that waits for it would poll every second for ever (the open Timeouts after a test run).
+   */
+  private async fetchesDone(ms: number): Promise<void> {
+    const pool = (this.boss.getDb() as { pool?: pg.Pool }).pool;
+    const deadline = Date.now() + ms;
+    while (pool && (pool.waitingCount > 0 || pool.idleCount < pool.totalCount) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Whether every handler run (also one a worker fetched while being stopped) settled within `ms`. */
+  private async settled(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (this.running.size) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(left, 250))));
+      try {
+        await Promise.race([Promise.all([...this.running]), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return true;
   }
 }
+
+/** The most of a stop's time that aborted handlers get to return. */
+const ABORT_GRACE_MS = 5000;

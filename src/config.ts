@@ -84,6 +84,8 @@ export interface Config {
   distributorApiUrl: string | null;
   /** Time limit of one call to a partner (PARTNER_TIMEOUT_MS), milliseconds. */
   partnerTimeoutMs: number;
+  /** Outbound webhooks (docs/webhooks.md): per-request time limit, retry schedule factor, per-endpoint rate, disabling, outbox sweep. */
+  webhooks: { timeoutMs: number; retryScale: number; ratePerMinute: number; disableAfterSeconds: number; sweepSeconds: number };
   /** Where stored files live: 'local' (DATA_DIR/objects) or 's3' (an S3-compatible bucket, `s3` below). */
   objectStore: 'local' | 's3';
   /** The S3-compatible bucket; set when objectStore is 's3'. */
@@ -274,6 +276,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     invoicer: invoicerFromEnv(env),
     distributorApiUrl: (env.DISTRIBUTOR_API_URL || '').replace(/\/$/, '') || null,
     partnerTimeoutMs: int('PARTNER_TIMEOUT_MS', env.PARTNER_TIMEOUT_MS, 15000),
+    webhooks: {
+      timeoutMs: int('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10000),
+      retryScale: num('WEBHOOK_RETRY_SCALE', env.WEBHOOK_RETRY_SCALE, 1),
+      ratePerMinute: int('WEBHOOK_RATE_PER_MINUTE', env.WEBHOOK_RATE_PER_MINUTE, 300),
+      disableAfterSeconds: int('WEBHOOK_DISABLE_AFTER_SECONDS', env.WEBHOOK_DISABLE_AFTER_SECONDS, 86400),
+      sweepSeconds: num('WEBHOOK_SWEEP_SECONDS', env.WEBHOOK_SWEEP_SECONDS, 2),
+    },
     objectStore: (env.OBJECT_STORE || 'local') as Config['objectStore'],
     s3: s3FromEnv(env),
     uploadUrlTtlSeconds: int('UPLOAD_URL_TTL_SECONDS', env.UPLOAD_URL_TTL_SECONDS, 3600),

@@ -51,6 +51,10 @@ export const SEALED_COLUMNS: ReadonlyArray<{ table: string; column: string }> = 
   { table: 'distributor_credentials', column: 'webhook_secret_sealed' },
   { table: 'email_settings', column: 'smtp_password_sealed' },
   { table: 'email_domains', column: 'dkim_private_key_sealed' },
+  { table: 'webhook_endpoints', column: 'secret_sealed' },
+  { table: 'webhook_endpoints', column: 'previous_secret_sealed' },
+  { table: 'webhook_endpoints', column: 'headers_sealed' },
+  { table: 'webhook_endpoints', column: 'auth_sealed' },
 ];
 
 const ENV_NAMES: Record<KeyKind, { key: string; previous: string; file: string }> = {

@@ -3,6 +3,7 @@
  * DATABASE_URL), one migrated template database; every test file clones its own
  * database from it (CREATE DATABASE … TEMPLATE), so files never see each other's rows.
  */
+import async_hooks from 'node:async_hooks';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '../src/db/embedded';
 import { connectDb, migrateLatest } from '../src/db';
@@ -11,6 +12,35 @@ import { grantQueueToApp } from '../src/compose';
 import { setServerUrl, TEMPLATE_DB } from './helpers/db';
 
 let embedded: EmbeddedHandle | null = null;
+
+/**
+ * TEST_TRACE_HANDLES=1: where each timer, socket and immediate still alive was created, so the
+ * watchdog below can name the code behind what it finds (costly: off by default).
+ */
+const created = new Map<number, { what: string; res: WeakRef<object> }>();
+if (process.env.TEST_TRACE_HANDLES) {
+  async_hooks
+    .createHook({
+      init(id, type, _trigger, res) {
+        if (type === 'Timeout' || type === 'TCPWRAP' || type === 'Immediate') created.set(id, { what: `${type}${new Error().stack!.split('\n').slice(2, 14).join('\n')}`, res: new WeakRef(res) });
+      },
+      destroy(id) {
+        created.delete(id);
+      },
+    })
+    .enable();
+}
+
+/** The creation stacks of what still holds the loop (unref'd timers left out), counted. */
+function tracedHandles(): string {
+  const groups = new Map<string, number>();
+  for (const c of created.values()) {
+    const r = c.res.deref() as { hasRef?: () => boolean } | undefined;
+    if (!r || (typeof r.hasRef === 'function' && !r.hasRef())) continue;
+    groups.set(c.what, (groups.get(c.what) ?? 0) + 1);
+  }
+  return [...groups].map(([what, n]) => `--- ${n} × ${what}`).join('\n');
+}
 
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
@@ -48,6 +78,8 @@ export const mochaHooks = {
     setTimeout(() => {
       const left = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
       console.error(`\nThe test run did not exit: ${left.length} open resource(s): ${left.join(', ')}`);
+      if (process.env.TEST_TRACE_HANDLES) console.error(tracedHandles());
+      else console.error('Run again with TEST_TRACE_HANDLES=1 to see where each was created.');
       console.error('A test file left a pool, a pg-boss instance, a server or a timer open (close it in after()).');
       // mocha (exit: false) sets the exit code to the failure count on 'exit': this must win.
       process.on('exit', () => {

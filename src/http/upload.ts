@@ -206,6 +206,29 @@ export async function receiveMultipart(
   return { file, fields };
 }
 
+/** A store for one part that keeps its first `keep` bytes in memory (the rest is read and dropped). */
+function memorySink(keep: number) {
+  const got = { data: Buffer.alloc(0) };
+  const sink: Pick<ObjectStore, 'putStream' | 'delete'> = {
+    async putStream(_key, readable) {
+      const parts: Buffer[] = [];
+      let kept = 0, size = 0;
+      for await (const c of readable as AsyncIterable<Buffer>) {
+        size += c.length;
+        if (kept < keep) {
+          const part = c.subarray(0, keep - kept);
+          parts.push(part);
+          kept += part.length;
+        }
+      }
+      got.data = Buffer.concat(parts);
+      return { size, sha256: '' };
+    },
+    async delete() {},
+  };
+  return { sink, got };
+}
+
 /**
  * The first `headBytes` of the file part and the text fields (a sample: the rest of the file is
  * read and discarded, never held; still at most UPLOAD_LIMITS.statementBytes).
@@ -215,26 +238,9 @@ export async function receiveMultipartHead(
   headBytes: number,
   opts: Omit<MultipartOptions, 'maxBytes'> = {},
 ): Promise<{ head: Buffer; fileName: string; fields: Record<string, string> }> {
-  let head = Buffer.alloc(0);
-  const sink: Pick<ObjectStore, 'putStream' | 'delete'> = {
-    async putStream(_key, readable) {
-      const parts: Buffer[] = [];
-      let kept = 0, size = 0;
-      for await (const c of readable as AsyncIterable<Buffer>) {
-        size += c.length;
-        if (kept < headBytes) {
-          const part = c.subarray(0, headBytes - kept);
-          parts.push(part);
-          kept += part.length;
-        }
-      }
-      head = Buffer.concat(parts);
-      return { size, sha256: '' };
-    },
-    async delete() {},
-  };
+  const { sink, got } = memorySink(headBytes);
   const { file, fields } = await receiveMultipart(src, sink, () => 'sample', { ...opts, maxBytes: UPLOAD_LIMITS.statementBytes });
-  return { head, fileName: file?.fileName ?? '', fields };
+  return { head: got.data, fileName: file?.fileName ?? '', fields };
 }
 
 /** Counts bytes and fails past `max`. */
@@ -324,4 +330,14 @@ export async function receiveBuffer(src: UploadSource, maxBytes: number): Promis
     src.stream.on('data', onData);
     src.stream.on('end', onEnd);
   });
+}
+
+/**
+ * A small file part read whole into memory with the text fields (member imports): at most
+ * `maxBytes` (FILE_TOO_LARGE past it), empty files refused like every upload.
+ */
+export async function receiveMultipartBuffer(src: UploadSource, maxBytes: number, opts: Omit<MultipartOptions, 'maxBytes'> = {}): Promise<{ data: Buffer; fileName: string; fields: Record<string, string> }> {
+  const { sink, got } = memorySink(maxBytes);
+  const { file, fields } = await receiveMultipart(src, sink, () => 'memory', { ...opts, maxBytes });
+  return { data: got.data, fileName: file?.fileName ?? '', fields };
 }

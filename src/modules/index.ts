@@ -23,6 +23,7 @@ import { registerDistributorRoutes } from './distributor/routes';
 import { registerDefaultSettingsRoutes } from './defaultsettings/routes';
 import { registerErnRoutes } from './ern/routes';
 import { registerWebRoutes } from './web/routes';
+import { registerWebhookRoutes } from './webhooks/routes';
 import { registerPlatformArea } from './platform';
 import { registerDataShareRoutes } from './datashares/routes';
 import { registerCatalogueImportRoutes } from './imports/routes';
@@ -50,6 +51,7 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerDistributorRoutes(router, svc);
   registerDefaultSettingsRoutes(router, svc);
   registerErnRoutes(router, svc);
+  registerWebhookRoutes(router, svc);
   registerWebRoutes(router, svc); // /, /app and the app's pages; not API
   registerPlatformArea(router, svc);
   registerDataShareRoutes(router, svc);

@@ -40,6 +40,10 @@ export interface JobPayloads {
   'royalty.sweep': Record<string, never>;
   /** Every minute: resend unconfirmed FX payouts (same idempotency key) and poll open ones (src/modules/partners/fx-payouts.ts). */
   'partners.fxpartner.sync': Record<string, never>;
+  /** Outbox sweep: pending outbound_events → one delivery per subscribed endpoint (src/modules/webhooks/dispatch.ts). */
+  'webhooks.dispatch': Record<string, never>;
+  /** One attempt of one webhook delivery; failures schedule the next attempt themselves. `manual`: the retry route. */
+  'webhooks.deliver': { tenantId: number; deliveryId: string; manual?: boolean };
   /** Fetch a catalogue import batch from its provider and stage its items (src/modules/imports/service.ts). */
   'catalogue.import.fetch': { tenantId: number; batchId: string };
   /** Run one account erasure (an `account_erasures` row) in one audited transaction (src/modules/platform/erasure-jobs.ts). */
@@ -87,6 +91,10 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   'royalty.reallocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, policy: 'stately' },
   'royalty.sweep': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
   'partners.fxpartner.sync': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
+  // stately: one sweep waiting at most; it re-sends itself every WEBHOOK_SWEEP_SECONDS, the cron restarts a broken chain.
+  'webhooks.dispatch': { retryLimit: 0, retryDelay: 5, retryBackoff: false, expireInSeconds: 300, policy: 'stately', cron: '* * * * *' },
+  // Delivery retries are the service's own schedule; pg-boss retries only a job whose worker died (expiry).
+  'webhooks.deliver': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, concurrency: 4 },
   // a provider that does not answer is retried; a refusal marks the batch failed at once
   'catalogue.import.fetch': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 600 },
   // all or nothing, so a retry is safe; the last failure is recorded on the erasure
@@ -172,4 +180,8 @@ export interface JobQueue {
   send<N extends JobName>(name: N, data: JobPayloads[N], opts?: SendOptions): Promise<string | null>;
   /** Whether a job of `name` sent with `singletonKey` waits to run (queued, or waiting for a retry): not yet taken by any worker. */
   waiting(name: JobName, singletonKey: string): Promise<boolean>;
+  /** True once the queue of this process began to stop: schedule nothing more from a handler. */
+  readonly stopping: boolean;
+  /** Aborted when a stopping queue stops waiting for its running handlers: pass it to outbound I/O. */
+  readonly signal: AbortSignal;
 }

@@ -98,7 +98,7 @@ describe('royalty allocation: matching, splits, currency, history', function () 
     const n = await tx(app, a.tenantId, (trx) => trx('notifications').where({ resource_id: file1 }));
     assert.ok(n.length >= 1);
     assert.equal(n[0].type, 'royalty.file.processed');
-    const ev = await tx(app, a.tenantId, (trx) => trx('outbound_events').where({ family: 'royalty processing', type: 'file.processed' }));
+    const ev = await tx(app, a.tenantId, (trx) => trx('outbound_events').where({ family: 'royalty', type: 'royalty.file.processed' }));
     assert.equal(ev.length, 1);
   });
 

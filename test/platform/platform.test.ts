@@ -54,7 +54,7 @@ describe('platform: plans, feature gates, super-admin, custom domains', function
       assert.equal(r.body.data.state, 'past_due');
       const ev = await app.svc.db.owner('outbound_events').where({ tenant_id: other.tenantId, family: 'billing' });
       assert.equal(ev.length, 1);
-      assert.equal(ev[0].type, 'subscription.updated');
+      assert.equal(ev[0].type, 'billing.subscription.updated');
       assert.equal(ev[0].payload.plan, 'pro');
       const audit = await app.request('GET', `/godmin/audit?action=tenant.subscription&tenantId=${other.tenantId}`, { token: god });
       assert.equal(audit.body.data.items.length, 1);

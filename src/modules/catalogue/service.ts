@@ -11,6 +11,7 @@ import { normaliseIsrc, parseIsrc, parseUpc } from './identifiers';
 import { upsertSplit, type ShareInput } from './splits';
 import { fillNewAsset, fillNewProduct } from '../defaultsettings/fill';
 import { mergeArtistLevel } from '../defaultsettings/labels';
+import { emitEvent } from '../webhooks/events';
 
 // ---------------------------------------------------------------------------------------
 // Artists
@@ -257,6 +258,7 @@ export async function createAsset(trx: Trx, tenantId: number, actor: string | nu
   if (a.artists) await setLinks(trx, tenantId, 'asset_artists', 'asset_id', id, await resolveArtists(trx, tenantId, a.artists));
   if (a.splits?.length) await upsertSplit(trx, tenantId, actor, { target: 'asset', targetId: id, split: a.splits });
   await fillNewAsset(trx, tenantId, actor, id, a); // content defaults fill what was not given
+  await emitEvent(trx, tenantId, 'asset.created', { assetId: id, isrc: row.isrc ?? null, title: a.title ?? null, isDraft: !!a.isDraft });
   return getAsset(trx, id);
 }
 
@@ -269,6 +271,7 @@ export async function updateAsset(trx: Trx, tenantId: number, actor: string | nu
   await uniqueGuard(`ISRC ${row.isrc}`, () => trx.transaction((sp) => sp('assets').where({ id }).update({ ...row, updated_at: clock.now() })));
   if (a.artists) await setLinks(trx, tenantId, 'asset_artists', 'asset_id', id, await resolveArtists(trx, tenantId, a.artists));
   if (a.splits?.length) await upsertSplit(trx, tenantId, actor, { target: 'asset', targetId: id, split: a.splits });
+  await emitEvent(trx, tenantId, 'asset.updated', { assetId: id, changed: Object.keys(a).sort() });
   return getAsset(trx, id);
 }
 
@@ -459,6 +462,7 @@ export async function bulkDelete(trx: Trx, table: 'assets' | 'products' | 'artis
     await trx('split_shares').whereIn('split_id', trx('splits').whereIn(col, del).select('id')).delete();
     if (table !== 'splits') await trx('splits').whereIn(col, del).delete();
     await trx(table).whereIn('id', del).delete();
+    if (table === 'assets') for (const assetId of del) await emitEvent(trx, null, 'asset.deleted', { assetId });
   }
   return { processedCount: del.length, failedDeletions };
 }

@@ -19,6 +19,7 @@ import { clock } from '../../lib/clock';
 import { baseCurrency, dec, Decimal, existingMembers, isAdmin, isCurrency, iso, money, SCALE, oneDeleted } from './common';
 import { lockLedger, lockPayees, reconcilePayments } from './ledger';
 import { notify } from '../notifications/service';
+import { emitEvent } from '../webhooks/events';
 
 export interface PaymentInput {
   firstName?: string | null;
@@ -164,6 +165,7 @@ async function insertPayments(trx: Trx, auth: AuthContext, rows: Record<string, 
   await lockPayees(trx, rows.map((r) => r.tenant_user_id as string));
   const ids = (await trx('payments').insert(ins).returning('id')).map((r) => r.id as string);
   await reconcilePayments(trx, ids);
+  for (const [i, id] of ids.entries()) await emitEvent(trx, null, 'payment.created', { paymentId: id, userId: rows[i]!.tenant_user_id, amount: rows[i]!.amount, currency: rows[i]!.currency, status: rows[i]!.status });
   return ids;
 }
 
@@ -246,6 +248,7 @@ export async function setPaymentStatus(trx: Trx, paymentId: string, status: Paym
   await trx('payments').where({ id: paymentId }).update(patch);
   if (status !== cur.status) await announcePayment(trx, cur, status, extra.reason ?? null);
   await reconcilePayments(trx, [paymentId]);
+  if (status !== cur.status && (status === 'completed' || status === 'failed' || status === 'reversed')) await emitEvent(trx, cur.tenant_id, `payment.${status}`, { paymentId, userId: cur.tenant_user_id, amount: String(cur.amount), currency: String(cur.currency).trim(), status, previousStatus: cur.status, reason: extra.reason ?? null });
   if (cur.payment_request_id) {
     if (status === 'failed' || status === 'reversed') {
       await trx('payment_requests').where({ id: cur.payment_request_id, payment_id: paymentId }).update({ status: 'pending', payment_id: null, updated_at: clock.now() });

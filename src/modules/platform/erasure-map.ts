@@ -61,6 +61,8 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   payment_settings: { action: 'delete', refs: tu },
   rate_limit_hits: { action: 'special', section: 'cacheKeys', why: 'rate-limit counters keyed by a hash of the e-mail address' },
   outbound_events: { action: 'special', section: 'externalDeliveries', why: 'queued or sent webhook payloads that mention the person' },
+  webhook_deliveries: { action: 'special', section: 'externalDeliveries', why: 'the signed bodies of webhook deliveries (copies of outbox payloads) that mention the person' },
+  webhook_attempts: { action: 'none', why: "receivers' answers to webhook deliveries (status, latency, first 1 KB; deleted with their delivery)" },
   // --- money: kept, anonymised ---------------------------------------------------------
   payments: {
     action: 'anonymise',
@@ -110,6 +112,7 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   default_settings: { action: 'delete', refs: [{ column: 'entity_id', kind: 'tenant_user' }] },
   default_setting_template_uses: { action: 'delete', refs: [{ column: 'entity_id', kind: 'tenant_user' }] },
   default_setting_templates: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
+  webhook_endpoints: { action: 'retain', refs: actor('created_by'), why: ACTOR_WHY },
   fx_integrations: { action: 'none', why: 'workspace partner key' },
   fx_events: { action: 'none', why: 'partner events: ids, amounts, statuses' },
   invoicer_connections: { action: 'none', why: 'workspace partner tokens' },

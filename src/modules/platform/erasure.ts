@@ -81,10 +81,10 @@ function cachePatterns(s: Subject): string[] {
   return [`%:to:${sha256(s.email.trim().toLowerCase())}`, `%${s.userId}%`];
 }
 
-/** Webhook payloads that mention the person (their ids or e-mail address). */
-function deliveryWhere(s: Subject): [string, Knex.RawBinding[]] {
+/** Webhook payloads (`column`: outbox payload or a delivery's signed body) that mention the person (their ids or e-mail address). */
+function deliveryWhere(s: Subject, column = 'payload'): [string, Knex.RawBinding[]] {
   const needles = [s.userId, ...s.tenantUserIds, s.email.toLowerCase()];
-  return [`lower(payload::text) LIKE ANY (?::text[])`, [needles.map((n) => `%${n.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`)]];
+  return [`lower(??::text) LIKE ANY (?::text[])`, [column, needles.map((n) => `%${n.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`)]];
 }
 
 async function buildPlan(db: Knex, s: Subject): Promise<ErasurePlan> {
@@ -123,6 +123,15 @@ async function buildPlan(db: Knex, s: Subject): Promise<ErasurePlan> {
     type: e.type as string,
     status: e.status as string,
   }));
+  const webhookDeliveries = (await db('webhook_deliveries').whereRaw(...deliveryWhere(s, 'body')).orderBy(['tenant_id', 'id']).select('tenant_id', 'id', 'event_type', 'status')).map((d) => ({
+    kind: 'webhook_delivery',
+    tenantId: d.tenant_id as number,
+    id: d.id as string,
+    family: (d.event_type as string).split('.')[0]!,
+    type: d.event_type as string,
+    status: d.status as string,
+  }));
+  externalDeliveries.push(...webhookDeliveries);
   // Stored objects: no object in the store belongs to a person (statement files and media are the workspace's).
   const storedObjects: ErasurePlan['storedObjects'] = [];
   const body = { userId: s.userId, tables, retained, cacheKeys, storedObjects, apiKeys, externalDeliveries, empty: !tables.length && !cacheKeys.length && !apiKeys.length && !externalDeliveries.length && !storedObjects.length };
@@ -158,6 +167,7 @@ export async function executeErasure(trx: Knex.Transaction, by: AuthContext | Ac
   }
   for (const pattern of cachePatterns(s)) await trx('rate_limit_hits').whereLike('key', pattern).delete();
   if (plan.externalDeliveries.length) done.outbound_events = await trx('outbound_events').whereRaw(...deliveryWhere(s)).delete();
+  if (plan.externalDeliveries.length) done.webhook_deliveries = await trx('webhook_deliveries').whereRaw(...deliveryWhere(s, 'body')).delete();
   await writeAudit(trx, by, { action: 'account.erase', targetType: 'user', targetId: userId, details: { planHash, rows: done, retained: plan.retained.map((r) => ({ table: r.table, rows: r.rows })) } });
   return { userId, planHash, erased: done, retained: plan.retained };
 }

@@ -11,6 +11,7 @@ import { randomToken, sha256 } from '../../lib/crypto';
 import { ForbiddenError, NotFoundError } from '../../lib/errors';
 import { pageOf, writeAudit } from './audit';
 import { setSubscription, type SubscriptionState } from './plans';
+import { emitEvent } from '../webhooks/events';
 
 /** Impersonation sessions are short: one hour, read-only. */
 export const IMPERSONATION_TTL_SECONDS = 3600;
@@ -59,6 +60,7 @@ export async function setTenantStatus(owner: Knex, auth: AuthContext, tenantId: 
     const t = await trx('tenants').where({ id: tenantId }).forUpdate().first('status');
     if (!t) throw new NotFoundError('Workspace', 'WORKSPACE_NOT_FOUND');
     await trx('tenants').where({ id: tenantId }).update({ status, updated_at: clock.now() });
+    if (t.status !== status) await emitEvent(trx, tenantId, status === 'inactive' ? 'billing.workspace.suspended' : 'billing.workspace.reactivated', { status, previousStatus: t.status, reason: reason ?? null });
     await writeAudit(trx, auth, { action: status === 'inactive' ? 'tenant.suspend' : 'tenant.reactivate', tenantId, targetType: 'tenant', targetId: String(tenantId), details: { from: t.status, to: status, ...(reason ? { reason } : {}) } });
     return { tenantId, status };
   });

@@ -8,6 +8,7 @@ import { clock } from '../../lib/clock';
 import type { Trx } from '../../db';
 import { EFFECTIVE_PLAN_SQL } from '../../http/features';
 import { membersUsed, planLimit, storageUsed } from '../../http/quota';
+import { emitEvent } from '../webhooks/events';
 
 export interface PlanLimits {
   statementLinesPerMonth: number | null;
@@ -85,7 +86,13 @@ export async function checkLineQuota(trx: Trx, tenantId: number, lines: number, 
   if (problem) throw new ValidationError(problem, [], 'PLAN_LIMIT_REACHED');
 }
 
-/** A super-admin sets a tenant's plan and state (owner pool, inside the caller's transaction). Emits a billing event. */
+/** The features a plan and state give (a canceled subscription: the free plan's). */
+async function effectiveFeatures(trx: Knex, t: { plan: string; subscription_state: string }): Promise<string[]> {
+  const row = await trx('plans').where({ code: t.subscription_state === 'canceled' ? 'free' : t.plan }).first('features');
+  return [...(row?.features ?? [])].sort();
+}
+
+/** A super-admin sets a tenant's plan and state (owner pool, inside the caller's transaction). Emits `billing.subscription.updated` (docs/webhooks.md) in the same transaction. */
 export async function setSubscription(trx: Knex, tenantId: number, patch: { plan?: string; state?: SubscriptionState }) {
   const before = await trx('tenants').where({ id: tenantId }).forUpdate().first('plan', 'subscription_state');
   if (!before) throw new NotFoundError('Workspace', 'WORKSPACE_NOT_FOUND');
@@ -96,12 +103,11 @@ export async function setSubscription(trx: Knex, tenantId: number, patch: { plan
   const changed = next.plan !== before.plan || next.subscription_state !== before.subscription_state;
   if (changed) {
     await trx('tenants').where({ id: tenantId }).update({ ...next, subscription_since: clock.now(), updated_at: clock.now() });
-    // billing events go out through the outbound webhook queue (family "billing")
-    await trx('outbound_events').insert({
-      tenant_id: tenantId,
-      family: 'billing',
-      type: 'subscription.updated',
-      payload: JSON.stringify({ plan: next.plan, state: next.subscription_state, previous: { plan: before.plan, state: before.subscription_state } }),
+    await emitEvent(trx, tenantId, 'billing.subscription.updated', {
+      plan: next.plan,
+      state: next.subscription_state,
+      previous: { plan: before.plan, state: before.subscription_state },
+      features: await effectiveFeatures(trx, next),
     });
   }
   return { before: { plan: before.plan, state: before.subscription_state }, after: { plan: next.plan, state: next.subscription_state }, changed };

@@ -19,6 +19,7 @@ import type { AuthContext } from '../../lib/identity';
 import { rankOf, ROLE_RANK } from '../../http/route';
 import { fillNewRelease } from '../defaultsettings/fill';
 import { notify as notifyMember } from '../notifications/service';
+import { emitEvent } from '../webhooks/events';
 
 export const RELEASE_STATUSES = ['draft', 'submitted', 'in_review', 'approved', 'rejected'] as const;
 export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
@@ -223,6 +224,7 @@ export async function submitRelease(trx: Trx, tenantId: number, auth: AuthContex
   const [{ c }] = await trx('tracks').where({ release_id: id }).count<{ c: string }[]>({ c: '*' });
   if (Number(c) === 0) throw new ValidationError('A release needs at least one track to be submitted', [], 'NO_TRACKS');
   await move(trx, tenantId, auth, r, 'submitted', 'submit', message ?? null);
+  await emitEvent(trx, tenantId, 'release.submitted', { releaseId: id, title: r.title, previousStatus: r.status, message: message ?? null });
   return getRelease(trx, id);
 }
 
@@ -237,6 +239,7 @@ export async function reviewRelease(trx: Trx, tenantId: number, auth: AuthContex
     });
   }
   await move(trx, tenantId, auth, r, to, 'review', message ?? null);
+  await emitEvent(trx, tenantId, 'release.reviewed', { releaseId: id, title: r.title, previousStatus: r.status, status: to, message: message ?? null });
   return getRelease(trx, id);
 }
 

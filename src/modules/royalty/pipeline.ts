@@ -14,6 +14,7 @@ import { reallocateTenant } from './reallocate';
 import { PIPELINE, TERMINAL_STATUSES, stepFor } from '../../pipeline/registry';
 import type { CommitStep } from '../../pipeline/run-step';
 import { adminsOf, notifyEach } from '../notifications/service';
+import { emitEvent } from '../webhooks/events';
 
 /**
  * POST_ALLOCATION_HOOK: runs in the allocation transaction after a file's earnings were
@@ -90,12 +91,7 @@ export async function runReallocateJob(svc: AppServices, p: { tenantId: number; 
       await runPostAllocationHooks(trx, fileId);
     }
     if (r.files.length) {
-      await trx('outbound_events').insert({
-        tenant_id: p.tenantId,
-        family: 'royalty processing',
-        type: 'royalties.reallocated',
-        payload: JSON.stringify({ files: r.files, rematchedLines: r.rematched, reallocatedLines: r.reallocated }),
-      });
+      await emitEvent(trx, p.tenantId, 'royalty.reallocated', { files: r.files, rematchedLines: r.rematched, reallocatedLines: r.reallocated });
     }
   });
 }
@@ -145,10 +141,5 @@ export async function announce(trx: Trx, tenantId: number, fileId: string, outco
     isImportant: outcome === 'failed',
     metadata: { outcome, ...info, name, currency: String(info.currency ?? '').trim() || undefined },
   });
-  await trx('outbound_events').insert({
-    tenant_id: tenantId,
-    family: 'royalty processing',
-    type: outcome === 'processed' ? 'file.processed' : 'file.failed',
-    payload: JSON.stringify({ fileId, name, outcome, ...info }),
-  });
+  await emitEvent(trx, tenantId, outcome === 'processed' ? 'royalty.file.processed' : 'royalty.file.failed', { fileId, name, outcome, ...info });
 }

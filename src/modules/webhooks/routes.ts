@@ -1,0 +1,72 @@
+/**
+ * Outbound webhooks (spec 6.2; docs/webhooks.md): endpoints of the workspace, their
+ * deliveries and attempts, manual re-delivery (spec 4.1). Admin or higher.
+ */
+import type Router from '@koa/router';
+import { defineRoutes, route } from '../../http/route';
+import { ok } from '../../http/crud';
+import { Type, StatusError } from '../../http/schema';
+import type { AppServices } from '../../services';
+import * as S from './schemas';
+import * as wh from './service';
+
+const errs = { 400: StatusError, 401: StatusError, 403: StatusError, 404: StatusError, 500: StatusError };
+
+export function registerWebhookRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'Webhooks', errorShape: 'status' }, [
+    route({ method: 'post', path: '/webhooks', summary: 'Add a webhook endpoint; the answer holds its signing secret, shown this once', access: 'admin', feature: 'webhooks', body: S.CreateBody, status: 201,
+      responses: { 201: S.Success(S.EndpointWithSecret), ...errs },
+      async handler({ trx, tenantId, auth, body }) {
+        return ok('Webhook endpoint created', await wh.createEndpoint(trx, svc, tenantId, auth.tenantUserId ?? null, body));
+      } }),
+    route({ method: 'get', path: '/webhooks', summary: "The workspace's webhook endpoints (no secrets, no header values)", access: 'admin', feature: 'webhooks',
+      responses: { 200: S.Success(Type.Array(S.Endpoint)), ...errs },
+      async handler({ trx, tenantId }) {
+        return ok('Webhook endpoints', await wh.listEndpoints(trx, svc, tenantId));
+      } }),
+    route({ method: 'get', path: '/webhooks/:id', summary: 'One webhook endpoint', access: 'admin', feature: 'webhooks', params: S.IdParam,
+      responses: { 200: S.Success(S.Endpoint), ...errs },
+      async handler({ trx, tenantId, params }) {
+        return ok('Webhook endpoint', await wh.getEndpoint(trx, svc, tenantId, params.id));
+      } }),
+    route({ method: 'put', path: '/webhooks/:id', summary: 'Change an endpoint (fields sent replace; isEnabled: true re-enables a disabled one)', access: 'admin', feature: 'webhooks', params: S.IdParam, body: S.UpdateBody,
+      responses: { 200: S.Success(S.Endpoint), ...errs },
+      async handler({ trx, tenantId, params, body }) {
+        return ok('Webhook endpoint updated', await wh.updateEndpoint(trx, svc, tenantId, params.id, body));
+      } }),
+    route({ method: 'delete', path: '/webhooks/:id', summary: 'Delete an endpoint with its deliveries', access: 'admin', feature: 'webhooks', params: S.IdParam,
+      responses: { 200: S.Success(Type.Null()), ...errs },
+      async handler({ trx, tenantId, params }) {
+        await wh.deleteEndpoint(trx, tenantId, params.id);
+        return ok('Webhook endpoint deleted', null);
+      } }),
+    route({ method: 'post', path: '/webhooks/:id/rotate-secret', summary: 'New signing secret (shown once); the old one also signs for 24 hours', access: 'admin', feature: 'webhooks', params: S.IdParam,
+      responses: { 200: S.Success(S.EndpointWithSecret), ...errs },
+      async handler({ trx, tenantId, params }) {
+        return ok('Signing secret rotated', await wh.rotateSecret(trx, svc, tenantId, params.id));
+      } }),
+    route({ method: 'post', path: '/webhooks/:id/test', summary: 'Queue a webhook.test event to this endpoint', access: 'admin', feature: 'webhooks', params: S.IdParam,
+      responses: { 200: S.Success(S.TestResult), ...errs },
+      async handler({ trx, tenantId, params }) {
+        return ok('Test event queued', await wh.sendTestEvent(trx, svc, tenantId, params.id));
+      } }),
+    route({ method: 'get', path: '/webhooks/:id/deliveries', summary: "The endpoint's deliveries, newest first", access: 'admin', feature: 'webhooks', params: S.IdParam, query: S.PageQuery,
+      responses: { 200: S.DeliveryList, ...errs },
+      async handler({ trx, tenantId, params, query }) {
+        const page = query.page ?? 1;
+        const size = query.size ?? 20;
+        const r = await wh.listDeliveries(trx, tenantId, params.id, page, size);
+        return { status: 'success', message: 'Webhook deliveries', data: r.data, pagination: { page, size, total: r.total } };
+      } }),
+    route({ method: 'get', path: '/webhook-deliveries/:id', summary: 'One delivery with its payload and every attempt (time, status code, latency, first 1 KB of the answer, error)', access: 'admin', feature: 'webhooks', params: S.IdParam,
+      responses: { 200: S.Success(S.DeliveryDetail), ...errs },
+      async handler({ trx, tenantId, params }) {
+        return ok('Webhook delivery', await wh.getDelivery(trx, tenantId, params.id));
+      } }),
+    route({ method: 'post', path: '/webhook-deliveries/:id/retry', summary: 'Deliver again now, with the same event id and body (spec 4.1)', access: 'admin', feature: 'webhooks', params: S.IdParam,
+      responses: { 200: S.Success(S.RetryResult), ...errs },
+      async handler({ trx, tenantId, params }) {
+        return ok('Webhook delivery queued', await wh.retryDelivery(trx, svc, tenantId, params.id));
+      } }),
+  ]);
+}

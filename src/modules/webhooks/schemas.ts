@@ -1,0 +1,73 @@
+/** Request and answer schemas of the webhook routes (ajv-validated, published in the OpenAPI document). */
+import { Type, Strict, Uuid } from '../../http/schema';
+import { SUBSCRIPTION_PATTERNS } from './events';
+
+export const Success = <T extends ReturnType<typeof Type.Object> | ReturnType<typeof Type.Array> | ReturnType<typeof Type.Null>>(data: T) =>
+  Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
+
+const Url = Type.String({ minLength: 1, maxLength: 2048, examples: ['https://hooks.example/rondo'] });
+const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100, examples: ['payment.completed'] }), {
+  minItems: 1, maxItems: 50, description: `event types, family wildcards or *: ${SUBSCRIPTION_PATTERNS.join(', ')}`,
+});
+const Headers = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 1000 }), { maxProperties: 20, description: 'extra request headers; values are stored encrypted and never shown again' });
+const Auth = Type.Union([
+  Strict({ type: Type.Literal('basic'), username: Type.String({ minLength: 1, maxLength: 200 }), password: Type.String({ minLength: 1, maxLength: 500 }) }),
+  Strict({ type: Type.Literal('bearer'), token: Type.String({ minLength: 1, maxLength: 2000 }) }),
+]);
+const Description = Type.Union([Type.String({ maxLength: 500 }), Type.Null()]);
+
+export const CreateBody = Strict({ url: Url, events: Events, description: Type.Optional(Description), headers: Type.Optional(Headers), auth: Type.Optional(Auth), isEnabled: Type.Optional(Type.Boolean()) });
+export const UpdateBody = Strict(
+  { url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Description), headers: Type.Optional(Type.Union([Headers, Type.Null()])), auth: Type.Optional(Type.Union([Auth, Type.Null()])), isEnabled: Type.Optional(Type.Boolean()) },
+  { minProperties: 1 },
+);
+export const IdParam = Type.Object({ id: Uuid });
+export const PageQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+});
+
+const Date = Type.String({ format: 'date-time' });
+const NDate = Type.Union([Date, Type.Null()]);
+export const Endpoint = Type.Object({
+  id: Uuid,
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  description: Type.Union([Type.String(), Type.Null()]),
+  headerNames: Type.Array(Type.String()),
+  authType: Type.Union([Type.Literal('basic'), Type.Literal('bearer'), Type.Null()]),
+  isEnabled: Type.Boolean(),
+  failingSince: NDate,
+  disabledAt: NDate,
+  disabledReason: Type.Union([Type.String(), Type.Null()]),
+  previousSecretValidUntil: NDate,
+  createdAt: Date,
+  updatedAt: Date,
+});
+export const EndpointWithSecret = Type.Object({ ...Endpoint.properties, secret: Type.String({ description: 'signing secret; shown only in this answer', examples: ['whsec_3f1c…'] }) });
+export const TestResult = Type.Object({ eventId: Uuid, deliveryId: Uuid, jobId: Type.Union([Type.String(), Type.Null()]) });
+export const Delivery = Type.Object({
+  id: Uuid,
+  endpointId: Uuid,
+  eventId: Uuid,
+  eventType: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attemptCount: Type.Integer(),
+  nextAttemptAt: NDate,
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  deliveredAt: NDate,
+  createdAt: Date,
+});
+export const Attempt = Type.Object({
+  attempt: Type.Integer(),
+  attemptedAt: Date,
+  statusCode: Type.Union([Type.Integer(), Type.Null()]),
+  latencyMs: Type.Integer(),
+  responseBody: Type.Union([Type.String({ description: 'first 1 KB of the answer' }), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  success: Type.Boolean(),
+});
+export const DeliveryDetail = Type.Object({ ...Delivery.properties, payload: Type.Object({}, { additionalProperties: true, description: '{id, type, createdAt, workspaceId, data}' }), attempts: Type.Array(Attempt) });
+export const DeliveryList = Type.Object({ status: Type.Literal('success'), message: Type.String(), data: Type.Array(Delivery), pagination: Type.Object({ page: Type.Integer(), size: Type.Integer(), total: Type.Integer() }) });
+export const RetryResult = Type.Object({ jobId: Type.Union([Type.String(), Type.Null()]), deliveryId: Uuid });

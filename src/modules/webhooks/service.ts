@@ -1,0 +1,239 @@
+/**
+ * Webhook endpoints of a workspace (docs/webhooks.md): create (the signing secret is shown
+ * once), list, read, change, delete, rotate the secret (the old one stays valid 24 h), send a
+ * test event; deliveries with every attempt; manual re-delivery (spec 4.1). The secret,
+ * custom header values and basic/bearer credentials are sealed (SecretBox) and never answered.
+ */
+import crypto from 'node:crypto';
+import type { Trx } from '../../db';
+import type { AppServices } from '../../services';
+import { clock } from '../../lib/clock';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+import { assertPublicHost } from '../../lib/outbound';
+import { SUBSCRIPTION_PATTERNS, TEST_EVENT } from './events';
+
+export const ROTATION_GRACE_SECONDS = 24 * 3600;
+
+/** Header names a custom header may not set (the delivery's own headers). */
+const RESERVED_HEADERS = /^(rondo-.*|content-type|content-length|host|connection|transfer-encoding|authorization|user-agent)$/i;
+
+export type WebhookAuth = { type: 'basic'; username: string; password: string } | { type: 'bearer'; token: string };
+
+export interface EndpointInput {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+  headers?: Record<string, string> | null;
+  auth?: WebhookAuth | null;
+  isEnabled?: boolean;
+}
+
+export function newSecret(): string {
+  return 'whsec_' + crypto.randomBytes(32).toString('hex');
+}
+
+async function checkInput(svc: AppServices, b: EndpointInput): Promise<void> {
+  if (b.url !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(b.url);
+    } catch {
+      throw new ValidationError('Invalid url', ['url is not a valid URL']);
+    }
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new ValidationError('Invalid url', ['url must use http or https']);
+    if (u.username || u.password) throw new ValidationError('Invalid url', ['url must not hold credentials (use auth)']);
+    await assertPublicHost(u, svc.cfg.allowPrivateOutbound);
+  }
+  if (b.events) {
+    const bad = b.events.filter((e) => !SUBSCRIPTION_PATTERNS.includes(e));
+    if (bad.length) throw new ValidationError('Unknown event type', bad.map((e) => `events: ${e} is not an event type, a family wildcard or *`));
+  }
+  for (const name of Object.keys(b.headers ?? {})) {
+    if (RESERVED_HEADERS.test(name)) throw new ValidationError('Reserved header', [`headers: ${name} is set by Rondo`]);
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) throw new ValidationError('Invalid header name', [`headers: ${name} is not a valid header name`]);
+  }
+  for (const [name, v] of Object.entries(b.headers ?? {})) {
+    if (/[\r\n\0]/.test(v)) throw new ValidationError('Invalid header value', [`headers: ${name} holds a line break`]);
+  }
+}
+
+function toView(r: Record<string, any>) {
+  const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+  return {
+    id: r.id as string,
+    url: r.url as string,
+    events: r.events as string[],
+    description: (r.description ?? null) as string | null,
+    headerNames: (r.header_names ?? []) as string[],
+    authType: (r.auth_type ?? null) as 'basic' | 'bearer' | null,
+    isEnabled: !!r.is_enabled,
+    failingSince: iso(r.failing_since),
+    disabledAt: iso(r.disabled_at),
+    disabledReason: (r.disabled_reason ?? null) as string | null,
+    previousSecretValidUntil: r.previous_secret_expires_at && new Date(r.previous_secret_expires_at) > clock.now() ? iso(r.previous_secret_expires_at) : null,
+    createdAt: iso(r.created_at)!,
+    updatedAt: iso(r.updated_at)!,
+  };
+}
+export type EndpointView = ReturnType<typeof toView>;
+
+function sealHeaders(svc: AppServices, h: Record<string, string> | null | undefined) {
+  return h && Object.keys(h).length ? { headers_sealed: svc.secrets.seal(JSON.stringify(h)), header_names: Object.keys(h) } : { headers_sealed: null, header_names: [] };
+}
+
+async function row(trx: Trx, tenantId: number, id: string) {
+  const r = await trx('webhook_endpoints').where({ tenant_id: tenantId, id }).first();
+  if (!r) throw new NotFoundError('Webhook endpoint');
+  return r;
+}
+
+/** Header names are kept readable (values sealed): they are read back from the sealed blob. */
+function withNames(svc: AppServices, r: Record<string, any>) {
+  return { ...r, header_names: r.headers_sealed ? Object.keys(JSON.parse(svc.secrets.open(r.headers_sealed))) : [] };
+}
+
+export async function createEndpoint(trx: Trx, svc: AppServices, tenantId: number, by: string | null, b: EndpointInput & { url: string; events: string[] }) {
+  await checkInput(svc, b);
+  const secret = newSecret();
+  const { headers_sealed } = sealHeaders(svc, b.headers);
+  const [r] = await trx('webhook_endpoints')
+    .insert({
+      tenant_id: tenantId,
+      url: b.url,
+      events: JSON.stringify([...new Set(b.events)]),
+      description: b.description ?? null,
+      secret_sealed: svc.secrets.seal(secret),
+      headers_sealed,
+      auth_sealed: b.auth ? svc.secrets.seal(JSON.stringify(b.auth)) : null,
+      auth_type: b.auth?.type ?? null,
+      is_enabled: b.isEnabled ?? true,
+      created_by: by,
+    })
+    .returning('*');
+  return { ...toView(withNames(svc, r)), secret };
+}
+
+export async function listEndpoints(trx: Trx, svc: AppServices, tenantId: number) {
+  const rows = await trx('webhook_endpoints').where({ tenant_id: tenantId }).orderBy('created_at').orderBy('id');
+  return rows.map((r) => toView(withNames(svc, r)));
+}
+
+export async function getEndpoint(trx: Trx, svc: AppServices, tenantId: number, id: string) {
+  return toView(withNames(svc, await row(trx, tenantId, id)));
+}
+
+export async function updateEndpoint(trx: Trx, svc: AppServices, tenantId: number, id: string, b: EndpointInput) {
+  await row(trx, tenantId, id);
+  await checkInput(svc, b);
+  const patch: Record<string, unknown> = { updated_at: clock.now() };
+  if (b.url !== undefined) patch.url = b.url;
+  if (b.events !== undefined) patch.events = JSON.stringify([...new Set(b.events)]);
+  if (b.description !== undefined) patch.description = b.description;
+  if (b.headers !== undefined) patch.headers_sealed = sealHeaders(svc, b.headers).headers_sealed;
+  if (b.auth !== undefined) Object.assign(patch, { auth_sealed: b.auth ? svc.secrets.seal(JSON.stringify(b.auth)) : null, auth_type: b.auth?.type ?? null });
+  if (b.isEnabled !== undefined) {
+    patch.is_enabled = b.isEnabled;
+    // re-enabling starts the failure clock over
+    if (b.isEnabled) Object.assign(patch, { disabled_at: null, disabled_reason: null, failing_since: null });
+    else Object.assign(patch, { disabled_at: clock.now(), disabled_reason: 'disabled by an admin' });
+  }
+  const [r] = await trx('webhook_endpoints').where({ tenant_id: tenantId, id }).update(patch).returning('*');
+  return toView(withNames(svc, r));
+}
+
+export async function deleteEndpoint(trx: Trx, tenantId: number, id: string): Promise<void> {
+  const n = await trx('webhook_endpoints').where({ tenant_id: tenantId, id }).delete();
+  if (!n) throw new NotFoundError('Webhook endpoint');
+}
+
+/** New secret now; the current one keeps signing (as a second v1) for ROTATION_GRACE_SECONDS. */
+export async function rotateSecret(trx: Trx, svc: AppServices, tenantId: number, id: string) {
+  const r = await row(trx, tenantId, id);
+  const secret = newSecret();
+  const until = new Date(clock.now().getTime() + ROTATION_GRACE_SECONDS * 1000);
+  const [u] = await trx('webhook_endpoints')
+    .where({ tenant_id: tenantId, id })
+    .update({ secret_sealed: svc.secrets.seal(secret), previous_secret_sealed: r.secret_sealed, previous_secret_expires_at: until, updated_at: clock.now() })
+    .returning('*');
+  return { ...toView(withNames(svc, u)), secret };
+}
+
+/** The signing secrets in force: the current one first, then the previous one during its grace period. */
+export function signingSecrets(svc: AppServices, r: Record<string, any>, now = clock.now()): string[] {
+  const out = [svc.secrets.open(r.secret_sealed)];
+  if (r.previous_secret_sealed && r.previous_secret_expires_at && new Date(r.previous_secret_expires_at) > now) out.push(svc.secrets.open(r.previous_secret_sealed));
+  return out;
+}
+
+/** A delivery row for `endpointId` with the event envelope as its body, and its first job (in `trx`). */
+export async function queueDelivery(trx: Trx, svc: AppServices, tenantId: number, endpointId: string, ev: { id: string; type: string; createdAt: string; workspaceId: string; data: unknown }) {
+  const body = JSON.stringify({ id: ev.id, type: ev.type, createdAt: ev.createdAt, workspaceId: ev.workspaceId, data: ev.data });
+  const [d] = await trx('webhook_deliveries')
+    .insert({ tenant_id: tenantId, endpoint_id: endpointId, event_id: ev.id, event_type: ev.type, body, next_attempt_at: clock.now() })
+    .onConflict(['tenant_id', 'endpoint_id', 'event_id'])
+    .ignore()
+    .returning('id');
+  if (!d) return null;
+  const jobId = await svc.queue.send('webhooks.deliver', { tenantId, deliveryId: d.id }, { trx });
+  return { deliveryId: d.id as string, jobId };
+}
+
+export async function sendTestEvent(trx: Trx, svc: AppServices, tenantId: number, id: string) {
+  await row(trx, tenantId, id);
+  const ws = await trx('tenants').where({ id: tenantId }).first('uuid');
+  const ev = { id: crypto.randomUUID(), type: TEST_EVENT, createdAt: clock.now().toISOString(), workspaceId: ws.uuid, data: { endpointId: id, message: 'This is a test event from Rondo.' } };
+  const q = await queueDelivery(trx, svc, tenantId, id, ev);
+  return { eventId: ev.id, deliveryId: q!.deliveryId, jobId: q!.jobId };
+}
+
+function deliveryView(d: Record<string, any>) {
+  const iso = (x: Date | null) => (x ? new Date(x).toISOString() : null);
+  return {
+    id: d.id as string,
+    endpointId: d.endpoint_id as string,
+    eventId: d.event_id as string,
+    eventType: d.event_type as string,
+    status: d.status as 'pending' | 'succeeded' | 'failed',
+    attemptCount: d.attempt_count as number,
+    nextAttemptAt: d.status === 'pending' ? iso(d.next_attempt_at) : null,
+    lastStatusCode: (d.last_status_code ?? null) as number | null,
+    lastError: (d.last_error ?? null) as string | null,
+    deliveredAt: iso(d.delivered_at),
+    createdAt: iso(d.created_at)!,
+  };
+}
+
+export async function listDeliveries(trx: Trx, tenantId: number, endpointId: string, page: number, size: number) {
+  await row(trx, tenantId, endpointId);
+  const base = trx('webhook_deliveries').where({ tenant_id: tenantId, endpoint_id: endpointId });
+  const [{ count }] = await base.clone().count<{ count: string }[]>({ count: '*' });
+  const rows = await base.clone().orderBy('created_at', 'desc').orderBy('id').limit(size).offset((page - 1) * size);
+  return { data: rows.map(deliveryView), total: Number(count) };
+}
+
+export async function getDelivery(trx: Trx, tenantId: number, id: string) {
+  const d = await trx('webhook_deliveries').where({ tenant_id: tenantId, id }).first();
+  if (!d) throw new NotFoundError('Webhook delivery');
+  const attempts = await trx('webhook_attempts').where({ tenant_id: tenantId, delivery_id: id }).orderBy('attempted_at').orderBy('attempt');
+  return {
+    ...deliveryView(d),
+    payload: JSON.parse(d.body),
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt as number,
+      attemptedAt: new Date(a.attempted_at).toISOString(),
+      statusCode: (a.status_code ?? null) as number | null,
+      latencyMs: a.latency_ms as number,
+      responseBody: (a.response_body ?? null) as string | null,
+      error: (a.error ?? null) as string | null,
+      success: !!a.success,
+    })),
+  };
+}
+
+/** POST /webhook-deliveries/{id}/retry: one more attempt now with the same event (id and body). */
+export async function retryDelivery(trx: Trx, svc: AppServices, tenantId: number, id: string) {
+  const d = await trx('webhook_deliveries').where({ tenant_id: tenantId, id }).first('id');
+  if (!d) throw new NotFoundError('Webhook delivery');
+  const jobId = await svc.queue.send('webhooks.deliver', { tenantId, deliveryId: id, manual: true }, { trx });
+  return { jobId, deliveryId: id };
+}
