@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import { PassThrough } from 'node:stream';
 import { defineRoutes, route } from '../../http/route';
-import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import { DateIn, PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import {
@@ -23,6 +23,12 @@ export function registerIngestionRoutes(router: Router, svc: AppServices): void 
 }
 
 const IdParams = Type.Object({ id: Uuid });
+/** The period an admin may give a file when naming or re-reading its source (dates, YYYY-MM-DD). */
+const PERIOD_CHOICE = {
+  periodStart: Type.Optional(DateIn()),
+  periodEnd: Type.Optional(DateIn()),
+  accountingPeriod: Type.Optional(DateIn()),
+};
 const Bool = Type.Union([Type.Boolean(), Type.Literal('true'), Type.Literal('false')]);
 const UploadOptionsProps = {
   autoProcessIfConfident: Type.Optional(Bool),
@@ -173,9 +179,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       params: IdParams,
       body: Strict({
         source: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        periodStart: Type.Optional(Type.String({ format: 'date' })),
-        periodEnd: Type.Optional(Type.String({ format: 'date' })),
-        accountingPeriod: Type.Optional(Type.String({ format: 'date' })),
+        ...PERIOD_CHOICE,
       }),
       async handler({ trx, tenantId, params, body }) {
         return { success: true, message: 'File queued to be read again', data: await reprocessFile(svc, trx, tenantId, params.id, body) };
@@ -189,9 +193,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       params: IdParams,
       body: Strict({
         source: Type.String({ minLength: 1, maxLength: 200 }),
-        periodStart: Type.Optional(Type.String({ format: 'date' })),
-        periodEnd: Type.Optional(Type.String({ format: 'date' })),
-        accountingPeriod: Type.Optional(Type.String({ format: 'date' })),
+        ...PERIOD_CHOICE,
       }),
       async handler({ trx, tenantId, params, body }) {
         return { success: true, message: 'Detection confirmed; ingest queued', data: await confirmDetection(svc, trx, tenantId, params.id, body) };
@@ -207,8 +209,8 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         status: Type.Optional(Type.String({ maxLength: 200 })),
         source: Type.Optional(Type.String({ maxLength: 200 })),
         period: Type.Optional(Type.String({ maxLength: 10 })),
-        periodStart: Type.Optional(Type.String({ format: 'date' })),
-        periodEnd: Type.Optional(Type.String({ format: 'date' })),
+        periodStart: PERIOD_CHOICE.periodStart,
+        periodEnd: PERIOD_CHOICE.periodEnd,
         parentId: Type.Optional(Uuid),
       }),
       async handler({ trx, query }) {
