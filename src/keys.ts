@@ -41,21 +41,17 @@ export interface KeySet {
  * its column here so that the boot check and `secrets:reencrypt` cover it (a test compares
  * this list with the schema's `*_sealed` columns).
  */
-export const SEALED_COLUMNS: ReadonlyArray<{ table: string; column: string }> = [
-  { table: 'processor_integrations', column: 'secret_sealed' },
-  { table: 'payment_settings', column: 'details_sealed' },
-  { table: 'fx_integrations', column: 'api_key_sealed' },
-  { table: 'invoicer_connections', column: 'access_token_sealed' },
-  { table: 'invoicer_connections', column: 'refresh_token_sealed' },
-  { table: 'distributor_credentials', column: 'token_sealed' },
-  { table: 'distributor_credentials', column: 'webhook_secret_sealed' },
-  { table: 'email_settings', column: 'smtp_password_sealed' },
-  { table: 'email_domains', column: 'dkim_private_key_sealed' },
-  { table: 'webhook_endpoints', column: 'secret_sealed' },
-  { table: 'webhook_endpoints', column: 'previous_secret_sealed' },
-  { table: 'webhook_endpoints', column: 'headers_sealed' },
-  { table: 'webhook_endpoints', column: 'auth_sealed' },
-];
+const SEALED: Record<string, string[]> = {
+  processor_integrations: ['secret_sealed'],
+  payment_settings: ['details_sealed'],
+  fx_integrations: ['api_key_sealed'],
+  invoicer_connections: ['access_token_sealed', 'refresh_token_sealed'],
+  distributor_credentials: ['token_sealed', 'webhook_secret_sealed'],
+  email_settings: ['smtp_password_sealed'],
+  email_domains: ['dkim_private_key_sealed'],
+  webhook_endpoints: ['secret_sealed', 'previous_secret_sealed', 'headers_sealed', 'auth_sealed'],
+};
+export const SEALED_COLUMNS: ReadonlyArray<{ table: string; column: string }> = Object.entries(SEALED).flatMap(([table, columns]) => columns.map((column) => ({ table, column })));
 
 const ENV_NAMES: Record<KeyKind, { key: string; previous: string; file: string }> = {
   jwt: { key: 'JWT_SECRET', previous: 'JWT_SECRET_PREVIOUS', file: 'JWT_SECRET_FILE' },
