@@ -109,7 +109,7 @@ async function postDiff(trx: Trx, spec: DiffSpec): Promise<number> {
  * share set row, so its lines are first counted per (share set, base amount) and each
  * payee's rounded amount of such a group is multiplied by its count (exact: numeric) —
  * one pass over the lines, then a join of far fewer rows than lines × payees. Files without
- * a period read the view.
+ * a period (or without a files row) read the view.
  */
 const FILES_EXACT = `
   SELECT s.tenant_user_id, g.file_id, g.accounting_period, sum(g.n * royalty_share_amount(g.base_amount, s.share, s.gets_remainder, s.others)) AS exact
@@ -123,7 +123,7 @@ const FILES_EXACT = `
   SELECT e.tenant_user_id, e.file_id, ${EARNINGS_PERIOD('e')}, sum(e.amount)
     FROM royalty_earnings e
    WHERE e.superseded_at IS NULL AND e.file_id = ANY(?::uuid[])
-     AND e.file_id IN (SELECT f.id FROM files f WHERE f.accounting_period IS NULL)
+     AND NOT EXISTS (SELECT 1 FROM files f WHERE f.id = e.file_id AND f.accounting_period IS NOT NULL)
    GROUP BY 1, 2, 3`;
 
 /**
