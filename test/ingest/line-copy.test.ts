@@ -38,7 +38,7 @@ function reference(tenant: number, file: string, l: CanonicalLine, m: string): B
   const v = [l.lineNo, l.saleMonth, l.salePeriodStart, l.salePeriodEnd, l.accountingPeriod, l.dsp, l.country, l.isrc, l.upc, l.trackTitle, l.artist,
     l.releaseTitle, l.label, l.saleType, l.quantity, l.gross, l.grossCurrency, l.net, l.currency, l.exchangeRate, l.aggregator, l.isrcRaw, l.upcRaw,
     extraJson(l.extra)];
-  return Buffer.from(`${tenant}\t${file}\t${v.map((x) => cp(x === undefined || x === null ? null : String(x))).join('\t')}\t${m}\t\\N\t\\N\t\\N\n`);
+  return Buffer.from(`${tenant}\t${file}\t${v.map((x) => cp(x === undefined || x === null ? null : String(x))).join('\t')}\t${m}\t\\N\t\\N\t\\N\t\\N\n`);
 }
 
 describe('ingest COPY writer: bytes and escapes', () => {

@@ -11,7 +11,7 @@ export const LINE_COLUMNS = [
   'tenant_id', 'file_id', 'line_no', 'sale_month', 'sale_period_start', 'sale_period_end', 'accounting_period', 'dsp', 'country',
   'isrc', 'upc', 'track_title', 'artist', 'release_title', 'label', 'sale_type', 'quantity', 'gross', 'gross_currency', 'net',
   'currency', 'exchange_rate', 'aggregator', 'isrc_raw', 'upc_raw', 'extra',
-  'asset_id', 'product_id', 'artist_id', 'match_status', 'base_currency', 'fx_rate', 'base_amount',
+  'asset_id', 'product_id', 'artist_id', 'match_status', 'base_currency', 'fx_rate', 'base_amount', 'share_set_id',
 ] as const;
 
 const NEEDS_ESCAPE = /[\\\t\n\r\u0000]/;
@@ -71,6 +71,8 @@ interface Waiting {
   bytes: Buffer;
   /** Where the match's four columns go in `bytes`. */
   at: number;
+  /** Whether the line was converted (only then is its share set stored with it). */
+  fx: boolean;
 }
 
 /** Formats batches of one file's lines; counts what it refused and the accounting periods it saw. */
@@ -201,8 +203,8 @@ export class LineCopyFormatter {
     w.reset(0);
     this.head(w, l, acc);
     const at = w.length;
-    this.tail(w, l);
-    this.pending.push({ key, bytes: w.take(), at });
+    const fx = this.tail(w, l);
+    this.pending.push({ key, bytes: w.take(), at, fx });
   }
 
   /** COPY text of the batch (one line per good line). */
@@ -216,7 +218,7 @@ export class LineCopyFormatter {
       const m = ms === null ? null : ms[i];
       this.head(w, l, acc);
       w.ascii(m ? m.copy : NO_MATCH);
-      this.tail(w, l);
+      end(w, this.tail(w, l) ? m : null);
     }
     return w.take();
   }
@@ -230,6 +232,7 @@ export class LineCopyFormatter {
       w.bytes(x.bytes, 0, x.at);
       w.ascii(m ? m.copy : NO_MATCH);
       w.bytes(x.bytes, x.at, x.bytes.length);
+      end(w, x.fx ? m : null);
     }
     return w.take();
   }
@@ -266,8 +269,8 @@ export class LineCopyFormatter {
     w.tab();
   }
 
-  /** The currency columns after the match, and the line's end. */
-  private tail(w: CopyBytes, l: CanonicalLine): void {
+  /** The currency columns after the match; whether the line was converted. */
+  private tail(w: CopyBytes, l: CanonicalLine): boolean {
     const matcher = this.matcher;
     const fx = matcher ? matcher.convert(l.currency, l.grossCurrency, l.exchangeRate, l.saleMonth, l.net) : null;
     if (fx) {
@@ -275,8 +278,15 @@ export class LineCopyFormatter {
       w.tab(); w.text(fx[0]);
       w.tab(); w.text(fx[1]);
     } else w.ascii(NO_FX);
-    w.nl();
+    return fx !== null;
   }
+}
+
+/** The share set decided in flight (of a converted line: prefill.ts) and the line's end. */
+function end(w: CopyBytes, m: LineMatch | null | undefined): void {
+  w.tab();
+  w.text(m ? m.set : null);
+  w.nl();
 }
 
 function join(a: Buffer | null, b: Buffer | null): Buffer | null {

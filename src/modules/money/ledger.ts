@@ -103,15 +103,30 @@ async function postDiff(trx: Trx, spec: DiffSpec): Promise<number> {
 // ---------------------------------------------------------------- royalties
 
 /**
+ * The current earnings of the given files per payee and period (`?`: the file ids), equal to
+ * summing their royalty_earnings rows, for files whose accounting period is set (every
+ * allocated file): such a file has one period, and a line's amount depends only on its base
+ * amount and share set row, so its lines are first counted per (share set, base amount) and
+ * each payee's rounded amount of such a group is multiplied by its count (exact: numeric) —
+ * one pass over the lines, not lines × payees rows of the view.
+ */
+const FILES_EXACT = `
+  SELECT s.tenant_user_id, g.file_id, g.accounting_period, sum(g.n * royalty_share_amount(g.base_amount, s.share, s.gets_remainder, s.others)) AS exact
+    FROM (SELECT l.tenant_id, l.file_id, f.accounting_period, l.share_set_id, l.base_amount, count(*) AS n
+            FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id
+           WHERE l.file_id = ANY(?::uuid[]) AND l.share_set_id IS NOT NULL
+           GROUP BY 1, 2, 3, 4, 5) g
+    JOIN royalty_share_sets s ON s.tenant_id = g.tenant_id AND s.share_set_id = g.share_set_id
+   GROUP BY 1, 2, 3`;
+
+/**
  * A file's royalties per payee and period, in minor units: per (file, period) the payees'
  * exact sums are apportioned by largest remainder (rounding.ts), so they add up to the
  * file's rounded total exactly.
  */
-function royaltySpec(fileIds: string[] | null, digits: number): DiffSpec {
-  const exact = `SELECT e.tenant_user_id, e.file_id, ${EARNINGS_PERIOD('e')} AS accounting_period, sum(e.amount) AS exact
-                 FROM royalty_earnings e
-                 WHERE e.superseded_at IS NULL ${fileIds ? 'AND e.file_id = ANY(?::uuid[])' : ''}
-                 GROUP BY 1, 2, 3`;
+function royaltySpec(fileIds: string[] | null, digits: number, withPeriod = false): DiffSpec {
+  const exact = fileIds && withPeriod ? FILES_EXACT : `SELECT e.tenant_user_id, e.file_id, ${EARNINGS_PERIOD('e')} AS accounting_period, sum(e.amount) AS exact
+                 FROM royalty_earnings e WHERE e.superseded_at IS NULL ${fileIds ? 'AND e.file_id = ANY(?::uuid[])' : ''} GROUP BY 1, 2, 3`;
   return {
     desired: `SELECT r.tenant_user_id, 'file'::text AS source_type, r.file_id AS source_id, r.accounting_period, r.rounded AS amount
               FROM (${apportionSql(exact, ['file_id', 'accounting_period'], 'tenant_user_id', digits)}) r`,
@@ -137,7 +152,9 @@ function royaltySpec(fileIds: string[] | null, digits: number): DiffSpec {
 export async function postRoyaltiesForFile(trx: Trx, fileId: string): Promise<{ royaltyEntries: number; recoupEntries: number }> {
   await lockLedger(trx, 'shared');
   await lockKey(trx, 'file', [fileId]);
-  const royalty = await postDiffPayees(trx, royaltySpec([fileId], await ledgerDigits(trx)));
+  // A file with its accounting period set (allocated) is summed from its lines (FILES_EXACT).
+  const { rows: period } = await trx.raw(`SELECT 1 FROM files WHERE id = ? AND accounting_period IS NOT NULL`, [fileId]);
+  const royalty = await postDiffPayees(trx, royaltySpec([fileId], await ledgerDigits(trx), period.length > 0));
   // Only payees with recoupable expenses can have their recoupment changed by new earnings.
   const rows = await trx.raw(
     `SELECT DISTINCT x.tenant_user_id FROM expenses x

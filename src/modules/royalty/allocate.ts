@@ -68,7 +68,7 @@ const Z = `'${ZERO_UUID}'::uuid`;
  *   al_ks  the effective split's shares per distinct key, the remainder payee flagged
  *          (largest share, ties: smallest tenant_user_id).
  */
-export async function prepareSplitKeys(trx: Trx, tenantId: number, scope: Scope, opts: { pairsFromKeys?: boolean } = {}): Promise<{ conditional: boolean }> {
+export async function prepareSplitKeys(trx: Trx, tenantId: number, scope: Scope, opts: { pairsFromKeys?: boolean; unconditionalOnly?: boolean } = {}): Promise<{ conditional: boolean }> {
   const matched = `l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL AND (l.asset_id IS NOT NULL OR l.product_id IS NOT NULL)`;
   // pairsFromKeys: the scoped lines carry exactly rm_keys' matches and all have a base amount
   // (allocateFile, after its update): the distinct pairs come from the keys, not the lines.
@@ -104,7 +104,12 @@ export async function prepareSplitKeys(trx: Trx, tenantId: number, scope: Scope,
   await trx.raw(`DROP TABLE IF EXISTS al_keys`);
   const { rows: cond } = await trx.raw(`SELECT EXISTS (SELECT 1 FROM al_pf WHERE by_date OR by_territory OR by_type) AS c`);
   const conditional: boolean = cond[0].c;
-  if (!conditional) {
+  if (opts.unconditionalOnly) {
+    // The ingest's in-flight decision (prefill.ts): only pairs whose split no line's month,
+    // country or sale type can change; the others are decided by the allocation step.
+    await trx.raw(`CREATE TEMP TABLE al_keys ON COMMIT DROP AS SELECT a_key, p_key, '-infinity'::date AS km, ''::text AS kc, ''::text AS kt FROM al_pf
+      WHERE NOT (by_date OR by_territory OR by_type)`);
+  } else if (!conditional) {
     // No candidate split has a condition: a line's key is its (recording, product) pair.
     await trx.raw(`CREATE TEMP TABLE al_keys ON COMMIT DROP AS SELECT a_key, p_key, '-infinity'::date AS km, ''::text AS kc, ''::text AS kt FROM al_pf`);
   } else {
@@ -147,17 +152,12 @@ const KEY_COUNTRY = `CASE WHEN pf.by_territory THEN coalesce(l.country, '') ELSE
 const KEY_TYPE = `CASE WHEN pf.by_type THEN coalesce(l.sale_type, '') ELSE '' END`;
 
 /**
- * The allocation decision of the scoped lines (after prepareSplitKeys with the same scope):
- * each paid line gets the share set of its effective split (al_ks rows of its key). A share
- * set's id is md5 of its (split, payee, share) rows in payee order, so equal splits share one
- * set and royalty_share_sets grows with split versions, never with lines. A line whose
- * decision changes (another set, none, or — `prev` given — another base amount) keeps its
- * earlier decision in royalty_allocation_history. Lines without base amount, match or split
- * get none. Returns the paid lines of the scope and the lines whose decision changed, with
- * their files.
+ * The share sets of al_ks's keys: `al_set` (key → set id, md5 of its (split, payee, share)
+ * rows in payee order) and their rows in royalty_share_sets (content-addressed: a set written
+ * once is never written again).
  */
-export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, now: Date, prev: 'al_prev' | 'lines' | null) {
-  await trx.raw(`DROP TABLE IF EXISTS al_set, al_new`);
+export async function writeShareSets(trx: Trx, tenantId: number): Promise<void> {
+  await trx.raw(`DROP TABLE IF EXISTS al_set`);
   await trx.raw(
     `CREATE TEMP TABLE al_set ON COMMIT DROP AS
      SELECT a_key, p_key, km, kc, kt,
@@ -176,6 +176,21 @@ export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, 
      ON CONFLICT DO NOTHING`,
     [tenantId],
   ));
+}
+
+/**
+ * The allocation decision of the scoped lines (after prepareSplitKeys with the same scope):
+ * each paid line gets the share set of its effective split (al_ks rows of its key). A share
+ * set's id is md5 of its (split, payee, share) rows in payee order, so equal splits share one
+ * set and royalty_share_sets grows with split versions, never with lines. A line whose
+ * decision changes (another set, none, or — `prev` given — another base amount) keeps its
+ * earlier decision in royalty_allocation_history. Lines without base amount, match or split
+ * get none. Returns the paid lines of the scope and the lines whose decision changed, with
+ * their files.
+ */
+export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, now: Date, prev: 'al_prev' | 'lines' | null) {
+  await writeShareSets(trx, tenantId);
+  await trx.raw(`DROP TABLE IF EXISTS al_new`);
   await hashJoins(trx, () => trx.raw(
     `CREATE TEMP TABLE al_new ON COMMIT DROP AS
      SELECT l.file_id, l.line_no, st.set_id
@@ -207,17 +222,19 @@ export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, 
         WHERE (n.set_id, l.base_amount) IS DISTINCT FROM (b.share_set_id, b.base_amount)`,
       [tenantId, tenantId, tenantId, now, ...bindings, tenantId],
     ));
-    const { rows } = await trx.raw(
-      `WITH u AS (
-         UPDATE royalty_lines l SET share_set_id = NULL
-          WHERE l.tenant_id = ? AND (${scope.sql}) AND l.share_set_id IS NOT NULL
-            AND NOT EXISTS (SELECT 1 FROM al_new n WHERE n.file_id = l.file_id AND n.line_no = l.line_no)
-          RETURNING l.file_id
-       ) SELECT file_id, count(*)::int AS n FROM u GROUP BY 1`,
-      [tenantId, ...scope.bindings],
-    );
-    changed = rows;
   }
+  // Lines that lose their share set (a forced re-run, or a decision of the ingest made in
+  // flight, prefill.ts, that a change since then undid).
+  const { rows: unset } = await hashJoins(trx, () => trx.raw(
+    `WITH u AS (
+       UPDATE royalty_lines l SET share_set_id = NULL
+        WHERE l.tenant_id = ? AND (${scope.sql}) AND l.share_set_id IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM al_new n WHERE n.file_id = l.file_id AND n.line_no = l.line_no)
+        RETURNING l.file_id
+     ) SELECT file_id, count(*)::int AS n FROM u GROUP BY 1`,
+    [tenantId, ...scope.bindings],
+  ));
+  changed = unset;
   const { rows } = await hashJoins(trx, () => trx.raw(
     `WITH u AS (
        UPDATE royalty_lines l SET share_set_id = n.set_id FROM al_new n
@@ -365,11 +382,13 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   }
 
   // A file allocated before (a forced re-run): its lines' decisions and amounts, for history.
+  // (files.allocated_at: the lines' share sets may also be the ingest's in-flight decision.)
   const { rows: prevRows } = await trx.raw(
-    `SELECT EXISTS (SELECT 1 FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ? AND l.share_set_id IS NOT NULL) AS p`,
-    [tenantId, fileId],
+    `UPDATE files f SET allocated_at = ? FROM (SELECT allocated_at FROM files WHERE tenant_id = ? AND id = ?) o
+      WHERE f.tenant_id = ? AND f.id = ? RETURNING o.allocated_at IS NOT NULL AS p`,
+    [now, tenantId, fileId, tenantId, fileId],
   );
-  const previouslyAllocated: boolean = prevRows[0].p;
+  const previouslyAllocated: boolean = prevRows[0]?.p === true;
   if (previouslyAllocated) {
     await trx.raw(`DROP TABLE IF EXISTS al_prev`);
     await trx.raw(

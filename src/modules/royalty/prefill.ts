@@ -16,10 +16,18 @@
  * "store A is DSP B" rules (they change the keys). Whatever is filled here, the allocation
  * step re-checks per key group and rewrites only the lines whose result differs (a catalogue,
  * rule or rate change in between); lines past MAX_KEYS distinct keys are left to it too.
+ *
+ * The share set (the allocation's decision) is stored with a converted line too when its
+ * (recording, product) pair has no candidate split with dates, territories or a sale type
+ * (then the line's own fields cannot change it): computed by the allocation's SQL per key,
+ * its rows written to royalty_share_sets (content-addressed, immutable). The allocation step
+ * recomputes every decision and rewrites only the lines whose share set differs, so no line
+ * is written twice in the common case.
  */
 import { withTenant } from '../../db';
 import type { AppServices } from '../../services';
 import { getSettings } from '../settings/service';
+import { prepareSplitKeys, writeShareSets, ZERO_UUID } from './allocate';
 import { resolveMatchKeys, MATCH_STATUS_SQL } from './match';
 
 /** Distinct match keys remembered per file (memory bound: ~300 bytes each). */
@@ -32,13 +40,15 @@ export interface LineMatch {
   status: string;
   /** The four values as COPY text (asset, product, artist, status), built once per key: appended to every line of the key. */
   copy: string;
+  /** The share set that pays the key's lines (converted lines only); null: none, or left to the allocation step. */
+  set: string | null;
 }
 
 /** A match with its COPY text (built once per key, not per line). */
-export function lineMatch(asset: string | null, product: string | null, artist: string | null, status: string): LineMatch {
+export function lineMatch(asset: string | null, product: string | null, artist: string | null, status: string, set: string | null = null): LineMatch {
   const copy = `${asset ?? '\\N'}\t${product ?? '\\N'}\t${artist ?? '\\N'}\t${status}`;
   // made flat once here (ASCII: uuids and a status), as every line of the key copies it byte by byte
-  return { asset, product, artist, status, copy: Buffer.from(copy, 'latin1').toString('latin1') };
+  return { asset, product, artist, status, copy: Buffer.from(copy, 'latin1').toString('latin1'), set };
 }
 
 /** Keys sharing a first part (the ISRC, else the track title): compared part by part. */
@@ -182,16 +192,24 @@ export class LineMatcher {
            SELECT * FROM unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS x(kid, isrc, upc, track_title, artist, release_title, dsp)`,
           [keys.map((_, i) => i), col(0), col(1), col(2), col(3), col(4), col(5)],
         );
-        await resolveMatchKeys(trx, this.tenantId, { sql: 'false', bindings: [] }, { autoCreate: false, keysHaveId: true, keysFrom: 'SELECT * FROM lm_keys' });
-        return trx.raw(`SELECT k.kid, k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL} AS status FROM rm_keys k`);
+        const none = { sql: 'false', bindings: [] };
+        await resolveMatchKeys(trx, this.tenantId, none, { autoCreate: false, keysHaveId: true, keysFrom: 'SELECT * FROM lm_keys' });
+        // The share set of each matched key whose split no line's month, country or sale type can change.
+        await prepareSplitKeys(trx, this.tenantId, none, { pairsFromKeys: true, unconditionalOnly: true });
+        await writeShareSets(trx, this.tenantId);
+        return trx.raw(
+          `SELECT k.kid, k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL} AS status, st.set_id
+             FROM rm_keys k LEFT JOIN al_set st ON (k.asset_id IS NOT NULL OR k.product_id IS NOT NULL)
+                  AND st.a_key = coalesce(k.asset_id, '${ZERO_UUID}'::uuid) AND st.p_key = coalesce(k.product_id, '${ZERO_UUID}'::uuid)`,
+        );
       });
-      for (const r of rows as { kid: number; asset_id: string | null; product_id: string | null; artist_id: string | null; status: string }[]) {
+      for (const r of rows as { kid: number; asset_id: string | null; product_id: string | null; artist_id: string | null; status: string; set_id: string | null }[]) {
         const k = keys[r.kid]!;
         const f = first(k);
         let bucket = this.known.get(f);
         if (bucket === undefined) this.known.set(f, (bucket = []));
         if (bucket.length >= BUCKET_MAX || bucket.some((e) => same(e.k, k))) continue;
-        bucket.push({ k, m: lineMatch(r.asset_id, r.product_id, r.artist_id, r.status) });
+        bucket.push({ k, m: lineMatch(r.asset_id, r.product_id, r.artist_id, r.status, r.set_id) });
         this.size++;
       }
     } finally {
