@@ -89,4 +89,16 @@ describe('share sets decided in flight by the ingest', function () {
     const history = await tx(app, t.tenantId, (trx) => trx('royalty_allocation_history').where({ file_id: fileId }).count<{ count: string }[]>('* as count'));
     assert.equal(Number(history[0]!.count), 0, 'in-flight decisions are not earlier allocations');
   });
+
+  it('the earnings view (statements, holdings, balances) shows a file\'s lines only once it is allocated', async () => {
+    const lines = [{ isrc: ISRC.a, country: 'US', saleMonth: '2024-04-01', saleType: 'stream', quantity: '1', net: '4.00', currency: 'USD' }];
+    const fileId = await loadStatement(app, t.tenantId, { lines });
+    const earnings = () => tx(app, t.tenantId, (trx) => trx('royalty_earnings').where({ file_id: fileId }).whereNull('superseded_at').orderBy('share').pluck('amount'));
+    assert.deepEqual((await earnings()).map(Number), [1, 3]);
+    // as between the ingest's commit (share sets stored in flight) and the allocation's
+    await app.svc.db.owner.raw(`UPDATE files SET allocated_at = NULL WHERE tenant_id = ? AND id = ?`, [t.tenantId, fileId]);
+    const stored = await tx(app, t.tenantId, (trx) => trx('royalty_lines').where({ file_id: fileId }).whereNotNull('share_set_id').count<{ count: string }[]>('* as count'));
+    assert.equal(Number(stored[0]!.count), 1, 'the line holds its share set');
+    assert.deepEqual(await earnings(), []);
+  });
 });
