@@ -289,7 +289,7 @@ async function fallbackMonth(trx: Trx, tenantId: number, fileId: string): Promis
 const SOURCE_KEY = `coalesce(l.isrc, '') AS isrc, coalesce(l.upc, '') AS upc, coalesce(l.track_title, '') AS track_title,
   coalesce(l.artist, '') AS artist, coalesce(l.release_title, '') AS release_title, coalesce(l.dsp, '') AS dsp,
   l.currency, coalesce(l.gross_currency, '') AS gross_currency, coalesce(l.exchange_rate, 0) AS exchange_rate, coalesce(l.sale_month, ?::date) AS month`;
-const SOURCE_STORED = `l.asset_id, l.product_id, l.artist_id, l.match_status, l.base_currency, l.fx_rate`;
+const SOURCE_STORED = `l.asset_id, l.product_id, l.artist_id, l.match_status, l.base_currency, l.fx_rate, l.share_set_id`;
 
 /**
  * ONE pass over a file's lines: per distinct (match key, currency key) and what the lines
@@ -304,7 +304,7 @@ async function buildSource(trx: Trx, tenantId: number, fileId: string, month: st
     `CREATE TEMP TABLE al_src ON COMMIT DROP AS
      SELECT ${SOURCE_KEY}, ${SOURCE_STORED}, count(*)::bigint AS n, count(*) FILTER (WHERE l.base_amount IS NULL)::bigint AS n_unconverted
        FROM royalty_lines l WHERE l.tenant_id = ? AND l.file_id = ?
-      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16`,
+      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17`,
     [month, tenantId, fileId],
   );
   await trx.raw(`SET LOCAL enable_sort = on`);
@@ -437,7 +437,11 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   // THE allocation decision: each paid line's share set (earlier decisions kept as history).
   const { conditional } = await prepareSplitKeys(trx, tenantId, scope, { pairsFromKeys: true });
   lap('splitKeys');
-  const assigned = await assignShareSets(trx, tenantId, scope, now, previouslyAllocated ? 'al_prev' : null);
+  // The lines already carry the decision when nothing was rewritten, no split condition makes
+  // it per line and every key group's share set (al_src) is its pair's: checked per group, not
+  // per line. Otherwise (or when a group differs) every line's decision is computed and written.
+  const decided = !conditional && !previouslyAllocated && !publishing && stale[0].n === 0 ? await decidedInSource(trx, tenantId) : null;
+  const assigned = decided ?? (await assignShareSets(trx, tenantId, scope, now, previouslyAllocated ? 'al_prev' : null));
   lap('earnings');
 
   // Counts from the key table (every line is counted there); lines paid = lines whose key has
@@ -461,6 +465,22 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   }
   timings.linesRewritten = rewritten;
   return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: assigned.lines, suggestions, accountingPeriod: ap, timings };
+}
+
+/**
+ * The decision check from a file's key groups (al_src; no split condition): each group's
+ * share set against its (recording, product) pair's (al_set). Returns the paid lines, or null
+ * when a group differs (then assignShareSets decides line by line).
+ */
+async function decidedInSource(trx: Trx, tenantId: number): Promise<{ lines: number } | null> {
+  await writeShareSets(trx, tenantId);
+  const { rows } = await hashJoins(trx, () => trx.raw(
+    `SELECT coalesce(sum(s.n) FILTER (WHERE s.share_set_id IS DISTINCT FROM st.set_id), 0)::bigint AS differ,
+            coalesce(sum(s.n) FILTER (WHERE st.set_id IS NOT NULL), 0)::int AS paid
+       FROM al_src s LEFT JOIN al_set st ON (s.asset_id IS NOT NULL OR s.product_id IS NOT NULL)
+            AND st.a_key = coalesce(s.asset_id, ${Z}) AND st.p_key = coalesce(s.product_id, ${Z})`,
+  ));
+  return Number(rows[0].differ) === 0 ? { lines: rows[0].paid } : null;
 }
 
 /** Sets files.accounting_period from the statement's reporting month and the cadence; returns it. */
