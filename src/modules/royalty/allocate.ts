@@ -445,9 +445,8 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   lap('earnings');
 
   // Counts from the key table (every line is counted there); lines paid = lines whose key has
-  // split shares (one hash join of the paid pairs, not a sub-SELECT per key), read from the
-  // lines only when split conditions make that per line.
-  const { rows } = await hashJoins(trx, () => trx.raw(
+  // split shares, read from the lines only when split conditions make that per line.
+  const { rows } = decided ? { rows: [decided] } : await hashJoins(trx, () => trx.raw(
     `SELECT coalesce(sum(s.n), 0)::int AS lines,
             coalesce(sum(s.n) FILTER (WHERE k.asset_how IS NOT NULL OR k.product_how IS NOT NULL), 0)::int AS matched,
             ${conditional
@@ -469,18 +468,19 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
 
 /**
  * The decision check from a file's key groups (al_src; no split condition): each group's
- * share set against its (recording, product) pair's (al_set). Returns the paid lines, or null
+ * share set against its (recording, product) pair's (al_set). Returns the counts, or null
  * when a group differs (then assignShareSets decides line by line).
  */
-async function decidedInSource(trx: Trx, tenantId: number): Promise<{ lines: number } | null> {
+async function decidedInSource(trx: Trx, tenantId: number): Promise<{ lines: number; matched: number; paid: number } | null> {
   await writeShareSets(trx, tenantId);
   const { rows } = await hashJoins(trx, () => trx.raw(
     `SELECT coalesce(sum(s.n) FILTER (WHERE s.share_set_id IS DISTINCT FROM st.set_id), 0)::bigint AS differ,
+            coalesce(sum(s.n), 0)::int AS lines, coalesce(sum(s.n) FILTER (WHERE s.match_status <> 'unmatched'), 0)::int AS matched,
             coalesce(sum(s.n) FILTER (WHERE st.set_id IS NOT NULL), 0)::int AS paid
        FROM al_src s LEFT JOIN al_set st ON (s.asset_id IS NOT NULL OR s.product_id IS NOT NULL)
             AND st.a_key = coalesce(s.asset_id, ${Z}) AND st.p_key = coalesce(s.product_id, ${Z})`,
   ));
-  return Number(rows[0].differ) === 0 ? { lines: rows[0].paid } : null;
+  return Number(rows[0].differ) === 0 ? { lines: rows[0].paid, matched: rows[0].matched, paid: rows[0].paid } : null;
 }
 
 /** Sets files.accounting_period from the statement's reporting month and the cadence; returns it. */
