@@ -106,17 +106,28 @@ async function postDiff(trx: Trx, spec: DiffSpec): Promise<number> {
  * The current earnings of the given files per payee and period (`?`: the file ids), equal to
  * summing their royalty_earnings rows, for files whose accounting period is set (every
  * allocated file): such a file has one period, and a line's amount depends only on its base
- * amount and share set row, so its lines are first counted per (share set, base amount) and
- * each payee's rounded amount of such a group is multiplied by its count (exact: numeric) —
- * one pass over the lines, not lines × payees rows of the view.
+ * amount and share set row, so its lines are first counted per (share set, base amount) —
+ * one pass over the lines, not lines × payees rows of the view. A payee without the
+ * remainder gets Σ count × round(base × share / 100, 12); the remainder payee of a share set
+ * gets the set's Σ count × base minus the others' sums (the per-line rule summed: exact, and
+ * no sub-SELECT over the other shares per group).
  */
 const FILES_EXACT = `
-  SELECT s.tenant_user_id, g.file_id, g.accounting_period, sum(g.n * royalty_share_amount(g.base_amount, s.share, s.gets_remainder, s.others)) AS exact
-    FROM (SELECT l.tenant_id, l.file_id, f.accounting_period, l.share_set_id, l.base_amount, count(*) AS n
-            FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id
-           WHERE l.file_id = ANY(?::uuid[]) AND l.share_set_id IS NOT NULL
-           GROUP BY 1, 2, 3, 4, 5) g
-    JOIN royalty_share_sets s ON s.tenant_id = g.tenant_id AND s.share_set_id = g.share_set_id
+  WITH g AS (
+    SELECT l.tenant_id, l.file_id, f.accounting_period, l.share_set_id, l.base_amount, count(*) AS n
+      FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id
+     WHERE l.file_id = ANY(?::uuid[]) AND l.share_set_id IS NOT NULL
+     GROUP BY 1, 2, 3, 4, 5
+  ), part AS (
+    SELECT s.tenant_user_id, s.gets_remainder, g.file_id, g.accounting_period, g.share_set_id,
+           sum(g.n * CASE WHEN s.gets_remainder THEN g.base_amount ELSE round(g.base_amount * s.share / 100, 12) END) AS amount
+      FROM g JOIN royalty_share_sets s ON s.tenant_id = g.tenant_id AND s.share_set_id = g.share_set_id
+     GROUP BY 1, 2, 3, 4, 5
+  ), others AS (
+    SELECT file_id, share_set_id, sum(amount) AS amount FROM part WHERE NOT gets_remainder GROUP BY 1, 2
+  )
+  SELECT p.tenant_user_id, p.file_id, p.accounting_period, sum(p.amount - CASE WHEN p.gets_remainder THEN coalesce(o.amount, 0) ELSE 0 END) AS exact
+    FROM part p LEFT JOIN others o ON p.gets_remainder AND o.file_id = p.file_id AND o.share_set_id = p.share_set_id
    GROUP BY 1, 2, 3`;
 
 /**
