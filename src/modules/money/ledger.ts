@@ -109,8 +109,8 @@ async function postDiff(trx: Trx, spec: DiffSpec): Promise<number> {
  * amount and share set row, so its lines are first counted per (share set, base amount) —
  * one pass over the lines, not lines × payees rows of the view. A payee without the
  * remainder gets Σ count × round(base × share / 100, 12); the remainder payee of a share set
- * gets the set's Σ count × base minus the others' sums (the per-line rule summed: exact, and
- * no sub-SELECT over the other shares per group).
+ * gets the set's Σ count × base minus the others' sums (the per-line rule summed: exact; a
+ * window over the set's few payee rows, no sub-SELECT over the other shares per group).
  */
 const FILES_EXACT = `
   WITH g AS (
@@ -123,11 +123,9 @@ const FILES_EXACT = `
            sum(g.n * CASE WHEN s.gets_remainder THEN g.base_amount ELSE round(g.base_amount * s.share / 100, 12) END) AS amount
       FROM g JOIN royalty_share_sets s ON s.tenant_id = g.tenant_id AND s.share_set_id = g.share_set_id
      GROUP BY 1, 2, 3, 4, 5
-  ), others AS (
-    SELECT file_id, share_set_id, sum(amount) AS amount FROM part WHERE NOT gets_remainder GROUP BY 1, 2
   )
-  SELECT p.tenant_user_id, p.file_id, p.accounting_period, sum(p.amount - CASE WHEN p.gets_remainder THEN coalesce(o.amount, 0) ELSE 0 END) AS exact
-    FROM part p LEFT JOIN others o ON p.gets_remainder AND o.file_id = p.file_id AND o.share_set_id = p.share_set_id
+  SELECT tenant_user_id, file_id, accounting_period, sum(CASE WHEN gets_remainder THEN amount - coalesce(others, 0) ELSE amount END) AS exact
+    FROM (SELECT part.*, sum(amount) FILTER (WHERE NOT gets_remainder) OVER (PARTITION BY file_id, share_set_id) AS others FROM part) p
    GROUP BY 1, 2, 3`;
 
 /**
