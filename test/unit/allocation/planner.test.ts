@@ -51,7 +51,7 @@ describe('analytics planner (request → shape + period cover)', () => {
         for (const f2 of filters)
           for (const member of [false, true]) {
             const p = planAnalytics(g, { ...f1, ...f2 }, member);
-            if (p.shape) assert.ok(p.needs.every((c) => shapeKeys(p.shape!).includes(c)), `${g} ${JSON.stringify({ ...f1, ...f2 })}`);
+            assert.ok(p.shape === null || p.needs.every((c) => shapeKeys(p.shape!).includes(c)), `${g} ${JSON.stringify({ ...f1, ...f2 })}`);
             // the coarsest: no EARLIER shape holds them all
             const i = p.shape ? SHAPES.indexOf(p.shape) : SHAPES.length;
             for (const s of SHAPES.slice(0, i)) assert.ok(!p.needs.every((c) => shapeKeys(s).includes(c)));
