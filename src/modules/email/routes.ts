@@ -1,7 +1,7 @@
 /** E-mail templates, e-mail settings, e-mail domains (admin+). docs/email.md. */
 import type Router from '@koa/router';
-import { defineRoutes, route } from '../../http/route';
-import { Email, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import { defineRoutes, route, type HandlerArgs } from '../../http/route';
+import { Email, Strict, Type, Uuid, type Static, type TSchema } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { getTemplate, listTemplates, previewTemplate, resetTemplate, saveTemplate } from './service';
 import { getEmailSettings, saveEmailSettings } from './settings';
@@ -69,6 +69,20 @@ const EmailDomain = Type.Object({
 });
 const DomainParams = Type.Object({ domainId: Uuid });
 
+/** A route on one e-mail type (admin): `/settings/email-templates/:type<suffix>`, answering `{success: true, data}`. */
+function templateRoute<B extends TSchema | undefined>(
+  method: 'get' | 'put' | 'delete' | 'post', suffix: string, summary: string, body: B, data: TSchema,
+  run: (args: HandlerArgs<B extends TSchema ? Static<B> : undefined, unknown, unknown>, type: TemplateType) => Promise<unknown>,
+) {
+  return route({
+    method, path: `/settings/email-templates/:type${suffix}`, summary, access: 'admin', params: TypeParam, ...(body ? { body } : {}),
+    responses: { 200: ok(data) },
+    async handler(args) {
+      return { success: true, data: await run(args as never, args.params.type as TemplateType) };
+    },
+  });
+}
+
 export function registerEmailRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'E-mail', errorShape: 'catalogue' }, [
     route({
@@ -78,34 +92,12 @@ export function registerEmailRoutes(router: Router, svc: AppServices): void {
         return { success: true, data: await listTemplates(trx) };
       },
     }),
-    route({
-      method: 'get', path: '/settings/email-templates/:type', summary: 'One e-mail template in force', access: 'admin', params: TypeParam,
-      responses: { 200: ok(Template) },
-      async handler({ trx, params }) {
-        return { success: true, data: await getTemplate(trx, params.type as TemplateType) };
-      },
-    }),
-    route({
-      method: 'put', path: '/settings/email-templates/:type', summary: 'Save the workspace\'s template (subject, text, optional html with {{placeholders}}); an unknown placeholder is a 400', access: 'admin', params: TypeParam, body: TemplateBody,
-      responses: { 200: ok(Template) },
-      async handler({ trx, tenantId, params, body }) {
-        return { success: true, data: await saveTemplate(trx, tenantId, params.type as TemplateType, body) };
-      },
-    }),
-    route({
-      method: 'delete', path: '/settings/email-templates/:type', summary: 'Back to the built-in template', access: 'admin', params: TypeParam,
-      responses: { 200: ok(Template) },
-      async handler({ trx, params }) {
-        return { success: true, data: await resetTemplate(trx, params.type as TemplateType) };
-      },
-    }),
-    route({
-      method: 'post', path: '/settings/email-templates/:type/preview', summary: 'Render the given (else the stored) template with sample data, `data` over it; nothing is sent or saved', access: 'admin', params: TypeParam, body: PreviewBody,
-      responses: { 200: ok(Rendered) },
-      async handler({ trx, tenantId, params, body }) {
-        return { success: true, data: await previewTemplate(svc, trx, tenantId, params.type as TemplateType, body) };
-      },
-    }),
+    templateRoute('get', '', 'One e-mail template in force', undefined, Template, ({ trx }, type) => getTemplate(trx, type)),
+    templateRoute('put', '', 'Save the workspace\'s template (subject, text, optional html with {{placeholders}}); an unknown placeholder is a 400', TemplateBody, Template,
+      ({ trx, tenantId, body }, type) => saveTemplate(trx, tenantId, type, body)),
+    templateRoute('delete', '', 'Back to the built-in template', undefined, Template, ({ trx }, type) => resetTemplate(trx, type)),
+    templateRoute('post', '/preview', 'Render the given (else the stored) template with sample data, `data` over it; nothing is sent or saved', PreviewBody, Rendered,
+      ({ trx, tenantId, body }, type) => previewTemplate(svc, trx, tenantId, type, body)),
     route({
       method: 'get', path: '/settings/email', summary: 'E-mail settings: sender name and address, reply-to, SMTP override (its password never shown)', access: 'admin',
       responses: { 200: ok(Settings) },
