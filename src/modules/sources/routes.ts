@@ -114,7 +114,6 @@ export function registerSourceAdminRoutes(router: Router, svc: AppServices): voi
 
 /** The workspace's sources (mounted after the teaching routes, whose fixed paths must win over /sources/:id). */
 export function registerWorkspaceSourceRoutes(router: Router, svc: AppServices): void {
-  const owner = svc.db.owner;
   defineRoutes(router, svc, { tag: 'Sources' }, [
     route({
       method: 'get',
@@ -140,7 +139,7 @@ export function registerWorkspaceSourceRoutes(router: Router, svc: AppServices):
         settings: Type.Optional(Type.Object({}, { additionalProperties: true })),
       }),
       async handler({ trx, tenantId, body, auth }) {
-        return { status: 'success', message: 'Source configured', data: await configureSource(trx, owner, tenantId, body, auth.tenantUserId) };
+        return { status: 'success', message: 'Source configured', data: await configureSource(trx, svc.db.owner, tenantId, body, auth.tenantUserId) };
       },
     }),
     route({
