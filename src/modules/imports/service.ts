@@ -19,7 +19,7 @@ import { clock } from '../../lib/clock';
 import { iso } from '../catalogue/common';
 import { rowView } from '../../lib/row-view';
 import { PartnerApiError } from '../partners/http-client';
-import { PROVIDERS, cleanData, distributorItems, fileItems, type DistributorQuery, type FileQuery, type ItemKind, type ProviderId, type StagedData, type StagedItem } from './providers';
+import { PROVIDERS, cleanData, distributorItems, fileItems, type DistributorQuery, type FileQuery, type ItemKind, type ProviderId, type StagedItem } from './providers';
 import { applyItem, currentOf, diffOf } from './apply';
 
 export interface FetchInput {
