@@ -148,6 +148,8 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   royalty_lines: { action: 'none', why: 'statement lines from stores (no account holder)' },
   file_errors: { action: 'none', why: 'statement lines refused at ingest' },
   allocation_dirty: { action: 'none', why: 'work queue of catalogue ids' },
+  allocation_changes: { action: 'none', why: 'transaction ids of catalogue changes' },
+  allocation_change_floor: { action: 'none', why: 'a transaction id' },
   source_patterns: { action: 'none', why: 'statement formats' },
   processor_integrations: { action: 'none', why: 'workspace processor secret' },
   processor_events: { action: 'none', why: 'processor transfer events: ids, amounts, statuses' },
