@@ -13,7 +13,7 @@ import { upload, waitFile } from '../ingest/helpers';
 import { stepTestHooks } from '../../src/pipeline/run-step';
 import { createArtist, createAsset, createSplit, setShares, tx, waitFor, waitForReallocation } from './helpers';
 
-const ISRC = { a: 'QZDEC2600001', b: 'QZDEC2600002', c: 'QZDEC2600003', d: 'QZDEC2600004', e: 'QZDEC2600005' };
+const ISRC = { a: 'QZDEC2600001', b: 'QZDEC2600002', c: 'QZDEC2600003', d: 'QZDEC2600004', e: 'QZDEC2600005', f: 'QZDEC2600006' };
 const HEADER = ['Reporting Date', 'Sale Month', 'Store', 'Artist', 'Title', 'ISRC', 'UPC', 'Quantity', 'Team Percentage', 'Song/Album', 'Country of Sale', 'Songwriter Royalties Withheld', 'Earnings (USD)'];
 
 /** A DistroKid statement of March 2024 sales (USD); `tag` makes its bytes unique (no duplicate upload). */
@@ -127,6 +127,30 @@ describe("allocation: the ingest's decisions are taken only when nothing changed
     await waitForReallocation(app, t.tenantId);
   });
 
+  it('a change committed while the allocation runs (after its reads) is re-allocated once the allocation commits', async () => {
+    let hit = 0;
+    stepTestHooks.beforeCommit = async (step) => {
+      if (step !== 'royalty.allocate') return;
+      hit++;
+      await tx(app, t.tenantId, (trx) =>
+        trx('matching_rules').insert({ tenant_id: t.tenantId, kind: 'asset', isrc: ISRC.f, asset_id: assets.b }),
+      );
+    };
+    let f: Record<string, any>;
+    try {
+      f = await run(statement('allocating', [{ isrc: ISRC.f, title: 'Song f', net: '4' }]));
+    } finally {
+      delete stepTestHooks.beforeCommit;
+    }
+    assert.equal(hit, 1);
+    assert.equal(f.allocation_path, 'in_flight');
+    await waitForReallocation(app, t.tenantId);
+    const [l] = await lines(f.id);
+    assert.deepEqual([l.asset_id, l.match_status], [assets.b, 'rule']);
+    const [u, o] = [t.users.user!.tenantUserId, t.users.owner!.tenantUserId];
+    assert.deepEqual(await payees(f.id), { [u]: new Decimal(eur('4')).times('0.5').toFixed(12), [o]: new Decimal(eur('4')).times('0.5').toFixed(12) });
+  });
+
   it('a recording added that matches an unmatched line: checked, the line matched', async () => {
     let added = '';
     const f = await run(statement('recording', [{ isrc: ISRC.c, title: 'Song c', net: '3' }]), async () => {
@@ -167,8 +191,8 @@ describe("allocation: the ingest's decisions are taken only when nothing changed
       assert.equal(r.status, 200, r.text);
     });
     assert.equal(f.allocation_path, 'checked');
+    // (its match_status: 'auto', or 'isrc' once the re-allocation the new recording wakes has run)
     const [l] = await lines(f.id);
-    assert.equal(l.match_status, 'auto');
     const made = await sql(`SELECT id FROM assets WHERE isrc = ?`, [ISRC.e]);
     assert.deepEqual([l.asset_id], made.rows.map((r: { id: string }) => r.id));
     const off = await app.request('PUT', '/settings/workspace', { token: admin, body: { autoCreateCatalogue: false } });
