@@ -15,7 +15,9 @@
  * Not used with autoCreateCatalogue (creating catalogue rows is the allocation step's job) or
  * "store A is DSP B" rules (they change the keys). Whatever is filled here, the allocation
  * step re-checks per key group and rewrites only the lines whose result differs (a catalogue,
- * rule or rate change in between); lines past MAX_KEYS distinct keys are left to it too.
+ * rule or rate change in between) — or, when every line was decided here and nothing changed
+ * since the matcher's snapshot, takes them as they are (decided.ts); lines past MAX_KEYS
+ * distinct keys are left to it too.
  *
  * The share set (the allocation's decision) is stored with a converted line too when its
  * (recording, product) pair has no candidate split with dates, territories or a sale type
