@@ -81,6 +81,8 @@ export class LineCopyFormatter {
   failed = 0;
   /** Accounting periods of the lines (at most 1000 kept). */
   readonly accSeen = new Set<string>();
+  /** Lines written; of them matched, paid (with a share set), partial (no recording or no product), undecided (left to the allocation step). */
+  private readonly counts = { lines: 0, matched: 0, paid: 0, partial: 0, undecided: 0 };
   private readonly prefix: string;
   /** Lines waiting for their match keys. */
   private pending: Waiting[] = [];
@@ -218,7 +220,9 @@ export class LineCopyFormatter {
       const m = ms === null ? null : ms[i];
       this.head(w, l, acc);
       w.ascii(m ? m.copy : NO_MATCH);
-      end(w, this.tail(w, l) ? m : null);
+      const fx = this.tail(w, l);
+      this.count(m, fx);
+      end(w, fx ? m : null);
     }
     return w.take();
   }
@@ -232,9 +236,30 @@ export class LineCopyFormatter {
       w.bytes(x.bytes, 0, x.at);
       w.ascii(m ? m.copy : NO_MATCH);
       w.bytes(x.bytes, x.at, x.bytes.length);
+      this.count(m, x.fx);
       end(w, x.fx ? m : null);
     }
     return w.take();
+  }
+
+  private count(m: LineMatch | null | undefined, fx: boolean): void {
+    const c = this.counts;
+    c.lines++;
+    if (!m || !fx || !m.decided) c.undecided++;
+    if (!m) return;
+    if (m.status !== 'unmatched') c.matched++;
+    if (fx && m.set !== null) c.paid++;
+    if (m.partial) c.partial++;
+  }
+
+  /**
+   * What the file records for its allocation (docs/engine.md, "Decided while stored"): the
+   * matcher's snapshot, and the counts when every line written was decided in flight.
+   */
+  inFlight(): { ingest_snapshot: string | null; decided_in_flight: string | null } {
+    const { undecided, ...counts } = this.counts;
+    const all = this.matcher !== null && undecided === 0 && counts.lines > 0;
+    return { ingest_snapshot: this.matcher?.snapshot ?? null, decided_in_flight: all ? JSON.stringify(counts) : null };
   }
 
   /** The columns before the match, and the tab before it. */

@@ -374,7 +374,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
   let ingested = null as Record<string, unknown> | null;
   try {
     // inside the try: if it fails, the finally still stops the timer and closes the streams
-    const matcher = await LineMatcher.open(svc, tenantId);
+    const matcher = await LineMatcher.open(svc, tenantId, fileId);
     const forced = !!row.duplicate_of && !!o.force; // this upload replaces the earlier copies of its bytes (replace.ts)
     await svc.db.owner.transaction(async (trx: Knex.Transaction) => {
       if (forced) await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [copiesLockKey(tenantId, row.sha256)]);
@@ -471,6 +471,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         sale_period_end: o.periodOverride?.end ?? summary.period.end ?? row.sale_period_end,
         accounting_period: accounting,
         income: pattern.income ?? 'recording',
+        ...fmt.inFlight(), // the snapshot and counts the allocation may trust (royalty/decided.ts)
         error_message: nothing ? `No line could be read: ${rowsFailed} rejected (see the errors)` : null,
         processed_at: trx.fn.now(),
         ...(forced && !nothing ? { duplicate_of: null } : {}),

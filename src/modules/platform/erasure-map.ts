@@ -152,6 +152,8 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   royalty_lines: none('statement lines from stores (no account holder)'),
   file_errors: none('statement lines refused at ingest'),
   allocation_dirty: none('work queue of catalogue ids'),
+  allocation_changes: none('transaction ids of catalogue changes'),
+  allocation_change_floor: none('a transaction id'),
   source_patterns: none('statement formats'),
   processor_integrations: none('workspace processor secret'),
   processor_events: none('processor transfer events: ids, amounts, statuses'),

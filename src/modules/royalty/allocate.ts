@@ -463,7 +463,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
     lap('publishing');
   }
   timings.linesRewritten = rewritten;
-  return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: assigned.lines, suggestions, accountingPeriod: ap, timings };
+  return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: decided ? decided.paid : assigned.lines, suggestions, accountingPeriod: ap, timings };
 }
 
 /**
@@ -480,7 +480,7 @@ async function decidedInSource(trx: Trx, tenantId: number): Promise<{ lines: num
        FROM al_src s LEFT JOIN al_set st ON (s.asset_id IS NOT NULL OR s.product_id IS NOT NULL)
             AND st.a_key = coalesce(s.asset_id, ${Z}) AND st.p_key = coalesce(s.product_id, ${Z})`,
   ));
-  return Number(rows[0].differ) === 0 ? { lines: rows[0].paid, matched: rows[0].matched, paid: rows[0].paid } : null;
+  return Number(rows[0].differ) === 0 ? { lines: rows[0].lines, matched: rows[0].matched, paid: rows[0].paid } : null;
 }
 
 /** Sets files.accounting_period from the statement's reporting month and the cadence; returns it. */

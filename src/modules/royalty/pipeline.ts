@@ -8,8 +8,9 @@
 import { withTenant, type Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import type { AppServices } from '../../services';
-import { allocateFile, AllocationFailed, BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
+import { AllocationFailed, BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
 import { aggregateFile, removeFileRollups } from './aggregate';
+import { allocateFileOnce } from './decided';
 import { reallocateTenant } from './reallocate';
 import { PIPELINE, TERMINAL_STATUSES, stepFor } from '../../pipeline/registry';
 import type { CommitStep } from '../../pipeline/run-step';
@@ -41,7 +42,7 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
       const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).forUpdate().first('status'); // a re-run waits for this step
       if (!f || !allocatable(f.status, p.force)) return null; // deleted, not ingested, or allocated already: nothing to do
       await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, updated_at: clock.now() });
-      const res = await allocateFile(trx, p.tenantId, p.fileId);
+      const res = await allocateFileOnce(trx, p.tenantId, p.fileId, p.force);
       const t = Date.now();
       await runPostAllocationHooks(trx, p.fileId);
       res.timings.ledger = Date.now() - t;

@@ -15,7 +15,9 @@
  * Not used with autoCreateCatalogue (creating catalogue rows is the allocation step's job) or
  * "store A is DSP B" rules (they change the keys). Whatever is filled here, the allocation
  * step re-checks per key group and rewrites only the lines whose result differs (a catalogue,
- * rule or rate change in between); lines past MAX_KEYS distinct keys are left to it too.
+ * rule or rate change in between) — or, when every line was decided here and nothing changed
+ * since the matcher's snapshot, takes them as they are (decided.ts); lines past MAX_KEYS
+ * distinct keys are left to it too.
  *
  * The share set (the allocation's decision) is stored with a converted line too when its
  * (recording, product) pair has no candidate split with dates, territories or a sale type
@@ -42,13 +44,17 @@ export interface LineMatch {
   copy: string;
   /** The share set that pays the key's lines (converted lines only); null: none, or left to the allocation step. */
   set: string | null;
+  /** Whether `set` is the allocation's decision for every converted line of the key (unmatched, or no split condition can matter). */
+  decided: boolean;
+  /** Recording or product not found (the allocation offers suggestions for the key). */
+  partial: boolean;
 }
 
 /** A match with its COPY text (built once per key, not per line). */
-export function lineMatch(asset: string | null, product: string | null, artist: string | null, status: string, set: string | null = null): LineMatch {
+export function lineMatch(asset: string | null, product: string | null, artist: string | null, status: string, set: string | null = null, decided = false): LineMatch {
   const copy = `${asset ?? '\\N'}\t${product ?? '\\N'}\t${artist ?? '\\N'}\t${status}`;
   // made flat once here (ASCII: uuids and a status), as every line of the key copies it byte by byte
-  return { asset, product, artist, status, copy: Buffer.from(copy, 'latin1').toString('latin1'), set };
+  return { asset, product, artist, status, copy: Buffer.from(copy, 'latin1').toString('latin1'), set, decided, partial: asset === null || product === null };
 }
 
 /** Keys sharing a first part (the ISRC, else the track title): compared part by part. */
@@ -100,6 +106,8 @@ export function multiplyRound12(net: string, rate: string): string {
 }
 
 const ONE = '1';
+/** Key `k`'s (recording, product) pair is row `t`'s of al_keys / al_set. */
+const pair = (t: string) => `${t}.a_key = coalesce(k.asset_id, '${ZERO_UUID}'::uuid) AND ${t}.p_key = coalesce(k.product_id, '${ZERO_UUID}'::uuid)`;
 
 export class LineMatcher {
   private known = new Map<string, Entry[]>();
@@ -124,11 +132,25 @@ export class LineMatcher {
      * resolved in 6 round trips, 1.3–1.5 s of the ingest's wall time, become 2,000).
      */
     private readonly byDsp: boolean,
+    /**
+     * The snapshot (pg_snapshot text) read before anything else was: every decision of this
+     * ingest saw at least what it saw. A change it does not see left a row in
+     * allocation_changes (docs/engine.md, "Decided while stored").
+     */
+    readonly snapshot: string,
   ) {}
 
-  /** A matcher for the workspace, or null when ingest must leave matching to the allocation step. */
-  static async open(svc: AppServices, tenantId: number): Promise<LineMatcher | null> {
+  /**
+   * A matcher for the workspace, or null when ingest must leave matching to the allocation step.
+   * `fileId`: the file it decides for, which records the snapshot at once (so the allocation of
+   * another file keeps the changes this one may have missed: allocation/decided.ts).
+   */
+  static async open(svc: AppServices, tenantId: number, fileId?: string): Promise<LineMatcher | null> {
     return withTenant(svc.db.app, tenantId, async (trx) => {
+      // First: no setting, rule, rate or catalogue row read below is older than this snapshot.
+      const { rows: snap } = await trx.raw(`SELECT pg_current_snapshot()::text AS s`);
+      const snapshot: string = snap[0].s;
+      if (fileId) await trx('files').where({ tenant_id: tenantId, id: fileId }).update({ ingest_snapshot: snapshot });
       const settings = await getSettings(trx, tenantId);
       if (settings.autoCreateCatalogue) return null;
       const { rows: rules } = await trx.raw(
@@ -138,7 +160,7 @@ export class LineMatcher {
       if (rules[0]?.dsp_rules) return null;
       const { rows } = await trx.raw(`SELECT currency, to_char(month, 'YYYY-MM-DD') AS month, rate::text AS rate FROM fx_rates WHERE tenant_id = ?`, [tenantId]);
       const rates = new Map<string, string>(rows.map((r: { currency: string; month: string; rate: string }) => [`${r.currency.trim()}|${r.month}`, r.rate]));
-      return new LineMatcher(svc, tenantId, settings.baseCurrency, rates, rules[0]?.by_dsp === true);
+      return new LineMatcher(svc, tenantId, settings.baseCurrency, rates, rules[0]?.by_dsp === true, snapshot);
     });
   }
 
@@ -197,19 +219,20 @@ export class LineMatcher {
         // The share set of each matched key whose split no line's month, country or sale type can change.
         await prepareSplitKeys(trx, this.tenantId, none, { pairsFromKeys: true, unconditionalOnly: true });
         await writeShareSets(trx, this.tenantId);
+        // decided: unmatched, or a pair no line field can change (al_keys holds exactly those pairs).
         return trx.raw(
-          `SELECT k.kid, k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL} AS status, st.set_id
-             FROM rm_keys k LEFT JOIN al_set st ON (k.asset_id IS NOT NULL OR k.product_id IS NOT NULL)
-                  AND st.a_key = coalesce(k.asset_id, '${ZERO_UUID}'::uuid) AND st.p_key = coalesce(k.product_id, '${ZERO_UUID}'::uuid)`,
+          `SELECT k.kid, k.asset_id, k.product_id, k.artist_id, ${MATCH_STATUS_SQL} AS status, st.set_id,
+                  (k.asset_id IS NULL AND k.product_id IS NULL) OR EXISTS (SELECT 1 FROM al_keys ak WHERE ${pair('ak')}) AS decided
+             FROM rm_keys k LEFT JOIN al_set st ON (k.asset_id IS NOT NULL OR k.product_id IS NOT NULL) AND ${pair('st')}`,
         );
       });
-      for (const r of rows as { kid: number; asset_id: string | null; product_id: string | null; artist_id: string | null; status: string; set_id: string | null }[]) {
+      for (const r of rows as { kid: number; asset_id: string | null; product_id: string | null; artist_id: string | null; status: string; set_id: string | null; decided: boolean }[]) {
         const k = keys[r.kid]!;
         const f = first(k);
         let bucket = this.known.get(f);
         if (bucket === undefined) this.known.set(f, (bucket = []));
         if (bucket.length >= BUCKET_MAX || bucket.some((e) => same(e.k, k))) continue;
-        bucket.push({ k, m: lineMatch(r.asset_id, r.product_id, r.artist_id, r.status, r.set_id) });
+        bucket.push({ k, m: lineMatch(r.asset_id, r.product_id, r.artist_id, r.status, r.set_id, r.decided) });
         this.size++;
       }
     } finally {
