@@ -127,3 +127,20 @@ export async function rawConnection(trx: Trx): Promise<import('pg').PoolClient> 
   // Inside a transaction knex's client hands back the transaction's own connection.
   return (await (trx as unknown as { client: { acquireConnection(): Promise<import('pg').PoolClient> } }).client.acquireConnection());
 }
+
+/**
+ * Runs batch statements with hash joins instead of nested loops. Statement lines are often
+ * planned with stale statistics (just COPYed; base_amount / asset_id filled a moment ago),
+ * and a nested loop over a misestimated "1 row" is quadratic; hash joins are linear either way.
+ * `hashAggregates`: sorts are avoided too (grouping by hashing; a sort of a million
+ * misestimated rows spills to disk).
+ */
+export async function hashJoins<T>(trx: Trx, fn: () => Promise<T>, opts: { hashAggregates?: boolean } = {}): Promise<T> {
+  const sets = ['enable_nestloop', 'enable_mergejoin', ...(opts.hashAggregates ? ['enable_sort'] : [])];
+  for (const s of sets) await trx.raw(`SET LOCAL ${s} = off`); // a merge join sorts both sides: the file's lines too
+  try {
+    return await fn();
+  } finally {
+    for (const s of sets) await trx.raw(`SET LOCAL ${s} = on`);
+  }
+}

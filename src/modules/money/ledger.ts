@@ -21,7 +21,7 @@
  *   3. payees, sorted (approvals, payments, recoupment): "what is due" cannot change
  *      between reading it and spending it.
  */
-import type { Knex, Trx } from "../../db";
+import { hashJoins, type Knex, type Trx } from "../../db";
 import { clock } from '../../lib/clock';
 import { baseCurrency } from './common';
 import { apportionSql, minorDigits } from './rounding';
@@ -177,7 +177,10 @@ export async function postRoyaltiesForFile(trx: Trx, fileId: string): Promise<{ 
   await lockKey(trx, 'file', [fileId]);
   // A file with its accounting period set (allocated) is summed from its lines (FILES_EXACT).
   const { rows: period } = await trx.raw(`SELECT 1 FROM files WHERE id = ? AND accounting_period IS NOT NULL`, [fileId]);
-  const royalty = await postDiffPayees(trx, royaltySpec([fileId], await ledgerDigits(trx), period.length > 0));
+  // The file's lines are freshly written (stale statistics): grouped and joined by hashing,
+  // whatever the planner estimates (a misestimated nested loop or sort took minutes at 1M lines).
+  const digits = await ledgerDigits(trx);
+  const royalty = await hashJoins(trx, () => postDiffPayees(trx, royaltySpec([fileId], digits, period.length > 0)), { hashAggregates: true });
   // Only payees with recoupable expenses can have their recoupment changed by new earnings.
   const rows = await trx.raw(
     `SELECT DISTINCT x.tenant_user_id FROM expenses x

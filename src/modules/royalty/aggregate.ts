@@ -7,8 +7,8 @@
  * through them), so a re-allocation that moves a file's lines to other share sets is a
  * rebuild of that file's rows, and a re-aggregation is idempotent.
  */
-import type { Trx } from '../../db';
-import { hashJoins, setWorkMem, ROLLUP_WORK_MEM } from './allocate';
+import { hashJoins, type Trx } from '../../db';
+import { setWorkMem, ROLLUP_WORK_MEM } from './allocate';
 import { SHAPES, filePeriods, shapeBuildOrder, shapeInsert } from './shapes';
 
 /** Remove a file's rows from every shape. */
@@ -27,7 +27,7 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
   const file = filePeriods('f.tenant_id = ? AND f.id = ?');
   for (const { shape: s, from } of shapeBuildOrder(SHAPES)) {
     t0 = Date.now();
-    await hashJoins(trx, () => trx.raw(shapeInsert(s, file, from), [tenantId, fileId]));
+    await hashJoins(trx, () => trx.raw(shapeInsert(s, file, from), [tenantId, fileId]), { hashAggregates: true });
     timings[s.table.replace('royalty_roll_', '')] = Date.now() - t0;
   }
   return timings;

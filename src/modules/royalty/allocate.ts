@@ -24,7 +24,7 @@
  * Σ the others' rounded amounts, so a line's current earnings always sum to its base amount
  * exactly. The share set row carries that flag and the other shares.
  */
-import type { Trx } from '../../db';
+import { hashJoins, type Trx } from '../../db';
 import { allocatePublishing } from '../publishing-income/allocate';
 import { clock } from '../../lib/clock';
 import { getSettings } from '../settings/service';
@@ -32,22 +32,6 @@ import { accountingPeriodSql } from '../settings/periods';
 import { applyDspRules, resolveMatchKeys, suggestMatches, MATCH_STATUS_SQL, type Scope } from './match';
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
-
-/**
- * Runs batch statements with hash joins instead of nested loops. Statement lines are often
- * planned with stale statistics (just COPYed; base_amount / asset_id filled a moment ago),
- * and a nested loop over a misestimated "1 row" is quadratic; hash joins are linear either way.
- */
-export async function hashJoins<T>(trx: Trx, fn: () => Promise<T>): Promise<T> {
-  await trx.raw(`SET LOCAL enable_nestloop = off`);
-  await trx.raw(`SET LOCAL enable_mergejoin = off`); // a merge join sorts both sides: the file's lines too
-  try {
-    return await fn();
-  } finally {
-    await trx.raw(`SET LOCAL enable_nestloop = on`);
-    await trx.raw(`SET LOCAL enable_mergejoin = on`);
-  }
-}
 
 /** An expected failure: the file is marked failed with this message (no retry). */
 export class AllocationFailed extends Error {}

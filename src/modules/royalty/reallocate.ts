@@ -16,9 +16,9 @@
  * (docs/engine.md, "Decided while stored"); a change committed while that job ran is taken
  * here, after it (this job waits for the workspace lock the allocation holds).
  */
-import type { Trx } from '../../db';
+import { hashJoins, type Trx } from '../../db';
 import { clock } from '../../lib/clock';
-import { assignShareSets, hashJoins, KEY_JOIN, lockTenant, prepareSplitKeys } from './allocate';
+import { assignShareSets, KEY_JOIN, lockTenant, prepareSplitKeys } from './allocate';
 import { applyDspRules, resolveMatchKeys, suggestMatches, MATCH_STATUS_SQL, type Scope } from './match';
 
 export interface ReallocationResult {
