@@ -66,6 +66,8 @@ export const SHAPES: readonly ShapeDecl[] = [
   { table: 'royalty_roll_period', keys: [], grain: 'month', indexes: [] },
   // The four statement dimensions, any combination: the workspace.
   { table: 'royalty_roll_dims', keys: [...DIMENSION_COLUMNS], grain: 'month', indexes: [] },
+  // Artists per share set: a member's totals, months, periods and artists; the workspace's artists.
+  { table: 'royalty_roll_share_set_artist', keys: ['share_set_id', 'artist_id'], grain: 'month', indexes: [['artist_id']] },
   // The catalogue (artist × product × recording) per share set: the workspace and members.
   { table: 'royalty_roll_catalogue', keys: ['share_set_id', ...CATALOGUE], grain: 'month', indexes: [['asset_id'], ['product_id']] },
   // Artists crossed with statement dimensions: the workspace.
