@@ -17,7 +17,9 @@
  *    filters (crossed ones too: catalogue × statement dimension, file × catalogue, several at
  *    once; a page of /royalty/asset), admin and member views, under CONCURRENCY clients
  *    (bounded loops), beside the same query on the raw lines/earnings in the same run.
- * Prints figures; asserts nothing. Env/flags: --lines N (LINES, 10,000,000), --agg-file N,
+ * Prints figures and a summary by the issue's classes (at most one filter: p95 < 50 ms; crossed:
+ * < 100 ms) with every combination over its target and the source that answered it, and the
+ * machine's load average around the query phase; asserts nothing. Env/flags: --lines N (LINES, 10,000,000), --agg-file N,
  * --allocate, --load-only, CONCURRENCY (8), REQUESTS (200 per combination), MAX_SECS (20 per
  * combination), RAW_REQUESTS (8), RAW_ALL, BENCH_ONLY (a regex on the labels), BENCH_DATA_DIR,
  * BENCH_VERBOSE, BENCH_PROFILE; --reuse (with BENCH_DATA_DIR: query the workspace an earlier
@@ -394,6 +396,8 @@ async function main() {
     // catalogue caches and the server's code is not yet optimised (a cold first request took
     // 150-200 ms at p95; a running server is warm).
     for (const view of ['admin', 'payee1'] as const) await load(4 * CONC, () => call(tokens[view]!, '/royalty/month'));
+    const loadAvg = () => os.loadavg().map((x) => x.toFixed(2)).join(', ');
+    console.log(`\nload average before the queries (1, 5, 15 min): ${loadAvg()}`);
     console.log(`\nroute × filter (view)                                                   rollup p50 / p95 (n)   source                       raw lines p50 / p95 (n)`);
     interface Measured { label: string; p95: number; target: number; source: string }
     const measured: Measured[] = [];
@@ -430,6 +434,7 @@ async function main() {
       console.log(`${name}: ${cls.length} combinations, worst p95 ${w.toFixed(1)} ms, ${over.length} at or over ${target} ms${over.length ? ':' : ''}`);
       for (const m of over) console.log(`  ${m.p95.toFixed(1).padStart(8)} ms  ${m.label}  [${m.source}]`);
     }
+    console.log(`load average after the queries (1, 5, 15 min): ${loadAvg()}`);
     const met = measured.every((m) => m.p95 < m.target);
     console.log(`targets (p95 < 50 ms with at most one filter, < 100 ms crossed): ${met ? 'met' : 'NOT met'}`);
   } finally {
