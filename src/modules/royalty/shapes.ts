@@ -69,9 +69,9 @@ export const SHAPES: readonly ShapeDecl[] = [
   // Artists per share set: a member's totals, months, periods and artists; the workspace's artists.
   { table: 'royalty_roll_share_set_artist', keys: ['share_set_id', 'artist_id'], grain: 'month', indexes: [['artist_id']] },
   // The catalogue (artist × product × recording) per share set: the workspace and members.
-  { table: 'royalty_roll_catalogue', keys: ['share_set_id', ...CATALOGUE], grain: 'month', indexes: [['asset_id'], ['product_id']] },
-  // Artists crossed with statement dimensions: the workspace.
-  { table: 'royalty_roll_artist_dims', keys: ['artist_id', ...DIMENSION_COLUMNS], grain: 'month', indexes: [['artist_id']] },
+  { table: 'royalty_roll_catalogue', keys: ['share_set_id', ...CATALOGUE], grain: 'month', indexes: [['asset_id'], ['product_id'], ['artist_id']] },
+  // Artists crossed with statement dimensions: the workspace (by country: the most selective dimension's index).
+  { table: 'royalty_roll_artist_dims', keys: ['artist_id', ...DIMENSION_COLUMNS], grain: 'month', indexes: [['artist_id'], ['country']] },
 ];
 
 /** Columns every shape row has besides its keys. */
