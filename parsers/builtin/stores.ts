@@ -1,6 +1,16 @@
 /** Built-in patterns: stores reporting directly (Apple, YouTube, Bandcamp, SoundCloud) and DDEX DSR. Plain data. */
 import type { SourcePattern } from '../schema';
 
+/**
+ * A store's own sales export: the store is its aggregator and its DSP, and its name in lower
+ * case is the pattern's key and what the export's file names contain.
+ */
+function storeExport(store: string, p: Pick<SourcePattern, 'name' | 'format' | 'columns'> & { headers: string[] }): SourcePattern {
+  const id = store.toLowerCase();
+  const { name, headers, ...rest } = p;
+  return { key: id, name, aggregator: store, dsp: store, layout: 'table', detect: { fileName: id, headers }, ...rest };
+}
+
 export const appleMusic: SourcePattern = {
   key: 'apple-music-streaming',
   name: 'Apple Music streaming report (key/value preamble, Row Count footer)',
@@ -86,17 +96,10 @@ export const youtubeAssetRaw: SourcePattern = {
   period: { fileName: '_M_(?<start>\\d{8})(?:_(?<end>\\d{8}))?_' },
 };
 
-export const bandcamp: SourcePattern = {
-  key: 'bandcamp',
+export const bandcamp = storeExport('Bandcamp', {
   name: 'Bandcamp sales export (often UTF-16)',
-  aggregator: 'Bandcamp',
-  dsp: 'Bandcamp',
-  layout: 'table',
-  detect: {
-    fileName: 'bandcamp',
-    headers: ['date', 'paid to', 'item type', 'item name', 'artist', 'currency', 'item price', 'quantity', 'sub total',
-      'amount you received', 'net amount'],
-  },
+  headers: ['date', 'paid to', 'item type', 'item name', 'artist', 'currency', 'item price', 'quantity', 'sub total',
+    'amount you received', 'net amount'],
   format: { delimiter: 'auto', encoding: 'auto' },
   columns: {
     saleMonth: { from: 'date' },
@@ -111,18 +114,11 @@ export const bandcamp: SourcePattern = {
     net: { from: 'net amount' },
     currency: { from: 'currency' },
   },
-};
+});
 
-export const soundcloud: SourcePattern = {
-  key: 'soundcloud',
+export const soundcloud = storeExport('SoundCloud', {
   name: 'SoundCloud for Artists (two preamble rows)',
-  aggregator: 'SoundCloud',
-  dsp: 'SoundCloud',
-  layout: 'table',
-  detect: {
-    fileName: 'soundcloud',
-    headers: ['Artist(s)', 'Reporting Period', 'Accounting Period', 'Release', 'Track', 'Country', 'Revenue (USD)'],
-  },
+  headers: ['Artist(s)', 'Reporting Period', 'Accounting Period', 'Release', 'Track', 'Country', 'Revenue (USD)'],
   format: { delimiter: ',', encoding: 'auto', linesBeforeHeader: 2 },
   columns: {
     saleMonth: { from: 'Reporting Period' },
@@ -136,7 +132,7 @@ export const soundcloud: SourcePattern = {
     net: { from: 'Revenue (USD)' },
     currency: { const: 'USD' },
   },
-};
+});
 
 /**
  * DDEX DSR flat file, Basic Audio profile (multi-record blocks). Cell positions follow

@@ -8,7 +8,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { TSchema, Static } from '@sinclair/typebox';
-import { compile, formatAjvErrors, type RoleName } from './schema';
+import { compile, DataAnswer, formatAjvErrors, type RoleName } from './schema';
 import { inputProblems } from './limits';
 import type { ErrorShape } from './errors';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors';
@@ -108,6 +108,24 @@ export function route<BS extends TSchema | undefined = undefined, QS extends TSc
   def: RouteDef<BS, QS, PS>,
 ): RouteDef {
   return def as unknown as RouteDef;
+}
+
+/**
+ * A route that is one service call: it answers `{success: true, message?, data}`, `data` being
+ * what `run` returns and `message` a fixed text. `data`, the schema of what `run` returns, is
+ * documented as the answer under the route's status (no `data`: the route documents none).
+ */
+export function dataRoute<BS extends TSchema | undefined = undefined, QS extends TSchema | undefined = undefined, PS extends TSchema | undefined = undefined>(
+  def: Omit<RouteDef<BS, QS, PS>, 'handler' | 'responses'> & { message?: string; data?: TSchema; run(args: HandlerArgs<S<BS>, S<QS>, S<PS>>): Promise<unknown> },
+): RouteDef {
+  const { message, data, run, ...rest } = def;
+  return route({
+    ...rest,
+    ...(data ? { responses: { [def.status ?? 200]: DataAnswer(data, message !== undefined) } } : {}),
+    async handler(args: HandlerArgs<S<BS>, S<QS>, S<PS>>) {
+      return { success: true, ...(message === undefined ? {} : { message }), data: await run(args) };
+    },
+  } as RouteDef<BS, QS, PS>);
 }
 
 /** Problems of one part of the request (params, query or body): the input guard, then the schema. */

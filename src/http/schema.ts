@@ -83,4 +83,8 @@ export const CatalogueError = Type.Object(
   },
   { $id: 'CatalogueError' },
 );
+/** `{success: true, data}` (`{success: true, message, data}` with a message): the schema of a data answer (see dataRoute in ./route). */
+export const DataAnswer = <T extends TSchema>(data: T, withMessage = false) =>
+  Type.Object({ success: Type.Literal(true), ...(withMessage ? { message: Type.String() } : {}), data });
+
 export const StatusError = Type.Object({ status: Type.Literal('error'), message: Type.String() }, { $id: 'StatusError' });

@@ -11,11 +11,11 @@ import { registerUserRoutes } from './users/routes';
 import { registerInviteRoutes } from './users/invite-routes';
 import { registerSettingsRoutes } from './settings/routes';
 import { registerOriginRoutes } from './auth/origin-routes';
-import { registerNotificationRoutes } from './notifications/routes';
-import { registerRoyaltyRoutes } from './royalty/routes';
+import { registerNotificationArea } from './notifications';
+import { registerRoyaltyArea } from './royalty';
 import { registerCatalogueArea } from './catalogue';
 import { registerReleaseRoutes } from './releases/routes';
-import { registerSourceRoutes } from './sources/routes';
+import { registerSourceArea } from './sources';
 import { registerIngestionRoutes } from './files/routes';
 import { registerMoneyArea } from './money';
 import { registerPartnerRoutes } from './partners';
@@ -37,14 +37,14 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerAuthRoutes(router, svc);
   registerInviteRoutes(router, svc);
   registerSocialRoutes(router, svc);
-  registerRoyaltyRoutes(router, svc); // before the catalogue area: its /checklist/royalty* answers include statement lines
+  registerRoyaltyArea(router, svc); // before the catalogue area: its /checklist/royalty* answers include statement lines
   registerCatalogueArea(router, svc); // before users: /user/summary and /user/download/csv beat /user/:id
   registerReleaseRoutes(router, svc);
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
   registerOriginRoutes(router, svc);
-  registerNotificationRoutes(router, svc);
-  registerSourceRoutes(router, svc);
+  registerNotificationArea(router, svc);
+  registerSourceArea(router, svc);
   registerIngestionRoutes(router, svc);
   registerMoneyArea(router, svc);
   registerPartnerRoutes(router, svc);

@@ -54,6 +54,22 @@ describe('uploads stay bounded', function () {
     assert.equal(kids.length, 2);
   });
 
+  it("a zip whose statements would pass the plan's storage fails with the limit named; nothing is unpacked", async () => {
+    const t = await createTestTenant(app, 'Bounded storage', ['admin']);
+    const data = fixture('believe-english.csv');
+    const zip = zipBuffers([{ name: 'one.csv', data }, { name: 'two.csv', data }]);
+    // room for the archive itself, not for what it unpacks to
+    await app.svc.db.owner('plans').insert({ code: 'zipbound', name: 'Zip bound', sort: 9, features: app.svc.db.owner.raw(`'{}'::text[]`), limits: JSON.stringify({ storageBytes: zip.length + data.length }) });
+    await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ plan: 'zipbound' });
+    const r = await upload(app, t.users.admin!.token, 'two.zip', zip);
+    assert.equal(r.status, 201, r.text);
+    const f = await waitFile(app, t.users.admin!.token, r.body.data.id);
+    assert.equal(f.status, 'failed');
+    assert.match(f.error, new RegExp(`Refused: unpacking the zip file would pass the plan's storage\\. Your plan \\(zipbound\\) allows ${zip.length + data.length} bytes of storage; ${zip.length} are used and this adds ${2 * data.length}\\.`));
+    assert.equal(f.children.length, 0);
+    assert.equal((await app.svc.db.owner('files').where({ tenant_id: t.tenantId })).length, 1, 'only the archive');
+  });
+
   it('a refused oversized field is a 400 and memory returns to its level before it', async () => {
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;

@@ -38,16 +38,16 @@ export async function bulkCreateArtists(trx: Trx, tenantId: number, items: unkno
 }
 
 /** Validate each item, insert the good ones in one pass; errors keep the caller's item index. */
-async function bulkCreate<T>(trx: Trx, tenantId: number, auth: AuthContext, target: Target, items: unknown[]) {
+export async function bulkCreateItems(trx: Trx, tenantId: number, auth: AuthContext, target: Target, items: unknown[]) {
   const key = target === 'asset' ? 'assets' : 'products';
   await setActor(trx, auth, `bulk ${target} import`);
-  const good: T[] = [];
+  const good: unknown[] = [];
   const pre: string[] = [];
   const idx: number[] = [];
   items.forEach((item, i) => {
     const p = itemProblems(target === 'asset' ? AssetBody : ProductBody, item);
     if (p.length) pre.push(`${key}[${i}]: ${p.join('; ')}`);
-    else { good.push(item as T); idx.push(i); }
+    else { good.push(item); idx.push(i); }
   });
   const r = target === 'asset'
     ? await bulkInsertAssets(trx, tenantId, auth.tenantUserId, good as unknown as C.AssetInput[])
@@ -57,8 +57,6 @@ async function bulkCreate<T>(trx: Trx, tenantId: number, auth: AuthContext, targ
   return { created: r.created, ids: r.ids, errors };
 }
 
-export const bulkCreateAssets = (trx: Trx, tenantId: number, auth: AuthContext, items: unknown[]) => bulkCreate<C.AssetInput>(trx, tenantId, auth, 'asset', items);
-export const bulkCreateProducts = (trx: Trx, tenantId: number, auth: AuthContext, items: unknown[]) => bulkCreate<C.ProductInput>(trx, tenantId, auth, 'product', items);
 
 /** Delete rows by id with their links and splits; each missing id lands in failedDeletions. */
 export async function deleteMany(trx: Trx, auth: AuthContext, table: Table, ids: string[], what: string, note: string) {

@@ -11,23 +11,21 @@ import * as C from './service';
 import * as O from './operations';
 import { saveSplit } from './split-operations';
 
-/** What differs between the recording and product routes that otherwise repeat each other. */
+/**
+ * What differs between the recording and product routes that otherwise repeat each other.
+ * The rest follows from the kind: its table and plural (`assets`), its name in messages
+ * (`Asset`), its 404 code (`ASSET_NOT_FOUND`), its bulk body (`{assets: [...]}`).
+ */
 const ITEM = {
   asset: {
-    plural: 'assets', What: 'Asset', noun: 'recording', nouns: 'recordings', code: 'ASSET_NOT_FOUND', bulkSplitsMethod: 'post', collection: '/asset',
-    create: { summary: 'Create a recording (ISRC normalised, unique) (admin)', body: S.AssetBody, run: O.createAsset },
-    list: { summary: 'List recordings (paged; search title/ISRC/artist; filters)', query: S.AssetListQuery, run: C.listAssets },
-    bulk: { summary: 'Create many recordings; bad items reported in errors (admin)', body: S.BulkAssets, item: S.AssetBody, run: O.bulkCreateAssets, created: 'createdAssets', withIds: true },
-    one: { summary: 'One recording (spec 2.1)', message: 'Asset retrieved successfully' }, counts: 'products, splits, media, split changes',
-    get: C.getAsset, update: O.updateAsset, patch: S.AssetPatch,
+    noun: 'recording', collection: '/asset', bulkSplitsMethod: 'post', withIds: true, counts: 'products, splits, media, split changes', oneMessage: 'Asset retrieved successfully',
+    summaries: { create: 'Create a recording (ISRC normalised, unique) (admin)', list: 'List recordings (paged; search title/ISRC/artist; filters)', bulk: 'Create many recordings; bad items reported in errors (admin)', one: 'One recording (spec 2.1)' },
+    body: S.AssetBody, patch: S.AssetPatch, query: S.AssetListQuery, create: O.createAsset, list: C.listAssets, get: C.getAsset, update: O.updateAsset,
   },
   product: {
-    plural: 'products', What: 'Product', noun: 'product', nouns: 'products', code: 'PRODUCT_NOT_FOUND', bulkSplitsMethod: 'put', collection: '/product/',
-    create: { summary: 'Create a product (UPC/EAN normalised, check digit, unique) (admin)', body: S.ProductBody, run: O.createProduct },
-    list: { summary: 'List products (paged; search title/UPC/artist; filters)', query: S.ProductListQuery, run: C.listProducts },
-    bulk: { summary: 'Create many products (spec 2.2); duplicates and bad items reported in errors (admin)', body: S.BulkProducts, item: S.ProductBody, run: O.bulkCreateProducts, created: 'createdProducts', withIds: false },
-    one: { summary: 'One product', message: 'Product' }, counts: 'tracks, splits, media, split changes',
-    get: C.getProduct, update: O.updateProduct, patch: S.ProductPatch,
+    noun: 'product', collection: '/product/', bulkSplitsMethod: 'put', withIds: false, counts: 'tracks, splits, media, split changes', oneMessage: 'Product',
+    summaries: { create: 'Create a product (UPC/EAN normalised, check digit, unique) (admin)', list: 'List products (paged; search title/UPC/artist; filters)', bulk: 'Create many products (spec 2.2); duplicates and bad items reported in errors (admin)', one: 'One product' },
+    body: S.ProductBody, patch: S.ProductPatch, query: S.ProductListQuery, create: O.createProduct, list: C.listProducts, get: C.getProduct, update: O.updateProduct,
   },
 } as const;
 
@@ -39,88 +37,91 @@ const ITEM = {
 function itemRoutes(kind: 'asset' | 'product') {
   const k = ITEM[kind];
   const base = `/${kind}`;
+  const plural = `${kind}s` as const;
+  const What = `${kind[0]!.toUpperCase()}${kind.slice(1)}`;
+  const nouns = `${k.noun}s`;
   return [
     route({
-      method: 'post', path: k.collection, summary: k.create.summary, access: 'admin', status: 201, body: k.create.body,
+      method: 'post', path: k.collection, summary: k.summaries.create, access: 'admin', status: 201, body: k.body,
       async handler({ trx, tenantId, auth, body }) {
-        return { success: true, message: `${k.What} created`, data: await k.create.run(trx, tenantId, auth, body as never) };
+        return { success: true, message: `${What} created`, data: await k.create(trx, tenantId, auth, body as never) };
       },
     }),
     route({
-      method: 'get', path: k.collection, summary: k.list.summary, access: 'guest', query: k.list.query,
+      method: 'get', path: k.collection, summary: k.summaries.list, access: 'guest', query: k.query,
       async handler({ trx, query }) {
-        return { success: true, message: `${k.What}s`, ...(await k.list.run(trx, query as never)) };
+        return { success: true, message: `${What}s`, ...(await k.list(trx, query as never)) };
       },
     }),
     route({
-      method: 'post', path: `${base}/bulk`, summary: k.bulk.summary, access: 'admin', body: k.bulk.body, items: { field: k.plural, schema: k.bulk.item },
+      method: 'post', path: `${base}/bulk`, summary: k.summaries.bulk, access: 'admin', body: S.bulkBody(plural), items: { field: plural, schema: k.body },
       async handler({ trx, tenantId, auth, body }) {
-        const items = (body as Record<string, unknown[]>)[k.plural]!;
-        const r = await k.bulk.run(trx, tenantId, auth, items);
-        const ids = k.bulk.withIds ? { ids: r.ids } : {};
-        return { message: `${r.created.length} of ${items.length} ${k.plural} created`, [k.bulk.created]: r.created, ...ids, processedCount: r.created.length, errors: r.errors };
+        const items = (body as Record<string, unknown[]>)[plural]!;
+        const r = await O.bulkCreateItems(trx, tenantId, auth, kind, items);
+        const ids = k.withIds ? { ids: r.ids } : {};
+        return { message: `${r.created.length} of ${items.length} ${plural} created`, [`created${What}s`]: r.created, ...ids, processedCount: r.created.length, errors: r.errors };
       },
     }),
     route({
-      method: k.bulkSplitsMethod, path: `${base}/bulksplits`, summary: `Set splits on many ${k.nouns}: items [{id, type?, split, conditions?}] (admin)`, access: 'admin', body: S.BulkSplitItems,
+      method: k.bulkSplitsMethod, path: `${base}/bulksplits`, summary: `Set splits on many ${nouns}: items [{id, type?, split, conditions?}] (admin)`, access: 'admin', body: S.BulkSplitItems,
       async handler({ trx, tenantId, auth, body }) {
         const { processed, errors } = await O.bulkSetSplits(trx, tenantId, auth, kind, body.items, `bulk ${kind} splits`);
         return { success: true, message: `${processed} of ${body.items.length} ${kind} splits saved`, processed, errors };
       },
     }),
     route({
-      method: 'post', path: `${base}/bulk/delete`, summary: `Delete ${k.nouns} by id; each failure in failedDeletions (admin)`, access: 'admin', body: S.IdsBody,
+      method: 'post', path: `${base}/bulk/delete`, summary: `Delete ${nouns} by id; each failure in failedDeletions (admin)`, access: 'admin', body: S.IdsBody,
       async handler({ trx, auth, body }) {
-        const r = await O.deleteMany(trx, auth, k.plural, body.ids, k.What, `${kind} deleted`);
-        return { message: `${r.processedCount} of ${body.ids.length} ${k.plural} deleted`, ...r };
+        const r = await O.deleteMany(trx, auth, plural, body.ids, What, `${kind} deleted`);
+        return { message: `${r.processedCount} of ${body.ids.length} ${plural} deleted`, ...r };
       },
     }),
     route({
       method: 'put', path: `${base}/bulk/defaultsplit`, summary: `Each ${k.noun} gets the default split of its primary artist (admin)`, access: 'admin', status: 201,
-      body: Strict({ [k.plural]: Type.Array(Uuid, { minItems: 1, maxItems: S.BULK_MAX }) }),
+      body: Strict({ [plural]: Type.Array(Uuid, { minItems: 1, maxItems: S.BULK_MAX }) }),
       async handler({ trx, tenantId, auth, body }) {
-        const ids = (body as Record<string, string[]>)[k.plural]!;
+        const ids = (body as Record<string, string[]>)[plural]!;
         const { processed, errors } = await O.bulkDefaultSplit(trx, tenantId, auth, kind, ids);
-        return { message: `Default split applied to ${processed} of ${ids.length} ${k.plural}`, processed, errors };
+        return { message: `Default split applied to ${processed} of ${ids.length} ${plural}`, processed, errors };
       },
     }),
     route({
-      method: 'post', path: `${base}/bulk/deletesplit`, summary: `Remove the splits (optionally of one type) of many ${k.nouns} (admin)`, access: 'admin', body: S.IdsTypeBody,
+      method: 'post', path: `${base}/bulk/deletesplit`, summary: `Remove the splits (optionally of one type) of many ${nouns} (admin)`, access: 'admin', body: S.IdsTypeBody,
       async handler({ trx, auth, body }) {
         const r = await O.bulkDeleteSplits(trx, auth, kind, body.ids, body.type);
-        return { message: `Splits removed from ${r.processedCount} ${k.plural}`, ...r };
+        return { message: `Splits removed from ${r.processedCount} ${plural}`, ...r };
       },
     }),
     route({
-      method: 'get', path: `${base}/:id`, summary: k.one.summary, access: 'guest', params: S.IdParams,
+      method: 'get', path: `${base}/:id`, summary: k.summaries.one, access: 'guest', params: S.IdParams,
       async handler({ trx, params }) {
-        return { success: true, message: k.one.message, data: await k.get(trx, params.id) };
+        return { success: true, message: k.oneMessage, data: await k.get(trx, params.id) };
       },
     }),
     route({
       method: 'put', path: `${base}/:id`, summary: `Update a ${k.noun} (admin)`, access: 'admin', params: S.IdParams, body: k.patch,
       async handler({ trx, tenantId, auth, params, body }) {
-        return { success: true, message: `${k.What} updated`, data: await k.update(trx, tenantId, auth, params.id, body as never) };
+        return { success: true, message: `${What} updated`, data: await k.update(trx, tenantId, auth, params.id, body as never) };
       },
     }),
     route({
       method: 'delete', path: `${base}/:id`, summary: `Delete a ${k.noun} with its links, splits and media (admin)`, access: 'admin', params: S.IdParams,
       async handler({ trx, auth, params }) {
-        await O.deleteOne(trx, auth, k.plural, params.id, k.What, k.code);
-        return { success: true, message: `${k.What} deleted`, data: { id: params.id } };
+        await O.deleteOne(trx, auth, plural, params.id, What, `${kind.toUpperCase()}_NOT_FOUND`);
+        return { success: true, message: `${What} deleted`, data: { id: params.id } };
       },
     }),
     route({
       method: 'put', path: `${base}/:id/artists`, summary: `Replace the artists of a ${k.noun} (ids or names; first is primary) (admin)`, access: 'admin', params: S.IdParams,
       body: Strict({ artists: Type.Array(Type.String({ maxLength: 300 }), { maxItems: 100 }) }),
       async handler({ trx, tenantId, auth, params, body }) {
-        return { success: true, message: `${k.What} artists updated`, data: await k.update(trx, tenantId, auth, params.id, { artists: body.artists }) };
+        return { success: true, message: `${What} artists updated`, data: await k.update(trx, tenantId, auth, params.id, { artists: body.artists }) };
       },
     }),
     route({
       method: 'get', path: `${base}/:id/stats`, summary: `Counts of a ${k.noun}: ${k.counts}`, access: 'guest', params: S.IdParams,
       async handler({ trx, params }) {
-        return { success: true, message: `${k.What} stats`, data: await O.entityStats(trx, kind, params.id) };
+        return { success: true, message: `${What} stats`, data: await O.entityStats(trx, kind, params.id) };
       },
     }),
     route({

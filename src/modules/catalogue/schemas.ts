@@ -1,5 +1,6 @@
 /** Request schemas of the catalogue and split routes (one source: validation + OpenAPI). */
 import { PageQuery, Share, Strict, Type, Uuid, type TProperties } from '../../http/schema';
+import type { TArray } from '@sinclair/typebox';
 
 const Str = (max = 500) => Type.String({ maxLength: max });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -69,9 +70,9 @@ export const ProductPatch = Type.Partial(ProductBody, { additionalProperties: fa
 // in `errors` instead of failing the request.
 const Loose = Type.Object({}, { additionalProperties: true });
 export const BULK_MAX = 10_000;
-export const BulkAssets = Strict({ assets: Type.Array(Loose, { minItems: 1, maxItems: BULK_MAX }) });
-export const BulkProducts = Strict({ products: Type.Array(Loose, { minItems: 1, maxItems: BULK_MAX }) });
-export const BulkArtists = Strict({ artists: Type.Array(Loose, { minItems: 1, maxItems: BULK_MAX }) });
+/** `{<key>: [items]}`: the body of a bulk create. */
+export const bulkBody = <K extends string>(key: K) => Strict({ [key]: Type.Array(Loose, { minItems: 1, maxItems: BULK_MAX }) } as Record<K, TArray<typeof Loose>>);
+export const BulkArtists = bulkBody('artists');
 export const IdsBody = Strict({ ids: Type.Array(Uuid, { minItems: 1, maxItems: BULK_MAX }) });
 export const IdsTypeBody = Strict({ ids: Type.Array(Uuid, { minItems: 1, maxItems: BULK_MAX }), type: Type.Optional(SplitTypeField) });
 export const BulkSplitItems = Strict({

@@ -7,6 +7,7 @@
  * `/defaultsettings/:entityType/:entityId` so they win.
  */
 import type Router from '@koa/router';
+import { IdParams, ok } from '../../http/crud';
 import { defineRoutes, rankOf, ROLE_RANK, route } from '../../http/route';
 import { Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
@@ -19,8 +20,6 @@ import {
 } from './schemas';
 
 const actorOf = (auth: AuthContext): S.Actor => ({ tenantUserId: auth.tenantUserId, isAdmin: rankOf(auth) >= ROLE_RANK.admin });
-const ok = (message: string, data: unknown) => ({ status: 'success', message, data });
-const IdParam = Type.Object({ id: Uuid });
 const TemplateParams = Type.Object({ templateId: TemplateId });
 
 type PreviewKind = 'asset' | 'product' | 'release';
@@ -39,27 +38,9 @@ function previewItemRoute(kind: PreviewKind, summary: string, body: typeof Previ
   });
 }
 
-export function registerDefaultSettingsRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Default settings', errorShape: 'status' }, [
-    route({
-      method: 'post', path: '/defaultsettings/preview/resolve', access: 'user',
-      summary: 'Every effective setting of an entity and the level it came from (user → artist → label → catalog → tenant → built-in default)',
-      body: EntityRefSchema, responses: { 200: R.preview },
-      async handler({ trx, tenantId, body }) {
-        return ok('Effective settings', await S.previewEntity(trx, tenantId, body));
-      },
-    }),
-    previewItemRoute('asset', "Effective settings for an asset: the user (caller or payee), the asset's artists, their labels and catalogs, the workspace", PreviewAssetBody),
-    previewItemRoute('product', "Effective settings for a product: the user, the product's artists, the label named on it and its artists' labels, catalogs, the workspace", PreviewProductBody),
-    previewItemRoute('release', 'Effective settings for a release (what ERN generation uses)', PreviewReleaseBody),
-    route({
-      method: 'post', path: '/defaultsettings/clone', access: 'user',
-      summary: "Copy one entity's own settings onto other entities (existing keys kept unless overwrite)",
-      body: CloneBody, responses: { 200: R.clone },
-      async handler({ trx, tenantId, body, auth }) {
-        return ok('Settings cloned', await S.cloneSettings(trx, tenantId, actorOf(auth), body));
-      },
-    }),
+/** The templates: saved sets of settings, the workspace's own and the built-in ones. */
+function templateRoutes() {
+  return [
     route({
       method: 'get', path: '/defaultsettings/templates/popular', access: 'user',
       summary: "The workspace's most applied templates (its own and built-in), most used first",
@@ -108,6 +89,31 @@ export function registerDefaultSettingsRoutes(router: Router, svc: AppServices):
         return ok('Template applied', await S.applyTemplate(trx, tenantId, actorOf(auth), params.templateId, body, !!body.overwrite));
       },
     }),
+  ];
+}
+
+export function registerDefaultSettingsRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'Default settings', errorShape: 'status' }, [
+    route({
+      method: 'post', path: '/defaultsettings/preview/resolve', access: 'user',
+      summary: 'Every effective setting of an entity and the level it came from (user → artist → label → catalog → tenant → built-in default)',
+      body: EntityRefSchema, responses: { 200: R.preview },
+      async handler({ trx, tenantId, body }) {
+        return ok('Effective settings', await S.previewEntity(trx, tenantId, body));
+      },
+    }),
+    previewItemRoute('asset', "Effective settings for an asset: the user (caller or payee), the asset's artists, their labels and catalogs, the workspace", PreviewAssetBody),
+    previewItemRoute('product', "Effective settings for a product: the user, the product's artists, the label named on it and its artists' labels, catalogs, the workspace", PreviewProductBody),
+    previewItemRoute('release', 'Effective settings for a release (what ERN generation uses)', PreviewReleaseBody),
+    route({
+      method: 'post', path: '/defaultsettings/clone', access: 'user',
+      summary: "Copy one entity's own settings onto other entities (existing keys kept unless overwrite)",
+      body: CloneBody, responses: { 200: R.clone },
+      async handler({ trx, tenantId, body, auth }) {
+        return ok('Settings cloned', await S.cloneSettings(trx, tenantId, actorOf(auth), body));
+      },
+    }),
+    ...templateRoutes(),
     route({
       method: 'get', path: '/defaultsettings/settings/:settingId', access: 'user',
       summary: 'One setting by id', params: Type.Object({ settingId: Uuid }), responses: { 200: R.setting },
@@ -151,13 +157,13 @@ export function registerDefaultSettingsRoutes(router: Router, svc: AppServices):
   defineRoutes(router, svc, { tag: 'Labels and catalogs', errorShape: 'status' }, [
     route({ method: 'get', path: '/catalogs', access: 'user', summary: 'Catalogs (groupings of labels)', responses: { 200: LR.catalogs }, async handler({ trx }) { return ok('Catalogs', await L.listCatalogs(trx)); } }),
     route({ method: 'post', path: '/catalogs', access: 'admin', status: 201, summary: 'Create a catalog', body: CatalogBody, responses: { 201: LR.catalog }, async handler({ trx, tenantId, body }) { return ok('Catalog created', await L.createCatalog(trx, tenantId, body)); } }),
-    route({ method: 'get', path: '/catalogs/:id', access: 'user', summary: 'One catalog and its labels', params: IdParam, responses: { 200: LR.catalog }, async handler({ trx, params }) { return ok('Catalog', await L.getCatalog(trx, params.id)); } }),
-    route({ method: 'put', path: '/catalogs/:id', access: 'admin', summary: 'Rename or describe a catalog', params: IdParam, body: CatalogPatch, responses: { 200: LR.catalog }, async handler({ trx, params, body }) { return ok('Catalog updated', await L.updateCatalog(trx, params.id, body)); } }),
-    route({ method: 'delete', path: '/catalogs/:id', access: 'admin', summary: 'Delete an empty catalog and its settings', params: IdParam, responses: { 200: LR.none }, async handler({ trx, params }) { await L.deleteCatalog(trx, params.id); return ok('Catalog deleted', null); } }),
+    route({ method: 'get', path: '/catalogs/:id', access: 'user', summary: 'One catalog and its labels', params: IdParams, responses: { 200: LR.catalog }, async handler({ trx, params }) { return ok('Catalog', await L.getCatalog(trx, params.id)); } }),
+    route({ method: 'put', path: '/catalogs/:id', access: 'admin', summary: 'Rename or describe a catalog', params: IdParams, body: CatalogPatch, responses: { 200: LR.catalog }, async handler({ trx, params, body }) { return ok('Catalog updated', await L.updateCatalog(trx, params.id, body)); } }),
+    route({ method: 'delete', path: '/catalogs/:id', access: 'admin', summary: 'Delete an empty catalog and its settings', params: IdParams, responses: { 200: LR.none }, async handler({ trx, params }) { await L.deleteCatalog(trx, params.id); return ok('Catalog deleted', null); } }),
     route({ method: 'get', path: '/labels', access: 'user', summary: 'Labels (imprints) with their artists', query: Type.Object({ catalogId: Type.Optional(Uuid) }), responses: { 200: LR.labels }, async handler({ trx, query }) { return ok('Labels', await L.listLabels(trx, query)); } }),
     route({ method: 'post', path: '/labels', access: 'admin', status: 201, summary: 'Create a label; artists listed move to it', body: LabelBody, responses: { 201: LR.label }, async handler({ trx, tenantId, body }) { return ok('Label created', await L.createLabel(trx, tenantId, body)); } }),
-    route({ method: 'get', path: '/labels/:id', access: 'user', summary: 'One label', params: IdParam, responses: { 200: LR.label }, async handler({ trx, params }) { return ok('Label', await L.getLabel(trx, params.id)); } }),
-    route({ method: 'put', path: '/labels/:id', access: 'admin', summary: 'Change a label; `artists` replaces its artist list', params: IdParam, body: LabelPatch, responses: { 200: LR.label }, async handler({ trx, tenantId, params, body }) { return ok('Label updated', await L.updateLabel(trx, tenantId, params.id, body)); } }),
-    route({ method: 'delete', path: '/labels/:id', access: 'admin', summary: 'Delete a label and its settings (its artists are left without a label)', params: IdParam, responses: { 200: LR.none }, async handler({ trx, params }) { await L.deleteLabel(trx, params.id); return ok('Label deleted', null); } }),
+    route({ method: 'get', path: '/labels/:id', access: 'user', summary: 'One label', params: IdParams, responses: { 200: LR.label }, async handler({ trx, params }) { return ok('Label', await L.getLabel(trx, params.id)); } }),
+    route({ method: 'put', path: '/labels/:id', access: 'admin', summary: 'Change a label; `artists` replaces its artist list', params: IdParams, body: LabelPatch, responses: { 200: LR.label }, async handler({ trx, tenantId, params, body }) { return ok('Label updated', await L.updateLabel(trx, tenantId, params.id, body)); } }),
+    route({ method: 'delete', path: '/labels/:id', access: 'admin', summary: 'Delete a label and its settings (its artists are left without a label)', params: IdParams, responses: { 200: LR.none }, async handler({ trx, params }) { await L.deleteLabel(trx, params.id); return ok('Label deleted', null); } }),
   ]);
 }

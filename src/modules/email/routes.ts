@@ -1,7 +1,7 @@
 /** E-mail templates, e-mail settings, e-mail domains (admin+). docs/email.md. */
 import type Router from '@koa/router';
-import { defineRoutes, route } from '../../http/route';
-import { Email, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import { dataRoute, defineRoutes, route, type HandlerArgs } from '../../http/route';
+import { Email, Strict, Type, Uuid, type Static, type TSchema } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { getTemplate, listTemplates, previewTemplate, resetTemplate, saveTemplate } from './service';
 import { getEmailSettings, saveEmailSettings } from './settings';
@@ -9,7 +9,6 @@ import { addEmailDomain, getEmailDomain, listEmailDomains, removeEmailDomain, ve
 import { TEMPLATE_TYPES, type TemplateType } from './templates';
 
 const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
-const ok = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });
 const Done = Type.Object({ success: Type.Literal(true), message: Type.String() });
 
 const TypeParam = Type.Object({ type: Type.Union(TEMPLATE_TYPES.map((t) => Type.Literal(t))) });
@@ -69,87 +68,62 @@ const EmailDomain = Type.Object({
 });
 const DomainParams = Type.Object({ domainId: Uuid });
 
+/** A route on one e-mail type (admin): `/settings/email-templates/:type<suffix>`, answering `{success: true, data}`. */
+function templateRoute<B extends TSchema | undefined>(
+  method: 'get' | 'put' | 'delete' | 'post', suffix: string, summary: string, body: B, data: TSchema,
+  run: (args: HandlerArgs<B extends TSchema ? Static<B> : undefined, unknown, unknown>, type: TemplateType) => Promise<unknown>,
+) {
+  return dataRoute({
+    method, path: `/settings/email-templates/:type${suffix}`, summary, access: 'admin', params: TypeParam, ...(body ? { body } : {}), data,
+    run: (args) => run(args as never, args.params.type as TemplateType),
+  });
+}
+
 export function registerEmailRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'E-mail', errorShape: 'catalogue' }, [
-    route({
+    dataRoute({
       method: 'get', path: '/settings/email-templates', summary: 'Every e-mail type with the template in force (the workspace\'s, else the built-in one) and its placeholders', access: 'admin',
-      responses: { 200: ok(Type.Array(Template)) },
-      async handler({ trx }) {
-        return { success: true, data: await listTemplates(trx) };
-      },
+      data: Type.Array(Template),
+      run: ({ trx }) => listTemplates(trx),
     }),
-    route({
-      method: 'get', path: '/settings/email-templates/:type', summary: 'One e-mail template in force', access: 'admin', params: TypeParam,
-      responses: { 200: ok(Template) },
-      async handler({ trx, params }) {
-        return { success: true, data: await getTemplate(trx, params.type as TemplateType) };
-      },
-    }),
-    route({
-      method: 'put', path: '/settings/email-templates/:type', summary: 'Save the workspace\'s template (subject, text, optional html with {{placeholders}}); an unknown placeholder is a 400', access: 'admin', params: TypeParam, body: TemplateBody,
-      responses: { 200: ok(Template) },
-      async handler({ trx, tenantId, params, body }) {
-        return { success: true, data: await saveTemplate(trx, tenantId, params.type as TemplateType, body) };
-      },
-    }),
-    route({
-      method: 'delete', path: '/settings/email-templates/:type', summary: 'Back to the built-in template', access: 'admin', params: TypeParam,
-      responses: { 200: ok(Template) },
-      async handler({ trx, params }) {
-        return { success: true, data: await resetTemplate(trx, params.type as TemplateType) };
-      },
-    }),
-    route({
-      method: 'post', path: '/settings/email-templates/:type/preview', summary: 'Render the given (else the stored) template with sample data, `data` over it; nothing is sent or saved', access: 'admin', params: TypeParam, body: PreviewBody,
-      responses: { 200: ok(Rendered) },
-      async handler({ trx, tenantId, params, body }) {
-        return { success: true, data: await previewTemplate(svc, trx, tenantId, params.type as TemplateType, body) };
-      },
-    }),
-    route({
+    templateRoute('get', '', 'One e-mail template in force', undefined, Template, ({ trx }, type) => getTemplate(trx, type)),
+    templateRoute('put', '', 'Save the workspace\'s template (subject, text, optional html with {{placeholders}}); an unknown placeholder is a 400', TemplateBody, Template,
+      ({ trx, tenantId, body }, type) => saveTemplate(trx, tenantId, type, body)),
+    templateRoute('delete', '', 'Back to the built-in template', undefined, Template, ({ trx }, type) => resetTemplate(trx, type)),
+    templateRoute('post', '/preview', 'Render the given (else the stored) template with sample data, `data` over it; nothing is sent or saved', PreviewBody, Rendered,
+      ({ trx, tenantId, body }, type) => previewTemplate(svc, trx, tenantId, type, body)),
+    dataRoute({
       method: 'get', path: '/settings/email', summary: 'E-mail settings: sender name and address, reply-to, SMTP override (its password never shown)', access: 'admin',
-      responses: { 200: ok(Settings) },
-      async handler({ trx, tenantId }) {
-        return { success: true, data: await getEmailSettings(trx, tenantId) };
-      },
+      data: Settings,
+      run: ({ trx, tenantId }) => getEmailSettings(trx, tenantId),
     }),
-    route({
+    dataRoute({
       method: 'put', path: '/settings/email', summary: 'Change the e-mail settings (fields given are saved, null clears; the SMTP password stays unless a new one is given)', access: 'admin', body: SettingsBody,
-      responses: { 200: ok(Settings) },
-      async handler({ trx, tenantId, body }) {
-        return { success: true, data: await saveEmailSettings(svc, trx, tenantId, body) };
-      },
+      data: Settings,
+      run: ({ trx, tenantId, body }) => saveEmailSettings(svc, trx, tenantId, body),
     }),
   ]);
   defineRoutes(router, svc, { tag: 'E-mail domains', errorShape: 'catalogue' }, [
-    route({
+    dataRoute({
       method: 'post', path: '/email-domains', summary: 'Add a sender domain: a DKIM key is generated and the answer lists the DNS records to publish', access: 'admin', feature: 'email_domains',
       body: Strict({ domain: Type.String({ minLength: 1, maxLength: 253 }) }), status: 201,
-      responses: { 201: ok(EmailDomain) },
-      async handler({ trx, tenantId, body }) {
-        return { success: true, data: await addEmailDomain(svc, trx, tenantId, body.domain) };
-      },
+      data: EmailDomain,
+      run: ({ trx, tenantId, body }) => addEmailDomain(svc, trx, tenantId, body.domain),
     }),
-    route({
+    dataRoute({
       method: 'get', path: '/email-domains', summary: "The workspace's e-mail domains with their DNS records", access: 'admin', feature: 'email_domains',
-      responses: { 200: ok(Type.Array(EmailDomain)) },
-      async handler({ trx, tenantId }) {
-        return { success: true, data: await listEmailDomains(svc, trx, tenantId) };
-      },
+      data: Type.Array(EmailDomain),
+      run: ({ trx, tenantId }) => listEmailDomains(svc, trx, tenantId),
     }),
-    route({
+    dataRoute({
       method: 'get', path: '/email-domains/:domainId', summary: 'One e-mail domain', access: 'admin', feature: 'email_domains', params: DomainParams,
-      responses: { 200: ok(EmailDomain) },
-      async handler({ trx, tenantId, params }) {
-        return { success: true, data: await getEmailDomain(svc, trx, tenantId, params.domainId) };
-      },
+      data: EmailDomain,
+      run: ({ trx, tenantId, params }) => getEmailDomain(svc, trx, tenantId, params.domainId),
     }),
-    route({
+    dataRoute({
       method: 'post', path: '/email-domains/:domainId/verify', summary: 'Look the records up: ownership and DKIM found → verified (mail is then sent from and DKIM-signed for the domain); `checks` says what was found', access: 'admin', feature: 'email_domains', params: DomainParams,
-      responses: { 200: ok(EmailDomain) },
-      async handler({ trx, tenantId, params }) {
-        return { success: true, data: await verifyEmailDomain(svc, trx, tenantId, params.domainId, svc.dns) };
-      },
+      data: EmailDomain,
+      run: ({ trx, tenantId, params }) => verifyEmailDomain(svc, trx, tenantId, params.domainId, svc.dns),
     }),
     route({
       method: 'delete', path: '/email-domains/:domainId', summary: 'Remove an e-mail domain (its key is deleted; a sender address on it falls back to the default)', access: 'admin', feature: 'email_domains', params: DomainParams,

@@ -30,6 +30,7 @@ import { zipLayoutProblem } from './zip-guard';
 import { copiesLockKey, replaceEarlierCopies } from './replace';
 import { INGEST_LIMITS, openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from '../../lib/statement-open';
 import { lineQuotaProblem } from '../platform/plans';
+import { storageRoom } from '../../http/quota';
 
 export { INGEST_LIMITS };
 
@@ -187,6 +188,10 @@ async function unzipInto(svc: AppServices, tenantId: number, row: Record<string,
     if (f.uncompressedSize > ratioLimit(f.compressedSize))
       throw new FileProblem(`Refused: entry "${f.path}" expands ${Math.round(f.uncompressedSize / Math.max(1, f.compressedSize))}:1 (limit ${INGEST_LIMITS.maxRatio}:1)`);
   }
+  // The unpacked statements are kept too: they count against the plan's storage (each entry's
+  // real bytes are held to its declared size below, so the declared total bounds them).
+  const room = await storageRoom(svc.db.owner, tenantId);
+  if (room && declared > room.bytes) throw new FileProblem(`Refused: unpacking the zip file would pass the plan's storage. ${room.error(declared).message}`);
   const children: { id: string; name: string; key: string; size: number; sha256: string }[] = [];
   let total = 0;
   const written: string[] = [];

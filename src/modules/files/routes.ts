@@ -5,7 +5,8 @@
 import type Router from '@koa/router';
 import { PassThrough } from 'node:stream';
 import { defineRoutes, route } from '../../http/route';
-import { DateIn, PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import { DateIn, PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import type { Trx } from '../../db';
 import type { AppServices } from '../../services';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import {
@@ -29,6 +30,20 @@ const PERIOD_CHOICE = {
   periodEnd: Type.Optional(DateIn()),
   accountingPeriod: Type.Optional(DateIn()),
 };
+const Source = Type.String({ minLength: 1, maxLength: 200 });
+
+/** POST /file/<action>/:id (admin): a file's source (pattern id, key or workspace source id) and optionally its period, then the file is read. */
+function sourceChoiceRoute<C>(
+  path: string, summary: string, source: TSchema, message: string,
+  run: (svc: AppServices, trx: Trx, tenantId: number, id: string, choice: C) => Promise<unknown>,
+) {
+  return route({
+    method: 'post', path, summary, access: 'admin', params: IdParams, body: Strict({ source, ...PERIOD_CHOICE }),
+    async handler({ svc, trx, tenantId, params, body }) {
+      return { success: true, message, data: await run(svc, trx, tenantId, params.id, body as C) };
+    },
+  });
+}
 const Bool = Type.Union([Type.Boolean(), Type.Literal('true'), Type.Literal('false')]);
 const UploadOptionsProps = {
   autoProcessIfConfident: Type.Optional(Bool),
@@ -171,34 +186,16 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         return { success: true, message: 'Decompression queued', data: await rerunDecompress(svc, trx, tenantId, params.id) };
       },
     }),
-    route({
-      method: 'post',
-      path: '/file/reprocess/:id',
-      summary: 'Read a file again in place (a duplicate upload: its original; an archive: its statements), with a new or corrected source or its own; its lines are replaced, never copied',
-      access: 'admin',
-      params: IdParams,
-      body: Strict({
-        source: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        ...PERIOD_CHOICE,
-      }),
-      async handler({ trx, tenantId, params, body }) {
-        return { success: true, message: 'File queued to be read again', data: await reprocessFile(svc, trx, tenantId, params.id, body) };
-      },
-    }),
-    route({
-      method: 'post',
-      path: '/file/confirm-detection/:id',
-      summary: 'Name the source of a file (pattern id, key or workspace source id) and optionally its period; queues the ingest',
-      access: 'admin',
-      params: IdParams,
-      body: Strict({
-        source: Type.String({ minLength: 1, maxLength: 200 }),
-        ...PERIOD_CHOICE,
-      }),
-      async handler({ trx, tenantId, params, body }) {
-        return { success: true, message: 'Detection confirmed; ingest queued', data: await confirmDetection(svc, trx, tenantId, params.id, body) };
-      },
-    }),
+    sourceChoiceRoute(
+      '/file/reprocess/:id',
+      'Read a file again in place (a duplicate upload: its original; an archive: its statements), with a new or corrected source or its own; its lines are replaced, never copied',
+      Type.Optional(Source), 'File queued to be read again', reprocessFile,
+    ),
+    sourceChoiceRoute(
+      '/file/confirm-detection/:id',
+      'Name the source of a file (pattern id, key or workspace source id) and optionally its period; queues the ingest',
+      Source, 'Detection confirmed; ingest queued', confirmDetection,
+    ),
     route({
       method: 'get',
       path: '/file/',

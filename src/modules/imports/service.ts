@@ -17,8 +17,9 @@ import type { AuthContext } from '../auth/tokens';
 import { AppError, NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { iso } from '../catalogue/common';
+import { rowView } from '../../lib/row-view';
 import { PartnerApiError } from '../partners/http-client';
-import { PROVIDERS, cleanData, distributorItems, fileItems, type DistributorQuery, type FileQuery, type ItemKind, type ProviderId, type StagedData, type StagedItem } from './providers';
+import { PROVIDERS, cleanData, distributorItems, fileItems, type DistributorQuery, type FileQuery, type ItemKind, type ProviderId, type StagedItem } from './providers';
 import { applyItem, currentOf, diffOf } from './apply';
 
 export interface FetchInput {
@@ -28,20 +29,8 @@ export interface FetchInput {
 
 const tx = <T>(svc: AppServices, tenantId: number, fn: (trx: Trx) => Promise<T>) => withTenant(svc.db.app, tenantId, fn);
 
-function itemView(r: Record<string, unknown>) {
-  return {
-    id: r.id as string,
-    batchId: r.batch_id as string,
-    position: r.position as number,
-    kind: r.kind as ItemKind,
-    externalRef: (r.external_ref as string) ?? null,
-    status: r.status as string,
-    data: r.data as StagedData,
-    targetId: (r.target_id as string) ?? null,
-    error: (r.error as string) ?? null,
-    updatedAt: iso(r.updated_at)!,
-  };
-}
+const ITEM_COLUMNS = ['id', 'batch_id', 'position', 'kind', 'external_ref', 'status', 'data', 'target_id', 'error', 'updated_at'];
+const itemView = (r: Record<string, unknown>) => rowView(r, ITEM_COLUMNS);
 
 async function counts(trx: Trx, batchId: string) {
   const rows = await trx('catalogue_import_items').where({ batch_id: batchId }).groupBy('status').select('status', trx.raw('count(*)::int as n'));

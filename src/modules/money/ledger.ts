@@ -106,21 +106,35 @@ async function postDiff(trx: Trx, spec: DiffSpec): Promise<number> {
  * The current earnings of the given files per payee and period (`?`: the file ids), equal to
  * summing their royalty_earnings rows, for files whose accounting period is set (every
  * allocated file): such a file has one period, and a line's amount depends only on its base
- * amount and share set row, so its lines are first counted per (share set, base amount) —
- * one pass over the lines, not lines × payees rows of the view. A payee without the
- * remainder gets Σ count × round(base × share / 100, 12); the remainder payee of a share set
- * gets the set's Σ count × base minus the others' sums (the per-line rule summed: exact; a
- * window over the set's few payee rows, no sub-SELECT over the other shares per group).
+ * amount and share set row, so its lines are first counted per share set — one pass over the
+ * lines, not lines × payees rows of the view. A payee without the remainder gets
+ * Σ round(base × share / 100, 12) over the set's lines; the remainder payee of a share set
+ * gets the set's Σ base minus the others' sums (the per-line rule summed: exact; a window
+ * over the set's few payee rows, no sub-SELECT over the other shares per group).
+ *
+ * Where the rounding cannot bite, lines are not told apart by amount: base × share / 100 has
+ * at most scale(base) + scale(share) + 2 decimals, so when that is ≤ 12 (the lines' scale)
+ * for every share of the set, each line's rounded amount IS its exact product and the
+ * group's Σ base × share × 0.01 equals the sum of the rounded amounts. Only the other lines
+ * (a 6-decimal amount under a 33.333333 % share) are grouped per base amount, each amount
+ * rounded once.
  */
-const FILES_EXACT = `
-  WITH g AS (
-    SELECT l.tenant_id, l.file_id, f.accounting_period, l.share_set_id, l.base_amount, count(*) AS n
+export const FILES_EXACT = `
+  WITH sc AS (
+    SELECT tenant_id, share_set_id, max(scale(trim_scale(share))) AS sc FROM royalty_share_sets GROUP BY 1, 2
+  ), g AS (
+    SELECT l.tenant_id, l.file_id, f.accounting_period, l.share_set_id,
+           CASE WHEN scale(trim_scale(l.base_amount)) + sc.sc <= 10 THEN NULL ELSE l.base_amount END AS each,
+           sum(l.base_amount) AS total, count(*) AS n
       FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id
+      JOIN sc ON sc.tenant_id = l.tenant_id AND sc.share_set_id = l.share_set_id
      WHERE l.file_id = ANY(?::uuid[]) AND l.share_set_id IS NOT NULL
      GROUP BY 1, 2, 3, 4, 5
   ), part AS (
     SELECT s.tenant_user_id, s.gets_remainder, g.file_id, g.accounting_period, g.share_set_id,
-           sum(g.n * CASE WHEN s.gets_remainder THEN g.base_amount ELSE round(g.base_amount * s.share / 100, 12) END) AS amount
+           sum(CASE WHEN s.gets_remainder THEN g.total
+                    WHEN g.each IS NULL THEN g.total * s.share * 0.01
+                    ELSE g.n * round(g.each * s.share / 100, 12) END) AS amount
       FROM g JOIN royalty_share_sets s ON s.tenant_id = g.tenant_id AND s.share_set_id = g.share_set_id
      GROUP BY 1, 2, 3, 4, 5
   )

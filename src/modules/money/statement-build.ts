@@ -77,10 +77,10 @@ export interface BuildContext { workspace: string; currency: string; digits: num
 
 /** The statement's figures; `adjustments` are the rows already posted into this period for the payee. */
 export async function buildFigures(
-  trx: Trx, ctx: BuildContext, payee: { id: string; name: string; email: string }, p: PeriodSpan,
+  trx: Trx, letterhead: BuildContext, payee: { id: string; name: string; email: string }, p: PeriodSpan,
   opening: Decimal, adjustments: { origin: string; reason: string; source_type: string; source_id: string; amount: string }[],
 ): Promise<Figures> {
-  const d = ctx.digits;
+  const d = letterhead.digits;
   const rnd = (v: Decimal.Value) => dec(v as string).toDecimalPlaces(d, Decimal.ROUND_HALF_UP);
   const entries = (
     await trx.raw(
@@ -131,12 +131,12 @@ export async function buildFigures(
   for (const e of entries) add(e.source_type, e.source_id, rnd(e.amount));
   for (const a of adj) add(a.sourceType, a.sourceId, a.amount);
   return {
-    workspace: ctx.workspace,
+    workspace: letterhead.workspace,
     payee,
     period: p.label,
     periodStart: p.start,
     periodEnd: p.end,
-    currency: ctx.currency,
+    currency: letterhead.currency,
     openingBalance: m(openingR),
     recordings,
     royaltiesTotal: m(royaltiesTotal),

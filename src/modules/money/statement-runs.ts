@@ -78,16 +78,16 @@ async function adjustmentsFor(trx: Trx, payee: string, p: PeriodSpan, issued: { 
   >;
 }
 
-async function statementFor(trx: Trx, ctx: { workspace: string; currency: string; digits: number; brand?: PdfBrand }, payee: { id: string; name: string; email: string }, p: PeriodSpan) {
+async function statementFor(trx: Trx, letterhead: { workspace: string; currency: string; digits: number; brand?: PdfBrand }, payee: { id: string; name: string; email: string }, p: PeriodSpan) {
   const issued = (await issuedBefore(trx, payee.id, p.start)) as { figures: Figures }[];
   const adjustments = await adjustmentsFor(trx, payee.id, p, issued);
   let opening: Decimal;
   if (issued.length) opening = issued.reduce((a, s) => a.plus(s.figures.sources.reduce((b, x) => b.plus(x.amount), new Decimal(0))), new Decimal(0)).plus(dec(issued[0]!.figures.openingBalance));
   else opening = dec((await trx.raw(`SELECT coalesce(sum(amount), 0)::text AS s FROM ledger_entries WHERE tenant_user_id = ? AND accounting_period < ?`, [payee.id, p.start])).rows[0].s);
-  const figures = await buildFigures(trx, ctx, payee, p, opening, adjustments);
+  const figures = await buildFigures(trx, letterhead, payee, p, opening, adjustments);
   const json = JSON.stringify(figures);
-  const csv = figuresCsv(figures, ctx.digits);
-  const pdf = await figuresPdf(figures, ctx.digits, ctx.brand);
+  const csv = figuresCsv(figures, letterhead.digits);
+  const pdf = await figuresPdf(figures, letterhead.digits, letterhead.brand);
   return { figures, json, csv, pdf, hash: contentHash(json, csv, pdf) };
 }
 
@@ -122,12 +122,12 @@ export async function createRun(trx: Trx, input: RunInput, by: string | null, br
   const id = crypto.randomUUID();
   await trx('statement_runs').insert({ tenant_id: trx.raw('app_tenant_id()'), id, period_start: p.start, period_end: p.end, label: p.label, payees: input.payees?.length ? todo : null, previous_run_id: previous?.id ?? null, created_by: by, created_at: clock.now() });
   const ws = await trx('tenants').whereRaw('id = app_tenant_id()').first('name');
-  const ctx = { workspace: ws.name as string, currency: await baseCurrency(trx), digits: await ledgerDigits(trx), brand };
+  const letterhead = { workspace: ws.name as string, currency: await baseCurrency(trx), digits: await ledgerDigits(trx), brand };
   const who = todo.length ? await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereIn('tu.id', todo).select('tu.id', 'u.email', 'u.first_name', 'u.last_name') : [];
   for (const x of todo) {
     const w = who.find((r) => r.id === x);
     const payee = { id: x, name: w ? [w.first_name, w.last_name].filter(Boolean).join(' ') || w.email : x, email: w?.email ?? '' };
-    const s = await statementFor(trx, ctx, payee, p);
+    const s = await statementFor(trx, letterhead, payee, p);
     await trx('statements').insert({ tenant_id: trx.raw('app_tenant_id()'), id: crypto.randomUUID(), run_id: id, tenant_user_id: x, period_start: p.start, period_end: p.end, label: p.label, figures: s.json, csv: s.csv, pdf: s.pdf, content_hash: s.hash, created_at: clock.now() });
   }
   return getRun(trx, id, { skipped: [...already].sort() });

@@ -5,10 +5,11 @@ import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { addPushSubscription, listPushSubscriptions, removePushSubscription } from './push';
 import { ok, PushSubscription } from './schemas';
+import { memberOf as me } from './service';
 
 const B64 = Type.String({ minLength: 1, maxLength: 200 });
 
-export function registerPushRoutes(router: Router, svc: AppServices, me: (tuid: string | null) => string): void {
+export function registerPushRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Notifications', errorShape: 'status' }, [
     route({
       method: 'get',

@@ -2,10 +2,8 @@ import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { ForbiddenError } from '../../lib/errors';
-import { getPreferences, listNotifications, markAllRead, markRead, setPreferences, unreadCount } from './service';
+import { getPreferences, listNotifications, markAllRead, markRead, memberOf as me, setPreferences, unreadCount } from './service';
 import { listDeliveries } from './deliveries';
-import { registerPushRoutes } from './push-routes';
 import { Delivery, ok } from './schemas';
 
 const Channels = Strict({
@@ -24,10 +22,6 @@ const PrefsBody = Strict(
 );
 
 export function registerNotificationRoutes(router: Router, svc: AppServices): void {
-  const me = (tuid: string | null) => {
-    if (!tuid) throw new ForbiddenError('Notifications belong to members; API workspace keys have none');
-    return tuid;
-  };
   defineRoutes(router, svc, { tag: 'Notifications', errorShape: 'status' }, [
     route({
       method: 'get',
@@ -110,5 +104,4 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
       }),
     ),
   ]);
-  registerPushRoutes(router, svc, me);
 }

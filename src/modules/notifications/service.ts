@@ -8,10 +8,16 @@
  */
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
-import { NotFoundError, ValidationError } from '../../lib/errors';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { deliveriesOf, planDeliveries } from './deliveries';
 import { DEFAULT_CHANNELS } from './preferences';
 import { rowView } from '../../lib/row-view';
+
+/** The member a notification route acts for: API workspace keys have none. */
+export function memberOf(tuid: string | null): string {
+  if (!tuid) throw new ForbiddenError('Notifications belong to members; API workspace keys have none');
+  return tuid;
+}
 
 export { DEFAULT_CHANNELS };
 

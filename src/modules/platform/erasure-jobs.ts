@@ -12,22 +12,23 @@ import type { AuthContext } from '../auth/tokens';
 import { AppError, NotFoundError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { actorOf } from './audit';
+import { rowView } from '../../lib/row-view';
 import { executeErasure, planChanged, previewErasure } from './erasure';
 
 export type ErasureStatus = 'queued' | 'running' | 'completed' | 'failed';
 
-function view(r: Record<string, any>) {
-  return {
-    jobId: r.id as string,
-    userId: r.user_id as string,
-    planHash: r.plan_hash as string,
-    status: r.status as ErasureStatus,
-    result: (r.result ?? null) as null | { erased: Record<string, number>; retained: Array<{ table: string; columns: string[]; rows: number; reason: string }> },
-    error: (r.error as string) ?? null,
-    createdAt: new Date(r.created_at).toISOString(),
-    finishedAt: r.finished_at ? new Date(r.finished_at).toISOString() : null,
-  };
+export interface ErasureJob {
+  jobId: string;
+  userId: string;
+  planHash: string;
+  status: ErasureStatus;
+  result: null | { erased: Record<string, number>; retained: Array<{ table: string; columns: string[]; rows: number; reason: string }> };
+  error: string | null;
+  createdAt: string;
+  finishedAt: string | null;
 }
+
+const view = (r: Record<string, unknown>) => rowView(r, [['jobId', 'id'], 'user_id', 'plan_hash', 'status', 'result', 'error', 'created_at', 'finished_at']) as unknown as ErasureJob;
 
 /** Check the plan, record the erasure and queue its job (one transaction). */
 export async function requestErasure(svc: Pick<AppServices, 'db' | 'queue'>, auth: AuthContext, userId: string, planHash: string) {

@@ -1,39 +1,35 @@
 /** Billing (plans, subscription) and custom domains. Super-admin routes: godmin-routes.ts. */
 import type Router from '@koa/router';
-import { defineRoutes, route } from '../../http/route';
+import { dataRoute, defineRoutes, route } from '../../http/route';
 import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { addDomain, listDomains, removeDomain, verifyDomain } from './domains';
 import { listPlans, subscriptionOf } from './plans';
-import { DomainSchema, ok, PlanSchema, SubscriptionSchema } from './schemas';
+import { DomainSchema, PlanSchema, SubscriptionSchema } from './schemas';
 
 const DomainParams = Type.Object({ domainId: Uuid });
 
 export function registerPlatformRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Billing', errorShape: 'catalogue' }, [
-    route({
+    dataRoute({
       method: 'get',
       path: '/billing/plans',
       summary: 'The plan catalogue: each plan with its features and limits (null: unlimited)',
       access: 'public',
-      responses: { 200: ok(Type.Array(PlanSchema)) },
-      async handler() {
-        return { success: true, data: await listPlans(svc.db.owner) };
-      },
+      data: Type.Array(PlanSchema),
+      run: () => listPlans(svc.db.owner),
     }),
-    route({
+    dataRoute({
       method: 'get',
       path: '/billing/subscription',
       summary: "The workspace's subscription: plan, state, period, features, and usage against each limit",
       access: 'admin',
-      responses: { 200: ok(SubscriptionSchema) },
-      async handler({ trx, tenantId }) {
-        return { success: true, data: await subscriptionOf(trx, tenantId) };
-      },
+      data: SubscriptionSchema,
+      run: ({ trx, tenantId }) => subscriptionOf(trx, tenantId),
     }),
   ]);
   defineRoutes(router, svc, { tag: 'Custom domains', errorShape: 'catalogue' }, [
-    route({
+    dataRoute({
       method: 'post',
       path: '/domains',
       summary: 'Add a custom domain: the answer names the TXT record to publish, then POST /domains/{domainId}/verify',
@@ -41,23 +37,19 @@ export function registerPlatformRoutes(router: Router, svc: AppServices): void {
       feature: 'custom_domains',
       body: Strict({ domain: Type.String({ minLength: 1, maxLength: 253 }) }),
       status: 201,
-      responses: { 201: ok(DomainSchema) },
-      async handler({ trx, tenantId, body }) {
-        return { success: true, data: await addDomain(trx, tenantId, body.domain) };
-      },
+      data: DomainSchema,
+      run: ({ trx, tenantId, body }) => addDomain(trx, tenantId, body.domain),
     }),
-    route({
+    dataRoute({
       method: 'get',
       path: '/domains',
       summary: "The workspace's custom domains (at most one active)",
       access: 'admin',
       feature: 'custom_domains',
-      responses: { 200: ok(Type.Array(DomainSchema)) },
-      async handler({ trx, tenantId }) {
-        return { success: true, data: await listDomains(trx, tenantId) };
-      },
+      data: Type.Array(DomainSchema),
+      run: ({ trx, tenantId }) => listDomains(trx, tenantId),
     }),
-    route({
+    dataRoute({
       method: 'post',
       path: '/domains/:domainId/verify',
       summary: 'Check the TXT record; found: the domain becomes the active one (GET /auth/authtoken on it needs no currentWorkspace)',
@@ -65,10 +57,8 @@ export function registerPlatformRoutes(router: Router, svc: AppServices): void {
       access: 'admin',
       feature: 'custom_domains',
       params: DomainParams,
-      responses: { 200: ok(DomainSchema) },
-      async handler({ trx, tenantId, params }) {
-        return { success: true, data: await verifyDomain(trx, tenantId, params.domainId, svc.dns) };
-      },
+      data: DomainSchema,
+      run: ({ trx, tenantId, params }) => verifyDomain(trx, tenantId, params.domainId, svc.dns),
     }),
     route({
       method: 'delete',

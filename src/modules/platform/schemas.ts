@@ -1,8 +1,8 @@
 /** Response and body schemas of the platform routes (the OpenAPI document shows them). */
-import { Type, type TSchema } from '../../http/schema';
+import { DataAnswer, Type, type TSchema } from '../../http/schema';
 
 const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
-export const ok = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });
+export const ok = DataAnswer;
 
 export const Limits = Type.Object({
   statementLinesPerMonth: Nullable(Type.Integer({ description: 'null: unlimited' })),

@@ -15,17 +15,14 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { IdParams, ok, pagedList } from '../../http/crud';
 import { defineRoutes, route } from '../../http/route';
-import { PageQuery, Pagination, StatusError, Strict, Type } from '../../http/schema';
+import { PageQuery, Strict, Type } from '../../http/schema';
 import { INTERFACE_VERSION } from '../../http/openapi';
 import type { AppServices } from '../../services';
 import * as R from './registrations';
 import * as C from './claims';
 import * as S from './schemas';
+import { gate, many, one, recordRoutes, statusErrs as errs } from './answers';
 
-const errs = { 400: StatusError, 401: StatusError, 403: StatusError, 404: StatusError, 500: StatusError };
-const one = (data: typeof S.RegistrationView | typeof S.ClaimView) => Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
-const list = (data: typeof S.RegistrationView | typeof S.ClaimView) => Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Array(data), pagination: Pagination });
-const gate = { feature: 'publishing' as const };
 const Submission = Type.Object({
   id: Type.String({ format: 'uuid' }), version: Type.String(), filename: Type.String(), transactionCount: Type.Integer(), recordCount: Type.Integer(), createdAt: Type.String({ format: 'date-time' }),
 });
@@ -41,70 +38,47 @@ function sendCwr(ctx: Context, f: { filename: string; content: string }): undefi
 
 export function registerRegistrationRoutes(router: Router, svc: AppServices): void {
   const software = { name: 'RONDO', version: INTERFACE_VERSION };
-  defineRoutes(router, svc, { tag: 'Registration', errorShape: 'status' }, [
-    route({ method: 'post', path: '/registrations', summary: 'Register a work with a society: created pending', access: 'admin', ...gate, body: S.RegistrationBody, status: 201, responses: { 201: one(S.RegistrationView), ...errs },
-      async handler({ trx, auth, body }) {
-        return ok('Registration created', await R.createRegistration(trx, auth, body));
-      } }),
-    route({ method: 'get', path: '/registrations', summary: 'List registrations (paged)', access: 'user', ...gate, query: S.RegistrationListQuery, responses: { 200: list(S.RegistrationView), ...errs },
-      async handler({ trx, query }) {
-        return pagedList('Registrations', query, (page, size) => R.listRegistrations(trx, { ...query, page, size }));
-      } }),
-    route({
-      method: 'get', path: '/registrations/export', access: 'admin', ...gate, query: S.ExportQuery, responses: { 200: Type.String({ description: 'the CWR file (text/plain)' }), ...errs },
-      summary: 'Write the queued registrations as a CWR 2.1 or 2.2 file (kept; the registrations become submitted); 400 when none is queued',
-      async handler({ ctx, trx, auth, query }) {
-        const r = await R.exportRegistrations(trx, auth, query, software);
-        ctx.set('X-Cwr-Submission', r.submission);
-        return sendCwr(ctx, r);
-      },
-    }),
-    route({ method: 'post', path: '/registrations/ack', summary: 'Read a society\'s CWR acknowledgement file: each acknowledged registration becomes registered or rejected', access: 'admin', ...gate,
-      body: S.AckBody, responses: { 200: S.AckAnswer, ...errs },
-      async handler({ trx, auth, body }) {
-        return R.importAck(trx, auth, body.content);
-      } }),
-    route({ method: 'get', path: '/registrations/submissions', summary: 'The CWR files written by the export, newest first', access: 'admin', ...gate, query: Type.Object({ page: PageQuery.page, size: PageQuery.size }),
-      responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Array(Submission), pagination: Pagination }), ...errs },
-      async handler({ trx, query }) {
-        return pagedList('CWR files', query, (page, size) => R.listSubmissions(trx, { page, size }));
-      } }),
-    route({ method: 'get', path: '/registrations/submissions/:id', summary: 'Download a CWR file the export wrote, again', access: 'admin', ...gate, params: IdParams,
-      responses: { 200: Type.String({ description: 'the CWR file (text/plain)' }), ...errs },
-      async handler({ ctx, trx, params }) {
-        return sendCwr(ctx, await R.getSubmission(trx, params.id));
-      } }),
-    route({ method: 'get', path: '/registrations/:id', summary: 'One registration', access: 'user', ...gate, params: IdParams, responses: { 200: one(S.RegistrationView), ...errs },
-      async handler({ trx, params }) {
-        return ok('Registration', await R.getRegistration(trx, params.id));
-      } }),
-    route({ method: 'post', path: '/registrations/:id/queue', summary: 'Queue a pending (or rejected) registration for the next CWR export', access: 'admin', ...gate, params: IdParams, body: Strict({}),
-      responses: { 200: one(S.RegistrationView), ...errs },
-      async handler({ trx, params }) {
-        return ok('Registration queued', await R.queueRegistration(trx, params.id));
-      } }),
-  ]);
-  defineRoutes(router, svc, { tag: 'Claim', errorShape: 'status' }, [
-    route({ method: 'post', path: '/claims', summary: 'Record a conflicting claim on a work (status open)', access: 'admin', ...gate, body: S.ClaimBody, status: 201, responses: { 201: one(S.ClaimView), ...errs },
-      async handler({ trx, auth, body }) {
-        return ok('Claim created', await C.createClaim(trx, auth, body));
-      } }),
-    route({ method: 'get', path: '/claims', summary: 'List claims (paged)', access: 'user', ...gate, query: S.ClaimListQuery, responses: { 200: list(S.ClaimView), ...errs },
-      async handler({ trx, query }) {
-        return pagedList('Claims', query, (page, size) => C.listClaims(trx, { ...query, page, size }));
-      } }),
-    route({ method: 'get', path: '/claims/:id', summary: 'One claim', access: 'user', ...gate, params: IdParams, responses: { 200: one(S.ClaimView), ...errs },
-      async handler({ trx, params }) {
-        return ok('Claim', await C.getClaim(trx, params.id));
-      } }),
-    route({ method: 'put', path: '/claims/:id', summary: 'Change a claim\'s details', access: 'admin', ...gate, params: IdParams, body: S.ClaimPatch, responses: { 200: one(S.ClaimView), ...errs },
-      async handler({ trx, params, body }) {
-        return ok('Claim updated', await C.updateClaim(trx, params.id, body));
-      } }),
-    route({ method: 'patch', path: '/claims/:id/status', summary: 'Move a claim: open→disputed|resolved|withdrawn, disputed→open|resolved|withdrawn; resolved and withdrawn are final', access: 'admin', ...gate,
-      params: IdParams, body: S.ClaimStatusBody, responses: { 200: one(S.ClaimView), ...errs },
-      async handler({ trx, params, body }) {
-        return ok('Claim status updated', await C.setClaimStatus(trx, params.id, body.status, body.note));
-      } }),
-  ]);
+  defineRoutes(router, svc, { tag: 'Registration', errorShape: 'status' }, recordRoutes({
+    noun: 'Registration', path: '/registrations', view: S.RegistrationView, errs, list: { query: S.RegistrationListQuery, run: R.listRegistrations }, get: R.getRegistration,
+    create: { summary: 'Register a work with a society: created pending', body: S.RegistrationBody, run: R.createRegistration },
+    extra: [
+      route({
+        method: 'get', path: '/registrations/export', access: 'admin', ...gate, query: S.ExportQuery, responses: { 200: Type.String({ description: 'the CWR file (text/plain)' }), ...errs },
+        summary: 'Write the queued registrations as a CWR 2.1 or 2.2 file (kept; the registrations become submitted); 400 when none is queued',
+        async handler({ ctx, trx, auth, query }) {
+          const r = await R.exportRegistrations(trx, auth, query, software);
+          ctx.set('X-Cwr-Submission', r.submission);
+          return sendCwr(ctx, r);
+        },
+      }),
+      route({ method: 'post', path: '/registrations/ack', summary: 'Read a society\'s CWR acknowledgement file: each acknowledged registration becomes registered or rejected', access: 'admin', ...gate,
+        body: S.AckBody, responses: { 200: S.AckAnswer, ...errs },
+        async handler({ trx, auth, body }) {
+          return R.importAck(trx, auth, body.content);
+        } }),
+      route({ method: 'get', path: '/registrations/submissions', summary: 'The CWR files written by the export, newest first', access: 'admin', ...gate, query: Type.Object({ page: PageQuery.page, size: PageQuery.size }),
+        responses: { 200: many(Submission), ...errs },
+        async handler({ trx, query }) {
+          return pagedList('CWR files', query, (page, size) => R.listSubmissions(trx, { page, size }));
+        } }),
+      route({ method: 'get', path: '/registrations/submissions/:id', summary: 'Download a CWR file the export wrote, again', access: 'admin', ...gate, params: IdParams,
+        responses: { 200: Type.String({ description: 'the CWR file (text/plain)' }), ...errs },
+        async handler({ ctx, trx, params }) {
+          return sendCwr(ctx, await R.getSubmission(trx, params.id));
+        } }),
+    ],
+    extraById: [
+      route({ method: 'post', path: '/registrations/:id/queue', summary: 'Queue a pending (or rejected) registration for the next CWR export', access: 'admin', ...gate, params: IdParams, body: Strict({}),
+        responses: { 200: one(S.RegistrationView), ...errs },
+        async handler({ trx, params }) {
+          return ok('Registration queued', await R.queueRegistration(trx, params.id));
+        } }),
+    ],
+  }));
+  defineRoutes(router, svc, { tag: 'Claim', errorShape: 'status' }, recordRoutes({
+    noun: 'Claim', path: '/claims', view: S.ClaimView, errs, list: { query: S.ClaimListQuery, run: C.listClaims }, get: C.getClaim,
+    create: { summary: 'Record a conflicting claim on a work (status open)', body: S.ClaimBody, run: C.createClaim },
+    update: { summary: 'Change a claim\'s details', body: S.ClaimPatch, run: C.updateClaim },
+    status: { summary: 'Move a claim: open→disputed|resolved|withdrawn, disputed→open|resolved|withdrawn; resolved and withdrawn are final', body: S.ClaimStatusBody, run: C.setClaimStatus },
+  }));
 }

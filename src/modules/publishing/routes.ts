@@ -10,16 +10,14 @@
 import type Router from '@koa/router';
 import { crudRoutes, type CrudArea } from '../../http/crud';
 import { defineRoutes, route, type RouteDef } from '../../http/route';
-import { CatalogueError, Pagination, StatusError, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import { CatalogueError, Strict, Type, Uuid, type TSchema } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { copyCsv } from '../catalogue/reports';
 import { partyService } from './parties';
 import { assetWorks, workCrud, worksCsvQuery } from './works';
 import * as S from './schemas';
+import { many, one, statusErrs as errs } from './answers';
 
-const errs = { 400: StatusError, 401: StatusError, 403: StatusError, 404: StatusError, 500: StatusError };
-const one = (data: TSchema) => Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
-const many = (data: TSchema) => Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Array(data), pagination: Pagination });
 const BulkDeleted = Type.Object({ message: Type.String(), processedCount: Type.Integer(), failedDeletions: Type.Array(Type.Object({ id: Type.String(), error: Type.String() })) });
 
 /** The factory's routes of an area, behind the publishing feature, with their answers documented. */

@@ -1,14 +1,15 @@
 /**
  * The aggregate step: a file's rows of every rollup shape (shapes.ts), rebuilt whole from
  * its allocated lines — per shape ONE `DELETE` of the file's rows and ONE
- * `INSERT … SELECT … GROUP BY` (produced from the shape's declaration). Shares are not
+ * `INSERT … SELECT … GROUP BY` (produced from the shape's declaration; a shape whose keys a
+ * finer one holds is summed from that one's rows just built, not from the lines). Shares are not
  * applied here (the catalogue shape keeps the lines' share sets; members' figures are read
  * through them), so a re-allocation that moves a file's lines to other share sets is a
  * rebuild of that file's rows, and a re-aggregation is idempotent.
  */
 import type { Trx } from '../../db';
 import { hashJoins, setWorkMem, ROLLUP_WORK_MEM } from './allocate';
-import { SHAPES, filePeriods, shapeInsert } from './shapes';
+import { SHAPES, filePeriods, shapeBuildOrder, shapeInsert } from './shapes';
 
 /** Remove a file's rows from every shape. */
 export async function removeFileRollups(trx: Trx, tenantId: number, fileId: string): Promise<void> {
@@ -24,9 +25,9 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
   await removeFileRollups(trx, tenantId, fileId);
   timings.remove = Date.now() - t0;
   const file = filePeriods('f.tenant_id = ? AND f.id = ?');
-  for (const s of SHAPES) {
+  for (const { shape: s, from } of shapeBuildOrder(SHAPES)) {
     t0 = Date.now();
-    await hashJoins(trx, () => trx.raw(shapeInsert(s, file), [tenantId, fileId]));
+    await hashJoins(trx, () => trx.raw(shapeInsert(s, file, from), [tenantId, fileId]));
     timings[s.table.replace('royalty_roll_', '')] = Date.now() - t0;
   }
   return timings;

@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { IdParams } from '../../http/crud';
 import { defineRoutes, route, type RouteDef } from '../../http/route';
 import { IdInt, MonthOrDateIn, Strict, Type, Uuid, PageQuery } from '../../http/schema';
 import type { AppServices } from '../../services';
@@ -6,7 +7,6 @@ import { royaltyAnalytics, DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
 import { payeeOf, releaseAnalytics, royaltyChecklist } from './views';
 import { analyticsRows, breakdownColumns, breakdownRows } from './exports';
-import { registerLineRoutes } from './line-routes';
 import './pipeline'; // registers the file-delete hook
 
 /** Largest analytics page (rows per answer). */
@@ -72,7 +72,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       summary: "A release's royalties (its product and its tracks' recordings), by month or another breakdown",
       description: DESCRIPTION,
       access: 'guest',
-      params: Type.Object({ id: Uuid }),
+      params: IdParams,
       query: Type.Object({
         ...AnalyticsQuery,
         groupBy: Type.Optional(Type.Union(['month', 'accountingperiod', 'dsp', 'country', 'saletype', 'aggregator', 'asset', 'total'].map((g) => Type.Literal(g)))),
@@ -188,7 +188,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       path: '/royalty/matching-rules/:id',
       summary: 'Remove a matching rule (admin); lines it placed are re-matched',
       access: 'admin',
-      params: Type.Object({ id: Uuid }),
+      params: IdParams,
       async handler({ trx, params }) {
         await svcMatch.deleteRule(trx, params.id);
         return { status: 'success', message: 'Matching rule removed' };
@@ -211,7 +211,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       path: '/royalty/files/:id/allocate',
       summary: 'Allocate a file again (after setting a missing exchange rate, or to refresh it) (admin)',
       access: 'admin',
-      params: Type.Object({ id: Uuid }),
+      params: IdParams,
       async handler({ trx, tenantId, params }) {
         await svcMatch.requeueFile(trx, svc, tenantId, params.id);
         return { status: 'success', message: 'File queued for allocation', data: { fileId: params.id } };
@@ -229,5 +229,4 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
   );
   defineRoutes(router, svc, { tag: 'Royalty', errorShape: 'status' }, defs);
-  registerLineRoutes(router, svc);
 }

@@ -110,15 +110,39 @@ export function shapeDdl(s: ShapeDecl): string[] {
  * INSERT … SELECT … GROUP BY of a shape's rows for the files `files` names: a SQL relation
  * with (tenant_id, file_id, accounting_period, ap_end), one row per file. One statement per
  * shape, whatever the number of files (the per-file rebuild passes one file; a backfill all).
+ * `from`: a finer shape whose rows of those files are already built (shapeBuildOrder) is
+ * summed instead of the lines — the same sums (revenue, quantity and lines add up), from a
+ * few rows instead of every line.
  */
-export function shapeInsert(s: ShapeDecl, files: string): string {
+export function shapeInsert(s: ShapeDecl, files: string, from: ShapeDecl | null = null): string {
   const keys = shapeKeys(s).map((k) => `l.${k}`).join(', ');
+  const [source, measures, allocated] = from
+    ? [from.table, 'sum(l.revenue), sum(l.quantity), sum(l.lines)', '']
+    : ['royalty_lines', 'sum(l.base_amount), coalesce(sum(l.quantity), 0), count(*)', 'WHERE l.base_amount IS NOT NULL'];
   return `INSERT INTO ${s.table} (${shapeColumns(s).join(', ')})
-    SELECT p.tenant_id, p.file_id, p.accounting_period, p.ap_end, ${keys}, sum(l.base_amount), coalesce(sum(l.quantity), 0), count(*)
+    SELECT p.tenant_id, p.file_id, p.accounting_period, p.ap_end, ${keys}, ${measures}
       FROM ${files} p
-      JOIN royalty_lines l ON l.tenant_id = p.tenant_id AND l.file_id = p.file_id
-     WHERE l.base_amount IS NOT NULL
+      JOIN ${source} l ON l.tenant_id = p.tenant_id AND l.file_id = p.file_id
+     ${allocated}
      GROUP BY p.tenant_id, p.file_id, p.accounting_period, p.ap_end, ${keys}`;
+}
+
+/**
+ * The order a set of shapes is built in, and what each is built from: a shape whose keys
+ * (and time grain) a shape built before it holds is summed from that one's rows — the one
+ * with the fewest keys —, others from the lines. Finer shapes first (more keys), so with the
+ * declared shapes one pass over the lines builds each of catalogue and artist × dimensions,
+ * the dimensions come from artist × dimensions and the totals from the dimensions.
+ */
+export function shapeBuildOrder(shapes: readonly ShapeDecl[]): { shape: ShapeDecl; from: ShapeDecl | null }[] {
+  const keyed = [...shapes].sort((a, b) => shapeKeys(b).length - shapeKeys(a).length);
+  const out: { shape: ShapeDecl; from: ShapeDecl | null }[] = [];
+  for (const shape of keyed) {
+    const holders = out.map((o) => o.shape).filter((t) => t.grain === shape.grain && shapeKeys(shape).every((k) => shapeKeys(t).includes(k)));
+    holders.sort((a, b) => shapeKeys(a).length - shapeKeys(b).length);
+    out.push({ shape, from: holders[0] ?? null });
+  }
+  return out;
 }
 
 /** The tables of every shape (erasure map, file deletes). */
@@ -138,11 +162,11 @@ export function filePeriods(where: string): string {
  * tenant_id, file_id, accounting_period, ap_end).
  */
 export async function buildShapes(knex: Knex, tables: string[], files: string): Promise<void> {
-  for (const s of SHAPES.filter((x) => tables.includes(x.table))) {
+  for (const { shape: s, from } of shapeBuildOrder(SHAPES.filter((x) => tables.includes(x.table)))) {
     await knex.raw(`DROP TABLE IF EXISTS ${s.table}`);
     for (const sql of shapeDdl(s)) await knex.raw(sql);
     await enableTenantRls(knex, s.table);
-    await knex.raw(shapeInsert(s, files));
+    await knex.raw(shapeInsert(s, files, from));
     await knex.raw(`ANALYZE ${s.table}`);
   }
 }

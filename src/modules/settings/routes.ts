@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { defineRoutes, route } from '../../http/route';
+import { dataRoute, defineRoutes, route } from '../../http/route';
 import { CurrencyCode, MonthIn, Rate, Strict, Type } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { getSettings, updateSettings, ratesWithBase, saveRates, deleteRate } from './service';
@@ -9,16 +9,15 @@ const Month = MonthIn();
 
 export function registerSettingsRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Workspace settings', errorShape: 'catalogue' }, [
-    route({
+    dataRoute({
       method: 'get',
       path: '/settings/workspace',
       summary: 'Workspace settings: base currency, accounting cadence, catalogue auto-creation',
       access: 'guest',
-      async handler({ trx, tenantId }) {
-        return { success: true, message: 'Workspace settings', data: await getSettings(trx, tenantId) };
-      },
+      message: 'Workspace settings',
+      run: ({ trx, tenantId }) => getSettings(trx, tenantId),
     }),
-    route({
+    dataRoute({
       method: 'put',
       path: '/settings/workspace',
       summary: 'Change workspace settings (admin; the base currency is locked once royalties are allocated)',
@@ -33,19 +32,17 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
         },
         { minProperties: 1 },
       ),
-      async handler({ trx, tenantId, body }) {
-        return { success: true, message: 'Workspace settings updated', data: await updateSettings(trx, tenantId, body) };
-      },
+      message: 'Workspace settings updated',
+      run: ({ trx, tenantId, body }) => updateSettings(trx, tenantId, body),
     }),
-    route({
+    dataRoute({
       method: 'get',
       path: '/currency/rates',
       summary: 'Monthly exchange rates to the base currency (filter by currency and month range YYYY-MM)',
       access: 'user',
       query: Type.Object({ currency: Type.Optional(Currency), from: Type.Optional(Month), to: Type.Optional(Month) }),
-      async handler({ trx, tenantId, query }) {
-        return { success: true, message: 'Exchange rates', data: await ratesWithBase(trx, tenantId, query) };
-      },
+      message: 'Exchange rates',
+      run: ({ trx, tenantId, query }) => ratesWithBase(trx, tenantId, query),
     }),
     route({
       method: 'put',

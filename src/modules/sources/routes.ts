@@ -14,13 +14,13 @@ import {
   listGlobalPatterns, listTenantSources, setTenantSourceActive, updateGlobalPattern, updateTenantSource,
 } from './service';
 import { DRY_RUN_MAX_BYTES, dryRun } from './dry-run';
-import { registerTeachRoutes } from './teach-routes';
 
 const IdParams = Type.Object({ id: Uuid });
 const PatternObject = Type.Object({}, { additionalProperties: true, description: 'A source pattern (GET /pattern-creator/schema)' });
 
 
-export function registerSourceRoutes(router: Router, svc: AppServices): void {
+/** The global source patterns (super-admin). */
+export function registerSourceAdminRoutes(router: Router, svc: AppServices): void {
   const owner = svc.db.owner;
   defineRoutes(router, svc, { tag: 'Sources (admin)' }, [
     route({
@@ -110,10 +110,10 @@ export function registerSourceRoutes(router: Router, svc: AppServices): void {
       },
     }),
   ]);
+}
 
-  // Before /sources/:id: the workspace admin's pattern schema, draft, validate and dry run.
-  registerTeachRoutes(router, svc);
-
+/** The workspace's sources (mounted after the teaching routes, whose fixed paths must win over /sources/:id). */
+export function registerWorkspaceSourceRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Sources' }, [
     route({
       method: 'get',
@@ -139,7 +139,7 @@ export function registerSourceRoutes(router: Router, svc: AppServices): void {
         settings: Type.Optional(Type.Object({}, { additionalProperties: true })),
       }),
       async handler({ trx, tenantId, body, auth }) {
-        return { status: 'success', message: 'Source configured', data: await configureSource(trx, owner, tenantId, body, auth.tenantUserId) };
+        return { status: 'success', message: 'Source configured', data: await configureSource(trx, svc.db.owner, tenantId, body, auth.tenantUserId) };
       },
     }),
     route({

@@ -112,6 +112,22 @@ const ValidateData = Type.Object({
   lines: Type.Optional(Type.Array(Loose('A line as it would be stored'))),
 });
 
+/**
+ * POST /sources/<action> (admin): reads the teaching input (`needSample`: a sample is required)
+ * and answers `{status: 'success', message, data}` with what `run` makes of it.
+ */
+function sampleRoute(
+  path: string, summary: string, data: ReturnType<typeof Type.Object>, needSample: boolean,
+  run: (input: { pattern: unknown; sample: Sample | null }, args: { svc: AppServices; trx: Trx; tenantId: number }) => Promise<{ message: string; data: unknown }>,
+) {
+  return route({
+    method: 'post', path, summary, access: 'admin', rawBody: true, responses: { 200: ok(data) },
+    async handler(args) {
+      return { status: 'success', ...(await run(await teachInput(args.svc, args.trx, args.ctx, needSample), args)) };
+    },
+  });
+}
+
 export function registerTeachRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Sources' }, [
     route({
@@ -122,43 +138,27 @@ export function registerTeachRoutes(router: Router, svc: AppServices): void {
       responses: { 200: ok(Loose('JSON Schema (draft 7) of a source pattern')) },
       handler: () => ({ status: 'success', message: 'Source pattern schema', data: SourcePatternSchema }),
     }),
-    route({
-      method: 'post',
-      path: '/sources/draft',
-      summary: 'Propose a pattern from a sample: JSON {fileId} (a file already uploaded) or multipart "file". Delimiter, encoding, header row, each column\'s role with a confidence, a pattern to correct and save, and the first lines as they would be stored',
-      access: 'admin',
-      rawBody: true,
-      responses: { 200: ok(DraftData) },
-      async handler({ ctx, trx }) {
-        const { sample } = await teachInput(svc, trx, ctx, true);
-        return { status: 'success', message: 'Draft pattern', data: await draftFromSample(trx, sample!) };
-      },
-    }),
-    route({
-      method: 'post',
-      path: '/sources/validate',
-      summary: 'Validate a pattern: JSON {pattern, fileId?} or multipart "pattern" + "file". With a sample: mapped columns missing from its header, values that cannot be read (counts, examples), other line errors, and the totals, skipped rows and control totals it would load',
-      access: 'admin',
-      rawBody: true,
-      responses: { 200: ok(ValidateData) },
-      async handler({ ctx, trx }) {
-        const { pattern, sample } = await teachInput(svc, trx, ctx, false);
+    sampleRoute(
+      '/sources/draft',
+      'Propose a pattern from a sample: JSON {fileId} (a file already uploaded) or multipart "file". Delimiter, encoding, header row, each column\'s role with a confidence, a pattern to correct and save, and the first lines as they would be stored',
+      DraftData, true,
+      async ({ sample }, { trx }) => ({ message: 'Draft pattern', data: await draftFromSample(trx, sample!) }),
+    ),
+    sampleRoute(
+      '/sources/validate',
+      'Validate a pattern: JSON {pattern, fileId?} or multipart "pattern" + "file". With a sample: mapped columns missing from its header, values that cannot be read (counts, examples), other line errors, and the totals, skipped rows and control totals it would load',
+      ValidateData, false,
+      async ({ pattern, sample }) => {
         if (pattern === undefined) throw new ValidationError('pattern is required', ['body.pattern']);
         const data = await validateOnSample(pattern, sample);
-        return { status: 'success', message: data.valid ? 'Valid' : 'Invalid', data };
+        return { message: data.valid ? 'Valid' : 'Invalid', data };
       },
-    }),
-    route({
-      method: 'post',
-      path: '/sources/dry-run',
-      summary: 'Detection scores of a sample against the workspace\'s sources and the first mapped lines of the best (or of the given pattern): JSON {fileId, pattern?} or multipart "file" + "pattern"',
-      access: 'admin',
-      rawBody: true,
-      responses: { 200: ok(Loose('fileName, bytesRead, threshold, detection (scores), read (pattern, summary, lines, errors)')) },
-      async handler({ ctx, trx, tenantId }) {
-        const { pattern, sample } = await teachInput(svc, trx, ctx, true);
-        return { status: 'success', message: 'Dry run', data: await dryRunOnSample(svc, tenantId, sample!, pattern) };
-      },
-    }),
+    ),
+    sampleRoute(
+      '/sources/dry-run',
+      'Detection scores of a sample against the workspace\'s sources and the first mapped lines of the best (or of the given pattern): JSON {fileId, pattern?} or multipart "file" + "pattern"',
+      Loose('fileName, bytesRead, threshold, detection (scores), read (pattern, summary, lines, errors)'), true,
+      async ({ pattern, sample }, { svc, tenantId }) => ({ message: 'Dry run', data: await dryRunOnSample(svc, tenantId, sample!, pattern) }),
+    ),
   ]);
 }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { planAnalytics, periodCover, type AnalyticsQuery, type GroupBy } from '../../../src/modules/royalty/planner';
-import { SHAPES, shapeDdl, shapeInsert, shapeKeys, DIMENSION_COLUMNS, CATALOGUE } from '../../../src/modules/royalty/shapes';
+import { SHAPES, shapeBuildOrder, shapeDdl, shapeInsert, shapeKeys, DIMENSION_COLUMNS, CATALOGUE } from '../../../src/modules/royalty/shapes';
 
 const A = '11111111-1111-1111-1111-111111111111';
 const shapeOf = (group: GroupBy, q: AnalyticsQuery, member = false) => planAnalytics(group, q, member).shape?.table ?? 'lines';
@@ -58,7 +58,7 @@ describe('analytics planner (request → shape + period cover)', () => {
         for (const f2 of filters)
           for (const member of [false, true]) {
             const p = planAnalytics(g, { ...f1, ...f2 }, member);
-            if (p.shape) assert.ok(p.needs.every((c) => shapeKeys(p.shape!).includes(c)), `${g} ${JSON.stringify({ ...f1, ...f2 })}`);
+            assert.ok(p.shape === null || p.needs.every((c) => shapeKeys(p.shape!).includes(c)), `${g} ${JSON.stringify({ ...f1, ...f2 })}`);
             // the coarsest: no EARLIER shape holds them all
             const i = p.shape ? SHAPES.indexOf(p.shape) : SHAPES.length;
             for (const s of SHAPES.slice(0, i)) assert.ok(!p.needs.every((c) => shapeKeys(s).includes(c)));
@@ -91,5 +91,24 @@ describe('analytics planner (request → shape + period cover)', () => {
       ['sale_month', 'share_set_id', ...CATALOGUE],
       ['sale_month', 'artist_id', ...DIMENSION_COLUMNS],
     ]);
+  });
+
+  it('build order: finer shapes first; a shape whose keys a built one holds is summed from the one with the fewest keys', () => {
+    const order = shapeBuildOrder(SHAPES).map(({ shape, from }) => [shape.table, from?.table ?? 'lines']);
+    assert.deepEqual(order, [
+      ['royalty_roll_artist_dims', 'lines'],
+      ['royalty_roll_dims', 'royalty_roll_artist_dims'],
+      ['royalty_roll_catalogue', 'lines'],
+      ['royalty_roll_period', 'royalty_roll_dims'],
+    ]);
+    // Every source holds its shape's keys and grain; a shape from another sums its measures.
+    for (const { shape, from } of shapeBuildOrder(SHAPES)) {
+      if (!from) continue;
+      assert.equal(from.grain, shape.grain);
+      for (const k of shapeKeys(shape)) assert.ok(shapeKeys(from).includes(k), `${from.table} holds ${k}`);
+      assert.match(shapeInsert(shape, 'f', from), new RegExp(`sum\\(l.revenue\\), sum\\(l.quantity\\), sum\\(l.lines\\)\\s+FROM f p\\s+JOIN ${from.table} l`));
+    }
+    // Built alone (a migration rebuilding one shape), a shape reads the lines.
+    assert.deepEqual(shapeBuildOrder([SHAPES[0]!]).map((o) => o.from), [null]);
   });
 });

@@ -43,7 +43,7 @@ for (const [role, field] of Object.entries(ROLE_FIELD)) (FIELD_ROLES[field] ??= 
 describe('draft pattern from a sample', () => {
   it('covers every built-in table layout', () => {
     const keys = new Set(FIXTURES.map(([, k]) => k));
-    for (const p of builtinPatterns) if (p.layout === 'table' && p.format.header !== 'none') assert.ok(keys.has(p.key), `a fixture for ${p.key}`);
+    for (const p of builtinPatterns.filter((x) => x.layout === 'table' && x.format.header !== 'none')) assert.ok(keys.has(p.key), `a fixture for ${p.key}`);
   });
 
   for (const [file, key] of FIXTURES) {

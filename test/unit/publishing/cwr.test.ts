@@ -56,14 +56,13 @@ describe('CWR writer: fields at the published positions', () => {
         assert.equal(at(l, 65, 72), '20261124');
         assert.equal(at(l, 73, 78), '130509');
         assert.equal(at(l, 79, 86), '20261124');
-        if (version === '2.1') assert.equal(l.length, 101);
-        else {
-          assert.equal(at(l, 102, 104), '2.2');
-          assert.equal(at(l, 105, 107), '001');
-          assert.equal(at(l, 108, 137), 'RONDO'.padEnd(30));
-          assert.equal(at(l, 138, 167), '2.6.0'.padEnd(30));
-          assert.equal(l.length, 167);
-        }
+        // 2.2 adds the version, revision and software fields after position 101 (2.1 ends there)
+        assert.deepEqual(
+          { length: l.length, version: at(l, 102, 104), revision: at(l, 105, 107), software: at(l, 108, 137), softwareVersion: at(l, 138, 167) },
+          version === '2.1'
+            ? { length: 101, version: '', revision: '', software: '', softwareVersion: '' }
+            : { length: 167, version: '2.2', revision: '001', software: 'RONDO'.padEnd(30), softwareVersion: '2.6.0'.padEnd(30) },
+        );
       });
 
       it('GRH, GRT and TRL with their counts', () => {
