@@ -132,7 +132,8 @@ export function shapeInsert(s: ShapeDecl, files: string, from: ShapeDecl | null 
  * (and time grain) a shape built before it holds is summed from that one's rows — the one
  * with the fewest keys —, others from the lines. Finer shapes first (more keys), so with the
  * declared shapes one pass over the lines builds each of catalogue and artist × dimensions,
- * the dimensions come from artist × dimensions and the totals from the dimensions.
+ * the dimensions come from artist × dimensions, share set × artist from the catalogue and the
+ * totals from share set × artist.
  */
 export function shapeBuildOrder(shapes: readonly ShapeDecl[]): { shape: ShapeDecl; from: ShapeDecl | null }[] {
   const keyed = [...shapes].sort((a, b) => shapeKeys(b).length - shapeKeys(a).length);

@@ -99,7 +99,8 @@ describe('analytics planner (request → shape + period cover)', () => {
       ['royalty_roll_artist_dims', 'lines'],
       ['royalty_roll_dims', 'royalty_roll_artist_dims'],
       ['royalty_roll_catalogue', 'lines'],
-      ['royalty_roll_period', 'royalty_roll_dims'],
+      ['royalty_roll_share_set_artist', 'royalty_roll_catalogue'],
+      ['royalty_roll_period', 'royalty_roll_share_set_artist'],
     ]);
     // Every source holds its shape's keys and grain; a shape from another sums its measures.
     for (const { shape, from } of shapeBuildOrder(SHAPES)) {
