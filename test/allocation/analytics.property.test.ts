@@ -272,13 +272,14 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     const member = u.user!.tenantUserId;
     // [group, query, source for the workspace, source for a member]
     const cases: [GroupBy, AnalyticsQuery, string, string][] = [
-      ['total', {}, 'royalty_roll_period', 'royalty_roll_catalogue'],
-      ['accountingperiod', { file: files[0], start: '2024-02' }, 'royalty_roll_period', 'royalty_roll_catalogue'],
+      ['total', {}, 'royalty_roll_period', 'royalty_roll_share_set_artist'],
+      ['accountingperiod', { file: files[0], start: '2024-02' }, 'royalty_roll_period', 'royalty_roll_share_set_artist'],
       ['month', { country: 'DE', start: '2024-02' }, 'royalty_roll_dims', 'lines × share sets'],
       ['dsp', { saleType: 'stream', periodFilterType: 'accounting', end: '2024-03' }, 'royalty_roll_dims', 'lines × share sets'],
       ['accountingperiod', { saleType: 'stream', artist: a1 }, 'royalty_roll_artist_dims', 'lines × share sets'],
       ['artist', { periodFilterType: 'accounting', start: '2024-01', end: '2024-03', dsp: 'Spotify' }, 'royalty_roll_artist_dims', 'lines × share sets'],
-      ['artist', { start: '2024-01' }, 'royalty_roll_catalogue', 'royalty_roll_catalogue'],
+      ['artist', { start: '2024-01' }, 'royalty_roll_share_set_artist', 'royalty_roll_share_set_artist'],
+      ['month', { artist: a1, file: files[0] }, 'royalty_roll_share_set_artist', 'royalty_roll_share_set_artist'],
       ['asset', { start: '2024-01', end: '2024-06' }, 'royalty_roll_catalogue', 'royalty_roll_catalogue'],
       ['product', { artist: a1, file: files[0] }, 'royalty_roll_catalogue', 'royalty_roll_catalogue'],
       ['total', { product: products[0]!.id, releaseAssets: [assets[2]!.id] }, 'royalty_roll_catalogue', 'royalty_roll_catalogue'],

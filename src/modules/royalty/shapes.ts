@@ -66,10 +66,12 @@ export const SHAPES: readonly ShapeDecl[] = [
   { table: 'royalty_roll_period', keys: [], grain: 'month', indexes: [] },
   // The four statement dimensions, any combination: the workspace.
   { table: 'royalty_roll_dims', keys: [...DIMENSION_COLUMNS], grain: 'month', indexes: [] },
+  // Artists per share set: a member's totals, months, periods and artists; the workspace's artists.
+  { table: 'royalty_roll_share_set_artist', keys: ['share_set_id', 'artist_id'], grain: 'month', indexes: [['artist_id']] },
   // The catalogue (artist × product × recording) per share set: the workspace and members.
-  { table: 'royalty_roll_catalogue', keys: ['share_set_id', ...CATALOGUE], grain: 'month', indexes: [['asset_id'], ['product_id']] },
-  // Artists crossed with statement dimensions: the workspace.
-  { table: 'royalty_roll_artist_dims', keys: ['artist_id', ...DIMENSION_COLUMNS], grain: 'month', indexes: [['artist_id']] },
+  { table: 'royalty_roll_catalogue', keys: ['share_set_id', ...CATALOGUE], grain: 'month', indexes: [['asset_id'], ['product_id'], ['artist_id']] },
+  // Artists crossed with statement dimensions: the workspace (by country: the most selective dimension's index).
+  { table: 'royalty_roll_artist_dims', keys: ['artist_id', ...DIMENSION_COLUMNS], grain: 'month', indexes: [['artist_id'], ['country']] },
 ];
 
 /** Columns every shape row has besides its keys. */
@@ -130,7 +132,8 @@ export function shapeInsert(s: ShapeDecl, files: string, from: ShapeDecl | null 
  * (and time grain) a shape built before it holds is summed from that one's rows — the one
  * with the fewest keys —, others from the lines. Finer shapes first (more keys), so with the
  * declared shapes one pass over the lines builds each of catalogue and artist × dimensions,
- * the dimensions come from artist × dimensions and the totals from the dimensions.
+ * the dimensions come from artist × dimensions, share set × artist from the catalogue and the
+ * totals from share set × artist.
  */
 export function shapeBuildOrder(shapes: readonly ShapeDecl[]): { shape: ShapeDecl; from: ShapeDecl | null }[] {
   const keyed = [...shapes].sort((a, b) => shapeKeys(b).length - shapeKeys(a).length);

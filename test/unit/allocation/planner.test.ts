@@ -20,8 +20,10 @@ describe('analytics planner (request → shape + period cover)', () => {
     for (const g of ['dsp', 'country', 'saletype', 'aggregator'] as GroupBy[]) assert.equal(shapeOf(g, { dsp: 'Spotify' }), 'royalty_roll_dims', g);
   });
 
-  it('workspace: the catalogue shape for artists, products and recordings; artists × dimensions from their own shape', () => {
-    assert.equal(shapeOf('artist', {}), 'royalty_roll_catalogue');
+  it('workspace: artists from the share set × artist shape; the catalogue shape for products and recordings; artists × dimensions from their own shape', () => {
+    assert.equal(shapeOf('artist', {}), 'royalty_roll_share_set_artist');
+    assert.equal(shapeOf('total', { artist: A, start: '2024-01', end: '2024-06' }), 'royalty_roll_share_set_artist');
+    assert.equal(shapeOf('artist', { file: A, periodFilterType: 'accounting', start: '2024-01' }), 'royalty_roll_share_set_artist');
     assert.equal(shapeOf('product', {}), 'royalty_roll_catalogue');
     assert.equal(shapeOf('asset', { artist: A, start: '2024-01' }), 'royalty_roll_catalogue');
     assert.equal(shapeOf('month', { product: A, releaseAssets: [A] }), 'royalty_roll_catalogue');
@@ -32,8 +34,13 @@ describe('analytics planner (request → shape + period cover)', () => {
     assert.equal(shapeOf('dsp', { product: A }), 'lines');
   });
 
-  it('members: only shapes keyed by share set (the catalogue one); statement dimensions from the lines', () => {
-    for (const g of ['total', 'month', 'accountingperiod', 'artist', 'product', 'asset'] as GroupBy[]) assert.equal(shapeOf(g, { start: '2024-02' }, true), 'royalty_roll_catalogue', g);
+  it('members: only shapes keyed by share set (share set × artist, then the catalogue); statement dimensions from the lines', () => {
+    for (const g of ['total', 'month', 'accountingperiod', 'artist'] as GroupBy[]) {
+      assert.equal(shapeOf(g, { start: '2024-02' }, true), 'royalty_roll_share_set_artist', g);
+      assert.equal(shapeOf(g, { artist: A, file: A }, true), 'royalty_roll_share_set_artist', g);
+    }
+    for (const g of ['product', 'asset'] as GroupBy[]) assert.equal(shapeOf(g, { start: '2024-02' }, true), 'royalty_roll_catalogue', g);
+    assert.equal(shapeOf('total', { asset: A }, true), 'royalty_roll_catalogue');
     for (const g of ['dsp', 'country', 'saletype', 'aggregator'] as GroupBy[]) assert.equal(shapeOf(g, {}, true), 'lines', g);
     assert.equal(shapeOf('artist', { dsp: 'Spotify' }, true), 'lines');
     assert.ok(planAnalytics('total', {}, true).needs.includes('share_set_id'));
@@ -80,6 +87,7 @@ describe('analytics planner (request → shape + period cover)', () => {
     assert.deepEqual(SHAPES.map(shapeKeys), [
       ['sale_month'],
       ['sale_month', ...DIMENSION_COLUMNS],
+      ['sale_month', 'share_set_id', 'artist_id'],
       ['sale_month', 'share_set_id', ...CATALOGUE],
       ['sale_month', 'artist_id', ...DIMENSION_COLUMNS],
     ]);
@@ -91,7 +99,8 @@ describe('analytics planner (request → shape + period cover)', () => {
       ['royalty_roll_artist_dims', 'lines'],
       ['royalty_roll_dims', 'royalty_roll_artist_dims'],
       ['royalty_roll_catalogue', 'lines'],
-      ['royalty_roll_period', 'royalty_roll_dims'],
+      ['royalty_roll_share_set_artist', 'royalty_roll_catalogue'],
+      ['royalty_roll_period', 'royalty_roll_share_set_artist'],
     ]);
     // Every source holds its shape's keys and grain; a shape from another sums its measures.
     for (const { shape, from } of shapeBuildOrder(SHAPES)) {
