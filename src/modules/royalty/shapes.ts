@@ -128,19 +128,28 @@ export function shapeInsert(s: ShapeDecl, files: string, from: ShapeDecl | null 
 }
 
 /**
+ * Keys with as many values as a catalogue has recordings, products, artists or splits; the
+ * statement dimensions and the month have a few dozen each. A shape keyed by fewer of them
+ * has fewer rows per file, whatever its number of keys.
+ */
+const MANY_VALUES = new Set<KeyColumn>(['share_set_id', ...CATALOGUE]);
+const rowsRank = (s: ShapeDecl) => [shapeKeys(s).filter((k) => MANY_VALUES.has(k)).length, shapeKeys(s).length];
+
+/**
  * The order a set of shapes is built in, and what each is built from: a shape whose keys
  * (and time grain) a shape built before it holds is summed from that one's rows — the one
- * with the fewest keys —, others from the lines. Finer shapes first (more keys), so with the
- * declared shapes one pass over the lines builds each of catalogue and artist × dimensions,
- * the dimensions come from artist × dimensions, share set × artist from the catalogue and the
- * totals from share set × artist.
+ * expected to have the fewest rows (fewest catalogue and share-set keys, then fewest keys) —,
+ * others from the lines. Finer shapes first (more keys), so with the declared shapes one pass
+ * over the lines builds each of catalogue and artist × dimensions, the dimensions come from
+ * artist × dimensions, share set × artist from the catalogue and the totals from the
+ * dimensions.
  */
 export function shapeBuildOrder(shapes: readonly ShapeDecl[]): { shape: ShapeDecl; from: ShapeDecl | null }[] {
   const keyed = [...shapes].sort((a, b) => shapeKeys(b).length - shapeKeys(a).length);
   const out: { shape: ShapeDecl; from: ShapeDecl | null }[] = [];
   for (const shape of keyed) {
     const holders = out.map((o) => o.shape).filter((t) => t.grain === shape.grain && shapeKeys(shape).every((k) => shapeKeys(t).includes(k)));
-    holders.sort((a, b) => shapeKeys(a).length - shapeKeys(b).length);
+    holders.sort((a, b) => rowsRank(a)[0]! - rowsRank(b)[0]! || rowsRank(a)[1]! - rowsRank(b)[1]!);
     out.push({ shape, from: holders[0] ?? null });
   }
   return out;
