@@ -25,10 +25,12 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string):
   await removeFileRollups(trx, tenantId, fileId);
   timings.remove = Date.now() - t0;
   const file = filePeriods('f.tenant_id = ? AND f.id = ?');
-  for (const { shape: s, from } of shapeBuildOrder(SHAPES)) {
-    t0 = Date.now();
-    await hashJoins(trx, () => trx.raw(shapeInsert(s, file, from), [tenantId, fileId]), { hashAggregates: true });
-    timings[s.table.replace('royalty_roll_', '')] = Date.now() - t0;
-  }
+  await hashJoins(trx, async () => {
+    for (const { shape: s, from } of shapeBuildOrder(SHAPES)) {
+      t0 = Date.now();
+      await trx.raw(shapeInsert(s, file, from), [tenantId, fileId]);
+      timings[s.table.replace('royalty_roll_', '')] = Date.now() - t0;
+    }
+  }, { hashAggregates: true });
   return timings;
 }

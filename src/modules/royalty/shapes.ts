@@ -133,7 +133,7 @@ export function shapeInsert(s: ShapeDecl, files: string, from: ShapeDecl | null 
  * has fewer rows per file, whatever its number of keys.
  */
 const MANY_VALUES = new Set<KeyColumn>(['share_set_id', ...CATALOGUE]);
-const rowsRank = (s: ShapeDecl) => [shapeKeys(s).filter((k) => MANY_VALUES.has(k)).length, shapeKeys(s).length];
+const rowsRank = (s: ShapeDecl) => shapeKeys(s).filter((k) => MANY_VALUES.has(k)).length * 100 + shapeKeys(s).length;
 
 /**
  * The order a set of shapes is built in, and what each is built from: a shape whose keys
@@ -149,7 +149,7 @@ export function shapeBuildOrder(shapes: readonly ShapeDecl[]): { shape: ShapeDec
   const out: { shape: ShapeDecl; from: ShapeDecl | null }[] = [];
   for (const shape of keyed) {
     const holders = out.map((o) => o.shape).filter((t) => t.grain === shape.grain && shapeKeys(shape).every((k) => shapeKeys(t).includes(k)));
-    holders.sort((a, b) => rowsRank(a)[0]! - rowsRank(b)[0]! || rowsRank(a)[1]! - rowsRank(b)[1]!);
+    holders.sort((a, b) => rowsRank(a) - rowsRank(b));
     out.push({ shape, from: holders[0] ?? null });
   }
   return out;
