@@ -16,19 +16,41 @@ export async function removeFileRollups(trx: Trx, tenantId: number, fileId: stri
   for (const s of SHAPES) await trx.raw(`DELETE FROM ${s.table} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
 }
 
-/** (Re)build a file's rows of every shape; returns milliseconds per shape (logged by the job, printed by bench:ingest). */
-export async function aggregateFile(trx: Trx, tenantId: number, fileId: string): Promise<Record<string, number>> {
+/** A file's accounting period as its rollup rows carry it (the period and its last day under the workspace's cadence). */
+export interface FilePeriod {
+  accountingPeriod: string | null;
+  apEnd: string | null;
+}
+
+/** The period the file's rows would carry, read in `trx` (which may have just set it). */
+export async function filePeriodOf(trx: Trx, tenantId: number, fileId: string): Promise<FilePeriod> {
+  const { rows } = await trx.raw(
+    `SELECT to_char(p.accounting_period, 'YYYY-MM-DD') AS ap, to_char(p.ap_end, 'YYYY-MM-DD') AS ap_end FROM ${filePeriods('f.tenant_id = ? AND f.id = ?')} p`,
+    [tenantId, fileId],
+  );
+  return { accountingPeriod: rows[0]?.ap ?? null, apEnd: rows[0]?.ap_end ?? null };
+}
+
+/**
+ * (Re)build a file's rows of every shape; returns milliseconds per shape (logged by the job,
+ * printed by bench:ingest). `period`: the file's period as another transaction set it (the
+ * allocation, building the shapes on a second connection: pipeline.ts); else read from the
+ * file.
+ */
+export async function aggregateFile(trx: Trx, tenantId: number, fileId: string, period?: FilePeriod): Promise<Record<string, number>> {
   const timings: Record<string, number> = {};
   let t0 = Date.now();
   // The groups of a large file fit in memory: hashed aggregates, no sort or spill.
   await setWorkMem(trx, ROLLUP_WORK_MEM);
   await removeFileRollups(trx, tenantId, fileId);
   timings.remove = Date.now() - t0;
-  const file = filePeriods('f.tenant_id = ? AND f.id = ?');
+  const [file, bindings] = period
+    ? [`(SELECT ?::int AS tenant_id, ?::uuid AS file_id, ?::date AS accounting_period, ?::date AS ap_end)`, [tenantId, fileId, period.accountingPeriod, period.apEnd]]
+    : [filePeriods('f.tenant_id = ? AND f.id = ?'), [tenantId, fileId]];
   await hashJoins(trx, async () => {
     for (const { shape: s, from } of shapeBuildOrder(SHAPES)) {
       t0 = Date.now();
-      await trx.raw(shapeInsert(s, file, from), [tenantId, fileId]);
+      await trx.raw(shapeInsert(s, file, from), bindings);
       timings[s.table.replace('royalty_roll_', '')] = Date.now() - t0;
     }
   }, { hashAggregates: true });

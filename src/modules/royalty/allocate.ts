@@ -242,6 +242,8 @@ export interface FileAllocationResult {
   accountingPeriod: string;
   /** Milliseconds per step (logged by the job; bench:ingest prints them). */
   timings: Record<string, number>;
+  /** The allocation rewrote no line (it took the ingest's decisions): the lines as committed are final. */
+  linesUnchanged?: boolean;
 }
 
 /** Serialises allocation work of one workspace (file allocation, re-allocation, aggregation). */

@@ -58,7 +58,7 @@ function sourceOf(plan: Plan, tenantId: number, payee: string | null): [string, 
   // The lines of processed files, each file's period as its rows of the first shape hold it
   // (set when it was aggregated: a later cadence change does not move it).
   return [
-    `(SELECT r.file_id, p.accounting_period, p.ap_end, ${LINE_KEYS.map((k) => `r.${k}`).join(', ')}, ${revenue} AS revenue, r.quantity, r.lines
+    `(SELECT r.tenant_id, r.file_id, p.accounting_period, p.ap_end, ${LINE_KEYS.map((k) => `r.${k}`).join(', ')}, ${revenue} AS revenue, r.quantity, r.lines
         FROM (SELECT f.id, d.accounting_period, d.ap_end FROM files f
                 CROSS JOIN LATERAL (SELECT d.accounting_period, d.ap_end FROM ${SHAPES[0]!.table} d WHERE d.tenant_id = f.tenant_id AND d.file_id = f.id LIMIT 1) d
                WHERE f.tenant_id = ? AND f.status = 'processed') p
@@ -79,8 +79,10 @@ export async function royaltyAnalytics(
   const plan = planAnalytics(group, q, payee !== null, { raw: opts.raw });
   const { groupCols } = plan;
   const [from, fromB, source] = sourceOf(plan, tenantId, payee);
-  const where = plan.filters.length ? `WHERE ${plan.filters.map((f) => f.sql).join(' AND ')}` : '';
-  const whereB = plan.filters.flatMap((f) => f.b);
+  // The lines read a product or an artist through their recordings (planner.ts, viaRecordings).
+  const filters = plan.filters.map((f) => (!plan.shape && f.lines ? f.lines(tenantId) : f));
+  const where = filters.length ? `WHERE ${filters.map((f) => f.sql).join(' AND ')}` : '';
+  const whereB = filters.flatMap((f) => f.b);
   const sel = groupCols.length ? `${groupCols.join(', ')}, ` : '';
   const groupSql = groupCols.length ? `GROUP BY ${groupCols.join(', ')}` : '';
   // Sums as they are (trim_scale only on what is answered: the page's rows and the total).

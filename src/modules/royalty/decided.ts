@@ -88,6 +88,7 @@ async function allocateAsDecided(trx: Trx, tenantId: number, fileId: string): Pr
     suggestions,
     accountingPeriod,
     timings,
+    linesUnchanged: true,
   };
 }
 

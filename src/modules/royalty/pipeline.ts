@@ -9,7 +9,7 @@ import { withTenant, type Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import type { AppServices } from '../../services';
 import { AllocationFailed, BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
-import { aggregateFile, removeFileRollups } from './aggregate';
+import { aggregateFile, filePeriodOf, removeFileRollups } from './aggregate';
 import { allocateFileOnce } from './decided';
 import { reallocateTenant } from './reallocate';
 import { PIPELINE, TERMINAL_STATUSES, stepFor } from '../../pipeline/registry';
@@ -43,10 +43,23 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
       if (!f || !allocatable(f.status, p.force)) return null; // deleted, not ingested, or allocated already: nothing to do
       await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, updated_at: clock.now() });
       const res = await allocateFileOnce(trx, p.tenantId, p.fileId, p.force);
+      // Lines the allocation did not rewrite are final as committed: their rollup shapes are
+      // built now, on a second connection, while this transaction posts the ledger (two
+      // cores at work instead of one). The shapes commit just before this transaction, under
+      // its workspace lock; the aggregate step then has nothing left to build (rollups_built).
+      // A failure of either rolls this one back and the job is retried: the shapes of the
+      // file are rebuilt whole, never doubled.
+      const period = res.linesUnchanged ? await filePeriodOf(trx, p.tenantId, p.fileId) : null;
       const t = Date.now();
-      await runPostAllocationHooks(trx, p.fileId);
-      res.timings.ledger = Date.now() - t;
-      await commit(trx, { advance: true, patch: { progress: 90, updated_at: clock.now() } });
+      const shapes = period ? withTenant(svc.db.app, p.tenantId, (t2) => aggregateFile(t2, p.tenantId, p.fileId, period)) : null;
+      shapes?.catch(() => undefined); // awaited below, whatever the ledger does
+      try {
+        await runPostAllocationHooks(trx, p.fileId);
+        res.timings.ledger = Date.now() - t;
+      } finally {
+        if (shapes) res.timings.rollups = Object.values(await shapes).reduce((a, b) => a + b, 0);
+      }
+      await commit(trx, { advance: true, patch: { progress: 90, rollups_built: !!shapes, updated_at: clock.now() } });
       return res;
     });
     if (res) svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, ...res }, 'file allocated');
@@ -66,11 +79,11 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
 export async function runAggregateJob(svc: AppServices, p: { tenantId: number; fileId: string }, commit: CommitStep): Promise<void> {
   await withTenant(svc.db.app, p.tenantId, async (trx) => {
     await lockTenant(trx, p.tenantId);
-    const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).forUpdate().first('status'); // a re-run waits for this step
+    const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).forUpdate().first('status', 'rollups_built'); // a re-run waits for this step
     if (!f || stepFor(f.status) !== 'royalty.aggregate') return;
     const t0 = Date.now();
-    // aggregateFile sets its own work_mem (ROLLUP_WORK_MEM)
-    const steps = await aggregateFile(trx, p.tenantId, p.fileId);
+    // aggregateFile sets its own work_mem (ROLLUP_WORK_MEM); the allocation may have built them already
+    const steps = f.rollups_built ? { builtWithAllocation: 0 } : await aggregateFile(trx, p.tenantId, p.fileId);
     svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, timings: { aggregate: Date.now() - t0, ...steps } }, 'file aggregated');
     await commit(trx, { advance: true, patch: { progress: 100, processed_at: clock.now(), updated_at: clock.now() } });
     const { rows } = await trx.raw(

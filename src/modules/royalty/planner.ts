@@ -47,6 +47,22 @@ export interface Filter {
   cols: KeyColumn[];
   sql: string;
   b: unknown[];
+  /** The same filter as the statement lines source reads it, where that differs (viaRecordings). */
+  lines?: (tenantId: number) => { sql: string; b: unknown[] };
+}
+
+/**
+ * `col = v` over the statement lines for a catalogue column without a full index of its own
+ * (product, artist): the lines of the recordings the catalogue shape lists with v (every
+ * line with v and a recording has its recording there), through the lines' recording index,
+ * plus v's lines without a recording (a partial index). Exact: each part keeps `col = v`.
+ */
+function viaRecordings(col: 'product_id' | 'artist_id', v: string): (tenantId: number) => { sql: string; b: unknown[] } {
+  return (t) => ({
+    sql: `((tenant_id = ? AND asset_id = ANY(ARRAY(SELECT DISTINCT c.asset_id FROM royalty_roll_catalogue c WHERE c.tenant_id = ? AND c.${col} = ? AND c.asset_id IS NOT NULL)) AND ${col} = ?)
+           OR (tenant_id = ? AND asset_id IS NULL AND ${col} = ?))`,
+    b: [t, t, v, v, t, v],
+  });
 }
 
 /** The dates a request selects: sale months, or accounting periods overlapping [from, to]. */
@@ -88,9 +104,20 @@ function filtersOf(q: AnalyticsQuery, cover: PeriodCover): Filter[] {
     const v = def.param ? (q as Record<string, unknown>)[def.param] : undefined;
     if (typeof v === 'string' && v) f.push({ cols: [d], sql: `${d} = ?`, b: [def.upper ? v.toUpperCase() : v] });
   }
-  if (q.artist) f.push({ cols: ['artist_id'], sql: `artist_id = ?`, b: [q.artist] });
-  if (q.product && q.releaseAssets?.length) f.push({ cols: ['product_id', 'asset_id'], sql: `(product_id = ? OR asset_id = ANY(?::uuid[]))`, b: [q.product, q.releaseAssets] });
-  else if (q.product) f.push({ cols: ['product_id'], sql: `product_id = ?`, b: [q.product] });
+  if (q.artist) f.push({ cols: ['artist_id'], sql: `artist_id = ?`, b: [q.artist], lines: viaRecordings('artist_id', q.artist) });
+  if (q.product && q.releaseAssets?.length) {
+    const product = viaRecordings('product_id', q.product);
+    const assets = q.releaseAssets;
+    f.push({
+      cols: ['product_id', 'asset_id'],
+      sql: `(product_id = ? OR asset_id = ANY(?::uuid[]))`,
+      b: [q.product, assets],
+      lines: (t) => {
+        const p = product(t);
+        return { sql: `((tenant_id = ? AND asset_id = ANY(?::uuid[])) OR ${p.sql})`, b: [t, assets, ...p.b] };
+      },
+    });
+  } else if (q.product) f.push({ cols: ['product_id'], sql: `product_id = ?`, b: [q.product], lines: viaRecordings('product_id', q.product) });
   else if (q.releaseAssets) f.push({ cols: ['asset_id'], sql: `asset_id = ANY(?::uuid[])`, b: [q.releaseAssets] });
   if (q.asset) f.push({ cols: ['asset_id'], sql: `asset_id = ?`, b: [q.asset] });
   if (q.file) f.push({ cols: [], sql: `file_id = ?`, b: [q.file] });

@@ -87,12 +87,15 @@ export function shapeColumns(s: ShapeDecl): string[] {
   return [...FILE_COLUMNS, ...shapeKeys(s), ...MEASURES];
 }
 
-/** CREATE TABLE and its indexes (RLS is the migration's: enableTenantRls). */
+/**
+ * CREATE TABLE and its indexes (RLS is the migration's: enableTenantRls). No foreign key: a
+ * per-row trigger on every insert, and the lines these rows sum have none either.
+ */
 export function shapeDdl(s: ShapeDecl): string[] {
   const keys = shapeKeys(s).map((k) => `${k} ${KEY_TYPES[k]}`).join(',\n      ');
   return [
     `CREATE TABLE ${s.table} (
-      tenant_id integer NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+      tenant_id integer NOT NULL,
       file_id uuid NOT NULL,
       accounting_period date,
       ap_end date,
@@ -110,6 +113,8 @@ export function shapeDdl(s: ShapeDecl): string[] {
  * INSERT … SELECT … GROUP BY of a shape's rows for the files `files` names: a SQL relation
  * with (tenant_id, file_id, accounting_period, ap_end), one row per file. One statement per
  * shape, whatever the number of files (the per-file rebuild passes one file; a backfill all).
+ * Each file's lines are grouped by the shape's keys alone (LATERAL, read through the lines'
+ * file index); the file's own columns are added to the groups, not hashed with every line.
  * `from`: a finer shape whose rows of those files are already built (shapeBuildOrder) is
  * summed instead of the lines — the same sums (revenue, quantity and lines add up), from a
  * few rows instead of every line.
@@ -118,13 +123,16 @@ export function shapeInsert(s: ShapeDecl, files: string, from: ShapeDecl | null 
   const keys = shapeKeys(s).map((k) => `l.${k}`).join(', ');
   const [source, measures, allocated] = from
     ? [from.table, 'sum(l.revenue), sum(l.quantity), sum(l.lines)', '']
-    : ['royalty_lines', 'sum(l.base_amount), coalesce(sum(l.quantity), 0), count(*)', 'WHERE l.base_amount IS NOT NULL'];
+    : ['royalty_lines', 'sum(l.base_amount), coalesce(sum(l.quantity), 0), count(*)', ' AND l.base_amount IS NOT NULL'];
+  // Without keys: no row for a file without lines (an aggregate over no rows is one row).
+  const groups = keys ? `GROUP BY ${keys}` : 'HAVING count(*) > 0';
   return `INSERT INTO ${s.table} (${shapeColumns(s).join(', ')})
-    SELECT p.tenant_id, p.file_id, p.accounting_period, p.ap_end, ${keys}, ${measures}
+    SELECT p.tenant_id, p.file_id, p.accounting_period, p.ap_end, g.*
       FROM ${files} p
-      JOIN ${source} l ON l.tenant_id = p.tenant_id AND l.file_id = p.file_id
-     ${allocated}
-     GROUP BY p.tenant_id, p.file_id, p.accounting_period, p.ap_end, ${keys}`;
+     CROSS JOIN LATERAL (SELECT ${keys ? `${keys}, ` : ''}${measures}
+                           FROM ${source} l
+                          WHERE l.tenant_id = p.tenant_id AND l.file_id = p.file_id${allocated}
+                          ${groups}) g`;
 }
 
 /**

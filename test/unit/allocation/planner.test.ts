@@ -75,6 +75,21 @@ describe('analytics planner (request → shape + period cover)', () => {
     assert.throws(() => periodCover({ end: '2024-02-30' }), /end must be/);
   });
 
+  it('lines source: a product or an artist is read through its recordings in the catalogue shape, plus its lines without a recording', () => {
+    const plan = planAnalytics('country', { artist: 'A', product: 'P', dsp: 'Spotify' }, false);
+    assert.equal(plan.shape, null);
+    const [dsp, artist, product] = plan.filters.map((f) => f.lines?.(7));
+    assert.equal(dsp, undefined); // a statement dimension reads the lines as the shapes do
+    for (const [f, col, v] of [[artist, 'artist_id', 'A'], [product, 'product_id', 'P']] as const) {
+      assert.match(f!.sql, new RegExp(`tenant_id = \\? AND asset_id = ANY\\(ARRAY\\(SELECT DISTINCT c\\.asset_id FROM royalty_roll_catalogue c WHERE c\\.tenant_id = \\? AND c\\.${col} = \\? AND c\\.asset_id IS NOT NULL\\)\\) AND ${col} = \\?`));
+      assert.match(f!.sql, new RegExp(`OR \\(tenant_id = \\? AND asset_id IS NULL AND ${col} = \\?\\)`));
+      assert.deepEqual(f!.b, [7, 7, v, v, 7, v]);
+    }
+    // a release: its recordings, or its product through the product's recordings
+    const release = planAnalytics('dsp', { product: 'P', releaseAssets: ['R1'], country: 'DE' }, false).filters.find((f) => f.cols.includes('product_id'))!;
+    assert.deepEqual(release.lines!(3).b, [3, ['R1'], 3, 3, 'P', 'P', 3, 'P']);
+  });
+
   it('declarations: at most 6 shapes; DDL and per-file insert produced from each (keys, grain, indexes)', () => {
     assert.ok(SHAPES.length <= 6);
     for (const s of SHAPES) {
@@ -82,7 +97,9 @@ describe('analytics planner (request → shape + period cover)', () => {
       for (const k of shapeKeys(s)) assert.match(table!, new RegExp(`\\b${k} (date|uuid|text)`));
       assert.equal(indexes.length, 1 + s.indexes.length);
       const ins = shapeInsert(s, 'f');
-      assert.match(ins, new RegExp(`GROUP BY p.tenant_id, p.file_id, p.accounting_period, p.ap_end, ${shapeKeys(s).map((k) => `l.${k}`).join(', ')}$`));
+      // each file's lines grouped by the shape's keys alone; the file's columns added to the groups
+      assert.match(ins, /^\s+SELECT p\.tenant_id, p\.file_id, p\.accounting_period, p\.ap_end, g\.\*$/m);
+      assert.match(ins, new RegExp(`GROUP BY ${shapeKeys(s).map((k) => `l.${k}`).join(', ')}\\) g$`));
     }
     assert.deepEqual(SHAPES.map(shapeKeys), [
       ['sale_month'],
@@ -106,7 +123,7 @@ describe('analytics planner (request → shape + period cover)', () => {
     for (const { shape, from } of shapeBuildOrder(SHAPES).filter((o): o is { shape: typeof o.shape; from: NonNullable<typeof o.from> } => o.from !== null)) {
       assert.equal(from.grain, shape.grain);
       for (const k of shapeKeys(shape)) assert.ok(shapeKeys(from).includes(k), `${from.table} holds ${k}`);
-      assert.match(shapeInsert(shape, 'f', from), new RegExp(`sum\\(l.revenue\\), sum\\(l.quantity\\), sum\\(l.lines\\)\\s+FROM f p\\s+JOIN ${from.table} l`));
+      assert.match(shapeInsert(shape, 'f', from), new RegExp(`sum\\(l.revenue\\), sum\\(l.quantity\\), sum\\(l.lines\\)\\s+FROM ${from.table} l\\s+WHERE l.tenant_id = p.tenant_id AND l.file_id = p.file_id\\s+GROUP BY`));
     }
     // Built alone (a migration rebuilding one shape), a shape reads the lines.
     assert.deepEqual(shapeBuildOrder([SHAPES[0]!]).map((o) => o.from), [null]);
