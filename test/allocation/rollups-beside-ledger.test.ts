@@ -8,6 +8,7 @@
  * allocate → aggregate.
  */
 import assert from 'node:assert/strict';
+import Decimal from 'decimal.js';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { upload, waitFile } from '../ingest/helpers';
 import { stepTestHooks } from '../../src/pipeline/run-step';
@@ -81,6 +82,17 @@ describe('rollups built beside the ledger', function () {
     }
   }
 
+  /** Every line's amount (USD, the workspace's base currency): 12 matched lines and one unknown. */
+  const TOTAL = Array.from({ length: 12 }, (_, i) => `${i}.${String(i * 7).padStart(2, '0')}`).reduce((a, b) => a.plus(b), new Decimal('0.33'));
+
+  /** The figures the file's `royalty.file.processed` event carries. */
+  async function processedEvent(fileId: string): Promise<Record<string, unknown>> {
+    const { rows } = await tx(app, t.tenantId, (trx) => trx.raw(`SELECT payload FROM outbound_events WHERE type = 'royalty.file.processed' AND payload->>'fileId' = ?`, [fileId]));
+    assert.equal(rows.length, 1);
+    const { lines, matched, total, currency } = rows[0].payload;
+    return { lines, matched, total: new Decimal(total).toFixed(), currency };
+  }
+
   async function uploadAndWait(tag: string): Promise<Record<string, any>> {
     const up = await upload(app, admin, `DistroKid_1700000000000_${tag}.tsv`, statement(tag));
     assert.equal(up.status, 201, up.text);
@@ -96,6 +108,8 @@ describe('rollups built beside the ledger', function () {
     const rows = await shapeRows(f.id);
     assert.equal(rows.royalty_roll_catalogue!.length, 5); // 2 recordings × 2 months + the unknown line
     assert.deepEqual(rows, await rebuilt(f.id));
+    // its figures from the file's counts and its rollup rows, as a count of its lines gives them
+    assert.deepEqual(await processedEvent(f.id), { lines: 13, matched: 12, total: TOTAL.toFixed(), currency: 'USD' });
     const ledger = await tx(app, t.tenantId, (trx) => trx.raw(`SELECT count(*)::int AS n FROM ledger_entries WHERE source_id = ?`, [f.id]));
     assert.ok(ledger.rows[0].n > 0);
   });
@@ -119,6 +133,7 @@ describe('rollups built beside the ledger', function () {
     assert.equal(f.allocation_path, 'checked');
     assert.equal(f.rollups_built, false);
     assert.deepEqual(await shapeRows(id), await rebuilt(id));
+    assert.deepEqual(await processedEvent(id), { lines: 13, matched: 12, total: TOTAL.toFixed(), currency: 'USD' });
     await waitForReallocation(app, t.tenantId);
   });
 

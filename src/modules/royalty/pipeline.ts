@@ -11,6 +11,7 @@ import type { AppServices } from '../../services';
 import { AllocationFailed, BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
 import { aggregateFile, filePeriodOf, removeFileRollups } from './aggregate';
 import { allocateFileOnce } from './decided';
+import { SHAPES } from './shapes';
 import { reallocateTenant } from './reallocate';
 import { PIPELINE, TERMINAL_STATUSES, stepFor } from '../../pipeline/registry';
 import type { CommitStep } from '../../pipeline/run-step';
@@ -86,14 +87,33 @@ export async function runAggregateJob(svc: AppServices, p: { tenantId: number; f
     const steps = f.rollups_built ? { builtWithAllocation: 0 } : await aggregateFile(trx, p.tenantId, p.fileId);
     svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, timings: { aggregate: Date.now() - t0, ...steps } }, 'file aggregated');
     await commit(trx, { advance: true, patch: { progress: 100, processed_at: clock.now(), updated_at: clock.now() } });
-    const { rows } = await trx.raw(
-      `SELECT count(*)::int AS lines, count(*) FILTER (WHERE match_status <> 'unmatched')::int AS matched,
-              coalesce(sum(base_amount), 0)::text AS total, max(base_currency) AS currency
-         FROM royalty_lines WHERE tenant_id = ? AND file_id = ?`,
-      [p.tenantId, p.fileId],
-    );
-    await announce(trx, p.tenantId, p.fileId, 'processed', rows[0]);
+    await announce(trx, p.tenantId, p.fileId, 'processed', await fileSummary(trx, p.tenantId, p.fileId));
   });
+}
+
+/**
+ * The figures of a processed file's notification: its lines, the matched ones, and their
+ * total in the base currency. A file allocated as the ingest decided it has its counts on
+ * the file and its total in its rollup rows (Σ revenue = Σ base amount): its lines are not
+ * read again. Otherwise they are counted.
+ */
+async function fileSummary(trx: Trx, tenantId: number, fileId: string): Promise<Record<string, unknown>> {
+  const { rows } = await trx.raw(
+    `SELECT (f.decided_in_flight->>'lines')::int AS lines, (f.decided_in_flight->>'matched')::int AS matched,
+            (SELECT coalesce(sum(r.revenue), 0)::text FROM ${SHAPES[0]!.table} r WHERE r.tenant_id = f.tenant_id AND r.file_id = f.id) AS total,
+            CASE WHEN EXISTS (SELECT 1 FROM ${SHAPES[0]!.table} r WHERE r.tenant_id = f.tenant_id AND r.file_id = f.id) THEN t.base_currency END AS currency
+       FROM files f JOIN tenants t ON t.id = f.tenant_id
+      WHERE f.tenant_id = ? AND f.id = ? AND f.allocation_path = 'in_flight' AND f.decided_in_flight IS NOT NULL`,
+    [tenantId, fileId],
+  );
+  if (rows.length) return rows[0];
+  const counted = await trx.raw(
+    `SELECT count(*)::int AS lines, count(*) FILTER (WHERE match_status <> 'unmatched')::int AS matched,
+            coalesce(sum(base_amount), 0)::text AS total, max(base_currency) AS currency
+       FROM royalty_lines WHERE tenant_id = ? AND file_id = ?`,
+    [tenantId, fileId],
+  );
+  return counted.rows[0];
 }
 
 export async function runReallocateJob(svc: AppServices, p: { tenantId: number; force?: boolean }): Promise<void> {
