@@ -9,7 +9,7 @@
  */
 import { hashJoins, type Trx } from '../../db';
 import { setWorkMem, ROLLUP_WORK_MEM } from './allocate';
-import { SHAPES, filePeriods, shapeBuildOrder, shapeInsert } from './shapes';
+import { SHAPES, filePeriods, shapeBuildOrder, shapeInsert, type ShapeDecl } from './shapes';
 
 /** Remove a file's rows from every shape. */
 export async function removeFileRollups(trx: Trx, tenantId: number, fileId: string): Promise<void> {
@@ -32,23 +32,25 @@ export async function filePeriodOf(trx: Trx, tenantId: number, fileId: string): 
 }
 
 /**
- * (Re)build a file's rows of every shape; returns milliseconds per shape (logged by the job,
- * printed by bench:ingest). `period`: the file's period as another transaction set it (the
- * allocation, building the shapes on a second connection: pipeline.ts); else read from the
- * file.
+ * (Re)build a file's rows of every shape, or of `shapes` only (whole chains of shapeChains:
+ * a shape summed from another is built with it); returns milliseconds per shape (logged by
+ * the job, printed by bench:ingest). `period`: the file's period as another transaction set
+ * it (the allocation, building shapes on a second connection: pipeline.ts); else read from
+ * the file.
  */
-export async function aggregateFile(trx: Trx, tenantId: number, fileId: string, period?: FilePeriod): Promise<Record<string, number>> {
+export async function aggregateFile(trx: Trx, tenantId: number, fileId: string, opts: { period?: FilePeriod; shapes?: readonly ShapeDecl[] } = {}): Promise<Record<string, number>> {
+  const { period, shapes = SHAPES } = opts;
   const timings: Record<string, number> = {};
   let t0 = Date.now();
   // The groups of a large file fit in memory: hashed aggregates, no sort or spill.
   await setWorkMem(trx, ROLLUP_WORK_MEM);
-  await removeFileRollups(trx, tenantId, fileId);
+  for (const s of shapes) await trx.raw(`DELETE FROM ${s.table} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
   timings.remove = Date.now() - t0;
   const [file, bindings] = period
     ? [`(SELECT ?::int AS tenant_id, ?::uuid AS file_id, ?::date AS accounting_period, ?::date AS ap_end)`, [tenantId, fileId, period.accountingPeriod, period.apEnd]]
     : [filePeriods('f.tenant_id = ? AND f.id = ?'), [tenantId, fileId]];
   await hashJoins(trx, async () => {
-    for (const { shape: s, from } of shapeBuildOrder(SHAPES)) {
+    for (const { shape: s, from } of shapeBuildOrder(shapes)) {
       t0 = Date.now();
       await trx.raw(shapeInsert(s, file, from), bindings);
       timings[s.table.replace('royalty_roll_', '')] = Date.now() - t0;

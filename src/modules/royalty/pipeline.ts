@@ -11,7 +11,7 @@ import type { AppServices } from '../../services';
 import { AllocationFailed, BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
 import { aggregateFile, filePeriodOf, removeFileRollups } from './aggregate';
 import { allocateFileOnce } from './decided';
-import { SHAPES } from './shapes';
+import { SHAPES, shapeChains } from './shapes';
 import { reallocateTenant } from './reallocate';
 import { PIPELINE, TERMINAL_STATUSES, stepFor } from '../../pipeline/registry';
 import type { CommitStep } from '../../pipeline/run-step';
@@ -36,6 +36,8 @@ function allocatable(status: string, force: boolean | undefined): boolean {
   return stepFor(status) === 'royalty.allocate' || (!!force && TERMINAL_STATUSES.includes(status as never));
 }
 
+const sum = (timings: Record<string, number>) => Object.values(timings).reduce((a, b) => a + b, 0);
+
 export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fileId: string; force?: boolean }, commit: CommitStep): Promise<FileAllocationResult | null> {
   try {
     const res = await withTenant(svc.db.app, p.tenantId, async (trx) => {
@@ -45,20 +47,23 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
       await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, updated_at: clock.now() });
       const res = await allocateFileOnce(trx, p.tenantId, p.fileId, p.force);
       // Lines the allocation did not rewrite are final as committed: their rollup shapes are
-      // built now, on a second connection, while this transaction posts the ledger (two
-      // cores at work instead of one). The shapes commit just before this transaction, under
-      // its workspace lock; the aggregate step then has nothing left to build (rollups_built).
+      // built now, beside the ledger (two cores at work instead of one). The heaviest chain
+      // of shapes (the catalogue's) on a second connection, the others in this transaction
+      // after the ledger. The second transaction commits just before this one, under its
+      // workspace lock; the aggregate step then has nothing left to build (rollups_built).
       // A failure of either rolls this one back and the job is retried: the shapes of the
-      // file are rebuilt whole, never doubled.
+      // file are rebuilt whole, never doubled (docs/engine.md, "Rollups beside the ledger").
       const period = res.linesUnchanged ? await filePeriodOf(trx, p.tenantId, p.fileId) : null;
+      const [beside, ...after] = shapeChains();
       const t = Date.now();
-      const shapes = period ? withTenant(svc.db.app, p.tenantId, (t2) => aggregateFile(t2, p.tenantId, p.fileId, period)) : null;
+      const shapes = period ? withTenant(svc.db.app, p.tenantId, (t2) => aggregateFile(t2, p.tenantId, p.fileId, { period, shapes: beside })) : null;
       shapes?.catch(() => undefined); // awaited below, whatever the ledger does
       try {
         await runPostAllocationHooks(trx, p.fileId);
         res.timings.ledger = Date.now() - t;
+        if (shapes) res.timings.rollupsAfterLedger = sum(await aggregateFile(trx, p.tenantId, p.fileId, { shapes: after.flat() }));
       } finally {
-        if (shapes) res.timings.rollups = Object.values(await shapes).reduce((a, b) => a + b, 0);
+        if (shapes) res.timings.rollupsBeside = sum(await shapes);
       }
       await commit(trx, { advance: true, patch: { progress: 90, rollups_built: !!shapes, updated_at: clock.now() } });
       return res;

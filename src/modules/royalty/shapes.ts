@@ -163,6 +163,22 @@ export function shapeBuildOrder(shapes: readonly ShapeDecl[]): { shape: ShapeDec
   return out;
 }
 
+/**
+ * The build order cut into chains: a shape built from the lines starts one, a shape summed
+ * from another's rows joins that one's chain. Chains share nothing, so each can be built in
+ * a transaction of its own (pipeline.ts builds two at once). The chain whose first shape has
+ * the most rows per file (the most to hash and insert) comes first.
+ */
+export function shapeChains(order: { shape: ShapeDecl; from: ShapeDecl | null }[] = shapeBuildOrder(SHAPES)): ShapeDecl[][] {
+  const chains: ShapeDecl[][] = [];
+  for (const { shape, from } of order) {
+    const chain = from ? chains.find((c) => c.includes(from)) : undefined;
+    if (chain) chain.push(shape);
+    else chains.push([shape]);
+  }
+  return chains.sort((a, b) => rowsRank(b[0]!) - rowsRank(a[0]!));
+}
+
 /** The tables of every shape (erasure map, file deletes). */
 export const SHAPE_TABLES = SHAPES.map((s) => s.table);
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { planAnalytics, periodCover, type AnalyticsQuery, type GroupBy } from '../../../src/modules/royalty/planner';
-import { SHAPES, shapeBuildOrder, shapeDdl, shapeInsert, shapeKeys, DIMENSION_COLUMNS, CATALOGUE } from '../../../src/modules/royalty/shapes';
+import { SHAPES, shapeBuildOrder, shapeChains, shapeDdl, shapeInsert, shapeKeys, DIMENSION_COLUMNS, CATALOGUE } from '../../../src/modules/royalty/shapes';
 
 const A = '11111111-1111-1111-1111-111111111111';
 const shapeOf = (group: GroupBy, q: AnalyticsQuery, member = false) => planAnalytics(group, q, member).shape?.table ?? 'lines';
@@ -73,6 +73,20 @@ describe('analytics planner (request → shape + period cover)', () => {
     assert.deepEqual(acc.filters.map((f) => [f.sql, f.b]), [[`ap_end >= ?::date`, ['2024-01-01']], [`accounting_period <= ?::date`, ['2024-03-31']]]);
     assert.throws(() => periodCover({ start: '2024-13' }), /start must be YYYY-MM or YYYY-MM-DD/);
     assert.throws(() => periodCover({ end: '2024-02-30' }), /end must be/);
+  });
+
+  it('chains: the build order cut where a shape is built from the lines; the heaviest first; each chain self-contained', () => {
+    const chains = shapeChains();
+    assert.deepEqual(chains.map((c) => c.map((s) => s.table)), [
+      ['royalty_roll_catalogue', 'royalty_roll_share_set_artist'],
+      ['royalty_roll_artist_dims', 'royalty_roll_dims', 'royalty_roll_period'],
+    ]);
+    assert.equal(chains.flat().length, SHAPES.length);
+    for (const chain of chains) {
+      const order = shapeBuildOrder(chain);
+      assert.equal(order[0]!.from, null); // from the lines
+      for (const { from } of order.slice(1)) assert.ok(from && chain.includes(from)); // from its own chain's rows
+    }
   });
 
   it('lines source: a product or an artist is read through its recordings in the catalogue shape, plus its lines without a recording', () => {
