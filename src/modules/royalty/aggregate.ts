@@ -11,9 +11,9 @@ import { hashJoins, type Trx } from '../../db';
 import { setWorkMem, ROLLUP_WORK_MEM } from './allocate';
 import { SHAPES, filePeriods, shapeBuildOrder, shapeInsert, type ShapeDecl } from './shapes';
 
-/** Remove a file's rows from every shape. */
-export async function removeFileRollups(trx: Trx, tenantId: number, fileId: string): Promise<void> {
-  for (const s of SHAPES) await trx.raw(`DELETE FROM ${s.table} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
+/** Remove a file's rows from every shape (or from `shapes`). */
+export async function removeFileRollups(trx: Trx, tenantId: number, fileId: string, shapes: readonly ShapeDecl[] = SHAPES): Promise<void> {
+  for (const s of shapes) await trx.raw(`DELETE FROM ${s.table} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
 }
 
 /** A file's accounting period as its rollup rows carry it (the period and its last day under the workspace's cadence). */
@@ -44,7 +44,7 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string, 
   let t0 = Date.now();
   // The groups of a large file fit in memory: hashed aggregates, no sort or spill.
   await setWorkMem(trx, ROLLUP_WORK_MEM);
-  for (const s of shapes) await trx.raw(`DELETE FROM ${s.table} WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
+  await removeFileRollups(trx, tenantId, fileId, shapes);
   timings.remove = Date.now() - t0;
   const [file, bindings] = period
     ? [`(SELECT ?::int AS tenant_id, ?::uuid AS file_id, ?::date AS accounting_period, ?::date AS ap_end)`, [tenantId, fileId, period.accountingPeriod, period.apEnd]]

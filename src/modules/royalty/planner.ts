@@ -58,8 +58,9 @@ export interface Filter {
  * plus v's lines without a recording (a partial index). Exact: each part keeps `col = v`.
  */
 function viaRecordings(col: 'product_id' | 'artist_id', v: string): (tenantId: number) => { sql: string; b: unknown[] } {
+  const catalogue = SHAPES.find((s) => s.keys.includes('asset_id') && s.keys.includes(col))!.table;
   return (t) => ({
-    sql: `((tenant_id = ? AND asset_id = ANY(ARRAY(SELECT DISTINCT c.asset_id FROM royalty_roll_catalogue c WHERE c.tenant_id = ? AND c.${col} = ? AND c.asset_id IS NOT NULL)) AND ${col} = ?)
+    sql: `((tenant_id = ? AND asset_id = ANY(ARRAY(SELECT DISTINCT c.asset_id FROM ${catalogue} c WHERE c.tenant_id = ? AND c.${col} = ? AND c.asset_id IS NOT NULL)) AND ${col} = ?)
            OR (tenant_id = ? AND asset_id IS NULL AND ${col} = ?))`,
     b: [t, t, v, v, t, v],
   });
