@@ -37,12 +37,42 @@ export interface AnalyticsResult {
 /** Every line column a request can read (the lines source selects them all). */
 const LINE_KEYS = ['sale_month', 'share_set_id', ...CATALOGUE, ...DIMENSION_COLUMNS];
 
+/** A member's recordings, and for their lines without a recording, products and artists. */
+interface MemberCatalogue {
+  assets: string[];
+  products: string[];
+  artists: string[];
+}
+
+/** Past this many recordings the member's lines are most of the workspace's: they are scanned. */
+const MEMBER_RECORDINGS_MAX = 10_000;
+
+/**
+ * What a member's lines carry, from the catalogue shape: every line of a share set naming
+ * them has a catalogue row with its share set, recording, product and artist. Null when
+ * they are too many to be worth an index read.
+ */
+async function memberCatalogue(trx: Trx, tenantId: number, payee: string): Promise<MemberCatalogue | null> {
+  const catalogue = SHAPES.find((s) => s.keys.includes('share_set_id') && s.keys.includes('asset_id'))!.table;
+  const { rows } = await trx.raw(
+    `SELECT coalesce(array_agg(DISTINCT c.asset_id::text) FILTER (WHERE c.asset_id IS NOT NULL), '{}') AS assets,
+            coalesce(array_agg(DISTINCT c.product_id::text) FILTER (WHERE c.asset_id IS NULL AND c.product_id IS NOT NULL), '{}') AS products,
+            coalesce(array_agg(DISTINCT c.artist_id::text) FILTER (WHERE c.asset_id IS NULL AND c.artist_id IS NOT NULL), '{}') AS artists
+       FROM ${catalogue} c JOIN royalty_share_sets ss ON ss.tenant_id = c.tenant_id AND ss.share_set_id = c.share_set_id AND ss.tenant_user_id = ?
+      WHERE c.tenant_id = ?`,
+    [payee, tenantId],
+  );
+  const m = rows[0] as MemberCatalogue;
+  return m.assets.length + m.products.length + m.artists.length > MEMBER_RECORDINGS_MAX ? null : m;
+}
+
 /**
  * The plan's source as a relation `s` with file_id, accounting_period, ap_end, the keys,
  * revenue, quantity, lines; a member's revenue is their share of it (the share set joined
- * on its payee). Returns [SQL, bindings, name].
+ * on its payee). `mine`: the member's recordings (memberCatalogue), which narrow the lines
+ * read. Returns [SQL, bindings, name].
  */
-function sourceOf(plan: Plan, tenantId: number, payee: string | null): [string, unknown[], string] {
+function sourceOf(plan: Plan, tenantId: number, payee: string | null, mine: MemberCatalogue | null = null): [string, unknown[], string] {
   const share = plan.member ? ` JOIN royalty_share_sets ss ON ss.tenant_id = r.tenant_id AND ss.share_set_id = r.share_set_id AND ss.tenant_user_id = ?` : '';
   const revenue = plan.member ? `r.revenue * ss.share * 0.01` : `r.revenue`;
   const memberB = plan.member ? [payee] : [];
@@ -56,14 +86,24 @@ function sourceOf(plan: Plan, tenantId: number, payee: string | null): [string, 
     ];
   }
   // The lines of processed files, each file's period as its rows of the first shape hold it
-  // (set when it was aggregated: a later cadence change does not move it).
+  // (set when it was aggregated: a later cadence change does not move it). A member's: the
+  // lines of their recordings (the recording index), and of their products or artists
+  // without a recording (partial indexes); the share-set join keeps exactly theirs. The
+  // arrays are bound as values, so Postgres reads a few recordings' lines through the index
+  // and scans when they are most of the workspace's.
+  const narrow = mine
+    ? ` AND ((l.tenant_id = ? AND l.asset_id = ANY(?::uuid[]))
+            OR (l.tenant_id = ? AND l.asset_id IS NULL AND l.product_id IS NOT NULL AND l.product_id = ANY(?::uuid[]))
+            OR (l.tenant_id = ? AND l.asset_id IS NULL AND l.artist_id IS NOT NULL AND l.artist_id = ANY(?::uuid[])))`
+    : '';
+  const narrowB = mine ? [tenantId, mine.assets, tenantId, mine.products, tenantId, mine.artists] : [];
   return [
     `(SELECT r.tenant_id, r.file_id, p.accounting_period, p.ap_end, ${LINE_KEYS.map((k) => `r.${k}`).join(', ')}, ${revenue} AS revenue, r.quantity, r.lines
         FROM (SELECT f.id, d.accounting_period, d.ap_end FROM files f
                 CROSS JOIN LATERAL (SELECT d.accounting_period, d.ap_end FROM ${SHAPES[0]!.table} d WHERE d.tenant_id = f.tenant_id AND d.file_id = f.id LIMIT 1) d
                WHERE f.tenant_id = ? AND f.status = 'processed') p
-        JOIN (SELECT l.*, l.base_amount AS revenue, 1 AS lines FROM royalty_lines l WHERE l.tenant_id = ? AND l.base_amount IS NOT NULL) r ON r.file_id = p.id${share}) s`,
-    [tenantId, tenantId, ...memberB],
+        JOIN (SELECT l.*, l.base_amount AS revenue, 1 AS lines FROM royalty_lines l WHERE l.tenant_id = ? AND l.base_amount IS NOT NULL${narrow}) r ON r.file_id = p.id${share}) s`,
+    [tenantId, tenantId, ...narrowB, ...memberB],
     plan.member ? 'lines × share sets' : 'lines',
   ];
 }
@@ -78,7 +118,8 @@ export async function royaltyAnalytics(
 ): Promise<AnalyticsResult> {
   const plan = planAnalytics(group, q, payee !== null, { raw: opts.raw });
   const { groupCols } = plan;
-  const [from, fromB, source] = sourceOf(plan, tenantId, payee);
+  const mine = plan.member && !plan.shape ? await memberCatalogue(trx, tenantId, payee!) : null;
+  const [from, fromB, source] = sourceOf(plan, tenantId, payee, mine);
   // The lines read a product or an artist through their recordings (planner.ts, viaRecordings).
   const filters = plan.filters.map((f) => (!plan.shape && f.lines ? f.lines(tenantId) : f));
   const where = filters.length ? `WHERE ${filters.map((f) => f.sql).join(' AND ')}` : '';
