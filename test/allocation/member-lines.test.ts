@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import DecimalBase from 'decimal.js';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createProduct, createSplit, loadStatement, tx, waitForReallocation, type LineIn } from './helpers';
-import { royaltyAnalytics } from '../../src/modules/royalty/analytics';
+import { memberCatalogue, royaltyAnalytics } from '../../src/modules/royalty/analytics';
 
 const Decimal = DecimalBase.clone({ precision: 80 });
 
@@ -18,6 +18,7 @@ describe("a member's lines read through their recordings and products", function
   this.timeout(120_000);
   let app: TestApp;
   let t: TestTenant;
+  let ids: { a1: string; product: string };
 
   before(async () => {
     app = await startTestApp({ workers: true });
@@ -42,7 +43,10 @@ describe("a member's lines read through their recordings and products", function
       else if (i % 4 === 2) lines.push({ ...base, upc: '4006381333931' }); // the album, no recording
       else lines.push({ ...base, isrc: 'QZZZZ2699999' }); // unknown: nobody's
     }
+    // recording Two's many more lines: the user's and the guest's are a small part of the workspace's
+    for (let i = 0; i < 100; i++) lines.push({ saleMonth: '2024-05-01', dsp: 'Spotify', country: 'FR', saleType: 'stream', isrc: 'QZMLN2600002', quantity: '1', net: '0.25', currency: 'USD' });
     await loadStatement(app, t.tenantId, { salePeriodEnd: '2024-05-31', lines });
+    ids = { a1, product };
   });
   after(async () => app?.close());
 
@@ -63,6 +67,12 @@ describe("a member's lines read through their recordings and products", function
       trx.raw(`SELECT count(*)::int AS n FROM royalty_lines l JOIN royalty_share_sets s ON s.tenant_id = l.tenant_id AND s.share_set_id = l.share_set_id AND s.tenant_user_id = ? WHERE l.asset_id IS NULL AND l.product_id IS NOT NULL`, [t.users.user!.tenantUserId]),
     );
     assert.equal(noRecording.rows[0].n, 6); // the album's lines: the user's only through the product
+    // what the user's and the guest's lines are read through: a few recordings and products, not a scan
+    const through = async (who: 'user' | 'guest') => tx(app, t.tenantId, (trx) => memberCatalogue(trx, t.tenantId, t.users[who]!.tenantUserId));
+    assert.deepEqual(await through('user'), { assets: [ids.a1], products: [ids.product], artists: [] });
+    assert.deepEqual(await through('guest'), { assets: [ids.a1], products: [], artists: [] });
+    // the owner is paid by most of the workspace's lines (recording Two's): scanned
+    assert.equal(await tx(app, t.tenantId, (trx) => memberCatalogue(trx, t.tenantId, t.users.owner!.tenantUserId)), null);
     for (const who of ['user', 'guest'] as const) {
       const payee = t.users[who]!.tenantUserId;
       for (const [group, route, key, keyExpr] of [['dsp', '/royalty/dsp', 'dsp', 'l.dsp'], ['country', '/royalty/country', 'country', 'l.country'], ['saletype', '/royalty/saletype', 'saleType', 'l.sale_type']] as const) {
