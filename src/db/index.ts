@@ -100,10 +100,11 @@ export async function migrateLatest(owner: Knex): Promise<string[]> {
 }
 
 /** Run fn in a transaction scoped to one tenant: RLS sees only that tenant's rows. */
-export async function withTenant<T>(knex: Knex, tenantId: TenantId, fn: (trx: Trx) => Promise<T>): Promise<T> {
+export async function withTenant<T>(knex: Knex, tenantId: TenantId, fn: (trx: Trx) => Promise<T>, opts: { snapshot?: boolean } = {}): Promise<T> {
   if (!Number.isInteger(tenantId) || tenantId <= 0) throw new Error(`invalid tenant id ${tenantId}`);
-  // TenantTransaction sets app.tenant_id in the BEGIN round trip.
-  return knex.transaction((trx) => fn(trx), { tenantId } as Knex.TransactionConfig);
+  // TenantTransaction sets app.tenant_id in the BEGIN round trip. `snapshot`: every statement
+  // reads the transaction's first snapshot (REPEATABLE READ), for a read made of several.
+  return knex.transaction((trx) => fn(trx), { tenantId, ...(opts.snapshot ? { isolationLevel: 'repeatable read' } : {}) } as Knex.TransactionConfig);
 }
 
 /**

@@ -75,6 +75,8 @@ export interface RouteDef<BS extends TSchema | undefined = TSchema | undefined, 
   errorShape?: ErrorShape;
   /** Tenant routes run in a tenant transaction by default; streaming routes open their own. */
   noTransaction?: boolean;
+  /** Reads made of several statements: the transaction is REPEATABLE READ, so they all see one snapshot. */
+  snapshot?: boolean;
   /**
    * Bulk routes: the body's array of items, each checked on its own by the handler (bad
    * items are reported in the answer, spec part 7). Documents the item schema and lets the
@@ -211,7 +213,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
           ctx.body = result;
         }
       };
-      if (tenantRoute && !def.noTransaction) await withTenant(svc.db.app, auth.tenantId!, (trx) => run(trx));
+      if (tenantRoute && !def.noTransaction) await withTenant(svc.db.app, auth.tenantId!, (trx) => run(trx), { snapshot: def.snapshot });
       else await run(null);
     };
     routeRegistry.push({ ...def, query: querySchema, errorShape: shape, tag: group.tag, koaHandler });

@@ -11,6 +11,8 @@ import DecimalBase from 'decimal.js';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createProduct, createSplit, loadStatement, tx, waitForReallocation, type LineIn } from './helpers';
 import { memberCatalogue, royaltyAnalytics } from '../../src/modules/royalty/analytics';
+import { routeRegistry } from '../../src/http/route';
+import { withTenant } from '../../src/db';
 
 const Decimal = DecimalBase.clone({ precision: 80 });
 
@@ -88,5 +90,12 @@ describe("a member's lines read through their recordings and products", function
     // the user: recording One's 6 lines and the album's 6; the guest: recording One's 6 lines
     const lines = async (who: 'user' | 'guest') => (await app.request('GET', '/royalty/', { token: t.users[who]!.token })).body.data.total.lines;
     assert.deepEqual([await lines('user'), await lines('guest')], [12, 6]);
+  });
+
+  it('the analytics routes read one snapshot: their transaction is REPEATABLE READ', async () => {
+    const level = (snapshot: boolean) => withTenant(app.svc.db.app, t.tenantId, async (trx) => (await trx.raw(`SHOW transaction_isolation`)).rows[0].transaction_isolation, { snapshot });
+    assert.deepEqual([await level(true), await level(false)], ['repeatable read', 'read committed']);
+    const paths = ['/royalty/', '/royalty/month', '/royalty/dsp', '/royalty/country', '/royalty/asset', '/royalties/analytics/artist', '/revenue/analytics/country', '/releases/:id/analytics'];
+    assert.deepEqual(paths.map((p) => routeRegistry.find((r) => r.method === 'get' && r.path === p)?.snapshot), paths.map(() => true));
   });
 });

@@ -56,7 +56,9 @@ const MEMBER_LINES_SHARE_MAX = 0.25;
 /**
  * What a member's lines carry, from the catalogue shape: every line of a share set naming
  * them has a catalogue row with its share set, recording, product and artist. Null when
- * their lines are too large a part of the workspace's for an index read to pay.
+ * their lines are too large a part of the workspace's for an index read to pay. A statement
+ * of its own (the lists are then bound as values): the analytics routes run in a REPEATABLE
+ * READ transaction, so it and the query that uses it read the same snapshot.
  */
 export async function memberCatalogue(trx: Trx, tenantId: number, payee: string): Promise<MemberCatalogue | null> {
   const catalogue = SHAPES.find((s) => s.keys.includes('share_set_id') && s.keys.includes('asset_id'))!.table;

@@ -56,6 +56,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       summary,
       description: DESCRIPTION,
       access: 'guest',
+      snapshot: true, // a member's view may take two statements (analytics.ts, memberCatalogue); an export, many pages
       query: Type.Object(AnalyticsQuery),
       async handler({ trx, tenantId, auth, query }) {
         const { page, size, ...q } = query;
@@ -72,6 +73,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       summary: "A release's royalties (its product and its tracks' recordings), by month or another breakdown",
       description: DESCRIPTION,
       access: 'guest',
+      snapshot: true,
       params: IdParams,
       query: Type.Object({
         ...AnalyticsQuery,
