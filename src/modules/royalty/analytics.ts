@@ -128,7 +128,10 @@ export async function royaltyAnalytics(
 ): Promise<AnalyticsResult> {
   const plan = planAnalytics(group, q, payee !== null, { raw: opts.raw });
   const { groupCols } = plan;
-  const mine = plan.member && !plan.shape ? await memberCatalogue(trx, tenantId, payee!) : null;
+  // A member's lines narrowed to what their splits pay, unless a recording, product or artist
+  // filter already reads only that catalogue item's lines.
+  const byCatalogue = plan.filters.some((f) => f.cols.some((c) => (CATALOGUE as readonly string[]).includes(c)));
+  const mine = plan.member && !plan.shape && !byCatalogue ? await memberCatalogue(trx, tenantId, payee!) : null;
   const [from, fromB, source] = sourceOf(plan, tenantId, payee, mine);
   // The lines read a product or an artist through their recordings (planner.ts, viaRecordings).
   const filters = plan.filters.map((f) => (!plan.shape && f.lines ? f.lines(tenantId) : f));
