@@ -13,7 +13,7 @@
 import type { Knex } from 'knex';
 import type { Trx } from '../../db';
 import { planAnalytics, type AnalyticsQuery, type GroupBy, type Plan } from './planner';
-import { CATALOGUE, DIMENSION_COLUMNS, SHAPES, shapeKeys } from './shapes';
+import { CATALOGUE, CATALOGUE_SHAPE, DIMENSION_COLUMNS, SHAPES, shapeKeys } from './shapes';
 
 export type { AnalyticsQuery, GroupBy } from './planner';
 
@@ -61,7 +61,7 @@ const MEMBER_LINES_SHARE_MAX = 0.25;
  * READ transaction, so it and the query that uses it read the same snapshot.
  */
 export async function memberCatalogue(trx: Trx, tenantId: number, payee: string): Promise<MemberCatalogue | null> {
-  const catalogue = SHAPES.find((s) => s.keys.includes('share_set_id') && s.keys.includes('asset_id'))!.table;
+  const catalogue = CATALOGUE_SHAPE.table;
   const mine = 'ss.share_set_id IS NOT NULL';
   const { rows } = await trx.raw(
     `SELECT coalesce(array_agg(DISTINCT c.asset_id::text) FILTER (WHERE ${mine} AND c.asset_id IS NOT NULL), '{}') AS assets,

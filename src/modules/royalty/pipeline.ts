@@ -105,9 +105,9 @@ export async function runAggregateJob(svc: AppServices, p: { tenantId: number; f
 async function fileSummary(trx: Trx, tenantId: number, fileId: string): Promise<Record<string, unknown>> {
   const { rows } = await trx.raw(
     `SELECT (f.decided_in_flight->>'lines')::int AS lines, (f.decided_in_flight->>'matched')::int AS matched,
-            (SELECT coalesce(sum(r.revenue), 0)::text FROM ${SHAPES[0]!.table} r WHERE r.tenant_id = f.tenant_id AND r.file_id = f.id) AS total,
-            CASE WHEN EXISTS (SELECT 1 FROM ${SHAPES[0]!.table} r WHERE r.tenant_id = f.tenant_id AND r.file_id = f.id) THEN t.base_currency END AS currency
+            coalesce(r.total, 0)::text AS total, CASE WHEN r.rows > 0 THEN t.base_currency END AS currency
        FROM files f JOIN tenants t ON t.id = f.tenant_id
+      CROSS JOIN LATERAL (SELECT sum(r.revenue) AS total, count(*) AS rows FROM ${SHAPES[0]!.table} r WHERE r.tenant_id = f.tenant_id AND r.file_id = f.id) r
       WHERE f.tenant_id = ? AND f.id = ? AND f.allocation_path = 'in_flight' AND f.decided_in_flight IS NOT NULL`,
     [tenantId, fileId],
   );

@@ -8,7 +8,7 @@
  *     view only from a shape keyed by share set; none → the statement lines themselves
  *   + its period cover: the sale months or accounting periods the dates select.
  */
-import { DIMENSIONS, DIMENSION_COLUMNS, SHAPES, shapeKeys, type KeyColumn, type ShapeDecl } from './shapes';
+import { CATALOGUE_SHAPE, DIMENSIONS, DIMENSION_COLUMNS, SHAPES, shapeKeys, type KeyColumn, type ShapeDecl } from './shapes';
 import { checkDate, endDate, startDate } from './sale-dates';
 
 export type GroupBy = 'total' | 'month' | 'accountingperiod' | 'dsp' | 'country' | 'artist' | 'product' | 'asset' | 'saletype' | 'aggregator';
@@ -58,7 +58,7 @@ export interface Filter {
  * plus v's lines without a recording (a partial index). Exact: each part keeps `col = v`.
  */
 function viaRecordings(col: 'product_id' | 'artist_id', v: string): (tenantId: number) => { sql: string; b: unknown[] } {
-  const catalogue = SHAPES.find((s) => s.keys.includes('asset_id') && s.keys.includes(col))!.table;
+  const catalogue = CATALOGUE_SHAPE.table;
   return (t) => ({
     sql: `((tenant_id = ? AND asset_id = ANY(ARRAY(SELECT DISTINCT c.asset_id FROM ${catalogue} c WHERE c.tenant_id = ? AND c.${col} = ? AND c.asset_id IS NOT NULL)) AND ${col} = ?)
            OR (tenant_id = ? AND asset_id IS NULL AND ${col} = ?))`,

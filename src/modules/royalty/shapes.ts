@@ -179,6 +179,13 @@ export function shapeChains(order: { shape: ShapeDecl; from: ShapeDecl | null }[
   return chains.sort((a, b) => rowsRank(b[0]!) - rowsRank(a[0]!));
 }
 
+/**
+ * The shape that names, per file and share set, every recording, product and artist the
+ * lines carry: the lines' read of a product, an artist or a member goes through its rows
+ * (planner.ts viaRecordings, analytics.ts memberCatalogue).
+ */
+export const CATALOGUE_SHAPE: ShapeDecl = SHAPES.find((s) => ['share_set_id', ...CATALOGUE].every((k) => s.keys.includes(k as KeyColumn)))!;
+
 /** The tables of every shape (erasure map, file deletes). */
 export const SHAPE_TABLES = SHAPES.map((s) => s.table);
 
