@@ -36,7 +36,7 @@ export function parsePeriod(label: string): PeriodSpan {
 
 export interface SourceAmount { type: string; id: string; amount: string }
 export interface PayeeDetails { id: string; name: string; email: string; address?: string[] }
-/** What a live statement (statements.ts) and a frozen one share: the payee, the period and the sections' lines and totals. */
+/** The payee, the period and the sections' lines and totals of a statement (live, draft or issued). */
 export interface StatementBase {
   workspace: string;
   /** The payee's display details (payeeDetails in statement-runs.ts): name, e-mail and the address lines a statement prints. */
