@@ -117,6 +117,16 @@ describe('money: statements are what is due, and readable', function () {
     // the never-issued February shows on March: its re-allocation and its royalties
     assert.equal(D(f.adjustmentsTotal).toFixed(2), '-247.75');
     assert.equal(f.openingBalance, '400.17');
+
+    // a draft the ledger moved past is not issued: its closing balance would not be the ledger's
+    const apr = await run('2026-04', [payee]);
+    await allocateFile(app, a.tenantId, uuid(), [{ payee, amount: '1.01', assetId: rec, quantity: '1', period: '2026-04' }]);
+    const stale = await app.request('POST', `/statements/runs/${apr.id}/issue`, admin());
+    assert.equal(stale.status, 400, stale.text);
+    assert.match(stale.body.message, /changed since this draft/);
+    const fresh = await issue((await run('2026-04', [payee])).id);
+    assert.equal(D(fresh.statements[0]!.closingBalance).toFixed(2), (await ledgerUntil(payee, '2026-05-01')).toFixed(2));
+    assert.equal(D(fresh.statements[0]!.closingBalance).toFixed(2), '158.43');
   });
 
   it('case 5: a file before the first issued statement is in its opening balance, never again as an adjustment', async () => {
@@ -164,6 +174,10 @@ describe('money: statements are what is due, and readable', function () {
     for (const x of runs.filter((r) => r.x >= 448 && amountOf(r.str) !== null)) {
       assert.ok(runs.some((l) => l.page === x.page && l.x < 300 && Math.abs(l.y - x.y) < 1), `amount ${x.str} on page ${x.page} has a label`);
     }
+    // a section heading is never the last thing on its page: its first row follows it there
+    const headings = runs.filter((r) => Math.abs(r.x - 50) < 1 && ['Earnings by recording', 'Expenses recouped', 'Payments', 'Adjustments to closed periods'].includes(r.str.trim()) && !amountsBeside(runs, r).length);
+    assert.equal(headings.length, 4);
+    for (const h of headings) assert.ok(runs.some((r) => r.page === h.page && r.y < h.y - 5 && r.y > 45), `"${h.str}" on page ${h.page} has a row below it`);
     // the head names the payee once (this member has no name: the e-mail stands for it), never the e-mail twice
     const email = a.users.admin!.email;
     assert.equal(runs.filter((r) => r.page === 1 && r.str.includes(email)).length, 1);
