@@ -17,8 +17,9 @@ import { ValidationError } from '../../lib/errors';
 import { periodBounds, scopeUser } from './common';
 import * as S from './schemas';
 import * as acct from './accounting';
-import { renderStatement } from './statements';
-import { issuedFor } from './statement-runs';
+import { issuedFor, liveStatement } from './statement-runs';
+import { statementXlsx } from './statement-build';
+import { sendTable } from '../../http/export';
 
 /** ?from=2026-01&to=2026-03 → [2026-01-01, 2026-04-01) */
 const range = (q: { from?: string; to?: string }) => ({ from: q.from ? periodBounds(q.from).start : undefined, to: q.to ? periodBounds(q.to).end : undefined });
@@ -62,24 +63,35 @@ export function registerAccountingRoutes(router: Router, svc: AppServices): void
       async handler({ trx }) {
         return ok('Reconciliation', await acct.reconciliation(trx));
       } }),
-    route({ method: 'get', path: '/accounting/statement/:userId', summary: 'Payee statement for one accounting period (json, csv or pdf)', access: 'user', params: S.StatementParams, query: S.StatementQuery,
+    route({ method: 'get', path: '/accounting/statement/:userId', summary: 'Payee statement for one accounting period (json, csv, pdf or xlsx): the issued one as stored, else the live statement, marked as not issued', access: 'user', params: S.StatementParams, query: S.StatementQuery,
       async handler({ trx, auth, params, query, ctx, tenantId }) {
         scopeUser(auth, params.userId);
         // An issued (frozen) statement for the period is shown as stored.
         const frozen = await issuedFor(trx, params.userId, query.period);
+        if (frozen && query.format === 'xlsx') {
+          await sendTable(ctx, statementXlsx(frozen.csv, `statement-${query.period}-${String(frozen.meta.number)}`));
+          return undefined;
+        }
         if (frozen && query.format !== 'json' && query.format !== undefined) {
           ctx.type = query.format === 'pdf' ? 'application/pdf' : 'text/csv; charset=utf-8';
           ctx.set('Content-Disposition', `attachment; filename="statement-${query.period}-${String(frozen.meta.number)}.${query.format}"`);
           ctx.body = query.format === 'pdf' ? frozen.pdf : frozen.csv;
           return undefined;
         }
-        if (frozen) return ok('Statement', { ...frozen.figures, statementId: frozen.meta.id, number: frozen.meta.number, contentHash: frozen.meta.contentHash });
-        const r = await renderStatement(trx, params.userId, query.period, query.format, query.format === 'pdf' ? await pdfBrand(trx, objectStore(svc.cfg), tenantId) : null);
-        if ('statement' in r) return ok('Statement', r.statement);
-        ctx.type = r.file.type;
-        ctx.set('Content-Disposition', `attachment; filename="${r.file.filename}"`);
-        ctx.body = r.file.body;
-        return undefined;
+        if (frozen) return ok('Statement', { ...frozen.figures, status: 'issued', statementId: frozen.meta.id, number: frozen.meta.number, contentHash: frozen.meta.contentHash });
+        // Nothing issued: the live statement, drawn by the same renderer, marked as not issued.
+        const live = await liveStatement(trx, params.userId, query.period, query.format === 'pdf' ? await pdfBrand(trx, objectStore(svc.cfg), tenantId) : null);
+        if (query.format === 'xlsx') {
+          await sendTable(ctx, statementXlsx(live.csv(), `statement-${query.period}-${params.userId.slice(0, 8)}-not-issued`));
+          return undefined;
+        }
+        if (query.format === 'csv' || query.format === 'pdf') {
+          ctx.type = query.format === 'pdf' ? 'application/pdf' : 'text/csv; charset=utf-8';
+          ctx.set('Content-Disposition', `attachment; filename="statement-${query.period}-${params.userId.slice(0, 8)}-not-issued.${query.format}"`);
+          ctx.body = query.format === 'pdf' ? await live.pdf() : live.csv();
+          return undefined;
+        }
+        return ok('Statement', { ...live.figures, status: 'live' });
       } }),
     route({ method: 'get', path: '/accounting/:id/stats', summary: "A payee's figures: earnings, recouped, payments, reversals, due, available, periods", access: 'user', params: IdParams,
       async handler({ trx, auth, params }) {

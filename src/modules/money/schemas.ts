@@ -97,4 +97,4 @@ export const TransactionsQuery = Type.Object({
 export const ApproveBody = Strict({ memo: Type.Optional(Nullable(Text(2000))) });
 export const DeclineBody = Strict({ reason: Type.Optional(Nullable(Text(2000))) });
 export const StatementParams = Type.Object({ userId: Uuid });
-export const StatementQuery = Type.Object({ period: PeriodIn, format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv'), Type.Literal('pdf')])) });
+export const StatementQuery = Type.Object({ period: PeriodIn, format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv'), Type.Literal('pdf'), Type.Literal('xlsx')])) });

@@ -4,15 +4,17 @@
  * their CSV and PDF renderings. Deterministic: the same data gives the same bytes (the PDF's
  * dates are the period's end), so a re-run of an unchanged period has the same content hash.
  *
- *   closing = opening + royalties + revenue shares − recouped + payments net + adjustments
+ *   closing = opening + royalties + revenue shares + recouped + payments + overpayment recovery
+ *             + adjustments
+ *
+ * every amount signed by its effect on the balance (recouped expenses and payments negative).
  *
  * opening: the payee's last issued statement's accounted sources (= its closing), else the
  * ledger before the period. adjustments: what the ledger now says about periods that issued
  * statements already accounted for, minus what they accounted (statement-runs.ts posts them).
  */
 import crypto from 'node:crypto';
-import { pdfDocument } from '../../lib/pdf';
-import { drawPdfHead } from '../branding/pdf';
+import { printAmount, renderStatementPdf, type StatementDocument, type StatementRow, type StatementSection } from './statement-pdf';
 import type { PdfBrand } from '../branding/service';
 import Papa from 'papaparse';
 import type { Trx } from '../../db';
@@ -21,7 +23,7 @@ import { dec, Decimal, money } from './common';
 import { EARNINGS_PERIOD, RECOVERY_KIND } from './ledger';
 import { apportion } from './rounding';
 import { periodSpanOf } from '../settings/periods';
-import { neutralise } from '../../http/export';
+import { neutralise, type ExportTable } from '../../http/export';
 
 export interface PeriodSpan { start: string; end: string; label: string }
 
@@ -33,10 +35,12 @@ export function parsePeriod(label: string): PeriodSpan {
 }
 
 export interface SourceAmount { type: string; id: string; amount: string }
-/** What a live statement (statements.ts) and a frozen one share: the payee, the period and the sections' lines and totals. */
+export interface PayeeDetails { id: string; name: string; email: string; address?: string[] }
+/** The payee, the period and the sections' lines and totals of a statement (live, draft or issued). */
 export interface StatementBase {
   workspace: string;
-  payee: { id: string; name: string; email: string };
+  /** The payee's display details (payeeDetails in statement-runs.ts): name, e-mail and the address lines a statement prints. */
+  payee: PayeeDetails;
   period: string;
   currency: string;
   openingBalance: string;
@@ -63,6 +67,11 @@ export interface Figures extends StatementBase {
   adjustmentsTotal: string;
   /** What this statement accounts for, per ledger source (period entries and adjustments). */
   sources: SourceAmount[];
+  /**
+   * When the opening balance is the ledger's (no issued statement before): the last ledger
+   * entry id it read, so later statements know which entries before the period it covered.
+   */
+  openingLedgerMark?: string;
 }
 
 /** The line of an overpayment-recovery entry: set aside (+) or recouped from earnings (−). */
@@ -77,8 +86,9 @@ export interface BuildContext { workspace: string; currency: string; digits: num
 
 /** The statement's figures; `adjustments` are the rows already posted into this period for the payee. */
 export async function buildFigures(
-  trx: Trx, letterhead: BuildContext, payee: { id: string; name: string; email: string }, p: PeriodSpan,
+  trx: Trx, letterhead: BuildContext, payee: PayeeDetails, p: PeriodSpan,
   opening: Decimal, adjustments: { origin: string; reason: string; source_type: string; source_id: string; amount: string }[],
+  openingLedgerMark?: string,
 ): Promise<Figures> {
   const d = letterhead.digits;
   const rnd = (v: Decimal.Value) => dec(v as string).toDecimalPlaces(d, Decimal.ROUND_HALF_UP);
@@ -121,11 +131,12 @@ export async function buildFigures(
   const outstanding = (await trx.raw(`SELECT coalesce(sum(amount), 0)::text AS s FROM ledger_entries WHERE tenant_user_id = ? AND kind = ? AND accounting_period < ?`, [payee.id, RECOVERY_KIND, p.end])).rows[0].s as string;
   const adj = adjustments.map((a) => ({ origin: a.origin, reason: a.reason, sourceType: a.source_type, sourceId: a.source_id, amount: rnd(a.amount) }));
   const revenueSharesTotal = sumOf(revenue.map((r) => r.amount));
-  const recoupedTotal = sumOf(recouped.map((r) => r.amount)).neg();
+  const recoupedTotal = sumOf(recouped.map((r) => r.amount));
   const paymentsTotal = sumOf(payments.map((r) => r.amount));
   const adjustmentsTotal = sumOf(adj.map((a) => a.amount));
   const openingR = rnd(opening);
-  const closing = openingR.plus(royaltiesTotal).plus(revenueSharesTotal).minus(recoupedTotal).plus(paymentsTotal).plus(recoveryTotal).plus(adjustmentsTotal);
+  // Every amount is signed by its effect on the balance: the closing balance is the plain sum.
+  const closing = sumOf([openingR, royaltiesTotal, revenueSharesTotal, recoupedTotal, paymentsTotal, recoveryTotal, adjustmentsTotal]);
   const sources = new Map<string, Decimal>();
   const add = (type: string, id: string, v: Decimal.Value) => sources.set(`${type}:${id}`, (sources.get(`${type}:${id}`) ?? new Decimal(0)).plus(v));
   for (const e of entries) add(e.source_type, e.source_id, rnd(e.amount));
@@ -143,7 +154,7 @@ export async function buildFigures(
     quantityTotal: m(sumOf(rec.map((r) => r.quantity))),
     revenueShares: revenue.map((r) => ({ revenueId: r.id, title: r.title, amount: m(r.amount) })),
     revenueSharesTotal: m(revenueSharesTotal),
-    recouped: recouped.map((r) => ({ expenseId: r.id, title: r.title, amount: m(r.amount.neg()) })),
+    recouped: recouped.map((r) => ({ expenseId: r.id, title: r.title, amount: m(r.amount) })),
     recoupedTotal: m(recoupedTotal),
     payments: payments.map((r) => ({ paymentId: r.id, title: r.title, kind: r.kind, amount: m(r.amount) })),
     paymentsTotal: m(paymentsTotal),
@@ -157,13 +168,23 @@ export async function buildFigures(
       const [type, id] = k.split(':') as [string, string];
       return { type, id, amount: m(v) };
     }),
+    ...(openingLedgerMark ? { openingLedgerMark } : {}),
   };
 }
 
 /** Fixed-point text of an amount with the currency's digits ("1234.50"). */
 const fix = (v: string, digits: number) => new Decimal(v).toFixed(digits);
 
-export function figuresCsv(f: Figures, digits: number): string {
+/** Where a statement stands: computed on request (never stored), a draft of a run, or issued with its number. */
+export interface StatementState { state: 'live' | 'draft' | 'issued'; number: number | null }
+
+const STATE_LINE: Record<StatementState['state'], string | null> = {
+  live: 'NOT ISSUED: live figures as the ledger holds them now; they can still change.',
+  draft: 'DRAFT: not issued yet; the figures can still change.',
+  issued: null,
+};
+
+export function figuresCsv(f: Figures, digits: number, st: StatementState): string {
   const c = f.currency;
   const a = (v: string) => fix(v, digits);
   const rows: (string | null)[][] = [
@@ -171,6 +192,7 @@ export function figuresCsv(f: Figures, digits: number): string {
     ['header', 'Payee', f.payee.name, null, null, null],
     ['header', 'Payee id', f.payee.id, null, null, null],
     ['header', 'Period', f.period, null, null, null],
+    ['header', 'Statement', st.number === null ? st.state : `${st.number}`, null, null, null],
     ['opening_balance', 'Opening balance', null, null, a(f.openingBalance), c],
     ...f.recordings.map((r) => ['recording', r.title, r.recordingId ?? r.isrc, r.quantity, a(r.amount), c]),
     ['royalties_total', 'Royalties', null, f.quantityTotal, a(f.royaltiesTotal), c],
@@ -191,50 +213,60 @@ export function figuresCsv(f: Figures, digits: number): string {
   return Papa.unparse({ fields: ['section', 'item', 'reference', 'quantity', 'amount', 'currency'], data: safe }, { newline: '\n' }) + '\n';
 }
 
-/** The PDF of a statement; `brand` (the workspace's branding when it was drawn) heads it. */
-export function figuresPdf(f: Figures, digits: number, brand?: PdfBrand | null): Promise<Buffer> {
-  const date = new Date(`${f.periodEnd}T00:00:00Z`);
-  const { doc, done } = pdfDocument(`Statement ${f.period} - ${f.payee.name}`, { Creator: 'Rondo', CreationDate: date, ModDate: date });
-  const a = (v: string) => `${fix(v, digits)} ${f.currency}`;
-  const line = (label: string, amount: string | null, o: { bold?: boolean; indent?: number } = {}) => {
-    const y = doc.y;
-    doc.font(o.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(10).text(label, 50 + (o.indent ?? 0), y, { width: 340 });
-    if (amount !== null) doc.text(a(amount), 400, y, { width: 145, align: 'right' });
-    doc.moveDown(0.3);
+/**
+ * A statement's CSV as an XLSX table: the same rows and cells (amounts as numbers, signed as
+ * in the CSV), so the workbook of a frozen statement is read from its stored CSV.
+ */
+export function statementXlsx(csv: string, filename: string): ExportTable {
+  const rows = Papa.parse<Record<string, string>>(csv.trim(), { header: true }).data;
+  return {
+    format: 'xlsx',
+    filename,
+    columns: [{ key: 'section' }, { key: 'item' }, { key: 'reference' }, { key: 'quantity', kind: 'decimal' }, { key: 'amount', kind: 'decimal' }, { key: 'currency' }],
+    rows: rows.map((r) => ({ section: r.section, item: r.item || null, reference: r.reference || null, quantity: r.quantity || null, amount: r.amount || null, currency: r.currency || null })),
   };
-  const heading = (t: string) => (doc.moveDown(0.6), doc.font('Helvetica-Bold').fontSize(12).text(t, 50), doc.moveDown(0.2));
-  drawPdfHead(doc, `Royalty statement ${f.period}`, 16, brand);
-  doc.font('Helvetica').fontSize(10).text(`${f.workspace} - ${f.payee.name} <${f.payee.email}>`);
-  doc.moveDown();
-  line('Opening balance', f.openingBalance, { bold: true });
-  heading('Earnings by recording');
-  if (!f.recordings.length) line('No earnings this period', null, { indent: 10 });
-  for (const r of f.recordings) line(`${r.title}${r.isrc ? ` (${r.isrc})` : ''} - qty ${r.quantity}`, r.amount, { indent: 10 });
-  line('Royalties', f.royaltiesTotal, { bold: true });
-  if (f.revenueShares.length) {
-    heading('Other revenue');
-    for (const r of f.revenueShares) line(r.title, r.amount, { indent: 10 });
-    line('Revenue shares', f.revenueSharesTotal, { bold: true });
-  }
-  heading('Expenses recouped');
-  for (const r of f.recouped) line(r.title, new Decimal(r.amount).neg().toFixed(), { indent: 10 });
-  line('Expenses recouped', new Decimal(f.recoupedTotal).neg().toFixed(), { bold: true });
-  heading('Payments');
-  for (const p of f.payments) line(`${p.title} (${p.kind})`, p.amount, { indent: 10 });
-  line('Payments', f.paymentsTotal, { bold: true });
+}
+
+/** The last day of [start, end) as YYYY-MM-DD. */
+const lastDay = (end: string) => new Date(new Date(`${end}T00:00:00Z`).getTime() - 86400000).toISOString().slice(0, 10);
+
+/** A payee statement as the one statement renderer draws it (statement-pdf.ts). */
+export function figuresDocument(f: Figures, digits: number, st: StatementState): StatementDocument {
+  const a = (v: string) => fix(v, digits);
+  const row = (label: string, amount: string, quantity?: string | null): StatementRow => ({ label, amount: a(amount), quantity: quantity ?? null });
+  const sections: StatementSection[] = [
+    { heading: 'Earnings by recording', empty: 'No earnings this period', rows: f.recordings.map((r) => row(`${r.title}${r.isrc ? ` (${r.isrc})` : ''}`, r.amount, r.quantity)), total: row('Royalties', f.royaltiesTotal, f.quantityTotal) },
+  ];
+  if (f.revenueShares.length) sections.push({ heading: 'Other revenue', rows: f.revenueShares.map((r) => row(r.title, r.amount)), total: row('Revenue shares', f.revenueSharesTotal) });
+  sections.push({ heading: 'Expenses recouped', empty: 'None', rows: f.recouped.map((r) => row(r.title, r.amount)), total: row('Expenses recouped', f.recoupedTotal) });
+  sections.push({ heading: 'Payments', empty: 'None', rows: f.payments.map((p) => row(`${p.title} (${p.kind})`, p.amount)), total: row('Payments', f.paymentsTotal) });
+  const notes: string[] = [];
   if (f.recovery.length || !new Decimal(f.recoveryOutstanding).isZero()) {
-    heading('Overpayment recovery');
-    for (const r of f.recovery) line(r.title, r.amount, { indent: 10 });
-    line('Overpayment recovery', f.recoveryTotal, { bold: true });
-    line(`Still to recover from later earnings: ${fix(f.recoveryOutstanding, digits)} ${f.currency}`, null, { indent: 10 });
+    sections.push({ heading: 'Overpayment recovery', empty: 'None this period', rows: f.recovery.map((r) => row(r.title, r.amount)), total: row('Overpayment recovery', f.recoveryTotal) });
+    notes.push(`Overpayment still to recover from later earnings at the end of the period: ${printAmount(a(f.recoveryOutstanding))} ${f.currency} (not a term of the closing balance).`);
   }
-  heading('Adjustments to closed periods');
-  for (const x of f.adjustments) line(x.reason, x.amount, { indent: 10 });
-  line('Adjustments', f.adjustmentsTotal, { bold: true });
-  doc.moveDown();
-  line('Closing balance', f.closingBalance, { bold: true });
-  doc.end();
-  return done;
+  sections.push({ heading: 'Adjustments to closed periods', empty: 'None', rows: f.adjustments.map((x) => row(x.reason, x.amount)), total: row('Adjustments', f.adjustmentsTotal) });
+  notes.push('Every amount is signed by its effect on the balance: the opening balance and the section totals add up to the closing balance.');
+  return {
+    kind: 'Royalty statement',
+    workspace: f.workspace,
+    number: st.number === null ? null : `No. ${st.number}`,
+    state: STATE_LINE[st.state],
+    period: `${f.period} (${f.periodStart} to ${lastDay(f.periodEnd)})`,
+    payee: { name: f.payee.name, address: f.payee.address ?? [] },
+    currency: f.currency,
+    quantityHeading: 'Quantity',
+    opening: [{ label: 'Opening balance', amount: a(f.openingBalance), bold: true }],
+    sections,
+    closing: [{ label: 'Closing balance', amount: a(f.closingBalance) }],
+    notes,
+    date: new Date(`${f.periodEnd}T00:00:00Z`),
+  };
+}
+
+/** The PDF of a statement; `brand` (the workspace's branding when it was drawn) heads it. */
+export function figuresPdf(f: Figures, digits: number, st: StatementState, brand?: PdfBrand | null): Promise<Buffer> {
+  return renderStatementPdf(figuresDocument(f, digits, st), brand);
 }
 
 /** SHA-256 over the canonical JSON figures, the CSV and the PDF bytes. */

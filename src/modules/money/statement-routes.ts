@@ -51,8 +51,8 @@ export function registerStatementRoutes(router: Router, svc: AppServices): void 
         return ok('Statement run', await runs.getRun(trx, params.id));
       } }),
     route({ method: 'post', path: '/statements/runs/:id/issue', summary: "Issue a draft run (admin): number and freeze its statements (figures, PDF, CSV, content hash never change)", access: 'admin', params: IdParams, responses: { 200: answer(Run) },
-      async handler({ trx, params }) {
-        return ok('Statement run issued', await runs.issueRun(trx, params.id));
+      async handler({ trx, params, tenantId }) {
+        return ok('Statement run issued', await runs.issueRun(trx, params.id, await pdfBrand(trx, objectStore(svc.cfg), tenantId)));
       } }),
     route({ method: 'get', path: '/statements', summary: 'Issued statements, newest number first (admins: all or ?userId=; members: their own)', access: 'user',
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...UserQuery, period: Type.Optional(PeriodLabel) }),

@@ -9,6 +9,7 @@
  * next statement, which shows them in their own section.
  */
 import crypto from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { PdfBrand } from '../branding/service';
 import type { Trx } from '../../db';
 import { notify } from '../notifications/service';
@@ -16,7 +17,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors'
 import { clock } from '../../lib/clock';
 import { baseCurrency, dec, Decimal, existingMembers } from './common';
 import { ledgerDigits, lockLedger } from './ledger';
-import { buildFigures, contentHash, figuresCsv, figuresPdf, parsePeriod, type Figures, type PeriodSpan } from './statement-build';
+import { buildFigures, contentHash, figuresCsv, figuresPdf, parsePeriod, type Figures, type PayeeDetails, type PeriodSpan, type StatementState } from './statement-build';
 
 async function lockStatements(trx: Trx): Promise<void> {
   await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended('rondo.statements:' || app_tenant_id(), 0))`);
@@ -29,66 +30,149 @@ export async function isClosed(trx: Trx, start: string, end: string): Promise<bo
 
 /** Issued statements of a payee before this period, oldest first. */
 async function issuedBefore(trx: Trx, payee: string, start: string) {
-  return trx('statements').where({ tenant_user_id: payee }).whereNotNull('number').where('period_end', '<=', start).orderBy('period_start').select('figures', 'period_start');
+  return trx('statements').where({ tenant_user_id: payee }).whereNotNull('number').where('period_end', '<=', start).orderBy('period_start').select('figures', 'period_start', 'created_at') as Promise<{ figures: Figures; period_start: Date; created_at: Date }[]>;
+}
+
+/**
+ * A payee's display details on a statement: name (else the e-mail), e-mail and the address
+ * lines printed under the name. The one place statements read who a payee is.
+ */
+export async function payeeDetails(trx: Trx, ids: string[]): Promise<Map<string, PayeeDetails>> {
+  const rows = ids.length ? await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereIn('tu.id', ids).select('tu.id', 'u.email', 'u.first_name', 'u.last_name') : [];
+  return new Map(
+    rows.map((w) => {
+      const name = [w.first_name, w.last_name].filter(Boolean).join(' ');
+      return [w.id as string, { id: w.id as string, name: name || (w.email as string), email: (w.email as string) ?? '', address: name && w.email ? [w.email as string] : [] }];
+    }),
+  );
 }
 
 const ORIGIN: Record<string, string> = { revenue: 'revenue', expense: 'expense', payment: 'payment', recovery: 'recovery' };
 
 /**
- * Post (once) what the ledger now says about periods before `p` beyond what this payee's
- * issued statements accounted for, into `p`; return every adjustment posted into `p`.
- * Nothing without an issued statement before `p` (the opening balance is then the ledger's).
+ * What this payee's issued statements before `p` accounted for, per ledger source: every
+ * issued statement's `sources`, plus the part of the first one's opening balance each
+ * source made up (its ledger entries before that period as the statement read them: up to
+ * its `openingLedgerMark`, or for statements issued without one, created no later than it).
+ * Adjustments posted by drafts that were never issued count for nothing (docs/statements.md,
+ * "Drafts").
  */
-async function adjustmentsFor(trx: Trx, payee: string, p: PeriodSpan, issued: { figures: Figures }[]) {
-  if (issued.length) {
-    const accounted = new Map<string, Decimal>();
-    for (const s of issued) for (const x of s.figures.sources) accounted.set(`${x.type}:${x.id}`, (accounted.get(`${x.type}:${x.id}`) ?? new Decimal(0)).plus(x.amount));
-    const lastStart = issued[issued.length - 1]!.figures.periodStart;
-    const posted = await trx('statement_adjustments').where({ tenant_user_id: payee }).where('posted_period', '>', lastStart).where('posted_period', '<=', p.start)
-      .select('source_type', 'source_id').sum({ amount: 'amount' }).groupBy('source_type', 'source_id') as unknown as { source_type: string; source_id: string; amount: string }[];
-    for (const r of posted) accounted.set(`${r.source_type}:${r.source_id}`, (accounted.get(`${r.source_type}:${r.source_id}`) ?? new Decimal(0)).plus(r.amount as string));
-    const current = (
-      await trx.raw(
-        `SELECT g.source_type, g.source_id::text AS source_id, g.amount::text AS amount, f.id IS NOT NULL AS file_exists, f.original_name AS file_name
-         FROM (SELECT l.source_type, l.source_id, sum(l.amount) AS amount FROM ledger_entries l
-               WHERE l.tenant_user_id = ? AND l.accounting_period < ? GROUP BY 1, 2) g
-         LEFT JOIN files f ON g.source_type = 'file' AND f.tenant_id = app_tenant_id() AND f.id = g.source_id`,
-        [payee, p.start],
-      )
-    ).rows as { source_type: string; source_id: string; amount: string; file_exists: boolean; file_name: string | null }[];
-    const keys = new Set([...accounted.keys(), ...current.map((c) => `${c.source_type}:${c.source_id}`)]);
+async function accountedFor(trx: Trx, payee: string, issued: { figures: Figures; created_at: Date }[]): Promise<Map<string, Decimal>> {
+  const accounted = new Map<string, Decimal>();
+  const add = (k: string, v: Decimal.Value) => accounted.set(k, (accounted.get(k) ?? new Decimal(0)).plus(v));
+  const first = issued[0];
+  if (!first) return accounted;
+  const mark = first.figures.openingLedgerMark;
+  const opening = (
+    await trx.raw(
+      `SELECT source_type, source_id::text AS source_id, sum(amount)::text AS amount FROM ledger_entries
+       WHERE tenant_user_id = ? AND accounting_period < ? AND ${mark ? 'id <= ?' : 'created_at <= ?'} GROUP BY 1, 2`,
+      [payee, first.figures.periodStart, mark ?? first.created_at],
+    )
+  ).rows as { source_type: string; source_id: string; amount: string }[];
+  for (const r of opening) add(`${r.source_type}:${r.source_id}`, r.amount);
+  for (const s of issued) for (const x of s.figures.sources) add(`${x.type}:${x.id}`, x.amount);
+  return accounted;
+}
+
+/**
+ * The adjustments of `p`: per ledger source, what the ledger now holds for periods before `p`
+ * beyond what this payee's issued statements accounted for. Nothing without an issued
+ * statement before `p` (the opening balance is then the ledger's). With `post`, a run records
+ * them in statement_adjustments (once: a re-run of `p` posts only the difference to what
+ * earlier drafts of `p` posted).
+ */
+async function adjustmentsFor(trx: Trx, payee: string, p: PeriodSpan, issued: { figures: Figures; created_at: Date }[], post: boolean) {
+  const out: { origin: string; reason: string; source_type: string; source_id: string; amount: string }[] = [];
+  if (!issued.length) return out;
+  const accounted = await accountedFor(trx, payee, issued);
+  const current = (
+    await trx.raw(
+      `SELECT g.source_type, g.source_id::text AS source_id, g.amount::text AS amount, f.id IS NOT NULL AS file_exists, f.original_name AS file_name
+       FROM (SELECT l.source_type, l.source_id, sum(l.amount) AS amount FROM ledger_entries l
+             WHERE l.tenant_user_id = ? AND l.accounting_period < ? GROUP BY 1, 2) g
+       LEFT JOIN files f ON g.source_type = 'file' AND f.tenant_id = app_tenant_id() AND f.id = g.source_id`,
+      [payee, p.start],
+    )
+  ).rows as { source_type: string; source_id: string; amount: string; file_exists: boolean; file_name: string | null }[];
+  const byKey = new Map(current.map((c) => [`${c.source_type}:${c.source_id}`, c]));
+  const keys = new Set([...accounted.keys(), ...byKey.keys()]);
+  for (const k of [...keys].sort()) {
+    const [type, id] = k.split(':') as [string, string];
+    const c = byKey.get(k);
+    const delta = dec(c?.amount ?? '0').minus(accounted.get(k) ?? 0);
+    if (delta.isZero()) continue;
+    const wasStated = accounted.has(k) && !accounted.get(k)!.isZero();
+    const origin = type === 'file' ? (wasStated && dec(c?.amount ?? '0').isZero() && !c?.file_exists ? 'deleted_file' : wasStated ? 'split_change' : 'late_file') : ORIGIN[type]!;
+    const name = c?.file_name ? ` ${c.file_name}` : '';
+    const reason = { split_change: `Re-allocation of file${name}`, late_file: `Late file${name}`, deleted_file: `Deleted file${name}`, revenue: 'Revenue change', expense: 'Recoupment change', payment: 'Payment change', recovery: 'Overpayment recovery change' }[origin]!;
+    out.push({ origin, reason, source_type: type, source_id: id, amount: delta.toFixed() });
+  }
+  if (post) {
+    const posted = (await trx('statement_adjustments').where({ tenant_user_id: payee, posted_period: p.start })
+      .select('source_type', trx.raw('source_id::text AS source_id')).sum({ amount: 'amount' }).groupBy('source_type', 'source_id')) as unknown as { source_type: string; source_id: string; amount: string }[];
+    const before = new Map(posted.map((r) => [`${r.source_type}:${r.source_id}`, dec(r.amount)]));
     const rows: Record<string, unknown>[] = [];
-    for (const k of [...keys].sort()) {
+    for (const k of [...new Set([...before.keys(), ...out.map((o) => `${o.source_type}:${o.source_id}`)])].sort()) {
+      const o = out.find((x) => `${x.source_type}:${x.source_id}` === k);
+      const diff = dec(o?.amount ?? '0').minus(before.get(k) ?? 0);
+      if (diff.isZero()) continue;
       const [type, id] = k.split(':') as [string, string];
-      const c = current.find((x) => x.source_type === type && x.source_id === id);
-      const delta = dec(c?.amount ?? '0').minus(accounted.get(k) ?? 0);
-      if (delta.isZero()) continue;
-      const wasStated = accounted.has(k) && !accounted.get(k)!.isZero();
-      const origin = type === 'file' ? (wasStated && dec(c?.amount ?? '0').isZero() && !c?.file_exists ? 'deleted_file' : wasStated ? 'split_change' : 'late_file') : ORIGIN[type]!;
-      const name = c?.file_name ? ` ${c.file_name}` : '';
-      const reason = { split_change: `Re-allocation of file${name}`, late_file: `Late file${name}`, deleted_file: `Deleted file${name}`, revenue: 'Revenue change', expense: 'Recoupment change', payment: 'Payment change', recovery: 'Overpayment recovery change' }[origin]!;
-      rows.push({ tenant_id: trx.raw('app_tenant_id()'), tenant_user_id: payee, source_type: type, source_id: id, origin, reason, amount: delta.toFixed(), posted_period: p.start, created_at: clock.now() });
+      rows.push({ tenant_id: trx.raw('app_tenant_id()'), tenant_user_id: payee, source_type: type, source_id: id, origin: o?.origin ?? (type === 'file' ? 'split_change' : ORIGIN[type]!), reason: o?.reason ?? 'Withdrawn', amount: diff.toFixed(), posted_period: p.start, created_at: clock.now() });
     }
     if (rows.length) await trx('statement_adjustments').insert(rows);
   }
-  return trx('statement_adjustments').where({ tenant_user_id: payee, posted_period: p.start })
-    .select('origin', 'reason', 'source_type', trx.raw('source_id::text AS source_id')).sum({ amount: 'amount' })
-    .groupBy('origin', 'reason', 'source_type', 'source_id').havingRaw('sum(amount) <> 0').orderBy(['source_type', 'source_id']) as unknown as Promise<
-    { origin: string; reason: string; source_type: string; source_id: string; amount: string }[]
-  >;
+  return out;
 }
 
-async function statementFor(trx: Trx, letterhead: { workspace: string; currency: string; digits: number; brand?: PdfBrand }, payee: { id: string; name: string; email: string }, p: PeriodSpan) {
-  const issued = (await issuedBefore(trx, payee.id, p.start)) as { figures: Figures }[];
-  const adjustments = await adjustmentsFor(trx, payee.id, p, issued);
-  let opening: Decimal;
-  if (issued.length) opening = issued.reduce((a, s) => a.plus(s.figures.sources.reduce((b, x) => b.plus(x.amount), new Decimal(0))), new Decimal(0)).plus(dec(issued[0]!.figures.openingBalance));
-  else opening = dec((await trx.raw(`SELECT coalesce(sum(amount), 0)::text AS s FROM ledger_entries WHERE tenant_user_id = ? AND accounting_period < ?`, [payee.id, p.start])).rows[0].s);
-  const figures = await buildFigures(trx, letterhead, payee, p, opening, adjustments);
+export interface Letterhead { workspace: string; currency: string; digits: number; brand?: PdfBrand | null }
+
+async function letterheadOf(trx: Trx, brand?: PdfBrand | null): Promise<Letterhead> {
+  const ws = await trx('tenants').whereRaw('id = app_tenant_id()').first('name');
+  return { workspace: ws.name as string, currency: await baseCurrency(trx), digits: await ledgerDigits(trx), brand };
+}
+
+/**
+ * A payee's statement of `p`: opening balance (the last issued statement's closing, else the
+ * ledger before the period), the period's ledger, the adjustments to closed periods.
+ * `post`: a run's draft records its adjustments; a live statement only reads.
+ */
+async function figuresFor(trx: Trx, letterhead: Letterhead, payee: PayeeDetails, p: PeriodSpan, post: boolean): Promise<Figures> {
+  const issued = await issuedBefore(trx, payee.id, p.start);
+  const adjustments = await adjustmentsFor(trx, payee.id, p, issued, post);
+  if (issued.length) {
+    const last = issued[issued.length - 1]!.figures;
+    return buildFigures(trx, letterhead, payee, p, dec(last.closingBalance), adjustments);
+  }
+  const o = (await trx.raw(`SELECT coalesce(sum(amount), 0)::text AS s, max(id)::text AS mark FROM ledger_entries WHERE tenant_user_id = ? AND accounting_period < ?`, [payee.id, p.start])).rows[0];
+  return buildFigures(trx, letterhead, payee, p, dec(o.s), adjustments, o.mark ?? '0');
+}
+
+/** The JSON, CSV, PDF and content hash of a statement in a state. */
+async function rendered(figures: Figures, letterhead: Letterhead, st: StatementState) {
   const json = JSON.stringify(figures);
-  const csv = figuresCsv(figures, letterhead.digits);
-  const pdf = await figuresPdf(figures, letterhead.digits, letterhead.brand);
+  const csv = figuresCsv(figures, letterhead.digits, st);
+  const pdf = await figuresPdf(figures, letterhead.digits, st, letterhead.brand);
   return { figures, json, csv, pdf, hash: contentHash(json, csv, pdf) };
+}
+
+/**
+ * The live statement of a payee for a period with nothing issued: computed now, never
+ * stored, the same figures a run would draft (without posting its adjustments), drawn by the
+ * same renderer and marked as not issued.
+ */
+export async function liveStatement(trx: Trx, payee: string, period: string, brand?: PdfBrand | null) {
+  const p = parsePeriod(period);
+  const who = (await payeeDetails(trx, [payee])).get(payee);
+  if (!who) throw new NotFoundError('User');
+  const letterhead = await letterheadOf(trx, brand);
+  const figures = await figuresFor(trx, letterhead, who, p, false);
+  const st: StatementState = { state: 'live', number: null };
+  return {
+    figures,
+    csv: () => figuresCsv(figures, letterhead.digits, st),
+    pdf: () => figuresPdf(figures, letterhead.digits, st, letterhead.brand),
+  };
 }
 
 export interface RunInput { period: string; payees?: string[] }
@@ -121,13 +205,11 @@ export async function createRun(trx: Trx, input: RunInput, by: string | null, br
   if (previous) await trx('statement_runs').where({ id: previous.id }).update({ status: 'superseded' });
   const id = crypto.randomUUID();
   await trx('statement_runs').insert({ tenant_id: trx.raw('app_tenant_id()'), id, period_start: p.start, period_end: p.end, label: p.label, payees: input.payees?.length ? todo : null, previous_run_id: previous?.id ?? null, created_by: by, created_at: clock.now() });
-  const ws = await trx('tenants').whereRaw('id = app_tenant_id()').first('name');
-  const letterhead = { workspace: ws.name as string, currency: await baseCurrency(trx), digits: await ledgerDigits(trx), brand };
-  const who = todo.length ? await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereIn('tu.id', todo).select('tu.id', 'u.email', 'u.first_name', 'u.last_name') : [];
+  const letterhead = await letterheadOf(trx, brand);
+  const who = await payeeDetails(trx, todo);
   for (const x of todo) {
-    const w = who.find((r) => r.id === x);
-    const payee = { id: x, name: w ? [w.first_name, w.last_name].filter(Boolean).join(' ') || w.email : x, email: w?.email ?? '' };
-    const s = await statementFor(trx, letterhead, payee, p);
+    const payee = who.get(x) ?? { id: x, name: x, email: '', address: [] };
+    const s = await rendered(await figuresFor(trx, letterhead, payee, p, true), letterhead, { state: 'draft', number: null });
     await trx('statements').insert({ tenant_id: trx.raw('app_tenant_id()'), id: crypto.randomUUID(), run_id: id, tenant_user_id: x, period_start: p.start, period_end: p.end, label: p.label, figures: s.json, csv: s.csv, pdf: s.pdf, content_hash: s.hash, created_at: clock.now() });
   }
   return getRun(trx, id, { skipped: [...already].sort() });
@@ -178,18 +260,36 @@ async function announceStatement(trx: Trx, id: string): Promise<void> {
   });
 }
 
-export async function issueRun(trx: Trx, id: string) {
+/**
+ * Issue a draft: its statements get their numbers and are drawn once more with them (CSV and
+ * PDF say "No. n", the workspace's branding of now), then frozen. A draft the ledger has
+ * moved past (its figures are no longer what a run would compute) is refused with
+ * RUN_STALE: run the period again and issue that draft.
+ */
+export async function issueRun(trx: Trx, id: string, brand?: PdfBrand | null) {
+  await lockLedger(trx, 'shared');
   await lockStatements(trx);
   const run = await trx('statement_runs').where({ id }).forUpdate().first();
   if (!run) throw new NotFoundError('Statement run');
   if (run.status !== 'draft') throw new ConflictError(`Run is ${run.status}; only the latest draft of a period can be issued`, [], 'RUN_NOT_DRAFT');
   if (await isClosed(trx, iso(run.period_start), iso(run.period_end))) throw new ConflictError(`Period ${run.label} is closed`, [], 'PERIOD_CLOSED');
+  const p = parsePeriod(run.label);
+  const letterhead = await letterheadOf(trx, brand);
+  const rows = (await trx('statements').where({ run_id: id }).orderBy('tenant_user_id').select('id', 'tenant_user_id', 'figures')) as { id: string; tenant_user_id: string; figures: Figures }[];
+  const who = await payeeDetails(trx, rows.map((r) => r.tenant_user_id));
+  for (const r of rows) {
+    const now = await figuresFor(trx, letterhead, who.get(r.tenant_user_id) ?? r.figures.payee, p, false);
+    if (!isDeepStrictEqual(now, r.figures)) throw new ConflictError(`The ledger has changed since this draft of ${run.label}; run the period again and issue the new draft`, [], 'RUN_STALE');
+  }
   const next = Number((await trx('statements').max({ n: 'number' }).first())?.n ?? 0);
-  const rows = await trx('statements').where({ run_id: id }).orderBy('tenant_user_id').select('id');
-  const now = clock.now();
+  const at = clock.now();
   let n = next;
-  for (const r of rows) await trx('statements').where({ id: r.id }).update({ number: ++n, issued_at: now });
-  await trx('statement_runs').where({ id }).update({ status: 'issued', issued_at: now });
+  for (const r of rows) {
+    const number = ++n;
+    const s = await rendered(r.figures, letterhead, { state: 'issued', number });
+    await trx('statements').where({ id: r.id }).update({ number, issued_at: at, csv: s.csv, pdf: s.pdf, content_hash: s.hash });
+  }
+  await trx('statement_runs').where({ id }).update({ status: 'issued', issued_at: at });
   for (const r of rows) await announceStatement(trx, r.id);
   return getRun(trx, id);
 }

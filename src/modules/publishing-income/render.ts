@@ -3,7 +3,8 @@
  * the work lines add up to the income total, the adjustments to theirs, and the two to the
  * statement total (the CSV also carries each line's exact amount).
  */
-import { pdfDocument } from '../../lib/pdf';
+import { renderStatementPdf, type StatementDocument } from '../money/statement-pdf';
+import type { PdfBrand } from '../branding/service';
 import Papa from 'papaparse';
 import type { StatementView } from './statements';
 
@@ -19,35 +20,23 @@ export function statementCsv(s: StatementView): string {
   return Papa.unparse(safe, { newline: '\n' }) + '\n';
 }
 
-export function statementPdf(s: StatementView): Promise<Buffer> {
-  const { doc, done } = pdfDocument(`Publisher statement ${s.periodStart} to ${s.periodEnd} - ${s.payee.name}`, { CreationDate: new Date(s.createdAt) });
-  const left = 50;
-  const right = doc.page.width - 50;
-  const row = (label: string, amount: string | null, opts: { bold?: boolean } = {}) => {
-    if (doc.y > doc.page.height - 80) doc.addPage();
-    const y = doc.y;
-    doc.font(opts.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(10);
-    doc.text(label, left, y, { width: right - left - 110 });
-    const after = doc.y;
-    if (amount !== null) doc.text(`${amount} ${s.currency}`, right - 110, y, { width: 110, align: 'right' });
-    doc.y = Math.max(after, doc.y);
+/** The statement as PDF, drawn by the one statement renderer (money/statement-pdf.ts) with the workspace's branding. */
+export function statementPdf(s: StatementView, workspace: string, brand?: PdfBrand | null): Promise<Buffer> {
+  const doc: StatementDocument = {
+    kind: 'Publisher statement',
+    workspace,
+    number: `Ref. ${s.id.slice(0, 8)}`,
+    state: s.status === 'approved' || s.status === 'paid' ? null : `${s.status.toUpperCase()}: not approved yet; the figures can still change.`,
+    period: `${s.periodStart} to ${s.periodEnd}`,
+    payee: { name: s.payee.name, address: [s.payee.kind === 'writer' ? 'Writer' : 'Publisher', `Status: ${s.status}`] },
+    currency: s.currency,
+    quantityHeading: 'Lines',
+    sections: [
+      { heading: 'Income by work', empty: 'No income in this period', rows: s.lines.map((l) => ({ label: `${l.work.title}${l.work.iswc ? ` (${l.work.iswc})` : ''} - ${l.rightType} - ${l.source}`, quantity: String(l.lines), amount: l.amount })), total: { label: 'Income total', amount: s.incomeTotal } },
+      { heading: 'Adjustments', empty: 'None', rows: s.adjustments.map((a) => ({ label: a.memo, amount: a.amount })), total: { label: 'Adjustments total', amount: s.adjustmentsTotal } },
+    ],
+    closing: [{ label: 'Total', amount: s.total }],
+    date: new Date(s.createdAt),
   };
-  doc.font('Helvetica-Bold').fontSize(16).text('Publisher statement', left, 50);
-  doc.font('Helvetica').fontSize(10).moveDown(0.5)
-    .text(`${s.payee.kind === 'writer' ? 'Writer' : 'Publisher'}: ${s.payee.name}`)
-    .text(`Period: ${s.periodStart} to ${s.periodEnd}`)
-    .text(`Status: ${s.status}`)
-    .moveDown();
-  doc.font('Helvetica-Bold').fontSize(12).text('Income by work').moveDown(0.3);
-  for (const l of s.lines) row(`${l.work.title}${l.work.iswc ? ` (${l.work.iswc})` : ''} · ${l.rightType} · ${l.source} · ${l.lines} line(s)`, l.amount);
-  if (!s.lines.length) row('No income in this period', null);
-  row('Income total', s.incomeTotal, { bold: true });
-  doc.moveDown();
-  doc.font('Helvetica-Bold').fontSize(12).text('Adjustments').moveDown(0.3);
-  for (const a of s.adjustments) row(a.memo, a.amount);
-  row('Adjustments total', s.adjustmentsTotal, { bold: true });
-  doc.moveDown();
-  row('Total', s.total, { bold: true });
-  doc.end();
-  return done;
+  return renderStatementPdf(doc, brand);
 }

@@ -12,6 +12,8 @@ import type { AppServices } from '../../services';
 import { allocatePublishing } from './allocate';
 import * as income from './income';
 import { statementCsv, statementPdf } from './render';
+import { pdfBrand } from '../branding/service';
+import { objectStore } from '../../lib/storage';
 import * as st from './statements';
 
 const answer = (data: ReturnType<typeof Type.Object> | ReturnType<typeof Type.Array>) => Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
@@ -105,9 +107,10 @@ export function registerPublishingIncomeRoutes(router: Router, svc: AppServices)
         return ok('Adjustment added', await st.addAdjustment(trx, tenantId, params.id, body, auth.tenantUserId ?? null));
       } }),
     route({ ...common, method: 'get', path: '/publisher-statements/:id/pdf', summary: 'The statement as PDF (the same rounded figures as the CSV)', params: IdParams,
-      async handler({ trx, params, ctx }) {
+      async handler({ trx, params, ctx, tenantId }) {
         const s = await st.getStatement(trx, params.id);
-        sendFile(ctx, 'application/pdf', `publisher-statement-${s.periodStart}-${s.id}.pdf`, await statementPdf(s));
+        const ws = await trx('tenants').whereRaw('id = app_tenant_id()').first('name');
+        sendFile(ctx, 'application/pdf', `publisher-statement-${s.periodStart}-${s.id}.pdf`, await statementPdf(s, ws.name as string, await pdfBrand(trx, objectStore(svc.cfg), tenantId)));
         return undefined;
       } }),
     route({ ...common, method: 'get', path: '/publisher-statements/:id/csv', summary: 'The statement as CSV: work lines, income total, adjustments, total', params: IdParams,
