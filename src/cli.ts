@@ -42,6 +42,7 @@ const OPTIONS = {
   user: { type: 'string' },
   id: { type: 'string' },
   'base-currency': { type: 'string' },
+  plan: { type: 'string' },
   domain: { type: 'string' },
   file: { type: 'string' },
 } as const;
@@ -109,7 +110,11 @@ try {
   switch (command) {
     case 'tenant:create': {
       if (!values.name || !values['owner-email'] || !values.password) fail('tenant:create needs --name, --owner-email and --password');
+      if (values.plan && !(await owner('plans').where({ code: values.plan }).first('code'))) {
+        fail(`--plan must be one of: ${(await owner('plans').orderBy('sort').pluck('code')).join(', ')}`);
+      }
       const t = await createTenant(owner, { name: values.name, baseCurrency: values['base-currency'] });
+      if (values.plan) await owner('tenants').where({ id: t.id }).update({ plan: values.plan });
       if (values.domain) await owner('tenants').where({ id: t.id }).update({ custom_domain: values.domain.toLowerCase() });
       out = await addUser(t.id, values['owner-email'], values.password, 'owner', !!values['super-admin']);
       break;
