@@ -30,6 +30,7 @@ const INIT = `window.addEventListener('load', function () {
     validatorUrl: null,
     displayOperationId: false,
     defaultModelsExpandDepth: 0,
+    docExpansion: 'none',
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     plugins: [SwaggerUIBundle.plugins.DownloadUrl],
     layout: 'StandaloneLayout'

@@ -23,9 +23,9 @@ function paramsOf(r: RegisteredRoute) {
   const out: unknown[] = [];
   const props = (s: TSchema | undefined) => ((s as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
   const req = (s: TSchema | undefined) => new Set(((s as { required?: string[] } | undefined)?.required ?? []));
-  for (const [name, schema] of Object.entries(props(r.params))) out.push({ name, in: 'path', required: true, schema: clean(schema), example: exampleOf(clean(schema)) });
+  for (const [name, schema] of Object.entries(props(r.params))) out.push({ name, in: 'path', required: true, schema: clean(schema), example: exampleOf(clean(schema), {}, name) });
   const qr = req(r.query);
-  for (const [name, schema] of Object.entries(props(r.query))) out.push({ name, in: 'query', required: qr.has(name), schema: clean(schema), example: exampleOf(clean(schema)) });
+  for (const [name, schema] of Object.entries(props(r.query))) out.push({ name, in: 'query', required: qr.has(name), schema: clean(schema), example: exampleOf(clean(schema), {}, name) });
   return out;
 }
 

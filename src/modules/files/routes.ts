@@ -256,6 +256,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         ctx.set('Cache-Control', 'no-cache');
         ctx.set('Connection', 'keep-alive');
         ctx.set('X-Accel-Buffering', 'no');
+        ctx.compress = false; // events reach the client as written, never held in a compressor's buffer
         ctx.status = 200;
         ctx.body = out;
         let closed = false;
