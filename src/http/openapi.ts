@@ -85,7 +85,7 @@ export function areaSlug(tag: string): string {
 
 /** Every area (tag) of the registry in the order the routes were mounted, with its document's path. */
 export function openApiAreas(): { name: string; url: string }[] {
-  const tags = [...new Set(routeRegistry.map((r) => r.tag))];
+  const tags = [...new Set(routeRegistry.filter((r) => !r.undocumented).map((r) => r.tag))];
   return tags.map((t) => ({ name: t, url: `/openapi/${areaSlug(t)}` }));
 }
 
@@ -97,7 +97,8 @@ export function buildOpenApi(packageVersion?: string, area?: string): Record<str
   };
   const refs = { components };
   const paths: Record<string, Record<string, unknown>> = {};
-  const routes = area === undefined ? routeRegistry : routeRegistry.filter((r) => areaSlug(r.tag) === area);
+  const documented = routeRegistry.filter((r) => !r.undocumented);
+  const routes = area === undefined ? documented : documented.filter((r) => areaSlug(r.tag) === area);
   if (!routes.length) return null;
   for (const r of routes) {
     const p = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
