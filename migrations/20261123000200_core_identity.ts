@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls, timestamps } from '../src/db/migration-helpers';
+import { enableTenantRls, timestamps } from './helpers';
 
 /** Tenants, global users, workspace memberships, sessions, API keys, one-time tokens. */
 export async function up(knex: Knex): Promise<void> {

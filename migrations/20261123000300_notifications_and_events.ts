@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls, timestamps } from '../src/db/migration-helpers';
+import { enableTenantRls, timestamps } from './helpers';
 
 /** In-app notifications (spec 2.4) and the outbound event log (webhook families, spec 6.2). */
 export async function up(knex: Knex): Promise<void> {

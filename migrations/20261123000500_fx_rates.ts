@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls, timestamps } from '../src/db/migration-helpers';
+import { enableTenantRls, timestamps } from './helpers';
 
 /**
  * Monthly exchange rates set by a workspace's admins: 1 unit of `currency` = `rate` units

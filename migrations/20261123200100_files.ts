@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls, timestamps } from '../src/db/migration-helpers';
+import { enableTenantRls, timestamps } from './helpers';
 
 /** Every status a statement file goes through (issue 4). allocating/aggregating: next steps. */
 export const FILE_STATUSES = [

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../src/db/migration-helpers';
+import { enableTenantRls } from './helpers';
 
 /**
  * The canonical statement line (parsers/types.ts CanonicalLine), loaded by COPY. Kept lean

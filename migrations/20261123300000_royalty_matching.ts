@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../src/db/migration-helpers';
+import { enableTenantRls } from './helpers';
 
 /**
  * Matching and allocation support (issue 5):

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../src/db/migration-helpers';
+import { enableTenantRls } from './helpers';
 
 /**
  * Analytics rollups (DESIGN §1 aggregate, §5: coarse grains chosen per view). Every table

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../src/db/migration-helpers';
+import { enableTenantRls } from './helpers';
 
 /**
  * All-time rollups (no sale month / accounting period in the grain): what the default,

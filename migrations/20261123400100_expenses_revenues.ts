@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls, timestamps } from '../src/db/migration-helpers';
+import { enableTenantRls, timestamps } from './helpers';
 
 /**
  * Expenses (optionally recoupable from a payee's earnings on an artist, product or asset)

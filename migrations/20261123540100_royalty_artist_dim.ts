@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../src/db/migration-helpers';
+import { enableTenantRls } from './helpers';
 
 /**
  * A compact rollup at ARTIST × ONE statement dimension (dim 1 DSP, 2 country, 3 sale type,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../src/db/migration-helpers';
+import { enableTenantRls } from './helpers';
 
 /**
  * royalty_agg_file_lines (the line numbers per file × month × catalogue item, 20261123530000)

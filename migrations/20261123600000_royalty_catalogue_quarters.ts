@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../src/db/migration-helpers';
+import { enableTenantRls } from './helpers';
 
 /**
  * royalty_agg_catalogue_q: the catalogue rollup (artist × product × recording, workspace and

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../src/db/migration-helpers';
+import { enableTenantRls } from './helpers';
 
 /**
  * Catalogue × ONE statement dimension value by ACCOUNTING PERIOD, for the workspace and its

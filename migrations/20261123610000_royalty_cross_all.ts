@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../src/db/migration-helpers';
+import { enableTenantRls } from './helpers';
 
 /**
  * royalty_agg_cross_all: the all-time twin of royalty_agg_cross_period (catalogue × ONE

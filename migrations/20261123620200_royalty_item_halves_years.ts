@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../src/db/migration-helpers';
+import { enableTenantRls } from './helpers';
 
 /**
  * royalty_agg_item_h: royalty_agg_item_all (sums per artist, product, recording: `kind` 1, 2,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls, timestamps } from '../src/db/migration-helpers';
+import { enableTenantRls, timestamps } from './helpers';
 
 /**
  * Default settings and the two levels of their inheritance chain the catalogue had no table

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../src/db/migration-helpers';
-import { SHAPES, buildShapes } from '../src/modules/royalty/shapes';
+import { enableTenantRls } from './helpers';
 
 /**
  * The 19 royalty_agg_* rollup tables → the declared rollup shapes (src/modules/royalty/shapes.ts):
@@ -15,13 +14,152 @@ import { SHAPES, buildShapes } from '../src/modules/royalty/shapes';
  * file is aggregated again (POST /royalty/files/{id}/allocate, or POST /royalty/reallocate).
  */
 const OLD_TABLES = ['royalty_agg_artist_dim', 'royalty_agg_catalogue', 'royalty_agg_catalogue_all', 'royalty_agg_catalogue_h', 'royalty_agg_catalogue_q', 'royalty_agg_cross_all', 'royalty_agg_cross_period', 'royalty_agg_dim', 'royalty_agg_dim_all', 'royalty_agg_dims', 'royalty_agg_dims_all', 'royalty_agg_file_artist', 'royalty_agg_file_catalogue', 'royalty_agg_file_cross', 'royalty_agg_file_dims', 'royalty_agg_file_member_cross', 'royalty_agg_item_all', 'royalty_agg_item_h', 'royalty_agg_period'];
+/**
+ * The shapes as declared when this migration landed, frozen: their tables, indexes, row-level
+ * security and backfill from the files in `shape_files` (what the declarations produced then;
+ * a later change to a declaration is a migration of its own).
+ */
+const SHAPE_TABLES = ['royalty_roll_artist_dims', 'royalty_roll_dims', 'royalty_roll_catalogue', 'royalty_roll_share_set_artist', 'royalty_roll_period'];
+const BUILD_SHAPES = [
+  `DROP TABLE IF EXISTS royalty_roll_artist_dims`,
+  `CREATE TABLE royalty_roll_artist_dims (
+      tenant_id integer NOT NULL,
+      file_id uuid NOT NULL,
+      accounting_period date,
+      ap_end date,
+      sale_month date,
+      artist_id uuid,
+      dsp text,
+      country text,
+      sale_type text,
+      aggregator text,
+      revenue numeric NOT NULL,
+      quantity numeric NOT NULL,
+      lines bigint NOT NULL
+    )`,
+  `CREATE INDEX royalty_roll_artist_dims_file ON royalty_roll_artist_dims (tenant_id, file_id)`,
+  `CREATE INDEX royalty_roll_artist_dims_artist_id ON royalty_roll_artist_dims (tenant_id, artist_id)`,
+  `CREATE INDEX royalty_roll_artist_dims_country ON royalty_roll_artist_dims (tenant_id, country)`,
+  `ALTER TABLE "royalty_roll_artist_dims" ENABLE ROW LEVEL SECURITY`,
+  `CREATE POLICY tenant_isolation ON "royalty_roll_artist_dims" USING (tenant_id = app_tenant_id()) WITH CHECK (tenant_id = app_tenant_id())`,
+  `INSERT INTO royalty_roll_artist_dims (tenant_id, file_id, accounting_period, ap_end, sale_month, artist_id, dsp, country, sale_type, aggregator, revenue, quantity, lines)
+    SELECT p.tenant_id, p.file_id, p.accounting_period, p.ap_end, g.*
+      FROM shape_files p
+     CROSS JOIN LATERAL (SELECT l.sale_month, l.artist_id, l.dsp, l.country, l.sale_type, l.aggregator, sum(l.base_amount), coalesce(sum(l.quantity), 0), count(*)
+                           FROM royalty_lines l
+                          WHERE l.tenant_id = p.tenant_id AND l.file_id = p.file_id AND l.base_amount IS NOT NULL
+                          GROUP BY l.sale_month, l.artist_id, l.dsp, l.country, l.sale_type, l.aggregator) g`,
+  `ANALYZE royalty_roll_artist_dims`,
+  `DROP TABLE IF EXISTS royalty_roll_dims`,
+  `CREATE TABLE royalty_roll_dims (
+      tenant_id integer NOT NULL,
+      file_id uuid NOT NULL,
+      accounting_period date,
+      ap_end date,
+      sale_month date,
+      dsp text,
+      country text,
+      sale_type text,
+      aggregator text,
+      revenue numeric NOT NULL,
+      quantity numeric NOT NULL,
+      lines bigint NOT NULL
+    )`,
+  `CREATE INDEX royalty_roll_dims_file ON royalty_roll_dims (tenant_id, file_id)`,
+  `ALTER TABLE "royalty_roll_dims" ENABLE ROW LEVEL SECURITY`,
+  `CREATE POLICY tenant_isolation ON "royalty_roll_dims" USING (tenant_id = app_tenant_id()) WITH CHECK (tenant_id = app_tenant_id())`,
+  `INSERT INTO royalty_roll_dims (tenant_id, file_id, accounting_period, ap_end, sale_month, dsp, country, sale_type, aggregator, revenue, quantity, lines)
+    SELECT p.tenant_id, p.file_id, p.accounting_period, p.ap_end, g.*
+      FROM shape_files p
+     CROSS JOIN LATERAL (SELECT l.sale_month, l.dsp, l.country, l.sale_type, l.aggregator, sum(l.revenue), sum(l.quantity), sum(l.lines)
+                           FROM royalty_roll_artist_dims l
+                          WHERE l.tenant_id = p.tenant_id AND l.file_id = p.file_id
+                          GROUP BY l.sale_month, l.dsp, l.country, l.sale_type, l.aggregator) g`,
+  `ANALYZE royalty_roll_dims`,
+  `DROP TABLE IF EXISTS royalty_roll_catalogue`,
+  `CREATE TABLE royalty_roll_catalogue (
+      tenant_id integer NOT NULL,
+      file_id uuid NOT NULL,
+      accounting_period date,
+      ap_end date,
+      sale_month date,
+      share_set_id uuid,
+      artist_id uuid,
+      product_id uuid,
+      asset_id uuid,
+      revenue numeric NOT NULL,
+      quantity numeric NOT NULL,
+      lines bigint NOT NULL
+    )`,
+  `CREATE INDEX royalty_roll_catalogue_file ON royalty_roll_catalogue (tenant_id, file_id)`,
+  `CREATE INDEX royalty_roll_catalogue_asset_id ON royalty_roll_catalogue (tenant_id, asset_id)`,
+  `CREATE INDEX royalty_roll_catalogue_product_id ON royalty_roll_catalogue (tenant_id, product_id)`,
+  `CREATE INDEX royalty_roll_catalogue_artist_id ON royalty_roll_catalogue (tenant_id, artist_id)`,
+  `ALTER TABLE "royalty_roll_catalogue" ENABLE ROW LEVEL SECURITY`,
+  `CREATE POLICY tenant_isolation ON "royalty_roll_catalogue" USING (tenant_id = app_tenant_id()) WITH CHECK (tenant_id = app_tenant_id())`,
+  `INSERT INTO royalty_roll_catalogue (tenant_id, file_id, accounting_period, ap_end, sale_month, share_set_id, artist_id, product_id, asset_id, revenue, quantity, lines)
+    SELECT p.tenant_id, p.file_id, p.accounting_period, p.ap_end, g.*
+      FROM shape_files p
+     CROSS JOIN LATERAL (SELECT l.sale_month, l.share_set_id, l.artist_id, l.product_id, l.asset_id, sum(l.base_amount), coalesce(sum(l.quantity), 0), count(*)
+                           FROM royalty_lines l
+                          WHERE l.tenant_id = p.tenant_id AND l.file_id = p.file_id AND l.base_amount IS NOT NULL
+                          GROUP BY l.sale_month, l.share_set_id, l.artist_id, l.product_id, l.asset_id) g`,
+  `ANALYZE royalty_roll_catalogue`,
+  `DROP TABLE IF EXISTS royalty_roll_share_set_artist`,
+  `CREATE TABLE royalty_roll_share_set_artist (
+      tenant_id integer NOT NULL,
+      file_id uuid NOT NULL,
+      accounting_period date,
+      ap_end date,
+      sale_month date,
+      share_set_id uuid,
+      artist_id uuid,
+      revenue numeric NOT NULL,
+      quantity numeric NOT NULL,
+      lines bigint NOT NULL
+    )`,
+  `CREATE INDEX royalty_roll_share_set_artist_file ON royalty_roll_share_set_artist (tenant_id, file_id)`,
+  `CREATE INDEX royalty_roll_share_set_artist_artist_id ON royalty_roll_share_set_artist (tenant_id, artist_id)`,
+  `ALTER TABLE "royalty_roll_share_set_artist" ENABLE ROW LEVEL SECURITY`,
+  `CREATE POLICY tenant_isolation ON "royalty_roll_share_set_artist" USING (tenant_id = app_tenant_id()) WITH CHECK (tenant_id = app_tenant_id())`,
+  `INSERT INTO royalty_roll_share_set_artist (tenant_id, file_id, accounting_period, ap_end, sale_month, share_set_id, artist_id, revenue, quantity, lines)
+    SELECT p.tenant_id, p.file_id, p.accounting_period, p.ap_end, g.*
+      FROM shape_files p
+     CROSS JOIN LATERAL (SELECT l.sale_month, l.share_set_id, l.artist_id, sum(l.revenue), sum(l.quantity), sum(l.lines)
+                           FROM royalty_roll_catalogue l
+                          WHERE l.tenant_id = p.tenant_id AND l.file_id = p.file_id
+                          GROUP BY l.sale_month, l.share_set_id, l.artist_id) g`,
+  `ANALYZE royalty_roll_share_set_artist`,
+  `DROP TABLE IF EXISTS royalty_roll_period`,
+  `CREATE TABLE royalty_roll_period (
+      tenant_id integer NOT NULL,
+      file_id uuid NOT NULL,
+      accounting_period date,
+      ap_end date,
+      sale_month date,
+      revenue numeric NOT NULL,
+      quantity numeric NOT NULL,
+      lines bigint NOT NULL
+    )`,
+  `CREATE INDEX royalty_roll_period_file ON royalty_roll_period (tenant_id, file_id)`,
+  `ALTER TABLE "royalty_roll_period" ENABLE ROW LEVEL SECURITY`,
+  `CREATE POLICY tenant_isolation ON "royalty_roll_period" USING (tenant_id = app_tenant_id()) WITH CHECK (tenant_id = app_tenant_id())`,
+  `INSERT INTO royalty_roll_period (tenant_id, file_id, accounting_period, ap_end, sale_month, revenue, quantity, lines)
+    SELECT p.tenant_id, p.file_id, p.accounting_period, p.ap_end, g.*
+      FROM shape_files p
+     CROSS JOIN LATERAL (SELECT l.sale_month, sum(l.revenue), sum(l.quantity), sum(l.lines)
+                           FROM royalty_roll_dims l
+                          WHERE l.tenant_id = p.tenant_id AND l.file_id = p.file_id
+                          GROUP BY l.sale_month) g`,
+  `ANALYZE royalty_roll_period`,
+];
 const OLD_TRIGGERS = ['royalty_agg_artist_lines_tenant_gone', 'royalty_agg_file_cross_tenant_gone', 'royalty_agg_file_member_cross_tenant_gone'];
 
 export async function up(knex: Knex): Promise<void> {
   // Every file the old rollups held, with its period as they held it (its workspace rows).
   await knex.raw(`CREATE TEMP TABLE shape_files ON COMMIT DROP AS
     SELECT DISTINCT tenant_id, file_id, accounting_period, ap_end FROM royalty_agg_file_dims WHERE payee = '00000000-0000-0000-0000-000000000000'`);
-  await buildShapes(knex, SHAPES.map((s) => s.table), 'shape_files');
+  for (const sql of BUILD_SHAPES) await knex.raw(sql);
   await knex.raw(`DROP TABLE shape_files`);
   for (const t of OLD_TRIGGERS) {
     await knex.raw(`DROP TRIGGER IF EXISTS ${t} ON tenants`);
@@ -94,5 +232,5 @@ export async function down(knex: Knex): Promise<void> {
     INSERT INTO royalty_agg_file_dims (tenant_id, accounting_period, ap_end, file_id, payee, sale_month, dsp, country, sale_type, aggregator, revenue, quantity, lines)
     SELECT tenant_id, accounting_period, ap_end, file_id, '00000000-0000-0000-0000-000000000000', sale_month, dsp, country, sale_type, aggregator, sum(revenue), sum(quantity), sum(lines)
       FROM royalty_roll_dims GROUP BY tenant_id, accounting_period, ap_end, file_id, sale_month, dsp, country, sale_type, aggregator`);
-  for (const s of SHAPES) await knex.raw(`DROP TABLE ${s.table}`);
+  for (const t of SHAPE_TABLES) await knex.raw(`DROP TABLE ${t}`);
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enableTenantRls, timestamps } from '../src/db/migration-helpers';
+import { enableTenantRls, timestamps } from './helpers';
 
 /**
  * Notification delivery over e-mail, SMS and Web Push (one row per recipient and channel),

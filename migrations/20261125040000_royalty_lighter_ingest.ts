@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { SHAPE_TABLES } from '../src/modules/royalty/shapes';
 
 /**
  * A lighter load per statement (figures: bench/RESULTS.md, "Ingest"):
@@ -16,6 +15,9 @@ import { SHAPE_TABLES } from '../src/modules/royalty/shapes';
  *  - files.rollups_built: the allocation built the file's rollup shapes alongside its ledger
  *    postings (pipeline.ts), so the aggregate step has nothing left to do.
  */
+/** The rollup shapes' tables when this migration landed (frozen). */
+const SHAPE_TABLES = ['royalty_roll_period', 'royalty_roll_dims', 'royalty_roll_share_set_artist', 'royalty_roll_catalogue', 'royalty_roll_artist_dims'];
+
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`DROP INDEX IF EXISTS royalty_lines_product`);
   await knex.raw(`DROP INDEX IF EXISTS royalty_lines_artist`);

@@ -3,8 +3,10 @@
  * /metrics, one error path, routes.
  */
 import Koa from 'koa';
+import compress from 'koa-compress';
 import Router from '@koa/router';
 import crypto from 'node:crypto';
+import zlib from 'node:zlib';
 import type { AppServices } from './services';
 import { errorMiddleware } from './http/errors';
 import { mountModules } from './modules';
@@ -50,6 +52,9 @@ export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {})
   app.use(securityHeaders(svc.cfg));
   app.use(corsMiddleware(svc.cfg));
   app.use(metricsEndpoint(svc.metrics, svc.cfg.metricsToken));
+  // gzip/brotli for what compresses (JSON, CSV, the OpenAPI document, the web app's assets), from 1 KiB;
+  // a server-sent event stream sets ctx.compress = false: its events must reach the client as written
+  app.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   app.use(errorMiddleware());
   app.use(router.routes());
   app.use(router.allowedMethods());

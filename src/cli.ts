@@ -42,8 +42,10 @@ const OPTIONS = {
   user: { type: 'string' },
   id: { type: 'string' },
   'base-currency': { type: 'string' },
+  plan: { type: 'string' },
   domain: { type: 'string' },
   file: { type: 'string' },
+  table: { type: 'string' },
 } as const;
 let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true; allowPositionals: false }>>;
 try {
@@ -61,7 +63,7 @@ for (const k of Object.keys(values)) if (!allowed.has(k)) fail(`${command} takes
 
 const cfg = loadConfig(process.env, { logLevel: process.env.LOG_LEVEL || 'warn' });
 // A forgotten DATA_DIR (or DATABASE_URL) would quietly provision a database no server reads.
-const warning = newDatabaseWarning(cfg.databaseUrl, cfg.dataDir, (dir) => fs.existsSync(path.join(dir, 'pg', 'PG_VERSION')));
+const warning = command === 'shapes:sql' ? null : newDatabaseWarning(cfg.databaseUrl, cfg.dataDir, (dir) => fs.existsSync(path.join(dir, 'pg', 'PG_VERSION')));
 if (warning) console.error(warning);
 const missing = COMMANDS[command]!.options.filter((o) => o.required && !values[o.name as keyof typeof values]);
 if (missing.length) fail(`${command} needs ${missing.map((o) => `--${o.name}`).join(', ')}`, commandHelp(command));
@@ -88,6 +90,16 @@ if (command === 'keys:rotate') {
   console.log(JSON.stringify({ kind, file, currentKeyId: r.keyId, keys: r.keys, next }, null, 2));
   process.exit(0);
 }
+if (command === 'shapes:sql') {
+  // No database: the SQL a migration holds after a rollup shape's declaration changed (docs/engine.md).
+  const { SHAPE_TABLES, rebuildShapesSql } = await import('./modules/royalty/shapes');
+  const tables = values.table!.split(',').map((t) => t.trim());
+  const unknown = tables.filter((t) => !SHAPE_TABLES.includes(t));
+  if (unknown.length) fail(`unknown shape ${unknown.join(', ')}; the shapes are ${SHAPE_TABLES.join(', ')}`);
+  const lines = rebuildShapesSql(tables).map((q) => `  ${JSON.stringify(q)},`);
+  console.log(`const REBUILD = [\n${lines.join('\n')}\n];\nexport async function up(knex: Knex): Promise<void> {\n  for (const sql of REBUILD) await knex.raw(sql);\n}`);
+  process.exit(0);
+}
 // Loaded here, not at the top: --help and argument errors answer without loading the app.
 const { boot } = await import('./compose');
 const { createTenant, ensureGlobalUser, upsertMembership } = await import('./modules/users/service');
@@ -109,7 +121,11 @@ try {
   switch (command) {
     case 'tenant:create': {
       if (!values.name || !values['owner-email'] || !values.password) fail('tenant:create needs --name, --owner-email and --password');
+      if (values.plan && !(await owner('plans').where({ code: values.plan }).first('code'))) {
+        fail(`--plan must be one of: ${(await owner('plans').orderBy('sort').pluck('code')).join(', ')}`);
+      }
       const t = await createTenant(owner, { name: values.name, baseCurrency: values['base-currency'] });
+      if (values.plan) await owner('tenants').where({ id: t.id }).update({ plan: values.plan });
       if (values.domain) await owner('tenants').where({ id: t.id }).update({ custom_domain: values.domain.toLowerCase() });
       out = await addUser(t.id, values['owner-email'], values.password, 'owner', !!values['super-admin']);
       break;

@@ -14,6 +14,7 @@ import { NodeTxtResolver } from './lib/dns';
 import { FileMailer, SmtpMailer, type Mailer } from './lib/mailer';
 import { HttpSmsGateway, NoSmsGateway } from './lib/sms';
 import { loadKeys } from './keys';
+import { setBilling } from './http/features';
 import { Metrics } from './metrics';
 import { AuthService } from './modules/auth/service';
 import { TokenSigner } from './modules/auth/tokens';
@@ -80,6 +81,7 @@ export interface BootOptions {
 
 export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
   registerHooks();
+  setBilling(cfg.billing);
   const log = opts.log ?? createLogger(cfg.logLevel);
   let embedded: EmbeddedHandle | null = null;
   let url = opts.databaseUrl;

@@ -70,6 +70,8 @@ export interface Config {
   queuePollSeconds: number;
   /** Let user-given URLs (media links) reach loopback/private addresses. Off in production. */
   allowPrivateOutbound: boolean;
+  /** Plans, features and limits apply (BILLING=on): an install that sells plans. Off (default): every workspace has every feature and no limit. */
+  billing: boolean;
   /** OAuth 2.0 providers for social login, keyed social_a | social_b | social_c; unset = off. */
   social: Partial<Record<SocialProvider, SocialProviderConfig>>;
   /** A file whose pipeline step has not moved for this long is handed to a new job (its worker died). */
@@ -270,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     queuePollSeconds: num('QUEUE_POLL_SECONDS', env.QUEUE_POLL_SECONDS, 1),
     social: socialFromEnv(env),
     allowPrivateOutbound: bool(env.ALLOW_PRIVATE_OUTBOUND, false),
+    billing: bool(env.BILLING, false),
     staleFileSeconds: int('STALE_FILE_SECONDS', env.STALE_FILE_SECONDS, 120),
     processorApiUrl: (env.PROCESSOR_API_URL || '').replace(/\/$/, '') || null,
     fxpartnerApiUrl: (env.FXPARTNER_API_URL || '').replace(/\/$/, '') || null,

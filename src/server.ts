@@ -15,12 +15,13 @@ installProcessGuards(rt.svc.log);
 const app = createApp(rt.svc);
 const server = app.listen(cfg.port, cfg.host, () => {
   const url = cfg.publicUrl;
-  console.log(`\nRondo is running at ${url}  (API docs: ${url}/docs, OpenAPI: ${url}/openapi.json)`);
-  console.log(`Database: ${cfg.databaseUrl ? 'DATABASE_URL' : `embedded Postgres under ${cfg.dataDir}`}; workers: ${cfg.runWorkers ? 'on' : 'off'}`);
+  const dataDir = cfg.databaseUrl ? '' : `DATA_DIR=${cfg.dataDir} `;
+  console.log(`\nRondo is running.\n  Web app:        ${url}/app\n  API reference:  ${url}/docs  (OpenAPI: ${url}/openapi.json)`);
+  console.log(`Database: ${cfg.databaseUrl ? 'DATABASE_URL' : `embedded Postgres under ${cfg.dataDir}`}; workers: ${cfg.runWorkers ? 'on' : 'off'}; billing: ${cfg.billing ? 'on (plans and limits apply)' : 'off (every workspace has every feature)'}`);
   console.log(`\nTo sign in, create a workspace first (in another terminal):`);
-  console.log(`  npm run rondo -- tenant:create --name "My Label" --owner-email you@example.com --password 'choose-a-password'`);
-  console.log(`  (or: npm run seed:demo — demo users, password "rondo-demo-pass")`);
-  console.log(`then:  curl -s -X POST ${url}/auth/login -H 'content-type: application/json' -d '{"email":"you@example.com","password":"choose-a-password"}'\n`);
+  console.log(`  ${dataDir}npm run rondo -- tenant:create --name "My Label" --owner-email you@example.com --password 'choose-a-password'`);
+  console.log(`  (or: ${dataDir}npm run seed:demo — demo users, password "rondo-demo-pass")`);
+  console.log(`then sign in at ${url}/app with that e-mail and password.\n`);
 });
 
 if (cfg.production && !cfg.metricsToken) rt.svc.log.warn('METRICS_TOKEN is unset: GET /metrics is open to anyone who reaches this port (docs/operations.md)');

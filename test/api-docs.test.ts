@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { startTestApp, type TestApp } from './helpers/app';
 
 type Op = {
@@ -70,7 +71,63 @@ describe('API reference: /openapi.json examples and the /docs page', () => {
       assert.ok(r.text.length > 0, a);
     }
     assert.match((await app.request('GET', '/docs/swagger-ui.css')).headers.get('content-type') ?? '', /text\/css/);
-    assert.ok((await app.request('GET', '/docs/init.js')).text.includes("url: '/openapi.json'"));
+    assert.ok((await app.request('GET', '/docs/init.js')).text.includes('"url":"/openapi/auth"'));
+  });
+
+  it('examples are values a person recognises, never the sampler\'s placeholders', () => {
+    const placeholders: string[] = [];
+    const walk = (v: unknown, where: string) => {
+      if (v === 'string' || v === 'str') placeholders.push(where);
+      else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${where}[${i}]`));
+      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${where}.${k}`);
+    };
+    for (const [p, byMethod] of Object.entries(doc.paths)) {
+      for (const [m, op] of Object.entries(byMethod)) {
+        const where = `${m.toUpperCase()} ${p}`;
+        for (const prm of op.parameters) walk(prm.example, `${where} ${prm.in} ${prm.name}`);
+        for (const [type, c] of Object.entries(op.requestBody?.content ?? {})) walk(c.example, `${where} request ${type}`);
+        for (const [code, r] of Object.entries(op.responses)) for (const [type, c] of Object.entries(r.content ?? {})) walk(c.example, `${where} ${code} ${type}`);
+      }
+    }
+    assert.deepEqual(placeholders.slice(0, 20), [], `${placeholders.length} placeholder values`);
+    const login = doc.paths['/auth/login']!.post!.requestBody!.content['application/json']!.example as { email: string };
+    assert.equal(login.email, 'ana@label.example');
+  });
+
+  it('/openapi.json and the page\'s assets are served compressed to a client that accepts it, ', async () => {
+    for (const p of ['/openapi.json', '/docs/swagger-ui-bundle.js']) {
+      const r = await fetch(app.url + p, { headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(r.status, 200, p);
+      assert.equal(r.headers.get('content-encoding'), 'gzip', p);
+      await r.arrayBuffer();
+    }
+    const raw = await new Promise<{ encoding?: string; bytes: number }>((resolve, reject) => {
+      http.get(app.url + '/openapi.json', { headers: { 'accept-encoding': 'br' } }, (res) => {
+        let bytes = 0;
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], bytes }));
+      }).on('error', reject);
+    });
+    const plain = Buffer.byteLength(JSON.stringify(doc));
+    assert.equal(raw.encoding, 'br');
+    assert.ok(raw.bytes * 5 < plain, `${raw.bytes} compressed bytes of ${plain}`);
+  });
+
+  it('/docs opens one area at a time: every area has its document, and together they are the whole document', async () => {
+    const init = (await app.request('GET', '/docs/init.js')).text;
+    const urls = JSON.parse(/urls: (\[.*\]),\n/.exec(init)![1]!) as { name: string; url: string }[];
+    assert.ok(urls.length > 20, `${urls.length} areas`);
+    const seen = new Set<string>();
+    for (const u of urls) {
+      const r = await app.request('GET', u.url);
+      assert.equal(r.status, 200, u.url);
+      assert.equal(r.body.info.title, `Rondo: ${u.name}`);
+      for (const [p, ms] of Object.entries(r.body.paths as Record<string, Record<string, unknown>>)) for (const m of Object.keys(ms)) seen.add(`${m} ${p}`);
+    }
+    const whole = Object.entries(doc.paths).flatMap(([p, ms]) => Object.keys(ms).map((m) => `${m} ${p}`));
+    assert.deepEqual([...seen].sort(), whole.sort());
+    const none = await app.request('GET', '/openapi/no-such-area');
+    assert.equal(none.status, 404);
   });
 
   it('/docs serves only its own assets', async () => {

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '../src/db/embedded';
 import { connectDb, migrateLatest } from '../src/db';
 import { Queue } from '../jobs/queue';
+import { setBilling } from '../src/http/features';
 import { grantQueueToApp } from '../src/compose';
 import { setServerUrl, TEMPLATE_DB } from './helpers/db';
 
@@ -45,6 +46,8 @@ function tracedHandles(): string {
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(180_000);
+    // the suite tests plans and limits as an install with billing on applies them (test/helpers/app.ts too)
+    setBilling(true);
     let serverUrl = process.env.DATABASE_URL;
     if (!serverUrl) {
       embedded = await startEmbeddedPostgres({ dataDir: '.test-data', fast: true });

@@ -21,21 +21,30 @@ const ASSETS = new Set([
   'favicon-32x32.png',
 ]);
 
-// validatorUrl null: the UI would otherwise send the document to an outside validator.
-const INIT = `window.addEventListener('load', function () {
+/**
+ * The page opens one area of the API at a time (a document per tag, `/openapi/{area}`), chosen
+ * from the top bar: Swagger UI takes tens of seconds to lay out the whole 300-route document,
+ * and about a second for an area. The whole document stays at /openapi.json for tools.
+ * validatorUrl null: the UI would otherwise send the document to an outside validator.
+ */
+function initScript(areas: { name: string; url: string }[]): string {
+  return `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
-    url: '/openapi.json',
+    urls: ${JSON.stringify(areas)},
+    'urls.primaryName': ${JSON.stringify(areas.find((a) => a.url === '/openapi/auth')?.name ?? areas[0]?.name ?? '')},
     dom_id: '#swagger-ui',
     deepLinking: true,
     validatorUrl: null,
     displayOperationId: false,
     defaultModelsExpandDepth: 0,
+    docExpansion: 'list',
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     plugins: [SwaggerUIBundle.plugins.DownloadUrl],
     layout: 'StandaloneLayout'
   });
 });
 `;
+}
 
 export const DOCS_HTML = `<!doctype html>
 <html lang="en">
@@ -57,8 +66,8 @@ export const DOCS_HTML = `<!doctype html>
 `;
 
 /** One asset of the page by file name, or null when it is not one of them. */
-export function docsAsset(name: string): { type: string; body: string | fs.ReadStream } | null {
-  if (name === 'init.js') return { type: TYPES['.js']!, body: INIT };
+export function docsAsset(name: string, areas: () => { name: string; url: string }[]): { type: string; body: string | fs.ReadStream } | null {
+  if (name === 'init.js') return { type: TYPES['.js']!, body: initScript(areas()) };
   if (!ASSETS.has(name)) return null;
   return { type: TYPES[path.extname(name)]!, body: fs.createReadStream(path.join(dist, name)) };
 }

@@ -34,15 +34,36 @@ export class FeatureRequiredError extends AppError {
   }
 }
 
-/** The plan whose features a tenant has now: a canceled subscription falls back to free. */
-export const EFFECTIVE_PLAN_SQL = `CASE WHEN t.subscription_state = 'canceled' THEN 'free' ELSE t.plan END`;
+/**
+ * Billing (BILLING=on, docs/platform.md "Plans and billing"): only an install that sells plans
+ * turns it on. Off (the default, a label running its own Rondo), every workspace has the
+ * `unlimited` plan's features and no limit, whatever plan is recorded for it; turning billing on
+ * later makes the recorded plans apply. Set once per process by boot().
+ */
+let billing = false;
+export function setBilling(on: boolean): void {
+  billing = on;
+}
+export function billingEnabled(): boolean {
+  return billing;
+}
+/** The plan every workspace has while billing is off: every feature, no limit (seeded by migration). */
+export const UNLIMITED_PLAN = 'unlimited';
+
+/**
+ * SQL for the plan whose features a tenant `t` has now: with billing on, its own plan, a
+ * canceled subscription falling back to free; with billing off, the unlimited plan.
+ */
+export function effectivePlanSql(): string {
+  return billing ? `CASE WHEN t.subscription_state = 'canceled' THEN 'free' ELSE t.plan END` : `'${UNLIMITED_PLAN}'::text`;
+}
 
 /** The FeatureRequiredError a tenant's plan earns for `feature`, or null when it has it. */
 export async function missingFeature(owner: Knex, tenantId: number, feature: FeatureName): Promise<FeatureRequiredError | null> {
   const { rows } = await owner.raw(
     `SELECT p.code, ? = ANY (p.features) AS has,
             ARRAY(SELECT code FROM plans WHERE ? = ANY (features) ORDER BY sort) AS with_it
-       FROM tenants t JOIN plans p ON p.code = ${EFFECTIVE_PLAN_SQL}
+       FROM tenants t JOIN plans p ON p.code = ${effectivePlanSql()}
       WHERE t.id = ?`,
     [feature, feature, tenantId],
   );

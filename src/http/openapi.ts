@@ -23,9 +23,9 @@ function paramsOf(r: RegisteredRoute) {
   const out: unknown[] = [];
   const props = (s: TSchema | undefined) => ((s as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
   const req = (s: TSchema | undefined) => new Set(((s as { required?: string[] } | undefined)?.required ?? []));
-  for (const [name, schema] of Object.entries(props(r.params))) out.push({ name, in: 'path', required: true, schema: clean(schema), example: exampleOf(clean(schema)) });
+  for (const [name, schema] of Object.entries(props(r.params))) out.push({ name, in: 'path', required: true, schema: clean(schema), example: exampleOf(clean(schema), {}, name) });
   const qr = req(r.query);
-  for (const [name, schema] of Object.entries(props(r.query))) out.push({ name, in: 'query', required: qr.has(name), schema: clean(schema), example: exampleOf(clean(schema)) });
+  for (const [name, schema] of Object.entries(props(r.query))) out.push({ name, in: 'query', required: qr.has(name), schema: clean(schema), example: exampleOf(clean(schema), {}, name) });
   return out;
 }
 
@@ -78,14 +78,29 @@ function featureRequiredExample(feature: string) {
   return { success: false, error: { code: 'FEATURE_REQUIRED', message: `Your plan (free) does not include the ${feature} feature`, details: [`feature: ${feature}`, 'plan: free', 'included in: pro, enterprise'] } };
 }
 
-export function buildOpenApi(packageVersion?: string): Record<string, unknown> {
+/** The URL-safe name of a tag's area (`Payout partner` → `payout-partner`). */
+export function areaSlug(tag: string): string {
+  return tag.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+}
+
+/** Every area (tag) of the registry in the order the routes were mounted, with its document's path. */
+export function openApiAreas(): { name: string; url: string }[] {
+  const tags = [...new Set(routeRegistry.filter((r) => !r.undocumented).map((r) => r.tag))];
+  return tags.map((t) => ({ name: t, url: `/openapi/${areaSlug(t)}` }));
+}
+
+/** The whole document, or one area's (`area` a slug of areaSlug; null when no route has it). */
+export function buildOpenApi(packageVersion?: string, area?: string): Record<string, unknown> | null {
   const components = {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'JWT access/refresh token, or an API key (RWAK_…, RUAK_…, GODK_…)' } },
     schemas: { CatalogueError: clean(CatalogueError), StatusError: clean(StatusError), Pagination: clean(Pagination) },
   };
   const refs = { components };
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const r of routeRegistry) {
+  const documented = routeRegistry.filter((r) => !r.undocumented);
+  const routes = area === undefined ? documented : documented.filter((r) => areaSlug(r.tag) === area);
+  if (!routes.length) return null;
+  for (const r of routes) {
     const p = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const body = requestBodyOf(r);
     paths[p] ??= {};
@@ -104,9 +119,9 @@ export function buildOpenApi(packageVersion?: string): Record<string, unknown> {
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Rondo',
+      title: area === undefined ? 'Rondo' : `Rondo: ${routes[0]!.tag}`,
       version: INTERFACE_VERSION,
-      description: `Multi-tenant music royalty platform. Interface version ${INTERFACE_VERSION}${packageVersion ? `; server ${packageVersion}` : ''}.`,
+      description: `Multi-tenant music royalty platform. Interface version ${INTERFACE_VERSION}${packageVersion ? `; server ${packageVersion}` : ''}.${area === undefined ? '' : ' One area of the API: pick another in the top bar; the whole document is /openapi.json.'}`,
     },
     components,
     paths,

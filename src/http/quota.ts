@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { AppError } from '../lib/errors';
-import { EFFECTIVE_PLAN_SQL } from './features';
+import { effectivePlanSql } from './features';
 
 export type EnforcedLimit = 'members' | 'storageBytes';
 
@@ -26,7 +26,7 @@ export class PlanLimitError extends AppError {
 
 /** The effective plan's code and limits (null: unlimited). */
 export async function planLimit(db: Knex, tenantId: number, limit: EnforcedLimit | 'statementLinesPerMonth'): Promise<{ plan: string; allowed: number | null }> {
-  const row = await db('tenants as t').join('plans as p', 'p.code', db.raw(EFFECTIVE_PLAN_SQL)).where('t.id', tenantId).first('p.code', 'p.limits');
+  const row = await db('tenants as t').join('plans as p', 'p.code', db.raw(effectivePlanSql())).where('t.id', tenantId).first('p.code', 'p.limits');
   const v = row?.limits?.[limit];
   return { plan: row?.code ?? 'none', allowed: v == null ? null : Number(v) };
 }

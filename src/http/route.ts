@@ -88,6 +88,8 @@ export interface RouteDef<BS extends TSchema | undefined = TSchema | undefined, 
   description?: string;
   /** A plan feature the tenant must have (src/http/features.ts): else 403 FEATURE_REQUIRED. */
   feature?: FeatureName;
+  /** Left out of the OpenAPI document: a spec route that only refuses, with the reason in docs/decisions.md. */
+  undocumented?: true;
   /**
    * The route also answers `?format=csv|xlsx` (src/http/export.ts): the table to stream,
    * built from the same validated input, read in a tenant transaction that lasts until the

@@ -59,6 +59,8 @@ export async function startTestApp(opts: { workers?: boolean; config?: Partial<C
       queuePollSeconds: 0.5,
       // fake partner servers in tests listen on 127.0.0.1
       allowPrivateOutbound: true,
+      // the suite tests plans and limits as a billing install applies them; test/platform/billing-off.test.ts the default
+      billing: true,
       jwtSecret: 'test-secret-' + crypto.randomBytes(8).toString('hex'),
       ...opts.config,
     },

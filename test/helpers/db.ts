@@ -14,13 +14,13 @@ function withDb(name: string): string {
   return u.toString();
 }
 
-/** A fresh database cloned from the migrated template. */
-export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A fresh database cloned from the migrated template (`empty`: with no migration applied). */
+export async function createTestDatabase(opts: { empty?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   if (!serverUrl) throw new Error('test/setup.ts did not run (use the mocha config)');
   const name = `rondo_t_${crypto.randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`);
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${opts.empty ? 'template0' : TEMPLATE_DB}`);
   await admin.end();
   return {
     url: withDb(name),

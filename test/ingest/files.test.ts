@@ -372,6 +372,9 @@ describe('statement ingestion: files', function () {
     const drive = await app.request('POST', '/file/upload-from-drive', { token: admin, body: {} });
     assert.equal(drive.status, 400);
     assert.equal(drive.body.error.code, 'DRIVE_NOT_CONFIGURED');
+    assert.match(drive.body.error.message, /download the statement from the drive and upload it here/);
+    const doc = (await app.request('GET', '/openapi.json')).body as { paths: Record<string, unknown> };
+    assert.equal('/file/upload-from-drive' in doc.paths || '/file/get-drive-signed-url' in doc.paths, false);
   });
 
   it('cross-tenant reads and writes on file routes → 404 and no data', async () => {

@@ -79,7 +79,7 @@ describe('ops: entry points and graceful shutdown', function () {
     const port = await freePort();
     const c = start('src/server.ts', env({ PORT: String(port) }));
     children.push(c);
-    await c.waitFor(/Rondo is running at/);
+    await c.waitFor(/Rondo is running\.\n  Web app: +http:\/\/\S+\/app\n/);
     assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200);
 
     // A login whose body is still on its way: `Expect: 100-continue` makes the server answer

@@ -13,7 +13,7 @@ import { ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, Valid
 import type { Access, Authenticator, RequestCredentials, RoleName } from '../../lib/identity';
 import type { AppServices } from '../../services';
 import { preparedQuery } from '../../db';
-import { EFFECTIVE_PLAN_SQL } from '../../http/features';
+import { effectivePlanSql } from '../../http/features';
 import {
   ANONYMOUS,
   type AccessClaims,
@@ -142,7 +142,7 @@ export class AuthService implements Authenticator {
     if (!domain || domain.length > 253) return undefined;
     return this.owner('custom_domains as d')
       .join('tenants as t', 't.id', 'd.tenant_id')
-      .join('plans as p', 'p.code', this.owner.raw(EFFECTIVE_PLAN_SQL))
+      .join('plans as p', 'p.code', this.owner.raw(effectivePlanSql()))
       .where('d.status', 'active')
       .whereRaw('lower(d.domain) = ?', [domain])
       .whereRaw(`'custom_domains' = ANY (p.features)`)

@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import PDFDocument from 'pdfkit';
 import type { ObjectStore } from '../../lib/object-store';
 import { withTenant, type Trx } from '../../db';
-import { EFFECTIVE_PLAN_SQL } from '../../http/features';
+import { effectivePlanSql } from '../../http/features';
 import { clock } from '../../lib/clock';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 
@@ -43,7 +43,7 @@ const NONE: BrandingValues = { primaryColor: null, accentColor: null, senderName
 async function stored(db: Knex, tenantId: number) {
   return db('tenants as t')
     .leftJoin('workspace_branding as b', 'b.tenant_id', 't.id')
-    .join('plans as p', 'p.code', db.raw(EFFECTIVE_PLAN_SQL))
+    .join('plans as p', 'p.code', db.raw(effectivePlanSql()))
     .where('t.id', tenantId)
     .first('t.uuid', 'b.*', db.raw(`'branding' = ANY (p.features) AS active`));
 }

@@ -18,6 +18,10 @@ import { assertStorageRoom, storageRoom } from '../../http/quota';
 import { streamErrors, streamFileEvents, visibleFile } from './streams';
 import { fileSources } from '../sources/service';
 
+/** The cloud-drive routes of the spec only refuse (docs/decisions.md, "No cloud-drive import"). */
+const DRIVE_REFUSAL =
+  'Importing from a cloud drive is not available: download the statement from the drive and upload it here (several files or a zip at once), or let a script send it with a signed upload URL';
+
 /** Statement ingestion: the file routes (the source/pattern routes are mounted just before, in modules/index.ts). */
 export function registerIngestionRoutes(router: Router, svc: AppServices): void {
   registerFileRoutes(router, svc);
@@ -137,21 +141,23 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'post',
       path: '/file/upload-from-drive',
-      summary: 'Import from a cloud drive (not configured in this deployment: 400)',
+      summary: 'Import from a cloud drive: not offered (400 DRIVE_NOT_CONFIGURED; docs/decisions.md)',
       access: 'admin',
       rawBody: true,
+      undocumented: true,
       handler() {
-        throw new ValidationError('Drive import is not configured on this server', [], 'DRIVE_NOT_CONFIGURED');
+        throw new ValidationError(DRIVE_REFUSAL, [], 'DRIVE_NOT_CONFIGURED');
       },
     }),
     route({
       method: 'post',
       path: '/file/get-drive-signed-url',
-      summary: 'Signed URL for a cloud drive (not configured in this deployment: 400)',
+      summary: 'Signed URL for a cloud drive: not offered (400 DRIVE_NOT_CONFIGURED; docs/decisions.md)',
       access: 'admin',
       rawBody: true,
+      undocumented: true,
       handler() {
-        throw new ValidationError('Drive import is not configured on this server', [], 'DRIVE_NOT_CONFIGURED');
+        throw new ValidationError(DRIVE_REFUSAL, [], 'DRIVE_NOT_CONFIGURED');
       },
     }),
     route({
@@ -256,6 +262,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         ctx.set('Cache-Control', 'no-cache');
         ctx.set('Connection', 'keep-alive');
         ctx.set('X-Accel-Buffering', 'no');
+        ctx.compress = false; // events reach the client as written, never held in a compressor's buffer
         ctx.status = 200;
         ctx.body = out;
         let closed = false;

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import type { Trx } from '../../db';
-import { EFFECTIVE_PLAN_SQL } from '../../http/features';
+import { billingEnabled, effectivePlanSql, UNLIMITED_PLAN } from '../../http/features';
 import { membersUsed, planLimit, storageUsed } from '../../http/quota';
 import { emitEvent } from '../webhooks/events';
 
@@ -50,7 +50,7 @@ async function linesThisPeriod(trx: Knex, tenantId: number, exceptFileId?: strin
 
 /** The tenant's subscription: plan, state, period, and usage against each limit. Works on a tenant trx or the owner pool. */
 export async function subscriptionOf(db: Knex, tenantId: number) {
-  const t = await db('tenants as t').join('plans as p', 'p.code', db.raw(EFFECTIVE_PLAN_SQL)).where('t.id', tenantId)
+  const t = await db('tenants as t').join('plans as p', 'p.code', db.raw(effectivePlanSql())).where('t.id', tenantId)
     .first('t.plan', 't.subscription_state', 't.subscription_since', 'p.code', 'p.name', 'p.features', 'p.limits');
   if (!t) throw new NotFoundError('Workspace', 'WORKSPACE_NOT_FOUND');
   const plan = toPlan(t);
@@ -58,6 +58,7 @@ export async function subscriptionOf(db: Knex, tenantId: number) {
   return {
     plan: t.plan as string,
     effectivePlan: plan.code,
+    billing: billingEnabled(),
     state: t.subscription_state as SubscriptionState,
     since: new Date(t.subscription_since).toISOString(),
     period: currentPeriod(),
@@ -86,9 +87,10 @@ export async function checkLineQuota(trx: Trx, tenantId: number, lines: number, 
   if (problem) throw new ValidationError(problem, [], 'PLAN_LIMIT_REACHED');
 }
 
-/** The features a plan and state give (a canceled subscription: the free plan's). */
+/** The features a plan and state give (a canceled subscription: the free plan's; billing off: the unlimited plan's). */
 async function effectiveFeatures(trx: Knex, t: { plan: string; subscription_state: string }): Promise<string[]> {
-  const row = await trx('plans').where({ code: t.subscription_state === 'canceled' ? 'free' : t.plan }).first('features');
+  const code = !billingEnabled() ? UNLIMITED_PLAN : t.subscription_state === 'canceled' ? 'free' : t.plan;
+  const row = await trx('plans').where({ code }).first('features');
   return [...(row?.features ?? [])].sort();
 }
 

@@ -13,7 +13,8 @@ export const PlanSchema = Type.Object({ code: Type.String({ examples: ['pro'] })
 export const SubscriptionState = Type.Union([Type.Literal('trialing'), Type.Literal('active'), Type.Literal('past_due'), Type.Literal('canceled')]);
 export const SubscriptionSchema = Type.Object({
   plan: Type.String({ examples: ['free'] }),
-  effectivePlan: Type.String({ description: 'The plan whose features apply now (a canceled subscription has the free plan\'s)' }),
+  effectivePlan: Type.String({ description: 'The plan whose features apply now (a canceled subscription has the free plan\'s; with billing off, `unlimited`)' }),
+  billing: Type.Boolean({ description: 'Whether this install applies plans and limits (BILLING=on); off, every workspace has every feature and no limit' }),
   state: SubscriptionState,
   since: Type.String({ format: 'date-time' }),
   period: Type.Object({ start: Type.String({ format: 'date' }), end: Type.String({ format: 'date' }) }),

@@ -43,7 +43,7 @@ export function registerRegistrationRoutes(router: Router, svc: AppServices): vo
     create: { summary: 'Register a work with a society: created pending', body: S.RegistrationBody, run: R.createRegistration },
     extra: [
       route({
-        method: 'get', path: '/registrations/export', access: 'admin', ...gate, query: S.ExportQuery, responses: { 200: Type.String({ description: 'the CWR file (text/plain)' }), ...errs },
+        method: 'get', path: '/registrations/export', access: 'admin', ...gate, query: S.ExportQuery, responses: { 200: Type.String({ description: 'the CWR file (text/plain)', contentMediaType: 'text/plain', examples: ['HDRSO000012345MOONLIGHT MUSIC ...\r\nGRHNWR0000102.100000000000\r\n…'] }), ...errs },
         summary: 'Write the queued registrations as a CWR 2.1 or 2.2 file (kept; the registrations become submitted); 400 when none is queued',
         async handler({ ctx, trx, auth, query }) {
           const r = await R.exportRegistrations(trx, auth, query, software);
@@ -62,7 +62,7 @@ export function registerRegistrationRoutes(router: Router, svc: AppServices): vo
           return pagedList('CWR files', query, (page, size) => R.listSubmissions(trx, { page, size }));
         } }),
       route({ method: 'get', path: '/registrations/submissions/:id', summary: 'Download a CWR file the export wrote, again', access: 'admin', ...gate, params: IdParams,
-        responses: { 200: Type.String({ description: 'the CWR file (text/plain)' }), ...errs },
+        responses: { 200: Type.String({ description: 'the CWR file (text/plain)', contentMediaType: 'text/plain', examples: ['HDRSO000012345MOONLIGHT MUSIC ...\r\nGRHNWR0000102.100000000000\r\n…'] }), ...errs },
         async handler({ ctx, trx, params }) {
           return sendCwr(ctx, await R.getSubmission(trx, params.id));
         } }),

@@ -47,7 +47,7 @@ export function registerPublishingCatalogueRoutes(router: Router, svc: AppServic
   defineRoutes(router, svc, { tag: 'Work', errorShape: 'status' }, [
     route({
       method: 'post', path: '/works/download/csv', summary: 'Stream works.csv: every work with its writers, publishers, shares, alternate titles and recordings', access: 'user', feature: 'publishing',
-      noTransaction: true, body: Strict({}), responses: { 200: Type.String({ description: 'text/csv' }), ...errs },
+      noTransaction: true, body: Strict({}), responses: { 200: Type.String({ description: 'text/csv', contentMediaType: 'text/csv', examples: ['title,iswc,writers,publishers,recordings\r\nMidnight Tides,T-345246800-1,Ana Silva (50),Moonlight Music (50),GBAYE0601498\r\n'] }), ...errs },
       async handler({ ctx, tenantId }) {
         ctx.status = 200;
         ctx.type = 'text/csv; charset=utf-8';

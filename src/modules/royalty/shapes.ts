@@ -11,11 +11,11 @@
  * row per payee. Rows are per file (a file's rows are replaced whole when it is aggregated
  * again and deleted with it): a shape never has more rows than the file has lines.
  *
- * No database access at import (the planner's unit tests import it); the migrations call
- * buildShapes / rebuildShapes.
+ * No database access at import (the planner's unit tests import it). A migration after a
+ * declaration changed holds the SQL of rebuildShapesSql as it was then (`npm run rondo --
+ * shapes:sql --table …` prints it), never an import of this file (docs/engine.md).
  */
 import type { Knex } from 'knex';
-import { enableTenantRls } from '../../db/migration-helpers';
 
 /**
  * The statement dimensions: a line column each (a line has one value of each; NULL is a value
@@ -197,27 +197,40 @@ export function filePeriods(where: string): string {
   return `(SELECT f.tenant_id, f.id AS file_id, f.accounting_period, ${AP_END} AS ap_end FROM files f JOIN tenants t ON t.id = f.tenant_id WHERE ${where})`;
 }
 
-/**
- * Migrations: (re)create the tables of the shapes named from their declarations (table,
- * indexes, RLS) and backfill them from the lines of the files `files` names (a relation of
- * tenant_id, file_id, accounting_period, ap_end).
- */
-export async function buildShapes(knex: Knex, tables: string[], files: string): Promise<void> {
-  for (const { shape: s, from } of shapeBuildOrder(SHAPES.filter((x) => tables.includes(x.table)))) {
-    await knex.raw(`DROP TABLE IF EXISTS ${s.table}`);
-    for (const sql of shapeDdl(s)) await knex.raw(sql);
-    await enableTenantRls(knex, s.table);
-    await knex.raw(shapeInsert(s, files, from));
-    await knex.raw(`ANALYZE ${s.table}`);
-  }
+/** Row-level security of a shape's table: the policy every tenant table has. */
+function tenantRlsSql(table: string): string[] {
+  return [
+    `ALTER TABLE "${table}" ENABLE ROW LEVEL SECURITY`,
+    `CREATE POLICY tenant_isolation ON "${table}" USING (tenant_id = app_tenant_id()) WITH CHECK (tenant_id = app_tenant_id())`,
+  ];
 }
 
 /**
- * A migration after a shape's declaration changed (a dimension added, a key dropped): its
- * table built again and backfilled, each file keeping the period the shapes held for it.
+ * (Re)create the tables of the shapes named from their declarations (table, indexes, RLS)
+ * and backfill them from the lines of the files `files` names (a relation of tenant_id,
+ * file_id, accounting_period, ap_end): the statements, in order.
  */
+export function buildShapesSql(tables: string[], files: string): string[] {
+  const out: string[] = [];
+  for (const { shape: s, from } of shapeBuildOrder(SHAPES.filter((x) => tables.includes(x.table)))) {
+    out.push(`DROP TABLE IF EXISTS ${s.table}`, ...shapeDdl(s), ...tenantRlsSql(s.table), shapeInsert(s, files, from), `ANALYZE ${s.table}`);
+  }
+  return out;
+}
+
+/**
+ * What a migration after a shape's declaration changed (a dimension added, a key dropped)
+ * runs: its table built again and backfilled, each file keeping the period the shapes held for it.
+ */
+export function rebuildShapesSql(tables: string[]): string[] {
+  return [
+    `CREATE TEMP TABLE shape_files ON COMMIT DROP AS SELECT DISTINCT tenant_id, file_id, accounting_period, ap_end FROM ${SHAPES[0]!.table}`,
+    ...buildShapesSql(tables, 'shape_files'),
+    `DROP TABLE shape_files`,
+  ];
+}
+
+/** rebuildShapesSql run in `knex` (a transaction: the temp table drops on commit). */
 export async function rebuildShapes(knex: Knex, tables: string[]): Promise<void> {
-  await knex.raw(`CREATE TEMP TABLE shape_files ON COMMIT DROP AS SELECT DISTINCT tenant_id, file_id, accounting_period, ap_end FROM ${SHAPES[0]!.table}`);
-  await buildShapes(knex, tables, 'shape_files');
-  await knex.raw(`DROP TABLE shape_files`);
+  for (const sql of rebuildShapesSql(tables)) await knex.raw(sql);
 }

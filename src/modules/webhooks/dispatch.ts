@@ -8,7 +8,7 @@
  */
 import { withTenant, type Trx } from '../../db';
 import type { AppServices } from '../../services';
-import { EFFECTIVE_PLAN_SQL } from '../../http/features';
+import { effectivePlanSql } from '../../http/features';
 import { familyOf, subscribed } from './events';
 import { queueDelivery } from './service';
 
@@ -37,7 +37,7 @@ async function dispatchTenant(trx: Trx, svc: AppServices, tenantId: number, work
 export async function dispatchPending(svc: AppServices): Promise<number> {
   const { rows } = await svc.db.owner.raw(
     `SELECT t.id, t.uuid, 'webhooks' = ANY (p.features) AS featured
-       FROM tenants t JOIN plans p ON p.code = ${EFFECTIVE_PLAN_SQL}
+       FROM tenants t JOIN plans p ON p.code = ${effectivePlanSql()}
       WHERE EXISTS (SELECT 1 FROM outbound_events e WHERE e.tenant_id = t.id AND e.status = 'pending')`,
   );
   let n = 0;

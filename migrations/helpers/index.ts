@@ -1,5 +1,8 @@
 /**
- * Helpers for migrations (kept out of migrations/ so knex does not load them as one).
+ * Helpers for migrations, frozen like the migrations themselves: a migration never imports
+ * from src/ (whose meaning changes later; test/db/migrations.test.ts checks), and what these
+ * write never changes once a migration uses them. knex loads only the files directly in
+ * migrations/, so this folder is not taken for a migration.
  */
 import type { Knex } from 'knex';
 
