@@ -71,6 +71,10 @@ export async function startTestApp(opts: { workers?: boolean; config?: Partial<C
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  // The client reuses idle connections: a server closing one at its 5 s keep-alive timeout just as
+  // a request is sent on it resets that request (ECONNRESET on a loaded machine). Tests close every
+  // connection themselves.
+  server.keepAliveTimeout = 10 * 60_000;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const defaultIp = `10.${crypto.randomInt(255)}.${crypto.randomInt(255)}.${crypto.randomInt(255)}`;
   return {
