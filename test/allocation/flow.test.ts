@@ -261,6 +261,10 @@ describe('royalty allocation: matching, splits, currency, history', function () 
     await app.request('PUT', '/currency/rates', { token: a.users.admin!.token, body: { rates: [{ currency: 'GBP', month: '2024-03', rate: '1.25' }] } });
     const re = await app.request('POST', `/royalty/files/${bad}/allocate`, { token: a.users.admin!.token });
     assert.equal(re.status, 200, re.text);
+    // at once, the file shows its new run, not the old failure (whoever waits for it to settle waits for this run)
+    const queued = await fileRow(app, a.tenantId, bad);
+    assert.notEqual(queued.status, 'failed');
+    assert.equal(queued.error_message, null);
     const fr2 = await waitFor('reprocessed', async () => {
       const x = await fileRow(app, a.tenantId, bad);
       return x.status === 'processed' ? x : null;

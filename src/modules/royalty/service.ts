@@ -267,5 +267,8 @@ export async function requeueFile(trx: Trx, svc: AppServices, tenantId: number, 
   const f = await trx('files').where({ id: fileId }).first('status');
   if (!f) throw new NotFoundError('File');
   if (!['processed', 'failed'].includes(f.status)) throw new ConflictError(`The file is ${f.status}; it is allocated when its processing reaches that step`, [], 'FILE_BUSY');
+  // The file shows its new run at once (not the old result until a worker takes the job), so
+  // whoever waits for it to settle waits for this run.
+  await trx('files').where({ id: fileId }).update({ status: 'allocating', progress: 0, error_message: null, updated_at: clock.now() });
   await svc.queue.send('royalty.allocate', { tenantId, fileId, force: true }, { trx });
 }
