@@ -101,7 +101,7 @@ export const readStatement: ReadStatement = async (input: Readable, opts, sink: 
   if (control?.rows !== undefined) {
     reconciles =
       handler instanceof DsrHandler
-        ? control.rows === handler.linesInFile()
+        ? handler.reconciles
         : control.rows === out.rowsIngested + out.rowsFailed;
   }
   if (control?.totals !== undefined) {

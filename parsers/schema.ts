@@ -237,11 +237,12 @@ export const SourcePatternSchema = Type.Object(
     dsr: Type.Optional(
       Type.Object(
         {
-          records: Type.Array(DsrRecordSchema, { minItems: 1 }),
+          /** A sender's own record layouts, when it deviates from the published ones (which are built in). */
+          records: Type.Optional(Type.Array(DsrRecordSchema, { minItems: 1 })),
           /** FOOT field holding the number of lines in the file (control total). */
           footLinesField: Type.Optional(Str(doc('FOOT field holding the number of lines in the file', 'NumberOfLinesInFile'))),
         },
-        { additionalProperties: false, ...doc('DDEX DSR record layouts (layout ddex-dsr only)', { records: [] }) },
+        { additionalProperties: false, ...doc('DDEX DSR options (layout ddex-dsr only); records are read by the published DSR layouts unless records overrides one', {}) },
       ),
     ),
   },
