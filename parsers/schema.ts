@@ -200,8 +200,12 @@ export const SourcePatternSchema = Type.Object(
           Type.Literal('utf-8'),
           Type.Literal('utf-16le'),
           Type.Literal('latin1'),
+          Type.Literal('windows-1252'),
+          Type.Literal('windows-1250'),
+          Type.Literal('windows-1251'),
+          Type.Literal('iso-8859-15'),
           Type.Literal('cp932'),
-        ], doc('Text encoding (auto: BOM / UTF-8 / latin1 sniffed)', 'auto')),
+        ], doc('Text encoding (auto: BOM / UTF-16 / UTF-8 / windows-1252 or windows-1251 sniffed; latin1 is read as windows-1252)', 'auto')),
         /** 'row' (default): a header row names the columns; 'none': columns by position only. */
         header: Type.Optional(Type.Union([Type.Literal('row'), Type.Literal('none')], doc('row (default): a header row names the columns; none: no header, columns by position', 'none'))),
         /** Exact number of lines before the header. Absent: the header is searched in the first 50 lines. */
