@@ -5,7 +5,7 @@
  * publishing income for society and mechanical layouts. Database-free.
  */
 import Decimal from 'decimal.js';
-import { headerKey, normDecimal, normIsrc } from './normalise';
+import { headerKey, normDecimal } from './normalise';
 import type { DraftColumn } from './draft';
 
 export const CURRENCY_CODES = new Set(
@@ -251,15 +251,3 @@ export function adviseIncome(header: string[] | null, data: string[][]): IncomeA
   const names = [...new Set([...hits, ...(iswcByValue ? [iswcByValue] : [])])];
   return { income: 'publishing', why: `${names.map((h) => `"${h}"`).join(', ')} name works, writers, societies or rights: society or mechanical income, matched to works`, extra };
 }
-
-/** True when a digit string is a GTIN (UPC-A, EAN-13, GTIN-14, EAN-8) with a right check digit. */
-export function gtinValid(s: string): boolean {
-  if (!/^\d{8}$|^\d{12,14}$/.test(s)) return false;
-  const d = s.split('').map(Number);
-  const check = d.pop()!;
-  let sum = 0;
-  for (let i = d.length - 1, w = 3; i >= 0; i--, w = 4 - w) sum += d[i]! * w;
-  return (10 - (sum % 10)) % 10 === check;
-}
-
-export const looksLikeIsrc = (v: string) => !!normIsrc(v);
