@@ -29,11 +29,11 @@ export interface CurrencyAdvice {
   why: string;
 }
 export interface RowFilter {
-  kind: 'total' | 'shipping' | 'payout' | 'fee' | 'tax' | 'refund';
+  kind: 'total' | 'shipping' | 'payout' | 'deduction' | 'tax' | 'refund';
   column: string | null;
   cell: number;
   matches: string;
-  action: 'skip' | 'total';
+  action: 'skip' | 'total' | 'deduction';
   rows: number;
   why: string;
 }
@@ -196,6 +196,7 @@ const FILTERS: [RowFilter['kind'], RegExp, string][] = [
   ['shipping', /shipping|postage|delivery charge|frais de port|versand/i, 'shipping, not music sales'],
   ['payout', /payout|withdrawal|paid out|transfer to|auszahlung|virement|^payment\b/i, 'money paid out, not earned'],
   ['refund', /^refund/i, 'a refund'],
+  ['deduction', /^(recharges?|costs?|expenses?|fees?|commissions?|deductions?|charges?|marketing(\s+costs?)?|distribution\s+fees?)\b/i, 'a cost, recharge or fee: read as a deduction, not a negative sale'],
   ['tax', /^(vat|sales tax|tax)\b/i, 'tax'],
 ];
 
@@ -205,6 +206,8 @@ export function proposeRowFilters(header: string[] | null, data: string[][], col
   const textCols = columns.filter((c) => !c.role || ['title', 'saleType', 'dsp', 'artist', 'date', 'period', 'isrc', 'upc'].includes(c.role));
   for (const [kind, re, what] of FILTERS) {
     for (const c of textCols) {
+      // a song may be called "Cost of Living": costs are told by a type cell, not a title
+      if (kind === 'deduction' && (c.role === 'title' || c.role === 'artist')) continue;
       const hits = data.filter((r) => re.test((r[c.index] ?? '').trim()));
       if (!hits.length || hits.length === data.length) continue;
       const lastIsTotal = kind === 'total' && hits.length === 1 && data.indexOf(hits[0]!) >= data.length - 2;
@@ -214,7 +217,7 @@ export function proposeRowFilters(header: string[] | null, data: string[][], col
         column: header ? c.name : null,
         cell: c.index,
         matches: src,
-        action: lastIsTotal ? 'total' : 'skip',
+        action: lastIsTotal ? 'total' : kind === 'deduction' ? 'deduction' : 'skip',
         rows: hits.length,
         why: `${hits.length} sample row(s) with ${JSON.stringify((hits[0]![c.index] ?? '').trim())} in "${c.name ?? `column ${c.index + 1}`}": ${what}${lastIsTotal ? '; read as the file\'s own total to compare with' : ''}`,
       });

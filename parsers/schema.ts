@@ -111,7 +111,7 @@ export const RowRuleSchema = Type.Object(
     /** Matches when the row has fewer non-empty cells than this (summary/total rows). */
     maxFilledCells: Type.Optional(Type.Integer({ minimum: 0, ...doc('Matches when the row has at most this many non-empty cells', 2) })),
     /** 'skip' the row (default), 'stop' reading data rows (trailing summary blocks), or 'total': the file's control totals. */
-    action: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('stop'), Type.Literal('total')], doc('skip (default; count and amount reported), stop reading, or total: the row holds the file\'s control total (read with the net and currency mappings, or amountCell)', 'skip'))),
+    action: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('stop'), Type.Literal('total'), Type.Literal('deduction')], doc('skip (default; count and amount reported), stop reading, total: the row holds the file\'s control total (read with the net and currency mappings, or amountCell), or deduction: a cost, recharge or fee row, never a sale: counted with the amount it takes off (positive) per currency', 'skip'))),
     /** 0-based cell of this row holding the file's own count of data rows (control total). */
     rowCountCell: Type.Optional(Type.Integer({ minimum: 0, ...doc('0-based cell holding the file\'s own count of data rows', 2) })),
     /** 0-based cell of a total row holding the control amount (default: the pattern's net mapping). */

@@ -94,6 +94,8 @@ export interface ReadSummary {
   reconciles: boolean | null;
   /** Rows skipped by a rule or row kind, with the amounts they held per currency (when readable). */
   skipped?: { rows: number; totals: Record<string, string> };
+  /** Cost, recharge and fee rows read as deductions (not sales): how many, and the amounts they take off per currency (positive). */
+  deductions?: { rows: number; totals: Record<string, string> };
   /** Mapped columns (not marked optional) the file's header does not have. */
   missingColumns?: { field: string; column: string }[];
   /** Statement period found in the file (preamble, file name, or min/max sale month). */

@@ -106,7 +106,7 @@ const DraftData = Type.Object(
     }),
     rowFilters: Type.Array(Type.Object({
       kind: Type.String(), column: Type.Union([Type.String(), Type.Null()]), cell: Type.Integer(), matches: Type.String(),
-      action: Type.Union([Type.Literal('skip'), Type.Literal('total')]), rows: Type.Integer(), why: Type.String(),
+      action: Type.Union([Type.Literal('skip'), Type.Literal('total'), Type.Literal('deduction')]), rows: Type.Integer(), why: Type.String(),
     }), { description: 'Rows proposed to be skipped (shipping, payouts…) or read as the file\'s own total; also in pattern.rows' }),
     income: Type.Object({
       income: Type.Union([Type.Literal('recording'), Type.Literal('publishing')]),
@@ -130,6 +130,7 @@ const ValidateData = Type.Object({
   totals: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'Exact net per currency the sample would load' })),
   rows: Type.Optional(Type.Union([Type.Object({ read: Type.Integer(), ingested: Type.Integer(), failed: Type.Integer(), skipped: Type.Integer() }), Type.Null()])),
   skipped: Type.Optional(Type.Union([Type.Object({ rows: Type.Integer(), totals: Type.Record(Type.String(), Type.String()) }), Type.Null()], { description: 'Rows skipped by a rule or row kind, and the amounts they held' })),
+  deductions: Type.Optional(Type.Union([Type.Object({ rows: Type.Integer(), totals: Type.Record(Type.String(), Type.String()) }), Type.Null()], { description: 'Cost, recharge and fee rows read as deductions (not sales): how many, and the amounts they take off per currency' })),
   control: Type.Optional(Type.Union([Loose('The file\'s own control totals'), Type.Null()])),
   reconciles: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   period: Type.Optional(Type.Union([Loose('Statement period'), Type.Null()])),

@@ -103,6 +103,7 @@ export async function validateOnSample(pattern: unknown, sample: Sample | null) 
     totals: s?.totals ?? null,
     rows: s ? { read: s.rowsRead, ingested: s.rowsIngested, failed: s.rowsFailed, skipped: s.rowsSkipped } : null,
     skipped: s?.skipped ?? null,
+    deductions: s?.deductions ?? null,
     control: s?.control ?? null,
     reconciles: s?.reconciles ?? null,
     period: s?.period ?? null,

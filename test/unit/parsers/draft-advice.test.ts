@@ -64,6 +64,16 @@ describe('drafts that do not mislead', () => {
     assert.deepEqual(summary.skipped, { rows: 2, totals: { USD: '-20.5' } });
   });
 
+  it('cost and recharge rows are proposed as deductions and read as such, never as negative sales', async () => {
+    const f = 'northgate_label_statement_2024-06.csv';
+    const d = draft(f);
+    assert.deepEqual(d.rowFilters.map((r) => [r.kind, r.column, r.action, r.rows]), [['deduction', 'Type', 'deduction', 2]]);
+    const { summary, lines } = await readWith(f, d.pattern);
+    assert.deepEqual(lines.map((l) => l.trackTitle), ['Low Orbit', 'Paper Suns', 'Cost of Living']);
+    assert.deepEqual(summary.totals, { EUR: '8.1' });
+    assert.deepEqual(summary.deductions, { rows: 2, totals: { EUR: '75' } });
+  });
+
   it('a society layout is drafted as publishing income with its work fields', async () => {
     const f = 'harbour_society_distribution_2024H1.csv';
     const d = draft(f);
