@@ -6,7 +6,13 @@
  */
 import Decimal from 'decimal.js';
 import { headerKey, normDecimal } from './normalise';
-import type { DraftColumn } from './draft';
+/** What the advice needs of a draft's column (draft.ts's DraftColumn has it). */
+interface DraftColumn {
+  index: number;
+  name: string | null;
+  role: string | null;
+  samples: string[];
+}
 
 export const CURRENCY_CODES = new Set(
   'USD EUR GBP JPY CAD AUD SEK NOK DKK CHF BRL MXN INR CNY KRW NZD ZAR PLN CZK HUF TRY RUB SGD HKD TWD IDR THB MYR PHP ARS CLP COP PEN ILS AED SAR'.split(' '),
