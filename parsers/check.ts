@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import type { CanonicalLine, ReadSummary } from './types';
 import { validatePattern, type SourcePattern } from './schema';
 import { readStatement } from './read';
+import { CURRENCY_CODES, currencyIn } from './draft-advice';
 
 const EXAMPLES = 5;
 const SHOWN_LINES = 20;
@@ -31,23 +32,30 @@ export interface SampleCheck {
   summary: ReadSummary | null;
   /** The first lines as they would be stored. */
   lines: CanonicalLine[];
+  /** Guesses and doubts that do not stop the pattern from reading the sample, one sentence each. */
+  warnings: string[];
 }
 
 /** Checks `pattern` (unvalidated input) against the sample's text. */
 export async function checkPatternOnSample(pattern: unknown, sample: Buffer, fileName: string): Promise<SampleCheck> {
   const v = validatePattern(pattern);
-  const out: SampleCheck = { valid: false, errors: [], missingColumns: [], unreadable: [], otherErrors: [], summary: null, lines: [] };
+  const out: SampleCheck = { valid: false, errors: [], missingColumns: [], unreadable: [], otherErrors: [], summary: null, lines: [], warnings: [] };
   if (!v.ok) {
     out.errors = v.errors;
     return out;
   }
   const p: SourcePattern = v.pattern;
   const byCell = new Map<string, UnreadableValues>();
+  let cents = false, nonZero = 0;
   const other = new Map<string, { reason: string; count: number; lineNos: number[] }>();
   try {
     out.summary = await readStatement(Readable.from([sample]), { fileName, pattern: p }, {
       lines(b) {
-        for (const l of b) if (out.lines.length < SHOWN_LINES) out.lines.push(l);
+        for (const l of b) {
+          if (out.lines.length < SHOWN_LINES) out.lines.push(l);
+          if (l.net.includes('.') && !/\.0*$/.test(l.net)) cents = true;
+          if (!/^-?0*(\.0*)?$/.test(l.net)) nonZero++;
+        }
       },
       error(e) {
         if (e.detail) {
@@ -81,6 +89,15 @@ export async function checkPatternOnSample(pattern: unknown, sample: Buffer, fil
   for (const o of out.otherErrors) out.errors.push(`${o.count} line(s): ${o.reason} (line ${o.lineNos.join(', ')})`);
   if (out.summary.reconciles === false) out.errors.push(`the file's control totals ${JSON.stringify(out.summary.control)} do not match what was read ${JSON.stringify({ rows: out.summary.rowsIngested + out.summary.rowsFailed, totals: out.summary.totals })}`);
   if (out.summary.rowsIngested === 0 && out.errors.length === 0) out.errors.push('no line was read from the sample');
+  const cur = p.columns.currency;
+  if (cur?.const !== undefined && !cur.from && cur.column === undefined) {
+    const code = cur.const.trim().toUpperCase();
+    if (!CURRENCY_CODES.has(code) && code === 'XXX') out.errors.push('the currency is not set: map it to a column or set the currency the statement is in');
+    else if (![sample.subarray(0, 64 * 1024).toString('utf8'), sample.subarray(0, 64 * 1024).toString('latin1'), fileName.replace(/[_.\-]/g, ' ')].some((t) => currencyIn(t, code)))
+      out.warnings.push(`the currency ${code} is a guess: no column, header or file name of the sample names it; confirm the statement is in ${code}`);
+  }
+  if (nonZero >= 3 && !cents)
+    out.warnings.push(`every amount read is a whole number (${JSON.stringify(out.summary.totals)}): check the amount column holds money, not a count of sales`);
   out.valid = out.errors.length === 0;
   return out;
 }

@@ -53,14 +53,14 @@ function isAscii(s: string): boolean {
 
 export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[]): DetectionCandidate[] {
   const sniffed = sample(sampleIn.head);
-  // cp932 is never sniffed (its bytes read as latin1): a pattern that names it is scored on
+  // cp932 is never sniffed (its bytes read as a single-byte code page): a pattern that names it is scored on
   // the sample decoded as cp932, so its (Japanese) header can match at all.
   let cp932: Sampled | null = null;
   const fileName = sampleIn.fileName;
   const out: DetectionCandidate[] = [];
   for (const p of patterns) {
     const reasons: string[] = [];
-    const s = p.format.encoding === 'cp932' && sniffed.encoding === 'latin1' ? (cp932 ??= sample(sampleIn.head, 'cp932')) : sniffed;
+    const s = p.format.encoding === 'cp932' && (sniffed.encoding === 'windows-1252' || sniffed.encoding === 'windows-1251') ? (cp932 ??= sample(sampleIn.head, 'cp932')) : sniffed;
     // --- schema ---------------------------------------------------------------------
     let coverage = 0, specificity = 0, headerRow = -1, forbidden: string[] = [], missing: string[] = [];
     const noHeader = p.format.header === 'none';

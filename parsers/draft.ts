@@ -8,6 +8,7 @@ import Papa from 'papaparse';
 import type { SourcePattern, CanonicalField } from './schema';
 import { decodeHead, detectArchive, gunzipHead, guessNewline, sniffDelimiter, sniffEncoding } from './text';
 import { headerKey, normCountry, normDate, normDecimal, normIsrc } from './normalise';
+import { adviseCurrency, adviseIncome, moneyColumns, pickAmount, proposeRowFilters, type CurrencyAdvice, type IncomeAdvice, type MoneyColumn, type RowFilter } from './draft-advice';
 
 export const ROLES = ['isrc', 'upc', 'title', 'artist', 'date', 'period', 'country', 'dsp', 'saleType', 'quantity', 'amount', 'currency'] as const;
 export type Role = (typeof ROLES)[number];
@@ -64,6 +65,16 @@ export interface Draft {
   headerLine: number | null;
   columns: DraftColumn[];
   pattern: SourcePattern;
+  /** Each money column: gross or net of fees (or a fee), and why. */
+  money: MoneyColumn[];
+  /** The currency proposed, and where it comes from. */
+  currency: CurrencyAdvice;
+  /** Rows proposed to be filtered (also in pattern.rows). */
+  rowFilters: RowFilter[];
+  /** Recording or publishing income, and why (publishing: pattern.income and work fields in pattern.extra). */
+  income: IncomeAdvice;
+  /** What the admin should check before saving: guesses and doubts, one sentence each. */
+  warnings: string[];
 }
 
 function valueRole(values: string[]): { role: Role; confidence: number } | null {
@@ -88,6 +99,7 @@ function nameRole(name: string): { role: Role; confidence: number } | null {
   for (const [role, re, c] of NAMES) {
     if (!re.test(k)) continue;
     if (role === 'title' && NOT_TITLE.test(k)) continue;
+    if (role === 'upc' && /order|invoice|transaction|payment|customer/.test(k)) continue;
     if (role === 'amount' && /^currency|percent|%|tax|fee|commission|withh|brut|gross|id$|rate$|date$|type$|plays|views|units|quantit|(?<!ac)count/.test(k)) continue;
     if (role === 'currency' && /^net|revenue|royalt|amount|earn/.test(k)) continue;
     const pref = PREFER[role];
@@ -114,7 +126,9 @@ function guessColumns(header: string[] | null, data: string[][]): DraftColumn[] 
     const values = data.map((r) => r[i] ?? '');
     const name = header ? header[i]!.trim() : null;
     const byName = name ? nameRole(name) : null;
-    const byValue = valueRole(values);
+    let byValue = valueRole(values);
+    // long digit strings under a name for an order, invoice or payment are not barcodes
+    if (byValue?.role === 'upc' && name && /order|invoice|transaction|payment|customer|reference|^ref|^id$|^no$|^#$/.test(headerKey(name))) byValue = null;
     // A name says what a column is; values only speak for columns whose name says nothing.
     const guess = byName ?? byValue;
     columns.push({ index: i, name, role: null, confidence: 0, samples: values.filter((v) => v.trim() !== '').slice(0, 3) });
@@ -189,7 +203,7 @@ const isHeaderish = (row: string[]) => {
 };
 
 /** Proposes a pattern for the sample (the first KB of a statement, as text bytes). */
-export function draftPattern(head: Buffer, fileName: string): Draft {
+export function draftPattern(head: Buffer, fileName: string, opts: { workspaceCurrency?: string | null } = {}): Draft {
   let bytes = head;
   if (detectArchive(head) === 'gzip') bytes = gunzipHead(head);
   const { encoding } = sniffEncoding(bytes);
@@ -219,13 +233,47 @@ export function draftPattern(head: Buffer, fileName: string): Draft {
     if (kinds.length > 1) data = kinds[0]!.rows;
   }
   const columns = guessColumns(header, data);
+  const warnings: string[] = [];
+  // The amount: net of fees, never a column of whole numbers when one with cents exists.
+  let money = moneyColumns(header, data, columns);
+  const current = columns.find((c) => c.role === 'amount')?.index ?? null;
+  const pick = pickAmount(money, current);
+  if (pick.index !== null && pick.index !== current) {
+    const old = current === null ? null : columns[current]!;
+    if (old) {
+      const whole = money.find((m) => m.index === old.index)?.wholeNumbers;
+      old.role = whole && !columns.some((c) => c.role === 'quantity') ? 'quantity' : null;
+      old.confidence = old.role ? 0.6 : 0;
+    }
+    const now = columns[pick.index]!;
+    if (now.role === 'quantity' || now.role === null || now.role === 'amount') {
+      now.role = 'amount';
+      now.confidence = 0.8;
+    }
+  }
+  if (pick.warning) warnings.push(pick.warning);
+  // a whole-number column read as the quantity is not money
+  money = money.filter((m) => !(m.wholeNumbers && columns[m.index]!.role === 'quantity'));
+  const amountCol = columns.find((c) => c.role === 'amount') ?? null;
+  const currency = adviseCurrency({
+    currencyColumn: columns.find((c) => c.role === 'currency') ?? null,
+    header,
+    preamble: headerAt > 0 ? rows.slice(0, headerAt) : [],
+    fileName,
+    workspaceCurrency: opts.workspaceCurrency ?? null,
+    amountName: amountCol?.name ?? null,
+  });
+  if (currency.source === 'workspace' || currency.source === 'none') warnings.push(`currency: ${currency.why}`);
+  const rowFilters = header ? proposeRowFilters(header, data, columns) : [];
+  const income = adviseIncome(header, data);
   const cols: Record<string, Record<string, unknown>> = {};
   for (const c of columns) {
     if (!c.role) continue;
     cols[ROLE_FIELD[c.role]] = header ? { from: c.name! } : { column: c.index };
   }
   cols.net ??= header ? { from: 'AMOUNT COLUMN' } : { column: 0 };
-  cols.currency ??= { const: 'USD' };
+  // no currency in sight and no workspace's: 'XXX' (ISO 4217 for "no currency"), for the admin to set
+  if (!cols.currency) cols.currency = { const: currency.code ?? 'XXX' };
   const base = fileName.replace(/\.(gz|zip)$/i, '').replace(/\.[^.]+$/, '');
   const key = (base.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50) || 'new-source').replace(/^(.)$/, '$1-source');
   const pattern = {
@@ -233,6 +281,7 @@ export function draftPattern(head: Buffer, fileName: string): Draft {
     name: base || 'New source',
     aggregator: base || 'New source',
     layout: 'table',
+    ...(income.income === 'publishing' ? { income: 'publishing' } : {}),
     detect: {
       headers: header ? columns.filter((c) => c.role).map((c) => c.name!)
         : kinds.length > 1 ? [...new Set(kinds.map((k) => k.first))] : [...new Set(data.slice(0, 50).map((r) => (r[0] ?? '').trim()))].slice(0, 3),
@@ -244,9 +293,11 @@ export function draftPattern(head: Buffer, fileName: string): Draft {
       ...(columns.some((c) => c.role === 'amount' && c.samples.some((s) => /^\s*-?\d+,\d{1,6}\s*$/.test(s))) ? { decimal: ',' } : {}),
     },
     columns: cols,
+    ...(rowFilters.length ? { rows: rowFilters.map((f) => ({ ...(f.column !== null ? { column: f.column } : { cell: f.cell }), matches: f.matches, action: f.action })) } : {}),
+    ...(Object.keys(income.extra).length ? { extra: Object.fromEntries(Object.entries(income.extra).map(([k, v]) => [k, { from: v, optional: true }])) } : {}),
     ...(header ? {} : { rowKinds: proposeKinds(kinds, columns) }),
   } as unknown as SourcePattern;
   if (!pattern.rowKinds) delete pattern.rowKinds;
   if (pattern.detect.headers.length === 0) pattern.detect.headers = [header?.[0] ?? 'x'];
-  return { encoding, delimiter, headerLine: header ? headerAt + 1 : null, columns, pattern };
+  return { encoding, delimiter, headerLine: header ? headerAt + 1 : null, columns, pattern, money, currency, rowFilters, income, warnings };
 }

@@ -168,11 +168,20 @@ function stripAccents(s: string): string {
   return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
 }
 
-const RE_YM = /^(\d{4})[-/.](\d{1,2})$/;
+const RE_YM = /^(\d{4})[-/._ ](\d{1,2})$/;
 const RE_YMD = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$/;
 const RE_COMPACT = /^(\d{4})(\d{2})(\d{2})?$/;
 const RE_NUMERIC_DMY = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{2}|\d{4})(?:[ T].*)?$/;
-const RE_MY = /^(\d{1,2})[-/.](\d{4})$/;
+const RE_MY = /^(\d{1,2})[-/._ ](\d{4})$/;
+/** Accounting period codes: `P03 24`, `P3/2024`, `Period 03 2024`, `2024 P03`, `24-P03` (the period number is the month). */
+const RE_PERIOD = /^p(?:eriod|er)?\.?\s*0?(\d{1,2})\s*[-_/ ]?\s*(\d{4}|\d{2})$/i;
+const RE_YEAR_PERIOD = /^(\d{4}|\d{2})\s*[-_/ ]?\s*p(?:eriod|er)?\.?\s*0?(\d{1,2})$/i;
+/** Quarters with a two-digit year: `Q1 24`, `Q1-24`, `Q1'24`, `24Q1`, `1Q24`. */
+const RE_QUARTER2 = /^q([1-4])\s*[-_ /']?\s*(\d{2})$|^(\d{2})\s*[-_ ]?\s*q([1-4])$|^([1-4])\s*q\s*[-_ /']?\s*(\d{2})$/i;
+/** A value with its own reading in brackets: `P03 24(Mar 24)`. */
+const RE_BRACKETED = /^(.*?)\s*[([]([^)\]]+)[)\]]\s*$/;
+const RE_NAMED_YY = /^([a-z]+)\.?[\s\-/,']+'?(\d{2})$/;
+const RE_NAMED_DAY = /^(\d{1,2})\.?[\s\-/]+([a-z]+)\.?,?[\s\-/]+(\d{4})$|^([a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})$/;
 const RE_YEAR_M = /^(\d{4})\s*M(\d{1,2})$/i;
 const RE_QUARTER = /^(\d{4})\s*[-_ ]?\s*Q([1-4])$|^Q([1-4])\s*[-_ /]?\s*(\d{4})$/i;
 /** `1Q2024`, `1Q 2024`, `1Q-2024`. */
@@ -212,6 +221,14 @@ export function parseDateValue(raw: string, dayFirst = false): NormDate | null |
     const sm = h === 1 ? 1 : 7;
     return { month: ym(y, sm), start: `${y}-${pad2(sm)}-01`, end: `${y}-${pad2(sm + 5)}-${daysIn(y, sm + 5)}` };
   }
+  if ((m = RE_PERIOD.exec(s))) return monthOnly(year2(+m[2]!), +m[1]!);
+  if ((m = RE_YEAR_PERIOD.exec(s))) return monthOnly(year2(+m[1]!), +m[2]!);
+  if ((m = RE_QUARTER2.exec(s))) return quarter(year2(+(m[2] ?? m[3] ?? m[6])!), +(m[1] ?? m[4] ?? m[5])!);
+  if ((m = RE_BRACKETED.exec(s))) {
+    // the bracketed reading when it is one, else the value before it
+    const inner = parseDateValue(m[2]!, dayFirst);
+    return inner ?? (m[1] ? parseDateValue(m[1], dayFirst) : undefined);
+  }
   if ((m = RE_RANGE.exec(s))) {
     const a = parseDateValue(m[1]!, dayFirst), b = parseDateValue(m[2]!, dayFirst);
     if (!a || !b) return undefined;
@@ -221,6 +238,14 @@ export function parseDateValue(raw: string, dayFirst = false): NormDate | null |
   if ((m = RE_NAMED.exec(low))) {
     const mo = MONTHS[(m[1] ?? m[4])!];
     if (mo) return monthOnly(+(m[2] ?? m[3])!, mo);
+  }
+  if ((m = RE_NAMED_YY.exec(low))) {
+    const mo = MONTHS[m[1]!];
+    if (mo) return monthOnly(year2(+m[2]!), mo);
+  }
+  if ((m = RE_NAMED_DAY.exec(low))) {
+    const mo = MONTHS[(m[2] ?? m[4])!];
+    if (mo) return day(+(m[3] ?? m[6])!, mo, +(m[1] ?? m[5])!);
   }
   return undefined;
 }
@@ -274,10 +299,29 @@ export function normIsrc(raw: string): string | null | undefined {
 export function normUpc(raw: string): string | null | undefined {
   let s = raw.trim();
   if (s === '') return null;
-  if (/^\d{6,14}$/.test(s)) return s;
+  if (/^\d{6,14}$/.test(s)) return s.length < 12 ? padGtin(s) : s;
   s = s.replace(/^(?:empty|upc|ean|icpn)\s*:\s*/i, '').replace(/^=/, '').replace(/["'\s\-]/g, '');
   if (s === '' || /^(?:null|none|n\/a|empty)$/i.test(s)) return null;
-  return /^\d{6,14}$/.test(s) ? s : undefined;
+  return /^\d{6,14}$/.test(s) ? (s.length < 12 ? padGtin(s) : s) : undefined;
+}
+
+/** True when the last digit of a GTIN (EAN-8, UPC-A, EAN-13, GTIN-14) is its check digit. */
+export function gtinCheck(s: string): boolean {
+  let sum = 0;
+  for (let i = s.length - 2, w = 3; i >= 0; i--, w = 4 - w) sum += (s.charCodeAt(i) - 48) * w;
+  return (10 - (sum % 10)) % 10 === s.charCodeAt(s.length - 1) - 48;
+}
+
+/**
+ * A barcode a spreadsheet stored as a number loses its leading zeros: 9–11 digits are padded
+ * back to the 12 of a UPC-A when the padded code's check digit is right (the check digit does
+ * not change with leading zeros, so it tells a barcode from a short catalogue number only by
+ * length and validity). Anything else is kept as read.
+ */
+function padGtin(s: string): string {
+  if (s.length < 9 || s.length === 8) return s;
+  const p = s.padStart(12, '0');
+  return gtinCheck(p) ? p : s;
 }
 
 // ---------------------------------------------------------------------------------------

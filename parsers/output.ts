@@ -101,6 +101,9 @@ export class Output {
   /** Rows skipped by a rule or row kind, and what they held (reported beside the totals). */
   skippedRows = 0;
   skippedTotals = new DecimalTotals();
+  /** Cost, recharge and fee rows (rule action `deduction`): counted, with the amounts they take off. */
+  deductionRows = 0;
+  deductionTotals = new DecimalTotals();
   /** Control totals read from the file's own total rows. */
   controlTotals: DecimalTotals | null = null;
   missingColumns: { field: string; column: string }[] = [];

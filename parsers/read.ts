@@ -101,7 +101,7 @@ export const readStatement: ReadStatement = async (input: Readable, opts, sink: 
   if (control?.rows !== undefined) {
     reconciles =
       handler instanceof DsrHandler
-        ? control.rows === handler.linesInFile()
+        ? handler.reconciles
         : control.rows === out.rowsIngested + out.rowsFailed;
   }
   if (control?.totals !== undefined) {
@@ -124,6 +124,7 @@ export const readStatement: ReadStatement = async (input: Readable, opts, sink: 
     reconciles,
     period,
     ...(out.skippedRows ? { skipped: { rows: out.skippedRows, totals: out.skippedTotals.result() } } : {}),
+    ...(out.deductionRows ? { deductions: { rows: out.deductionRows, totals: out.deductionTotals.result() } } : {}),
     ...(out.missingColumns.length ? { missingColumns: out.missingColumns } : {}),
   };
 };

@@ -111,7 +111,7 @@ export const RowRuleSchema = Type.Object(
     /** Matches when the row has fewer non-empty cells than this (summary/total rows). */
     maxFilledCells: Type.Optional(Type.Integer({ minimum: 0, ...doc('Matches when the row has at most this many non-empty cells', 2) })),
     /** 'skip' the row (default), 'stop' reading data rows (trailing summary blocks), or 'total': the file's control totals. */
-    action: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('stop'), Type.Literal('total')], doc('skip (default; count and amount reported), stop reading, or total: the row holds the file\'s control total (read with the net and currency mappings, or amountCell)', 'skip'))),
+    action: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('stop'), Type.Literal('total'), Type.Literal('deduction')], doc('skip (default; count and amount reported), stop reading, total: the row holds the file\'s control total (read with the net and currency mappings, or amountCell), or deduction: a cost, recharge or fee row, never a sale: counted with the amount it takes off (positive) per currency', 'skip'))),
     /** 0-based cell of this row holding the file's own count of data rows (control total). */
     rowCountCell: Type.Optional(Type.Integer({ minimum: 0, ...doc('0-based cell holding the file\'s own count of data rows', 2) })),
     /** 0-based cell of a total row holding the control amount (default: the pattern's net mapping). */
@@ -200,8 +200,12 @@ export const SourcePatternSchema = Type.Object(
           Type.Literal('utf-8'),
           Type.Literal('utf-16le'),
           Type.Literal('latin1'),
+          Type.Literal('windows-1252'),
+          Type.Literal('windows-1250'),
+          Type.Literal('windows-1251'),
+          Type.Literal('iso-8859-15'),
           Type.Literal('cp932'),
-        ], doc('Text encoding (auto: BOM / UTF-8 / latin1 sniffed)', 'auto')),
+        ], doc('Text encoding (auto: BOM / UTF-16 / UTF-8 / windows-1252 or windows-1251 sniffed; latin1 is read as windows-1252)', 'auto')),
         /** 'row' (default): a header row names the columns; 'none': columns by position only. */
         header: Type.Optional(Type.Union([Type.Literal('row'), Type.Literal('none')], doc('row (default): a header row names the columns; none: no header, columns by position', 'none'))),
         /** Exact number of lines before the header. Absent: the header is searched in the first 50 lines. */
@@ -237,11 +241,12 @@ export const SourcePatternSchema = Type.Object(
     dsr: Type.Optional(
       Type.Object(
         {
-          records: Type.Array(DsrRecordSchema, { minItems: 1 }),
+          /** A sender's own record layouts, when it deviates from the published ones (which are built in). */
+          records: Type.Optional(Type.Array(DsrRecordSchema, { minItems: 1 })),
           /** FOOT field holding the number of lines in the file (control total). */
           footLinesField: Type.Optional(Str(doc('FOOT field holding the number of lines in the file', 'NumberOfLinesInFile'))),
         },
-        { additionalProperties: false, ...doc('DDEX DSR record layouts (layout ddex-dsr only)', { records: [] }) },
+        { additionalProperties: false, ...doc('DDEX DSR options (layout ddex-dsr only); records are read by the published DSR layouts unless records overrides one', {}) },
       ),
     ),
   },

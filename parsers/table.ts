@@ -15,7 +15,7 @@ interface CompiledRule {
   equals: Set<string> | null;
   re: RegExp | null;
   maxFilled: number | null;
-  action: 'skip' | 'stop' | 'total';
+  action: 'skip' | 'stop' | 'total' | 'deduction';
   rowCountCell: number | null;
   amountCell: number | null;
 }
@@ -234,6 +234,23 @@ export class TableHandler implements RowHandler {
     }
   }
 
+  /**
+   * A cost, recharge or fee row: not a sale (never a negative line), counted with the amount it
+   * takes off (made positive) per currency. An amount that cannot be read is a line error.
+   */
+  private deduction(row: string[], lineNo: number, map: Mapper): void {
+    let l: CanonicalLine;
+    try {
+      l = map(row, lineNo);
+    } catch (e) {
+      if (e instanceof RowError) return this.out.bad(lineNo, `deduction row: ${e.message}`, row, e);
+      throw e;
+    }
+    this.out.rowsSkipped++;
+    this.out.deductionRows++;
+    this.out.deductionTotals.add(l.currency, l.net.startsWith('-') ? l.net.slice(1) : l.net);
+  }
+
   /** A control-total row: its amount (mapped, or one cell) and currency, and its row count. */
   private total(row: string[], lineNo: number, map: Mapper, amountCell: number | null, rowCountCell: number | null): void {
     this.out.rowsSkipped++;
@@ -287,6 +304,7 @@ export class TableHandler implements RowHandler {
       if (!ruleMatches(r, row)) continue;
       out.rowsRead++;
       if (r.action === 'total') this.total(row, lineNo, this.amount, r.amountCell, r.rowCountCell);
+      else if (r.action === 'deduction') this.deduction(row, lineNo, this.amount);
       else {
         if (r.rowCountCell !== null) {
           const n = Number.parseInt((row[r.rowCountCell] ?? '').replace(/[\s,.]/g, ''), 10);

@@ -6,8 +6,18 @@ import iconv from 'iconv-lite';
 import { gunzipSync, constants as zc } from 'node:zlib';
 import { isAscii } from 'node:buffer';
 
-export type Encoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'latin1' | 'cp932';
-export type PatternEncoding = 'auto' | 'utf-8' | 'utf-16le' | 'latin1' | 'cp932';
+/** Single-byte code pages read through iconv-lite. `latin1` is read as windows-1252, as browsers do (its 0x80–0x9F are ’ “ ” € … in real files, never C1 controls). */
+export const SINGLE_BYTE = ['latin1', 'windows-1252', 'windows-1250', 'windows-1251', 'iso-8859-15'] as const;
+export type SingleByte = (typeof SINGLE_BYTE)[number];
+export type Encoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'cp932' | SingleByte;
+export type PatternEncoding = 'auto' | 'utf-8' | 'utf-16le' | 'cp932' | SingleByte;
+const isSingleByte = (e: string): e is SingleByte => (SINGLE_BYTE as readonly string[]).includes(e);
+/** iconv-lite's name of a single-byte code page. */
+const codePage = (e: SingleByte): string => (e === 'latin1' ? 'win1252' : e === 'iso-8859-15' ? 'iso885915' : e.replace('windows-', 'win'));
+/** Decodes single-byte text (every byte is one character: chunks decode on their own). */
+export function decodeSingleByte(b: Buffer, e: SingleByte): string {
+  return iconv.decode(b, codePage(e));
+}
 
 /** 'zip' (PK\x03\x04 / empty PK\x05\x06), 'gzip' (1f 8b) or null, by magic bytes. */
 export function detectArchive(head: Buffer): 'zip' | 'gzip' | null {
@@ -29,8 +39,9 @@ export function gunzipHead(head: Buffer): Buffer {
 /**
  * Sniffs the encoding from the first bytes: BOM first (UTF-8, UTF-16 LE/BE), then the
  * UTF-16 NUL pattern (ASCII text in UTF-16 has a NUL in every other byte), then UTF-8
- * validity; bytes that are not valid UTF-8 mean a single-byte legacy encoding, read as
- * latin1 (ISO-8859-1). cp932 is never guessed: a pattern must say so.
+ * validity; bytes that are not valid UTF-8 mean a single-byte legacy encoding: windows-1252
+ * (Western European, a superset of ISO-8859-1's letters), or windows-1251 when the high bytes
+ * are mostly Cyrillic letters in runs. cp932 is never guessed: a pattern must say so.
  */
 export function sniffEncoding(head: Buffer): { encoding: Encoding; bom: boolean } {
   if (head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { encoding: 'utf-8', bom: true };
@@ -45,15 +56,30 @@ export function sniffEncoding(head: Buffer): { encoding: Encoding; bom: boolean 
     new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
     return { encoding: 'utf-8', bom: false };
   } catch {
-    return { encoding: 'latin1', bom: false };
+    return { encoding: cyrillic(head.subarray(0, n)) ? 'windows-1251' : 'windows-1252', bom: false };
   }
+}
+
+/** High bytes mostly 0xC0–0xFF in runs of 3+ (words of Cyrillic letters), as windows-1251 text has. */
+function cyrillic(b: Buffer): boolean {
+  let high = 0, inRuns = 0, run = 0;
+  for (let i = 0; i <= b.length; i++) {
+    const c = i < b.length ? b[i]! : 0;
+    if (c >= 0xc0) run++;
+    else {
+      if (run >= 3) inRuns += run;
+      run = 0;
+    }
+    if (c >= 0x80) high++;
+  }
+  return high >= 8 && inRuns / high >= 0.6;
 }
 
 /** Decodes a head sample (tolerant: a cut multibyte sequence at the end is dropped). BOM stripped. */
 export function decodeHead(head: Buffer, enc: Encoding): string {
   let s: string;
   if (enc === 'utf-8') s = new TextDecoder('utf-8').decode(head, { stream: true });
-  else if (enc === 'latin1') s = head.toString('latin1');
+  else if (isSingleByte(enc)) s = decodeSingleByte(head, enc);
   else if (enc === 'utf-16le') s = new TextDecoder('utf-16le').decode(head, { stream: true });
   else s = iconv.decode(head, enc === 'utf-16be' ? 'utf-16be' : 'cp932');
   return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
@@ -89,8 +115,8 @@ export async function* decodeChunks(
     }
     return s;
   };
-  if (enc === 'latin1') {
-    for await (const b of source) yield stripBom(b.toString('latin1'));
+  if (isSingleByte(enc)) {
+    for await (const b of source) yield stripBom(decodeSingleByte(b, enc));
     return;
   }
   if (enc === 'utf-8' || enc === 'utf-16le') {
@@ -100,7 +126,7 @@ export async function* decodeChunks(
     let latin1 = false;
     for await (const b of source) {
       if (latin1) {
-        yield b.toString('latin1');
+        yield decodeSingleByte(b, 'windows-1252');
         continue;
       }
       let s: string;
@@ -110,7 +136,7 @@ export async function* decodeChunks(
         const prevTailHigh = offset > 0 && !asciiSoFar;
         if (enc === 'utf-8' && auto && asciiSoFar && !prevTailHigh) {
           latin1 = true;
-          yield stripBom(b.toString('latin1'));
+          yield stripBom(decodeSingleByte(b, 'windows-1252'));
           continue;
         }
         throw new DecodeError(

@@ -61,6 +61,19 @@ export interface LineError {
   detail?: { field: string; column: string; value: string };
 }
 
+/** One DDEX DSR summary record compared with the sales records that point at it. */
+export interface DsrSummaryCheck {
+  summaryRecordId: string;
+  /** Record type and version as written ('SY01.01'). */
+  record: string;
+  lineNo: number;
+  currency: string;
+  lines: number;
+  usages: { file: string; read: string };
+  net: { file: string; read: string };
+  reconciles: boolean;
+}
+
 export interface ReadSummary {
   rowsRead: number;
   rowsIngested: number;
@@ -69,11 +82,20 @@ export interface ReadSummary {
   /** Sum of `net` per currency, decimal strings. */
   totals: Record<string, string>;
   /** Control totals the file itself carries (footer row counts, DSR FOOT…), when any. */
-  control: { rows?: number; totals?: Record<string, string> } | null;
+  control: {
+    rows?: number;
+    totals?: Record<string, string>;
+    /** DDEX DSR: the FOOT's summary-record and block counts (checked), and each summary record against its sales records. */
+    summaryRecords?: number;
+    blocks?: number;
+    summaries?: DsrSummaryCheck[];
+  } | null;
   /** Whether the control totals (when present) match what was read. */
   reconciles: boolean | null;
   /** Rows skipped by a rule or row kind, with the amounts they held per currency (when readable). */
   skipped?: { rows: number; totals: Record<string, string> };
+  /** Cost, recharge and fee rows read as deductions (not sales): how many, and the amounts they take off per currency (positive). */
+  deductions?: { rows: number; totals: Record<string, string> };
   /** Mapped columns (not marked optional) the file's header does not have. */
   missingColumns?: { field: string; column: string }[];
   /** Statement period found in the file (preamble, file name, or min/max sale month). */

@@ -135,74 +135,40 @@ export const soundcloud = storeExport('SoundCloud', {
 });
 
 /**
- * DDEX DSR flat file, Basic Audio profile (multi-record blocks). Cell positions follow
- * DSR Part 8 (HEAD, FOOT, RE01, AS01, SU0x cells 1–7, SY0x cells 1–8 as published); the
- * summary Currency/NetRevenue and the sales-record revenue cell positions are this
- * pattern's reading and, being data, can be corrected per sender without code.
+ * DDEX DSR flat file, Basic Audio and UGC profiles (multi-record blocks). Records are read
+ * by the published DSR Part 8 layouts built into the reader (parsers/dsr-records.ts, from
+ * DDEX's BasicAudioProfile 1.0–1.2 and UgcProfile 1.0–1.2 definitions); this pattern only
+ * names which cells make a line. SU01/SU02 records carry no revenue: they share their
+ * summary record's revenue (SU.NetRevenue); SU03 records carry their own.
  */
 export const ddexDsr: SourcePattern = {
   key: 'ddex-dsr',
-  name: 'DDEX DSR flat file (Basic Audio, tab-separated)',
+  name: 'DDEX DSR flat file (Basic Audio / UGC, tab-separated)',
   aggregator: 'DDEX DSR',
   layout: 'ddex-dsr',
   detect: {
     fileName: '^DSR_[^_]+_[^_]+_.+\\.tsv(\\.gz)?$',
-    headers: ['HEAD', 'SY', 'RE', 'AS', 'SU'],
+    headers: ['HEAD', 'SY'],
   },
   format: { delimiter: '\t', encoding: 'utf-8' },
   columns: {
-    salePeriodStart: { from: 'HEAD.UsageStartDate' },
-    salePeriodEnd: { from: 'HEAD.UsageEndDate' },
+    salePeriodStart: { from: 'SU.PeriodStart' },
+    salePeriodEnd: { from: 'SU.PeriodEnd' },
     dsp: { from: 'HEAD.SenderName' },
     country: { from: 'SY.Territory', fileName: '^DSR_(?:[^_]+_){4}(?<v>[A-Z]{2}|Worldwide)_' },
-    saleType: { from: 'SY.UseType' },
+    saleType: { from: 'SU.SaleType' },
     isrc: { from: 'AS.ISRC' },
     trackTitle: { from: 'AS.Title' },
     artist: { from: 'AS.DisplayArtistName' },
     upc: { from: 'RE.ICPN' },
     releaseTitle: { from: 'RE.Title' },
     label: { from: 'RE.Label' },
-    quantity: { from: 'SU.Usages' },
+    quantity: { from: 'SU.Units' },
     net: { from: 'SU.NetRevenue' },
     currency: { from: 'SY.Currency' },
   },
   period: {
     fileName: '^DSR_(?:[^_]+_){3}(?<start>\\d{4}-(?:Q[1-4]|\\d{2}(?:-\\d{2}--\\d{4}-\\d{2}-\\d{2})?))_',
   },
-  dsr: {
-    footLinesField: 'NumberOfLinesInFile',
-    records: [
-      {
-        prefix: 'HEAD', role: 'head', alias: 'HEAD',
-        fields: { MessageVersion: 1, Profile: 2, ProfileVersion: 3, MessageId: 4, MessageCreatedDateTime: 5, FileNumber: 6,
-          NumberOfFiles: 7, UsageStartDate: 8, UsageEndDate: 9, SenderPartyId: 10, SenderName: 11, ServiceDescription: 12,
-          RecipientPartyId: 13, RecipientName: 14 },
-      },
-      {
-        prefix: 'SY', role: 'summary', alias: 'SY',
-        fields: { SummaryRecordId: 1, DistributionChannel: 2, DistributionChannelDpid: 3, CommercialModel: 4, UseType: 5,
-          Territory: 6, ServiceDescription: 7, Usages: 8, Users: 9, Currency: 10, NetRevenue: 11 },
-      },
-      {
-        prefix: 'RE', role: 'release', alias: 'RE',
-        fields: { BlockId: 1, ReleaseReference: 2, DspReleaseId: 3, ProprietaryReleaseId: 4, CatalogNumber: 5, ICPN: 6,
-          DisplayArtistName: 7, DisplayArtistPartyId: 8, Title: 9, SubTitle: 10, ReleaseType: 11, Label: 12 },
-      },
-      {
-        prefix: 'AS', role: 'resource', alias: 'AS',
-        fields: { BlockId: 1, ResourceReference: 2, DspResourceId: 3, ISRC: 4, Title: 5, SubTitle: 6, DisplayArtistName: 7,
-          DisplayArtistPartyId: 8, Duration: 9, ResourceType: 10 },
-      },
-      {
-        prefix: 'SU', role: 'sale', alias: 'SU',
-        fields: { BlockId: 1, SummaryRecordId: 2, SalesTransactionId: 3, TransactedRelease: 4, TransactedResource: 5,
-          IsRoyaltyBearing: 6, Usages: 7, NetRevenue: 8 },
-      },
-      {
-        prefix: 'FOOT', role: 'foot', alias: 'FOOT',
-        fields: { NumberOfLinesInFile: 1, NumberOfLinesInReport: 2, NumberOfSummaryRecords: 3, NumberOfBlocksInFile: 4,
-          NumberOfBlocksInReport: 5 },
-      },
-    ],
-  },
+  dsr: {},
 };

@@ -18,7 +18,7 @@ const EXPECTED: Record<string, [string, number, number, number, Record<string, s
   'latin1-distrokid.tsv': ['distrokid-2018', 12, 0, 0, { USD: '0.82195668' }, null],
   '80012345_0723_US.txt': ['itunes-downloads', 13, 0, 4, { EUR: '2.8', USD: '11.2' }, true],
   'apple-music-streaming_0723.tsv': ['apple-music-streaming', 16, 0, 1, { USD: '6.97332' }, true],
-  'DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv': ['ddex-dsr', 16, 0, 0, { EUR: '16.1208' }, true],
+  'DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv': ['ddex-dsr', 6, 0, 0, { EUR: '21.079' }, true],
   'YouTube_NovaLuneRecords_M_20230701_20230731_asset_raw_v1-1.csv': ['youtube-asset-raw', 20, 0, 0, { USD: '16.86288' }, null],
   'YouTube_NovaLuneRecords_M_20230701_20230731_ADJ_asset_raw_v1-1.csv.gz': ['youtube-asset-raw', 10, 0, 0, { USD: '-0.05016' }, null],
   'believe-english.csv': ['believe', 10, 0, 0, { EUR: '3358.02129' }, null],

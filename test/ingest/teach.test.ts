@@ -253,6 +253,28 @@ describe('teaching a layout as a workspace admin (API only)', function () {
     assert.equal(d.body.data.preview.lines[0].isrc, 'USRC17607839');
   });
 
+  it('a draft on a statement with no currency proposes the workspace\'s and says it is a guess; validation of a guess says so', async () => {
+    const settings = await app.request('GET', '/settings/workspace', { token: admin });
+    assert.equal(settings.status, 200, settings.text);
+    const base: string = settings.body.data.baseCurrency;
+    const csv = 'Date,Platform,ISRC,Track,Streams,Revenue,Fee,Payout Amount\n2024-03-01,Spotify,QZES81912345,Midnight Tides,1200,4.80,1.20,3.60\n2024-03-02,Deezer,QZES81912347,Low Orbit,400,1.20,0.30,0.90\n';
+    const fd = new FormData();
+    fd.append('file', new Blob([csv]), 'merchline_royalties.csv');
+    const d = await app.request('POST', '/sources/draft', { token: admin, raw: fd });
+    assert.equal(d.status, 200, d.text);
+    assert.deepEqual(d.body.data.currency, { code: base, source: 'workspace', why: `the file does not say; ${base} is the workspace's base currency — a guess to confirm` });
+    assert.deepEqual(d.body.data.money.map((m: any) => [m.name, m.basis]), [['Revenue', 'gross'], ['Fee', 'fee'], ['Payout Amount', 'net']]);
+    assert.match(d.body.message, /^Draft pattern, with guesses to confirm: currency: /);
+    const vd = new FormData();
+    vd.append('file', new Blob([csv]), 'merchline_royalties.csv');
+    vd.append('pattern', JSON.stringify(d.body.data.pattern));
+    const v = await app.request('POST', '/sources/validate', { token: admin, raw: vd });
+    assert.equal(v.status, 200, v.text);
+    assert.equal(v.body.data.valid, true);
+    assert.deepEqual(v.body.data.warnings, [`the currency ${base} is a guess: no column, header or file name of the sample names it; confirm the statement is in ${base}`]);
+    assert.match(v.body.message, /^Valid, with guesses to confirm: the currency/);
+  });
+
   it('re-processing a file under a corrected pattern replaces its lines', async () => {
     const p = { ...quarterPattern({ from: 'Withholding' }), key: 'society-fix', rows: [{ column: 'Period', equals: ['Total'] }] } as any;
     p.columns.net.default = '0';

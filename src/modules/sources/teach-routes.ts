@@ -91,6 +91,29 @@ const DraftData = Type.Object(
       confidence: Type.Number({ minimum: 0, maximum: 1 }),
       samples: Type.Array(Type.String()),
     })),
+    money: Type.Array(Type.Object({
+      index: Type.Integer(),
+      name: Type.Union([Type.String(), Type.Null()]),
+      basis: Type.Union([Type.Literal('gross'), Type.Literal('net'), Type.Literal('fee'), Type.Literal('unknown')], { description: 'gross: before fees; net: after them (what is owed); fee: a deduction; unknown: the sample does not say' }),
+      why: Type.String(),
+      wholeNumbers: Type.Boolean({ description: 'Every sample value is a whole number (a count rather than money?)' }),
+      perUnit: Type.Optional(Type.Boolean({ description: 'A price per unit: another column is it times the quantity' })),
+    }), { description: 'Each money column: gross or net of fees, and why' }),
+    currency: Type.Object({
+      code: Type.Union([Type.String(), Type.Null()]),
+      source: Type.Union([Type.Literal('column'), Type.Literal('header'), Type.Literal('fileName'), Type.Literal('workspace'), Type.Literal('none')], { description: 'Where the currency comes from; workspace and none are guesses to confirm' }),
+      why: Type.String(),
+    }),
+    rowFilters: Type.Array(Type.Object({
+      kind: Type.String(), column: Type.Union([Type.String(), Type.Null()]), cell: Type.Integer(), matches: Type.String(),
+      action: Type.Union([Type.Literal('skip'), Type.Literal('total'), Type.Literal('deduction')]), rows: Type.Integer(), why: Type.String(),
+    }), { description: 'Rows proposed to be skipped (shipping, payouts…) or read as the file\'s own total; also in pattern.rows' }),
+    income: Type.Object({
+      income: Type.Union([Type.Literal('recording'), Type.Literal('publishing')]),
+      why: Type.String(),
+      extra: Type.Record(Type.String(), Type.String(), { description: 'Work fields proposed (iswc, workTitle, writers, rightType…) and their columns' }),
+    }),
+    warnings: Type.Array(Type.String(), { description: 'Guesses and doubts to check before saving' }),
     pattern: Loose('The proposed pattern: correct it, then POST /sources {pattern}'),
     preview: Type.Object({ lines: Type.Array(Loose('A line as it would be stored')), errors: Type.Array(Loose('A line error')), summary: Type.Union([Loose('Read summary'), Type.Null()]), failed: Type.Union([Type.String(), Type.Null()]) }),
     known: Type.Array(Type.Object({ key: Type.String(), score: Type.Number() }), { description: 'Sources Rondo already has whose header fits the sample' }),
@@ -99,6 +122,7 @@ const DraftData = Type.Object(
 const ValidateData = Type.Object({
   valid: Type.Boolean(),
   errors: Type.Array(Type.String(), { description: 'Every problem, one sentence each' }),
+  warnings: Type.Array(Type.String(), { description: 'Guesses (a currency no part of the sample names) and doubts (amounts that are all whole numbers): the pattern reads the sample, but check these' }),
   fileId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   missingColumns: Type.Optional(Type.Array(Type.Object({ field: Type.String(), column: Type.String() }))),
   unreadable: Type.Optional(Type.Array(Type.Object({ field: Type.String(), column: Type.String(), count: Type.Integer(), examples: Type.Array(Type.Object({ lineNo: Type.Integer(), value: Type.String() })) }))),
@@ -106,6 +130,7 @@ const ValidateData = Type.Object({
   totals: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'Exact net per currency the sample would load' })),
   rows: Type.Optional(Type.Union([Type.Object({ read: Type.Integer(), ingested: Type.Integer(), failed: Type.Integer(), skipped: Type.Integer() }), Type.Null()])),
   skipped: Type.Optional(Type.Union([Type.Object({ rows: Type.Integer(), totals: Type.Record(Type.String(), Type.String()) }), Type.Null()], { description: 'Rows skipped by a rule or row kind, and the amounts they held' })),
+  deductions: Type.Optional(Type.Union([Type.Object({ rows: Type.Integer(), totals: Type.Record(Type.String(), Type.String()) }), Type.Null()], { description: 'Cost, recharge and fee rows read as deductions (not sales): how many, and the amounts they take off per currency' })),
   control: Type.Optional(Type.Union([Loose('The file\'s own control totals'), Type.Null()])),
   reconciles: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   period: Type.Optional(Type.Union([Loose('Statement period'), Type.Null()])),
@@ -142,7 +167,10 @@ export function registerTeachRoutes(router: Router, svc: AppServices): void {
       '/sources/draft',
       'Propose a pattern from a sample: JSON {fileId} (a file already uploaded) or multipart "file". Delimiter, encoding, header row, each column\'s role with a confidence, a pattern to correct and save, and the first lines as they would be stored',
       DraftData, true,
-      async ({ sample }, { trx }) => ({ message: 'Draft pattern', data: await draftFromSample(trx, sample!) }),
+      async ({ sample }, { trx, tenantId }) => {
+        const data = await draftFromSample(trx, sample!, tenantId);
+        return { message: data.warnings.length ? `Draft pattern, with guesses to confirm: ${data.warnings.join('; ')}` : 'Draft pattern', data };
+      },
     ),
     sampleRoute(
       '/sources/validate',
@@ -151,7 +179,9 @@ export function registerTeachRoutes(router: Router, svc: AppServices): void {
       async ({ pattern, sample }) => {
         if (pattern === undefined) throw new ValidationError('pattern is required', ['body.pattern']);
         const data = await validateOnSample(pattern, sample);
-        return { message: data.valid ? 'Valid' : 'Invalid', data };
+        const checked = data.reconciles === true ? ', and its totals match the file\'s own' : '';
+        const message = !data.valid ? 'Invalid' : data.warnings.length ? `Valid, with guesses to confirm: ${data.warnings.join('; ')}` : `Valid${checked}`;
+        return { message, data };
       },
     ),
     sampleRoute(

@@ -43,8 +43,9 @@ export async function sentSample(bytes: Buffer, fileName: string, pattern?: Sour
 const PREVIEW = 10;
 
 /** Draft: roles, a proposed pattern, the first lines as they would be stored, and the layouts Rondo already knows that fit. */
-export async function draftFromSample(trx: Trx, sample: Sample) {
-  const d = draftPattern(sample.bytes, sample.fileName);
+export async function draftFromSample(trx: Trx, sample: Sample, tenantId: number) {
+  const t = await trx('tenants').where({ id: tenantId }).first('base_currency');
+  const d = draftPattern(sample.bytes, sample.fileName, { workspaceCurrency: t?.base_currency ? String(t.base_currency).trim() : null });
   const lines: CanonicalLine[] = [];
   const errors: LineError[] = [];
   let summary: ReadSummary | null = null;
@@ -72,6 +73,11 @@ export async function draftFromSample(trx: Trx, sample: Sample) {
     delimiter: d.delimiter,
     headerLine: d.headerLine,
     columns: d.columns,
+    money: d.money,
+    currency: d.currency,
+    rowFilters: d.rowFilters,
+    income: d.income,
+    warnings: d.warnings,
     pattern: d.pattern,
     preview: { lines, errors, summary, failed },
     known,
@@ -82,13 +88,14 @@ export async function draftFromSample(trx: Trx, sample: Sample) {
 export async function validateOnSample(pattern: unknown, sample: Sample | null) {
   if (!sample) {
     const v = validatePattern(pattern);
-    return { valid: v.ok, errors: v.ok ? [] : v.errors };
+    return { valid: v.ok, errors: v.ok ? [] : v.errors, warnings: [] as string[] };
   }
   const r = await checkPatternOnSample(pattern, sample.bytes, sample.fileName);
   const s = r.summary;
   return {
     valid: r.valid,
     errors: r.errors,
+    warnings: r.warnings,
     fileId: sample.fileId,
     missingColumns: r.missingColumns,
     unreadable: r.unreadable,
@@ -96,6 +103,7 @@ export async function validateOnSample(pattern: unknown, sample: Sample | null) 
     totals: s?.totals ?? null,
     rows: s ? { read: s.rowsRead, ingested: s.rowsIngested, failed: s.rowsFailed, skipped: s.rowsSkipped } : null,
     skipped: s?.skipped ?? null,
+    deductions: s?.deductions ?? null,
     control: s?.control ?? null,
     reconciles: s?.reconciles ?? null,
     period: s?.period ?? null,

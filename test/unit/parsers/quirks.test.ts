@@ -61,7 +61,7 @@ describe('quirks', () => {
   it('sniffs encodings and delimiters', () => {
     assert.deepEqual(sniffEncoding(fixture('utf16-bandcamp.csv')), { encoding: 'utf-16le', bom: true });
     assert.deepEqual(sniffEncoding(fixture('utf16-bandcamp.csv').subarray(2)), { encoding: 'utf-16le', bom: false });
-    assert.deepEqual(sniffEncoding(fixture('latin1-distrokid.tsv')), { encoding: 'latin1', bom: false });
+    assert.deepEqual(sniffEncoding(fixture('latin1-distrokid.tsv')), { encoding: 'windows-1252', bom: false });
     assert.deepEqual(sniffEncoding(fixture('DistroKid_1693900000000_NovaLune.tsv')), { encoding: 'utf-8', bom: false });
     assert.equal(sniffDelimiter(fixture('semicolon-decimal-comma.csv').toString()), ';');
     assert.equal(sniffDelimiter(fixture('apple-music-streaming_0723.tsv').toString()), '\t');

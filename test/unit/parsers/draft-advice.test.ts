@@ -1,0 +1,120 @@
+/**
+ * Drafts that do not mislead, on layouts that are not built in: money columns named gross or
+ * net of fees with the reason, never a whole-number column as the amount, the currency with
+ * where it comes from, row filters for totals, shipping and payouts, publishing income with
+ * work fields; and validation that says when a pattern reads the sample on a guess.
+ */
+import assert from 'node:assert/strict';
+import { checkPatternOnSample, draftPattern } from '../../../parsers/index';
+import { fixture, readWith } from './helpers';
+
+const draft = (f: string, workspaceCurrency: string | null = null) => draftPattern(fixture(f), f, { workspaceCurrency });
+const role = (d: ReturnType<typeof draft>, name: string) => d.columns.find((c) => c.name === name)?.role ?? null;
+
+describe('drafts that do not mislead', () => {
+  it('the amount is the column after the fee, and each money column says gross, net or fee, and why', async () => {
+    const f = 'merchline_royalties_2024-03.csv';
+    const d = draft(f, 'EUR');
+    assert.equal(role(d, 'Payout Amount'), 'amount');
+    assert.equal(role(d, 'Revenue'), null);
+    assert.deepEqual(d.pattern.columns.net, { from: 'Payout Amount' });
+    assert.deepEqual(d.money.map((m) => [m.name, m.basis]), [['Revenue', 'gross'], ['Fee', 'fee'], ['Payout Amount', 'net']]);
+    assert.match(d.money[0]!.why, /"Revenue" − "Fee" = "Payout Amount" on every sample row: it is before the fee/);
+    // no currency in the file: the workspace's, said to be a guess
+    assert.deepEqual(d.currency, { code: 'EUR', source: 'workspace', why: "the file does not say; EUR is the workspace's base currency — a guess to confirm" });
+    assert.deepEqual(d.pattern.columns.currency, { const: 'EUR' });
+    assert.ok(d.warnings.some((w) => /currency: .*a guess/.test(w)));
+    const { summary } = await readWith(f, d.pattern);
+    assert.deepEqual(summary.totals, { EUR: '9.3' });
+  });
+
+  it('a percentage fee is told from the share: the column a fixed share of another is the net', () => {
+    const csv = 'Track,ISRC,Gross Amount,Amount\nA,QZES81912345,10.00,8.50\nB,QZES81912346,4.00,3.40\nC,QZES81912347,2.00,1.70\n';
+    const d = draftPattern(Buffer.from(csv), 'x_USD.csv');
+    assert.equal(role(d, 'Amount'), 'amount');
+    assert.deepEqual(d.money.map((m) => [m.name, m.basis]), [['Gross Amount', 'gross'], ['Amount', 'net']]);
+    assert.match(d.money[1]!.why, /is 85% of "Gross Amount" on every sample row: it is after the fee/);
+    assert.deepEqual(d.currency, { code: 'USD', source: 'fileName', why: 'the file name "x_USD.csv" names USD' });
+  });
+
+  it('a whole-number column is never the amount; the currency comes from the header, a total row is read as the file\'s own total', async () => {
+    const f = 'hollow_pines_statement_Q1.csv';
+    const d = draft(f, 'USD');
+    assert.equal(role(d, 'Total'), 'quantity');
+    assert.equal(role(d, 'Amount £'), 'amount');
+    assert.deepEqual(d.currency, { code: 'GBP', source: 'header', why: 'the amount column\'s name "Amount £" names GBP' });
+    assert.deepEqual(d.pattern.columns.currency, { const: 'GBP' });
+    assert.deepEqual(d.rowFilters.map((r) => [r.kind, r.column, r.action, r.rows]), [['total', 'Month', 'total', 1]]);
+    assert.deepEqual(d.warnings, []);
+    const { summary, lines } = await readWith(f, d.pattern);
+    assert.equal(lines.length, 3);
+    assert.deepEqual(summary.totals, { GBP: '8.79' });
+    assert.equal(summary.reconciles, true);
+  });
+
+  it('an order number is not a barcode; shipping and payout rows are proposed as filters', async () => {
+    const f = 'shopfront_orders_2024-05.csv';
+    const d = draft(f, 'USD');
+    assert.equal(role(d, 'Order ID'), null);
+    assert.equal(d.pattern.columns.upc, undefined);
+    assert.deepEqual(d.rowFilters.map((r) => [r.kind, r.column, r.action]), [['shipping', 'Item', 'skip'], ['payout', 'Item', 'skip']]);
+    assert.equal(d.pattern.rows!.length, 2);
+    const { summary, lines } = await readWith(f, d.pattern);
+    assert.deepEqual(lines.map((l) => l.net), ['18.50', '7.00', '2.00']);
+    assert.deepEqual(summary.skipped, { rows: 2, totals: { USD: '-20.5' } });
+  });
+
+  it('cost and recharge rows are proposed as deductions and read as such, never as negative sales', async () => {
+    const f = 'northgate_label_statement_2024-06.csv';
+    const d = draft(f);
+    assert.deepEqual(d.rowFilters.map((r) => [r.kind, r.column, r.action, r.rows]), [['deduction', 'Type', 'deduction', 2]]);
+    const { summary, lines } = await readWith(f, d.pattern);
+    assert.deepEqual(lines.map((l) => l.trackTitle), ['Low Orbit', 'Paper Suns', 'Cost of Living']);
+    assert.deepEqual(summary.totals, { EUR: '8.1' });
+    assert.deepEqual(summary.deductions, { rows: 2, totals: { EUR: '75' } });
+  });
+
+  it('a society layout is drafted as publishing income with its work fields', async () => {
+    const f = 'harbour_society_distribution_2024H1.csv';
+    const d = draft(f);
+    assert.equal(d.pattern.income, 'publishing');
+    assert.equal(d.income.income, 'publishing');
+    assert.deepEqual(d.pattern.extra, {
+      iswc: { from: 'ISWC', optional: true }, workTitle: { from: 'Work Title', optional: true },
+      writers: { from: 'Composers', optional: true }, rightType: { from: 'Right Type', optional: true },
+    });
+    const { lines } = await readWith(f, d.pattern);
+    assert.deepEqual(lines[2]!.extra, { iswc: 'T-010.203.040-5', workTitle: 'Low Orbit', writers: 'B. Writer', rightType: 'Mechanical' });
+  });
+});
+
+describe('validation that does not call a guess valid', () => {
+  const f = 'hollow_pines_statement_Q1.csv';
+  it('a quantity read as the amount in a currency the file does not name: valid only with both warnings', async () => {
+    const pattern = {
+      key: 'hollow-pines', name: 'Hollow Pines', aggregator: 'Hollow Pines', layout: 'table',
+      detect: { headers: ['Month', 'Total'] }, format: { delimiter: ',', encoding: 'auto' },
+      columns: { saleMonth: { from: 'Month' }, isrc: { from: 'ISRC' }, net: { from: 'Total' }, currency: { const: 'USD' } },
+      rows: [{ column: 'Month', equals: ['TOTAL'], action: 'skip' }],
+    };
+    const r = await checkPatternOnSample(pattern, fixture(f), f);
+    assert.equal(r.valid, true);
+    assert.deepEqual(r.summary!.totals, { USD: '2198' });
+    assert.deepEqual(r.warnings, [
+      'the currency USD is a guess: no column, header or file name of the sample names it; confirm the statement is in USD',
+      'every amount read is a whole number ({"USD":"2198"}): check the amount column holds money, not a count of sales',
+    ]);
+  });
+  it('the drafted pattern: totals compared with the file\'s own total row, no warning', async () => {
+    const d = draft(f);
+    const r = await checkPatternOnSample(d.pattern, fixture(f), f);
+    assert.deepEqual([r.valid, r.warnings, r.summary!.reconciles, r.summary!.control], [true, [], true, { totals: { GBP: '8.79' } }]);
+  });
+  it('a total row that disagrees with the lines is an error', async () => {
+    const bad = fixture(f).toString('utf8').replace('TOTAL,,,,2198,8.79', 'TOTAL,,,,2198,9.79');
+    const d = draft(f);
+    const r = await checkPatternOnSample(d.pattern, Buffer.from(bad), f);
+    assert.equal(r.valid, false);
+    assert.match(r.errors.join(' '), /control totals .*9\.79.* do not match what was read/);
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * DDEX DSR flat files read by the published record layouts. Fixtures: DDEX's own DSRF
+ * library samples (a UGC report its validator accepts, one it rejects) and a Basic Audio
+ * 1.2 report built cell by cell from the published layouts (see the fixtures' NOTICE).
+ * Variants of the Basic Audio file are made by editing its cells here.
+ */
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { readStatement, detectSource, builtinPatterns, type CanonicalLine, type LineError } from '../../../parsers/index';
+import { WINNER_THRESHOLD } from '../../../parsers/detect';
+import { DSR_RECORDS } from '../../../parsers/dsr-records';
+import { fixture, pattern, read } from './helpers';
+
+const BASIC = 'DSR_NovaLune_DSPco_PremiumService_2024-Q1_FR_1of1_20240415T120000.tsv';
+const UGC = 'DSR_TEST_YouTube_AdSupport-music_2015-Q4_IS_1of1_20160121T150926.tsv';
+const UGC_INVALID = 'DSR_PADPIDA2014999999Z_PADPIDA2014111801Y_AdSupport_2015-02_AU_1of1_20140617T092522.tsv';
+
+/** The Basic Audio fixture with one record's cell replaced (line and cell 1-based as in the file / the standard). */
+function edited(edit: (rows: string[][]) => void): Buffer {
+  const rows = fixture(BASIC).toString('utf8').trimEnd().split('\n').map((l) => l.split('\t'));
+  edit(rows);
+  return Buffer.from(rows.map((r) => r.join('\t')).join('\n') + '\n');
+}
+async function readBuf(buf: Buffer, fileName = BASIC) {
+  const lines: CanonicalLine[] = [];
+  const errors: LineError[] = [];
+  const summary = await readStatement(Readable.from([buf]), { fileName, pattern: pattern('ddex-dsr') }, {
+    lines: (b) => void lines.push(...b),
+    error: (e) => void errors.push(e),
+  });
+  return { summary, lines, errors };
+}
+
+describe('DDEX DSR flat files (published layouts)', () => {
+  it('knows the published sales records at their own cell positions', () => {
+    const cells = (t: string) => DSR_RECORDS.get(t)!.cells.map((c) => c.name);
+    assert.deepEqual(cells('SU01').slice(5, 9), ['IsRoyaltyBearing', 'SalesUpgrade', 'Usages', 'Returns']);
+    assert.equal(DSR_RECORDS.get('SU02')!.byName.get('NumberOfStreams')!.pos, 7);
+    assert.equal(DSR_RECORDS.get('SU02')!.byName.has('NetRevenue'), false);
+    assert.deepEqual(cells('SU03.01').slice(0, 6), ['BlockId', 'SalesTransactionId', 'SummaryRecordId', 'DspReleaseId', 'Usages', 'NetRevenue']);
+    assert.equal(DSR_RECORDS.get('SY02.02')!.byName.get('CurrencyOfReporting')!.pos, 10);
+  });
+
+  it('Basic Audio 1.2: downloads and streams read, each summary reconciled exactly (lines, usages, revenue)', async () => {
+    const { summary, lines, errors } = await read(BASIC, 'ddex-dsr');
+    assert.deepEqual(errors, []);
+    assert.equal(summary.rowsIngested, 6);
+    assert.deepEqual(summary.totals, { EUR: '21.079' });
+    assert.equal(summary.reconciles, true);
+    assert.deepEqual(summary.control, {
+      rows: 18,
+      summaryRecords: 2,
+      blocks: 2,
+      summaries: [
+        { summaryRecordId: '1', record: 'SY01.01', lineNo: 3, currency: 'EUR', lines: 2, usages: { file: '4', read: '4' }, net: { file: '13.279', read: '13.279' }, reconciles: true },
+        { summaryRecordId: '2', record: 'SY02.02', lineNo: 4, currency: 'EUR', lines: 4, usages: { file: '1503', read: '1503' }, net: { file: '7.80', read: '7.8' }, reconciles: true },
+      ],
+    });
+    // an album download (no resource): the SalesUpgrade flag is not the usage count; priced downloads share by price × units
+    const album = lines.find((l) => l.lineNo === 13)!;
+    assert.deepEqual([album.isrc, album.upc, album.releaseTitle, album.saleType, album.quantity, album.net], [null, '859712345001', 'Album 1', 'download', '2', '12.586']);
+    // a track download with one return: 2 usages − 1 return
+    const track = lines.find((l) => l.lineNo === 17)!;
+    assert.deepEqual([track.isrc, track.trackTitle, track.quantity, track.net], ['QZES81912001', 'Track 2.1', '1', '0.693']);
+    // streams: NumberOfStreams, the summary's 7.80 shared by streams (not the per-stream price)
+    const streams = lines.filter((l) => l.saleType === 'stream');
+    assert.deepEqual(streams.map((l) => l.quantity), ['400', '350', '300', '453']);
+    assert.deepEqual(streams.map((l) => l.net), ['2.075848303393', '1.816367265469', '1.556886227545', '2.350898203593']);
+    assert.deepEqual([lines[0]!.country, lines[0]!.dsp, lines[0]!.currency, lines[0]!.saleMonth], ['FR', 'DSPco', 'EUR', '2024-01-01']);
+    assert.deepEqual(summary.period, { start: '2024-01-01', end: '2024-03-31' });
+  });
+
+  it("DDEX's UGC sample: detected, 6 of 6 usage records read with their own revenue, FOOT counts reconciled", async () => {
+    const c = detectSource({ fileName: UGC, head: fixture(UGC).subarray(0, 8192) }, builtinPatterns);
+    assert.equal(c[0]!.patternKey, 'ddex-dsr');
+    assert.ok(c[0]!.score >= WINNER_THRESHOLD, `score ${c[0]!.score}`);
+    const { summary, lines, errors } = await read(UGC, 'ddex-dsr');
+    assert.deepEqual(errors, []);
+    assert.equal(lines.length, 6);
+    assert.deepEqual(lines.map((l) => [l.isrc, l.quantity, l.net]), [
+      ['USSM19803037', '7810', '2.0'], ['USUV71101875', '2045', '2.0'], ['USRH10903879', '18', '0.0'],
+      ['USRH10903879', '4', '0.0'], ['USRH10903879', '258', '0.0'], ['USRH10903879', '75', '3.0'],
+    ]);
+    assert.deepEqual(lines.map((l) => l.saleType), Array(6).fill('ugc'));
+    assert.deepEqual([lines[2]!.salePeriodStart, lines[2]!.salePeriodEnd, lines[2]!.country, lines[2]!.currency], ['2015-10-01', '2015-10-02', 'IS', 'USD']);
+    assert.deepEqual(summary.totals, { USD: '7' });
+    // its four summary records share one SummaryRecordId (one per rights controller): counted, not compared
+    assert.deepEqual(summary.control, { rows: 35, summaryRecords: 4, blocks: 3, summaries: [] });
+    assert.equal(summary.reconciles, true);
+  });
+
+  it("the sample DDEX's validator rejects is rejected, naming the record and cell", async () => {
+    await assert.rejects(read(UGC_INVALID, 'ddex-dsr'), /line 1, HEAD record: cell 6 \(FileNumber\) is mandatory/);
+  });
+
+  it('a FOOT that does not match the file is an error naming its cell', async () => {
+    const lines = edited((r) => void (r[r.length - 1]![1] = '19'));
+    await assert.rejects(readBuf(lines), /line 18, FOOT record: cell 1 \(NumberOfLinesInFile\) says 19, the file has 18 lines/);
+    const blocks = edited((r) => void (r[r.length - 1]![4] = '3'));
+    await assert.rejects(readBuf(blocks), /cell 4 \(NumberOfBlocksInFile\) says 3, the file has 2 blocks/);
+    const sums = edited((r) => void (r[r.length - 1]![3] = '1'));
+    await assert.rejects(readBuf(sums), /cell 3 \(NumberOfSummaryRecords\) says 1, the file has 2 summary records/);
+  });
+
+  it('a summary record with a bad cell, or of an unpublished version, stops the read', async () => {
+    await assert.rejects(readBuf(edited((r) => void (r[2]![11] = '13,279'))), /line 3, SY01.01 record: cell 11 \(NetRevenue\): "13,279" is not a decimal number/);
+    await assert.rejects(readBuf(edited((r) => void (r[3]![0] = 'SY02.07'))), /line 4, SY02.07 record: record type "SY02.07" is not a published layout .*SY02, SY02.01, SY02.02/);
+  });
+
+  it('a sales record with a bad cell or an unknown summary is an error line naming the cell; the summary then does not reconcile', async () => {
+    const { summary, errors, lines } = await readBuf(edited((r) => {
+      r[6]![7] = 'many'; // SU02 NumberOfStreams
+      r[16]![2] = '9'; // SU01 SummaryRecordId
+    }));
+    assert.deepEqual(errors.map((e) => [e.lineNo, e.reason]), [
+      [7, 'SU02 cell 7 (NumberOfStreams): "many" is not an integer'],
+      [17, 'SU01 cell 2 (SummaryRecordId): no summary record has id "9"'],
+    ]);
+    assert.equal(lines.length, 4);
+    assert.equal(summary.reconciles, false);
+    const s1 = summary.control!.summaries!.find((s) => s.summaryRecordId === '1')!;
+    assert.deepEqual([s1.usages, s1.net, s1.reconciles], [{ file: '4', read: '2' }, { file: '13.279', read: '13.279' }, false]);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * Readers that need no workarounds, on a layout that is not built in: a windows-1252 file
+ * (’ “ ” – Œ are not control characters), period codes such as `P03 24(Mar 24)` read without
+ * value maps, decimal commas with thousands separators, UPCs that lost their leading zero
+ * padded back when the check digit says so, ISRCs upper-cased without separators.
+ */
+import assert from 'node:assert/strict';
+import { draftPattern, normalise, sniffEncoding, validatePattern } from '../../../parsers/index';
+import { fixture, readWith } from './helpers';
+
+const F = 'westbank_royalties_P03-24.csv';
+const westbank = {
+  key: 'westbank', name: 'Westbank', aggregator: 'Westbank', layout: 'table',
+  detect: { headers: ['Period', 'Royalty'] },
+  format: { delimiter: ';', encoding: 'auto', decimal: ',' },
+  columns: {
+    saleMonth: { from: 'Period' }, artist: { from: 'Artist' }, trackTitle: { from: 'Title' }, upc: { from: 'UPC' },
+    isrc: { from: 'ISRC' }, quantity: { from: 'Units' }, net: { from: 'Royalty' }, currency: { const: 'EUR' },
+  },
+} as any;
+
+describe('readers that need no workarounds', () => {
+  it('a windows-1252 file is sniffed as such and its punctuation read as text', async () => {
+    assert.deepEqual(sniffEncoding(fixture(F)), { encoding: 'windows-1252', bom: false });
+    const { lines, errors } = await readWith(F, westbank);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(lines.map((l) => [l.artist, l.trackTitle]), [
+      ['Zoë’s Band', '“Café” Nights'], ['Zoë’s Band', 'Naïve – Edit'], ['Zoë’s Band', 'Œuvre n°1'],
+    ]);
+    assert.equal(draftPattern(fixture(F), F).encoding, 'windows-1252');
+  });
+
+  it('an explicit single-byte code page is a pattern encoding; latin1 reads as windows-1252', async () => {
+    for (const encoding of ['windows-1252', 'latin1'])
+      assert.equal((await readWith(F, { ...westbank, format: { ...westbank.format, encoding } })).lines[0]!.artist, 'Zoë’s Band', encoding);
+    assert.equal(validatePattern({ ...westbank, format: { ...westbank.format, encoding: 'windows-1251' } }).ok, true);
+    const cyr = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2, 0x3b, 0xec, 0xe8, 0xf0, 0x0a]); // "Привет;мир" in windows-1251
+    assert.equal(sniffEncoding(cyr).encoding, 'windows-1251');
+  });
+
+  it('period codes, decimal commas and thousands separators, padded UPCs and clean ISRCs', async () => {
+    const { lines, summary } = await readWith(F, westbank);
+    assert.deepEqual(lines.map((l) => l.saleMonth), ['2024-03-01', '2024-03-01', '2024-04-01']);
+    assert.deepEqual(lines.map((l) => [l.quantity, l.net]), [['1234', '1234.56'], ['10', '12.50'], ['3', '0.75']]);
+    assert.deepEqual(summary.totals, { EUR: '1247.81' });
+    assert.deepEqual(lines.map((l) => l.upc), ['012345678905', '012345678905', '4006381333931']);
+    assert.deepEqual(lines.map((l) => l.isrc), ['GBA1B2400001', 'GBA1B2400002', 'GBA1B2400003']);
+  });
+
+  it('the period forms statements use, read without value maps', () => {
+    const mar = { month: '2024-03-01', start: null, end: null };
+    for (const v of ['P03 24(Mar 24)', 'P03 24', 'P3/2024', 'Period 03 2024', '2024 P03', '2024_03', '202403', '2024 03', '03_2024', 'Mar 24', 'Mar-24', "March '24", 'März 2024', '(Mar 24)'])
+      assert.deepEqual(normalise.parseDateValue(v), mar, v);
+    const q1 = { month: '2024-01-01', start: '2024-01-01', end: '2024-03-31' };
+    for (const v of ['Q1 24', '24Q1', '1Q24', "Q1'24"]) assert.deepEqual(normalise.parseDateValue(v), q1, v);
+    for (const v of ['15 Mar 2024', 'Mar 15, 2024', '15. März 2024']) assert.deepEqual(normalise.parseDateValue(v), { month: '2024-03-01', start: '2024-03-15', end: '2024-03-15' }, v);
+    for (const v of ['P13 24', 'Total', 'Mars Bar']) assert.equal(normalise.parseDateValue(v), undefined, v);
+  });
+
+  it('a UPC is padded only when the padded code has a right check digit', () => {
+    assert.equal(normalise.normUpc('12345678905'), '012345678905');
+    assert.equal(normalise.normUpc('12345678901'), '12345678901');
+    assert.equal(normalise.normUpc('="0859712345001"'), '0859712345001');
+  });
+});
