@@ -1,6 +1,7 @@
 /**
- * README's environment table lists every variable src/config.ts reads, and nothing it does
- * not read (pure: reads two files).
+ * The table of every variable (docs/operations.md, "Every variable") lists every variable
+ * src/config.ts reads, and nothing it does not read (pure: reads two files). README's short
+ * table names only variables of it.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -23,10 +24,10 @@ function readByConfig(): Set<string> {
   return names;
 }
 
-/** Names in the first column of README's environment table (`SOCIAL_B_…` stands for a family). */
-function listedInReadme(): { names: Set<string>; families: string[] } {
-  const text = fs.readFileSync('README.md', 'utf8');
-  const section = text.split(/^## Environment$/m)[1]!.split(/^## /m)[0]!;
+/** Names in the first column of a section's table (`SOCIAL_B_…` stands for a family). */
+function listedIn(file: string, heading: string): { names: Set<string>; families: string[] } {
+  const text = fs.readFileSync(file, 'utf8');
+  const section = text.split(new RegExp(`^## ${heading}$`, 'm'))[1]!.split(/^## /m)[0]!;
   const firstCells = section.split('\n').filter((l) => l.startsWith('| `')).map((l) => l.split('|')[1]!);
   const tokens = firstCells.flatMap((c) => [...c.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
   return {
@@ -35,14 +36,14 @@ function listedInReadme(): { names: Set<string>; families: string[] } {
   };
 }
 
-describe('README environment table', () => {
+describe('the environment tables (docs/operations.md, README)', () => {
   const read = readByConfig();
-  const { names, families } = listedInReadme();
+  const { names, families } = listedIn('docs/operations.md', 'Every variable');
 
   it('the readers see real names (so the checks below can fail)', () => {
     for (const n of ['DATABASE_URL', 'TRUSTED_PROXIES', 'S3_BUCKET', 'SOCIAL_A_SCOPE', 'SOCIAL_C_CLIENT_SECRET', 'INVOICER_TOKEN_URL']) assert.ok(read.has(n), `config reads ${n}`);
     assert.ok(!read.has('INVOICER_USERINFO_URL'), 'suffixes stay with their own prefix');
-    for (const n of ['DATABASE_URL', 'METRICS_PORT', 'SOCIAL_A_USERINFO_URL']) assert.ok(names.has(n), `README lists ${n}`);
+    for (const n of ['DATABASE_URL', 'METRICS_PORT', 'SOCIAL_A_USERINFO_URL']) assert.ok(names.has(n), `docs/operations.md lists ${n}`);
     assert.ok(read.size > 50, `${read.size} names`);
   });
 
@@ -53,5 +54,11 @@ describe('README environment table', () => {
 
   it('lists no variable src/config.ts does not read', () => {
     assert.deepEqual([...names].filter((n) => !read.has(n)).sort(), []);
+  });
+
+  it('README names only variables src/config.ts reads', () => {
+    const readme = listedIn('README.md', 'Environment');
+    assert.ok(readme.names.size >= 5, `${readme.names.size} names`);
+    assert.deepEqual([...readme.names].filter((n) => !read.has(n)).sort(), []);
   });
 });
