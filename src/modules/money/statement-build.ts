@@ -163,6 +163,15 @@ export async function buildFigures(
 /** Fixed-point text of an amount with the currency's digits ("1234.50"). */
 const fix = (v: string, digits: number) => new Decimal(v).toFixed(digits);
 
+/**
+ * The CSV section of a payment row: `payment`, `reversal`, or `payment_adjustment` for a
+ * hand-recorded payment's edit (ledger kind `adjustment`), so that it is never confused with
+ * the section `adjustment` (adjustments to closed periods).
+ */
+export function paymentSection(kind: string): string {
+  return kind === 'adjustment' ? 'payment_adjustment' : kind;
+}
+
 export function figuresCsv(f: Figures, digits: number): string {
   const c = f.currency;
   const a = (v: string) => fix(v, digits);
@@ -178,7 +187,7 @@ export function figuresCsv(f: Figures, digits: number): string {
     ['revenue_shares_total', 'Revenue shares', null, null, a(f.revenueSharesTotal), c],
     ...f.recouped.map((r) => ['recouped', r.title, r.expenseId, null, a(r.amount), c]),
     ['recouped_total', 'Expenses recouped', null, null, a(f.recoupedTotal), c],
-    ...f.payments.map((p) => [p.kind, p.title, p.paymentId, null, a(p.amount), c]),
+    ...f.payments.map((p) => [paymentSection(p.kind), p.title, p.paymentId, null, a(p.amount), c]),
     ['payments_total', 'Payments', null, null, a(f.paymentsTotal), c],
     // Only when the period has overpayment-recovery entries (statements without them keep their rows).
     ...(f.recovery.length ? [...f.recovery.map((r) => ['overpayment_recovery', r.title, null, null, a(r.amount), c]), ['overpayment_recovery_total', 'Overpayment recovery', null, null, a(f.recoveryTotal), c]] : []),

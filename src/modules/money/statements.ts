@@ -14,7 +14,7 @@ import type { Trx } from '../../db';
 import { NotFoundError } from '../../lib/errors';
 import { baseCurrency, dec, Decimal, money, periodBounds } from './common';
 import { EARNINGS_PERIOD, LEDGER_KINDS, RECOVERY_KIND } from './ledger';
-import { recoveryTitle, type StatementBase } from './statement-build';
+import { paymentSection, recoveryTitle, type StatementBase } from './statement-build';
 import { neutralise } from '../../http/export';
 
 export interface Statement extends StatementBase {
@@ -94,7 +94,7 @@ export function statementCsv(s: Statement): string {
     ['revenue_shares_total', 'Revenue shares', null, s.revenueSharesTotal, c],
     ...s.recouped.map((r) => ['recouped', r.title, r.expenseId, r.amount, c]),
     ['recouped_total', 'Expenses recouped', null, s.recoupedTotal, c],
-    ...s.payments.map((p) => [p.kind, p.title, p.paymentId, p.amount, c]),
+    ...s.payments.map((p) => [paymentSection(p.kind), p.title, p.paymentId, p.amount, c]),
     ['payments_total', 'Payments', null, s.paymentsTotal, c],
     ...(s.recovery.length ? [...s.recovery.map((r) => ['overpayment_recovery', r.title, null, r.amount, c]), ['overpayment_recovery_total', 'Overpayment recovery', null, s.recoveryTotal, c]] : []),
     ['closing_balance', 'Closing balance', null, s.closingBalance, c],
