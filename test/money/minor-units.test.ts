@@ -34,9 +34,10 @@ describe('money: figures in minor units', function () {
    * Three payees at 33.333333 / 33.333333 / 33.333334 %, one 0.02 line per file: the payees'
    * exact amounts are 0.0066666666, 0.0066666666 and 0.0066666668; the file's two cents go to
    * the two largest remainders (the 33.333334 % payee, then the smaller id of the other two),
-   * so the third payee is credited 0.00 on every file.
+   * so the third payee is credited 0.00 on every file. The expense is `payee`'s: that loser,
+   * or the 33.333334 % payee (credited 0.01 a file).
    */
-  async function loserFixture(target: boolean) {
+  async function loserFixture(target: boolean, payee: 'loser' | 'remainder' = 'loser') {
     const t = await createTestTenant(app, 'Cent', ['admin', 'user', 'guest']);
     const ids = [t.users.admin!.tenantUserId, t.users.user!.tenantUserId, t.users.guest!.tenantUserId].sort();
     const shares = ['33.333333', '33.333333', '33.333334'];
@@ -66,7 +67,7 @@ describe('money: figures in minor units', function () {
     // the expense is recorded after the files (its recoupment is derived then), and the ledger refreshed
     const expense = await withTenant(app.svc.db.app, t.tenantId, (trx) =>
       createExpense(trx, adminAuth(t), {
-        user: loser, title: 'Advance', amount: 5, currency: 'USD', recoupable: true, date: '2026-01-01', ...(target ? { targetType: 'asset' as const, targetId: asset } : {}),
+        user: payee === 'loser' ? loser : ids[2]!, title: 'Advance', amount: 5, currency: 'USD', recoupable: true, date: '2026-01-01', ...(target ? { targetType: 'asset' as const, targetId: asset } : {}),
       }),
     );
     const refreshed = await app.request('GET', '/accounting/refresh', { token: t.users.admin!.token });
@@ -102,25 +103,8 @@ describe('money: figures in minor units', function () {
 
   it('case 1: the untargeted pool takes what the ledger credited, remainder cents included', async () => {
     // the 33.333334 % payee is credited 0.01 per file (exact 0.0066666668): 6 files → 0.06 recouped, not 0.04
-    const t = await createTestTenant(app, 'Credit', ['admin', 'user', 'guest']);
-    const ids = [t.users.admin!.tenantUserId, t.users.user!.tenantUserId, t.users.guest!.tenantUserId].sort();
-    const shares = ['33.333333', '33.333333', '33.333334'];
-    const set = crypto.randomUUID();
-    const expense = await withTenant(app.svc.db.app, t.tenantId, async (trx) => {
-      await trx('royalty_share_sets').insert(
-        ids.map((p, i) => ({ tenant_id: t.tenantId, share_set_id: set, tenant_user_id: p, share: shares[i], gets_remainder: i === 2, others: trx.raw('?::numeric[]', [shares.filter((_, j) => j !== i)]) })),
-      );
-      return createExpense(trx, adminAuth(t), { user: ids[2]!, title: 'Advance', amount: 5, currency: 'USD', recoupable: true, date: '2026-01-01' });
-    });
-    for (let i = 0; i < 6; i++) {
-      const file = crypto.randomUUID();
-      await withTenant(app.svc.db.app, t.tenantId, async (trx) => {
-        await trx('files').insert({ tenant_id: t.tenantId, id: file, original_name: `f${i}.csv`, status: 'processed', accounting_period: '2026-10-01', allocated_at: new Date() });
-        await trx('royalty_lines').insert({ tenant_id: t.tenantId, file_id: file, line_no: 1, net: '0.02', currency: 'USD', base_amount: '0.02', base_currency: 'USD', share_set_id: set, sale_month: '2026-10-01', accounting_period: '2026-10-01' });
-        await postRoyaltiesForFile(trx, file);
-      });
-    }
-    const x = await app.request('GET', `/expense/${expense.id}`, { token: t.users.admin!.token });
+    const { t, expense } = await loserFixture(false, 'remainder');
+    const x = await app.request('GET', `/expense/${expense}`, { token: t.users.admin!.token });
     assert.equal(x.body.data.recouped, '0.06');
     assert.equal(x.body.data.unrecouped, '4.94');
   });
