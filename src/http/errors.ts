@@ -22,7 +22,8 @@ export function errorBody(shape: ErrorShape, status: number, code: string, messa
       return { message: lines.length ? `${message}: ${lines.join('; ')}` : message, error: code };
     }
     default:
-      return { status: 'error', message, ...(Array.isArray(details) && details.length ? { details } : {}) };
+      // the spec's {status, message}, plus the code (PERIOD_CLOSED, VALIDATION_ERROR…) a client can act on
+      return { status: 'error', message, code, ...(Array.isArray(details) && details.length ? { details } : {}) };
   }
 }
 

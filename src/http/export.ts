@@ -11,7 +11,8 @@
  *    and neutralised as text otherwise. Money is the exact decimal string of the JSON answer.
  *  - XLSX: one worksheet, typed cells. A decimal is a number cell when it has at most 15
  *    significant digits (a double holds it and Excel shows it exactly), else a text cell
- *    with the exact decimal. Text cells are string cells, never formulas.
+ *    with the exact decimal. A date column's `YYYY-MM-DD` / `YYYY-MM` is a date cell
+ *    (formatted yyyy-mm-dd / yyyy-mm). Text cells are string cells, never formulas.
  */
 import type { Context } from 'koa';
 import { Readable } from 'node:stream';
@@ -38,7 +39,8 @@ export function withFormatParam(query: TSchema | undefined): TSchema {
   return Type.Object({ ...(q?.properties ?? {}), format: FormatParam }, q?.additionalProperties === false ? { additionalProperties: false } : {});
 }
 
-export type ColumnKind = 'text' | 'decimal' | 'integer';
+/** `date`: a day (`YYYY-MM-DD`) or a month (`YYYY-MM`) as text in JSON and CSV, a date cell in XLSX. */
+export type ColumnKind = 'text' | 'decimal' | 'integer' | 'date';
 export interface ExportColumn {
   /** Key of the row object. */
   key: string;
@@ -59,6 +61,7 @@ export interface ExportTable {
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 const INTEGER = /^-?\d+$/;
+const DAY_OR_MONTH = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/;
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** A decimal string without trailing fraction zeros ("12.500" → "12.5", "3.000" → "3"). */
@@ -85,6 +88,7 @@ export function cellText(v: unknown, kind: ColumnKind = 'text'): string {
   const s = v instanceof Date ? v.toISOString() : String(v);
   if (kind === 'decimal' && NUMERIC.test(s)) return trimDecimal(s);
   if (kind === 'integer' && INTEGER.test(s)) return s;
+  if (kind === 'date' && DAY_OR_MONTH.test(s)) return s;
   return neutralise(s);
 }
 
@@ -103,10 +107,19 @@ function significantDigits(s: string): number {
   return digits.length;
 }
 
-/** XLSX value: numbers where a double holds them exactly as written, else exact text. */
-export function xlsxValue(v: unknown, kind: ColumnKind = 'text'): string | number | null {
+/** XLSX value: numbers where a double holds them exactly as written, dates of date columns, else exact text. */
+export function xlsxValue(v: unknown, kind: ColumnKind = 'text'): string | number | Date | null {
   if (v === null || v === undefined) return null;
   const s = v instanceof Date ? v.toISOString() : String(v);
+  if (kind === 'date') {
+    const m = DAY_OR_MONTH.exec(s);
+    if (m) {
+      const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3] ?? 1)));
+      // only a real calendar day (2026-02-30 stays text)
+      if (d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3] ?? 1)) return d;
+    }
+    return s;
+  }
   if (kind === 'decimal' && NUMERIC.test(s)) {
     const t = trimDecimal(s);
     return significantDigits(t) <= 15 ? Number(t) : t;
@@ -183,7 +196,7 @@ export async function sendTable(ctx: Context, table: ExportTable): Promise<void>
       await pipeline(Readable.from(csvChunks(first, it, table.columns)), res);
       return;
     }
-    const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: false, useSharedStrings: false });
+    const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: true, useSharedStrings: false });
     const ws = wb.addWorksheet('data');
     ws.addRow(table.columns.map((c) => c.header ?? c.key)).commit();
     const kinds = table.columns.map((c) => c.kind);
@@ -191,7 +204,13 @@ export async function sendTable(ctx: Context, table: ExportTable): Promise<void>
     let n = 0;
     while (!r.done) {
       const row = r.value;
-      ws.addRow(table.columns.map((c, i) => xlsxValue(row[c.key], kinds[i]))).commit();
+      const values = table.columns.map((c, i) => xlsxValue(row[c.key], kinds[i]));
+      const added = ws.addRow(values);
+      values.forEach((v, i) => {
+        // a month shows as a month, a day as a day
+        if (v instanceof Date) added.getCell(i + 1).numFmt = String(row[table.columns[i]!.key]).length === 7 ? 'yyyy-mm' : 'yyyy-mm-dd';
+      });
+      added.commit();
       if (++n % 200 === 0) await xlsxBackPressure(ws, res);
       r = await it.next();
     }

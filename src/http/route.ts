@@ -14,6 +14,7 @@ import type { ErrorShape } from './errors';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors';
 import { withTenant, type Trx } from '../db';
 import { bodyParser } from '@koa/bodyparser';
+import { losslessJsonBody } from './json-body';
 
 // Bodies are parsed inside each route (not app-wide) so that a malformed body gets the
 // route's own error shape, and raw-body routes (uploads, signed webhooks) keep their stream.
@@ -169,7 +170,10 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
           throw missing;
         }
       }
-      if (!def.rawBody && def.method !== 'get') await parseBody(ctx, async () => undefined);
+      if (!def.rawBody && def.method !== 'get') {
+        await parseBody(ctx, async () => undefined);
+        losslessJsonBody(ctx); // numbers kept exactly as written (json-body.ts)
+      }
       // Every part is checked and every problem named in one answer.
       const params = { ...ctx.params };
       const query = { ...ctx.query };

@@ -87,4 +87,4 @@ export const CatalogueError = Type.Object(
 export const DataAnswer = <T extends TSchema>(data: T, withMessage = false) =>
   Type.Object({ success: Type.Literal(true), ...(withMessage ? { message: Type.String() } : {}), data });
 
-export const StatusError = Type.Object({ status: Type.Literal('error'), message: Type.String() }, { $id: 'StatusError' });
+export const StatusError = Type.Object({ status: Type.Literal('error'), message: Type.String(), code: Type.String({ examples: ['PERIOD_CLOSED'] }), details: Type.Optional(Type.Array(Type.String())) }, { $id: 'StatusError' });

@@ -173,6 +173,33 @@ describe('exports: ?format=csv|xlsx on breakdowns and raw lines', function () {
     assert.equal(wb2.worksheets[0]!.rowCount, json.rows.length + 1);
   });
 
+  it('XLSX: months and days are date cells (issue 31, case 9)', async () => {
+    const res = await fetch(`${app.url}/file/${file1}/lines?format=xlsx`, { headers: { authorization: `Bearer ${a.users.admin!.token}` } });
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(Buffer.from(await res.arrayBuffer()) as never);
+    const ws = wb.worksheets[0]!;
+    const header = (ws.getRow(1).values as unknown[]).slice(1);
+    const col = (k: string) => header.indexOf(k) + 1;
+    const month = ws.getRow(3 + hostile.length).getCell(col('saleMonth'));
+    assert.equal(month.type, ExcelJS.ValueType.Date);
+    assert.equal((month.value as Date).toISOString(), '2023-12-01T00:00:00.000Z');
+    assert.equal(month.numFmt, 'yyyy-mm');
+    const day = ws.getRow(2).getCell(col('accountingPeriod'));
+    const json = (await app.request('GET', `/file/${file1}/lines?size=1`, { token: a.users.admin!.token })).body.data[0];
+    assert.equal(day.type, ExcelJS.ValueType.Date);
+    assert.equal((day.value as Date).toISOString().slice(0, 10), json.accountingPeriod);
+    assert.equal(day.numFmt, 'yyyy-mm-dd');
+    // a breakdown's month column too; the CSV keeps the text
+    const m = await fetch(`${app.url}/royalty/month?format=xlsx`, { headers: { authorization: `Bearer ${a.users.admin!.token}` } });
+    const wb2 = new ExcelJS.Workbook();
+    await wb2.xlsx.load(Buffer.from(await m.arrayBuffer()) as never);
+    const cell = wb2.worksheets[0]!.getRow(2).getCell(1);
+    assert.equal(cell.type, ExcelJS.ValueType.Date);
+    const rows = (await app.request('GET', '/royalty/month', { token: a.users.admin!.token })).body.data.rows;
+    assert.equal((cell.value as Date).toISOString().slice(0, 7), rows[0].month);
+    assert.match((await app.request('GET', '/royalty/month?format=csv', { token: a.users.admin!.token })).text.split('\r\n')[1]!, /^\d{4}-\d{2},/);
+  });
+
   it('documents format and the file content types in OpenAPI', async () => {
     const doc = (await app.request('GET', '/openapi.json')).body;
     for (const p of [...BREAKDOWNS, '/file/{id}/lines', '/royalty/lines', '/releases/{id}/analytics']) {

@@ -223,7 +223,7 @@ describe('DDEX ERN 4.3 generation', () => {
     const rel = await release({ tracks: [{ title: 'Mine', isrc: 'GB-ERN-26-00080', metadata: { duration: 5 } }] });
     const cross = await generate({ releaseId: rel.id }, b.users.owner!.token);
     assert.equal(cross.status, 404);
-    assert.deepEqual(cross.body, { status: 'error', message: 'Release not found' });
+    assert.deepEqual(cross.body, { status: 'error', message: 'Release not found', code: 'RELEASE_NOT_FOUND' });
     assert.equal((await generate({ releaseId: rel.id }, a.users.guest!.token)).status, 403);
     assert.equal((await app.request('POST', '/ddex/ern/generate', { body: { releaseId: rel.id } })).status, 401);
     const bad = await generate({ releaseId: 'nope' });

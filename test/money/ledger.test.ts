@@ -63,7 +63,8 @@ describe('money: ledger invariants', function () {
    * Randomised workspaces (files, re-allocations, expenses with and without targets,
    * revenues, payments that succeed or fail, in any order). Afterwards:
    *  - total royalties allocated (current royalty_earnings) = Σ payees' royalty entries;
-   *  - each expense's recouped amount = an independent JS model of the recoupment order;
+   *  - each expense's recouped amount = an independent JS model of the recoupment order (on
+   *    what the ledger credited: recouped ≤ credited);
    *  - each payee's due = earnings − recouped − payments + reversals (+ adjustments), and it
    *    equals the sum of the source rows;
    *  - /accounting/refresh posts nothing and refreshstats says consistent.
@@ -120,7 +121,7 @@ describe('money: ledger invariants', function () {
         }
 
         await withTenant(app.svc.db.app, t.tenantId, async (trx) => {
-          const earnings = await trx('royalty_earnings').whereNull('superseded_at').select('tenant_user_id', 'amount', 'asset_id', 'artist_id');
+          const earnings = await trx('royalty_earnings').whereNull('superseded_at').select('tenant_user_id', 'file_id', 'amount', 'asset_id', 'artist_id');
           const shares = await trx('revenue_shares').select('tenant_user_id', 'amount');
           const ledger = await trx('ledger_entries').select('tenant_user_id', 'kind', 'amount', 'source_type', 'source_id', 'accounting_period');
           const expenses = await trx('expenses').select('*');
@@ -138,7 +139,9 @@ describe('money: ledger invariants', function () {
             const claim = (e: (typeof lines)[number]) => (has('asset', e.asset_id) ? `asset:${e.asset_id}` : has('product', null) ? '' : has('artist', e.artist_id) ? `artist:${e.artist_id}` : null);
             let targeted = D(0);
             for (const key of new Set(mine.filter((x) => x.target_type).map((x) => `${x.target_type}:${x.target_id}`))) {
-              const pool = sum(lines.filter((e) => claim(e) === key).map((e) => e.amount));
+              // per file, the target's earnings floored to the cent (never more than the file credited)
+              const claimed = lines.filter((e) => claim(e) === key);
+              const pool = sum([...new Set(claimed.map((e) => e.file_id))].map((f) => sum(claimed.filter((e) => e.file_id === f).map((e) => e.amount)).toDecimalPlaces(2, Decimal.ROUND_FLOOR)));
               let before = D(0);
               for (const x of order(mine.filter((m) => `${m.target_type}:${m.target_id}` === key))) {
                 const r = Decimal.min(D(x.base_amount), Decimal.max(0, pool.minus(before)));
@@ -147,7 +150,8 @@ describe('money: ledger invariants', function () {
                 before = before.plus(x.base_amount);
               }
             }
-            const general = sum(lines.map((e) => e.amount)).plus(sum(shares.filter((s) => s.tenant_user_id === p).map((s) => s.amount))).minus(targeted);
+            // what the ledger credited (royalty and revenue_share entries) minus what the targets took
+            const general = sum(ledger.filter((l) => l.tenant_user_id === p && (l.kind === 'royalty' || l.kind === 'revenue_share')).map((l) => l.amount)).minus(targeted);
             let before = D(0);
             for (const x of order(mine.filter((m) => !m.target_type))) {
               model.set(x.id, Decimal.min(D(x.base_amount), Decimal.max(0, general.minus(before))));

@@ -47,7 +47,7 @@ describe('notifications (spec 2.4, 4.1)', () => {
     assert.equal((await app.request('PATCH', `/notifications/${ids.admin}/read`, { token: a.users.user!.token })).status, 404);
     const r = await app.request('PATCH', `/notifications/${ids.user}/read`, { token: b.users.owner!.token });
     assert.equal(r.status, 404);
-    assert.deepEqual(r.body, { status: 'error', message: 'Notification not found' });
+    assert.deepEqual(r.body, { status: 'error', message: 'Notification not found', code: 'NOT_FOUND' });
     const list = await app.request('GET', '/notifications', { token: b.users.owner!.token });
     assert.deepEqual(list.body.data.notifications.map((n: any) => n.title), ['B only']);
     assert.equal((await app.request('GET', '/notifications', { token: a.users.guest!.token })).status, 403);

@@ -59,7 +59,7 @@ describe('data shares', function () {
     for (const [m, p] of [['GET', `/data-shares/${id}`], ['DELETE', `/data-shares/${id}`], ['GET', `/data-shares/received/${id}/data`]] as const) {
       const x = await app.request(m, p, { token: c.users.admin!.token });
       assert.equal(x.status, 404, `${m} ${p}: ${x.text}`);
-      assert.deepEqual(Object.keys(x.body).sort(), ['message', 'status']);
+      assert.deepEqual(Object.keys(x.body).sort(), ['code', 'message', 'status']);
       assert.equal(x.body.status, 'error');
     }
     // the grantee cannot manage the granter's share either

@@ -63,7 +63,7 @@ describe('partners: distributor delivery webhook', function () {
     for (const [url, secret] of [[hook(a), 'whsec_wrong_000000000000'], [hook(a), secretB], [`${run.app.url}/ddex/distributor/webhook/00000000-0000-4000-8000-000000000000`, secretA]] as const) {
       const r = await run.sb.distributor.deliver(url, secret, ev);
       assert.equal(r[0]!.status, 401, url);
-      assert.deepEqual(Object.keys(r[0]!.body as object).sort(), ['message', 'status']);
+      assert.deepEqual(Object.keys(r[0]!.body as object).sort(), ['code', 'message', 'status']);
     }
     const raw = JSON.stringify(ev);
     const unsigned = await fetch(hook(a), { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw });

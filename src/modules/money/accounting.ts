@@ -124,7 +124,7 @@ export async function payeeStats(trx: Trx, payee: string) {
     [payee],
   );
   const x = await trx.raw(
-    `SELECT count(*)::int AS n, coalesce(sum(x.base_amount), 0)::text AS total,
+    `SELECT count(*)::int AS n, coalesce(sum(round(x.base_amount, ${await ledgerDigits(trx)})), 0)::text AS total,
             coalesce(sum(coalesce((SELECT -sum(l.amount) FROM ledger_entries l WHERE l.source_type = 'expense' AND l.source_id = x.id), 0)), 0)::text AS recouped
      FROM expenses x WHERE x.tenant_user_id = ? AND x.recoupable`,
     [payee],

@@ -10,6 +10,7 @@ import { clock } from '../../lib/clock';
 import { amountView, assertCurrency, baseCurrency, dateOnly, dec, existingMembers, iso, isAdmin, money, toBase, type Decimal } from './common';
 import { existingTargets, type TargetType } from './targets';
 import { reconcileRecoupment } from './ledger';
+import { minorDigits, roundMinor } from './rounding';
 
 export interface ExpenseInput {
   user: string;
@@ -29,6 +30,8 @@ const COLS = `x.*, (SELECT coalesce(-sum(l.amount), 0)::text FROM ledger_entries
 
 export function toExpenseView(r: Record<string, unknown>, base: string) {
   const recouped = dec((r.recouped as string) ?? '0');
+  // what is left to recoup: the expense as the ledger recoups it (its base amount in minor units) − what was recouped
+  const toRecoup = roundMinor(r.base_amount as string, minorDigits(base));
   return {
     id: r.id,
     user: r.tenant_user_id,
@@ -41,7 +44,7 @@ export function toExpenseView(r: Record<string, unknown>, base: string) {
     targetType: r.target_type ?? null,
     targetId: r.target_id ?? null,
     recouped: money(recouped),
-    unrecouped: r.recoupable ? money(dec(r.base_amount as string).minus(recouped)) : '0',
+    unrecouped: r.recoupable ? money(toRecoup.minus(recouped)) : '0',
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   };
@@ -181,24 +184,30 @@ export async function bulkDeleteExpenses(trx: Trx, ids: string[]) {
   return { message: `${found.size} expense(s) deleted`, processedCount: found.size, failedDeletions };
 }
 
+/**
+ * Figures for display, in minor units: each expense's base amount rounded once (half away
+ * from zero, as recoupment takes it), then summed, so the parts add up to the totals.
+ */
 export async function expenseSummary(trx: Trx, payee: string | null) {
+  const currency = await baseCurrency(trx);
+  const d = minorDigits(currency);
   const r = await trx.raw(
-    `SELECT count(*)::int AS count, coalesce(sum(base_amount), 0)::text AS total,
+    `SELECT count(*)::int AS count, coalesce(sum(round(base_amount, ${d})), 0)::text AS total,
             count(*) FILTER (WHERE recoupable)::int AS recoupable_count,
-            coalesce(sum(base_amount) FILTER (WHERE recoupable), 0)::text AS recoupable_total
+            coalesce(sum(round(base_amount, ${d})) FILTER (WHERE recoupable), 0)::text AS recoupable_total
      FROM expenses ${payee ? 'WHERE tenant_user_id = ?' : ''}`,
     payee ? [payee] : [],
   );
   const l = await trx.raw(`SELECT coalesce(-sum(amount), 0)::text AS recouped FROM ledger_entries WHERE kind = 'expense_recoup' ${payee ? 'AND tenant_user_id = ?' : ''}`, payee ? [payee] : []);
   const byTarget = await trx.raw(
-    `SELECT coalesce(target_type, 'none') AS target_type, count(*)::int AS count, coalesce(sum(base_amount), 0)::text AS total
+    `SELECT coalesce(target_type, 'none') AS target_type, count(*)::int AS count, coalesce(sum(round(base_amount, ${d})), 0)::text AS total
      FROM expenses ${payee ? 'WHERE tenant_user_id = ?' : ''} GROUP BY 1 ORDER BY 1`,
     payee ? [payee] : [],
   );
   const s = r.rows[0];
   const recouped = dec(l.rows[0].recouped);
   return {
-    currency: await baseCurrency(trx),
+    currency,
     totalExpenses: s.count,
     totalAmount: money(s.total),
     recoupableExpenses: s.recoupable_count,

@@ -262,14 +262,20 @@ export async function reconcilePayments(trx: Trx, paymentIds: string[] | null): 
  *     else the payee earned (royalties and revenue shares, minus what step 1 took).
  *  4. The recouped amount of period k is booked in period max(k, month of the expense), so a
  *     closed period's statement never gains a recoupment of an expense recorded later.
- * Cumulative recouped never exceeds cumulative earnings, so recoupment alone never makes
- * what is due negative; an expense larger than the earnings stays partly unrecouped
+ * Recoupment works on what the ledger credited, never on a finer figure: the untargeted pool
+ * is the payee's `royalty` and `revenue_share` entries (minor units) minus what step 1 took,
+ * and a targeted pool counts the payee's earnings on the target per file and period floored
+ * to the minor unit (Σ of floors ≤ the floor of the file's sum ≤ what the file credited).
+ * So cumulative recouped never exceeds cumulative credited earnings: recoupment alone never
+ * makes what is due negative, and a payee credited 0.00 has nothing recouped however the
+ * sub-unit remainders add up. An expense larger than the earnings stays partly unrecouped
  * (carried forward) until more earnings arrive.
  */
 export async function reconcileRecoupment(trx: Trx, payees: string[] | null): Promise<number> {
   await lockLedger(trx, 'shared');
   if (payees) await lockPayees(trx, payees);
   const d = await ledgerDigits(trx);
+  const unit = 10 ** d;
   const pf = payees ? 'AND x.tenant_user_id = ANY(?::uuid[])' : '';
   const desired = `
     WITH exp AS (
@@ -278,25 +284,30 @@ export async function reconcileRecoupment(trx: Trx, payees: string[] | null): Pr
       FROM expenses x WHERE x.recoupable ${pf}
     ),
     tgt AS (SELECT DISTINCT tenant_user_id, target_type, target_id FROM exp WHERE target_type IS NOT NULL),
-    lines AS (
-      SELECT e.tenant_user_id, ${EARNINGS_PERIOD('e')} AS period, e.amount,
-             CASE WHEN ta.target_id IS NOT NULL THEN 'asset' WHEN tp.target_id IS NOT NULL THEN 'product'
-                  WHEN tr.target_id IS NOT NULL THEN 'artist' END AS target_type,
-             coalesce(ta.target_id, tp.target_id, tr.target_id) AS target_id
-      FROM royalty_earnings e
-      LEFT JOIN tgt ta ON ta.tenant_user_id = e.tenant_user_id AND ta.target_type = 'asset' AND ta.target_id = e.asset_id
-      LEFT JOIN tgt tp ON tp.tenant_user_id = e.tenant_user_id AND tp.target_type = 'product' AND tp.target_id = e.product_id
-      LEFT JOIN tgt tr ON tr.tenant_user_id = e.tenant_user_id AND tr.target_type = 'artist' AND tr.target_id = e.artist_id
-      WHERE e.superseded_at IS NULL AND e.tenant_user_id IN (SELECT tenant_user_id FROM exp)
-      UNION ALL
-      SELECT s.tenant_user_id, r.accounting_period, s.amount, NULL, NULL
-      FROM revenue_shares s JOIN revenues r ON r.tenant_id = s.tenant_id AND r.id = s.revenue_id
-      WHERE s.tenant_user_id IN (SELECT tenant_user_id FROM exp)
-    ),
+    -- a targeted pool: the payee's earnings on the target, per file and period floored to the
+    -- minor unit (never more than the ledger credited for that file: Σ floor ≤ floor Σ ≤ credited)
     pool AS (
       SELECT tenant_user_id, target_type, target_id, period,
              sum(sum(amount)) OVER (PARTITION BY tenant_user_id, target_type, target_id ORDER BY period) AS cum
-      FROM lines WHERE target_id IS NOT NULL GROUP BY 1, 2, 3, 4
+      FROM (SELECT tenant_user_id, file_id, period, target_type, target_id, floor(sum(amount) * ${unit}) / ${unit} AS amount
+            FROM (SELECT e.tenant_user_id, e.file_id, ${EARNINGS_PERIOD('e')} AS period, e.amount,
+                         CASE WHEN ta.target_id IS NOT NULL THEN 'asset' WHEN tp.target_id IS NOT NULL THEN 'product'
+                              WHEN tr.target_id IS NOT NULL THEN 'artist' END AS target_type,
+                         coalesce(ta.target_id, tp.target_id, tr.target_id) AS target_id
+                  FROM royalty_earnings e
+                  LEFT JOIN tgt ta ON ta.tenant_user_id = e.tenant_user_id AND ta.target_type = 'asset' AND ta.target_id = e.asset_id
+                  LEFT JOIN tgt tp ON tp.tenant_user_id = e.tenant_user_id AND tp.target_type = 'product' AND tp.target_id = e.product_id
+                  LEFT JOIN tgt tr ON tr.tenant_user_id = e.tenant_user_id AND tr.target_type = 'artist' AND tr.target_id = e.artist_id
+                  WHERE e.superseded_at IS NULL AND e.tenant_user_id IN (SELECT tenant_user_id FROM tgt)) l
+            WHERE target_id IS NOT NULL
+            GROUP BY 1, 2, 3, 4, 5) f
+      GROUP BY 1, 2, 3, 4
+    ),
+    -- what the ledger credited the payee (royalties and revenue shares, in minor units) per period
+    credited AS (
+      SELECT tenant_user_id, accounting_period AS period, sum(amount) AS amount
+      FROM ledger_entries WHERE kind IN ('royalty', 'revenue_share') AND tenant_user_id IN (SELECT tenant_user_id FROM exp)
+      GROUP BY 1, 2
     ),
     t_exp AS (
       SELECT exp.*, coalesce(sum(amount) OVER (PARTITION BY tenant_user_id, target_type, target_id
@@ -312,7 +323,7 @@ export async function reconcileRecoupment(trx: Trx, payees: string[] | null): Pr
     ),
     g_pool AS (
       SELECT tenant_user_id, period, sum(sum(amt)) OVER (PARTITION BY tenant_user_id ORDER BY period) AS cum
-      FROM (SELECT tenant_user_id, period, amount AS amt FROM lines
+      FROM (SELECT tenant_user_id, period, amount AS amt FROM credited
             UNION ALL SELECT tenant_user_id, period, -rec FROM t_per) u
       GROUP BY 1, 2
     ),

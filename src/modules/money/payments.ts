@@ -18,6 +18,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors
 import { clock } from '../../lib/clock';
 import { baseCurrency, dec, Decimal, existingMembers, isAdmin, isCurrency, iso, money, SCALE, oneDeleted } from './common';
 import { lockLedger, lockPayees, reconcilePayments } from './ledger';
+import { minorDigits } from './rounding';
 import { notify } from '../notifications/service';
 import { emitEvent } from '../webhooks/events';
 
@@ -330,20 +331,32 @@ export async function deletePayment(trx: Trx, auth: AuthContext, id: string) {
   oneDeleted(await deletePayments(trx, [id]), 'Payment', 'PAYMENT_IN_FLIGHT');
 }
 
+/**
+ * Figures for display, in minor units: each payment rounded once as the ledger posts it (half
+ * away from zero; in its own currency's digits for `byCurrency`), then summed, so totalPaid
+ * is what the ledger took and the parts add up to the totals.
+ */
 export async function paymentSummary(trx: Trx, payee: string | null) {
   const w = payee ? 'WHERE tenant_user_id = ?' : '';
   const b = payee ? [payee] : [];
+  const base = await baseCurrency(trx);
+  const d = minorDigits(base);
   const r = await trx.raw(
     `SELECT count(*)::int AS count,
-            coalesce(sum(base_amount) FILTER (WHERE status IN ('pending','processing','completed')), 0)::text AS paid
+            coalesce(sum(round(base_amount, ${d})) FILTER (WHERE status IN ('pending','processing','completed')), 0)::text AS paid
      FROM payments ${w}`,
     b,
   );
-  const byStatus = await trx.raw(`SELECT status, count(*)::int AS count, sum(base_amount)::text AS total FROM payments ${w} GROUP BY 1 ORDER BY 1`, b);
-  const byCurrency = await trx.raw(`SELECT currency, count(*)::int AS count, sum(amount)::text AS total FROM payments ${w} GROUP BY 1 ORDER BY 1`, b);
+  const byStatus = await trx.raw(`SELECT status, count(*)::int AS count, sum(round(base_amount, ${d}))::text AS total FROM payments ${w} GROUP BY 1 ORDER BY 1`, b);
+  const currencies = (await trx.raw(`SELECT DISTINCT trim(currency) AS c FROM payments ${w}`, b)).rows.map((x: { c: string }) => x.c) as string[];
+  const byCurrency = await trx.raw(
+    `SELECT p.currency, count(*)::int AS count, sum(round(p.amount, u.d))::text AS total
+     FROM payments p JOIN unnest(?::text[], ?::int[]) AS u(c, d) ON u.c = trim(p.currency) ${payee ? 'WHERE p.tenant_user_id = ?' : ''} GROUP BY 1 ORDER BY 1`,
+    [currencies, currencies.map(minorDigits), ...b],
+  );
   const req = await trx.raw(`SELECT count(*)::int AS count, coalesce(sum(amount), 0)::text AS total FROM payment_requests WHERE status = 'pending' ${payee ? 'AND tenant_user_id = ?' : ''}`, b);
   return {
-    currency: await baseCurrency(trx),
+    currency: base,
     totalPayments: r.rows[0].count,
     totalPaid: money(r.rows[0].paid),
     byStatus: Object.fromEntries(byStatus.rows.map((s: Record<string, unknown>) => [s.status, { count: s.count, amount: money(s.total as string) }])),

@@ -201,8 +201,10 @@ export async function revenueSummary(trx: Trx, payee: string | null) {
     );
     return { currency: base, totalRevenues: r.rows[0].count, totalAmount: money(r.rows[0].total), yourShare: money(r.rows[0].total) };
   }
-  const r = await trx.raw(`SELECT count(*)::int AS count, coalesce(sum(base_amount), 0)::text AS total FROM revenues`);
-  const bySource = await trx.raw(`SELECT coalesce(source, 'unspecified') AS source, count(*)::int AS count, sum(base_amount)::text AS total FROM revenues GROUP BY 1 ORDER BY 1`);
+  // each revenue's base amount in minor units (what its splits add up to), then summed
+  const d = minorDigits(base);
+  const r = await trx.raw(`SELECT count(*)::int AS count, coalesce(sum(round(base_amount, ${d})), 0)::text AS total FROM revenues`);
+  const bySource = await trx.raw(`SELECT coalesce(source, 'unspecified') AS source, count(*)::int AS count, sum(round(base_amount, ${d}))::text AS total FROM revenues GROUP BY 1 ORDER BY 1`);
   const byUser = await trx.raw(`SELECT tenant_user_id, sum(amount)::text AS total FROM revenue_shares GROUP BY 1 ORDER BY sum(amount) DESC LIMIT 50`);
   return {
     currency: base,

@@ -175,6 +175,15 @@ export async function buildFigures(
 /** Fixed-point text of an amount with the currency's digits ("1234.50"). */
 const fix = (v: string, digits: number) => new Decimal(v).toFixed(digits);
 
+/**
+ * The CSV section of a payment row: `payment`, `reversal`, or `payment_adjustment` for a
+ * hand-recorded payment's edit (ledger kind `adjustment`), so that it is never confused with
+ * the section `adjustment` (adjustments to closed periods).
+ */
+export function paymentSection(kind: string): string {
+  return kind === 'adjustment' ? 'payment_adjustment' : kind;
+}
+
 /** Where a statement stands: computed on request (never stored), a draft of a run, or issued with its number. */
 export interface StatementState { state: 'live' | 'draft' | 'issued'; number: number | null }
 
@@ -200,7 +209,7 @@ export function figuresCsv(f: Figures, digits: number, st: StatementState): stri
     ['revenue_shares_total', 'Revenue shares', null, null, a(f.revenueSharesTotal), c],
     ...f.recouped.map((r) => ['recouped', r.title, r.expenseId, null, a(r.amount), c]),
     ['recouped_total', 'Expenses recouped', null, null, a(f.recoupedTotal), c],
-    ...f.payments.map((p) => [p.kind, p.title, p.paymentId, null, a(p.amount), c]),
+    ...f.payments.map((p) => [paymentSection(p.kind), p.title, p.paymentId, null, a(p.amount), c]),
     ['payments_total', 'Payments', null, null, a(f.paymentsTotal), c],
     // Only when the period has overpayment-recovery entries (statements without them keep their rows).
     ...(f.recovery.length ? [...f.recovery.map((r) => ['overpayment_recovery', r.title, null, null, a(r.amount), c]), ['overpayment_recovery_total', 'Overpayment recovery', null, null, a(f.recoveryTotal), c]] : []),
@@ -239,7 +248,7 @@ export function figuresDocument(f: Figures, digits: number, st: StatementState):
   ];
   if (f.revenueShares.length) sections.push({ heading: 'Other revenue', rows: f.revenueShares.map((r) => row(r.title, r.amount)), total: row('Revenue shares', f.revenueSharesTotal) });
   sections.push({ heading: 'Expenses recouped', empty: 'None', rows: f.recouped.map((r) => row(r.title, r.amount)), total: row('Expenses recouped', f.recoupedTotal) });
-  sections.push({ heading: 'Payments', empty: 'None', rows: f.payments.map((p) => row(`${p.title} (${p.kind})`, p.amount)), total: row('Payments', f.paymentsTotal) });
+  sections.push({ heading: 'Payments', empty: 'None', rows: f.payments.map((p) => row(`${p.title} (${p.kind === 'adjustment' ? 'payment correction' : p.kind})`, p.amount)), total: row('Payments', f.paymentsTotal) });
   const notes: string[] = [];
   if (f.recovery.length || !new Decimal(f.recoveryOutstanding).isZero()) {
     sections.push({ heading: 'Overpayment recovery', empty: 'None this period', rows: f.recovery.map((r) => row(r.title, r.amount)), total: row('Overpayment recovery', f.recoveryTotal) });

@@ -328,7 +328,14 @@ async function buildFx(trx: Trx, tenantId: number, base: string, source: string,
 /** Join of a line `l` to its rm_fx row `x` (`?` = the file's fallback month). */
 const FX_JOIN = `x.currency = l.currency AND x.gross_currency = coalesce(l.gross_currency, '') AND x.exchange_rate = coalesce(l.exchange_rate, 0)
   AND x.month = coalesce(l.sale_month, ?::date)`;
-const BASE_AMOUNT = `CASE WHEN x.divide_by IS NOT NULL THEN round(l.net / x.divide_by, 12) ELSE round(l.net * x.rate, 12) END`;
+/**
+ * A line's base amount: net × rate (or net ÷ the statement's rate) rounded half away from zero
+ * to at least 20 decimals and never fewer than the net as written, so a line in the base
+ * currency keeps its amount exactly; stored without trailing zeros (multiplyRound in
+ * prefill.ts is the same rule).
+ */
+const BASE_AMOUNT = `trim_scale(CASE WHEN x.divide_by IS NOT NULL THEN round(l.net / x.divide_by, greatest(20, scale(l.net)))
+                                     ELSE round(l.net * x.rate, greatest(20, scale(l.net))) END)`;
 
 export async function allocateFile(trx: Trx, tenantId: number, fileId: string): Promise<FileAllocationResult> {
   const settings = await getSettings(trx, tenantId);

@@ -24,9 +24,12 @@ const KEYS: Record<GroupBy, string[]> = {
   asset: ['assetId', 'asset', 'isrc'],
 };
 
+/** Row keys that hold a month or a day (date cells in XLSX). */
+const DATES = new Set(['month', 'accountingPeriod', 'accountingPeriodEnd']);
+
 export function breakdownColumns(group: GroupBy): ExportColumn[] {
   return [
-    ...KEYS[group].map((key) => ({ key })),
+    ...KEYS[group].map((key) => ({ key, ...(DATES.has(key) ? { kind: 'date' as const } : {}) })),
     { key: 'revenue', kind: 'decimal' as const },
     { key: 'quantity', kind: 'decimal' as const },
     { key: 'lines', kind: 'integer' as const },

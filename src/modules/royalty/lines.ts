@@ -17,13 +17,14 @@ export interface LineSelection {
 
 const TEXT = (key: string): ExportColumn => ({ key });
 const DEC = (key: string): ExportColumn => ({ key, kind: 'decimal' });
+const DATE = (key: string): ExportColumn => ({ key, kind: 'date' });
 
 /** Column key → SQL over `l` (royalty_lines) and `f` (files). */
 const LINE_SQL: [ExportColumn, string][] = [
   [TEXT('fileId'), 'l.file_id'],
   [{ key: 'lineNo', kind: 'integer' }, 'l.line_no'],
-  [TEXT('saleMonth'), `to_char(l.sale_month, 'YYYY-MM')`],
-  [TEXT('accountingPeriod'), `to_char(coalesce(f.accounting_period, l.accounting_period), 'YYYY-MM-DD')`],
+  [DATE('saleMonth'), `to_char(l.sale_month, 'YYYY-MM')`],
+  [DATE('accountingPeriod'), `to_char(coalesce(f.accounting_period, l.accounting_period), 'YYYY-MM-DD')`],
   [TEXT('dsp'), 'l.dsp'],
   [TEXT('country'), 'l.country'],
   [TEXT('saleType'), 'l.sale_type'],

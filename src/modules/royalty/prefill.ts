@@ -8,8 +8,8 @@
  * short read transaction on the app pool, and remembered per file (a trie of the key's
  * parts: no string built per line). The currency is filled when the rule gives a
  * multiplication: the base currency (rate 1) or the workspace's monthly rate for the line's
- * sale month, computed exactly (scaled BigInt, half away from zero at 12 places, as
- * Postgres' round(net × rate, 12)); a statement rate (a division) or a line without a sale
+ * sale month, computed exactly (scaled BigInt, half away from zero at 20 places or the net's
+ * own if more, as Postgres' round(net × rate, greatest(20, scale(net)))); a statement rate (a division) or a line without a sale
  * month is left to the allocation step.
  *
  * Not used with autoCreateCatalogue (creating catalogue rows is the allocation step's job) or
@@ -31,6 +31,7 @@ import type { AppServices } from '../../services';
 import { getSettings } from '../settings/service';
 import { prepareSplitKeys, writeShareSets, ZERO_UUID } from './allocate';
 import { resolveMatchKeys, MATCH_STATUS_SQL } from './match';
+import { formatScaled } from '../../../parsers/output';
 
 /** Distinct match keys remembered per file (memory bound: ~300 bytes each). */
 const MAX_KEYS = 100_000;
@@ -91,18 +92,16 @@ function roundDrop(v: bigint, drop: number): bigint {
   return neg ? -q : q;
 }
 
-function format12(v: bigint): string {
-  const neg = v < 0n;
-  const s = (neg ? -v : v).toString().padStart(13, '0');
-  return `${neg ? '-' : ''}${s.slice(0, -12)}.${s.slice(-12)}`;
-}
 
-/** round(round(net, 12) × rate, 12), exactly as numeric(28,12) storage and Postgres' round() give it. */
-export function multiplyRound12(net: string, rate: string): string {
+/** Fewest decimals of a base amount (allocate.ts BASE_AMOUNT): at least 20, never fewer than the net's. */
+export const BASE_SCALE = 20;
+
+/** trim_scale(round(net × rate, max(20, decimals of net))), exactly as Postgres gives it (allocate.ts BASE_AMOUNT). */
+export function multiplyRound(net: string, rate: string): string {
   const n = scaled(net);
-  const n12 = roundDrop(n.v, n.scale - 12);
   const r = scaled(rate);
-  return format12(roundDrop(n12 * r.v, r.scale));
+  const keep = Math.max(BASE_SCALE, n.scale);
+  return formatScaled(roundDrop(n.v * r.v, n.scale + r.scale - keep), keep);
 }
 
 const ONE = '1';
@@ -256,6 +255,6 @@ export class LineMatcher {
     if (grossCurrency === this.base && exchangeRate !== null && exchangeRate[0] !== '-' && /[1-9]/.test(exchangeRate)) return null; // statement rate: a division
     if (saleMonth === null) return null;
     const rate = this.rates.get(`${currency}|${saleMonth}`);
-    return rate === undefined ? null : [rate, multiplyRound12(net, rate)];
+    return rate === undefined ? null : [rate, multiplyRound(net, rate)];
   }
 }

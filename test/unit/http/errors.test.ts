@@ -22,12 +22,12 @@ describe('error middleware', () => {
     ['54001', 'stack depth limit exceeded'],
   ]) {
     it(`Postgres ${code} is a 400 INVALID_VALUE`, async () => {
-      assert.deepEqual(await answer(pgError(code!, message!)), { status: 400, body: { status: 'error', message: 'Invalid value', details: [message] } });
+      assert.deepEqual(await answer(pgError(code!, message!)), { status: 400, body: { status: 'error', message: 'Invalid value', code: 'INVALID_VALUE', details: [message] } });
     });
   }
   it('an error that only looks like Postgres, or any other error, stays a 500', async () => {
     const fake = Object.assign(new Error('x'), { code: '22003' });
-    assert.deepEqual(await answer(fake), { status: 500, body: { status: 'error', message: 'Internal server error', details: ['requestId: r1'] } });
+    assert.deepEqual(await answer(fake), { status: 500, body: { status: 'error', message: 'Internal server error', code: 'INTERNAL', details: ['requestId: r1'] } });
     assert.equal((await answer(new TypeError('boom'))).status, 500);
   });
 });

@@ -38,6 +38,12 @@ describe('exports: cell rules (pure)', () => {
     assert.equal(xlsxValue('9007199254740993', 'integer'), '9007199254740993');
     assert.equal(xlsxValue('=1+1'), '=1+1'); // a string cell, never a formula
     assert.equal(xlsxValue(undefined), null);
+    // date columns: a day or a month is a date cell (UTC midnight); anything else stays text
+    assert.deepEqual(xlsxValue('2026-10-31', 'date'), new Date(Date.UTC(2026, 9, 31)));
+    assert.deepEqual(xlsxValue('2026-10', 'date'), new Date(Date.UTC(2026, 9, 1)));
+    assert.equal(xlsxValue('2026-02-30', 'date'), '2026-02-30');
+    assert.equal(xlsxValue('soon', 'date'), 'soon');
+    assert.equal(cellText('2026-10', 'date'), '2026-10');
   });
 
   it('period labels: month, quarter and half-year spans', () => {
