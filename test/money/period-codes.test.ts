@@ -53,7 +53,7 @@ describe('money: period refusals carry their codes; payment edits have their own
 
     const live = await app.request('GET', `/accounting/statement/${payee}?period=2026-11&format=csv`, admin());
     assert.equal(live.status, 200, live.text);
-    assert.deepEqual(sections(live.text).sort(), [['payment', '-20'], ['payment_adjustment', '-5']]);
+    assert.deepEqual(sections(live.text).sort(), [['payment', '-20.00'], ['payment_adjustment', '-5.00']]);
     assert.ok(!sections(live.text).some((r) => r[0] === 'adjustment'));
 
     const run = await app.request('POST', '/statements/runs', { ...admin(), body: { period: '2026-11' } });
