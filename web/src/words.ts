@@ -42,7 +42,8 @@ export function localDate(s: string | null | undefined): string {
 }
 
 /**
- * A decimal string as money in the browser's locale, rounded half-up to the currency's minor
+ * A decimal string as money in the browser's locale (the currency as its code: "USD 1,234.50"
+ * in English, "1.234,50 USD" in German), rounded half-up to the currency's minor
  * unit on the digits (no float): the grouping and decimal marks come from Intl, the digits
  * from the string. Without a currency, the number alone.
  */
@@ -53,7 +54,7 @@ export function localMoney(s: string | number | null | undefined, currency?: str
   let places = 2;
   let fmt: Intl.NumberFormat;
   try {
-    fmt = currency ? new Intl.NumberFormat(locale(), { style: 'currency', currency }) : new Intl.NumberFormat(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    fmt = currency ? new Intl.NumberFormat(locale(), { style: 'currency', currency, currencyDisplay: 'code' }) : new Intl.NumberFormat(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
     places = fmt.resolvedOptions().maximumFractionDigits ?? 2;
   } catch {
     fmt = new Intl.NumberFormat(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
