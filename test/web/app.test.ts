@@ -240,7 +240,7 @@ describe('web app in headless Chromium', function () {
     await page.getByRole('button', { name: `Approve the request of ${t.users.user!.email}` }).click();
     await page.getByText('Request approved: a payment was created.').waitFor();
     await page.locator('tr', { hasText: 'studio time' }).getByText('approved').waitFor();
-    await page.getByRole('region', { name: 'Payments', exact: true }).last().locator('tr', { hasText: '5.00 USD' }).waitFor();
+    await page.getByRole('region', { name: 'Payments', exact: true }).last().locator('tr', { hasText: 'USD 5.00' }).waitFor();
     const payments = await app.request('GET', '/payment/', { token: t.users.admin!.token });
     assert.equal(payments.status, 200);
     assert.deepEqual(payments.body.data.map((x: any) => [x.user, x.amount]), [[t.users.user!.tenantUserId, '5']]);

@@ -46,7 +46,7 @@ function lastDay(endExclusive: string): string {
 
 function PeriodStatus({ state, busy, onClose, onReopen }: { state: PeriodState; busy: boolean; onClose: () => void; onReopen: () => void }) {
   return (
-    <div class="stack" data-testid="period-state">
+    <div class="period-state" data-testid="period-state">
       <p>
         <strong>{periodWords(state.period)}</strong> ({localDate(state.periodStart)} – {localDate(lastDay(state.periodEnd))}) is{' '}
         <span class={`badge s-${state.closed ? 'closed' : 'open'}`}>{state.closed ? 'closed' : 'open'}</span>
@@ -124,7 +124,7 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
       <ErrorBox error={state.error ?? issued.error ?? a.error} /><Notice text={a.done} />
       {state.data ? <PeriodStatus state={state.data} busy={a.busy} onClose={close} onReopen={reopen} /> : null}
       {period ? (
-        <div class="row tight">
+        <div class="row tight period-actions">
           <button type="button" class="primary" disabled={a.busy} onClick={preview}>Preview statements</button>
           {run && run.status === 'draft' && run.statements.length ? <button type="button" disabled={a.busy} onClick={issue}>Issue statements</button> : null}
         </div>
