@@ -1,9 +1,10 @@
 /** Statements: upload (drag and drop or file input), live progress, files, detection, errors, matching. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, fileEvents } from '../api';
-import { ErrorBox, Notice, Section, Table, decimal, pct, useAction, useLoad } from '../ui';
+import { Section } from '../ui';
 import { inWords } from '../words';
 import { FileList, type FileRow } from './files';
+import { Matching } from './matching';
 
 interface Upload { key: string; name: string; id?: string; status: string; progress: number; error?: string; members?: { id: string; fileName: string; status: string; progress: number }[] }
 
@@ -82,55 +83,6 @@ function UploadPanel({ onChange }: { onChange: () => void }) {
         </ul>
       ) : null}
     </Section>
-  );
-}
-
-interface Suggestion { id: string; kind: string; statement: { isrc?: string; upc?: string; title?: string; artist?: string }; candidate: { assetId?: string; productId?: string; title?: string; isrc?: string; upc?: string }; score: string; reason: string }
-interface Unmatched { isrc: string | null; title: string | null; artist: string | null; lines: number; amount: string; quantity: string }
-
-function Matching({ gen, onChange }: { gen: number; onChange: () => void }) {
-  const sugg = useLoad(() => api<{ data: Suggestion[] }>('GET', '/royalty/matches/suggestions?size=50'), [gen]);
-  const unmatched = useLoad(() => api<{ statementLines: { data: Unmatched[] } }>('GET', '/checklist/royaltyassets?size=50'), [gen]);
-  const a = useAction();
-  const decide = (s: Suggestion, verb: 'accept' | 'reject') => a.run(async () => {
-    await api('POST', `/royalty/matches/${verb}`, { body: { suggestionId: s.id } });
-    onChange();
-    return verb === 'accept' ? `Accepted: “${s.statement.title ?? s.statement.isrc}” is now ${s.candidate.title}. Its lines are being re-matched.` : 'Suggestion rejected.';
-  });
-  const create = (u: Unmatched) => a.run(async () => {
-    await api('POST', '/asset', { body: { title: u.title || u.isrc || 'Untitled', isrc: u.isrc || undefined, displayArtist: u.artist || undefined, artists: u.artist ? [u.artist] : undefined } });
-    onChange();
-    return `Recording “${u.title ?? u.isrc}” created; its lines are being matched.`;
-  });
-  return (
-    <>
-      <Section title="Match suggestions">
-        <ErrorBox error={sugg.error ?? a.error} /><Notice text={a.done} />
-        <Table caption="Match suggestions" rows={sugg.data?.data} rowKey={(s) => s.id} empty="No suggestions waiting." columns={[
-          { label: 'In the statement', cell: (s) => <>{s.statement.title ?? '—'} <span class="muted">{s.statement.artist ?? ''} {s.statement.isrc ?? s.statement.upc ?? ''}</span></> },
-          { label: 'Suggested', cell: (s) => <>{s.candidate.title} <span class="muted">{s.candidate.isrc ?? s.candidate.upc ?? ''}</span></> },
-          { label: 'Score', cell: (s) => pct(s.score), num: true },
-          { label: 'Why', cell: (s) => s.reason },
-          { label: 'Decision', cell: (s) => (
-            <div class="row tight">
-              <button type="button" class="primary" disabled={a.busy} onClick={() => decide(s, 'accept')} aria-label={`Accept ${s.candidate.title} for ${s.statement.title ?? ''}`}>Accept</button>
-              <button type="button" disabled={a.busy} onClick={() => decide(s, 'reject')} aria-label={`Reject ${s.candidate.title} for ${s.statement.title ?? ''}`}>Reject</button>
-            </div>
-          ) },
-        ]} />
-      </Section>
-      <Section title="Unmatched lines">
-        <ErrorBox error={unmatched.error} />
-        <Table caption="Statement lines matching no recording" rows={unmatched.data?.statementLines.data} empty="Every line is matched." columns={[
-          { label: 'ISRC', cell: (u) => u.isrc ?? '—' },
-          { label: 'Title', cell: (u) => u.title ?? '—' },
-          { label: 'Artist', cell: (u) => u.artist ?? '—' },
-          { label: 'Lines', cell: (u) => u.lines, num: true },
-          { label: 'Amount', cell: (u) => decimal(u.amount), num: true },
-          { label: 'Action', cell: (u) => <button type="button" disabled={a.busy} onClick={() => create(u)} aria-label={`Create recording ${u.title ?? u.isrc ?? ''}`}>Create recording</button> },
-        ]} />
-      </Section>
-    </>
   );
 }
 

@@ -1,0 +1,137 @@
+/**
+ * Unmatched lines and suggestions in headless Chromium, each effect read back through the API:
+ * the groups paged on the server (30 unknown recordings: two pages), a group matched to an
+ * existing recording found by search (a saved rule; its lines then carry the recording),
+ * suggestions accepted in bulk, a recording created for a group.
+ */
+import assert from 'node:assert/strict';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { createArtist, createAsset, createSplit, waitFor, waitForReallocation } from '../allocation/helpers';
+import { upload, waitFile } from '../ingest/helpers';
+import { enforceCsp, ensureWebBuilt, findChromium, launch } from './browser';
+import { checkPage, checkPhone, signIn } from './ops';
+
+const HEADER = 'Reporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSong/Album\tCountry of Sale\tSongwriter Royalties Withheld\tEarnings (USD)';
+const line = (title: string, isrc: string, amount: string) => `2026-03-02\t2026-01\tSpotify\tNova Lune\t${title}\t${isrc}\t\t10\t100\tSong\tUS\t0\t${amount}`;
+const FILLER = Array.from({ length: 30 }, (_, i) => line(`Sketch ${String(i + 1).padStart(2, '0')}`, `USWEB26009${String(i).padStart(2, '0')}`, '0.010000000000'));
+const STATEMENT = [
+  HEADER,
+  line('Midnight Drive', 'USWEB2600101', '5.000000000000'),
+  // an unknown ISRC under another title: matched by hand to Midnight Drive
+  line('MD (Radio Edit)', 'USWEB2600199', '9.000000000000'),
+  line('MD (Radio Edit)', 'USWEB2600199', '8.000000000000'),
+  // no ISRC, titles close to the catalogue's: suggestions
+  line('Midnight Drive (Remastered)', '', '7.000000000000'),
+  line('Paper Moon (Remastered)', '', '6.000000000000'),
+  // nothing like it in the catalogue: a new recording
+  line('Brand New Tune', 'USWEB2600177', '4.000000000000'),
+  ...FILLER,
+].join('\n') + '\n';
+
+describe('web app: unmatched lines and suggestions in headless Chromium', function () {
+  this.timeout(240_000);
+  let app: TestApp;
+  let t: TestTenant;
+  let browser: Browser;
+  let ctx: BrowserContext;
+  let page: Page;
+  let admin: string;
+  let midnight: string;
+  const blocked: string[] = [];
+
+  before(async function () {
+    const chromium = findChromium();
+    if (!chromium) {
+      console.log('    matching tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI installs it');
+      this.skip();
+    }
+    ensureWebBuilt();
+    app = await startTestApp({ workers: true });
+    t = await createTestTenant(app, 'Web Matching');
+    admin = t.users.admin!.token;
+    const artist = await createArtist(app, t.tenantId, 'Nova Lune', [t.users.user!.tenantUserId]);
+    midnight = await createAsset(app, t.tenantId, { title: 'Midnight Drive', isrc: 'USWEB2600101', artistId: artist, displayArtist: 'Nova Lune' });
+    await createAsset(app, t.tenantId, { title: 'Paper Moon', isrc: 'USWEB2600102', artistId: artist, displayArtist: 'Nova Lune' });
+    await createSplit(app, t.tenantId, { target: 'artist', id: artist, shares: { [t.users.user!.tenantUserId]: '100' } });
+    await waitForReallocation(app, t.tenantId);
+    const f = await waitFile(app, admin, (await upload(app, admin, 'DistroKid_1772400000000_NovaLune.tsv', STATEMENT)).body.data.id, ['processed', 'failed']);
+    assert.equal(f.status, 'processed', f.error);
+    await waitForReallocation(app, t.tenantId);
+    browser = await launch(chromium!);
+    ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    await enforceCsp(ctx, blocked);
+    page = await ctx.newPage();
+    await signIn(page, app, t.users.admin!);
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  const unmatched = () => page.getByRole('region', { name: /^Statement lines matching no recording/ });
+  const groups = async (p: number) => (await app.request('GET', `/checklist/royaltyassets?page=${p}&size=25`, { token: admin })).body.statementLines;
+
+  it('lists the unmatched lines by group with their counts and amounts, paged on the server', async () => {
+    const first = await groups(1);
+    assert.ok(first.pagination.total > 25, `more groups than a page: ${first.pagination.total}`);
+    await unmatched().locator('tbody tr', { hasText: 'USWEB2600199' }).waitFor();
+    const row = unmatched().locator('tbody tr', { hasText: 'USWEB2600199' });
+    assert.equal(await row.locator('td[data-label="Lines"]').innerText(), '2');
+    assert.equal((await row.locator('td[data-label="Amount"]').innerText()).replace(/\s/g, ' '), 'USD 17.00');
+    assert.equal(await unmatched().locator('tbody tr').count(), 25);
+    await page.getByRole('navigation', { name: 'Unmatched line pages' }).getByText('Page 1 of 2').waitFor();
+    await page.getByRole('navigation', { name: 'Unmatched line pages' }).getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('navigation', { name: 'Unmatched line pages' }).getByText('Page 2 of 2').waitFor();
+    const second = await groups(2);
+    await unmatched().locator('tbody tr', { hasText: second.data[0].isrc ?? second.data[0].title }).waitFor();
+    assert.equal(await unmatched().locator('tbody tr').count(), second.data.length);
+    await page.getByRole('navigation', { name: 'Unmatched line pages' }).getByRole('button', { name: 'Previous' }).click();
+    await checkPage(page, 'matching-unmatched');
+  });
+
+  it('matches a group to an existing recording found by search, as a saved rule', async () => {
+    await page.getByRole('button', { name: 'Match MD (Radio Edit) to a recording' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Match “MD (Radio Edit)” to a recording' });
+    await dialog.waitFor();
+    await dialog.getByLabel('Find a recording by title, artist or ISRC').fill('Midnight');
+    await dialog.getByRole('button', { name: 'Match to Midnight Drive (USWEB2600101)' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByText('The lines of “MD (Radio Edit)” are being matched to “Midnight Drive”.', { exact: false }).waitFor();
+    const rules = (await app.request('GET', '/royalty/matching-rules', { token: admin })).body.data;
+    assert.ok(rules.some((r: any) => r.isrc === 'USWEB2600199' && r.assetId === midnight), JSON.stringify(rules));
+    await waitForReallocation(app, t.tenantId);
+    const placed = await waitFor('the group re-matched', async () => {
+      const rows = await app.svc.db.owner('royalty_lines').where({ tenant_id: t.tenantId, isrc: 'USWEB2600199' }).select('asset_id');
+      return rows.length === 2 && rows.every((r) => r.asset_id === midnight) ? rows : null;
+    });
+    assert.equal(placed.length, 2);
+    assert.ok(!(await groups(1)).data.some((g: any) => g.isrc === 'USWEB2600199'), 'no longer unmatched');
+  });
+
+  it('accepts the suggestions in bulk', async () => {
+    const open = (await app.request('GET', '/royalty/matches/suggestions?size=50', { token: admin })).body.data;
+    assert.ok(open.length >= 2, `suggestions waiting: ${open.length}`);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const section = page.locator('section', { has: page.getByRole('heading', { name: 'Match suggestions' }) });
+    await section.locator('tbody tr').nth(open.length - 1).waitFor();
+    await section.getByLabel('Select all on this page').check();
+    await section.getByRole('button', { name: `Accept selected (${open.length})` }).click();
+    await section.getByText(`${open.length} suggestions accepted; their lines are being re-matched.`).waitFor();
+    const accepted = (await app.request('GET', '/royalty/matches/suggestions?status=accepted&size=50', { token: admin })).body.data;
+    assert.deepEqual(accepted.map((s: any) => s.id).sort(), open.map((s: any) => s.id).sort());
+    assert.equal((await app.request('GET', '/royalty/matches/suggestions?size=50', { token: admin })).body.data.length, 0);
+  });
+
+  it('creates the recording when none exists', async () => {
+    await page.getByRole('button', { name: 'Create recording Brand New Tune' }).click();
+    await page.getByText('Recording “Brand New Tune” created; its lines are being matched.').waitFor();
+    const found = (await app.request('GET', '/asset?search=Brand%20New%20Tune', { token: admin })).body.data;
+    assert.deepEqual(found.map((r: any) => [r.title, r.isrc]), [['Brand New Tune', 'USWEB2600177']]);
+  });
+
+  it('fits a 375 px screen and keeps to the strict content policy', async () => {
+    await checkPhone(browser, app, t.users.admin!, '/statements', 'h2', 'matching');
+    assert.deepEqual(blocked, []);
+  });
+});
