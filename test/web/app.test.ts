@@ -142,8 +142,9 @@ describe('web app in headless Chromium', function () {
     await check(page, 'analytics');
     const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
     const csv = await fs.readFile((await dl.path())!, 'utf8');
-    assert.equal(csv.split('\n')[0], 'dsp,revenue,quantity,lines');
-    assert.match(csv, /^Spotify,12\.5,100,1$/m);
+    // the server's export of the whole breakdown (docs/exports.md)
+    assert.equal(csv.split('\r\n')[0], 'dsp,revenue,quantity,lines,currency');
+    assert.match(csv, /^Spotify,12\.5,100,1,USD\r$/m);
   });
 
   it('refuses a split whose shares do not add up to 100', async () => {
