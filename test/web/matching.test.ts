@@ -5,12 +5,11 @@
  * suggestions accepted in bulk, a recording created for a group.
  */
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import type { Page } from 'playwright-core';
+import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, waitFor, waitForReallocation } from '../allocation/helpers';
 import { upload, waitFile } from '../ingest/helpers';
-import { enforceCsp, ensureWebBuilt, findChromium, launch } from './browser';
-import { checkPage, checkPhone, signIn } from './ops';
+import { browserSuite, checkPage, checkPhone } from './ops';
 
 const HEADER = 'Reporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSong/Album\tCountry of Sale\tSongwriter Royalties Withheld\tEarnings (USD)';
 const line = (title: string, isrc: string, amount: string) => `2026-03-02\t2026-01\tSpotify\tNova Lune\t${title}\t${isrc}\t\t10\t100\tSong\tUS\t0\t${amount}`;
@@ -31,42 +30,28 @@ const STATEMENT = [
 
 describe('web app: unmatched lines and suggestions in headless Chromium', function () {
   this.timeout(240_000);
-  let app: TestApp;
-  let t: TestTenant;
-  let browser: Browser;
-  let ctx: BrowserContext;
-  let page: Page;
-  let admin: string;
-  let midnight: string;
-  const blocked: string[] = [];
-
-  before(async function () {
-    const chromium = findChromium();
-    if (!chromium) {
-      console.log('    matching tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI installs it');
-      this.skip();
-    }
-    ensureWebBuilt();
-    app = await startTestApp({ workers: true });
-    t = await createTestTenant(app, 'Web Matching');
-    admin = t.users.admin!.token;
+  const w = browserSuite('matching tests', async (app) => {
+    const t = await createTestTenant(app, 'Web Matching');
+    const admin = t.users.admin!.token;
     const artist = await createArtist(app, t.tenantId, 'Nova Lune', [t.users.user!.tenantUserId]);
-    midnight = await createAsset(app, t.tenantId, { title: 'Midnight Drive', isrc: 'USWEB2600101', artistId: artist, displayArtist: 'Nova Lune' });
+    await createAsset(app, t.tenantId, { title: 'Midnight Drive', isrc: 'USWEB2600101', artistId: artist, displayArtist: 'Nova Lune' });
     await createAsset(app, t.tenantId, { title: 'Paper Moon', isrc: 'USWEB2600102', artistId: artist, displayArtist: 'Nova Lune' });
     await createSplit(app, t.tenantId, { target: 'artist', id: artist, shares: { [t.users.user!.tenantUserId]: '100' } });
     await waitForReallocation(app, t.tenantId);
     const f = await waitFile(app, admin, (await upload(app, admin, 'DistroKid_1772400000000_NovaLune.tsv', STATEMENT)).body.data.id, ['processed', 'failed']);
     assert.equal(f.status, 'processed', f.error);
     await waitForReallocation(app, t.tenantId);
-    browser = await launch(chromium!);
-    ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-    await enforceCsp(ctx, blocked);
-    page = await ctx.newPage();
-    await signIn(page, app, t.users.admin!);
+    return t;
   });
-  after(async () => {
-    await browser?.close();
-    await app?.close();
+  let app: TestApp;
+  let t: TestTenant;
+  let page: Page;
+  let admin: string;
+  let midnight: string;
+  before(async () => {
+    ({ app, t, page } = w);
+    admin = t.users.admin!.token;
+    midnight = (await app.request('GET', '/asset?search=Midnight%20Drive', { token: admin })).body.data.find((r: any) => r.isrc === 'USWEB2600101').id;
   });
 
   const unmatched = () => page.getByRole('region', { name: /^Statement lines matching no recording/ });
@@ -131,7 +116,7 @@ describe('web app: unmatched lines and suggestions in headless Chromium', functi
   });
 
   it('fits a 375 px screen and keeps to the strict content policy', async () => {
-    await checkPhone(browser, app, t.users.admin!, '/statements', 'h2', 'matching');
-    assert.deepEqual(blocked, []);
+    await checkPhone(w.browser, app, t.users.admin!, '/statements', 'h2', 'matching');
+    assert.deepEqual(w.blocked, []);
   });
 });

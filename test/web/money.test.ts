@@ -8,12 +8,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import Decimal from 'decimal.js';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import type { Page } from 'playwright-core';
+import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, waitForReallocation } from '../allocation/helpers';
 import { upload, waitFile } from '../ingest/helpers';
-import { enforceCsp, ensureWebBuilt, findChromium, launch } from './browser';
-import { checkPage, checkPhone, signIn } from './ops';
+import { browserSuite, checkPage, checkPhone } from './ops';
 
 const HEADER = 'Reporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSong/Album\tCountry of Sale\tSongwriter Royalties Withheld\tEarnings (USD)';
 const STATEMENT = [
@@ -25,27 +24,10 @@ const PERIOD = '2026-03';
 
 describe('web app: money in headless Chromium', function () {
   this.timeout(240_000);
-  let app: TestApp;
-  let t: TestTenant;
-  let browser: Browser;
-  let ctx: BrowserContext;
-  let page: Page;
-  let admin: string;
-  let payee: string;
-  let payeeName: string;
-  const blocked: string[] = [];
-
-  before(async function () {
-    const chromium = findChromium();
-    if (!chromium) {
-      console.log('    money tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI installs it');
-      this.skip();
-    }
-    ensureWebBuilt();
-    app = await startTestApp({ workers: true });
-    t = await createTestTenant(app, 'Web Money');
-    admin = t.users.admin!.token;
-    payee = t.users.user!.tenantUserId;
+  const w = browserSuite('money tests', async (app) => {
+    const t = await createTestTenant(app, 'Web Money');
+    const admin = t.users.admin!.token;
+    const payee = t.users.user!.tenantUserId;
     // a euro workspace whose statements pay in US dollars
     const set = await app.request('PUT', '/settings/workspace', { token: admin, body: { baseCurrency: 'EUR' } });
     assert.equal(set.status, 200, set.text);
@@ -58,19 +40,22 @@ describe('web app: money in headless Chromium', function () {
     const f = await waitFile(app, admin, (await upload(app, admin, 'DistroKid_1772400000000_NovaLune.tsv', STATEMENT)).body.data.id, ['processed', 'failed']);
     assert.equal(f.status, 'processed', f.error);
     assert.equal(f.accountingPeriod.slice(0, 7), PERIOD);
+    return t;
+  });
+  let app: TestApp;
+  let t: TestTenant;
+  let page: Page;
+  let admin: string;
+  let payee: string;
+  let payeeName: string;
+  before(async () => {
+    ({ app, t, page } = w);
+    admin = t.users.admin!.token;
+    payee = t.users.user!.tenantUserId;
     const me = (await app.request('GET', '/user/?size=200', { token: admin })).body.data.find((m: any) => m.id === payee);
     payeeName = [me.firstName, me.lastName].filter(Boolean).join(' ') || me.email;
-    browser = await launch(chromium!);
-    ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true, locale: 'en-US' });
-    await enforceCsp(ctx, blocked);
-    page = await ctx.newPage();
-    await signIn(page, app, t.users.admin!);
     await page.getByRole('link', { name: 'Money' }).click();
     await page.getByRole('heading', { name: 'Periods and statements' }).waitFor();
-  });
-  after(async () => {
-    await browser?.close();
-    await app?.close();
   });
 
   it('shows the currency on every balance figure and adds an expense in the base currency', async () => {
@@ -184,7 +169,7 @@ describe('web app: money in headless Chromium', function () {
   });
 
   it('fits a 375 px screen and keeps to the strict content policy', async () => {
-    await checkPhone(browser, app, t.users.admin!, '/money', 'section h2', 'money');
-    assert.deepEqual(blocked, []);
+    await checkPhone(w.browser, app, t.users.admin!, '/money', 'section h2', 'money');
+    assert.deepEqual(w.blocked, []);
   });
 });

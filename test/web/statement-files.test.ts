@@ -6,12 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import type { Page } from 'playwright-core';
+import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { fixture, seedRates, upload, waitFile, waitChildren } from '../ingest/helpers';
 import { zipBuffers } from '../ingest/zip-writer';
-import { enforceCsp, ensureWebBuilt, findChromium, launch } from './browser';
-import { checkPage, checkPhone, signIn } from './ops';
+import { browserSuite, checkPage, checkPhone } from './ops';
 
 const ACME = [
   'Month,Song,ISRC,Store,Amount,Currency',
@@ -28,33 +27,14 @@ const ACME_PATTERN = {
 
 describe('web app: statement files in headless Chromium', function () {
   this.timeout(240_000);
+  const w = browserSuite('statement file tests', (app) => createTestTenant(app, 'Web Files'));
   let app: TestApp;
   let t: TestTenant;
-  let browser: Browser;
-  let ctx: BrowserContext;
   let page: Page;
   let token: string;
-  const blocked: string[] = [];
-
-  before(async function () {
-    const chromium = findChromium();
-    if (!chromium) {
-      console.log('    statement file tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI installs it');
-      this.skip();
-    }
-    ensureWebBuilt();
-    app = await startTestApp({ workers: true });
-    t = await createTestTenant(app, 'Web Files');
+  before(() => {
+    ({ app, t, page } = w);
     token = t.users.admin!.token;
-    browser = await launch(chromium!);
-    ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await enforceCsp(ctx, blocked);
-    page = await ctx.newPage();
-    await signIn(page, app, t.users.admin!);
-  });
-  after(async () => {
-    await browser?.close();
-    await app?.close();
   });
 
   const row = (name: string) => page.locator(`tr[data-file="${name}"]`);
@@ -174,7 +154,7 @@ describe('web app: statement files in headless Chromium', function () {
   });
 
   it('fits a 375 px screen and keeps to the strict content policy', async () => {
-    await checkPhone(browser, app, t.users.admin!, '/statements', 'tr[data-file="bundle.zip"]', 'files');
-    assert.deepEqual(blocked, []);
+    await checkPhone(w.browser, app, t.users.admin!, '/statements', 'tr[data-file="bundle.zip"]', 'files');
+    assert.deepEqual(w.blocked, []);
   });
 });
