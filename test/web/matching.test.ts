@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
-import { createArtist, createAsset, createSplit, waitFor, waitForReallocation } from '../allocation/helpers';
+import { createArtist, createAsset, createProduct, createSplit, waitFor, waitForReallocation } from '../allocation/helpers';
 import { upload, waitFile } from '../ingest/helpers';
 import { browserSuite, checkPage, checkPhone } from './ops';
 
 const HEADER = 'Reporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSong/Album\tCountry of Sale\tSongwriter Royalties Withheld\tEarnings (USD)';
-const line = (title: string, isrc: string, amount: string) => `2026-03-02\t2026-01\tSpotify\tNova Lune\t${title}\t${isrc}\t\t10\t100\tSong\tUS\t0\t${amount}`;
+const line = (title: string, isrc: string, amount: string, upc = '', kind = 'Song') => `2026-03-02\t2026-01\tSpotify\tNova Lune\t${title}\t${isrc}\t${upc}\t10\t100\t${kind}\tUS\t0\t${amount}`;
 const FILLER = Array.from({ length: 30 }, (_, i) => line(`Sketch ${String(i + 1).padStart(2, '0')}`, `USWEB26009${String(i).padStart(2, '0')}`, '0.010000000000'));
 const STATEMENT = [
   HEADER,
@@ -25,6 +25,8 @@ const STATEMENT = [
   line('Paper Moon (Remastered)', '', '6.000000000000'),
   // nothing like it in the catalogue: a new recording
   line('Brand New Tune', 'USWEB2600177', '4.000000000000'),
+  // an album sale under an unknown UPC: matched by hand to the product Night Album
+  line('Night Album (Deluxe)', '', '3.000000000000', '0012345678905', 'Album'),
   ...FILLER,
 ].join('\n') + '\n';
 
@@ -36,6 +38,7 @@ describe('web app: unmatched lines and suggestions in headless Chromium', functi
     const artist = await createArtist(app, t.tenantId, 'Nova Lune', [t.users.user!.tenantUserId]);
     await createAsset(app, t.tenantId, { title: 'Midnight Drive', isrc: 'USWEB2600101', artistId: artist, displayArtist: 'Nova Lune' });
     await createAsset(app, t.tenantId, { title: 'Paper Moon', isrc: 'USWEB2600102', artistId: artist, displayArtist: 'Nova Lune' });
+    await createProduct(app, t.tenantId, { title: 'Night Album', upc: '0036000291452', artistId: artist });
     await createSplit(app, t.tenantId, { target: 'artist', id: artist, shares: { [t.users.user!.tenantUserId]: '100' } });
     await waitForReallocation(app, t.tenantId);
     const f = await waitFile(app, admin, (await upload(app, admin, 'DistroKid_1772400000000_NovaLune.tsv', STATEMENT)).body.data.id, ['processed', 'failed']);
@@ -65,13 +68,13 @@ describe('web app: unmatched lines and suggestions in headless Chromium', functi
     assert.equal(await row.locator('td[data-label="Lines"]').innerText(), '2');
     assert.equal((await row.locator('td[data-label="Amount"]').innerText()).replace(/\s/g, ' '), 'USD 17.00');
     assert.equal(await unmatched().locator('tbody tr').count(), 25);
-    await page.getByRole('navigation', { name: 'Unmatched line pages' }).getByText('Page 1 of 2').waitFor();
-    await page.getByRole('navigation', { name: 'Unmatched line pages' }).getByRole('button', { name: 'Next' }).click();
-    await page.getByRole('navigation', { name: 'Unmatched line pages' }).getByText('Page 2 of 2').waitFor();
+    await page.getByRole('navigation', { name: 'Unmatched lines pages' }).getByText('Page 1 of 2').waitFor();
+    await page.getByRole('navigation', { name: 'Unmatched lines pages' }).getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('navigation', { name: 'Unmatched lines pages' }).getByText('Page 2 of 2').waitFor();
     const second = await groups(2);
     await unmatched().locator('tbody tr', { hasText: second.data[0].isrc ?? second.data[0].title }).waitFor();
     assert.equal(await unmatched().locator('tbody tr').count(), second.data.length);
-    await page.getByRole('navigation', { name: 'Unmatched line pages' }).getByRole('button', { name: 'Previous' }).click();
+    await page.getByRole('navigation', { name: 'Unmatched lines pages' }).getByRole('button', { name: 'Previous' }).click();
     await checkPage(page, 'matching-unmatched');
   });
 
@@ -92,6 +95,28 @@ describe('web app: unmatched lines and suggestions in headless Chromium', functi
     });
     assert.equal(placed.length, 2);
     assert.ok(!(await groups(1)).data.some((g: any) => g.isrc === 'USWEB2600199'), 'no longer unmatched');
+  });
+
+  it('matches a release group to an existing product by its UPC', async () => {
+    const products = (await app.request('GET', '/checklist/royaltyproducts?size=100', { token: admin })).body.statementLines.data;
+    assert.ok(products.some((g: any) => g.upc === '0012345678905'), JSON.stringify(products));
+    const night = (await app.request('GET', '/product?search=Night', { token: admin })).body.data.find((p: any) => p.upc === '0036000291452');
+    await page.getByRole('button', { name: /^Match .* to a product$/ }).first().waitFor();
+    const row = page.getByRole('region', { name: /^Statement lines matching no product/ }).locator('tbody tr', { hasText: '0012345678905' });
+    await row.getByRole('button', { name: /to a product$/ }).click();
+    const dialog = page.getByRole('dialog', { name: /to a product$/ });
+    await dialog.waitFor();
+    await dialog.getByLabel('Find a product by title, artist or UPC').fill('Night');
+    await dialog.getByRole('button', { name: 'Match to Night Album (0036000291452)' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByText('Later statements with the same UPC will be too.', { exact: false }).waitFor();
+    const rules = (await app.request('GET', '/royalty/matching-rules', { token: admin })).body.data;
+    assert.ok(rules.some((r: any) => r.upc === '0012345678905' && r.productId === night.id), JSON.stringify(rules));
+    await waitForReallocation(app, t.tenantId);
+    await waitFor('the release group matched', async () => {
+      const rows = await app.svc.db.owner('royalty_lines').where({ tenant_id: t.tenantId, upc: '0012345678905' }).select('product_id');
+      return rows.length === 1 && rows[0].product_id === night.id;
+    });
   });
 
   it('accepts the suggestions in bulk', async () => {
