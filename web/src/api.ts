@@ -2,7 +2,7 @@
  * The public API, with the same tokens as any client: a refresh token (kept in localStorage, or
  * the httpOnly cookie after a social sign-in) buys a short access token for one workspace.
  */
-import { inWords, UNREACHABLE } from './words';
+import { inWords, statusWords, UNREACHABLE } from './words';
 
 export interface Workspace { workspaceId: string; tenantId: number; name: string; role: string; status: string }
 /** GET /settings/branding (docs/branding.md): applied only while `active`. */
@@ -44,7 +44,7 @@ async function errorOf(res: Response): Promise<ApiError> {
   let body: any = null;
   try { body = await res.json(); } catch { /* not JSON */ }
   const e = body?.error ?? body ?? {};
-  return new ApiError(res.status, inWords(e.message || res.statusText || `HTTP ${res.status}`), Array.isArray(e.details) ? e.details.map((d: unknown) => inWords(String(d))) : [], e.code);
+  return new ApiError(res.status, e.message ? inWords(e.message) : statusWords(res.status), Array.isArray(e.details) ? e.details.map((d: unknown) => inWords(String(d))) : [], e.code);
 }
 
 /** fetch, with a network failure ("Failed to fetch") told in words; an abort stays an abort. */

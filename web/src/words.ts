@@ -9,13 +9,25 @@ export const UNREACHABLE = 'Rondo could not be reached. Check your connection an
 export function inWords(message: string): string {
   const out = message
     .replace(/\s*\((?:[^()]*\s)?(?:GET|POST|PUT|PATCH|DELETE)\s+\/[^()]*\)/g, '')
-    .replace(/\s*(?:with|through|using|via|call|see)?\s*(?:GET|POST|PUT|PATCH|DELETE)\s+\/\S*/g, '')
+    .replace(/\s*(?:with|through|using|via|call|see)?\s*(?:GET|POST|PUT|PATCH|DELETE)\s+\/[\w\-/{}:.]*[\w}]/g, '')
     .replace(/\s+([,.:;])/g, '$1')
     .trim();
   return out || 'Something went wrong. Try again.';
 }
 
-const locale = () => (typeof navigator !== 'undefined' && navigator.language) || 'en';
+/** What an answer without a message of its own means, for a person. */
+export function statusWords(status: number): string {
+  if (status === 401) return 'Your session has ended. Sign in again.';
+  if (status === 403) return 'Your role in this workspace does not allow this.';
+  if (status === 404) return 'This is not there any more: it may have been deleted. Refresh the page.';
+  if (status === 409) return 'This changed in the meantime. Refresh the page and try again.';
+  if (status === 413) return 'This is too large to send.';
+  if (status === 429) return 'Too many requests at once. Wait a moment and try again.';
+  if (status >= 500) return 'Rondo had a problem doing this. Try again in a moment.';
+  return 'This could not be done. Check what you entered and try again.';
+}
+
+const locale = () => (globalThis as { navigator?: { language?: string } }).navigator?.language || 'en';
 
 /** "US dollar" for USD, in the browser's language (the code itself when unknown). */
 export function currencyName(code: string): string {
@@ -80,6 +92,25 @@ export function localMoney(s: string | number | null | undefined, currency?: str
   if (places && !parts.some((p) => p.type === 'fraction')) {
     const dec = fmt.formatToParts(1.5).find((p) => p.type === 'decimal')?.value ?? '.';
     out = out.replace(grouped, `${grouped}${dec}${fraction}`);
+  }
+  return out;
+}
+
+/** Month rows with every month between the first and the last (or the filter's bounds) present: an empty month is a zero row. */
+export function everyMonth<R extends { month?: unknown; revenue: string; quantity: string; lines: number }>(rows: R[], from?: string, to?: string): R[] {
+  const months = rows.map((r) => String(r.month ?? '')).filter((m) => /^\d{4}-\d{2}$/.test(m)).sort();
+  const lo = /^\d{4}-\d{2}/.test(from ?? '') ? from!.slice(0, 7) : months[0];
+  const hi = /^\d{4}-\d{2}/.test(to ?? '') ? to!.slice(0, 7) : months[months.length - 1];
+  if (!lo || !hi || lo > hi) return rows;
+  const byMonth = new Map(rows.map((r) => [String(r.month), r]));
+  const out: R[] = [];
+  let [y, m] = lo.split('-').map(Number);
+  for (let i = 0; i < 600; i++) {
+    const key = `${y}-${String(m).padStart(2, '0')}`;
+    if (key > hi) break;
+    out.push(byMonth.get(key) ?? ({ month: key, revenue: '0', quantity: '0', lines: 0 } as R));
+    m++;
+    if (m > 12) { m = 1; y++; }
   }
   return out;
 }

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, download, qs } from '../api';
 import { ErrorBox, Field, Loading, Section, Table, decimal, useAction } from '../ui';
 import { useLoad } from '../ui';
-import { localMoney, monthName } from '../words';
+import { everyMonth, localMoney, monthName } from '../words';
 
 const BREAKDOWNS: [string, string][] = [
   ['month', 'Month'], ['dsp', 'DSP'], ['country', 'Country'], ['artist', 'Artist'], ['product', 'Product'], ['asset', 'Recording'],
@@ -41,25 +41,6 @@ function BarChart({ rows, by, currency }: { rows: Row[]; by: string; currency: s
       {rows.length > top.length ? <figcaption class="muted">The chart shows the first {top.length} of {rows.length}.</figcaption> : null}
     </figure>
   );
-}
-
-/** Month rows with every month between the first and the last (or the filter's bounds) present: an empty month is a zero row. */
-export function everyMonth(rows: Row[], from?: string, to?: string): Row[] {
-  const months = rows.map((r) => String(r.month ?? '')).filter((m) => /^\d{4}-\d{2}$/.test(m)).sort();
-  const lo = /^\d{4}-\d{2}/.test(from ?? '') ? from!.slice(0, 7) : months[0];
-  const hi = /^\d{4}-\d{2}/.test(to ?? '') ? to!.slice(0, 7) : months[months.length - 1];
-  if (!lo || !hi || lo > hi) return rows;
-  const byMonth = new Map(rows.map((r) => [String(r.month), r]));
-  const out: Row[] = [];
-  let [y, m] = lo.split('-').map(Number);
-  for (let i = 0; i < 600; i++) {
-    const key = `${y}-${String(m).padStart(2, '0')}`;
-    if (key > hi) break;
-    out.push(byMonth.get(key) ?? { month: key, revenue: '0', quantity: '0', lines: 0 });
-    m++;
-    if (m > 12) { m = 1; y++; }
-  }
-  return out;
 }
 
 export function AnalyticsPage() {
