@@ -10,7 +10,8 @@ import fs from 'node:fs/promises';
 import Decimal from 'decimal.js';
 import type { Page } from 'playwright-core';
 import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
-import { createArtist, createAsset, createSplit, waitForReallocation } from '../allocation/helpers';
+import { createArtist, createAsset, createSplit, waitFor, waitForReallocation } from '../allocation/helpers';
+import { mailsTo } from '../helpers/mail';
 import { upload, waitFile } from '../ingest/helpers';
 import { browserSuite, checkPage, checkPhone } from './ops';
 
@@ -118,12 +119,16 @@ describe('web app: money in headless Chromium', function () {
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Issue statements' }).click();
     await dialog.waitFor({ state: 'hidden' });
+    await section.getByText(`${rows} statements of March 2026 issued; each payee is e-mailed that theirs is ready.`).waitFor();
     const issued = section.getByRole('region', { name: 'Issued statements of March 2026' });
     await issued.locator('tbody tr', { hasText: payeeName }).waitFor();
     const api = (await app.request('GET', `/statements?period=${PERIOD}`, { token: admin })).body.data;
     assert.equal(api.length, rows);
     assert.ok(api.every((s: any) => Number.isInteger(s.number)), 'each statement numbered');
     const mine = api.find((s: any) => s.user === payee);
+    // the payee is e-mailed that their statement is ready
+    const mail = await waitFor('the statement e-mail', async () => (await mailsTo(app.dataDir, t.users.user!.email)).find((m) => /statement/i.test(m.split('\n')[0])));
+    assert.match(mail, new RegExp(`${mine.number}`));
     const [csv] = await Promise.all([page.waitForEvent('download'), issued.getByRole('button', { name: `CSV of the statement of ${payeeName}` }).click()]);
     assert.equal(csv.suggestedFilename(), `statement-${PERIOD}-${mine.number}.csv`);
 

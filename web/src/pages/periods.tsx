@@ -92,12 +92,13 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
   });
   const issue = () => c.ask({
     title: `Issue the statements of ${periodWords(period)}?`,
-    body: <p>Issuing gives each of the {run!.statements.length} statements its number and freezes it: its figures, PDF and CSV never change afterwards, and each payee is told.</p>,
+    body: <p>Issuing gives each of the {run!.statements.length} statements its number and freezes it: its figures, PDF and CSV never change afterwards. Each payee is then e-mailed that their statement is ready (unless they turned statement e-mails off) and sees it in Rondo.</p>,
     action: 'Issue statements',
     run: async () => {
       const r = (await api<{ data: Run }>('POST', `/statements/runs/${run!.id}/issue`, { body: {} })).data;
       setRun(r);
       refresh();
+      await a.run(async () => `${r.statements.length} ${r.statements.length === 1 ? 'statement' : 'statements'} of ${periodWords(r.period)} issued; each payee is e-mailed that theirs is ready.`);
     },
   });
   const file = (s: { id: string; number: number | null; user: string }, format: 'pdf' | 'csv') =>
