@@ -80,7 +80,12 @@ describe('web app: statement files in headless Chromium', function () {
       { name: 'believe-english.csv', data: fixture('believe-english.csv') },
       { name: 'yt.csv.gz', data: zlib.gzipSync(fixture('YouTube_NovaLuneRecords_M_20230701_20230731_asset_raw_v1-1.csv')) },
     ]);
-    const id = (await upload(app, token, 'bundle.zip', zip)).body.data.id;
+    // uploaded in the page: its statements appear under its progress bar as they are read
+    await page.setInputFiles('input[type=file]', { name: 'bundle.zip', mimeType: 'application/zip', buffer: zip });
+    const progress = page.getByRole('list', { name: 'Statements in bundle.zip' });
+    await progress.locator('.status[data-status=processed]').nth(1).waitFor({ timeout: 60_000 });
+    assert.deepEqual((await progress.locator('.name').allInnerTexts()).sort(), ['believe-english.csv', 'yt.csv.gz']);
+    const id = (await app.request('GET', '/file/?topLevel=true&size=100', { token })).body.data.find((f: any) => f.fileName === 'bundle.zip').id;
     const members = await waitChildren(app, token, id, 2);
     await refresh();
     const head = row('bundle.zip');
