@@ -59,5 +59,10 @@ describe('upload → analytics (end to end)', function () {
     const f = await waitFile(app, t.users.admin!.token, id, ['processed', 'failed', 'needs_confirmation']);
     assert.equal(f.status, 'failed', JSON.stringify(f));
     assert.match(f.error, /No exchange rate to USD for EUR 2023-07/);
+    assert.doesNotMatch(f.error, /\b(GET|POST|PUT) \//, 'the message names no API route');
+    assert.deepEqual(f.missingRates, [{ currency: 'EUR', month: '2023-07' }]);
+    // still there when the file is read again later (a reload of the page)
+    const listed = (await app.request('GET', '/file/?topLevel=true', { token: t.users.admin!.token })).body.data.find((x: any) => x.id === id);
+    assert.deepEqual(listed.missingRates, [{ currency: 'EUR', month: '2023-07' }]);
   });
 });

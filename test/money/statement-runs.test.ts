@@ -144,9 +144,13 @@ describe('money: statement runs, frozen statements, closed periods', function ()
   });
 
   it("split change after a payout: the issued statement stays byte-identical; the closed period's change appears once, as an adjustment", async () => {
+    assert.equal((await app.request('GET', '/accounting/periods/2026-10', admin())).body.data.closed, false);
     const close = await app.request('POST', '/accounting/periods/2026-10/close', admin());
     assert.equal(close.status, 200);
     assert.equal(close.body.data.closed, true);
+    const state = await app.request('GET', '/accounting/periods/2026-10', admin());
+    assert.deepEqual(state.body.data, close.body.data, 'GET answers the period as closing left it');
+    assert.equal((await app.request('GET', '/accounting/periods/2026-10', { token: a.users.user!.token })).status, 403);
     assert.equal((await run('2026-10')).status, 400);
     assert.equal((await app.request('POST', '/accounting/periods/2026-10/reopen', admin())).status, 400);
     assert.equal((await app.request('POST', '/accounting/periods/2026-10/close', { token: a.users.user!.token })).status, 403);

@@ -142,8 +142,9 @@ describe('web app in headless Chromium', function () {
     await check(page, 'analytics');
     const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
     const csv = await fs.readFile((await dl.path())!, 'utf8');
-    assert.equal(csv.split('\n')[0], 'dsp,revenue,quantity,lines');
-    assert.match(csv, /^Spotify,12\.5,100,1$/m);
+    // the server's export of the whole breakdown (docs/exports.md)
+    assert.equal(csv.split('\r\n')[0], 'dsp,revenue,quantity,lines,currency');
+    assert.match(csv, /^Spotify,12\.5,100,1,USD\r$/m);
   });
 
   it('refuses a split whose shares do not add up to 100', async () => {
@@ -240,7 +241,7 @@ describe('web app in headless Chromium', function () {
     await page.getByRole('button', { name: `Approve the request of ${t.users.user!.email}` }).click();
     await page.getByText('Request approved: a payment was created.').waitFor();
     await page.locator('tr', { hasText: 'studio time' }).getByText('approved').waitFor();
-    await page.getByRole('region', { name: 'Payments', exact: true }).last().locator('tr', { hasText: '5.00 USD' }).waitFor();
+    await page.getByRole('region', { name: 'Payments', exact: true }).last().locator('tr', { hasText: 'USD 5.00' }).waitFor();
     const payments = await app.request('GET', '/payment/', { token: t.users.admin!.token });
     assert.equal(payments.status, 200);
     assert.deepEqual(payments.body.data.map((x: any) => [x.user, x.amount]), [[t.users.user!.tenantUserId, '5']]);

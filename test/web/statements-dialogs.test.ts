@@ -78,7 +78,7 @@ describe('web app: statement dialogs in headless Chromium', function () {
     const f = await waitFile(app, token, (await upload(app, token, name, fixture(name))).body.data.id, ['processed', 'failed']);
     assert.ok(f.counts.rowsFailed > 0, JSON.stringify(f.counts));
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await page.getByRole('button', { name: `Errors of ${name}` }).click();
+    await page.getByRole('button', { name: `Rejected lines of ${name}` }).click();
     const dialog = page.getByRole('dialog', { name: `Rejected lines of ${name}` });
     await dialog.waitFor();
     // the line whose earnings read "abc", among the others the file rejected

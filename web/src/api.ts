@@ -2,6 +2,8 @@
  * The public API, with the same tokens as any client: a refresh token (kept in localStorage, or
  * the httpOnly cookie after a social sign-in) buys a short access token for one workspace.
  */
+import { inWords, statusWords, UNREACHABLE } from './words';
+
 export interface Workspace { workspaceId: string; tenantId: number; name: string; role: string; status: string }
 /** GET /settings/branding (docs/branding.md): applied only while `active`. */
 export interface Branding { active: boolean; primaryColor: string | null; accentColor: string | null; senderName: string | null; logo: { url: string } | null }
@@ -42,7 +44,17 @@ async function errorOf(res: Response): Promise<ApiError> {
   let body: any = null;
   try { body = await res.json(); } catch { /* not JSON */ }
   const e = body?.error ?? body ?? {};
-  return new ApiError(res.status, e.message || res.statusText || `HTTP ${res.status}`, Array.isArray(e.details) ? e.details.map(String) : [], e.code);
+  return new ApiError(res.status, e.message ? inWords(e.message) : statusWords(res.status), Array.isArray(e.details) ? e.details.map((d: unknown) => inWords(String(d))) : [], e.code);
+}
+
+/** fetch, with a network failure ("Failed to fetch") told in words; an abort stays an abort. */
+async function reach(input: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(input, init);
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') throw e;
+    throw new ApiError(0, UNREACHABLE, [], 'UNREACHABLE');
+  }
 }
 
 /** A new access token for the chosen workspace (refresh token as Bearer, or the session cookie). */
@@ -50,7 +62,7 @@ export async function renewAccess(): Promise<string> {
   const ws = session.workspace;
   const headers: Record<string, string> = {};
   if (session.refresh) headers.authorization = `Bearer ${session.refresh}`;
-  const res = await fetch(`/auth/authtoken${ws ? `?currentWorkspace=${encodeURIComponent(ws)}` : ''}`, { headers, credentials: 'same-origin' });
+  const res = await reach(`/auth/authtoken${ws ? `?currentWorkspace=${encodeURIComponent(ws)}` : ''}`, { headers, credentials: 'same-origin' });
   if (!res.ok) {
     const err = await errorOf(res);
     if (res.status === 401) session.clear();
@@ -74,7 +86,7 @@ export async function api<T = any>(method: string, path: string, o: CallOptions 
       headers['content-type'] = 'application/json';
       body = JSON.stringify(o.body);
     }
-    return fetch(path, { method, headers, body, credentials: 'same-origin', signal: o.signal });
+    return reach(path, { method, headers, body, credentials: 'same-origin', signal: o.signal });
   };
   const explicit = o.token !== undefined;
   let token = explicit ? o.token! : session.access ?? (session.signedIn() ? await renewAccess() : null);

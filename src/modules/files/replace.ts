@@ -32,7 +32,7 @@ export async function replaceEarlierCopies(trx: Knex.Transaction, tenantId: numb
     status: 'failed',
     duplicate_of: fileId,
     error_message: `Replaced by file ${fileId} (the same bytes uploaded again with force=true): its lines were removed`,
-    rows_read: null, rows_ingested: null, rows_failed: null, rows_skipped: null, totals: null, control_totals: null, reconciles: null,
+    rows_read: null, rows_ingested: null, rows_failed: null, rows_skipped: null, totals: null, control_totals: null, reconciles: null, missing_rates: null,
     progress: 100,
     updated_at: trx.fn.now(),
   });

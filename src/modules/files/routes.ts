@@ -205,7 +205,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'get',
       path: '/file/',
-      summary: 'Statement files (paged; filter by status (comma-separated), source (key, name or id), period (YYYY-MM), periodStart/periodEnd, parentId)',
+      summary: 'Statement files (paged; filter by status (comma-separated), source (key, name or id), period (YYYY-MM), periodStart/periodEnd, parentId; topLevel=true: none of an archive\'s members)',
       access: 'user',
       query: Type.Object({
         ...PageQuery,
@@ -215,9 +215,10 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         periodStart: PERIOD_CHOICE.periodStart,
         periodEnd: PERIOD_CHOICE.periodEnd,
         parentId: Type.Optional(Uuid),
+        topLevel: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
       }),
       async handler({ trx, query }) {
-        const r = await listFiles(trx, { ...query, page: query.page ?? 1, size: query.size ?? 20 });
+        const r = await listFiles(trx, { ...query, topLevel: query.topLevel === 'true', page: query.page ?? 1, size: query.size ?? 20 });
         return { success: true, message: 'Files', ...r };
       },
     }),

@@ -154,7 +154,7 @@ const FILE_COLUMNS = [
   'id', 'parent_id', 'kind', 'original_name', 'storage_key', 'content_type', 'size_bytes', 'sha256', 'duplicate_of', 'status', 'progress',
   'source_pattern_id', 'pattern_version', 'source_key', 'source_name', 'confidence', 'detection', 'sale_period_start',
   'sale_period_end', 'accounting_period', 'rows_read', 'rows_ingested', 'rows_failed', 'rows_skipped', 'totals',
-  'control_totals', 'reconciles', 'error_message', 'options', 'uploaded_by', 'attempts', 'processed_at', 'created_at', 'updated_at',
+  'control_totals', 'reconciles', 'error_message', 'missing_rates', 'options', 'uploaded_by', 'attempts', 'processed_at', 'created_at', 'updated_at',
 ];
 
 function isoDate(d: unknown): string | null {
@@ -186,6 +186,8 @@ export function publicFile(r: Record<string, any>) {
     controlTotals: r.control_totals ?? null,
     reconciles: r.reconciles,
     error: r.error_message,
+    /** Failed for want of exchange rates: the currency-months to add a rate for, then run it again. */
+    missingRates: r.missing_rates ?? null,
     options: r.options,
     uploadedBy: r.uploaded_by,
     attempts: r.attempts,
@@ -227,6 +229,8 @@ export interface ListQuery {
   periodEnd?: string;
   search?: string;
   parentId?: string;
+  /** Only files that are no archive's member (an archive's members are read with parentId). */
+  topLevel?: boolean;
   order?: 'asc' | 'desc';
 }
 
@@ -236,6 +240,7 @@ export async function listFiles(trx: Trx, q: ListQuery) {
   if (q.source) base.where((w) => w.where('source_key', q.source!).orWhere('source_name', q.source!).orWhereRaw('source_pattern_id::text = ?', [q.source!]));
   if (q.search) base.whereILike('original_name', `%${q.search.replace(/[%_\\]/g, '\\$&')}%`);
   if (q.parentId) base.where('parent_id', q.parentId);
+  if (q.topLevel) base.whereNull('parent_id');
   let start = q.periodStart, end = q.periodEnd;
   if (q.period) {
     const m = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(q.period);
@@ -322,7 +327,7 @@ export async function rerunDecompress(svc: AppServices, trx: Trx, tenantId: numb
   await assertNotBeingIngested(trx, tenantId, id);
   if (!r.storage_key) throw new ValidationError('The file has no stored content to decompress', [], 'NO_CONTENT');
   if (r.duplicate_of && !r.options?.force) throw new ValidationError(`The file is a duplicate of ${r.duplicate_of}; upload it again with force=true`, [], 'DUPLICATE_FILE');
-  await trx('files').where({ id }).update({ status: PIPELINE[FIRST_STEP].queuedAs, progress: 0, error_message: null, attempts: 0, updated_at: trx.fn.now() });
+  await trx('files').where({ id }).update({ status: PIPELINE[FIRST_STEP].queuedAs, progress: 0, error_message: null, missing_rates: null, attempts: 0, updated_at: trx.fn.now() });
   await startPipeline(svc.queue, trx, tenantId, id);
   return getFile(trx, id);
 }
@@ -361,6 +366,7 @@ export async function confirmDetection(svc: AppServices, trx: Trx, tenantId: num
     status: PIPELINE['file.ingest'].queuedAs,
     progress: 0,
     error_message: null,
+    missing_rates: null,
     attempts: 0,
     source_pattern_id: p.id,
     pattern_version: p.version,

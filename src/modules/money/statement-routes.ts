@@ -81,6 +81,11 @@ export function registerStatementRoutes(router: Router, svc: AppServices): void 
         sendFile(ctx, 'text/csv; charset=utf-8', `statement-${s.meta.period}-${String(s.meta.number ?? 'draft')}.csv`, s.csv, s.meta.contentHash as string);
         return undefined;
       } }),
+    route({ method: 'get', path: '/accounting/periods/:period', summary: 'An accounting period: closed or open, and how many statements it has issued (admin)', access: 'admin',
+      params: Type.Object({ period: PeriodLabel }), responses: { 200: answer(PeriodView) },
+      async handler({ trx, params }) {
+        return ok('Period', await runs.getPeriod(trx, params.period));
+      } }),
     route({ method: 'post', path: '/accounting/periods/:period/close', summary: 'Close an accounting period (admin): no new statement run or issue for it; later changes reach the next statement as adjustments', access: 'admin',
       params: Type.Object({ period: PeriodLabel }), responses: { 200: answer(PeriodView) },
       async handler({ trx, auth, params }) {

@@ -341,6 +341,11 @@ export async function reopenPeriod(trx: Trx, period: string) {
   return periodView(trx, p);
 }
 
+/** An accounting period's state: closed or not, and its issued statements. */
+export async function getPeriod(trx: Trx, period: string) {
+  return periodView(trx, parsePeriod(period));
+}
+
 async function periodView(trx: Trx, p: PeriodSpan) {
   const c = await trx('accounting_period_closes').where({ period_start: p.start, period_end: p.end }).first();
   const issued = Number((await trx('statements').whereNotNull('number').where({ period_start: p.start, period_end: p.end }).count({ n: '*' }).first())?.n ?? 0);

@@ -34,7 +34,12 @@ import { applyDspRules, resolveMatchKeys, suggestMatches, MATCH_STATUS_SQL, type
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
 /** An expected failure: the file is marked failed with this message (no retry). */
-export class AllocationFailed extends Error {}
+export class AllocationFailed extends Error {
+  /** The currency-months without an exchange rate, when that is why (kept on the file). */
+  constructor(message: string, public missingRates: { currency: string; month: string }[] | null = null) {
+    super(message);
+  }
+}
 
 /** Join of royalty_lines `l` to rm_keys `k` (nullable text keys compared through ''). */
 export const KEY_JOIN = `coalesce(l.isrc, '') = k.isrc AND coalesce(l.upc, '') = k.upc AND coalesce(l.track_title, '') = k.track_title
@@ -368,9 +373,11 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   const missing = await buildFx(trx, tenantId, base, `SELECT DISTINCT currency, gross_currency, exchange_rate, month FROM al_src`);
   lap('fx');
   if (missing.length) {
-    const list = missing.map((r) => `${r.currency.trim()} ${r.month}`).join(', ');
+    const rates = missing.map((r) => ({ currency: r.currency.trim(), month: r.month }));
+    const list = rates.map((r) => `${r.currency} ${r.month}`).join(', ');
     throw new AllocationFailed(
-      `No exchange rate to ${base} for ${list}: set the monthly rate with PUT /currency/rates, then reprocess the file (POST /royalty/files/${fileId}/allocate)`,
+      `No exchange rate to ${base} for ${list}: add the monthly rate of each to the workspace's exchange rates, then run the file again`,
+      rates,
     );
   }
 

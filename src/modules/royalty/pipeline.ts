@@ -44,7 +44,7 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
       await lockTenant(trx, p.tenantId);
       const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).forUpdate().first('status'); // a re-run waits for this step
       if (!f || !allocatable(f.status, p.force)) return null; // deleted, not ingested, or allocated already: nothing to do
-      await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, updated_at: clock.now() });
+      await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, missing_rates: null, updated_at: clock.now() });
       const res = await allocateFileOnce(trx, p.tenantId, p.fileId, p.force);
       // Lines the allocation did not rewrite are final as committed: their rollup shapes are
       // built now, beside the ledger (two cores at work instead of one). The heaviest chain
@@ -75,7 +75,7 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
     await withTenant(svc.db.app, p.tenantId, async (trx) => {
       const n = await trx('files')
         .where({ tenant_id: p.tenantId, id: p.fileId })
-        .update({ status: 'failed', error_message: err.message, updated_at: clock.now() });
+        .update({ status: 'failed', error_message: err.message, missing_rates: err.missingRates ? JSON.stringify(err.missingRates) : null, updated_at: clock.now() });
       if (n) await announce(trx, p.tenantId, p.fileId, 'failed', { error: err.message });
     });
     return null;

@@ -1,8 +1,9 @@
 /** Analytics: royalty breakdowns as bar charts, with the API's filters; totals are the API's own. */
 import { useState } from 'preact/hooks';
-import { api, qs } from '../api';
-import { ErrorBox, Field, Loading, Section, Table, decimal } from '../ui';
+import { api, download, qs } from '../api';
+import { ErrorBox, Field, Loading, Section, Table, decimal, useAction } from '../ui';
 import { useLoad } from '../ui';
+import { everyMonth, localMoney, monthName } from '../words';
 
 const BREAKDOWNS: [string, string][] = [
   ['month', 'Month'], ['dsp', 'DSP'], ['country', 'Country'], ['artist', 'Artist'], ['product', 'Product'], ['asset', 'Recording'],
@@ -16,7 +17,8 @@ function labelOf(r: Row, by: string): string {
 }
 
 function BarChart({ rows, by, currency }: { rows: Row[]; by: string; currency: string }) {
-  const top = rows.slice(0, 25);
+  // months: the latest 25 (every month in between is there, empty ones at zero); others: the largest 25
+  const top = by === 'month' ? rows.slice(-25) : rows.slice(0, 25);
   const max = Math.max(0, ...top.map((r) => Math.abs(Number(r.revenue))));
   const bar = 22;
   const h = top.length * (bar + 6) + 4;
@@ -36,14 +38,9 @@ function BarChart({ rows, by, currency }: { rows: Row[]; by: string; currency: s
           );
         })}
       </svg>
-      {rows.length > top.length ? <figcaption class="muted">The chart shows the first {top.length} of {rows.length}; the table has them all.</figcaption> : null}
+      {rows.length > top.length ? <figcaption class="muted">The chart shows the first {top.length} of {rows.length}.</figcaption> : null}
     </figure>
   );
-}
-
-function toCsv(rows: Row[], by: string): string {
-  const esc = (v: unknown) => (/[",\n]/.test(String(v ?? '')) ? `"${String(v).replace(/"/g, '""')}"` : String(v ?? ''));
-  return [[by, 'revenue', 'quantity', 'lines'].join(','), ...rows.map((r) => [labelOf(r, by), r.revenue, r.quantity, r.lines].map(esc).join(','))].join('\n') + '\n';
 }
 
 export function AnalyticsPage() {
@@ -55,14 +52,11 @@ export function AnalyticsPage() {
   const query = qs({ ...applied, size: 500 });
   const data = useLoad(async () => ({ by, result: (await api<{ data: Result }>('GET', `/royalty/${by}${query}`)).data }), [by, query]);
   const res = data.data?.result;
+  const rows = res ? (data.data!.by === 'month' && applied.periodFilterType === 'sale' ? everyMonth(res.rows, applied.start, applied.end) : res.rows) : [];
   const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value });
-  const downloadCsv = () => {
-    const url = URL.createObjectURL(new Blob([toCsv(res?.rows ?? [], data.data?.by ?? by)], { type: 'text/csv' }));
-    const a = document.createElement('a');
-    a.href = url; a.download = `royalties-by-${by}.csv`;
-    document.body.append(a); a.click(); a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  };
+  const dl = useAction();
+  // the whole breakdown, every row, written by the server as it reads them (not the page shown)
+  const exportAs = (format: 'csv' | 'xlsx') => dl.run(() => download(`/royalty/${by}${qs({ ...applied, format })}`, `royalty-${by}.${format}`));
   return (
     <>
       <h1>Analytics</h1>
@@ -92,16 +86,22 @@ export function AnalyticsPage() {
           <button key={k} type="button" aria-pressed={by === k} onClick={() => setBy(k)}>{label}</button>
         ))}
       </div>
-      <Section title={`Revenue by ${BREAKDOWNS.find(([k]) => k === by)![1]}`} actions={<button type="button" onClick={downloadCsv} disabled={!res}>Download CSV</button>}>
-        <Loading show={data.loading} /><ErrorBox error={data.error} />
+      <Section title={`Revenue by ${BREAKDOWNS.find(([k]) => k === by)![1]}`} actions={(
+        <div class="row tight">
+          <button type="button" onClick={() => exportAs('csv')} disabled={!res || dl.busy}>Download CSV</button>
+          <button type="button" onClick={() => exportAs('xlsx')} disabled={!res || dl.busy}>Download XLSX</button>
+        </div>
+      )}>
+        <Loading show={data.loading} /><ErrorBox error={data.error ?? dl.error} />
         {res ? (
           <>
-            <p class="total">Total: <strong data-testid="chart-total" data-by={data.data!.by} data-value={res.total.revenue}>{decimal(res.total.revenue)} {res.currency}</strong>
+            <p class="total">Total: <strong data-testid="chart-total" data-by={data.data!.by} data-value={res.total.revenue}>{localMoney(res.total.revenue, res.currency)}</strong>
               <span class="muted"> · {decimal(res.total.quantity, 0)} units · {res.total.lines} lines</span></p>
-            <BarChart rows={res.rows} by={by} currency={res.currency} />
-            <Table caption={`Revenue by ${by}`} rows={res.rows} columns={[
-              { label: BREAKDOWNS.find(([k]) => k === by)![1], cell: (r) => labelOf(r, by) },
-              { label: `Revenue (${res.currency})`, cell: (r) => decimal(r.revenue), num: true },
+            <BarChart rows={rows} by={by} currency={res.currency} />
+            {res.rows.length >= 500 ? <p class="muted">The table shows the first 500 rows; “Download CSV” and “Download XLSX” have every row.</p> : null}
+            <Table caption={`Revenue by ${by}`} rows={rows} columns={[
+              { label: BREAKDOWNS.find(([k]) => k === by)![1], cell: (r) => (by === 'month' && typeof r.month === 'string' ? monthName(r.month) : labelOf(r, by)) },
+              { label: `Revenue (${res.currency})`, cell: (r) => localMoney(r.revenue), num: true },
               { label: 'Quantity', cell: (r) => decimal(r.quantity, 0), num: true },
               { label: 'Lines', cell: (r) => r.lines, num: true },
             ]} />

@@ -1,7 +1,9 @@
 /** Money: payees' balances and statements, expenses, payment requests (approve/decline), payments. */
 import { useState } from 'preact/hooks';
 import { api, download } from '../api';
-import { ErrorBox, Field, Loading, Notice, Section, Table, date, money, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, Loading, Notice, Section, Table, date, money, useAction, useLoad, type Loaded } from '../ui';
+import { localDate, localMoney } from '../words';
+import { PeriodsAndRuns } from './periods';
 
 type Any = Record<string, any>;
 interface Member { id: string; email: string; firstName?: string; lastName?: string; role: string }
@@ -42,39 +44,38 @@ export function StatementDownload({ stats, label }: { stats: Stats; label: strin
   );
 }
 
-function Balances({ members, gen }: { members: Member[]; gen: number }) {
+function Balances({ members, gen, stats }: { members: Member[]; gen: number; stats: Loaded<Stats[]> }) {
   const due = useLoad(() => api<{ data: Any }>('GET', '/accounting/gettotaldue'), [gen]);
-  const stats = useLoad(() => Promise.all(members.map((m) => api<{ data: Stats }>('GET', `/accounting/${m.id}/stats`).then((r) => r.data))), [members.length, gen]);
   const byId = new Map(members.map((m) => [m.id, m]));
   return (
     <Section title="Balances">
-      {due.data ? <p>Total due: <strong>{money(due.data.data.totalDue, due.data.data.currency)}</strong> to {due.data.data.payeesOwed} payees</p> : null}
+      {due.data ? <p>Total due: <strong>{localMoney(due.data.data.totalDue, due.data.data.currency)}</strong> to {due.data.data.payeesOwed} payees</p> : null}
       <Loading show={stats.loading} /><ErrorBox error={stats.error ?? due.error} />
       <Table caption="Payee balances" rows={stats.data} rowKey={(s) => s.user} columns={[
         { label: 'Payee', cell: (s) => memberName(byId.get(s.user), s.user) },
-        { label: 'Earnings', cell: (s) => money(s.earnings), num: true },
-        { label: 'Recouped', cell: (s) => money(s.recouped), num: true },
-        { label: 'Paid', cell: (s) => money(s.payments), num: true },
-        { label: 'Due', cell: (s) => money(s.due, s.currency), num: true },
+        { label: 'Earnings', cell: (s) => localMoney(s.earnings, s.currency), num: true },
+        { label: 'Recouped', cell: (s) => localMoney(s.recouped, s.currency), num: true },
+        { label: 'Paid', cell: (s) => localMoney(s.payments, s.currency), num: true },
+        { label: 'Due', cell: (s) => localMoney(s.due, s.currency), num: true },
         { label: 'Statement', cell: (s) => <StatementDownload stats={s} label={memberName(byId.get(s.user), s.user)} /> },
       ]} />
     </Section>
   );
 }
 
-function Expenses({ members }: { members: Member[] }) {
+function Expenses({ members, base }: { members: Member[]; base: string }) {
   const list = useLoad(() => api<{ data: Any[] }>('GET', '/expense/?size=50'), []);
-  const [f, setF] = useState({ user: '', title: '', amount: '', currency: 'USD', recoupable: true });
+  const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, recoupable: true });
   const a = useAction();
   const byId = new Map(members.map((m) => [m.id, m]));
   return (
     <Section title="Expenses">
       <ErrorBox error={list.error} />
       <Table caption="Expenses" rows={list.data?.data} rowKey={(r) => r.id} columns={[
-        { label: 'Date', cell: (r) => date(r.date ?? r.createdAt) }, { label: 'Payee', cell: (r) => memberName(byId.get(r.user), r.user) },
-        { label: 'Title', cell: (r) => r.title }, { label: 'Amount', cell: (r) => money(r.amount, r.currency), num: true },
+        { label: 'Date', cell: (r) => localDate(r.date ?? r.createdAt) }, { label: 'Payee', cell: (r) => memberName(byId.get(r.user), r.user) },
+        { label: 'Title', cell: (r) => r.title }, { label: 'Amount', cell: (r) => localMoney(r.amount, r.currency), num: true },
       ]} />
-      <form class="row wrap" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
+      <form class="row wrap" aria-label="Add an expense" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
         await api('POST', '/expense/', { body: { user: f.user, title: f.title, amount: f.amount, currency: f.currency } });
         list.reload();
         return 'Expense added.';
@@ -110,6 +111,12 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
     onChange();
     return verb === 'approve' ? 'Request approved: a payment was created.' : 'Request declined.';
   });
+  const paid = (r: Any) => a.run(async () => {
+    await api('PUT', `/payment/${r.paymentId}`, { body: { status: 'completed' } });
+    list.reload();
+    onChange();
+    return `The payout to ${memberName(byId.get(r.user), r.user)} is marked paid.`;
+  });
   return (
     <Section title="Payment requests">
       <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
@@ -119,35 +126,76 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
             <button type="button" class="primary" disabled={a.busy} onClick={() => act(r, 'approve')} aria-label={`Approve the request of ${memberName(byId.get(r.user), r.user)}`}>Approve</button>
             <button type="button" disabled={a.busy} onClick={() => act(r, 'decline')} aria-label={`Decline the request of ${memberName(byId.get(r.user), r.user)}`}>Decline</button>
           </div>
+        ) : r.status === 'approved' && r.paymentId ? (
+          <button type="button" disabled={a.busy} onClick={() => paid(r)} aria-label={`Mark paid: the payout to ${memberName(byId.get(r.user), r.user)}`}>Mark paid</button>
         ) : '—'),
       }]} />
     </Section>
   );
 }
 
-function Payments({ members, gen }: { members: Member[]; gen: number }) {
+function Payments({ members, gen, base, onChange }: { members: Member[]; gen: number; base: string; onChange: () => void }) {
   const list = useLoad(() => api<{ data: Any[] }>('GET', '/payment/?size=50'), [gen]);
   const byId = new Map(members.map((m) => [m.id, m]));
+  const today = new Date().toISOString().slice(0, 10);
+  const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, date: today });
+  const a = useAction();
+  const paid = (r: Any) => a.run(async () => {
+    await api('PUT', `/payment/${r.id}`, { body: { status: 'completed' } });
+    onChange();
+    return `The payment to ${memberName(byId.get(r.user), r.user)} is marked paid.`;
+  });
   return (
     <Section title="Payments">
-      <ErrorBox error={list.error} />
+      <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
       <Table caption="Payments" rows={list.data?.data} rowKey={(r) => r.id} columns={[
-        { label: 'Date', cell: (r) => date(r.transactionDate ?? r.createdAt) }, { label: 'Payee', cell: (r) => memberName(byId.get(r.user), r.user) },
-        { label: 'Title', cell: (r) => r.title ?? '—' }, { label: 'Amount', cell: (r) => money(r.amount, r.currency), num: true }, { label: 'Status', cell: (r) => r.status ?? '—' },
+        { label: 'Date', cell: (r) => localDate(r.transactionDate ?? r.createdAt) }, { label: 'Payee', cell: (r) => memberName(byId.get(r.user), r.user) },
+        { label: 'Title', cell: (r) => r.title ?? '—' }, { label: 'Amount', cell: (r) => localMoney(r.amount, r.currency), num: true },
+        { label: 'Status', cell: (r) => <span class={`badge s-${r.status}`}>{r.status ?? '—'}</span> },
+        { label: 'Action', cell: (r) => (r.status === 'pending' && !r.reference ? (
+          <button type="button" disabled={a.busy} onClick={() => paid(r)} aria-label={`Mark paid: the payment to ${memberName(byId.get(r.user), r.user)}`}>Mark paid</button>
+        ) : '—') },
       ]} />
+      <h3>Record a payment</h3>
+      <p class="muted">A payment made outside Rondo (a bank transfer, for instance): it is taken off the payee's balance.</p>
+      <form class="row wrap" aria-label="Record a payment" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
+        await api('POST', '/payment/', { body: { user: f.user, title: f.title || undefined, amount: f.amount, currency: f.currency, transactionDate: `${f.date}T00:00:00Z`, status: 'completed' } });
+        setF({ ...f, title: '', amount: '' });
+        onChange();
+        return `Payment of ${localMoney(f.amount, f.currency)} to ${memberName(byId.get(f.user), f.user)} recorded.`;
+      }); }}>
+        <Field label="Payee"><select required value={f.user} onChange={(e) => setF({ ...f, user: e.currentTarget.value })}><option value="">Choose…</option>{members.map((m) => <option key={m.id} value={m.id}>{memberName(m)}</option>)}</select></Field>
+        <Field label="Title"><input value={f.title} onInput={(e) => setF({ ...f, title: e.currentTarget.value })} /></Field>
+        <Field label="Amount"><input required inputMode="decimal" pattern="\d+(\.\d+)?" value={f.amount} onInput={(e) => setF({ ...f, amount: e.currentTarget.value })} /></Field>
+        <Field label="Currency"><input required maxLength={3} value={f.currency} onInput={(e) => setF({ ...f, currency: e.currentTarget.value.toUpperCase() })} /></Field>
+        <Field label="Paid on"><input required type="date" value={f.date} onInput={(e) => setF({ ...f, date: e.currentTarget.value })} /></Field>
+        <button type="submit" class="primary" disabled={a.busy}>Record payment</button>
+      </form>
     </Section>
   );
 }
 
 export function MoneyPage() {
   const members = useLoad(() => api<{ data: Member[] }>('GET', '/user/?size=200'), []);
+  const base = useLoad(() => api<{ data: { baseCurrency: string } }>('GET', '/settings/workspace').then((r) => r.data.baseCurrency), []);
   const m = members.data?.data ?? [];
   const [gen, setGen] = useState(0);
+  const bump = () => setGen((g) => g + 1);
+  const stats = useLoad(() => Promise.all(m.map((x) => api<{ data: Stats }>('GET', `/accounting/${x.id}/stats`).then((r) => r.data))), [m.length, gen]);
+  const months = [...new Set((stats.data ?? []).flatMap((s) => periodsBetween(s.firstPeriod, s.lastPeriod)))];
   return (
     <>
       <h1>Money</h1>
-      <Loading show={members.loading} /><ErrorBox error={members.error} />
-      {members.data ? <><Balances members={m} gen={gen} /><Requests members={m} onChange={() => setGen((g) => g + 1)} /><Expenses members={m} /><Payments members={m} gen={gen} /></> : null}
+      <Loading show={members.loading || base.loading} /><ErrorBox error={members.error ?? base.error} />
+      {members.data && base.data ? (
+        <>
+          <Balances members={m} gen={gen} stats={stats} />
+          <PeriodsAndRuns members={m} months={months} currency={base.data} onChange={bump} />
+          <Requests members={m} onChange={bump} />
+          <Payments members={m} gen={gen} base={base.data} onChange={bump} />
+          <Expenses members={m} base={base.data} />
+        </>
+      ) : null}
     </>
   );
 }

@@ -1,0 +1,155 @@
+/**
+ * Accounting periods and statement runs: close and reopen a period (with what closing means),
+ * preview a run (draft statements with each payee's PDF and CSV), issue it after confirmation,
+ * and the period's issued statements with their numbers.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, download, qs } from '../api';
+import { useConfirm } from '../confirm';
+import { ErrorBox, Field, Loading, Notice, Section, Table, useAction, useLoad } from '../ui';
+import { localDate, localMoney, monthName } from '../words';
+
+interface PeriodState { period: string; periodStart: string; periodEnd: string; closed: boolean; closedAt: string | null; issuedStatements: number }
+interface RunStatement { id: string; user: string; number: number | null; openingBalance: string; royaltiesTotal: string; adjustmentsTotal: string; closingBalance: string }
+interface DiffRow { user: string; status: string; change: { closingBalance: string } }
+interface Run { id: string; period: string; status: string; statements: RunStatement[]; diff: DiffRow[] | null; issuedAt: string | null }
+interface Issued { id: string; number: number; user: string; period: string; issuedAt: string; currency: string; closingBalance: string }
+interface Member { id: string; email: string; firstName?: string; lastName?: string }
+
+const nameOf = (m: Member | undefined, id: string) => (m ? [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email : id);
+
+/** The period labels of the workspace's cadence that hold the months first…last, newest first. */
+export function periodLabels(cadence: string, months: string[]): string[] {
+  const out = new Set<string>();
+  for (const ym of months) {
+    const [y, m] = ym.split('-').map(Number);
+    out.add(cadence === 'quarterly' ? `${y}-Q${Math.ceil(m / 3)}` : cadence === 'half-yearly' ? `${y}-H${m <= 6 ? 1 : 2}` : ym);
+  }
+  return [...out].sort().reverse();
+}
+
+/** "March 2026", "2026, 1st quarter"… for a period label. */
+export function periodWords(label: string): string {
+  const q = /^(\d{4})-Q([1-4])$/.exec(label);
+  if (q) return `${q[1]}, quarter ${q[2]}`;
+  const h = /^(\d{4})-H([12])$/.exec(label);
+  if (h) return `${h[1]}, ${h[2] === '1' ? 'first' : 'second'} half`;
+  return monthName(label);
+}
+
+/** The last day of a period whose end is given exclusive (the next period's first day). */
+function lastDay(endExclusive: string): string {
+  const d = new Date(`${endExclusive.slice(0, 10)}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - 1);
+  return d.toISOString().slice(0, 10);
+}
+
+function PeriodStatus({ state, busy, onClose, onReopen }: { state: PeriodState; busy: boolean; onClose: () => void; onReopen: () => void }) {
+  return (
+    <div class="period-state" data-testid="period-state">
+      <p>
+        <strong>{periodWords(state.period)}</strong> ({localDate(state.periodStart)} – {localDate(lastDay(state.periodEnd))}) is{' '}
+        <span class={`badge s-${state.closed ? 'closed' : 'open'}`}>{state.closed ? 'closed' : 'open'}</span>
+        {state.closed && state.closedAt ? <> since {localDate(state.closedAt)}</> : null}
+        {' · '}{state.issuedStatements} issued {state.issuedStatements === 1 ? 'statement' : 'statements'}
+      </p>
+      <p class="muted">
+        {state.closed
+          ? state.issuedStatements
+            ? 'It stays closed: its statements are issued and their figures are final. Later changes to its earnings reach the next statement as adjustments.'
+            : 'A closed period takes no new statement run and no issue. Reopen it to run or issue its statements.'
+          : 'Closing it stops new statement runs and issuing for it; later changes to its earnings then reach the next statement as adjustments. It can be reopened while none of its statements is issued.'}
+      </p>
+      <div class="row tight">
+        {state.closed
+          ? <button type="button" disabled={busy} onClick={onReopen}>Reopen {state.period}</button>
+          : <button type="button" disabled={busy} onClick={onClose}>Close {state.period}</button>}
+      </div>
+    </div>
+  );
+}
+
+export function PeriodsAndRuns({ members, months, currency, onChange }: { members: Member[]; months: string[]; currency: string; onChange: () => void }) {
+  const settings = useLoad(() => api<{ data: { accountingCadence: string } }>('GET', '/settings/workspace'), []);
+  const labels = periodLabels(settings.data?.data.accountingCadence ?? 'monthly', months);
+  const [period, setPeriod] = useState('');
+  useEffect(() => { if (!period && labels.length) setPeriod(labels[0]); }, [labels.join()]);
+  const state = useLoad(() => (period ? api<{ data: PeriodState }>('GET', `/accounting/periods/${period}`).then((r) => r.data) : Promise.resolve(undefined)), [period]);
+  const issued = useLoad(() => (period ? api<{ data: Issued[] }>('GET', `/statements${qs({ period, size: 100 })}`).then((r) => r.data) : Promise.resolve([])), [period]);
+  const [run, setRun] = useState<Run | null>(null);
+  const a = useAction();
+  const c = useConfirm();
+  const byId = new Map(members.map((m) => [m.id, m]));
+  useEffect(() => setRun(null), [period]);
+
+  const refresh = () => { state.reload(); issued.reload(); onChange(); };
+  const close = () => a.run(async () => { await api('POST', `/accounting/periods/${period}/close`, { body: {} }); refresh(); return `${periodWords(period)} is closed.`; });
+  const reopen = () => a.run(async () => { await api('POST', `/accounting/periods/${period}/reopen`, { body: {} }); refresh(); return `${periodWords(period)} is open again.`; });
+  const preview = () => a.run(async () => {
+    const r = (await api<{ data: Run }>('POST', '/statements/runs', { body: { period } })).data;
+    setRun(r);
+    return r.statements.length ? `Draft statements of ${periodWords(period)}: check them, then issue them.` : `Every payee's statement of ${periodWords(period)} is issued already.`;
+  });
+  const issue = () => c.ask({
+    title: `Issue the statements of ${periodWords(period)}?`,
+    body: <p>Issuing gives each of the {run!.statements.length} statements its number and freezes it: its figures, PDF and CSV never change afterwards. Each payee is then e-mailed that their statement is ready (unless they turned statement e-mails off) and sees it in Rondo.</p>,
+    action: 'Issue statements',
+    run: async () => {
+      const r = (await api<{ data: Run }>('POST', `/statements/runs/${run!.id}/issue`, { body: {} })).data;
+      setRun(r);
+      refresh();
+      await a.run(async () => `${r.statements.length} ${r.statements.length === 1 ? 'statement' : 'statements'} of ${periodWords(r.period)} issued; each payee is e-mailed that theirs is ready.`);
+    },
+  });
+  const file = (s: { id: string; number: number | null; user: string }, format: 'pdf' | 'csv') =>
+    a.run(() => download(`/statements/${s.id}/${format}`, `statement-${period}-${s.number ?? 'draft'}.${format}`));
+  const fileButtons = (s: { id: string; number: number | null; user: string }) => (
+    <div class="row tight">
+      <button type="button" onClick={() => file(s, 'pdf')} aria-label={`PDF of the statement of ${nameOf(byId.get(s.user), s.user)}`}>PDF</button>
+      <button type="button" onClick={() => file(s, 'csv')} aria-label={`CSV of the statement of ${nameOf(byId.get(s.user), s.user)}`}>CSV</button>
+    </div>
+  );
+  const diff = new Map((run?.diff ?? []).map((d) => [d.user, d]));
+
+  return (
+    <Section title="Periods and statements">
+      <div class="row wrap">
+        <Field label="Accounting period">
+          <select value={period} onChange={(e) => setPeriod(e.currentTarget.value)}>
+            {labels.length ? null : <option value="">No period with earnings yet</option>}
+            {labels.map((l) => <option key={l} value={l}>{periodWords(l)}</option>)}
+          </select>
+        </Field>
+      </div>
+      <Loading show={state.loading && !state.data} />
+      <ErrorBox error={state.error ?? issued.error ?? a.error} /><Notice text={a.done} />
+      {state.data ? <PeriodStatus state={state.data} busy={a.busy} onClose={close} onReopen={reopen} /> : null}
+      {period ? (
+        <div class="row tight period-actions">
+          <button type="button" class="primary" disabled={a.busy} onClick={preview}>Preview statements</button>
+          {run && run.status === 'draft' && run.statements.length ? <button type="button" disabled={a.busy} onClick={issue}>Issue statements</button> : null}
+        </div>
+      ) : null}
+      {run ? (
+        <Table caption={run.status === 'issued' ? `Statements issued for ${periodWords(run.period)}` : `Draft statements of ${periodWords(run.period)}`} rows={run.statements} rowKey={(s) => s.id} empty="No statement to issue." columns={[
+          { label: 'No.', cell: (s) => s.number ?? 'draft', num: true },
+          { label: 'Payee', cell: (s) => nameOf(byId.get(s.user), s.user) },
+          { label: 'Opening', cell: (s) => localMoney(s.openingBalance, currency), num: true },
+          { label: 'Royalties', cell: (s) => localMoney(s.royaltiesTotal, currency), num: true },
+          { label: 'Adjustments', cell: (s) => localMoney(s.adjustmentsTotal, currency), num: true },
+          { label: 'Closing', cell: (s) => localMoney(s.closingBalance, currency), num: true },
+          { label: 'Since the last preview', cell: (s) => { const d = diff.get(s.user); return d ? (d.status === 'unchanged' ? 'unchanged' : `${d.status} (${localMoney(d.change.closingBalance, currency)})`) : '—'; } },
+          { label: 'Files', cell: fileButtons },
+        ]} />
+      ) : null}
+      <Table caption={`Issued statements of ${period ? periodWords(period) : 'the period'}`} rows={issued.data} rowKey={(s) => s.id} empty="None issued yet." columns={[
+        { label: 'No.', cell: (s) => s.number, num: true },
+        { label: 'Payee', cell: (s) => nameOf(byId.get(s.user), s.user) },
+        { label: 'Issued', cell: (s) => localDate(s.issuedAt) },
+        { label: 'Closing balance', cell: (s) => localMoney(s.closingBalance, s.currency), num: true },
+        { label: 'Files', cell: fileButtons },
+      ]} />
+      {c.dialog}
+    </Section>
+  );
+}
