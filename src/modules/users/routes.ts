@@ -5,7 +5,7 @@ import type { AppServices } from '../../services';
 import { ForbiddenError } from '../../lib/errors';
 import { getUser, listUsers, memberIdByEmail, removeUser, removeUsers, updateUser, workspaceSummary } from './service';
 import { authOf } from '../auth/service';
-import { inviteMember, inviteMembers } from './invitations';
+import { inviteMember, inviteMembers, resendInvitation, withdrawInvitationLinks } from './invitations';
 import { userEntityRoutes } from './entities';
 
 const IdParams = Type.Object({ id: Uuid });
@@ -174,9 +174,23 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       summary: 'Remove a member from the workspace (admin; only owners remove owners; never the last owner)',
       access: 'admin',
       params: IdParams,
-      async handler({ params, auth, trx }) {
+      async handler({ params, auth, trx, tenantId }) {
+        const member = await getUser(trx, params.id);
         await removeUser(trx, auth, params.id);
+        // removing an invited member cancels the invitation: its link stops working
+        if (member.status === 'invited') await withdrawInvitationLinks(d, tenantId, member.userId);
         return { success: true, message: 'User removed from the workspace' };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/user/:id/invitation',
+      summary: 'Send the invitation again (admin): a new link by e-mail, valid for 7 days; the earlier links stop working',
+      description: 'Only while the member is `invited` (409 NOT_AN_INVITATION once accepted). The membership, its role and the splits naming it stay as they are. To cancel an invitation, remove the member (DELETE /user/{id}): its link then stops working.',
+      access: 'admin',
+      params: IdParams,
+      async handler({ params, trx, tenantId }) {
+        return ok('Invitation sent again', await resendInvitation(d, trx, tenantId, params.id));
       },
     }),
   ]);
