@@ -23,6 +23,8 @@ export interface Invitation {
   /** Refused: a person chooses their own password through the invitation e-mail. */
   password?: string;
   redirect_url?: string;
+  /** false: a payee listed without an invitation (status `not_invited`), to be invited later or never. */
+  invite?: boolean;
 }
 
 /**
@@ -40,22 +42,32 @@ export async function inviteMember(d: Deps, trx: Trx, tenantId: number, p: Invit
   const person = await findOrCreatePerson(d.db.owner, { email: p.email, firstName: p.firstName, lastName: p.lastName });
   const existing = await trx('tenant_users').where({ user_id: person.id }).first('id');
   if (existing) throw new ValidationError('This person is already a member of the workspace', [`email ${p.email}`], 'ALREADY_MEMBER');
+  if (p.invite === false) {
+    // listed only: no seat taken, nothing e-mailed; inviting later keeps this membership
+    if (chosen) throw new ValidationError('A payee who is not invited gets no link', ['body.redirect_url is only for invitations'], 'NOT_AN_INVITATION');
+    return getUser(trx, await upsertMembership(trx, tenantId, person.id, p.role, 'not_invited'));
+  }
   await assertMemberRoom(trx, tenantId); // the plan's member limit: 403 PLAN_LIMIT_REACHED
   const id = await upsertMembership(trx, tenantId, person.id, p.role, 'invited');
-  const tenant = await trx('tenants').where({ id: tenantId }).first('name');
   const name = [p.firstName, p.lastName].filter(Boolean).join(' ') || null;
   await mailInvitation(d, trx, tenantId, { userId: person.id, email: p.email, name, hasPassword: person.hasPassword, role: p.role }, chosen);
+  await announceInvitation(trx, tenantId, id, p.email, p.role);
+  return getUser(trx, id);
+}
+
+/** The admins' notification that someone was invited. */
+async function announceInvitation(trx: Trx, tenantId: number, id: string, email: string, role: RoleName) {
+  const tenant = await trx('tenants').where({ id: tenantId }).first('name');
   await notifyEach(trx, await adminsOf(trx, tenantId), {
     tenantId,
     type: 'invitation.sent',
-    title: `${p.email} was invited to ${tenant?.name ?? 'the workspace'}`,
-    content: `Invited as ${p.role}; the invitation is valid for 7 days.`,
+    title: `${email} was invited to ${tenant?.name ?? 'the workspace'}`,
+    content: `Invited as ${role}; the invitation is valid for 7 days.`,
     resourceType: 'user',
     resourceId: id,
     actionUrl: `/user/${id}`,
-    metadata: { email: p.email, role: p.role },
+    metadata: { email, role },
   });
-  return getUser(trx, id);
 }
 
 /** POST /user/bulk: `items` are the schema-valid ones with their index in the request; each failure is reported, the rest added. */
@@ -91,13 +103,20 @@ async function mailInvitation(d: Deps, trx: Trx, tenantId: number, p: { userId: 
 }
 
 /**
- * POST /user/{id}/invitation: the invitation e-mailed again with a new link, valid for another
- * INVITE_TTL; the links sent before stop working. Only for a membership still `invited` (409
- * NOT_AN_INVITATION otherwise); the membership, its role and whatever names it (splits) stay.
+ * POST /user/{id}/invitation: the invitation e-mailed (again) with a new link, valid for another
+ * INVITE_TTL; the links sent before stop working. For a membership still `invited`, or a payee
+ * listed without an invitation (`not_invited`, who then becomes `invited` and takes a seat);
+ * 400 NOT_AN_INVITATION once accepted. The membership, its role and whatever names it (splits,
+ * payment settings, statements) stay.
  */
 export async function resendInvitation(d: Deps, trx: Trx, tenantId: number, id: string) {
   const m = await getUser(trx, id);
-  if (m.status !== 'invited') throw new ConflictError('This member has already accepted the invitation', [], 'NOT_AN_INVITATION');
+  if (m.status !== 'invited' && m.status !== 'not_invited') throw new ConflictError('This member has already accepted the invitation', [], 'NOT_AN_INVITATION');
+  if (m.status === 'not_invited') {
+    await assertMemberRoom(trx, tenantId);
+    await trx('tenant_users').where({ id }).update({ status: 'invited', updated_at: clock.now() });
+    await announceInvitation(trx, tenantId, id, m.email, m.role as RoleName);
+  }
   await withdrawInvitationLinks(d, tenantId, m.userId);
   const person = await d.auth.person(m.userId);
   const name = [m.firstName, m.lastName].filter(Boolean).join(' ') || null;
