@@ -13,6 +13,7 @@ import { AdminPage } from './pages/admin';
 import { PayeePage } from './pages/payee';
 import { PeoplePage } from './pages/people';
 import { NotificationBell, NotificationsPage } from './pages/notifications';
+import { SettingsPage } from './pages/settings';
 
 const ADMIN_NAV: [string, string][] = [
   ['/statements', 'Statements'],
@@ -22,6 +23,7 @@ const ADMIN_NAV: [string, string][] = [
   ['/money', 'Money'],
   ['/admin', 'Admin'],
   ['/people', 'People'],
+  ['/settings', 'Settings'],
 ];
 const PAYEE_NAV: [string, string][] = [['/me', 'My earnings']];
 const PAGES: Record<string, () => preact.JSX.Element> = {
@@ -34,6 +36,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/me': PayeePage,
   '/people': PeoplePage,
   '/notifications': NotificationsPage,
+  '/settings': SettingsPage,
 };
 /** Pages every member but a guest reaches besides their navigation (the notification centre, from the header). */
 const EVERYONE: string[] = ['/notifications'];

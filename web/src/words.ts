@@ -21,6 +21,7 @@ const BY_CODE: Record<string, string> = {
   NOT_AN_INVITATION: 'This person has already accepted the invitation.',
   RATE_LIMITED: 'Too many attempts. Wait a few minutes and try again.',
   WORKSPACE_SMTP_FAILED: "The workspace's own mail server did not take the e-mail.",
+  FEATURE_REQUIRED: "The workspace's plan does not include this.",
 };
 
 /** A route named in a message ("POST /auth/acceptinvite", "GET /user/{id}"): never shown. */
