@@ -4,15 +4,7 @@ import { simpleParser } from 'mailparser';
 
 /** Plain-text bodies of the mails the file mailer wrote for `to`, oldest first. */
 export async function mailsTo(dataDir: string, to: string): Promise<string[]> {
-  const dir = path.join(dataDir, 'mail');
-  const files = (await fs.readdir(dir).catch(() => [] as string[])).sort();
-  const out: string[] = [];
-  for (const f of files) {
-    const parsed = await simpleParser(await fs.readFile(path.join(dir, f)));
-    const rcpt = [parsed.to].flat().flatMap((a) => a?.value ?? []).map((v) => v.address?.toLowerCase());
-    if (rcpt.includes(to.toLowerCase())) out.push(`Subject: ${parsed.subject}\n\n${parsed.text ?? ''}`);
-  }
-  return out;
+  return (await mailPartsTo(dataDir, to)).map((m) => `Subject: ${m.subject}\n\n${m.text}`);
 }
 
 export interface ParsedMail { subject: string; text: string; html: string }

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { waitFor } from '../allocation/helpers';
-import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations } from './browser';
+import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
 
 interface Received { headers: http.IncomingHttpHeaders; body: string }
 
@@ -61,15 +61,7 @@ describe('web app: workspace settings', function () {
   async function check(name: string) {
     await screenshot(page, name);
     assert.deepEqual(await seriousViolations(page), [], `axe on ${name}`);
-    await page.setViewportSize({ width: 375, height: 800 });
-    const wider = await page.evaluate(() => {
-      const d = (globalThis as any).document;
-      if (d.documentElement.scrollWidth <= 376) return [];
-      // the outermost elements that stick out (their parent does not)
-      return [...d.querySelectorAll('body *')].filter((el: any) => el.getBoundingClientRect().right > 376 && el.parentElement.getBoundingClientRect().right <= 376).slice(0, 5).map((el: any) => `${el.tagName}.${el.className} in ${el.parentElement.tagName}.${el.parentElement.className}: ${Math.round(el.getBoundingClientRect().right)}`);
-    });
-    assert.deepEqual(wider, [], `${name}: no sideways scrolling at 375 px`);
-    await page.setViewportSize({ width: 1280, height: 900 });
+    assert.deepEqual(await sidewaysOverflow(page), [], `${name}: no sideways scrolling at 375 px`);
   }
 
   it('branding: the preview follows the form before saving; saving stores it', async () => {

@@ -3,7 +3,7 @@
  * the header and of an e-mail; webhooks (endpoints, the signing secret shown once, deliveries
  * with each attempt, retry); who e-mails come from.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, type Branding } from '../api';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad } from '../ui';
 
@@ -12,16 +12,23 @@ const HEX = /^#[0-9a-f]{6}$/i;
 
 function BrandingSettings() {
   const loaded = useLoad(() => api<{ data: Branding }>('GET', '/settings/branding'), []);
-  const [f, setF] = useState({ primaryColor: '#3b5bdb', accentColor: '#f59e0b', senderName: '' });
+  const b = loaded.data?.data;
+  return (
+    <Section title="Branding">
+      <Loading show={loaded.loading && !b} /><ErrorBox error={loaded.error} />
+      {b ? <BrandingForm b={b} onSaved={loaded.reload} /> : null}
+    </Section>
+  );
+}
+
+/** The form starts from the stored branding (so nothing typed is overwritten by a late answer). */
+function BrandingForm({ b, onSaved }: { b: Branding; onSaved: () => void }) {
+  const [f, setF] = useState({ primaryColor: b.primaryColor ?? '#3b5bdb', accentColor: b.accentColor ?? '#f59e0b', senderName: b.senderName ?? '' });
   const [logo, setLogo] = useState<File | null>(null);
   const a = useAction();
-  const b = loaded.data?.data;
-  useEffect(() => {
-    if (b) setF({ primaryColor: b.primaryColor ?? '#3b5bdb', accentColor: b.accentColor ?? '#f59e0b', senderName: b.senderName ?? '' });
-  }, [b]);
   const preview = useLoad(
-    () => api<{ data: { subject: string; text: string; html: string } }>('POST', '/settings/email-templates/statement_issued/preview', { body: { data: { brand: { primaryColor: HEX.test(f.primaryColor) ? f.primaryColor.toLowerCase() : '#3b5bdb', senderName: f.senderName || (b?.senderName ?? '') } } } }),
-    [f.primaryColor, f.senderName, b?.senderName],
+    () => api<{ data: { subject: string; text: string; html: string } }>('POST', '/settings/email-templates/statement_issued/preview', { body: { data: { brand: { primaryColor: HEX.test(f.primaryColor) ? f.primaryColor.toLowerCase() : '#3b5bdb', senderName: f.senderName || (b.senderName ?? '') } } } }),
+    [f.primaryColor, f.senderName, b.senderName],
   );
   const save = (e: Event) => {
     e.preventDefault();
@@ -32,15 +39,14 @@ function BrandingSettings() {
         form.append('file', logo, logo.name);
         await api('PUT', '/settings/branding/logo', { form });
       }
-      loaded.reload();
+      onSaved();
       return 'Branding saved. It shows in the header after the next sign-in, and in e-mails and statements from now on.';
     });
   };
   const p = preview.data?.data;
   return (
-    <Section title="Branding">
-      <Loading show={loaded.loading && !b} /><ErrorBox error={loaded.error} />
-      {b && !b.active ? <p class="muted">Your plan does not include branding: what you save here is applied once it does.</p> : null}
+    <>
+      {!b.active ? <p class="muted">Your plan does not include branding: what you save here is applied once it does.</p> : null}
       <form class="stack" onSubmit={save}>
         <div class="row wrap">
           <Field label="Main colour"><input type="color" value={f.primaryColor} onInput={(e) => setF({ ...f, primaryColor: e.currentTarget.value })} /></Field>
@@ -53,7 +59,7 @@ function BrandingSettings() {
       </form>
       <h3>Preview</h3>
       <div class="brand-preview" style={{ background: f.primaryColor, borderColor: f.accentColor }} data-testid="brand-preview">
-        {b?.logo ? <img src={b.logo.url} alt="Current logo" /> : null}
+        {b.logo ? <img src={b.logo.url} alt="Current logo" /> : null}
         <span class="chip">{f.senderName || 'Your workspace'}</span>
       </div>
       <ErrorBox error={preview.error} />
@@ -63,7 +69,7 @@ function BrandingSettings() {
           <iframe title="Preview of a statement e-mail" sandbox="" srcDoc={p.html} />
         </figure>
       ) : null}
-    </Section>
+    </>
   );
 }
 
@@ -183,23 +189,28 @@ function Webhooks() {
 
 function EmailSettings() {
   const loaded = useLoad(() => api<{ data: Any }>('GET', '/settings/email'), []);
-  const [f, setF] = useState({ fromName: '', replyTo: '' });
-  const a = useAction();
-  useEffect(() => { if (loaded.data) setF({ fromName: loaded.data.data.fromName ?? '', replyTo: loaded.data.data.replyTo ?? '' }); }, [loaded.data]);
   return (
     <Section title="Who e-mails come from">
       <ErrorBox error={loaded.error} />
-      <form class="stack narrow" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('PUT', '/settings/email', { body: { fromName: f.fromName.trim() || null, replyTo: f.replyTo.trim() || null } });
-        loaded.reload();
-        return 'Saved: the next e-mails use it.';
-      }); }}>
-        <Field label="Sender name" hint="The name people see the e-mails come from."><input maxLength={100} value={f.fromName} onInput={(e) => setF({ ...f, fromName: e.currentTarget.value })} /></Field>
-        <Field label="Replies go to (e-mail)"><input type="email" value={f.replyTo} onInput={(e) => setF({ ...f, replyTo: e.currentTarget.value })} /></Field>
-        <ErrorBox error={a.error} /><Notice text={a.done} />
-        <div><button type="submit" class="primary" disabled={a.busy}>Save</button></div>
-      </form>
+      {loaded.data ? <EmailForm current={loaded.data.data} onSaved={loaded.reload} /> : null}
     </Section>
+  );
+}
+
+function EmailForm({ current, onSaved }: { current: Any; onSaved: () => void }) {
+  const [f, setF] = useState({ fromName: current.fromName ?? '', replyTo: current.replyTo ?? '' });
+  const a = useAction();
+  return (
+    <form class="stack narrow" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
+      await api('PUT', '/settings/email', { body: { fromName: f.fromName.trim() || null, replyTo: f.replyTo.trim() || null } });
+      onSaved();
+      return 'Saved: the next e-mails use it.';
+    }); }}>
+      <Field label="Sender name" hint="The name people see the e-mails come from."><input maxLength={100} value={f.fromName} onInput={(e) => setF({ ...f, fromName: e.currentTarget.value })} /></Field>
+      <Field label="Replies go to (e-mail)"><input type="email" value={f.replyTo} onInput={(e) => setF({ ...f, replyTo: e.currentTarget.value })} /></Field>
+      <ErrorBox error={a.error} /><Notice text={a.done} />
+      <div><button type="submit" class="primary" disabled={a.busy}>Save</button></div>
+    </form>
   );
 }
 
