@@ -107,7 +107,7 @@ describe('e-mails for people: each link opens a web app page that completes its 
 
     const mail = await mailTo('ivy.new@maillabel.test', /invited to Mail Label/);
     assert.match(mail.text, /^Hello Ivy,\n\nMail Label \d+ invited you to join them on Rondo/);
-    assert.match(mail.text, /choose a password to accept it; you are then signed in/);
+    assert.match(mail.text, /join them on Rondo as a payee: you see your own earnings and statements\. Open this link and choose a password to accept it; you are then signed in/);
     const p = await fresh();
     await p.goto(linkOf(mail, '/app/set-password'));
     await check(p, 'email-set-password');

@@ -41,10 +41,10 @@ const notification = (title: string, content: string, link: string, type: string
 export const TEMPLATES = {
   invitation: {
     description: 'Invitation into a workspace (POST /auth/invite, POST /user/, /user/bulk)',
-    placeholders: ['invitation.role', 'invitation.link', 'invitation.instructions', 'invitation.validDays'],
+    placeholders: ['invitation.role', 'invitation.roleName', 'invitation.link', 'invitation.instructions', 'invitation.validDays'],
     subject: 'You are invited to {{workspace.name}} on Rondo',
-    text: 'Hello {{recipient.name}},\n\n{{workspace.name}} invited you to join them on Rondo with the role “{{invitation.role}}”. {{invitation.instructions}}:\n\n{{invitation.link}}\n\nThe link works for {{invitation.validDays}} days. If you did not expect this invitation, ignore this e-mail.' + FOOTER,
-    sample: { invitation: { role: 'user', link: 'https://rondo.example/app/set-password?token=sample', instructions: 'Open this link and choose a password to accept it; you are then signed in', validDays: 7 } },
+    text: 'Hello {{recipient.name}},\n\n{{workspace.name}} invited you to join them on Rondo as {{invitation.roleName}}. {{invitation.instructions}}:\n\n{{invitation.link}}\n\nThe link works for {{invitation.validDays}} days. If you did not expect this invitation, ignore this e-mail.' + FOOTER,
+    sample: { invitation: { role: 'user', roleName: 'a payee: you see your own earnings and statements', link: 'https://rondo.example/app/set-password?token=sample', instructions: 'Open this link and choose a password to accept it; you are then signed in', validDays: 7 } },
   },
   password_reset: {
     description: 'Password reset code and link (POST /auth/forgotpassword)',
@@ -105,6 +105,14 @@ export const TEMPLATES = {
 } satisfies Record<string, TemplateDef>;
 
 export type TemplateType = keyof typeof TEMPLATES;
+
+/** A role in the invitation's words (`{{invitation.roleName}}`). */
+export const ROLE_NAMES: Record<string, string> = {
+  owner: 'an owner: you run the workspace, its members and its owners',
+  admin: 'an admin: you run the workspace',
+  user: 'a payee: you see your own earnings and statements',
+  guest: 'a guest: you see your own earnings',
+};
 export const TEMPLATE_TYPES = Object.keys(TEMPLATES) as TemplateType[];
 
 export function isTemplateType(t: string): t is TemplateType {

@@ -13,6 +13,7 @@ import { INVITE_TTL, type IdentityDeps as Deps } from '../auth/identity';
 import { linkBase, withParams } from '../auth/origins';
 import { findOrCreatePerson, getUser, upsertMembership } from './service';
 import { sendMail } from '../email/service';
+import { ROLE_NAMES } from '../email/templates';
 import { adminsOf, notifyEach } from '../notifications/service';
 
 export interface Invitation {
@@ -99,7 +100,7 @@ async function mailInvitation(d: Deps, trx: Trx, tenantId: number, p: { userId: 
   const how = p.hasPassword
     ? 'You already have a Rondo account: open this link to accept, and you are signed in to the workspace'
     : 'Open this link and choose a password to accept it; you are then signed in';
-  await sendMail(d, trx, tenantId, 'invitation', { email: p.email, name: p.name }, { invitation: { role: p.role, link: withParams(page, { token }), instructions: how, validDays: INVITE_TTL / 86400 } });
+  await sendMail(d, trx, tenantId, 'invitation', { email: p.email, name: p.name }, { invitation: { role: p.role, roleName: ROLE_NAMES[p.role] ?? p.role, link: withParams(page, { token }), instructions: how, validDays: INVITE_TTL / 86400 } });
 }
 
 /**
