@@ -83,7 +83,7 @@ describe('e-mailed links and one-time tokens', () => {
       assert.equal((await post('/auth/loginlink', { email, redirect_url: 'https://app.linksa.example/in' })).status, 200);
       assert.match(await lastMail(email), /Sign in: https:\/\/app\.linksa\.example\/in\?token=/);
       assert.equal((await post('/auth/forgotpassword', { email, redirect_url: 'https://portal.linksa.example:8443/reset' })).status, 200);
-      assert.match(await lastMail(email), /open: https:\/\/portal\.linksa\.example:8443\/reset\?token=/);
+      assert.match(await lastMail(email), /choose a new one:\n\nhttps:\/\/portal\.linksa\.example:8443\/reset\?token=/);
     });
 
     it("another workspace's origin: invitations refused; for a non-member the link falls back to Rondo's own URL", async () => {

@@ -80,7 +80,7 @@ describe('e-mail: templates, settings, e-mail domains with DKIM', function () {
       });
       assert.equal(r.status, 200);
       assert.equal(r.body.data.subject, 'Statement processed: <script>x</script> & co');
-      assert.match(r.body.data.text, /^<script>x<\/script> & co was processed: 1200 lines \(1180 matched\), 845\.20 EUR\./);
+      assert.match(r.body.data.text, /^Hello Luna Vale,\n\nthe statement file <script>x<\/script> & co has been read: 1200 lines \(1180 matched to your catalogue\), 845\.20 EUR\./);
       assert.match(r.body.data.html, /^<h1>&lt;script&gt;x&lt;\/script&gt; &amp; co<\/h1><p>MailA \d+<\/p>$/);
       // nothing was saved
       assert.equal((await app.request('GET', '/settings/email-templates/file_processed', { token: a.users.admin!.token })).body.data.customised, false);

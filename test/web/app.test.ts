@@ -181,7 +181,7 @@ describe('web app in headless Chromium', function () {
     await check(page, 'catalogue');
     // a workspace admin dry-runs a pattern on a sample through the workspace's own route
     await page.goto(`${app.url}/app/admin`);
-    await page.locator('tr', { hasText: t.users.user!.email }).waitFor();
+    await page.getByRole('heading', { name: 'Sources and patterns' }).waitFor();
     await page.getByLabel('Sample statement').setInputFiles(path.join(tmp, 'DistroKid_1772400000000_NovaLune.tsv'));
     const [dry] = await Promise.all([page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/dry-run')), page.getByRole('button', { name: 'Dry run' }).click()]);
     assert.deepEqual([new URL(dry.url()).pathname, dry.status()], ['/sources/dry-run', 200]);
@@ -247,11 +247,11 @@ describe('web app in headless Chromium', function () {
     assert.deepEqual(payments.body.data.map((x: any) => [x.user, x.amount]), [[t.users.user!.tenantUserId, '5']]);
   });
 
-  it("invites from the admin page; the invitation and reset e-mails' links open working pages", async () => {
-    await page.goto(`${app.url}/app/admin`);
-    await page.getByLabel('E-mail to invite').fill('new.payee@weblabel.test');
-    await page.locator('form', { has: page.getByLabel('E-mail to invite') }).locator('select').selectOption('user');
-    await page.getByRole('button', { name: 'Invite' }).click();
+  it("invites from the people page; the invitation and reset e-mails' links open working pages", async () => {
+    await page.goto(`${app.url}/app/people`);
+    await page.getByLabel('E-mail', { exact: true }).fill('new.payee@weblabel.test');
+    await page.getByRole('radio', { name: /^Payee/ }).check();
+    await page.getByRole('button', { name: 'Send the invitation', exact: true }).click();
     await page.getByText('Invitation sent to new.payee@weblabel.test.').waitFor();
     const linkIn = async (to: string) => new URL(/https?:\/\/\S+\/app\/\S+/.exec((await mailsTo(app.dataDir, to)).at(-1)!)![0]);
     const ctx = await browser.newContext();
@@ -263,8 +263,10 @@ describe('web app in headless Chromium', function () {
     await p.locator('input[type=password]').first().fill('a brand new password');
     await p.getByLabel('Password again').fill('a brand new password');
     await p.getByRole('button', { name: 'Set password' }).click();
-    await p.getByText('Your password is set.').waitFor();
+    await p.waitForURL(/\/app\/me$/); // signed in, in the workspace that invited them
     await check(p, 'set-password-done');
+    await p.getByRole('button', { name: 'Sign out' }).click();
+    await p.waitForURL(/\/app\/signin$/);
 
     const guest = t.users.guest!;
     assert.equal((await app.request('POST', '/auth/forgotpassword', { body: { email: guest.email } })).status, 200);

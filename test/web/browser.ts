@@ -66,3 +66,22 @@ export async function enforceCsp(ctx: BrowserContext, blocked: string[]): Promis
     if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
   });
 }
+
+/**
+ * At `width` px (a phone), the outermost elements that stick out sideways (their parent does
+ * not): [] when the page needs no sideways scrolling. The viewport is put back afterwards.
+ */
+export async function sidewaysOverflow(page: Page, width = 375): Promise<string[]> {
+  const before = page.viewportSize();
+  await page.setViewportSize({ width, height: 800 });
+  const wider = await page.evaluate((w) => {
+    const d = (globalThis as any).document;
+    if (d.documentElement.scrollWidth <= w + 1) return [];
+    return [...d.querySelectorAll('body *')]
+      .filter((el: any) => el.getBoundingClientRect().right > w + 1 && el.parentElement.getBoundingClientRect().right <= w + 1)
+      .slice(0, 5)
+      .map((el: any) => `${el.tagName}.${el.className} in ${el.parentElement.tagName}.${el.parentElement.className}: ${Math.round(el.getBoundingClientRect().right)}`);
+  }, width);
+  if (before) await page.setViewportSize(before);
+  return wider;
+}

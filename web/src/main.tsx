@@ -11,6 +11,9 @@ import { CataloguePage, SplitsPage } from './pages/catalogue';
 import { MoneyPage } from './pages/money';
 import { AdminPage } from './pages/admin';
 import { PayeePage } from './pages/payee';
+import { PeoplePage } from './pages/people';
+import { NotificationBell, NotificationsPage } from './pages/notifications';
+import { SettingsPage } from './pages/settings';
 
 const ADMIN_NAV: [string, string][] = [
   ['/statements', 'Statements'],
@@ -19,6 +22,8 @@ const ADMIN_NAV: [string, string][] = [
   ['/splits', 'Splits'],
   ['/money', 'Money'],
   ['/admin', 'Admin'],
+  ['/people', 'People'],
+  ['/settings', 'Settings'],
 ];
 const PAYEE_NAV: [string, string][] = [['/me', 'My earnings']];
 const PAGES: Record<string, () => preact.JSX.Element> = {
@@ -29,7 +34,12 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/money': MoneyPage,
   '/admin': AdminPage,
   '/me': PayeePage,
+  '/people': PeoplePage,
+  '/notifications': NotificationsPage,
+  '/settings': SettingsPage,
 };
+/** Pages every member but a guest reaches besides their navigation (the notification centre, from the header). */
+const EVERYONE: string[] = ['/notifications'];
 
 /** The header in the workspace's primary colour, its text dark or light for contrast (WCAG relative luminance). */
 function headerColours(hex: string | null): Record<string, string> | undefined {
@@ -78,7 +88,9 @@ function Shell() {
 
   if (authPage) return <main id="main" class="auth-main">{authPage({ onSignedIn: () => { setState(null); setGen((g) => g + 1); } })}</main>;
   if (!session.signedIn()) {
-    queueMicrotask(() => navigate('/signin', true));
+    // back to this page (an e-mail's link) once signed in
+    const here = location.pathname + location.search;
+    queueMicrotask(() => navigate(path === '/' ? '/signin' : `/signin?next=${encodeURIComponent(here)}`, true));
     return null;
   }
   if (error) return <main id="main" class="auth-main"><ErrorBox error={error} /><p><button type="button" onClick={() => { session.clear(); navigate('/signin'); }}>Sign in again</button></p></main>;
@@ -86,7 +98,7 @@ function Shell() {
 
   const nav = state.isAdmin ? ADMIN_NAV : PAYEE_NAV;
   let page = PAGES[path];
-  if (!page || (!state.isAdmin && !PAYEE_NAV.some(([p]) => p === path))) {
+  if (!page || (!state.isAdmin && !PAYEE_NAV.some(([p]) => p === path) && !(EVERYONE.includes(path) && state.me.role !== 'guest'))) {
     const home = state.isAdmin ? '/statements' : '/me';
     queueMicrotask(() => navigate(home, true)); // the home page in the address bar too
     page = PAGES[home];
@@ -110,6 +122,7 @@ function Shell() {
               {state.workspaces.map((w) => <option key={w.workspaceId} value={w.workspaceId}>{w.name}</option>)}
             </select>
           </label>
+          {state.me.role !== 'guest' ? <NotificationBell current={path === '/notifications'} /> : null}
           <span class="muted" title={state.me.email}>{state.me.firstName ?? state.me.email} · {state.me.role}</span>
           <button type="button" onClick={state.signOut}>Sign out</button>
         </div>

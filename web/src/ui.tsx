@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { ApiError } from './api';
+import { explained, peopleWords } from './words';
 
 export const BASE = '/app';
 
@@ -81,8 +82,8 @@ export function ErrorBox({ error }: { error: unknown }) {
   const e = error as ApiError;
   return (
     <div class="error" role="alert">
-      <strong>{e.message || String(error)}</strong>
-      {e.details?.length ? <ul>{e.details.map((d) => <li key={d}>{d}</li>)}</ul> : null}
+      <strong>{peopleWords(e.code, e.message || String(error), e.status)}</strong>
+      {e.details?.length && !explained(e.code) ? <ul>{e.details.map((d) => <li key={d}>{d}</li>)}</ul> : null}
     </div>
   );
 }

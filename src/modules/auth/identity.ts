@@ -58,7 +58,7 @@ export async function resetPassword(d: Deps, token: string | undefined, code: st
  * the recipient chooses a first password; a person who already has one accepts without
  * (POST /auth/acceptinvite) and keeps it.
  */
-export async function acceptInvitation(d: Deps, token: string | undefined, password?: string): Promise<void> {
+export async function acceptInvitation(d: Deps, token: string | undefined, password?: string, meta: { ip?: string; userAgent?: string } = {}) {
   if (!token) throw new UnauthorizedError('Missing verification token', 'MISSING_TOKEN');
   const person = await d.auth.person(await d.auth.oneTimeSubject('invite', token));
   if (!person) throw new UnauthorizedError('This link or token is no longer valid', 'TOKEN_USED');
@@ -69,6 +69,10 @@ export async function acceptInvitation(d: Deps, token: string | undefined, passw
   const { userId, tenantId } = await d.auth.consumeOneTime('invite', token);
   if (password !== undefined) await d.auth.changePassword(userId, password);
   if (tenantId) await d.auth.activateMembership(tenantId, userId);
+  // the e-mailed token proved the address, as a sign-in link does: accepting signs the person in
+  const refreshToken = await d.auth.openSession(userId, 'invitation', meta);
+  const workspaces = await d.auth.workspacesOf(userId);
+  return { refreshToken, workspaces, workspaceId: workspaces.find((w) => w.tenantId === tenantId)?.workspaceId ?? null };
 }
 
 /** POST /auth/loginlink: a one-time, 15-minute link by e-mail; the same answer whether or not the address is known. */

@@ -18,6 +18,11 @@ const WorkspaceSchema = Type.Object({
   role: Type.String(),
 });
 const LoginResponse = Type.Object({ message: Type.String(), workspaces: Type.Array(WorkspaceSchema), refresh_token: Type.String() }, { $id: 'LoginResponse' });
+/** Accepting an invitation signs the person in: a refresh token, their workspaces, and the one that invited them. */
+const AcceptedResponse = Type.Object(
+  { success: Type.Boolean(), message: Type.String(), workspaces: Type.Array(WorkspaceSchema), workspaceId: Type.Union([Uuid, Type.Null()]), refresh_token: Type.String() },
+  { $id: 'InvitationAccepted' },
+);
 
 export function registerAuthRoutes(router: Router, svc: AppServices): void {
   const auth = authOf(svc);
@@ -97,23 +102,25 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'post',
       path: '/auth/setpassword',
-      summary: 'Accept an invitation by choosing a first password, with the invitation token (Bearer)',
+      summary: 'Accept an invitation by choosing a first password, with the invitation token (Bearer); signs the person in',
       description: 'Only for a person without a password; a person who has one accepts with POST /auth/acceptinvite.',
       access: 'public',
       body: Strict({ password: Password }),
+      responses: { 200: AcceptedResponse },
       async handler({ ctx, body }) {
-        await acceptInvitation(d, bearerToken(ctx.get('authorization')), body.password);
-        return { success: true, message: 'Password set; you can sign in now' };
+        const r = await acceptInvitation(d, bearerToken(ctx.get('authorization')), body.password, { ip: ctx.ip, userAgent: ctx.get('user-agent') });
+        return { success: true, message: 'Password set; you are signed in', workspaces: r.workspaces, workspaceId: r.workspaceId, refresh_token: r.refreshToken };
       },
     }),
     route({
       method: 'post',
       path: '/auth/acceptinvite',
-      summary: 'Accept an invitation with the invitation token (Bearer), keeping your existing password',
+      summary: 'Accept an invitation with the invitation token (Bearer), keeping your existing password; signs the person in',
       access: 'public',
+      responses: { 200: AcceptedResponse },
       async handler({ ctx }) {
-        await acceptInvitation(d, bearerToken(ctx.get('authorization')));
-        return { success: true, message: 'Invitation accepted; sign in to reach the workspace' };
+        const r = await acceptInvitation(d, bearerToken(ctx.get('authorization')), undefined, { ip: ctx.ip, userAgent: ctx.get('user-agent') });
+        return { success: true, message: 'Invitation accepted; you are signed in', workspaces: r.workspaces, workspaceId: r.workspaceId, refresh_token: r.refreshToken };
       },
     }),
     emailLinkRoute(

@@ -220,7 +220,8 @@ export class AuthService implements Authenticator {
     }
     if (tenant.status !== 'active') throw new ForbiddenError('Workspace is inactive', 'WORKSPACE_INACTIVE');
     const member = await this.owner('tenant_users').where({ tenant_id: tenant.id, user_id: auth.userId }).first();
-    if (!member || member.status === 'disabled') throw new ForbiddenError('You are not a member of this workspace', 'NOT_A_MEMBER');
+    // a payee the workspace listed without inviting (`not_invited`) has no access until invited and accepted
+    if (!member || member.status === 'disabled' || member.status === 'not_invited') throw new ForbiddenError('You are not a member of this workspace', 'NOT_A_MEMBER');
     // An invitation is accepted only through the e-mailed link (POST /auth/setpassword or /auth/acceptinvite).
     if (member.status !== 'active') throw new ForbiddenError('Accept the invitation from the e-mail first', 'INVITATION_PENDING');
     return this.signer.signAccess({ sub: auth.userId!, sid: auth.sessionId!, tid: tenant.id, tuid: member.id });

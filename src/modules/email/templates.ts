@@ -41,70 +41,78 @@ const notification = (title: string, content: string, link: string, type: string
 export const TEMPLATES = {
   invitation: {
     description: 'Invitation into a workspace (POST /auth/invite, POST /user/, /user/bulk)',
-    placeholders: ['invitation.role', 'invitation.link', 'invitation.instructions', 'invitation.validDays'],
+    placeholders: ['invitation.role', 'invitation.roleName', 'invitation.link', 'invitation.instructions', 'invitation.validDays'],
     subject: 'You are invited to {{workspace.name}} on Rondo',
-    text: 'You have been invited as {{invitation.role}}. {{invitation.instructions}}: {{invitation.link}}\n\nThe invitation is valid for {{invitation.validDays}} days.' + FOOTER,
-    sample: { invitation: { role: 'user', link: 'https://rondo.example/app/set-password?token=sample', instructions: 'Choose a password to accept it', validDays: 7 } },
+    text: 'Hello {{recipient.name}},\n\n{{workspace.name}} invited you to join them on Rondo as {{invitation.roleName}}. {{invitation.instructions}}:\n\n{{invitation.link}}\n\nThe link works for {{invitation.validDays}} days. If you did not expect this invitation, ignore this e-mail.' + FOOTER,
+    sample: { invitation: { role: 'user', roleName: 'a payee: you see your own earnings and statements', link: 'https://rondo.example/app/set-password?token=sample', instructions: 'Open this link and choose a password to accept it; you are then signed in', validDays: 7 } },
   },
   password_reset: {
     description: 'Password reset code and link (POST /auth/forgotpassword)',
     placeholders: ['reset.code', 'reset.token', 'reset.link'],
     subject: 'Reset your Rondo password',
-    text: 'Your verification code is {{reset.code}}\n\nReset token: {{reset.token}}\n\nOr open: {{reset.link}}\n\nIt expires in one hour and allows five wrong codes. If you did not ask for this, ignore this e-mail.',
+    text: 'Hello,\n\nsomeone asked to reset the password of your Rondo account. Open this link to choose a new one:\n\n{{reset.link}}\n\nIf the page asks for it, your verification code is {{reset.code}}\n\nThe link works for one hour. If you did not ask for this, ignore this e-mail: your password stays as it is.',
     sample: { reset: { code: '123456', token: 'sample-token', link: 'https://rondo.example/app/reset-password?token=sample' } },
   },
   login_link: {
     description: 'Passwordless sign-in link (POST /auth/loginlink)',
     placeholders: ['login.link'],
     subject: 'Your Rondo sign-in link',
-    text: 'Sign in: {{login.link}}\n\nThe link works once, for 15 minutes.',
+    text: 'Hello,\n\nopen this link to sign in to Rondo without a password:\n\nSign in: {{login.link}}\n\nThe link works once, within 15 minutes. If you did not ask for it, ignore this e-mail.',
     sample: { login: { link: 'https://rondo.example/app/login-link?token=sample' } },
   },
   statement_issued: {
     description: 'A royalty statement was issued to the payee (POST /statements/runs/{id}/issue)',
     placeholders: [...NOTIFICATION_PLACEHOLDERS, 'statement.number', 'statement.period', 'statement.closingBalance', 'statement.currency', 'statement.link'],
     subject: 'Your statement for {{statement.period}} from {{workspace.name}}',
-    text: 'Hello {{recipient.name}},\n\nstatement no. {{statement.number}} for {{statement.period}} is ready. Closing balance: {{statement.closingBalance}} {{statement.currency}}.\n\n{{statement.link}}' + FOOTER,
-    sample: { ...notification('Statement issued: 2026-Q3', 'Closing balance 1234.56 EUR', 'https://rondo.example/statements/sample', 'statement.issued'), statement: { number: 42, period: '2026-Q3', closingBalance: '1234.56', currency: 'EUR', link: 'https://rondo.example/statements/sample' } },
+    text: 'Hello {{recipient.name}},\n\nstatement no. {{statement.number}} for {{statement.period}} is ready. Closing balance: {{statement.closingBalance}} {{statement.currency}}.\n\nRead it or download it as a PDF in Rondo:\n\n{{statement.link}}' + FOOTER,
+    sample: { ...notification('Statement issued: 2026-Q3', 'Closing balance 1234.56 EUR', 'https://rondo.example/app/me?statement=sample', 'statement.issued'), statement: { number: 42, period: '2026-Q3', closingBalance: '1234.56', currency: 'EUR', link: 'https://rondo.example/app/me?statement=sample' } },
   },
   file_processed: {
     description: 'A statement file was processed (to its uploader, else the admins)',
     placeholders: [...NOTIFICATION_PLACEHOLDERS, 'file.name', 'file.lines', 'file.matched', 'file.total', 'file.currency', 'file.link'],
     subject: 'Statement processed: {{file.name}}',
-    text: '{{file.name}} was processed: {{file.lines}} lines ({{file.matched}} matched), {{file.total}} {{file.currency}}.\n\n{{file.link}}' + FOOTER,
-    sample: { ...notification('Statement processed: spotify-2026-10.csv', '1200 lines (1180 matched), 845.20 EUR', 'https://rondo.example/file/sample', 'royalty.file.processed'), file: { name: 'spotify-2026-10.csv', lines: 1200, matched: 1180, total: '845.20', currency: 'EUR', link: 'https://rondo.example/file/sample' } },
+    text: 'Hello {{recipient.name}},\n\nthe statement file {{file.name}} has been read: {{file.lines}} lines ({{file.matched}} matched to your catalogue), {{file.total}} {{file.currency}}.\n\nSee it in Rondo:\n\n{{file.link}}' + FOOTER,
+    sample: { ...notification('Statement processed: spotify-2026-10.csv', '1200 lines (1180 matched), 845.20 EUR', 'https://rondo.example/app/statements?file=sample', 'royalty.file.processed'), file: { name: 'spotify-2026-10.csv', lines: 1200, matched: 1180, total: '845.20', currency: 'EUR', link: 'https://rondo.example/app/statements?file=sample' } },
   },
   file_failed: {
     description: 'A statement file failed (to its uploader, else the admins)',
     placeholders: [...NOTIFICATION_PLACEHOLDERS, 'file.name', 'file.error', 'file.link'],
     subject: 'Statement failed: {{file.name}}',
-    text: '{{file.name}} could not be processed: {{file.error}}\n\n{{file.link}}' + FOOTER,
-    sample: { ...notification('Statement failed: spotify-2026-10.csv', 'no source pattern matched', 'https://rondo.example/file/sample', 'royalty.file.failed'), file: { name: 'spotify-2026-10.csv', error: 'no source pattern matched', link: 'https://rondo.example/file/sample' } },
+    text: 'Hello {{recipient.name}},\n\n{{file.name}} could not be processed: {{file.error}}\n\nSee the file in Rondo, and what to do next:\n\n{{file.link}}' + FOOTER,
+    sample: { ...notification('Statement failed: spotify-2026-10.csv', 'no source pattern matched', 'https://rondo.example/app/statements?file=sample', 'royalty.file.failed'), file: { name: 'spotify-2026-10.csv', error: 'no source pattern matched', link: 'https://rondo.example/app/statements?file=sample' } },
   },
   payment_status: {
     description: "A payment's state changed (to its payee)",
     placeholders: [...NOTIFICATION_PLACEHOLDERS, 'payment.amount', 'payment.currency', 'payment.status', 'payment.previousStatus', 'payment.reason'],
     subject: 'Payment {{payment.status}}: {{payment.amount}} {{payment.currency}}',
-    text: 'Hello {{recipient.name}},\n\nyour payment of {{payment.amount}} {{payment.currency}} is now {{payment.status}} (was {{payment.previousStatus}}). {{payment.reason}}' + FOOTER,
-    sample: { ...notification('Payment completed: 250.00 EUR', 'pending → completed', 'https://rondo.example/payments/sample', 'payment.completed'), payment: { amount: '250.00', currency: 'EUR', status: 'completed', previousStatus: 'pending', reason: '' } },
+    text: 'Hello {{recipient.name}},\n\nyour payment of {{payment.amount}} {{payment.currency}} is now {{payment.status}} (was {{payment.previousStatus}}). {{payment.reason}}\n\nSee your payments and balance in Rondo:\n\n{{notification.link}}' + FOOTER,
+    sample: { ...notification('Payment completed: 250.00 EUR', 'pending → completed', 'https://rondo.example/app/me?payment=sample', 'payment.completed'), payment: { amount: '250.00', currency: 'EUR', status: 'completed', previousStatus: 'pending', reason: '' } },
   },
   release_review: {
     description: "A release's review outcome (to whoever created the release)",
     placeholders: [...NOTIFICATION_PLACEHOLDERS, 'release.title', 'release.status', 'release.message', 'release.link'],
     subject: 'Release "{{release.title}}": {{release.status}}',
     text: 'Your release "{{release.title}}" is now {{release.status}}.\n\n{{release.message}}\n\n{{release.link}}' + FOOTER,
-    sample: { ...notification('Release "Night Drive" approved', 'Looks good', 'https://rondo.example/releases/sample', 'release.reviewed'), release: { title: 'Night Drive', status: 'approved', message: 'Looks good', link: 'https://rondo.example/releases/sample' } },
+    sample: { ...notification('Release "Night Drive" approved', 'Looks good', 'https://rondo.example/app/notifications?id=sample', 'release.reviewed'), release: { title: 'Night Drive', status: 'approved', message: 'Looks good', link: 'https://rondo.example/app/notifications?id=sample' } },
   },
   notification: {
     description: 'Any other notification (release or track created, invitation sent, …)',
     placeholders: [...NOTIFICATION_PLACEHOLDERS],
     subject: '{{notification.title}}',
-    text: '{{notification.content}}\n\n{{notification.link}}' + FOOTER,
-    sample: notification('Release "Night Drive" created', 'Luna Vale — Night Drive was created as a draft.', 'https://rondo.example/releases/sample', 'release.created'),
+    text: '{{notification.content}}\n\nSee it in Rondo:\n\n{{notification.link}}' + FOOTER,
+    sample: notification('Release "Night Drive" created', 'Luna Vale — Night Drive was created as a draft.', 'https://rondo.example/app/notifications?id=sample', 'release.created'),
   },
 } satisfies Record<string, TemplateDef>;
 
 export type TemplateType = keyof typeof TEMPLATES;
+
+/** A role in the invitation's words (`{{invitation.roleName}}`). */
+export const ROLE_NAMES: Record<string, string> = {
+  owner: 'an owner: you run the workspace, its members and its owners',
+  admin: 'an admin: you run the workspace',
+  user: 'a payee: you see your own earnings and statements',
+  guest: 'a guest: you see your own earnings',
+};
 export const TEMPLATE_TYPES = Object.keys(TEMPLATES) as TemplateType[];
 
 export function isTemplateType(t: string): t is TemplateType {
@@ -168,11 +176,20 @@ function fill(source: string, data: TemplateData, escape: (s: string) => string)
   });
 }
 
-/** The HTML part a text template implies: escaped text, paragraphs, line breaks (placeholders kept). */
-export function htmlFromText(text: string): string {
+/** A web address in escaped text (it ends before white space, an escaped quote or `>`, and a closing punctuation mark). */
+const URL_IN_TEXT = /https?:\/\/(?:(?!&quot;|&#39;|&gt;)[^\s<])*(?:(?!&quot;|&#39;|&gt;)[^\s<.,;:!?)»”’])/g;
+
+/**
+ * The HTML part a text template implies: escaped text, paragraphs, line breaks, and every web
+ * address a link (clickable in any mail reader). Run on the filled text, so a link a value brings
+ * (an invitation's, a statement's) is clickable too; `&` in it is escaped as `&amp;`, which a
+ * reader turns back into `&` when it follows the link.
+ */
+export function htmlFromText(text: string, linkColour = '#3b5bdb'): string {
+  const colour = /^#[0-9a-f]{6}$/i.test(linkColour) ? linkColour : '#3b5bdb';
   const paras = escapeHtml(text)
     .split(/\n{2,}/)
-    .map((p) => `<p>${p.replace(/\n/g, '<br>')}</p>`)
+    .map((p) => `<p>${p.replace(URL_IN_TEXT, (u) => `<a href="${u}" style="color:${colour}">${u}</a>`).replace(/\n/g, '<br>')}</p>`)
     .join('\n');
   return `<!doctype html>\n<html><body style="font-family:sans-serif;line-height:1.5">\n${paras}\n</body></html>`;
 }
@@ -188,7 +205,7 @@ export function render(t: TemplateSource, data: TemplateData): RenderedMail {
     // a subject is one line: a value cannot add headers
     subject: fill(t.subject, data, (s) => s).replace(/[\r\n]+/g, ' ').trim(),
     text: fill(t.text, data, (s) => s),
-    html: fill(t.html || htmlFromText(t.text), data, escapeHtml),
+    html: t.html ? fill(t.html, data, escapeHtml) : htmlFromText(fill(t.text, data, (s) => s), valueOf(data, 'brand.primaryColor')),
   };
 }
 

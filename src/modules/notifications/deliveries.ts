@@ -103,9 +103,25 @@ type Outcome = { ok: true } | { ok: false; error: string; skip?: boolean };
 
 const scalars = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m ?? {}).filter(([, v]) => ['string', 'number'].includes(typeof v))) as Record<string, string | number>;
 
+/**
+ * The web app page a notification's e-mail, SMS and push link to (people open pages, not API
+ * routes): a statement file on the statements page, a statement or payment on the payee's own
+ * page, a member on the people page, anything else in the notification centre.
+ */
+export function appPathOf(n: Record<string, any>): string {
+  const id = encodeURIComponent(String(n.resource_id ?? ''));
+  switch (n.resource_type) {
+    case 'file': return `/app/statements?file=${id}`;
+    case 'statement': return `/app/me?statement=${id}`;
+    case 'payment': return `/app/me?payment=${id}`;
+    case 'user': return '/app/people';
+    default: return n.id ? `/app/notifications?id=${encodeURIComponent(String(n.id))}` : '/app/notifications';
+  }
+}
+
 /** The template data of a notification's e-mail: its fields, and its metadata under the template's own group (file, payment, …). */
 export function notificationData(n: Record<string, any>, publicUrl: string): TemplateData {
-  const link = n.action_url ? new URL(String(n.action_url).replace(/^\//, ''), `${publicUrl}/`).toString() : publicUrl;
+  const link = new URL(appPathOf(n).slice(1), `${publicUrl.replace(/\/+$/, '')}/`).toString();
   const data: TemplateData = { notification: { title: n.title, content: n.content, type: n.type, link } };
   const groups = new Set(TEMPLATES[templateForNotification(n.type)].placeholders.map((p) => p.split('.')[0]!).filter((g) => g !== 'notification'));
   for (const g of groups) data[g] = { ...scalars(n.metadata), link };
@@ -126,7 +142,7 @@ async function viaSms(svc: AppServices, tenantId: number, d: Record<string, any>
   const number = await withTenant(svc.db.app, tenantId, async (trx) => (await trx('notification_preferences').where({ tenant_user_id: d.tenant_user_id }).first('sms_number'))?.sms_number as string | undefined);
   if (!number) return { ok: false, error: 'no SMS number in the member\'s preferences', skip: true };
   const link = notificationData(n, svc.cfg.publicUrl).notification!.link;
-  const text = `${n.title}${n.content ? ` — ${n.content}` : ''}`.slice(0, 400) + (n.action_url ? ` ${link}` : '');
+  const text = `${n.title}${n.content ? ` — ${n.content}` : ''}`.slice(0, 400) + ` ${link}`;
   await svc.sms.send(number, text, d.id);
   return { ok: true };
 }

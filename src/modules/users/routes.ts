@@ -5,7 +5,7 @@ import type { AppServices } from '../../services';
 import { ForbiddenError } from '../../lib/errors';
 import { getUser, listUsers, memberIdByEmail, removeUser, removeUsers, updateUser, workspaceSummary } from './service';
 import { authOf } from '../auth/service';
-import { inviteMember, inviteMembers } from './invitations';
+import { inviteMember, inviteMembers, resendInvitation, withdrawInvitationLinks } from './invitations';
 import { userEntityRoutes } from './entities';
 
 const IdParams = Type.Object({ id: Uuid });
@@ -82,7 +82,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'post',
       path: '/user/',
-      summary: 'Add a member (admin): the person gets an invitation e-mail and is `invited` until they accept it',
+      summary: 'Add a member (admin): the person gets an invitation e-mail and is `invited` until they accept it; with `invite: false` a payee who does not sign in',
       description: 'A workspace never chooses a password for anyone: `password` is refused with 400 (PASSWORD_NOT_ALLOWED). An existing person keeps their password, names and sign-in methods.',
       access: 'admin',
       status: 201,
@@ -92,6 +92,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
         firstName: Type.Optional(Type.String({ maxLength: 200 })),
         lastName: Type.Optional(Type.String({ maxLength: 200 })),
         password: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
+        invite: Type.Optional(Type.Boolean({ description: 'false: list a payee who does not sign in (status not_invited): no e-mail, no seat; invite later with POST /user/{id}/invitation' })),
       }),
       async handler({ body, auth, trx, tenantId }) {
         if (body.role === 'owner' && rankOf(auth) < ROLE_RANK.owner) throw new ForbiddenError('Only an owner can add an owner', 'INSUFFICIENT_ROLE');
@@ -174,9 +175,23 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       summary: 'Remove a member from the workspace (admin; only owners remove owners; never the last owner)',
       access: 'admin',
       params: IdParams,
-      async handler({ params, auth, trx }) {
+      async handler({ params, auth, trx, tenantId }) {
+        const member = await getUser(trx, params.id);
         await removeUser(trx, auth, params.id);
+        // removing an invited member cancels the invitation: its link stops working
+        if (member.status === 'invited') await withdrawInvitationLinks(d, tenantId, member.userId);
         return { success: true, message: 'User removed from the workspace' };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/user/:id/invitation',
+      summary: 'Send the invitation (again) (admin): a new link by e-mail, valid for 7 days; the earlier links stop working; a payee listed without an invitation becomes invited',
+      description: 'Only while the member is `invited` or `not_invited` (400 NOT_AN_INVITATION once accepted). The membership, its role and the splits naming it stay as they are. To cancel an invitation, remove the member (DELETE /user/{id}): its link then stops working.',
+      access: 'admin',
+      params: IdParams,
+      async handler({ params, trx, tenantId }) {
+        return ok('Invitation sent again', await resendInvitation(d, trx, tenantId, params.id));
       },
     }),
   ]);

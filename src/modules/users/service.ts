@@ -172,7 +172,7 @@ export async function updateUser(trx: Trx, actor: AuthContext, id: string, patch
   if (patch.role !== undefined || patch.status !== undefined) {
     assertCanManage(actor, target, patch.role);
     // Only the recipient accepts an invitation (through the e-mailed link); a workspace withdraws it by removing the membership.
-    if (patch.status !== undefined && target.status === 'invited') {
+    if (patch.status !== undefined && (target.status === 'invited' || target.status === 'not_invited')) {
       throw new ValidationError('An invitation is accepted only by its recipient; remove the membership to withdraw it', ['body.status cannot change while the invitation is pending'], 'INVITATION_PENDING');
     }
     if ((patch.role && patch.role !== 'owner') || patch.status === 'disabled') await assertNotLastOwner(trx, target);

@@ -37,7 +37,11 @@ describe('e-mail templates (pure)', () => {
   it('derives the html part from the text: escaped, paragraphs and line breaks', () => {
     assert.match(htmlFromText('a < b\nc\n\n{{login.link}}'), /<p>a &lt; b<br>c<\/p>\n<p>\{\{login\.link\}\}<\/p>/);
     const out = render({ subject: 's', text: 'Link: {{login.link}}' }, { login: { link: 'https://x.example/?a=1&b=2' } });
-    assert.match(out.html, /<p>Link: https:\/\/x\.example\/\?a=1&amp;b=2<\/p>/);
+    assert.match(out.html, /<p>Link: <a href="https:\/\/x\.example\/\?a=1&amp;b=2" style="color:#3b5bdb">https:\/\/x\.example\/\?a=1&amp;b=2<\/a><\/p>/);
+    // a link ends before a closing punctuation mark or an escaped quote; the brand colour colours it
+    const branded = render({ subject: 's', text: 'See "{{login.link}}". Or {{login.link}}, then.' }, { login: { link: 'https://x.example/app/a' }, brand: { primaryColor: '#112233' } });
+    assert.equal(branded.html.match(/<a href="https:\/\/x\.example\/app\/a" style="color:#112233">https:\/\/x\.example\/app\/a<\/a>/g)?.length, 2);
+    assert.match(branded.html, /&quot;<a [^>]+>[^<]+<\/a>&quot;\. Or <a [^>]+>[^<]+<\/a>, then\./);
   });
 
   it('maps notification types to their template and metadata to its group', () => {
@@ -47,8 +51,25 @@ describe('e-mail templates (pure)', () => {
     assert.equal(templateForNotification('statement.issued'), 'statement_issued');
     assert.equal(templateForNotification('release.reviewed'), 'release_review');
     assert.equal(templateForNotification('track.created'), 'notification');
-    const d = notificationData({ type: 'royalty.file.processed', title: 'T', content: 'C', action_url: '/file/1', metadata: { name: 'a.csv', lines: 3, nested: { x: 1 } } }, 'https://r.example/base');
-    assert.deepEqual(d, { notification: { title: 'T', content: 'C', type: 'royalty.file.processed', link: 'https://r.example/base/file/1' }, file: { name: 'a.csv', lines: 3, link: 'https://r.example/base/file/1' } });
+    const d = notificationData({ type: 'royalty.file.processed', title: 'T', content: 'C', action_url: '/file/1', resource_type: 'file', resource_id: 'f1', metadata: { name: 'a.csv', lines: 3, nested: { x: 1 } } }, 'https://r.example/base');
+    const page = 'https://r.example/base/app/statements?file=f1';
+    assert.deepEqual(d, { notification: { title: 'T', content: 'C', type: 'royalty.file.processed', link: page }, file: { name: 'a.csv', lines: 3, link: page } });
+  });
+
+  it('links every e-mail to a web app page, never to an API route', () => {
+    const link = (n: Record<string, unknown>) => notificationData({ type: 'x', title: 'T', ...n }, 'https://r.example').notification!.link;
+    assert.equal(link({ resource_type: 'statement', resource_id: 's1', action_url: '/statements/s1' }), 'https://r.example/app/me?statement=s1');
+    assert.equal(link({ resource_type: 'payment', resource_id: 'p1', action_url: '/payments/p1' }), 'https://r.example/app/me?payment=p1');
+    assert.equal(link({ resource_type: 'user', resource_id: 'u1', action_url: '/user/u1' }), 'https://r.example/app/people');
+    assert.equal(link({ id: 'n1', resource_type: 'release', resource_id: 'r1', action_url: '/releases/r1' }), 'https://r.example/app/notifications?id=n1');
+    for (const type of TEMPLATE_TYPES) {
+      const out = render(defaultTemplate(type), sampleOf(type));
+      for (const part of [out.text, out.html]) {
+        assert.doesNotMatch(part, /\b(GET|POST|PUT|PATCH|DELETE) \//, `${type}: names no route`);
+        for (const [u] of part.matchAll(/https?:\/\/[^\s"<]+/g)) assert.match(u, /^https:\/\/rondo\.example\/app\//, `${type}: ${u} is a web app page`);
+      }
+      assert.match(out.html, /<a href="https:\/\/rondo\.example\/app\//, `${type}: its link is clickable in the HTML part`);
+    }
   });
 });
 

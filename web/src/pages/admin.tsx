@@ -1,49 +1,9 @@
-/** Admin: members and invitations, sources and patterns (with a dry run), exchange rates, settings. */
+/** Admin: sources and patterns (with a dry run), exchange rates, settings. Members and invitations: people.tsx. */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import { useApp } from '../state';
-import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, Loading, Notice, Section, Table, useAction, useLoad } from '../ui';
 
 type Any = Record<string, any>;
-const ROLES = ['guest', 'user', 'admin', 'owner'];
-
-function Members() {
-  const { me } = useApp();
-  const list = useLoad(() => api<{ data: Any[] }>('GET', '/user/?size=200'), []);
-  const [email, setEmail] = useState('');
-  const [role, setRole] = useState('user');
-  const a = useAction();
-  const setRoleOf = (m: Any, r: string) => a.run(async () => { await api('PATCH', `/user/${m.id}`, { body: { role: r } }); list.reload(); return `${m.email} is now ${r}.`; });
-  const remove = (m: Any) => a.run(async () => {
-    if (!confirm(`Remove ${m.email} from the workspace?`)) return;
-    await api('DELETE', `/user/${m.id}`); list.reload(); return `${m.email} removed.`;
-  });
-  return (
-    <Section title="Members and invitations">
-      <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
-      <Table caption="Members" rows={list.data?.data} rowKey={(m) => m.id} columns={[
-        { label: 'Name', cell: (m) => [m.firstName, m.lastName].filter(Boolean).join(' ') || '—' },
-        { label: 'E-mail', cell: (m) => m.email },
-        { label: 'Role', cell: (m) => (m.id === me.id ? m.role : (
-          <label class="field inline"><span class="visually-hidden">Role of {m.email}</span>
-            <select value={m.role} onChange={(e) => setRoleOf(m, e.currentTarget.value)}>{ROLES.map((r) => <option key={r}>{r}</option>)}</select>
-          </label>)) },
-        { label: 'Status', cell: (m) => <span class={`badge s-${m.status}`}>{m.status}</span> },
-        { label: 'Since', cell: (m) => date(m.createdAt) },
-        { label: 'Remove', cell: (m) => (m.id === me.id ? '—' : <button type="button" onClick={() => remove(m)} aria-label={`Remove ${m.email}`}>Remove</button>) },
-      ]} />
-      <form class="row wrap" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('POST', '/auth/invite', { body: { email, role } });
-        list.reload(); setEmail('');
-        return `Invitation sent to ${email}.`;
-      }); }}>
-        <Field label="E-mail to invite"><input type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></Field>
-        <Field label="Role"><select value={role} onChange={(e) => setRole(e.currentTarget.value)}>{ROLES.map((r) => <option key={r}>{r}</option>)}</select></Field>
-        <button type="submit" class="primary" disabled={a.busy}>Invite</button>
-      </form>
-    </Section>
-  );
-}
 
 function Sources() {
   const configured = useLoad(() => api<{ data: Any[] }>('GET', '/sources'), []);
@@ -167,7 +127,6 @@ export function AdminPage() {
   return (
     <>
       <h1>Admin</h1>
-      <Members />
       <Sources />
       <Rates />
       <Settings />

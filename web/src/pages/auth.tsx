@@ -5,13 +5,26 @@ import { ErrorBox, Field, Link, Notice, navigate, param, useAction, useLoad } fr
 
 interface Props { onSignedIn: () => void }
 
-function afterLogin(refresh: string | null, workspaces: Workspace[], p: Props) {
-  const prev = session.workspace;
+/**
+ * Signed in: into `into` (the workspace an invitation came from), else the one chosen before,
+ * else the first; then to the page the person was on their way to (`?next=`), else home.
+ */
+function afterLogin(refresh: string | null, workspaces: Workspace[], p: Props, into?: string | null) {
+  const prev = into ?? session.workspace;
   const ws = workspaces.find((w) => w.workspaceId === prev) ?? workspaces[0];
   session.start(refresh, ws?.workspaceId);
   p.onSignedIn();
-  navigate('/', true);
+  navigate(nextPage(), true);
 }
+
+/** The app page a sign-in returns to: `?next=/app/...` of the current address (only this app's pages). */
+function nextPage(): string {
+  const next = param('next');
+  return next && /^\/app\/[\w-]/.test(next) && !next.startsWith('//') ? next : '/';
+}
+
+/** Accepting an invitation answers like a sign-in, with the workspace that invited the person. */
+interface Accepted { refresh_token: string; workspaces: Workspace[]; workspaceId: string | null }
 
 function Card(p: { title: string; children: preact.ComponentChildren }) {
   return (
@@ -150,18 +163,19 @@ function ResetPassword() {
   );
 }
 
-function SetPassword() {
+function SetPassword(p: Props) {
   const token = param('token');
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
   const a = useAction();
   return (
     <Card title="Welcome: choose your password">
+      <p>Choose the password you will sign in with. You are then signed in to the workspace that invited you.</p>
       {!token ? <p class="error" role="alert">This page needs the link from your invitation e-mail.</p> : null}
       <form class="stack" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
         if (password !== again) throw new Error('The two passwords differ');
-        await api('POST', '/auth/setpassword', { body: { password }, token });
-        return 'Your password is set. You can sign in now.';
+        const r = await api<Accepted>('POST', '/auth/setpassword', { body: { password }, token });
+        afterLogin(r.refresh_token, r.workspaces, p, r.workspaceId);
       }); }}>
         <Field label="Password" hint="At least 8 characters"><input type="password" required minLength={8} autoComplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></Field>
         <Field label="Password again"><input type="password" required minLength={8} autoComplete="new-password" value={again} onInput={(e) => setAgain(e.currentTarget.value)} /></Field>
@@ -174,16 +188,17 @@ function SetPassword() {
 }
 
 /** An invitation for someone who already has a password: accepting needs no new one. */
-function AcceptInvitation() {
+function AcceptInvitation(p: Props) {
   const token = param('token');
   const a = useAction();
   return (
     <Card title="Join the workspace">
+      <p>You were invited to a workspace on Rondo. Accept to join it; you keep the password you already have.</p>
       {!token ? <p class="error" role="alert">This page needs the link from your invitation e-mail.</p> : null}
       <ErrorBox error={a.error} /><Notice text={a.done} />
       <button type="button" class="primary" disabled={a.busy || !token} onClick={() => a.run(async () => {
-        await api('POST', '/auth/acceptinvite', { token });
-        return 'Invitation accepted. Sign in with your password to reach the workspace.';
+        const r = await api<Accepted>('POST', '/auth/acceptinvite', { token });
+        afterLogin(r.refresh_token, r.workspaces, p, r.workspaceId);
       })}>Accept the invitation</button>
       <p><Link to="/signin">Sign in</Link></p>
     </Card>
@@ -196,6 +211,6 @@ export const AUTH_PAGES: Record<string, (p: Props) => preact.JSX.Element> = {
   '/login-link': LoginLink,
   '/forgot-password': () => <ForgotPassword />,
   '/reset-password': () => <ResetPassword />,
-  '/set-password': () => <SetPassword />,
-  '/accept-invitation': () => <AcceptInvitation />,
+  '/set-password': SetPassword,
+  '/accept-invitation': AcceptInvitation,
 };

@@ -1,21 +1,125 @@
-/** A payee's own view: their earnings, statements and payment requests, nothing of anyone else. */
+/**
+ * A payee's own view: balance, earnings by month, recording, store and country (bars and
+ * tables), the statements issued to them (PDF, CSV), their payment requests. Every figure comes
+ * from a route that answers a member with their own data only: their stats, the royalty
+ * breakdowns (a member's own share), their statements and payment requests.
+ */
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, download } from '../api';
 import { useApp } from '../state';
-import { ErrorBox, Field, Loading, Notice, Section, Table, decimal, money, useAction, useLoad } from '../ui';
-import { StatementDownload, requestColumns, type Stats } from './money';
+import { ErrorBox, Field, Loading, Notice, Section, Table, date, decimal, money, param, useAction, useLoad } from '../ui';
+import type { Stats } from './money';
+
+type Row = Record<string, any>;
+interface Breakdown { currency: string; rows: Row[]; total: { revenue: string } }
+interface StatementMeta { id: string; number: number | null; period: string; issuedAt: string | null; currency: string; closingBalance: string }
+
+const VIEWS: { key: string; path: string; tab: string; label: string; name: (r: Row) => string }[] = [
+  { key: 'month', path: '/royalty/month', tab: 'By month', label: 'Sale month', name: (r) => r.month },
+  { key: 'asset', path: '/royalty/asset?size=50', tab: 'By recording', label: 'Recording', name: (r) => r.asset ?? r.isrc ?? '—' },
+  { key: 'dsp', path: '/royalty/dsp', tab: 'By store', label: 'Store', name: (r) => r.dsp ?? '—' },
+  { key: 'country', path: '/royalty/country', tab: 'By country', label: 'Country', name: (r) => r.country ?? '—' },
+];
+
+/** Horizontal bars, each as wide as its share of the largest amount (display only; the table holds the exact figures). */
+function Bars({ rows, name, currency }: { rows: Row[]; name: (r: Row) => string; currency: string }) {
+  const top = Math.max(0, ...rows.map((r) => Math.abs(Number(r.revenue))));
+  if (!rows.length || !top) return null;
+  return (
+    <ul class="bars" aria-hidden="true">
+      {rows.slice(0, 24).map((r, i) => (
+        <li key={i}>
+          <span>{name(r)}</span>
+          <span class="bar-track"><span class="bar-fill" style={{ width: `${(Math.abs(Number(r.revenue)) / top) * 100}%`, display: 'block' }} /></span>
+          <span class="num">{money(r.revenue, currency)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Earnings() {
+  const [view, setView] = useState(VIEWS[0]!);
+  const data = useLoad(() => api<{ data: Breakdown }>('GET', view.path), [view.key]);
+  const b = data.data?.data;
+  const rows = view.key === 'month' ? [...(b?.rows ?? [])].sort((x, y) => String(x.month).localeCompare(String(y.month))) : b?.rows ?? [];
+  return (
+    <Section title="My earnings">
+      <div class="tabs" role="group" aria-label="Show my earnings">
+        {VIEWS.map((v) => <button type="button" key={v.key} aria-pressed={v.key === view.key} onClick={() => setView(v)}>{v.tab}</button>)}
+      </div>
+      <Loading show={data.loading} /><ErrorBox error={data.error} />
+      {b ? (
+        <>
+          <p class="total">Total: <strong data-testid="earnings-total" data-by={view.key} data-value={b.total.revenue}>{money(b.total.revenue, b.currency)}</strong></p>
+          <Bars rows={rows} name={view.name} currency={b.currency} />
+          <Table caption={`My earnings ${view.tab.toLowerCase()}`} rows={rows} columns={[
+            { label: view.label, cell: view.name },
+            { label: 'Units', cell: (r) => decimal(r.quantity, 0), num: true },
+            { label: `Earnings (${b.currency})`, cell: (r) => decimal(r.revenue), num: true },
+          ]} />
+        </>
+      ) : null}
+    </Section>
+  );
+}
+
+function Statements() {
+  const list = useLoad(() => api<{ data: StatementMeta[] }>('GET', '/statements?size=100'), []);
+  const a = useAction();
+  const focus = param('statement');
+  const get = (s: StatementMeta, kind: 'pdf' | 'csv') => a.run(async () => { await download(`/statements/${s.id}/${kind}`, `statement-${s.number ?? s.period}.${kind}`); });
+  return (
+    <Section title="My statements" id="statements">
+      <ErrorBox error={list.error ?? a.error} />
+      <Table<StatementMeta> caption="Statements issued to me" rows={list.data?.data} rowKey={(s) => s.id} empty="No statement has been issued to you yet." columns={[
+        { label: 'No.', cell: (s) => (focus === s.id ? <strong data-testid="linked-statement">{s.number ?? '—'}</strong> : s.number ?? '—'), num: true },
+        { label: 'Period', cell: (s) => s.period },
+        { label: 'Issued', cell: (s) => date(s.issuedAt) },
+        { label: 'Closing balance', cell: (s) => money(s.closingBalance, s.currency), num: true },
+        { label: 'Download', cell: (s) => (
+          <div class="row tight">
+            <button type="button" onClick={() => get(s, 'pdf')} aria-label={`Statement ${s.number ?? s.period} as PDF`}>PDF</button>
+            <button type="button" onClick={() => get(s, 'csv')} aria-label={`Statement ${s.number ?? s.period} as CSV`}>CSV</button>
+          </div>
+        ) },
+      ]} />
+    </Section>
+  );
+}
+
+function Requests({ onChange }: { onChange: () => void }) {
+  const requests = useLoad(() => api<{ data: Row[] }>('GET', '/payment-request/?size=50'), []);
+  const [amount, setAmount] = useState('');
+  const [memo, setMemo] = useState('');
+  const a = useAction();
+  return (
+    <Section title="Payment requests">
+      <ErrorBox error={requests.error} />
+      <Table caption="My payment requests" rows={requests.data?.data} rowKey={(r) => r.id} empty="You have not asked for a payment yet." columns={[
+        { label: 'Asked on', cell: (r) => date(r.createdAt) },
+        { label: 'Amount', cell: (r) => money(r.amount, r.currency), num: true },
+        { label: 'Memo', cell: (r) => r.memo ?? '—' },
+        { label: 'Status', cell: (r) => <span class={`badge s-${r.status}`}>{r.status}</span> },
+      ]} />
+      <form class="row wrap" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
+        await api('POST', '/payment-request/', { body: { amount, memo: memo || undefined } });
+        requests.reload(); onChange(); setAmount(''); setMemo('');
+        return 'Request sent to the label.';
+      }); }}>
+        <Field label="Amount"><input required inputMode="decimal" pattern="\d+(\.\d+)?" value={amount} onInput={(e) => setAmount(e.currentTarget.value)} /></Field>
+        <Field label="Memo"><input value={memo} onInput={(e) => setMemo(e.currentTarget.value)} /></Field>
+        <button type="submit" class="primary" disabled={a.busy}>Request a payment</button>
+      </form>
+      <ErrorBox error={a.error} /><Notice text={a.done} />
+    </Section>
+  );
+}
 
 export function PayeePage() {
   const { me } = useApp();
   const stats = useLoad(() => api<{ data: Stats }>('GET', `/accounting/${me.id}/stats`), [me.id]);
-  const monthly = useLoad(() => api<{ data: Record<string, any> }>('GET', `/user/${me.id}/monthly`), [me.id]);
-  const requests = useLoad(() => api<{ data: Record<string, any>[] }>('GET', '/payment-request/?size=50'), [me.id]);
-  const [amount, setAmount] = useState('');
-  const [memo, setMemo] = useState('');
-  const a = useAction();
   const s = stats.data?.data;
-  const months: Record<string, any>[] = Array.isArray(monthly.data?.data) ? monthly.data!.data as any : monthly.data?.data?.rows ?? monthly.data?.data?.months ?? [];
-  const self = new Map([[me.id, { id: me.id, email: me.email, firstName: me.firstName ?? undefined, lastName: me.lastName ?? undefined, role: me.role }]]);
   return (
     <>
       <h1>My earnings</h1>
@@ -25,35 +129,15 @@ export function PayeePage() {
           <dl class="figures">
             <div><dt>Earnings</dt><dd data-testid="my-earnings" data-value={s.earnings}>{money(s.earnings, s.currency)}</dd></div>
             <div><dt>Recouped</dt><dd>{money(s.recouped, s.currency)}</dd></div>
-            <div><dt>Paid to you</dt><dd>{money(s.payments, s.currency)}</dd></div>
+            <div><dt>Paid to you</dt><dd data-testid="my-payments" data-value={s.payments}>{money(s.payments, s.currency)}</dd></div>
             <div><dt>Due</dt><dd>{money(s.due, s.currency)}</dd></div>
             <div><dt>Available to request</dt><dd>{money(s.available, s.currency)}</dd></div>
           </dl>
-          <h3>Statements</h3>
-          <StatementDownload stats={s} label="me" />
         </Section>
       ) : null}
-      <Section title="Earnings by month">
-        <ErrorBox error={monthly.error} />
-        <Table caption="My earnings by sale month" rows={months} columns={[
-          { label: 'Month', cell: (r) => r.month ?? r.saleMonth ?? '—' },
-          { label: 'Earnings', cell: (r) => decimal(r.amount ?? r.earnings ?? r.revenue), num: true },
-        ]} />
-      </Section>
-      <Section title="Payment requests">
-        <ErrorBox error={requests.error} />
-        <Table caption="My payment requests" rows={requests.data?.data} rowKey={(r) => r.id} columns={requestColumns(self as any)} />
-        <form class="row wrap" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-          await api('POST', '/payment-request/', { body: { amount, memo: memo || undefined } });
-          requests.reload(); stats.reload(); setAmount(''); setMemo('');
-          return 'Request sent to the label.';
-        }); }}>
-          <Field label="Amount"><input required inputMode="decimal" pattern="\d+(\.\d+)?" value={amount} onInput={(e) => setAmount(e.currentTarget.value)} /></Field>
-          <Field label="Memo"><input value={memo} onInput={(e) => setMemo(e.currentTarget.value)} /></Field>
-          <button type="submit" class="primary" disabled={a.busy}>Request a payment</button>
-        </form>
-        <ErrorBox error={a.error} /><Notice text={a.done} />
-      </Section>
+      <Earnings />
+      <Statements />
+      <Requests onChange={stats.reload} />
     </>
   );
 }

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { waitFor } from '../allocation/helpers';
+import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
+
+interface Received { headers: http.IncomingHttpHeaders; body: string }
+
+/** Workspace settings in the browser: branding with its preview, webhooks with the secret shown once, e-mail sender. */
+describe('web app: workspace settings', function () {
+  this.timeout(180_000);
+  let app: TestApp;
+  let t: TestTenant;
+  let browser: Browser;
+  let page: Page;
+  let server: http.Server;
+  let hookUrl: string;
+  const got: Received[] = [];
+  const blockedByCsp: string[] = [];
+
+  before(async function () {
+    const chromium = findChromium();
+    if (!chromium) {
+      console.log('    settings page tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH); CI installs it');
+      this.skip();
+    }
+    ensureWebBuilt();
+    server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    app = await startTestApp({ workers: true, config: { webhooks: { timeoutMs: 5000, retryScale: 0.01, ratePerMinute: 1000, disableAfterSeconds: 86400, sweepSeconds: 0.2 } } });
+    t = await createTestTenant(app, 'Settings Label');
+    await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ plan: 'pro' }); // branding and webhooks are plan features
+    browser = await launch(chromium!);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await enforceCsp(ctx, blockedByCsp);
+    page = await ctx.newPage();
+    page.on('dialog', (d) => void d.accept());
+    await page.goto(`${app.url}/app/settings`);
+    await page.fill('input[type=email]', t.users.admin!.email);
+    await page.fill('input[type=password]', t.users.admin!.password);
+    await page.click('button[type=submit]');
+    await page.waitForURL(/\/app\/settings$/);
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  });
+
+  async function check(name: string) {
+    await screenshot(page, name);
+    assert.deepEqual(await seriousViolations(page), [], `axe on ${name}`);
+    assert.deepEqual(await sidewaysOverflow(page), [], `${name}: no sideways scrolling at 375 px`);
+  }
+
+  it('branding: the preview follows the form before saving; saving stores it', async () => {
+    await page.getByLabel('Sender name of e-mails and statements').fill('Harbour Records');
+    await page.getByLabel('Main colour').fill('#aa3300');
+    const mail = page.frameLocator('iframe[title="Preview of a statement e-mail"]');
+    await mail.getByText('— Harbour Records').waitFor();
+    assert.equal(await mail.locator('a').first().getAttribute('style'), 'color:#aa3300');
+    assert.equal(await page.getByTestId('brand-preview').evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor), 'rgb(170, 51, 0)');
+    await page.getByRole('button', { name: 'Save branding' }).click();
+    await page.getByText('Branding saved.').waitFor();
+    const b = (await app.request('GET', '/settings/branding', { token: t.users.admin!.token })).body.data;
+    assert.deepEqual([b.primaryColor, b.senderName, b.active], ['#aa3300', 'Harbour Records', true]);
+  });
+
+  it('webhooks: the secret is shown once and signs the deliveries; a delivery is retried from its row', async () => {
+    await page.getByLabel('Address (https://…)').fill(hookUrl);
+    await page.getByLabel('Everything').uncheck();
+    await page.getByLabel('Payments').check();
+    await page.getByRole('button', { name: 'Add the webhook' }).click();
+    const shown = page.getByTestId('webhook-secret');
+    await shown.waitFor();
+    const secret = await shown.locator('code').innerText();
+    const eps = (await app.request('GET', '/webhooks', { token: t.users.admin!.token })).body.data;
+    assert.deepEqual(eps.map((e: any) => [e.url, e.events, e.isEnabled]), [[hookUrl, ['payment.*'], true]]);
+    assert.equal(JSON.stringify(eps).includes(secret), false, 'the API does not show the secret again');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    assert.equal(await shown.count(), 0);
+
+    await page.getByRole('button', { name: `Deliveries to ${hookUrl}` }).click();
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText('A test event is on its way.').waitFor();
+    const first = await waitFor('the test event', async () => got[0]);
+    const [, ts, v1] = /^t=(\d+),v1=([0-9a-f]+)$/.exec(String(first.headers['rondo-signature']))!;
+    assert.equal(v1, crypto.createHmac('sha256', secret).update(`${ts}.${first.body}`).digest('hex'), 'signed with the secret shown');
+    assert.equal(JSON.parse(first.body).type, 'webhook.test');
+    await waitFor('the delivery recorded', async () => (await app.request('GET', `/webhooks/${eps[0].id}/deliveries`, { token: t.users.admin!.token })).body.data.find((d: any) => d.status === 'succeeded'));
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const row = page.locator('tr', { hasText: 'webhook.test' });
+    await row.getByText('succeeded').waitFor();
+    await row.getByRole('button', { name: /^Attempts of webhook\.test/ }).click();
+    await page.getByRole('region', { name: 'Attempts of webhook.test' }).getByText('delivered').waitFor();
+    await row.getByRole('button', { name: /^Retry webhook\.test/ }).click();
+    await page.getByText('Sent again.').waitFor();
+    await waitFor('the retried delivery', async () => got.length >= 2);
+    assert.equal(JSON.parse(got[1]!.body).id, JSON.parse(first.body).id, 'the same event again');
+    await check('settings-webhooks');
+  });
+
+  it('e-mail sender: the name and reply-to address are saved', async () => {
+    await page.getByLabel(/^Sender name/).first().waitFor();
+    await page.locator('section', { hasText: 'Who e-mails come from' }).getByLabel(/^Sender name/).fill('Harbour Royalties');
+    await page.getByLabel('Replies go to (e-mail)').fill('help@harbour.example');
+    await page.locator('section', { hasText: 'Who e-mails come from' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved: the next e-mails use it.').waitFor();
+    const s = (await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data;
+    assert.deepEqual([s.fromName, s.replyTo], ['Harbour Royalties', 'help@harbour.example']);
+    await check('settings');
+  });
+
+  it('works under a strict content security policy (nothing was blocked)', () => {
+    assert.deepEqual(blockedByCsp, []);
+  });
+});

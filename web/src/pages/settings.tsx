@@ -1,0 +1,226 @@
+/**
+ * Workspace settings an admin tunes: branding (colours, sender name, logo) with a preview of
+ * the header and of an e-mail; webhooks (endpoints, the signing secret shown once, deliveries
+ * with each attempt, retry); who e-mails come from.
+ */
+import { useState } from 'preact/hooks';
+import { api, type Branding } from '../api';
+import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad } from '../ui';
+
+type Any = Record<string, any>;
+const HEX = /^#[0-9a-f]{6}$/i;
+
+function BrandingSettings() {
+  const loaded = useLoad(() => api<{ data: Branding }>('GET', '/settings/branding'), []);
+  const b = loaded.data?.data;
+  return (
+    <Section title="Branding">
+      <Loading show={loaded.loading && !b} /><ErrorBox error={loaded.error} />
+      {b ? <BrandingForm b={b} onSaved={loaded.reload} /> : null}
+    </Section>
+  );
+}
+
+/** The form starts from the stored branding (so nothing typed is overwritten by a late answer). */
+function BrandingForm({ b, onSaved }: { b: Branding; onSaved: () => void }) {
+  const [f, setF] = useState({ primaryColor: b.primaryColor ?? '#3b5bdb', accentColor: b.accentColor ?? '#f59e0b', senderName: b.senderName ?? '' });
+  const [logo, setLogo] = useState<File | null>(null);
+  const a = useAction();
+  const preview = useLoad(
+    () => api<{ data: { subject: string; text: string; html: string } }>('POST', '/settings/email-templates/statement_issued/preview', { body: { data: { brand: { primaryColor: HEX.test(f.primaryColor) ? f.primaryColor.toLowerCase() : '#3b5bdb', senderName: f.senderName || (b.senderName ?? '') } } } }),
+    [f.primaryColor, f.senderName, b.senderName],
+  );
+  const save = (e: Event) => {
+    e.preventDefault();
+    a.run(async () => {
+      await api('PUT', '/settings/branding', { body: { primaryColor: f.primaryColor.toLowerCase(), accentColor: f.accentColor.toLowerCase(), senderName: f.senderName.trim() || null } });
+      if (logo) {
+        const form = new FormData();
+        form.append('file', logo, logo.name);
+        await api('PUT', '/settings/branding/logo', { form });
+      }
+      onSaved();
+      return 'Branding saved. It shows in the header after the next sign-in, and in e-mails and statements from now on.';
+    });
+  };
+  const p = preview.data?.data;
+  return (
+    <>
+      {!b.active ? <p class="muted">Your plan does not include branding: what you save here is applied once it does.</p> : null}
+      <form class="stack" onSubmit={save}>
+        <div class="row wrap">
+          <Field label="Main colour"><input type="color" value={f.primaryColor} onInput={(e) => setF({ ...f, primaryColor: e.currentTarget.value })} /></Field>
+          <Field label="Accent colour"><input type="color" value={f.accentColor} onInput={(e) => setF({ ...f, accentColor: e.currentTarget.value })} /></Field>
+          <Field label="Sender name of e-mails and statements"><input maxLength={100} value={f.senderName} onInput={(e) => setF({ ...f, senderName: e.currentTarget.value })} /></Field>
+          <Field label="Logo (PNG or JPEG)"><input type="file" accept="image/png,image/jpeg" onChange={(e) => setLogo(e.currentTarget.files?.[0] ?? null)} /></Field>
+        </div>
+        <ErrorBox error={a.error} /><Notice text={a.done} />
+        <div><button type="submit" class="primary" disabled={a.busy}>Save branding</button></div>
+      </form>
+      <h3>Preview</h3>
+      <div class="brand-preview" style={{ background: f.primaryColor, borderColor: f.accentColor }} data-testid="brand-preview">
+        {b.logo ? <img src={b.logo.url} alt="Current logo" /> : null}
+        <span class="chip">{f.senderName || 'Your workspace'}</span>
+      </div>
+      <ErrorBox error={preview.error} />
+      {p ? (
+        <figure class="mail-preview">
+          <figcaption>A statement e-mail: <strong data-testid="mail-preview-subject">{p.subject}</strong></figcaption>
+          <iframe title="Preview of a statement e-mail" sandbox="" srcDoc={p.html} />
+        </figure>
+      ) : null}
+    </>
+  );
+}
+
+const FAMILIES: [string, string][] = [['*', 'Everything'], ['payment.*', 'Payments'], ['royalty.*', 'Statement files'], ['asset.*', 'Recordings'], ['release.*', 'Releases'], ['billing.*', 'Billing']];
+
+function Deliveries({ endpoint }: { endpoint: Any }) {
+  const list = useLoad(() => api<{ data: Any[] }>('GET', `/webhooks/${endpoint.id}/deliveries?size=20`), [endpoint.id]);
+  const [open, setOpen] = useState<Any | null>(null);
+  const a = useAction();
+  const show = (d: Any) => a.run(async () => { setOpen((await api<{ data: Any }>('GET', `/webhook-deliveries/${d.id}`)).data); });
+  const retry = (d: Any) => a.run(async () => { await api('POST', `/webhook-deliveries/${d.id}/retry`); list.reload(); return 'Sent again.'; });
+  const test = () => a.run(async () => { await api('POST', `/webhooks/${endpoint.id}/test`); list.reload(); return 'A test event is on its way.'; });
+  return (
+    <div class="stack">
+      <div class="row tight">
+        <button type="button" onClick={test} disabled={a.busy}>Send a test event</button>
+        <button type="button" onClick={list.reload}>Refresh</button>
+      </div>
+      <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
+      <Table<Any> caption={`Deliveries to ${endpoint.url}`} rows={list.data?.data} rowKey={(d) => d.id} empty="Nothing sent yet." columns={[
+        { label: 'Event', cell: (d) => d.eventType },
+        { label: 'Status', cell: (d) => <span class={`badge s-${d.status === 'succeeded' ? 'processed' : d.status}`}>{d.status}</span> },
+        { label: 'Attempts', cell: (d) => d.attemptCount, num: true },
+        { label: 'Last answer', cell: (d) => d.lastStatusCode ?? d.lastError ?? '—' },
+        { label: 'Sent', cell: (d) => date(d.createdAt) },
+        { label: 'Actions', cell: (d) => (
+          <div class="row tight">
+            <button type="button" onClick={() => show(d)} aria-label={`Attempts of ${d.eventType}, ${date(d.createdAt)}`}>Attempts</button>
+            <button type="button" onClick={() => retry(d)} aria-label={`Retry ${d.eventType}, ${date(d.createdAt)}`}>Retry</button>
+          </div>
+        ) },
+      ]} />
+      {open ? (
+        <Table<Any> caption={`Attempts of ${open.eventType}`} rows={open.attempts} rowKey={(x) => String(x.attempt)} columns={[
+          { label: 'Attempt', cell: (x) => x.attempt, num: true },
+          { label: 'When', cell: (x) => x.attemptedAt.replace('T', ' ').slice(0, 19) },
+          { label: 'Answer', cell: (x) => x.statusCode ?? '—' },
+          { label: 'Took (ms)', cell: (x) => x.latencyMs, num: true },
+          { label: 'Outcome', cell: (x) => (x.success ? 'delivered' : x.error ?? 'refused') },
+        ]} />
+      ) : null}
+    </div>
+  );
+}
+
+function Webhooks() {
+  const list = useLoad(() => api<{ data: Any[] }>('GET', '/webhooks'), []);
+  const [f, setF] = useState({ url: '', description: '', events: ['*'] as string[], token: '' });
+  const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
+  const [chosen, setChosen] = useState<string | null>(null);
+  const a = useAction();
+  const add = (e: Event) => {
+    e.preventDefault();
+    a.run(async () => {
+      if (!f.events.length) throw new Error('Choose at least one kind of event.');
+      const body: Any = { url: f.url.trim(), events: f.events };
+      if (f.description.trim()) body.description = f.description.trim();
+      if (f.token.trim()) body.auth = { type: 'bearer', token: f.token.trim() };
+      const made = (await api<{ data: Any }>('POST', '/webhooks', { body })).data;
+      setSecret({ url: made.url, secret: made.secret });
+      setF({ url: '', description: '', events: ['*'], token: '' });
+      list.reload();
+    });
+  };
+  const toggle = (ep: Any) => a.run(async () => { await api('PUT', `/webhooks/${ep.id}`, { body: { isEnabled: !ep.isEnabled } }); list.reload(); return `${ep.url} is ${ep.isEnabled ? 'paused' : 'on'}.`; });
+  const remove = (ep: Any) => a.run(async () => {
+    if (!confirm(`Delete the webhook to ${ep.url} and its deliveries?`)) return;
+    await api('DELETE', `/webhooks/${ep.id}`); list.reload(); return 'Webhook deleted.';
+  });
+  const rotate = (ep: Any) => a.run(async () => { const r = (await api<{ data: Any }>('POST', `/webhooks/${ep.id}/rotate-secret`)).data; setSecret({ url: ep.url, secret: r.secret }); list.reload(); });
+  const endpoints = list.data?.data ?? [];
+  const current = endpoints.find((x) => x.id === chosen);
+  return (
+    <Section title="Webhooks">
+      <p class="muted">Rondo calls your address when something happens, signed with a secret only you and Rondo know.</p>
+      <ErrorBox error={list.error} />
+      {secret ? (
+        <div class="notice" role="status" data-testid="webhook-secret">
+          <p>The signing secret of {secret.url}. Copy it now: it is not shown again.</p>
+          <code>{secret.secret}</code>
+          <p><button type="button" onClick={() => setSecret(null)}>I have copied it</button></p>
+        </div>
+      ) : null}
+      <Table<Any> caption="Webhook addresses" rows={endpoints} rowKey={(x) => x.id} empty="None yet." columns={[
+        { label: 'Address', cell: (x) => x.url },
+        { label: 'Events', cell: (x) => x.events.join(', ') },
+        { label: 'State', cell: (x) => (x.isEnabled ? 'on' : x.disabledReason ? `paused: ${x.disabledReason}` : 'paused') },
+        { label: 'Actions', cell: (x) => (
+          <div class="row tight">
+            <button type="button" onClick={() => setChosen(x.id)} aria-label={`Deliveries to ${x.url}`}>Deliveries</button>
+            <button type="button" onClick={() => toggle(x)} aria-label={`${x.isEnabled ? 'Pause' : 'Turn on'} ${x.url}`}>{x.isEnabled ? 'Pause' : 'Turn on'}</button>
+            <button type="button" onClick={() => rotate(x)} aria-label={`New secret for ${x.url}`}>New secret</button>
+            <button type="button" onClick={() => remove(x)} aria-label={`Delete ${x.url}`}>Delete</button>
+          </div>
+        ) },
+      ]} />
+      <ErrorBox error={a.error} /><Notice text={a.done} />
+      {current ? <Deliveries key={current.id} endpoint={current} /> : null}
+      <form class="stack" onSubmit={add}>
+        <h3>Add a webhook</h3>
+        <div class="row wrap">
+          <Field label="Address (https://…)"><input type="url" required value={f.url} onInput={(e) => setF({ ...f, url: e.currentTarget.value })} /></Field>
+          <Field label="Description (optional)"><input value={f.description} onInput={(e) => setF({ ...f, description: e.currentTarget.value })} /></Field>
+          <Field label="Bearer token your server expects (optional)"><input type="password" autoComplete="off" value={f.token} onInput={(e) => setF({ ...f, token: e.currentTarget.value })} /></Field>
+        </div>
+        <fieldset>
+          <legend>What to send</legend>
+          {FAMILIES.map(([k, label]) => (
+            <label class="check" key={k}><input type="checkbox" checked={f.events.includes(k)} onChange={(e) => setF({ ...f, events: e.currentTarget.checked ? [...f.events, k] : f.events.filter((x) => x !== k) })} /> {label}</label>
+          ))}
+        </fieldset>
+        <div><button type="submit" class="primary" disabled={a.busy}>Add the webhook</button></div>
+      </form>
+    </Section>
+  );
+}
+
+function EmailSettings() {
+  const loaded = useLoad(() => api<{ data: Any }>('GET', '/settings/email'), []);
+  return (
+    <Section title="Who e-mails come from">
+      <ErrorBox error={loaded.error} />
+      {loaded.data ? <EmailForm current={loaded.data.data} onSaved={loaded.reload} /> : null}
+    </Section>
+  );
+}
+
+function EmailForm({ current, onSaved }: { current: Any; onSaved: () => void }) {
+  const [f, setF] = useState({ fromName: current.fromName ?? '', replyTo: current.replyTo ?? '' });
+  const a = useAction();
+  return (
+    <form class="stack narrow" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
+      await api('PUT', '/settings/email', { body: { fromName: f.fromName.trim() || null, replyTo: f.replyTo.trim() || null } });
+      onSaved();
+      return 'Saved: the next e-mails use it.';
+    }); }}>
+      <Field label="Sender name" hint="The name people see the e-mails come from."><input maxLength={100} value={f.fromName} onInput={(e) => setF({ ...f, fromName: e.currentTarget.value })} /></Field>
+      <Field label="Replies go to (e-mail)"><input type="email" value={f.replyTo} onInput={(e) => setF({ ...f, replyTo: e.currentTarget.value })} /></Field>
+      <ErrorBox error={a.error} /><Notice text={a.done} />
+      <div><button type="submit" class="primary" disabled={a.busy}>Save</button></div>
+    </form>
+  );
+}
+
+export function SettingsPage() {
+  return (
+    <>
+      <h1>Workspace settings</h1>
+      <BrandingSettings />
+      <Webhooks />
+      <EmailSettings />
+    </>
+  );
+}
