@@ -194,7 +194,8 @@ export function figuresCsv(f: Figures, digits: number): string {
 /** The PDF of a statement; `brand` (the workspace's branding when it was drawn) heads it. */
 export function figuresPdf(f: Figures, digits: number, brand?: PdfBrand | null): Promise<Buffer> {
   const date = new Date(`${f.periodEnd}T00:00:00Z`);
-  const { doc, done } = pdfDocument(`Statement ${f.period} - ${f.payee.name}`, { Creator: 'Rondo', CreationDate: date, ModDate: date });
+  // a frozen statement's payee is named when it is read (statement-payee.ts): name and e-mail are empty here
+  const { doc, done } = pdfDocument(`Statement ${f.period}${f.payee.name ? ` - ${f.payee.name}` : ''}`, { Creator: 'Rondo', CreationDate: date, ModDate: date });
   const a = (v: string) => `${fix(v, digits)} ${f.currency}`;
   const line = (label: string, amount: string | null, o: { bold?: boolean; indent?: number } = {}) => {
     const y = doc.y;
@@ -204,7 +205,7 @@ export function figuresPdf(f: Figures, digits: number, brand?: PdfBrand | null):
   };
   const heading = (t: string) => (doc.moveDown(0.6), doc.font('Helvetica-Bold').fontSize(12).text(t, 50), doc.moveDown(0.2));
   drawPdfHead(doc, `Royalty statement ${f.period}`, 16, brand);
-  doc.font('Helvetica').fontSize(10).text(`${f.workspace} - ${f.payee.name} <${f.payee.email}>`);
+  doc.font('Helvetica').fontSize(10).text(`${f.workspace}${f.payee.name ? ` - ${f.payee.name}` : ''}${f.payee.email ? ` <${f.payee.email}>` : ''}`);
   doc.moveDown();
   line('Opening balance', f.openingBalance, { bold: true });
   heading('Earnings by recording');

@@ -17,6 +17,7 @@ import { clock } from '../../lib/clock';
 import { baseCurrency, dec, Decimal, existingMembers } from './common';
 import { ledgerDigits, lockLedger } from './ledger';
 import { buildFigures, contentHash, figuresCsv, figuresPdf, parsePeriod, type Figures, type PeriodSpan } from './statement-build';
+import { payeeById, recordStatementPayee, withPayeeDetails } from './statement-payee';
 
 async function lockStatements(trx: Trx): Promise<void> {
   await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended('rondo.statements:' || app_tenant_id(), 0))`);
@@ -78,7 +79,7 @@ async function adjustmentsFor(trx: Trx, payee: string, p: PeriodSpan, issued: { 
   >;
 }
 
-async function statementFor(trx: Trx, letterhead: { workspace: string; currency: string; digits: number; brand?: PdfBrand }, payee: { id: string; name: string; email: string }, p: PeriodSpan) {
+async function statementFor(trx: Trx, letterhead: { workspace: string; currency: string; digits: number; brand?: PdfBrand }, payee: ReturnType<typeof payeeById>, p: PeriodSpan) {
   const issued = (await issuedBefore(trx, payee.id, p.start)) as { figures: Figures }[];
   const adjustments = await adjustmentsFor(trx, payee.id, p, issued);
   let opening: Decimal;
@@ -126,9 +127,11 @@ export async function createRun(trx: Trx, input: RunInput, by: string | null, br
   const who = todo.length ? await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereIn('tu.id', todo).select('tu.id', 'u.email', 'u.first_name', 'u.last_name') : [];
   for (const x of todo) {
     const w = who.find((r) => r.id === x);
-    const payee = { id: x, name: w ? [w.first_name, w.last_name].filter(Boolean).join(' ') || w.email : x, email: w?.email ?? '' };
-    const s = await statementFor(trx, letterhead, payee, p);
-    await trx('statements').insert({ tenant_id: trx.raw('app_tenant_id()'), id: crypto.randomUUID(), run_id: id, tenant_user_id: x, period_start: p.start, period_end: p.end, label: p.label, figures: s.json, csv: s.csv, pdf: s.pdf, content_hash: s.hash, created_at: clock.now() });
+    // the stored, hashed bodies name the payee by id; their name and e-mail are kept apart (statement-payee.ts)
+    const s = await statementFor(trx, letterhead, payeeById(x), p);
+    const statementId = crypto.randomUUID();
+    await trx('statements').insert({ tenant_id: trx.raw('app_tenant_id()'), id: statementId, run_id: id, tenant_user_id: x, period_start: p.start, period_end: p.end, label: p.label, figures: s.json, csv: s.csv, pdf: s.pdf, content_hash: s.hash, created_at: clock.now() });
+    await recordStatementPayee(trx, statementId, x, { name: w ? [w.first_name, w.last_name].filter(Boolean).join(' ') || w.email : x, email: w?.email ?? null });
   }
   return getRun(trx, id, { skipped: [...already].sort() });
 }
@@ -215,13 +218,19 @@ export async function getStatement(trx: Trx, id: string, payee: string | null) {
   if (payee) q.where({ tenant_user_id: payee }).whereNotNull('number');
   const s = await q.first();
   if (!s) throw new NotFoundError('Statement');
-  return { meta: meta(s), figures: s.figures as Figures, csv: s.csv as string, pdf: s.pdf as Buffer };
+  return served(trx, s);
+}
+
+/** The stored bodies with the payee's display details joined in (statement-payee.ts); the PDF is built on demand. */
+async function served(trx: Trx, s: Record<string, any>) {
+  const r = await withPayeeDetails(trx, s as Parameters<typeof withPayeeDetails>[1], async (f) => figuresPdf(f, await ledgerDigits(trx)));
+  return { meta: meta(s), figures: r.figures, csv: r.csv, pdf: r.pdf };
 }
 
 /** The issued statement of a payee for a period label, if any (the legacy statement route shows it). */
 export async function issuedFor(trx: Trx, payee: string, period: string) {
   const s = await trx('statements').whereNotNull('number').where({ tenant_user_id: payee, label: period }).first();
-  return s ? { meta: meta(s), figures: s.figures as Figures, csv: s.csv as string, pdf: s.pdf as Buffer } : null;
+  return s ? served(trx, s) : null;
 }
 
 /** Close an accounting period (admin): no new run or issue for it. Idempotent. */
