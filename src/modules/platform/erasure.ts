@@ -123,19 +123,25 @@ async function buildPlan(db: Knex, s: Subject): Promise<ErasurePlan> {
     type: e.type as string,
     status: e.status as string,
   }));
-  const webhookDeliveries = (await db('webhook_deliveries').whereRaw(...deliveryWhere(s, 'body')).orderBy(['tenant_id', 'id']).select('tenant_id', 'id', 'event_type', 'status')).map((d) => ({
+  const webhookDeliveries = (await db('webhook_deliveries').whereRaw(...deliveryWhere(s, 'body')).orderBy(['tenant_id', 'id']).select('tenant_id', 'id', 'event_id', 'event_type', 'status')).map((d) => ({
     kind: 'webhook_delivery',
     tenantId: d.tenant_id as number,
     id: d.id as string,
+    eventId: d.event_id as string,
     family: (d.event_type as string).split('.')[0]!,
     type: d.event_type as string,
     status: d.status as string,
   }));
-  externalDeliveries.push(...webhookDeliveries);
+  externalDeliveries.push(...webhookDeliveries.map(({ eventId: _e, ...d }) => d));
   // Stored objects: no object in the store belongs to a person (statement files and media are the workspace's).
   const storedObjects: ErasurePlan['storedObjects'] = [];
   const body = { userId: s.userId, tables, retained, cacheKeys, storedObjects, apiKeys, externalDeliveries, empty: !tables.length && !cacheKeys.length && !apiKeys.length && !externalDeliveries.length && !storedObjects.length };
-  return { ...body, planHash: crypto.createHash('sha256').update(JSON.stringify(body)).digest('hex') };
+  // The hash covers what the erasure decides on, not what moves on its own: the events that
+  // name the person (a delivery counts as its event: the dispatcher's fan-out and status flips
+  // change nothing), and no rate-limit counters (deleted by pattern, whatever they hold then).
+  const events = [...new Set([...externalDeliveries.filter((e) => e.kind === 'outbound_event').map((e) => `${e.tenantId}:${e.id}`), ...webhookDeliveries.map((d) => `${d.tenantId}:${d.eventId}`)])].sort();
+  const hashed = { userId: s.userId, tables, retained, storedObjects, apiKeys, events };
+  return { ...body, planHash: crypto.createHash('sha256').update(JSON.stringify(hashed)).digest('hex') };
 }
 
 export async function previewErasure(owner: Knex, userId: string): Promise<ErasurePlan> {
