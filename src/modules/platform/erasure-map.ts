@@ -44,6 +44,20 @@ const byActor = (...columns: string[]): TableRule => ({ action: 'retain', refs: 
 const FINANCIAL = 'financial record kept for bookkeeping retention; it names the payee by id only, and the payee row is anonymised';
 
 
+/**
+ * Columns where Rondo copies a person's e-mail address or name into records that are not the
+ * person's own: the admins' notification "x@… was invited to …" (title and metadata), a
+ * delivery's error, the super-admin's search in the audit log. The erasure finds the person's
+ * address and full name in them, in every workspace, and replaces them with the pseudonyms
+ * (plan action `redact`). A test scans every text and JSON column after an erasure, so a copy
+ * made anywhere else fails it.
+ */
+export const COPIES: Record<string, string[]> = {
+  notifications: ['title', 'content', 'metadata'],
+  notification_deliveries: ['history', 'last_error'],
+  platform_audit: ['details'],
+};
+
 export const ERASURE_MAP: Record<string, TableRule> = {
   // --- the person ---------------------------------------------------------------------
   users: {
