@@ -1,32 +1,19 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { createTestTenant, signIn, startTestApp, type TestApp, type TestTenant } from '../helpers/app';
+import { scanText, settledErasure } from '../helpers/erasure';
 import { ensureGlobalUser, upsertMembership } from '../../src/modules/users/service';
 import { undeclaredTables } from '../../src/modules/platform/erasure';
 import { runErasureJob } from '../../src/modules/platform/erasure-jobs';
 import { lineQuotaProblem } from '../../src/modules/platform/plans';
 import { withTenant } from '../../src/db';
+import { dispatchPending } from '../../src/modules/webhooks/dispatch';
+import { sha256 } from '../../src/lib/crypto';
+import { clock } from '../../src/lib/clock';
 
 const EMAIL = 'Zelda.Quixotevski@erase.test';
 const FIRST = 'Zelda';
 const LAST = 'Quixotevski';
-
-/** Every text-like column of every table holding any of the needles (case-insensitive). */
-async function scan(app: TestApp, needles: string[]): Promise<string[]> {
-  const owner = app.svc.db.owner;
-  const { rows: cols } = await owner.raw(
-    `SELECT c.table_name, c.column_name FROM information_schema.columns c
-       JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
-      WHERE c.table_schema = 'public' AND (c.data_type IN ('text', 'character varying', 'character', 'jsonb', 'json') OR c.udt_name IN ('_text', '_varchar'))`,
-  );
-  const hits: string[] = [];
-  const patterns = needles.map((n) => `%${n.toLowerCase()}%`);
-  for (const c of cols as Array<{ table_name: string; column_name: string }>) {
-    const { rows } = await owner.raw(`SELECT count(*)::int AS n FROM ?? WHERE lower(??::text) LIKE ANY (?::text[])`, [c.table_name, c.column_name, patterns]);
-    if (rows[0].n) hits.push(`${c.table_name}.${c.column_name}: ${rows[0].n}`);
-  }
-  return hits;
-}
 
 async function ledgerTotals(app: TestApp) {
   const { rows } = await app.svc.db.owner.raw(`SELECT tenant_id, tenant_user_id, currency, sum(amount)::text AS total, count(*)::int AS n FROM ledger_entries GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`);
@@ -40,17 +27,6 @@ describe('account erasure', function () {
   let god: string;
   let userId: string;
   const tuids: string[] = [];
-
-  /** Polls an erasure job until it settles (the worker runs it); its state is then asserted exactly. */
-  async function settledErasure(jobId: string) {
-    for (let i = 0; i < 300; i++) {
-      const r = await app.request('GET', `/godmin/account-erasure/jobs/${jobId}`, { token: god });
-      assert.equal(r.status, 200, r.text);
-      if (r.body.data.status === 'completed' || r.body.data.status === 'failed') return r.body.data;
-      await new Promise((res) => setTimeout(res, 100));
-    }
-    throw new Error('the erasure job did not settle');
-  }
 
   before(async () => {
     app = await startTestApp({ workers: true });
@@ -116,7 +92,7 @@ describe('account erasure', function () {
 
   it('execute: a stale planHash changes nothing; the right one erases, keeps the ledger, and leaves nothing identifying in any text column', async () => {
     const totals = await ledgerTotals(app);
-    assert.ok((await scan(app, [EMAIL, FIRST, LAST])).length > 0, 'the scan finds the person before');
+    assert.ok((await scanText(app, [EMAIL, FIRST, LAST])).length > 0, 'the scan finds the person before');
     const plan = (await app.request('POST', '/godmin/account-erasure/preview', { token: god, body: { userId } })).body;
 
     const stale = await app.request('POST', '/godmin/account-erasure/execute', { token: god, body: { userId, planHash: '0'.repeat(64) } });
@@ -127,11 +103,11 @@ describe('account erasure', function () {
     const r = await app.request('POST', '/godmin/account-erasure/execute', { token: god, body: { userId, planHash: plan.planHash } });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.body.data.status, 'queued');
-    const job = await settledErasure(r.body.data.jobId);
+    const job = await settledErasure(app, god, r.body.data.jobId);
     assert.equal(job.status, 'completed', job.error);
     assert.equal(job.result.erased.sessions, 1);
 
-    assert.deepEqual(await scan(app, [EMAIL, FIRST, LAST]), []);
+    assert.deepEqual(await scanText(app, [EMAIL, FIRST, LAST]), []);
     assert.deepEqual(await ledgerTotals(app), totals);
     const kept = await app.svc.db.owner('payments').whereIn('tenant_user_id', tuids).select('first_name', 'last_name', 'amount');
     assert.equal(kept.length, 2);
@@ -168,6 +144,57 @@ describe('account erasure', function () {
     assert.equal((await owner('platform_audit').where({ action: 'account.erase', target_id: g.id })).length, 0);
     await runErasureJob(app.svc, row.id); // a redelivered job leaves a finished erasure alone
     assert.equal((await owner('account_erasures').where({ id: row.id }).first('status')).status, 'failed');
+  });
+
+  it('the plan hash covers only what the erasure changes: an event dispatched and a rate-limit hit leave it valid; a new statement naming the person changes it', async () => {
+    const owner = app.svc.db.owner;
+    const preview = async (id: string) => {
+      const r = await app.request('POST', '/godmin/account-erasure/preview', { token: god, body: { userId: id } });
+      assert.equal(r.status, 200, r.text);
+      return r.body;
+    };
+    const email = 'stable.plan@erase.test';
+    const g = await ensureGlobalUser(owner, { email, firstName: 'Stable', lastName: 'Plan' });
+    const tu = await upsertMembership(owner, a.tenantId, g.id, 'user');
+    const [{ id: eventId }] = await owner('outbound_events').insert({ tenant_id: a.tenantId, family: 'payment', type: 'payment.created', payload: JSON.stringify({ userId: tu }) }).returning('id');
+    // both sign-in attempts in one 10-second bucket, however long the steps between them take
+    const at = clock.now();
+    const attempt = async (ip: string) => {
+      clock.freeze(at);
+      try {
+        await app.svc.auth.hitAddressAndAccountLimits('login', ip, email, { max: 100, windowSeconds: 600 });
+      } finally {
+        clock.reset();
+      }
+    };
+    await attempt('10.78.0.1');
+    const plan = await preview(g.id);
+    assert.deepEqual(plan.externalDeliveries.map((e: { id: string }) => e.id), [eventId]);
+    // the dispatcher moves the event on; the person tries to sign in again: nothing the erasure decides on moved
+    await dispatchPending(app.svc);
+    assert.equal((await owner('outbound_events').where({ tenant_id: a.tenantId, id: eventId }).first('status')).status, 'dispatched');
+    await attempt('10.78.0.2');
+    // and a counter of an earlier 10-second bucket
+    await owner('rate_limit_hits').insert({ key: `login:to:${sha256(email)}`, window_start: new Date(at.getTime() - 60_000), count: 3 });
+    const now = await preview(g.id);
+    assert.equal(now.externalDeliveries[0].status, 'dispatched');
+    assert.deepEqual(now.cacheKeys.map((k: { entries: number }) => k.entries), [plan.cacheKeys[0].entries + 1]);
+    assert.equal(now.planHash, plan.planHash);
+    const r = await app.request('POST', '/godmin/account-erasure/execute', { token: god, body: { userId: g.id, planHash: plan.planHash } });
+    assert.equal(r.status, 201, r.text);
+    const job = await settledErasure(app, god, r.body.data.jobId);
+    assert.equal(job.status, 'completed', job.error);
+    assert.equal(await owner('rate_limit_hits').whereLike('key', `%:to:${sha256(email)}`).first('key'), undefined);
+
+    // a real change: a new statement naming the person
+    const h = await ensureGlobalUser(owner, { email: 'changed.plan@erase.test', firstName: 'Changed', lastName: 'Plan' });
+    const tu2 = await upsertMembership(owner, a.tenantId, h.id, 'user');
+    const plan2 = await preview(h.id);
+    const run = await app.request('POST', '/statements/runs', { token: a.users.admin!.token, body: { period: '2026-09', payees: [tu2] } });
+    assert.equal(run.status, 201, run.text);
+    const stale = await app.request('POST', '/godmin/account-erasure/execute', { token: god, body: { userId: h.id, planHash: plan2.planHash } });
+    assert.equal(stale.status, 400, stale.text);
+    assert.equal(stale.body.error.code, 'PLAN_CHANGED');
   });
 
   it('the monthly line limit of the plan refuses a file that would pass it', async () => {

@@ -75,7 +75,7 @@ export function registerAccountingRoutes(router: Router, svc: AppServices): void
         if (frozen && query.format !== 'json' && query.format !== undefined) {
           ctx.type = query.format === 'pdf' ? 'application/pdf' : 'text/csv; charset=utf-8';
           ctx.set('Content-Disposition', `attachment; filename="statement-${query.period}-${String(frozen.meta.number)}.${query.format}"`);
-          ctx.body = query.format === 'pdf' ? frozen.pdf : frozen.csv;
+          ctx.body = query.format === 'pdf' ? await frozen.pdf() : frozen.csv;
           return undefined;
         }
         if (frozen) return ok('Statement', { ...frozen.figures, status: 'issued', statementId: frozen.meta.id, number: frozen.meta.number, contentHash: frozen.meta.contentHash });

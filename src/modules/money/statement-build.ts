@@ -14,7 +14,7 @@
  * statements already accounted for, minus what they accounted (statement-runs.ts posts them).
  */
 import crypto from 'node:crypto';
-import { printAmount, renderStatementPdf, type StatementDocument, type StatementRow, type StatementSection } from './statement-pdf';
+import { documentTitle, printAmount, renderStatementPdf, type StatementDocument, type StatementRow, type StatementSection } from './statement-pdf';
 import type { PdfBrand } from '../branding/service';
 import Papa from 'papaparse';
 import type { Trx } from '../../db';
@@ -36,6 +36,11 @@ export function parsePeriod(label: string): PeriodSpan {
 
 export interface SourceAmount { type: string; id: string; amount: string }
 export interface PayeeDetails { id: string; name: string; email: string; address?: string[] }
+
+/** The address lines printed under a payee's name: the e-mail, unless it already stands for the name. */
+export function payeeAddress(name: string, email: string): string[] {
+  return email && name !== email ? [email] : [];
+}
 /** The payee, the period and the sections' lines and totals of a statement (live, draft or issued). */
 export interface StatementBase {
   workspace: string;
@@ -239,6 +244,14 @@ export function statementXlsx(csv: string, filename: string): ExportTable {
 /** The last day of [start, end) as YYYY-MM-DD. */
 const lastDay = (end: string) => new Date(new Date(`${end}T00:00:00Z`).getTime() - 86400000).toISOString().slice(0, 10);
 
+/** The period as a statement prints it: "2026-10 (2026-10-01 to 2026-10-31)". */
+const periodText = (f: Figures) => `${f.period} (${f.periodStart} to ${lastDay(f.periodEnd)})`;
+
+/** The PDF title of a payee statement, named for `payeeName` ('' for none). */
+export const figuresTitle = (f: Figures, payeeName: string) => documentTitle(KIND, periodText(f), payeeName);
+
+const KIND = 'Royalty statement';
+
 /** A payee statement as the one statement renderer draws it (statement-pdf.ts). */
 export function figuresDocument(f: Figures, digits: number, st: StatementState): StatementDocument {
   const a = (v: string) => fix(v, digits);
@@ -257,11 +270,11 @@ export function figuresDocument(f: Figures, digits: number, st: StatementState):
   sections.push({ heading: 'Adjustments to closed periods', empty: 'None', rows: f.adjustments.map((x) => row(x.reason, x.amount)), total: row('Adjustments', f.adjustmentsTotal) });
   notes.push('Every amount is signed by its effect on the balance: the opening balance and the section totals add up to the closing balance.');
   return {
-    kind: 'Royalty statement',
+    kind: KIND,
     workspace: f.workspace,
     number: st.number === null ? null : `No. ${st.number}`,
     state: STATE_LINE[st.state],
-    period: `${f.period} (${f.periodStart} to ${lastDay(f.periodEnd)})`,
+    period: periodText(f),
     payee: { name: f.payee.name, address: f.payee.address ?? [] },
     currency: f.currency,
     quantityHeading: 'Quantity',

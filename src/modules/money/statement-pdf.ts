@@ -13,6 +13,11 @@
  * Amounts are printed exactly as given (the caller passes minor units that add up to their
  * totals), with thousands separators; every amount is signed by its effect on the balance.
  * The PDF's dates are the document's `date`, so the same figures give the same bytes.
+ *
+ * A payee statement that is stored (draft, issued) is drawn without the payee (name ''):
+ * no payee block, no name in the title or the page reminders. Its payee is printed when it is
+ * read, by an incremental update in page 1's top margin (statement-payee.ts), which this
+ * renderer keeps free: nothing is drawn there but the branding's colour band (10 pt).
  */
 import { pdfDocument } from '../../lib/pdf';
 import { drawPdfHead } from '../branding/pdf';
@@ -21,6 +26,14 @@ import { Decimal } from './common';
 
 export interface StatementRow { label: string; quantity?: string | null; amount: string | null; bold?: boolean }
 export interface StatementSection { heading: string; rows: StatementRow[]; empty?: string; total?: StatementRow }
+
+/** Where the payee line of a stored statement is printed when it is read: its baseline, in points from the top of page 1 (inside the 50 pt margin). */
+export const PAYEE_LINE_FROM_TOP = 32;
+
+/** The PDF's title: kind, period and, when drawn with one, the payee's name. */
+export function documentTitle(kind: string, period: string, payeeName: string): string {
+  return `${kind} ${period}${payeeName ? ` - ${payeeName}` : ''}`;
+}
 
 export interface StatementDocument {
   /** "Royalty statement", "Publisher statement". */
@@ -32,6 +45,7 @@ export interface StatementDocument {
   state: string | null;
   /** "2026-10 (2026-10-01 to 2026-10-31)". */
   period: string;
+  /** The payee's block; name '' for a stored payee statement (named when read, above). */
   payee: { name: string; address: string[] };
   currency: string;
   /** The quantity column's heading ("Quantity", "Lines"), or null for no quantity column. */
@@ -63,7 +77,7 @@ const QTY_W = 70;
 const FOOTER = 40;
 
 export function renderStatementPdf(d: StatementDocument, brand?: PdfBrand | null): Promise<Buffer> {
-  const { doc, done } = pdfDocument(`${d.kind} ${d.period} - ${d.payee.name}`, { Creator: 'Rondo', CreationDate: d.date, ModDate: d.date }, { bufferPages: true });
+  const { doc, done } = pdfDocument(documentTitle(d.kind, d.period, d.payee.name), { Creator: 'Rondo', CreationDate: d.date, ModDate: d.date }, { bufferPages: true });
   const left = doc.page.margins.left;
   const right = doc.page.width - doc.page.margins.right;
   const bottom = () => doc.page.height - doc.page.margins.bottom - FOOTER + 20;
@@ -141,11 +155,13 @@ export function renderStatementPdf(d: StatementDocument, brand?: PdfBrand | null
     doc.font(FONT).text(v, left + 72, y, { width: 200 });
   }
   const factsBottom = doc.y;
-  // The payee's address block, on the right.
+  // The payee's address block, on the right (none on a stored statement: named when read).
   doc.y = factsTop;
-  doc.font(BOLD).text(d.payee.name, left + 300, doc.y, { width: right - left - 300 });
-  doc.font(FONT);
-  for (const l of d.payee.address) doc.text(l, left + 300, doc.y, { width: right - left - 300 });
+  if (d.payee.name) {
+    doc.font(BOLD).text(d.payee.name, left + 300, doc.y, { width: right - left - 300 });
+    doc.font(FONT);
+    for (const l of d.payee.address) doc.text(l, left + 300, doc.y, { width: right - left - 300 });
+  }
   doc.y = Math.max(doc.y, factsBottom) + 8;
   if (d.state) {
     doc.font(BOLD).fontSize(11).fillColor('#b00020').text(d.state, left, doc.y, { width: right - left });

@@ -3,6 +3,7 @@
  * (admin), issuing, the issued statements (members: their own) with their stored PDF and
  * CSV, and closing/reopening accounting periods.
  */
+import crypto from 'node:crypto';
 import { pdfBrand } from '../branding/service';
 import { objectStore } from '../../lib/storage';
 import type Router from '@koa/router';
@@ -33,10 +34,11 @@ const Meta = Type.Object({ id: Uuid, number: Type.Union([Type.Integer(), Type.Nu
 const PeriodView = Type.Object({ period: Type.String(), periodStart: Type.String(), periodEnd: Type.String(), closed: Type.Boolean(), closedAt: Type.Union([Type.String(), Type.Null()]), issuedStatements: Type.Integer() });
 const answer = (data: ReturnType<typeof Type.Object> | ReturnType<typeof Type.Array>) => Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
 
-function sendFile(ctx: Context, type: string, filename: string, body: string | Buffer, hash: string) {
+/** The ETag is the SHA-256 of the bytes served (the stored body with the payee's details joined in). */
+function sendFile(ctx: Context, type: string, filename: string, body: string | Buffer) {
   ctx.type = type;
   ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
-  ctx.set('ETag', `"${hash}"`);
+  ctx.set('ETag', `"${crypto.createHash('sha256').update(body).digest('hex')}"`);
   ctx.body = body;
 }
 
@@ -69,16 +71,16 @@ export function registerStatementRoutes(router: Router, svc: AppServices): void 
         const s = await runs.getStatement(trx, params.id, scopeUser(auth, undefined));
         return ok('Statement', { statement: s.meta, figures: s.figures });
       } }),
-    route({ method: 'get', path: '/statements/:id/pdf', summary: 'The stored PDF of a statement (byte-identical once issued)', access: 'user', params: IdParams,
+    route({ method: 'get', path: '/statements/:id/pdf', summary: "The PDF of a statement: its stored bytes (unchanged once issued) and the payee's name and e-mail appended", access: 'user', params: IdParams,
       async handler({ trx, auth, params, ctx }) {
         const s = await runs.getStatement(trx, params.id, scopeUser(auth, undefined));
-        sendFile(ctx, 'application/pdf', `statement-${s.meta.period}-${String(s.meta.number ?? 'draft')}.pdf`, s.pdf, s.meta.contentHash as string);
+        sendFile(ctx, 'application/pdf', `statement-${s.meta.period}-${String(s.meta.number ?? 'draft')}.pdf`, await s.pdf());
         return undefined;
       } }),
-    route({ method: 'get', path: '/statements/:id/csv', summary: 'The stored CSV of a statement (byte-identical once issued)', access: 'user', params: IdParams,
+    route({ method: 'get', path: '/statements/:id/csv', summary: "The CSV of a statement: its stored bytes (unchanged once issued) with the payee's name", access: 'user', params: IdParams,
       async handler({ trx, auth, params, ctx }) {
         const s = await runs.getStatement(trx, params.id, scopeUser(auth, undefined));
-        sendFile(ctx, 'text/csv; charset=utf-8', `statement-${s.meta.period}-${String(s.meta.number ?? 'draft')}.csv`, s.csv, s.meta.contentHash as string);
+        sendFile(ctx, 'text/csv; charset=utf-8', `statement-${s.meta.period}-${String(s.meta.number ?? 'draft')}.csv`, s.csv);
         return undefined;
       } }),
     route({ method: 'get', path: '/accounting/periods/:period', summary: 'An accounting period: closed or open, and how many statements it has issued (admin)', access: 'admin',

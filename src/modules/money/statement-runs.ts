@@ -17,7 +17,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors'
 import { clock } from '../../lib/clock';
 import { baseCurrency, dec, Decimal, existingMembers } from './common';
 import { ledgerDigits, lockLedger } from './ledger';
-import { buildFigures, contentHash, figuresCsv, figuresPdf, parsePeriod, type Figures, type PayeeDetails, type PeriodSpan, type StatementState } from './statement-build';
+import { buildFigures, contentHash, figuresCsv, figuresPdf, parsePeriod, payeeAddress, type Figures, type PayeeDetails, type PeriodSpan, type StatementState } from './statement-build';
+import { payeeById, recordStatementPayee, withPayeeDetails } from './statement-payee';
 
 async function lockStatements(trx: Trx): Promise<void> {
   await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended('rondo.statements:' || app_tenant_id(), 0))`);
@@ -35,14 +36,17 @@ async function issuedBefore(trx: Trx, payee: string, start: string) {
 
 /**
  * A payee's display details on a statement: name (else the e-mail), e-mail and the address
- * lines printed under the name. The one place statements read who a payee is.
+ * lines printed under the name. The one place statements read who a payee is: a live
+ * statement prints them; a run records them in statement_payees, apart from the stored
+ * bodies, which name the payee by id (statement-payee.ts).
  */
 export async function payeeDetails(trx: Trx, ids: string[]): Promise<Map<string, PayeeDetails>> {
   const rows = ids.length ? await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereIn('tu.id', ids).select('tu.id', 'u.email', 'u.first_name', 'u.last_name') : [];
   return new Map(
     rows.map((w) => {
       const name = [w.first_name, w.last_name].filter(Boolean).join(' ');
-      return [w.id as string, { id: w.id as string, name: name || (w.email as string), email: (w.email as string) ?? '', address: name && w.email ? [w.email as string] : [] }];
+      const shown = name || (w.email as string);
+      return [w.id as string, { id: w.id as string, name: shown, email: (w.email as string) ?? '', address: payeeAddress(shown, (w.email as string) ?? '') }];
     }),
   );
 }
@@ -209,8 +213,11 @@ export async function createRun(trx: Trx, input: RunInput, by: string | null, br
   const who = await payeeDetails(trx, todo);
   for (const x of todo) {
     const payee = who.get(x) ?? { id: x, name: x, email: '', address: [] };
-    const s = await rendered(await figuresFor(trx, letterhead, payee, p, true), letterhead, { state: 'draft', number: null });
-    await trx('statements').insert({ tenant_id: trx.raw('app_tenant_id()'), id: crypto.randomUUID(), run_id: id, tenant_user_id: x, period_start: p.start, period_end: p.end, label: p.label, figures: s.json, csv: s.csv, pdf: s.pdf, content_hash: s.hash, created_at: clock.now() });
+    // the stored, hashed bodies name the payee by id only; their name and e-mail are kept apart (statement-payee.ts)
+    const s = await rendered(await figuresFor(trx, letterhead, payeeById(x), p, true), letterhead, { state: 'draft', number: null });
+    const statementId = crypto.randomUUID();
+    await trx('statements').insert({ tenant_id: trx.raw('app_tenant_id()'), id: statementId, run_id: id, tenant_user_id: x, period_start: p.start, period_end: p.end, label: p.label, figures: s.json, csv: s.csv, pdf: s.pdf, content_hash: s.hash, created_at: clock.now() });
+    await recordStatementPayee(trx, statementId, x, { name: payee.name, email: payee.email || null });
   }
   return getRun(trx, id, { skipped: [...already].sort() });
 }
@@ -276,9 +283,9 @@ export async function issueRun(trx: Trx, id: string, brand?: PdfBrand | null) {
   const p = parsePeriod(run.label);
   const letterhead = await letterheadOf(trx, brand);
   const rows = (await trx('statements').where({ run_id: id }).orderBy('tenant_user_id').select('id', 'tenant_user_id', 'figures')) as { id: string; tenant_user_id: string; figures: Figures }[];
-  const who = await payeeDetails(trx, rows.map((r) => r.tenant_user_id));
   for (const r of rows) {
-    const now = await figuresFor(trx, letterhead, who.get(r.tenant_user_id) ?? r.figures.payee, p, false);
+    // the draft names its payee by id (statement-payee.ts): only the money is compared
+    const now = await figuresFor(trx, letterhead, r.figures.payee, p, false);
     if (!isDeepStrictEqual(now, r.figures)) throw new ConflictError(`The ledger has changed since this draft of ${run.label}; run the period again and issue the new draft`, [], 'RUN_STALE');
   }
   const next = Number((await trx('statements').max({ n: 'number' }).first())?.n ?? 0);
@@ -287,7 +294,9 @@ export async function issueRun(trx: Trx, id: string, brand?: PdfBrand | null) {
   for (const r of rows) {
     const number = ++n;
     const s = await rendered(r.figures, letterhead, { state: 'issued', number });
-    await trx('statements').where({ id: r.id }).update({ number, issued_at: at, csv: s.csv, pdf: s.pdf, content_hash: s.hash });
+    // drawn by id only: the hash covers the bodies as stored (a draft made before the payee's details were kept apart too)
+    await trx('statements').where({ id: r.id }).update({ number, issued_at: at, csv: s.csv, pdf: s.pdf, content_hash: s.hash, hash_scope: 'without_payee' });
+    await trx('statement_payees').where({ statement_id: r.id }).update({ legacy_pdf: null });
   }
   await trx('statement_runs').where({ id }).update({ status: 'issued', issued_at: at });
   for (const r of rows) await announceStatement(trx, r.id);
@@ -315,13 +324,20 @@ export async function getStatement(trx: Trx, id: string, payee: string | null) {
   if (payee) q.where({ tenant_user_id: payee }).whereNotNull('number');
   const s = await q.first();
   if (!s) throw new NotFoundError('Statement');
-  return { meta: meta(s), figures: s.figures as Figures, csv: s.csv as string, pdf: s.pdf as Buffer };
+  return served(trx, s);
+}
+
+/** The stored bodies with the payee's display details joined in (statement-payee.ts); the PDF is built on demand. */
+async function served(trx: Trx, s: Record<string, any>) {
+  const st: StatementState = s.number === null ? { state: 'draft', number: null } : { state: 'issued', number: s.number as number };
+  const r = await withPayeeDetails(trx, s as Parameters<typeof withPayeeDetails>[1], async (f) => figuresPdf(f, await ledgerDigits(trx), st));
+  return { meta: meta(s), figures: r.figures, csv: r.csv, pdf: r.pdf };
 }
 
 /** The issued statement of a payee for a period label, if any (the legacy statement route shows it). */
 export async function issuedFor(trx: Trx, payee: string, period: string) {
   const s = await trx('statements').whereNotNull('number').where({ tenant_user_id: payee, label: period }).first();
-  return s ? { meta: meta(s), figures: s.figures as Figures, csv: s.csv as string, pdf: s.pdf as Buffer } : null;
+  return s ? served(trx, s) : null;
 }
 
 /** Close an accounting period (admin): no new run or issue for it. Idempotent. */

@@ -44,6 +44,20 @@ const byActor = (...columns: string[]): TableRule => ({ action: 'retain', refs: 
 const FINANCIAL = 'financial record kept for bookkeeping retention; it names the payee by id only, and the payee row is anonymised';
 
 
+/**
+ * Columns where Rondo copies a person's e-mail address or name into records that are not the
+ * person's own: the admins' notification "x@… was invited to …" (title and metadata), a
+ * delivery's error, the super-admin's search in the audit log. The erasure finds the person's
+ * address and full name in them, in every workspace, and replaces them with the pseudonyms
+ * (plan action `redact`). A test scans every text and JSON column after an erasure, so a copy
+ * made anywhere else fails it.
+ */
+export const COPIES: Record<string, string[]> = {
+  notifications: ['title', 'content', 'metadata'],
+  notification_deliveries: ['history', 'last_error'],
+  platform_audit: ['details'],
+};
+
 export const ERASURE_MAP: Record<string, TableRule> = {
   // --- the person ---------------------------------------------------------------------
   users: {
@@ -81,7 +95,13 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   data_shares: { action: 'retain', refs: actor('created_by'), why: `${ACTOR_WHY}; a payee-analytics share names its member by id only and reads anonymised rows after an erasure` },
   catalogue_import_batches: byActor('created_by'),
   catalogue_import_items: none('staged catalogue metadata (no account holder)'),
-  statements: { action: 'retain', refs: tu, why: `${FINANCIAL}; an issued statement is a frozen document sent to the payee` },
+  statements: { action: 'retain', refs: tu, why: `${FINANCIAL}; an issued statement is frozen and hashed: its stored figures, CSV and PDF name the payee by id only (the name and e-mail are in statement_payees)` },
+  statement_payees: {
+    action: 'anonymise',
+    refs: tu,
+    set: (a) => ({ name: `Erased payee ${a.hash}`, email: null, legacy_pdf: null }),
+    pending: (a) => [`(name IS DISTINCT FROM ? OR email IS NOT NULL OR legacy_pdf IS NOT NULL)`, [`Erased payee ${a.hash}`]],
+  },
   statement_adjustments: { action: 'retain', refs: tu, why: FINANCIAL },
   statement_runs: byActor('created_by'),
   accounting_period_closes: byActor('closed_by'),

@@ -10,18 +10,21 @@ import type { AuthContext } from '../auth/tokens';
 import { sha256 } from '../../lib/crypto';
 import { ConflictError, NotFoundError } from '../../lib/errors';
 import { writeAudit, type Actor } from './audit';
-import { ERASURE_MAP, type Anonymous, type Ref, type TableRule } from './erasure-map';
+import { COPIES, ERASURE_MAP, type Anonymous, type Ref, type TableRule } from './erasure-map';
 
 interface Subject {
   userId: string;
   email: string;
+  /** "First Last" when both are set (searched in copies; a lone first name is too common to search). */
+  fullName: string | null;
   tenantUserIds: string[];
   apiKeyIds: string[];
 }
 
 export interface ErasurePlan {
   userId: string;
-  tables: Array<{ table: string; action: 'delete' | 'anonymise'; columns: string[]; rows: number }>;
+  /** `redact`: rows that are not the person's own but quote their e-mail or name (COPIES); the quote is replaced with the pseudonym. */
+  tables: Array<{ table: string; action: 'delete' | 'anonymise' | 'redact'; columns: string[]; rows: number }>;
   retained: Array<{ table: string; columns: string[]; rows: number; reason: string }>;
   cacheKeys: Array<{ pattern: string; entries: number }>;
   storedObjects: Array<{ table: string; key: string }>;
@@ -50,10 +53,11 @@ export function anonymousFor(userId: string): Anonymous {
 
 async function subjectOf(db: Knex, userId: string, lock = false): Promise<Subject> {
   const q = db('users').where({ id: userId });
-  const u = await (lock ? q.forUpdate() : q).first('id', 'email');
+  const u = await (lock ? q.forUpdate() : q).first('id', 'email', 'first_name', 'last_name');
   if (!u) throw new NotFoundError('User', 'USER_NOT_FOUND');
   const tus = await db('tenant_users').where({ user_id: userId }).pluck('id');
-  return { userId, email: u.email, tenantUserIds: tus, apiKeyIds: [] };
+  const fullName = u.first_name?.trim() && u.last_name?.trim() ? `${u.first_name.trim()} ${u.last_name.trim()}` : null;
+  return { userId, email: u.email, fullName, tenantUserIds: tus, apiKeyIds: [] };
 }
 
 /** `(col::text = ANY(?) OR …)` for a rule's references. */
@@ -87,6 +91,46 @@ function deliveryWhere(s: Subject, column = 'payload'): [string, Knex.RawBinding
   return [`lower(??::text) LIKE ANY (?::text[])`, [column, needles.map((n) => `%${n.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`)]];
 }
 
+const regexEscape = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** What a copy of the person looks like in a column (text as is, JSON as its escaped text), and what replaces it. */
+function copyNeedles(s: Subject, a: Anonymous, json: boolean): Array<[RegExp | string, string]> {
+  const form = (v: string) => (json ? JSON.stringify(v).slice(1, -1) : v);
+  const pairs: Array<[string, string]> = [[s.email, a.email]];
+  if (s.fullName) pairs.push([s.fullName, a.name]);
+  return pairs.map(([from, to]) => [regexEscape(form(from)), form(to)]);
+}
+
+/** The COPIES columns of a table present in the catalogue, with whether each is JSON. */
+async function copyColumns(db: Knex, table: string): Promise<Array<{ column: string; json: boolean }>> {
+  const { rows } = await db.raw(`SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' AND table_name = ? AND column_name = ANY(?)`, [table, COPIES[table]!]);
+  return (rows as Array<{ column_name: string; data_type: string }>).map((r) => ({ column: r.column_name, json: r.data_type === 'jsonb' || r.data_type === 'json' })).sort((x, y) => x.column.localeCompare(y.column));
+}
+
+/** `(col::text ~* 'needle' OR …)` over a table's copy columns. */
+function copyWhere(cols: Array<{ column: string; json: boolean }>, s: Subject, a: Anonymous): [string, Knex.RawBinding[]] {
+  const parts: string[] = [];
+  const binds: Knex.RawBinding[] = [];
+  for (const c of cols) for (const [re] of copyNeedles(s, a, c.json)) {
+    parts.push(`??::text ~* ?`);
+    binds.push(c.column, re as string);
+  }
+  return parts.length ? [`(${parts.join(' OR ')})`, binds] : ['false', []];
+}
+
+async function redactCopies(trx: Knex, table: string, s: Subject, a: Anonymous): Promise<number> {
+  const cols = await copyColumns(trx, table);
+  const ids = await trx(table).whereRaw(...copyWhere(cols, s, a)).select(trx.raw('ctid'));
+  if (!ids.length) return 0;
+  for (const c of cols) {
+    for (const [re, to] of copyNeedles(s, a, c.json)) {
+      const expr = c.json ? `regexp_replace(??::text, ?, ?, 'gi')::${'jsonb'}` : `regexp_replace(??, ?, ?, 'gi')`;
+      await trx(table).whereRaw(`??::text ~* ?`, [c.column, re as string]).update({ [c.column]: trx.raw(expr, [c.column, re as string, to]) });
+    }
+  }
+  return ids.length;
+}
+
 async function buildPlan(db: Knex, s: Subject): Promise<ErasurePlan> {
   const anon = anonymousFor(s.userId);
   const tables: ErasurePlan['tables'] = [];
@@ -103,6 +147,16 @@ async function buildPlan(db: Knex, s: Subject): Promise<ErasurePlan> {
     }
     const rows = await countWhere(db, table, where, rule.action === 'anonymise' ? rule.pending(anon) : undefined);
     if (rows) tables.push({ table, action: rule.action, columns: rule.action === 'anonymise' ? Object.keys(rule.set(anon)) : columns, rows });
+  }
+  // copies of the e-mail or name in records that stay (other members' notifications, the audit log): redacted
+  for (const table of Object.keys(COPIES).sort()) {
+    if (!present.has(table)) continue;
+    const cols = await copyColumns(db, table);
+    const rule = ERASURE_MAP[table]!;
+    // rows the erasure deletes anyway are not counted twice
+    const own: [string, Knex.RawBinding[]] = rule.action === 'delete' ? refWhere(rule.refs, s) : ['false', []];
+    const rows = await countWhere(db, table, copyWhere(cols, s, anon), [`NOT ${own[0]}`, own[1]]);
+    if (rows) tables.push({ table, action: 'redact', columns: cols.map((c) => c.column), rows });
   }
   const cacheKeys: ErasurePlan['cacheKeys'] = [];
   for (const pattern of cachePatterns(s)) {
@@ -123,19 +177,25 @@ async function buildPlan(db: Knex, s: Subject): Promise<ErasurePlan> {
     type: e.type as string,
     status: e.status as string,
   }));
-  const webhookDeliveries = (await db('webhook_deliveries').whereRaw(...deliveryWhere(s, 'body')).orderBy(['tenant_id', 'id']).select('tenant_id', 'id', 'event_type', 'status')).map((d) => ({
+  const webhookDeliveries = (await db('webhook_deliveries').whereRaw(...deliveryWhere(s, 'body')).orderBy(['tenant_id', 'id']).select('tenant_id', 'id', 'event_id', 'event_type', 'status')).map((d) => ({
     kind: 'webhook_delivery',
     tenantId: d.tenant_id as number,
     id: d.id as string,
+    eventId: d.event_id as string,
     family: (d.event_type as string).split('.')[0]!,
     type: d.event_type as string,
     status: d.status as string,
   }));
-  externalDeliveries.push(...webhookDeliveries);
+  externalDeliveries.push(...webhookDeliveries.map(({ eventId: _e, ...d }) => d));
   // Stored objects: no object in the store belongs to a person (statement files and media are the workspace's).
   const storedObjects: ErasurePlan['storedObjects'] = [];
   const body = { userId: s.userId, tables, retained, cacheKeys, storedObjects, apiKeys, externalDeliveries, empty: !tables.length && !cacheKeys.length && !apiKeys.length && !externalDeliveries.length && !storedObjects.length };
-  return { ...body, planHash: crypto.createHash('sha256').update(JSON.stringify(body)).digest('hex') };
+  // The hash covers what the erasure decides on, not what moves on its own: the events that
+  // name the person (a delivery counts as its event: the dispatcher's fan-out and status flips
+  // change nothing), and no rate-limit counters (deleted by pattern, whatever they hold then).
+  const events = [...new Set([...externalDeliveries.filter((e) => e.kind === 'outbound_event').map((e) => `${e.tenantId}:${e.id}`), ...webhookDeliveries.map((d) => `${d.tenantId}:${d.eventId}`)])].sort();
+  const hashed = { userId: s.userId, tables, retained, storedObjects, apiKeys, events };
+  return { ...body, planHash: crypto.createHash('sha256').update(JSON.stringify(hashed)).digest('hex') };
 }
 
 export async function previewErasure(owner: Knex, userId: string): Promise<ErasurePlan> {
@@ -160,6 +220,10 @@ export async function executeErasure(trx: Knex.Transaction, by: AuthContext | Ac
   // children before parents: deletes first, the person's own row last
   const order = [...plan.tables].sort((a, b) => Number(a.table === 'users') - Number(b.table === 'users') || Number(a.action === 'anonymise') - Number(b.action === 'anonymise'));
   for (const t of order) {
+    if (t.action === 'redact') {
+      done[`${t.table}.redacted`] = await redactCopies(trx, t.table, s, anon);
+      continue;
+    }
     const rule = ERASURE_MAP[t.table] as Extract<TableRule, { refs: Ref[] }>;
     const q = trx(t.table).whereRaw(...refWhere(rule.refs, s));
     if (rule.action === 'delete') done[t.table] = await q.delete();

@@ -61,7 +61,7 @@ const Retained = Type.Object({ table: Type.String({ examples: ['ledger_entries']
 export const ErasurePlanSchema = Type.Object(
   {
     userId: Type.String({ format: 'uuid' }),
-    tables: Type.Array(Type.Object({ table: Type.String({ examples: ['sessions'] }), action: Type.Union([Type.Literal('delete'), Type.Literal('anonymise')]), columns: Type.Array(Type.String()), rows: Type.Integer() })),
+    tables: Type.Array(Type.Object({ table: Type.String({ examples: ['sessions'] }), action: Type.Union([Type.Literal('delete'), Type.Literal('anonymise'), Type.Literal('redact')]), columns: Type.Array(Type.String()), rows: Type.Integer() })),
     retained: Type.Array(Retained),
     cacheKeys: Type.Array(Type.Object({ pattern: Type.String(), entries: Type.Integer() })),
     storedObjects: Type.Array(Type.Object({ table: Type.String(), key: Type.String() })),
