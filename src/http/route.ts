@@ -261,13 +261,14 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
  * `defs` where each route whose path names a resource first checks that the caller may see
  * it: `check` gets the path and its parameters and throws (a 404 as if absent, or a 403) for
  * what is not theirs. An area's rule for its `own` resource routes, written once; it runs
- * after the role and input checks, in the route's tenant transaction (or its own, for a
- * route that opens none).
+ * after the role and input checks, for members below admin only (admins and owners see the
+ * whole workspace), in the route's tenant transaction (or its own, for a route that opens none).
  */
 export function checkingOwnership(defs: RouteDef[], check: (trx: Trx, auth: AuthContext, path: string, params: Record<string, string>) => Promise<void>): RouteDef[] {
   return defs.map((d) => {
     if (!d.path.includes(':')) return d;
     const first = async (args: HandlerArgs<unknown, unknown, unknown>) => {
+      if (seesWorkspace(args.auth)) return;
       const params = args.params as Record<string, string>;
       if (d.noTransaction) await withTenant(args.svc.db.app, args.tenantId, (trx) => check(trx, args.auth, d.path, params));
       else await check(args.trx, args.auth, d.path, params);
