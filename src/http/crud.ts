@@ -22,7 +22,7 @@
  * service call, whose answer is shaped here.
  */
 import type Router from '@koa/router';
-import { defineRoutes, rankOf, ROLE_RANK, route, type RouteDef } from './route';
+import { defineRoutes, ownOnly, route, type RouteDef, type Scope } from './route';
 import { itemProblems, Strict, Type, Uuid, type RoleName, type TSchema } from './schema';
 import type { ErrorShape } from './errors';
 import type { Trx } from '../db';
@@ -78,6 +78,11 @@ export interface CrudArea {
   path: string;
   /** Role needed to read (list, get, summary) and to write (create, update, delete, bulk routes). */
   access: { read: RoleName; write: RoleName };
+  /**
+   * What members below admin see of the area's routes open to them (default `own`: the
+   * service narrows every read and write to the caller's own records).
+   */
+  scope?: Scope;
   /** What every route of the area should say about it (OpenAPI description): scoping, side effects. */
   about: string;
   schemas: { list: TSchema; create: TSchema; update: TSchema };
@@ -97,7 +102,7 @@ export function crudRoutes(area: CrudArea): RouteDef[] {
   const one = noun.toLowerCase();
   const many = `${one}s`;
   const bulkShape = area.bulkErrorShape ?? 'catalogue';
-  const scope = (auth: AuthContext) => (rankOf(auth) >= ROLE_RANK.admin ? null : auth.tenantUserId);
+  const scope = ownOnly;
   const a = /^[aeiou]/.test(one) ? `an ${one}` : `a ${one}`;
   const summary = s.summary?.bind(s);
   const createMany = s.bulkCreate?.bind(s);
@@ -149,7 +154,7 @@ export function crudRoutes(area: CrudArea): RouteDef[] {
         return ok(`${noun} deleted`, null);
       } }));
   }
-  return defs;
+  return defs.map((d) => ({ ...d, scope: d.scope ?? area.scope ?? 'own' }));
 }
 
 /** Defines an area's routes: summary and its own routes first, then bulk create and the resource routes. */

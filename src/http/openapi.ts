@@ -109,6 +109,7 @@ export function buildOpenApi(packageVersion?: string, area?: string): Record<str
       summary: r.summary,
       ...(r.description || r.feature ? { description: [r.description, r.feature ? `Needs the plan feature \`${r.feature}\`: a workspace whose plan lacks it gets 403 FEATURE_REQUIRED.` : ''].filter(Boolean).join(' ') } : {}),
       'x-access': r.access,
+      ...(r.scope ? { 'x-scope': r.scope } : {}),
       ...(r.feature ? { 'x-feature': r.feature } : {}),
       security: r.access === 'public' ? [] : [{ bearer: [] }],
       parameters: paramsOf(r),

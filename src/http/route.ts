@@ -46,6 +46,34 @@ export function rankOf(auth: AuthContext): number {
   return auth.role ? ROLE_RANK[auth.role] : 0;
 }
 
+/**
+ * What a member below admin sees of a tenant route they may call (the role matrix,
+ * docs/auth.md). Admins and owners always see the whole workspace.
+ * - `own`: only what is theirs: their member record, their notifications, what is tied to
+ *   their own artists, and of the money only their own share, statements, balances,
+ *   payments, requests and settings. The handler narrows its answer with `ownOnly(auth)`
+ *   (or the area helpers built on it).
+ * - `workspace`: the same answer for every member: the workspace's reference data
+ *   (currencies, branding, settings, templates), holding no member's money or contact details.
+ * A route open to guests or users must declare one (defineRoutes refuses to start otherwise);
+ * anything else of the workspace needs admin.
+ */
+export type Scope = 'own' | 'workspace';
+
+/** The one rule behind every `own` route: admins and owners (and super-admins) see the whole workspace. */
+export function seesWorkspace(auth: AuthContext): boolean {
+  return rankOf(auth) >= ROLE_RANK.admin;
+}
+
+/** The member an `own` route narrows its answer to: null for those who see the whole workspace. */
+export function ownOnly(auth: AuthContext): string | null {
+  if (seesWorkspace(auth)) return null;
+  return auth.tenantUserId ?? NO_MEMBER;
+}
+
+/** Stands for "no member" (a workspace key below admin has none): matches no row. */
+export const NO_MEMBER = '00000000-0000-0000-0000-000000000000';
+
 type S<T> = T extends TSchema ? Static<T> : undefined;
 
 export interface HandlerArgs<B, Q, P> {
@@ -66,6 +94,8 @@ export interface RouteDef<BS extends TSchema | undefined = TSchema | undefined, 
   path: string;
   summary: string;
   access: Access;
+  /** What a guest or user sees (required when `access` is guest or user; see Scope). */
+  scope?: Scope;
   body?: BS;
   query?: QS;
   params?: PS;
@@ -142,8 +172,14 @@ function problemsOf(schema: TSchema | undefined, value: unknown, kind: 'body' | 
   return v(value) ? [] : formatAjvErrors(where, v.errors);
 }
 
-export function defineRoutes(router: Router, svc: AppServices, group: { tag: string; errorShape?: ErrorShape }, defs: RouteDef[]): void {
-  for (const def of defs) {
+/** Roles below admin: a route open to them declares what they see. */
+const BELOW_ADMIN = new Set<Access>(['guest', 'user']);
+
+export function defineRoutes(router: Router, svc: AppServices, group: { tag: string; errorShape?: ErrorShape; scope?: Scope }, defs: RouteDef[]): void {
+  for (const d of defs) {
+    const scope = BELOW_ADMIN.has(d.access) ? d.scope ?? group.scope : undefined;
+    if (BELOW_ADMIN.has(d.access) && !scope) throw new Error(`${d.method.toUpperCase()} ${d.path} is open to ${d.access}s but declares no scope (own or workspace)`);
+    const def: RouteDef = { ...d, scope };
     const shape = def.errorShape ?? group.errorShape ?? 'status';
     const paramSchema = def.params;
     const querySchema = def.export ? withFormatParam(def.query) : def.query;
@@ -225,6 +261,41 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
     routeRegistry.push({ ...def, query: querySchema, errorShape: shape, tag: group.tag, koaHandler });
     router[def.method](def.path, koaHandler);
   }
+}
+
+/**
+ * `defs` where each route whose path names a resource first checks that the caller may see
+ * it: `check` gets the path and its parameters and throws (a 404 as if absent, or a 403) for
+ * what is not theirs. An area's rule for its `own` resource routes, written once; it runs
+ * after the role and input checks, for members below admin only (admins and owners see the
+ * whole workspace), in the route's tenant transaction (or its own, for a route that opens none).
+ */
+export function checkingOwnership(defs: RouteDef[], check: (trx: Trx, auth: AuthContext, path: string, params: Record<string, string>) => Promise<void>): RouteDef[] {
+  return defs.map((d) => {
+    if (!d.path.includes(':')) return d;
+    const first = async (args: HandlerArgs<unknown, unknown, unknown>) => {
+      if (seesWorkspace(args.auth)) return;
+      const params = args.params as Record<string, string>;
+      if (d.noTransaction) await withTenant(args.svc.db.app, args.tenantId, (trx) => check(trx, args.auth, d.path, params));
+      else await check(args.trx, args.auth, d.path, params);
+    };
+    const { handler, export: exportTable } = d;
+    return {
+      ...d,
+      async handler(args: HandlerArgs<unknown, unknown, unknown>) {
+        await first(args);
+        return handler(args as never);
+      },
+      ...(exportTable
+        ? {
+            async export(args: HandlerArgs<unknown, unknown, unknown>) {
+              await first(args);
+              return exportTable(args as never);
+            },
+          }
+        : {}),
+    };
+  });
 }
 
 /**

@@ -23,7 +23,7 @@ describe('users and roles', () => {
   it('role matrix on the user routes', async () => {
     const expect: Record<string, Record<string, number>> = {
       'GET /user/': { guest: 403, user: 200, admin: 200, owner: 200 },
-      [`GET /user/${a.users.owner!.tenantUserId}`]: { guest: 403, user: 200, admin: 200, owner: 200 },
+      [`GET /user/${a.users.owner!.tenantUserId}`]: { guest: 403, user: 403, admin: 200, owner: 200 },
       'POST /user/': { guest: 403, user: 403, admin: 201, owner: 201 },
     };
     let n = 0;

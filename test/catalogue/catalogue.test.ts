@@ -27,7 +27,9 @@ describe('catalogue: artists, assets, products', () => {
       },
     });
     assert.equal(r.status, 201, JSON.stringify(r.body));
-    const g = await app.request('GET', `/asset/${r.body.data.id}`, { token: a.users.guest!.token });
+    // a guest tied to none of its artists does not see it (docs/auth.md, role matrix)
+    assert.equal((await app.request('GET', `/asset/${r.body.data.id}`, { token: a.users.guest!.token })).status, 404);
+    const g = await app.request('GET', `/asset/${r.body.data.id}`, { token: adm });
     assert.equal(g.status, 200);
     assert.equal(g.body.success, true);
     assert.equal(typeof g.body.message, 'string');
@@ -132,8 +134,9 @@ describe('catalogue: artists, assets, products', () => {
     assert.equal((await app.request('GET', `/asset?sort=nope`, { token: adm })).status, 400);
     const arts = await app.request('GET', `/artist/${art.body.data.id}/assets`, { token: adm });
     assert.equal(arts.body.pagination.total, 3);
-    const artists = await app.request('GET', `/artist/?search=searchable`, { token: a.users.guest!.token });
+    const artists = await app.request('GET', `/artist/?search=searchable`, { token: adm });
     assert.equal(artists.body.data.length, 1);
+    assert.equal((await app.request('GET', `/artist/?search=searchable`, { token: a.users.guest!.token })).body.data.length, 0);
   });
 
   it('artist merge moves recordings, products, members, releases and default splits', async () => {

@@ -103,10 +103,13 @@ describe('releases, tracks, media', () => {
     await app.request('POST', `/releases/${rel.id}/submit`, { token: u, body: {} });
     assert.equal((await app.request('POST', `/releases/${rel.id}/review`, { token: adm, body: { status: 'rejected' } })).body.data.status, 'rejected');
     assert.equal((await app.request('POST', `/releases/${rel.id}/submit`, { token: u, body: {} })).body.data.status, 'submitted');
-    const list = await app.request('GET', '/releases?status=submitted&search=deluxe', { token: a.users.guest!.token });
+    const list = await app.request('GET', '/releases?status=submitted&search=deluxe', { token: u });
     assert.deepEqual(list.body.data.map((r: any) => r.id), [rel.id]);
-    const stats = await app.request('GET', '/releases/stats', { token: a.users.guest!.token });
+    const stats = await app.request('GET', '/releases/stats', { token: u });
     assert.ok(stats.body.data.byStatus.submitted >= 1);
+    // a guest sees no release they neither created nor share an artist with (docs/auth.md, role matrix)
+    assert.deepEqual((await app.request('GET', '/releases?status=submitted&search=deluxe', { token: a.users.guest!.token })).body.data, []);
+    assert.equal((await app.request('GET', '/releases/stats', { token: a.users.guest!.token })).body.data.total, 0);
     assert.equal((await app.request('POST', '/releases', { token: a.users.guest!.token, body: { title: 'x' } })).status, 403);
     assert.equal((await app.request('DELETE', `/releases/${empty.id}`, { token: u })).status, 403);
     assert.equal((await app.request('DELETE', `/releases/${empty.id}`, { token: adm })).status, 200);
@@ -141,7 +144,8 @@ describe('releases, tracks, media', () => {
     assert.equal(second.body.error.code, 'TRACK_MEDIA_EXISTS');
     const vid = await link(t2.id, { url: `${host.url}/clip.mp4`, name: 'Clip' });
     assert.equal(vid.body.data.type, 'video');
-    assert.equal((await app.request('GET', `/releases/${rel.id}/tracks/${t2.id}/media`, { token: a.users.guest!.token })).body.data.name, 'Clip');
+    assert.equal((await app.request('GET', `/releases/${rel.id}/tracks/${t2.id}/media`, { token: a.users.user!.token })).body.data.name, 'Clip');
+    assert.equal((await app.request('GET', `/releases/${rel.id}/tracks/${t2.id}/media`, { token: a.users.guest!.token })).status, 404);
     assert.equal((await app.request('DELETE', `/releases/${rel.id}/tracks/${t1.id}/media`, { token: a.users.user!.token })).status, 200);
     assert.equal((await link(t1.id, { url: `${host.url}/video.mp4` })).status, 200);
     assert.equal((await app.request('POST', `/releases/${rel.id}/tracks/${t1.id}/media/link`, { token: a.users.guest!.token, body: { url: `${host.url}/a.mp3` } })).status, 403);
@@ -169,7 +173,8 @@ describe('releases, tracks, media', () => {
     assert.ok(m.metadata.bitrate);
     const { objectStore } = await import('../../src/lib/storage');
     assert.equal((await objectStore(app.cfg).stat(m.storageKey))?.size, 8044);
-    const listed = await app.request('GET', `/asset/${asset}/media`, { token: a.users.guest!.token });
+    assert.equal((await app.request('GET', `/asset/${asset}/media`, { token: a.users.guest!.token })).status, 404); // not the guest's recording
+    const listed = await app.request('GET', `/asset/${asset}/media`, { token: adm });
     assert.equal(listed.body.data.length, 1);
     const cross = new FormData();
     cross.append('file', new Blob([wav()]), 'x.wav');
@@ -203,6 +208,7 @@ describe('releases, tracks, media', () => {
       assert.equal(r.status, 404, `${m} ${p}: ${JSON.stringify(r.body)}`);
     }
     assert.equal((await app.request('GET', '/releases', { token: o })).body.data.length, 0);
-    assert.equal((await app.request('GET', `/releases/${rel.id}`, { token: a.users.guest!.token })).body.data.title, 'Night Drive');
+    assert.equal((await app.request('GET', `/releases/${rel.id}`, { token: a.users.user!.token })).body.data.title, 'Night Drive');
+    assert.equal((await app.request('GET', `/releases/${rel.id}`, { token: a.users.guest!.token })).status, 404);
   });
 });

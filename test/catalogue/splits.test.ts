@@ -91,7 +91,8 @@ describe('splits', () => {
     assert.equal(p.status, 201);
     const d = await app.request('POST', '/split/default', { token: adm, body: { artist: ar, split: [{ user: A, share: 100 }] } });
     assert.equal(d.status, 201);
-    assert.equal((await app.request('GET', `/artist/${ar}/splits`, { token: a.users.guest!.token })).body.data.length, 2);
+    assert.equal((await app.request('GET', `/artist/${ar}/splits`, { token: a.users.guest!.token })).status, 404); // not the guest's artist
+    assert.equal((await app.request('GET', `/artist/${ar}/splits`, { token: adm })).body.data.length, 2);
     assert.equal((await app.request('GET', `/artist/${ar}/splits/download`, { token: adm })).body.data[0].split[0].user, U);
     const bad = await app.request('PUT', `/artist/${ar}/splits/download`, { token: adm, body: { split: [{ user: U, share: 99 }] } });
     assert.equal(bad.status, 400);
@@ -142,7 +143,8 @@ describe('splits', () => {
 
   it('GET/PUT/DELETE /split/{id}, list filters, POST /splits/validate, role limits, cross-tenant', async () => {
     const s = (await app.request('POST', '/split/', { token: adm, body: { product, type: 'physical', split: [{ user: U, share: 100 }] } })).body.data;
-    assert.equal((await app.request('GET', `/split/${s.id}`, { token: a.users.guest!.token })).body.data.id, s.id);
+    assert.equal((await app.request('GET', `/split/${s.id}`, { token: a.users.guest!.token })).status, 404); // not the guest's product
+    assert.equal((await app.request('GET', `/split/${s.id}`, { token: adm })).body.data.id, s.id);
     const u = await app.request('PUT', `/split/${s.id}`, { token: adm, body: { split: [{ user: U, share: 25 }, { user: A, share: 75 }], conditions: { territories: ['US', 'CA'] } } });
     assert.equal(u.status, 200, JSON.stringify(u.body));
     assert.deepEqual(u.body.data.conditions.territories, ['CA', 'US']);

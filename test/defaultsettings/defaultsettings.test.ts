@@ -317,7 +317,8 @@ describe('default settings', () => {
     const l1 = (await req('POST', '/labels', adm, { name: 'First', artists: [art] })).body.data.id;
     const l2 = (await req('POST', '/labels', adm, { name: 'Second', artists: [art], catalogId: catalog })).body.data;
     assert.deepEqual(l2.artists, [art]);
-    assert.deepEqual((await req('GET', `/labels/${l1}`, a.users.user!.token)).body.data.artists, []);
+    assert.deepEqual((await req('GET', `/labels/${l1}`, adm)).body.data.artists, []);
+    assert.equal((await req('GET', `/labels/${l1}`, a.users.user!.token)).status, 403); // labels and catalogs are read by admins (docs/auth.md)
     assert.equal((await req('POST', '/labels', adm, { name: 'second' })).status, 400);
     assert.equal((await req('POST', '/labels', adm, { name: 'Third', catalogId: '00000000-0000-4000-8000-000000000000' })).status, 400);
     const inCat = (await req('GET', `/labels?catalogId=${catalog}`, adm)).body.data.map((l: any) => l.name);

@@ -51,7 +51,8 @@ describe('DDEX ERN 4.3 generation', () => {
     assert.equal(r.status, 201, r.text);
     return r.body.data;
   }
-  const generate = (body: Record<string, unknown>, token = a.users.user!.token, headers?: Record<string, string>) => app.request('POST', '/ddex/ern/generate', { token, body, headers });
+  // the releases are the admin's: a user generates messages only for their own (docs/auth.md, role matrix)
+  const generate = (body: Record<string, unknown>, token = a.users.admin!.token, headers?: Record<string, string>) => app.request('POST', '/ddex/ern/generate', { token, body, headers });
 
   it('a one-track release: a NewReleaseMessage that validates against the ERN 4.3 XSD', async () => {
     const rel = await release({ tracks: [{ title: 'Night Drive', isrc: 'GB-ERN-26-00001', metadata: { duration: 215.3 } }] });
@@ -211,7 +212,8 @@ describe('DDEX ERN 4.3 generation', () => {
 
   it('Accept: application/xml answers the XML file itself', async () => {
     const rel = await release({ tracks: [{ title: 'File', isrc: 'GB-ERN-26-00070', metadata: { duration: 5 } }] });
-    const r = await generate({ releaseId: rel.id }, a.users.user!.token, { accept: 'application/xml' });
+    assert.equal((await generate({ releaseId: rel.id }, a.users.user!.token)).status, 404); // not the user's release
+    const r = await generate({ releaseId: rel.id }, a.users.admin!.token, { accept: 'application/xml' });
     assert.equal(r.status, 200);
     assert.match(r.headers.get('content-type') ?? '', /^application\/xml/);
     assert.match(r.headers.get('content-disposition') ?? '', /^attachment; filename="RONDO[0-9A-F]{32}\.xml"$/);

@@ -112,7 +112,8 @@ describe('statement ingestion: files', function () {
     assert.deepEqual(f.errors.map((e: any) => e.lineNo), [...f.errors.map((e: any) => e.lineNo)].sort((x: number, y: number) => x - y));
     assert.ok(f.errors.every((e: any) => Number.isInteger(e.lineNo) && e.lineNo > 1 && e.reason.length > 0));
     assert.ok(f.errors.some((e: any) => e.lineNo === 4), 'the short row on line 4');
-    const csv = await app.request('GET', `/file/${f.id}/errors`, { token: a.users.user!.token });
+    assert.equal((await app.request('GET', `/file/${f.id}/errors`, { token: a.users.user!.token })).status, 403);
+    const csv = await app.request('GET', `/file/${f.id}/errors`, { token: admin });
     assert.equal(csv.status, 200);
     assert.match(csv.headers.get('content-type')!, /text\/csv/);
     const lines = csv.text.trim().split('\n');
@@ -123,7 +124,7 @@ describe('statement ingestion: files', function () {
   });
 
   it('lists files paged, filtered by status, source and period', async () => {
-    const all = await app.request('GET', '/file/?size=5', { token: a.users.user!.token });
+    const all = await app.request('GET', '/file/?size=5', { token: admin });
     assert.equal(all.status, 200);
     assert.equal(all.body.data.length, 5);
     assert.ok(all.body.pagination.total >= Object.keys(EXPECTED).length);
@@ -356,13 +357,15 @@ describe('statement ingestion: files', function () {
     assert.equal((await app.request('GET', '/file/sources?includeAll=maybe', { token: admin })).status, 400);
   });
 
-  it('role limits: guests read nothing, users read, admins upload, confirm and delete', async () => {
+  it("role limits: guests and users read no statement file (the label's, with its gross totals), admins upload, confirm and delete", async () => {
     const id = ids['bom-header.csv']!;
     const guest = a.users.guest!.token;
     const user = a.users.user!.token;
     assert.equal((await app.request('GET', '/file/', { token: guest })).status, 403);
     assert.equal((await app.request('GET', `/file/${id}`, { token: guest })).status, 403);
-    assert.equal((await app.request('GET', `/file/${id}`, { token: user })).status, 200);
+    assert.equal((await app.request('GET', '/file/', { token: user })).status, 403);
+    assert.equal((await app.request('GET', `/file/${id}`, { token: user })).status, 403);
+    assert.equal((await app.request('GET', `/file/${id}`, { token: admin })).status, 200);
     assert.equal((await upload(app, user, 'x.csv', 'a,b\n1,2\n')).status, 403);
     assert.equal((await app.request('POST', '/file/upload-url', { token: user, body: {} })).status, 403);
     assert.equal((await app.request('DELETE', `/file/${id}`, { token: user })).status, 403);

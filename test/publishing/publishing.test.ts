@@ -38,7 +38,8 @@ describe('publishing: writers, publishers, works', function () {
       assert.equal(c.body.data.user, a.users.user!.tenantUserId);
       assert.match(c.body.data.code, /^W\d{8}$/);
       const id = c.body.data.id;
-      assert.equal((await app.request('GET', `/writers/${id}`, { token: a.users.user!.token })).body.data.lastName, 'Mitchell');
+      assert.equal((await app.request('GET', `/writers/${id}`, { token: tok })).body.data.lastName, 'Mitchell');
+      assert.equal((await app.request('GET', `/writers/${id}`, { token: a.users.user!.token })).status, 403); // publishing is read by admins (docs/auth.md)
       const l = await app.request('GET', '/writers?search=mitch', { token: tok });
       assert.deepEqual(l.body.data.map((w: { id: string }) => w.id), [id]);
       const u = await app.request('PUT', `/writers/${id}`, { token: tok, body: { controlled: false, user: null } });
@@ -71,8 +72,9 @@ describe('publishing: writers, publishers, works', function () {
       assert.match(other.text, /body\.user .* is not a member of this workspace/);
     });
 
-    it('members read, only admins write', async () => {
-      assert.equal((await app.request('GET', '/publishers', { token: a.users.user!.token })).status, 200);
+    it('admins read and write; users and guests neither', async () => {
+      assert.equal((await app.request('GET', '/publishers', { token: tok })).status, 200);
+      assert.equal((await app.request('GET', '/publishers', { token: a.users.user!.token })).status, 403);
       assert.equal((await app.request('POST', '/publishers', { token: a.users.user!.token, body: { name: 'Nope' } })).status, 403);
       assert.equal((await app.request('GET', '/publishers', { token: a.users.guest!.token })).status, 403);
     });
@@ -112,7 +114,8 @@ describe('publishing: writers, publishers, works', function () {
       assert.deepEqual(d.publishers.map((p: Record<string, string>) => [p.performanceShare, p.mechanicalShare]), [['25.00', '50.00'], ['25.00', '50.00']]);
       assert.deepEqual(d.recordings, [asset]);
       assert.deepEqual(d.alternateTitles, [{ title: 'Help', type: 'AT', language: null }]);
-      const works = await app.request('GET', `/asset/${asset}/works`, { token: a.users.guest!.token });
+      assert.equal((await app.request('GET', `/asset/${asset}/works`, { token: a.users.guest!.token })).status, 403);
+      const works = await app.request('GET', `/asset/${asset}/works`, { token: tok });
       assert.equal(works.status, 200);
       assert.deepEqual(works.body.data.map((x: { id: string }) => x.id), [d.id]);
     });
@@ -201,7 +204,8 @@ describe('publishing: writers, publishers, works', function () {
     });
 
     it('the CSV has a row per work with its parties', async () => {
-      const r = await app.request('POST', '/works/download/csv', { token: a.users.user!.token, body: {} });
+      assert.equal((await app.request('POST', '/works/download/csv', { token: a.users.user!.token, body: {} })).status, 403);
+      const r = await app.request('POST', '/works/download/csv', { token: tok, body: {} });
       assert.equal(r.status, 200);
       assert.match(r.headers.get('content-type') ?? '', /text\/csv/);
       const lines = r.text.trim().split('\n');

@@ -31,7 +31,7 @@ const answer = Type.Object({ success: Type.Literal(true), data: BrandingSchema }
 
 export function registerBrandingRoutes(router: Router, svc: AppServices): void {
   const store = () => objectStore(svc.cfg);
-  defineRoutes(router, svc, { tag: 'Branding', errorShape: 'catalogue' }, [
+  defineRoutes(router, svc, { tag: 'Branding', errorShape: 'catalogue', scope: 'workspace' }, [
     route({
       method: 'get',
       path: '/settings/branding',

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { Trx } from '../../db';
 import type { AuthContext } from '../../lib/identity';
-import { rankOf, ROLE_RANK } from '../../http/route';
+import { NO_MEMBER, ownOnly, seesWorkspace } from '../../http/route';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { normaliseIsrc, normaliseUpc } from './identifiers';
 
@@ -82,14 +82,50 @@ export function applySearch(
 }
 
 /** Admins and owners see the whole workspace; others only what is tied to their own artists. */
-export function seesAll(auth: AuthContext): boolean {
-  return rankOf(auth) >= ROLE_RANK.admin;
+export const seesAll = seesWorkspace;
+
+export type Entity = 'asset' | 'product' | 'artist' | 'split' | 'user';
+
+/**
+ * WHERE fragment limiting `alias` rows of an entity to what the caller owns through their
+ * artists (the `own` scope of the role matrix, docs/auth.md): those artists, their
+ * recordings and products, the splits of any of these, and the members tied to the same
+ * artists. null: everything (admins and owners).
+ */
+export function ownScope(trx: Trx, auth: AuthContext, entity: Entity, alias: string): Knex.Raw | null {
+  const member = ownOnly(auth);
+  if (member === null) return null;
+  // inlined into the SQL text (the CSV COPY takes no bindings): only ever a uuid
+  const me = UUID_RE.test(member) ? member : NO_MEMBER;
+  const own = `(SELECT artist_id FROM artist_users WHERE tenant_user_id = '${me}'::uuid)`;
+  const assets = `(SELECT asset_id FROM asset_artists WHERE artist_id IN ${own})`;
+  const products = `(SELECT product_id FROM product_artists WHERE artist_id IN ${own})`;
+  switch (entity) {
+    case 'asset': return trx.raw(`${alias}.id IN ${assets}`);
+    case 'product': return trx.raw(`${alias}.id IN ${products}`);
+    case 'artist': return trx.raw(`${alias}.id IN ${own}`);
+    case 'split': return trx.raw(`(${alias}.artist_id IN ${own} OR ${alias}.asset_id IN ${assets} OR ${alias}.product_id IN ${products})`);
+    case 'user': return trx.raw(`(${alias}.id = '${me}'::uuid OR ${alias}.id IN (SELECT tenant_user_id FROM artist_users WHERE artist_id IN ${own}))`);
+  }
 }
 
-/** SQL (for whereRaw) limiting artists to the caller's own; null when not limited. */
-export function ownArtistIdsSql(trx: Trx, auth: AuthContext): Knex.Raw | null {
-  if (seesAll(auth)) return null;
-  return trx.raw(`SELECT artist_id FROM artist_users WHERE tenant_user_id = ?`, [auth.tenantUserId ?? '00000000-0000-0000-0000-000000000000']);
+const ENTITY_TABLE = { asset: ['assets', 'Asset', 'ASSET_NOT_FOUND'], product: ['products', 'Product', 'PRODUCT_NOT_FOUND'], artist: ['artists', 'Artist', 'ARTIST_NOT_FOUND'], split: ['splits', 'Split', 'SPLIT_NOT_FOUND'] } as const;
+
+/** 404 (as if absent) for a catalogue item outside the caller's own scope. */
+export async function assertOwnItem(trx: Trx, auth: AuthContext, entity: Exclude<Entity, 'user'>, id: string): Promise<void> {
+  const s = ownScope(trx, auth, entity, 't');
+  if (!s) return;
+  const [table, what, code] = ENTITY_TABLE[entity];
+  if (!(await trx(`${table} as t`).where('t.id', id).whereRaw(s).first('t.id'))) throw new NotFoundError(what, code);
+}
+
+/**
+ * The ownership check of the catalogue's resource routes (checkingOwnership): the item a path
+ * names (`/artist/:id…`, `/artist/stats/:id`, `/asset/:id…`, `/product/:id…`, `/split/:id…`).
+ */
+export async function assertOwnItemOfPath(trx: Trx, auth: AuthContext, path: string, params: Record<string, string>): Promise<void> {
+  const m = /^\/(artist|asset|product|split)\/(?:stats\/)?:id(?:\/|$)/.exec(path);
+  if (m) await assertOwnItem(trx, auth, m[1] as Exclude<Entity, 'user'>, params.id!);
 }
 
 /** Record who makes split changes in this transaction (read by the split_history trigger). */

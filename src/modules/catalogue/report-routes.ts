@@ -47,5 +47,5 @@ export function registerReportRoutes(router: Router, svc: AppServices): void {
       },
     }),
   );
-  defineRoutes(router, svc, { tag: 'Reports', errorShape: 'catalogue' }, [...summaries, ...checklists, ...downloads]);
+  defineRoutes(router, svc, { tag: 'Reports', errorShape: 'catalogue', scope: 'own' }, [...summaries, ...checklists, ...downloads]);
 }

@@ -17,28 +17,8 @@ import type { Knex } from 'knex';
 import type { AppServices } from '../../services';
 import type { AuthContext } from '../../lib/identity';
 import { rawConnection, withTenant, type Trx } from '../../db';
-import { pageList, seesAll, UUID_RE } from './common';
+import { ownScope as scope, pageList, seesAll, type Entity } from './common';
 import { neutraliseSql } from '../../http/export';
-
-const NIL = '00000000-0000-0000-0000-000000000000';
-type Entity = 'asset' | 'product' | 'artist' | 'split' | 'user';
-
-/** WHERE fragment limiting `alias` rows of an entity to the caller's own artists; null = everything. */
-export function scope(trx: Trx, auth: AuthContext, entity: Entity, alias: string): Knex.Raw | null {
-  if (seesAll(auth)) return null;
-  // inlined into the SQL text (the CSV COPY takes no bindings): only ever a uuid
-  const me = auth.tenantUserId && UUID_RE.test(auth.tenantUserId) ? auth.tenantUserId : NIL;
-  const own = `(SELECT artist_id FROM artist_users WHERE tenant_user_id = '${me}'::uuid)`;
-  const assets = `(SELECT asset_id FROM asset_artists WHERE artist_id IN ${own})`;
-  const products = `(SELECT product_id FROM product_artists WHERE artist_id IN ${own})`;
-  switch (entity) {
-    case 'asset': return trx.raw(`${alias}.id IN ${assets}`);
-    case 'product': return trx.raw(`${alias}.id IN ${products}`);
-    case 'artist': return trx.raw(`${alias}.id IN ${own}`);
-    case 'split': return trx.raw(`(${alias}.artist_id IN ${own} OR ${alias}.asset_id IN ${assets} OR ${alias}.product_id IN ${products})`);
-    case 'user': return trx.raw(`(${alias}.id = '${me}'::uuid OR ${alias}.id IN (SELECT tenant_user_id FROM artist_users WHERE artist_id IN ${own}))`);
-  }
-}
 
 function scoped(b: Knex.QueryBuilder, s: Knex.Raw | null) {
   if (s) b.whereRaw(s);

@@ -3,7 +3,8 @@
  * and up; writes: admin and up. Static paths are registered before `/:id` ones.
  */
 import type Router from '@koa/router';
-import { defineRoutes, route } from '../../http/route';
+import { checkingOwnership, defineRoutes, route } from '../../http/route';
+import { assertOwnItemOfPath, ownScope } from './common';
 import { Int32, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import * as S from './schemas';
@@ -49,8 +50,8 @@ function itemRoutes(kind: 'asset' | 'product') {
     }),
     route({
       method: 'get', path: k.collection, summary: k.summaries.list, access: 'guest', query: k.query,
-      async handler({ trx, query }) {
-        return { success: true, message: `${What}s`, ...(await k.list(trx, query as never)) };
+      async handler({ trx, auth, query }) {
+        return { success: true, message: `${What}s`, ...(await k.list(trx, { ...(query as object), visible: ownScope(trx, auth, kind, kind === 'asset' ? 'a' : 'p') } as never)) };
       },
     }),
     route({
@@ -135,7 +136,7 @@ function itemRoutes(kind: 'asset' | 'product') {
 
 export function registerCatalogueRoutes(router: Router, svc: AppServices): void {
   // ---------------------------------------------------------------- artists
-  defineRoutes(router, svc, { tag: 'Artist', errorShape: 'catalogue' }, [
+  defineRoutes(router, svc, { tag: 'Artist', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([
     route({
       method: 'post', path: '/artist/', summary: 'Create an artist (admin)', access: 'admin', status: 201, body: S.ArtistBody,
       async handler({ trx, tenantId, body }) {
@@ -144,8 +145,8 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
     }),
     route({
       method: 'get', path: '/artist/', summary: 'List artists (paged; search by name; filter by member)', access: 'guest', query: S.ArtistListQuery,
-      async handler({ trx, query }) {
-        return { success: true, message: 'Artists', ...(await C.listArtists(trx, query)) };
+      async handler({ trx, auth, query }) {
+        return { success: true, message: 'Artists', ...(await C.listArtists(trx, { ...query, visible: ownScope(trx, auth, 'artist', 'ar') })) };
       },
     }),
     route({
@@ -251,14 +252,14 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
         return { success: true, message: 'Default split deleted', data: { deleted } };
       },
     }),
-  ]);
+  ], assertOwnItemOfPath));
 
   // ---------------------------------------------------------------- assets
   // GET /asset/{assetId}/works is the publishing area's (publishing/routes.ts)
-  defineRoutes(router, svc, { tag: 'Asset', errorShape: 'catalogue' }, itemRoutes('asset'));
+  defineRoutes(router, svc, { tag: 'Asset', errorShape: 'catalogue', scope: 'own' }, checkingOwnership(itemRoutes('asset'), assertOwnItemOfPath));
 
   // ---------------------------------------------------------------- products
-  defineRoutes(router, svc, { tag: 'Product', errorShape: 'catalogue' }, [
+  defineRoutes(router, svc, { tag: 'Product', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([
     ...itemRoutes('product'),
     route({
       method: 'put', path: '/product/:id/assets', summary: 'Replace the tracks of a product, in order (admin)', access: 'admin', params: S.IdParams,
@@ -267,5 +268,5 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
         return { success: true, message: 'Product tracks updated', data: await O.replaceProductTracks(trx, tenantId, params.id, body.assets) };
       },
     }),
-  ]);
+  ], assertOwnItemOfPath));
 }

@@ -74,8 +74,9 @@ export async function updateArtist(trx: Trx, tenantId: number, id: string, a: Pa
   return getArtist(trx, id);
 }
 
-export async function listArtists(trx: Trx, q: ListQuery & { user?: string }) {
+export async function listArtists(trx: Trx, q: ListQuery & { user?: string; visible?: Knex.Raw | null }) {
   const base = trx('artists as ar').modify((b) => {
+    if (q.visible) b.whereRaw(q.visible);
     applySearch(b, q.search, { text: 'ar.name' });
     if (q.user) b.whereExists((e) => e.select(trx.raw('1')).from('artist_users as au').whereRaw('au.artist_id = ar.id').where('au.tenant_user_id', q.user!));
   });
@@ -287,10 +288,13 @@ export interface AssetFilters extends ListQuery {
   type?: string;
   isDraft?: boolean;
   product?: string;
+  /** ownScope(…, 'asset', 'a'): what the caller sees (null: everything). */
+  visible?: Knex.Raw | null;
 }
 
 export function assetListBase(trx: Trx, q: AssetFilters) {
   return trx('assets as a').modify((b) => {
+    if (q.visible) b.whereRaw(q.visible);
     applySearch(b, q.search, { text: 'a.title', isrc: 'a.isrc', artistLink: { table: 'asset_artists', fk: 'asset_id', id: 'a.id' } });
     if (q.artist) whereLinked(b, trx, 'asset_artists', 'asset_id = a.id', 'artist_id', q.artist);
     if (q.product) whereLinked(b, trx, 'product_assets', 'asset_id = a.id', 'product_id', q.product);
@@ -425,10 +429,13 @@ export interface ProductFilters extends ListQuery {
   format?: string;
   isDraft?: boolean;
   asset?: string;
+  /** ownScope(…, 'product', 'p'): what the caller sees (null: everything). */
+  visible?: Knex.Raw | null;
 }
 
 export function productListBase(trx: Trx, q: ProductFilters) {
   return trx('products as p').modify((b) => {
+    if (q.visible) b.whereRaw(q.visible);
     applySearch(b, q.search, { text: 'p.title', upc: 'p.upc', artistLink: { table: 'product_artists', fk: 'product_id', id: 'p.id' } });
     if (q.artist) whereLinked(b, trx, 'product_artists', 'product_id = p.id', 'artist_id', q.artist);
     if (q.asset) whereLinked(b, trx, 'product_assets', 'product_id = p.id', 'asset_id', q.asset);

@@ -57,11 +57,14 @@ export interface SplitListQuery extends ListQuery, TargetRefs {
   target?: TargetName;
   type?: string;
   user?: string;
+  /** ownScope(…, 'split', 's'): what the caller sees (null: everything). */
+  visible?: Knex.Raw | null;
 }
 
 /** Paged splits, filtered by target, type, member; search over recording, product and artist. */
 export async function listSplits(trx: Trx, query: SplitListQuery) {
   const base = trx('splits as s').modify((b) => {
+    if (query.visible) b.whereRaw(query.visible);
     whereTargets(b, 's', query);
     if (query.target) b.where('s.target', query.target);
     if (query.type) b.where('s.type', query.type);

@@ -3,7 +3,8 @@
  * Reads: guest and up; writes: admin and up; match/validate: user and up.
  */
 import type Router from '@koa/router';
-import { defineRoutes, route } from '../../http/route';
+import { checkingOwnership, defineRoutes, route } from '../../http/route';
+import { assertOwnItemOfPath, ownScope } from './common';
 import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ShareList, SplitTypeField, Conditions, IdsBody, IdParams } from './schemas';
@@ -24,7 +25,7 @@ const SplitBody = Strict({
 });
 
 export function registerSplitRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Split', errorShape: 'catalogue' }, [
+  defineRoutes(router, svc, { tag: 'Split', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([
     route({
       method: 'post', path: '/split/', summary: 'Create (or replace, same target+type+conditions) a split; shares must sum to 100 (admin)', access: 'admin', status: 201, body: SplitBody,
       async handler({ trx, tenantId, auth, body }) {
@@ -36,8 +37,8 @@ export function registerSplitRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'get', path: '/split/', summary: 'List splits (paged; filter by target, type, user)', access: 'guest',
       query: Type.Object({ ...PageQuery, ...TargetFields, target: Type.Optional(Type.Union([Type.Literal('asset'), Type.Literal('product'), Type.Literal('artist')])), type: Type.Optional(SplitTypeField), user: Type.Optional(Uuid) }),
-      async handler({ trx, query }) {
-        return { success: true, message: 'Splits', ...(await O.listSplits(trx, query)) };
+      async handler({ trx, auth, query }) {
+        return { success: true, message: 'Splits', ...(await O.listSplits(trx, { ...query, visible: ownScope(trx, auth, 'split', 's') })) };
       },
     }),
     route({
@@ -67,7 +68,7 @@ export function registerSplitRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'get', path: '/split/history', summary: 'Share changes (who changed what share when), newest first; filter by split, target or user', access: 'user',
+      method: 'get', path: '/split/history', summary: 'Share changes (who changed what share when), newest first; filter by split, target or user', access: 'admin',
       query: Type.Object({ ...PageQuery, split: Type.Optional(Uuid), ...TargetFields, user: Type.Optional(Uuid) }),
       async handler({ trx, query }) {
         return { success: true, message: 'Split history', ...(await O.splitHistory(trx, query)) };
@@ -80,7 +81,7 @@ export function registerSplitRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'get', path: '/split/:id/history', summary: 'Share changes of one split, oldest first', access: 'user', params: IdParams,
+      method: 'get', path: '/split/:id/history', summary: 'Share changes of one split, oldest first', access: 'admin', params: IdParams,
       async handler({ trx, params }) {
         return { success: true, message: 'Split history', data: await O.historyOfSplit(trx, params.id) };
       },
@@ -107,5 +108,5 @@ export function registerSplitRoutes(router: Router, svc: AppServices): void {
         return { success: true, message: data.valid ? 'Split is valid' : 'Split is not valid', data };
       },
     }),
-  ]);
+  ], assertOwnItemOfPath));
 }

@@ -42,7 +42,7 @@ function previewItemRoute(kind: PreviewKind, summary: string, body: typeof Previ
 function templateRoutes() {
   return [
     route({
-      method: 'get', path: '/defaultsettings/templates/popular', access: 'user',
+      method: 'get', path: '/defaultsettings/templates/popular', access: 'user', scope: 'workspace',
       summary: "The workspace's most applied templates (its own and built-in), most used first",
       query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 5 })) }), responses: { 200: R.templates },
       async handler({ trx, query }) {
@@ -50,7 +50,7 @@ function templateRoutes() {
       },
     }),
     route({
-      method: 'get', path: '/defaultsettings/templates', access: 'user',
+      method: 'get', path: '/defaultsettings/templates', access: 'user', scope: 'workspace',
       summary: "Templates: the workspace's own, then the built-in ones", responses: { 200: R.templates },
       async handler({ trx }) {
         return ok('Templates', await S.listTemplates(trx));
@@ -93,7 +93,7 @@ function templateRoutes() {
 }
 
 export function registerDefaultSettingsRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Default settings', errorShape: 'status' }, [
+  defineRoutes(router, svc, { tag: 'Default settings', errorShape: 'status', scope: 'own' }, [
     route({
       method: 'post', path: '/defaultsettings/preview/resolve', access: 'user',
       summary: 'Every effective setting of an entity and the level it came from (user → artist → label → catalog → tenant → built-in default)',
@@ -115,14 +115,14 @@ export function registerDefaultSettingsRoutes(router: Router, svc: AppServices):
     }),
     ...templateRoutes(),
     route({
-      method: 'get', path: '/defaultsettings/settings/:settingId', access: 'user',
+      method: 'get', path: '/defaultsettings/settings/:settingId', access: 'user', scope: 'workspace',
       summary: 'One setting by id', params: Type.Object({ settingId: Uuid }), responses: { 200: R.setting },
       async handler({ trx, params }) {
         return ok('Setting', await S.getSetting(trx, params.settingId));
       },
     }),
     route({
-      method: 'get', path: '/defaultsettings/:entityType/:entityId', access: 'user',
+      method: 'get', path: '/defaultsettings/:entityType/:entityId', access: 'user', scope: 'workspace',
       summary: "An entity's own settings (not inherited ones: see /defaultsettings/preview/resolve)",
       params: EntityParams, query: Type.Object({ category: Type.Optional(CategorySchema) }), responses: { 200: R.list },
       async handler({ trx, tenantId, params, query }) {
@@ -155,14 +155,14 @@ export function registerDefaultSettingsRoutes(router: Router, svc: AppServices):
   ]);
 
   defineRoutes(router, svc, { tag: 'Labels and catalogs', errorShape: 'status' }, [
-    route({ method: 'get', path: '/catalogs', access: 'user', summary: 'Catalogs (groupings of labels)', responses: { 200: LR.catalogs }, async handler({ trx }) { return ok('Catalogs', await L.listCatalogs(trx)); } }),
+    route({ method: 'get', path: '/catalogs', access: 'admin', summary: 'Catalogs (groupings of labels)', responses: { 200: LR.catalogs }, async handler({ trx }) { return ok('Catalogs', await L.listCatalogs(trx)); } }),
     route({ method: 'post', path: '/catalogs', access: 'admin', status: 201, summary: 'Create a catalog', body: CatalogBody, responses: { 201: LR.catalog }, async handler({ trx, tenantId, body }) { return ok('Catalog created', await L.createCatalog(trx, tenantId, body)); } }),
-    route({ method: 'get', path: '/catalogs/:id', access: 'user', summary: 'One catalog and its labels', params: IdParams, responses: { 200: LR.catalog }, async handler({ trx, params }) { return ok('Catalog', await L.getCatalog(trx, params.id)); } }),
+    route({ method: 'get', path: '/catalogs/:id', access: 'admin', summary: 'One catalog and its labels', params: IdParams, responses: { 200: LR.catalog }, async handler({ trx, params }) { return ok('Catalog', await L.getCatalog(trx, params.id)); } }),
     route({ method: 'put', path: '/catalogs/:id', access: 'admin', summary: 'Rename or describe a catalog', params: IdParams, body: CatalogPatch, responses: { 200: LR.catalog }, async handler({ trx, params, body }) { return ok('Catalog updated', await L.updateCatalog(trx, params.id, body)); } }),
     route({ method: 'delete', path: '/catalogs/:id', access: 'admin', summary: 'Delete an empty catalog and its settings', params: IdParams, responses: { 200: LR.none }, async handler({ trx, params }) { await L.deleteCatalog(trx, params.id); return ok('Catalog deleted', null); } }),
-    route({ method: 'get', path: '/labels', access: 'user', summary: 'Labels (imprints) with their artists', query: Type.Object({ catalogId: Type.Optional(Uuid) }), responses: { 200: LR.labels }, async handler({ trx, query }) { return ok('Labels', await L.listLabels(trx, query)); } }),
+    route({ method: 'get', path: '/labels', access: 'admin', summary: 'Labels (imprints) with their artists', query: Type.Object({ catalogId: Type.Optional(Uuid) }), responses: { 200: LR.labels }, async handler({ trx, query }) { return ok('Labels', await L.listLabels(trx, query)); } }),
     route({ method: 'post', path: '/labels', access: 'admin', status: 201, summary: 'Create a label; artists listed move to it', body: LabelBody, responses: { 201: LR.label }, async handler({ trx, tenantId, body }) { return ok('Label created', await L.createLabel(trx, tenantId, body)); } }),
-    route({ method: 'get', path: '/labels/:id', access: 'user', summary: 'One label', params: IdParams, responses: { 200: LR.label }, async handler({ trx, params }) { return ok('Label', await L.getLabel(trx, params.id)); } }),
+    route({ method: 'get', path: '/labels/:id', access: 'admin', summary: 'One label', params: IdParams, responses: { 200: LR.label }, async handler({ trx, params }) { return ok('Label', await L.getLabel(trx, params.id)); } }),
     route({ method: 'put', path: '/labels/:id', access: 'admin', summary: 'Change a label; `artists` replaces its artist list', params: IdParams, body: LabelPatch, responses: { 200: LR.label }, async handler({ trx, tenantId, params, body }) { return ok('Label updated', await L.updateLabel(trx, tenantId, params.id, body)); } }),
     route({ method: 'delete', path: '/labels/:id', access: 'admin', summary: 'Delete a label and its settings (its artists are left without a label)', params: IdParams, responses: { 200: LR.none }, async handler({ trx, params }) { await L.deleteLabel(trx, params.id); return ok('Label deleted', null); } }),
   ]);

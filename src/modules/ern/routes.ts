@@ -8,6 +8,7 @@ import { defineRoutes, route } from '../../http/route';
 import { Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { generateErn } from './service';
+import { assertReleaseVisible } from '../releases/service';
 import { MESSAGE_TYPES } from './builder';
 
 const GenerateBody = Strict({
@@ -29,7 +30,7 @@ const GenerateResponse = Type.Object({
 });
 
 export function registerErnRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'DDEX ERN', errorShape: 'status' }, [
+  defineRoutes(router, svc, { tag: 'DDEX ERN', errorShape: 'status', scope: 'own' }, [
     route({
       method: 'post',
       path: '/ddex/ern/generate',
@@ -39,6 +40,7 @@ export function registerErnRoutes(router: Router, svc: AppServices): void {
       body: GenerateBody,
       responses: { 200: GenerateResponse },
       async handler({ ctx, trx, tenantId, auth, body }) {
+        await assertReleaseVisible(trx, auth, body.releaseId); // below admin: their own releases only
         const out = await generateErn(trx, tenantId, auth.tenantUserId, body);
         if (ctx.accepts('application/json', 'application/xml') === 'application/xml') {
           ctx.type = 'application/xml; charset=utf-8';

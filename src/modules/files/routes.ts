@@ -165,6 +165,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       path: '/file/sources',
       summary: 'Sources: includeAll=true (default) all active public sources; false the workspace\'s configured ones',
       access: 'user',
+      scope: 'workspace',
       query: Type.Object({ includeAll: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) }),
       async handler({ trx, query }) {
         const data = await fileSources(svc, trx, query.includeAll !== 'false');
@@ -206,7 +207,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       method: 'get',
       path: '/file/',
       summary: 'Statement files (paged; filter by status (comma-separated), source (key, name or id), period (YYYY-MM), periodStart/periodEnd, parentId; topLevel=true: none of an archive\'s members)',
-      access: 'user',
+      access: 'admin',
       query: Type.Object({
         ...PageQuery,
         status: Type.Optional(Type.String({ maxLength: 200 })),
@@ -226,7 +227,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       method: 'get',
       path: '/file/:id',
       summary: 'One file: status, progress, source and confidence, periods, counts, totals, control totals, first errors, children',
-      access: 'user',
+      access: 'admin',
       params: IdParams,
       async handler({ trx, params }) {
         return { success: true, message: 'File', data: await getFile(trx, params.id) };
@@ -236,7 +237,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       method: 'get',
       path: '/file/:id/errors',
       summary: 'Every rejected line as CSV (line_no, reason, raw), streamed',
-      access: 'user',
+      access: 'admin',
       params: IdParams,
       noTransaction: true,
       async handler({ ctx, tenantId, params }) {
@@ -252,7 +253,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       method: 'get',
       path: '/file/:id/events',
       summary: 'Server-sent events: `progress` with status, progress and counts on every change, until processed or failed',
-      access: 'user',
+      access: 'admin',
       params: IdParams,
       noTransaction: true,
       async handler({ ctx, tenantId, params }) {

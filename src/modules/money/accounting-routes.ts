@@ -37,7 +37,7 @@ function ledgerFigures(path: string, summary: string, message: string, figures: 
 }
 
 export function registerAccountingRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Accounting', errorShape: 'status' }, [
+  defineRoutes(router, svc, { tag: 'Accounting', errorShape: 'status', scope: 'own' }, [
     route({ method: 'get', path: '/accounting/getcurrentdue', summary: "What is due to a payee now (the ledger's sum), their pending requests and what they may still request", access: 'user', query: PayeeQuery,
       async handler({ trx, auth, query }) {
         const payee = scopeUser(auth, query.userId) ?? auth.tenantUserId;

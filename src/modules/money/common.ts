@@ -5,7 +5,7 @@
 import Decimal from 'decimal.js';
 import { CurrencyCode, Money, MonthIn } from '../../http/schema';
 import { isIso4217 } from '../../http/limits';
-import { rankOf, ROLE_RANK } from '../../http/route';
+import { seesWorkspace } from '../../http/route';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { AuthContext } from '../auth/tokens';
 import type { Trx } from '../../db';
@@ -46,9 +46,7 @@ export function assertCurrency(code: string, where = 'currency'): string {
   return c;
 }
 
-export function isAdmin(auth: AuthContext): boolean {
-  return rankOf(auth) >= ROLE_RANK.admin;
-}
+export const isAdmin = seesWorkspace;
 
 /**
  * The payee a request is about: admins may name anyone (or nobody: tenant-wide when

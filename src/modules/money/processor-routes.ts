@@ -18,7 +18,7 @@ import * as proc from './processor';
 const WEBHOOK_MAX_BYTES = 1024 * 1024;
 
 export function registerProcessorRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Integration', errorShape: 'status' }, [
+  defineRoutes(router, svc, { tag: 'Integration', errorShape: 'status', scope: 'workspace' }, [
     route({ method: 'get', path: '/integrations/all', summary: "The workspace's integrations and their state (secrets masked)", access: 'admin',
       async handler({ trx }) {
         return ok('Integrations', [await proc.integrationStatus(trx, svc)]);

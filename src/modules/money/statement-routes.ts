@@ -43,7 +43,7 @@ function sendFile(ctx: Context, type: string, filename: string, body: string | B
 }
 
 export function registerStatementRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Statements', errorShape: 'status' }, [
+  defineRoutes(router, svc, { tag: 'Statements', errorShape: 'status', scope: 'own' }, [
     route({ method: 'post', path: '/statements/runs', summary: 'Statement run for an accounting period (admin): draft statements for all payees or a selection; a re-run supersedes the previous draft and shows a per-payee diff', access: 'admin', body: RunBody, status: 201, responses: { 201: answer(Run) },
       async handler({ trx, auth, body, tenantId }) {
         return ok('Statement run created', await runs.createRun(trx, body, auth.tenantUserId, await pdfBrand(trx, objectStore(svc.cfg), tenantId)));

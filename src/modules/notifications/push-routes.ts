@@ -10,7 +10,7 @@ import { memberOf as me } from './service';
 const B64 = Type.String({ minLength: 1, maxLength: 200 });
 
 export function registerPushRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Notifications', errorShape: 'status' }, [
+  defineRoutes(router, svc, { tag: 'Notifications', errorShape: 'status', scope: 'own' }, [
     route({
       method: 'get',
       path: '/notifications/push-key',

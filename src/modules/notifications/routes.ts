@@ -22,7 +22,7 @@ const PrefsBody = Strict(
 );
 
 export function registerNotificationRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Notifications', errorShape: 'status' }, [
+  defineRoutes(router, svc, { tag: 'Notifications', errorShape: 'status', scope: 'own' }, [
     route({
       method: 'get',
       path: '/notifications',

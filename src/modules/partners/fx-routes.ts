@@ -40,7 +40,7 @@ export function registerFxPartnerRoutes(router: Router, svc: AppServices): void 
       async handler({ trx }) {
         return ok('FX payout integrations', [await fx.fxStatus(trx, svc)]);
       } }),
-    route({ method: 'get', path: `${base}/info`, summary: 'The FX payout partner: availability, callback URL and signature, payout statuses', access: 'user', feature: 'fxpartner', responses: { 200: S.Success(Type.Object({ provider: Type.Literal('fxpartner'), available: Type.Boolean(), connected: Type.Boolean(), webhookUrl: Type.String() })), ...errs },
+    route({ method: 'get', path: `${base}/info`, summary: 'The FX payout partner: availability, callback URL and signature, payout statuses', access: 'user', scope: 'workspace', feature: 'fxpartner', responses: { 200: S.Success(Type.Object({ provider: Type.Literal('fxpartner'), available: Type.Boolean(), connected: Type.Boolean(), webhookUrl: Type.String() })), ...errs },
       async handler({ trx }) {
         return ok('FX payout partner', await fx.fxInfo(trx, svc));
       } }),

@@ -51,13 +51,13 @@ export function recordRoutes(a: RecordArea): RouteDef[] {
       async handler({ trx, auth, body }) {
         return ok(`${noun} created`, await a.create.run(trx, auth, body as never));
       } }),
-    route({ method: 'get', path, summary: `List ${lower}s (paged)`, access: 'user', ...gate, query: a.list.query, responses: { 200: many(view), ...errs },
+    route({ method: 'get', path, summary: `List ${lower}s (paged)`, access: 'admin', ...gate, query: a.list.query, responses: { 200: many(view), ...errs },
       async handler({ trx, query }) {
         const q = query as { page?: number; size?: number };
         return pagedList(`${noun}s`, q, (page, size) => a.list.run(trx, { ...q, page, size } as never));
       } }),
     ...(a.extra ?? []),
-    route({ method: 'get', path: `${path}/:id`, summary: `One ${lower}`, access: 'user', ...gate, params: IdParams, responses: answers,
+    route({ method: 'get', path: `${path}/:id`, summary: `One ${lower}`, access: 'admin', ...gate, params: IdParams, responses: answers,
       async handler({ trx, params }) {
         return ok(noun, await a.get(trx, params.id));
       } }),

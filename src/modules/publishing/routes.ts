@@ -33,7 +33,7 @@ export function gated(area: CrudArea, view: TSchema): RouteDef[] {
 }
 
 export function registerPublishingCatalogueRoutes(router: Router, svc: AppServices): void {
-  const access = { read: 'user', write: 'admin' } as const;
+  const access = { read: 'admin', write: 'admin' } as const;
   defineRoutes(router, svc, { tag: 'Writer', errorShape: 'status' }, gated({
     noun: 'Writer', path: '/writers', access, service: partyService('writer'),
     about: 'Songwriters of the workspace (publishing feature). The IPI name number is checked (11 digits with check digits) and unique; a writer still on a work or an agreement is not deleted.',
@@ -46,7 +46,7 @@ export function registerPublishingCatalogueRoutes(router: Router, svc: AppServic
   }, S.PublisherView));
   defineRoutes(router, svc, { tag: 'Work', errorShape: 'status' }, [
     route({
-      method: 'post', path: '/works/download/csv', summary: 'Stream works.csv: every work with its writers, publishers, shares, alternate titles and recordings', access: 'user', feature: 'publishing',
+      method: 'post', path: '/works/download/csv', summary: 'Stream works.csv: every work with its writers, publishers, shares, alternate titles and recordings', access: 'admin', feature: 'publishing',
       noTransaction: true, body: Strict({}), responses: { 200: Type.String({ description: 'text/csv', contentMediaType: 'text/csv', examples: ['title,iswc,writers,publishers,recordings\r\nMidnight Tides,T-345246800-1,Ana Silva (50),Moonlight Music (50),GBAYE0601498\r\n'] }), ...errs },
       async handler({ ctx, tenantId }) {
         ctx.status = 200;
@@ -65,7 +65,7 @@ export function registerPublishingCatalogueRoutes(router: Router, svc: AppServic
   ]);
   defineRoutes(router, svc, { tag: 'Asset', errorShape: 'catalogue' }, [
     route({
-      method: 'get', path: '/asset/:assetId/works', summary: 'Musical works a recording is linked to (404 for an unknown recording)', access: 'guest', params: Type.Object({ assetId: Uuid }),
+      method: 'get', path: '/asset/:assetId/works', summary: 'Musical works a recording is linked to (404 for an unknown recording)', access: 'admin', params: Type.Object({ assetId: Uuid }),
       responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Array(S.WorkView) }), 404: CatalogueError },
       async handler({ trx, params }) {
         return { success: true, message: 'Works', data: await assetWorks(trx, params.assetId) };

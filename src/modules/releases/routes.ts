@@ -5,13 +5,14 @@
  */
 import type Router from '@koa/router';
 import path from 'node:path';
-import { defineRoutes, route } from '../../http/route';
+import { checkingOwnership, defineRoutes, route } from '../../http/route';
 import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
 import { objectStore } from '../../lib/storage';
 import { IdParams } from '../catalogue/schemas';
 import * as R from './service';
+import { assertOwnItemOfPath } from '../catalogue/common';
 import * as M from './media-service';
 import { isMultipart, receiveMultipart, receiveRaw, UPLOAD_LIMITS, type UploadSource } from '../../http/upload';
 import { storageRoom } from '../../http/quota';
@@ -97,8 +98,8 @@ function mediaRoutes(svc: AppServices, entity: 'asset' | 'product') {
 }
 
 export function registerReleaseRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Media', errorShape: 'catalogue' }, [...mediaRoutes(svc, 'asset'), ...mediaRoutes(svc, 'product')]);
-  defineRoutes(router, svc, { tag: 'Release', errorShape: 'catalogue' }, [
+  defineRoutes(router, svc, { tag: 'Media', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([...mediaRoutes(svc, 'asset'), ...mediaRoutes(svc, 'product')], assertOwnItemOfPath));
+  defineRoutes(router, svc, { tag: 'Release', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([
     route({
       method: 'post', path: '/releases', summary: 'Create a release (draft), optionally with tracks; writes in-app notifications', access: 'user', status: 201, body: ReleaseBody,
       async handler({ trx, tenantId, auth, body }) {
@@ -108,14 +109,14 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'get', path: '/releases', summary: 'List releases (paged; search title/artist/UPC; filter by status, artist)', access: 'guest',
       query: Type.Object({ ...PageQuery, status: Type.Optional(Type.Union(R.RELEASE_STATUSES.map((s) => Type.Literal(s)))), artist: Type.Optional(Uuid) }),
-      async handler({ trx, query }) {
-        return { success: true, message: 'Releases', ...(await R.listReleases(trx, query)) };
+      async handler({ trx, auth, query }) {
+        return { success: true, message: 'Releases', ...(await R.listReleases(trx, auth, query)) };
       },
     }),
     route({
       method: 'get', path: '/releases/stats', summary: 'Release counts by status, and tracks', access: 'guest',
-      async handler({ trx }) {
-        return { success: true, message: 'Release stats', data: await R.releaseStats(trx) };
+      async handler({ trx, auth }) {
+        return { success: true, message: 'Release stats', data: await R.releaseStats(trx, auth) };
       },
     }),
     route({
@@ -203,5 +204,5 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
         return { success: true, message: 'Track media removed', data: null };
       },
     }),
-  ]);
+  ], (trx, auth, path, params) => (path.startsWith('/releases/:id') ? R.assertReleaseVisible(trx, auth, params.id!) : Promise.resolve())));
 }

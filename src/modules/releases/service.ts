@@ -16,7 +16,8 @@ import { clock } from '../../lib/clock';
 import { dateOnly, iso, pageList, type ListQuery } from '../catalogue/common';
 import { normaliseIsrc, parseUpc } from '../catalogue/identifiers';
 import type { AuthContext } from '../../lib/identity';
-import { rankOf, ROLE_RANK } from '../../http/route';
+import { ownOnly, rankOf, ROLE_RANK } from '../../http/route';
+import type { Knex } from 'knex';
 import { fillNewRelease } from '../defaultsettings/fill';
 import { notify as notifyMember } from '../notifications/service';
 import { emitEvent } from '../webhooks/events';
@@ -94,6 +95,22 @@ async function row(trx: Trx, id: string) {
   const r = await trx('releases').where({ id }).first();
   if (!r) throw new NotFoundError('Release', 'RELEASE_NOT_FOUND');
   return r;
+}
+
+/**
+ * The releases a member below admin sees (the role matrix, docs/auth.md): those they created
+ * and those of their own artists. Admins and owners see every release.
+ */
+function visibleTo(auth: AuthContext) {
+  const own = ownOnly(auth);
+  return (b: Knex.QueryBuilder) => {
+    if (own !== null) b.where((w) => w.where('r.created_by', own).orWhereIn('r.artist_id', (s) => s.select('artist_id').from('artist_users').where('tenant_user_id', own)));
+  };
+}
+
+/** 404 (as if absent) for a release the caller does not see. */
+export async function assertReleaseVisible(trx: Trx, auth: AuthContext, id: string): Promise<void> {
+  if (!(await trx('releases as r').where('r.id', id).modify(visibleTo(auth)).first('r.id'))) throw new NotFoundError('Release', 'RELEASE_NOT_FOUND');
 }
 
 export async function getRelease(trx: Trx, id: string) {
@@ -260,8 +277,8 @@ export function eventView(e: Record<string, unknown>) {
   return { id: e.id, kind: e.kind, fromStatus: e.from_status ?? null, toStatus: e.to_status ?? null, message: e.message ?? null, author: e.author_id ?? null, createdAt: iso(e.created_at) };
 }
 
-export async function listReleases(trx: Trx, q: ListQuery & { status?: string; artist?: string }) {
-  const base = trx('releases as r').modify((b) => {
+export async function listReleases(trx: Trx, auth: AuthContext, q: ListQuery & { status?: string; artist?: string }) {
+  const base = trx('releases as r').modify(visibleTo(auth)).modify((b) => {
     if (q.search) {
       const like = `%${q.search.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
       const u = parseUpc(q.search);
@@ -274,11 +291,11 @@ export async function listReleases(trx: Trx, q: ListQuery & { status?: string; a
   return page;
 }
 
-export async function releaseStats(trx: Trx) {
-  const rows = await trx('releases').select('status').count<{ status: string; c: string }[]>({ c: '*' }).groupBy('status');
+export async function releaseStats(trx: Trx, auth: AuthContext) {
+  const rows = await trx('releases as r').modify(visibleTo(auth)).select('r.status').count<{ status: string; c: string }[]>({ c: '*' }).groupBy('r.status');
   const byStatus: Record<string, number> = Object.fromEntries(RELEASE_STATUSES.map((s) => [s, 0]));
   for (const r of rows) byStatus[r.status] = Number(r.c);
-  const [{ c }] = await trx('tracks').count<{ c: string }[]>({ c: '*' });
+  const [{ c }] = await trx('tracks as t').whereIn('t.release_id', trx('releases as r').modify(visibleTo(auth)).select('r.id')).count<{ c: string }[]>({ c: '*' });
   return { total: Object.values(byStatus).reduce((a, b) => a + b, 0), byStatus, tracks: Number(c) };
 }
 

@@ -35,7 +35,7 @@ function periodOf(label: string): LineSelection['period'] {
 }
 
 export function registerLineRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Royalty', errorShape: 'status' }, [
+  defineRoutes(router, svc, { tag: 'Royalty', errorShape: 'status', scope: 'own' }, [
     route({
       method: 'get',
       path: '/file/:id/lines',

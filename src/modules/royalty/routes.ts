@@ -230,5 +230,5 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       },
     }),
   );
-  defineRoutes(router, svc, { tag: 'Royalty', errorShape: 'status' }, defs);
+  defineRoutes(router, svc, { tag: 'Royalty', errorShape: 'status', scope: 'own' }, defs);
 }

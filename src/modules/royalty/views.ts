@@ -5,16 +5,13 @@
  */
 import type { Trx } from '../../db';
 import type { AuthContext } from '../auth/tokens';
-import { rankOf, ROLE_RANK } from '../../http/route';
+import { ownOnly, seesWorkspace } from '../../http/route';
 import { royaltyAnalytics, type AnalyticsPaging, type AnalyticsQuery, type GroupBy } from './analytics';
 import { missingSplitsChecklist, releaseTargets, unmatchedChecklist } from './service';
 import { checklist } from '../catalogue/reports';
 
 /** Admins and owners read the whole workspace; any other member their own earnings. */
-export function payeeOf(auth: AuthContext): string | null {
-  if (rankOf(auth) >= ROLE_RANK.admin) return null;
-  return auth.tenantUserId ?? '00000000-0000-0000-0000-000000000000';
-}
+export const payeeOf = ownOnly;
 
 /** A release's royalties: the lines of its product and of its tracks' recordings. */
 export async function releaseAnalytics(trx: Trx, tenantId: number, auth: AuthContext, releaseId: string, group: GroupBy, filters: AnalyticsQuery, page: AnalyticsPaging) {
@@ -28,7 +25,7 @@ export type RoyaltyChecklist = 'royaltyassets' | 'royaltyproducts' | 'missingroy
 export async function royaltyChecklist(trx: Trx, tenantId: number, auth: AuthContext, name: RoyaltyChecklist, query: { page?: number; size?: number; search?: string }) {
   const cat = await checklist(trx, auth, name, query);
   let statementLines: { data: unknown[]; pagination: unknown } = { data: [], pagination: { page: query.page ?? 1, size: query.size ?? 20, total: 0 } };
-  if (rankOf(auth) >= ROLE_RANK.admin) {
+  if (seesWorkspace(auth)) {
     const r = name === 'missingroyaltysplits'
       ? await missingSplitsChecklist(trx, tenantId, query)
       : await unmatchedChecklist(trx, tenantId, name === 'royaltyassets' ? 'asset' : 'product', query);

@@ -8,7 +8,7 @@ const Currency = CurrencyCode();
 const Month = MonthIn();
 
 export function registerSettingsRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Workspace settings', errorShape: 'catalogue' }, [
+  defineRoutes(router, svc, { tag: 'Workspace settings', errorShape: 'catalogue', scope: 'workspace' }, [
     dataRoute({
       method: 'get',
       path: '/settings/workspace',

@@ -114,7 +114,7 @@ export function registerSourceAdminRoutes(router: Router, svc: AppServices): voi
 
 /** The workspace's sources (mounted after the teaching routes, whose fixed paths must win over /sources/:id). */
 export function registerWorkspaceSourceRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Sources' }, [
+  defineRoutes(router, svc, { tag: 'Sources', scope: 'workspace' }, [
     route({
       method: 'get',
       path: '/sources',

@@ -14,7 +14,7 @@ const IdParams = Type.Object({ id: Uuid });
 const ListQ = Type.Object({ ...PageQuery });
 
 export function userEntityRoutes(router: Router, svc: AppServices): void {
-  defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue' }, [
+  defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue', scope: 'own' }, [
     route({
       method: 'get',
       path: '/user/:id/artists',

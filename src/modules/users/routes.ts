@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { defineRoutes, route, rankOf, ROLE_RANK } from '../../http/route';
+import { defineRoutes, ownOnly, route, rankOf, ROLE_RANK } from '../../http/route';
 import { Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ForbiddenError } from '../../lib/errors';
@@ -54,7 +54,7 @@ function updateMemberRoute(def: { method: 'put' | 'patch'; path: string; summary
 export function registerUserRoutes(router: Router, svc: AppServices): void {
   userEntityRoutes(router, svc);
   const d = { ...svc, auth: authOf(svc) };
-  defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue' }, [
+  defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue', scope: 'own' }, [
     route({
       method: 'get',
       path: '/user',
@@ -71,11 +71,11 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'get',
       path: '/user/',
-      summary: 'Members of the workspace (paged; search by name or e-mail; filter by role)',
+      summary: 'Members of the workspace (paged; search by name or e-mail; filter by role); a member below admin gets only themselves',
       access: 'user',
       query: Type.Object({ ...PageQuery, role: Type.Optional(Role) }),
-      async handler({ trx, query }) {
-        const r = await listUsers(trx, { page: query.page ?? 1, size: query.size ?? 20, search: query.search, role: query.role });
+      async handler({ trx, auth, query }) {
+        const r = await listUsers(trx, { page: query.page ?? 1, size: query.size ?? 20, search: query.search, role: query.role, only: ownOnly(auth) });
         return { success: true, message: 'Users', ...r };
       },
     }),
@@ -153,11 +153,12 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'get',
       path: '/user/:id',
-      summary: 'One member by tenant user id (guests may read only themselves)',
+      summary: 'One member by tenant user id (guests and users may read only themselves)',
       access: 'guest',
       params: IdParams,
       async handler({ params, auth, trx }) {
-        if (rankOf(auth) < ROLE_RANK.user && auth.tenantUserId !== params.id) throw new ForbiddenError('Guests can only see themselves', 'INSUFFICIENT_ROLE');
+        const own = ownOnly(auth);
+        if (own !== null && own !== params.id) throw new ForbiddenError('You can only see your own member record', 'INSUFFICIENT_ROLE');
         return ok('User', await getUser(trx, params.id));
       },
     }),

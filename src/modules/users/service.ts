@@ -141,8 +141,10 @@ export async function getUser(trx: Trx, id: string): Promise<UserView> {
   return toUserView(row);
 }
 
-export async function listUsers(trx: Trx, q: { page: number; size: number; search?: string; role?: string }) {
+/** The member list; `only` (a member below admin, see ownOnly) narrows it to that member. */
+export async function listUsers(trx: Trx, q: { page: number; size: number; search?: string; role?: string; only?: string | null }) {
   const base = usersQuery(trx).modify((b) => {
+    if (q.only) b.where('tu.id', q.only);
     if (q.search) b.where((w) => w.whereILike('u.email', `%${q.search}%`).orWhereILike('u.first_name', `%${q.search}%`).orWhereILike('u.last_name', `%${q.search}%`));
     if (q.role) b.where('tu.role', q.role);
   });
