@@ -15,7 +15,7 @@ import { NotFoundError } from '../../lib/errors';
 import { baseCurrency, dec, Decimal, money, periodBounds } from './common';
 import { EARNINGS_PERIOD, LEDGER_KINDS, RECOVERY_KIND } from './ledger';
 import { recoveryTitle, type StatementBase } from './statement-build';
-import { neutralise } from '../../http/export';
+import { csvQuotes, neutralise } from '../../http/export';
 
 export interface Statement extends StatementBase {
   earnings: { dsp: string; productId: string | null; product: string; amount: string }[];
@@ -101,7 +101,7 @@ export function statementCsv(s: Statement): string {
   ];
   // Formula-injection safe: item and reference text starting with = + - @ tab or CR gets a leading '.
   const safe = rows.map((r) => r.map((v, i) => (v && i < 3 ? neutralise(v) : v)));
-  return Papa.unparse({ fields: ['section', 'item', 'reference', 'amount', 'currency'], data: safe }, { newline: '\n' }) + '\n';
+  return Papa.unparse({ fields: ['section', 'item', 'reference', 'amount', 'currency'], data: safe }, { newline: '\n', quotes: csvQuotes }) + '\n';
 }
 
 /** Display rounding for the PDF: half-up to 2 decimals, thousands separated. */

@@ -6,6 +6,7 @@
 import { pdfDocument } from '../../lib/pdf';
 import Papa from 'papaparse';
 import type { StatementView } from './statements';
+import { csvQuotes } from '../../http/export';
 
 export function statementCsv(s: StatementView): string {
   const rows: (string | number)[][] = [['section', 'work', 'iswc', 'right', 'source', 'lines', 'exact', 'amount', 'currency']];
@@ -16,7 +17,7 @@ export function statementCsv(s: StatementView): string {
   rows.push(['total', '', '', '', '', '', '', s.total, s.currency]);
   // Cells that a spreadsheet would run as formulas are quoted as text.
   const safe = rows.map((r) => r.map((c) => (typeof c === 'string' && /^[=+\-@\t\r]/.test(c) && !/^-?\d/.test(c) ? `'${c}` : c)));
-  return Papa.unparse(safe, { newline: '\n' }) + '\n';
+  return Papa.unparse(safe, { newline: '\n', quotes: csvQuotes }) + '\n';
 }
 
 export function statementPdf(s: StatementView): Promise<Buffer> {
