@@ -13,6 +13,7 @@ import PgBoss from 'pg-boss';
 import pg from 'pg';
 import { rawConnection } from '../src/db';
 import { JOB_OPTIONS, queueOptions, type JobName, type JobPayloads, type JobQueue, type SendOptions } from '../src/pipeline/registry';
+import { JobLeases, type ReclaimedJob } from './leases';
 
 export type { SendOptions };
 
@@ -32,9 +33,17 @@ export class Queue implements JobQueue {
   private readonly shutdown = new AbortController();
   /** Wraps every job run of this process (metrics: src/metrics.ts). */
   jobHook: ((queue: string, data: unknown, run: () => Promise<void>) => Promise<void>) | null = null;
+  /** Told which jobs of dead workers this process handed back to the queue (logs). */
+  onReclaimed: ((jobs: ReclaimedJob[]) => void) | null = null;
+  /** The leases of this process's running jobs and the sweep for abandoned ones (jobs/leases.ts). */
+  readonly leases: JobLeases;
 
   constructor(private readonly connectionString: string, private readonly pollSeconds: number) {
     this.boss = new PgBoss({ connectionString, schema: 'pgboss', max: 4, supervise: true, monitorStateIntervalSeconds: 60 });
+    this.leases = new JobLeases(connectionString, this.boss, CHANNEL, {
+      error: (err) => this.boss.emit('error', err),
+      reclaimed: (jobs) => this.onReclaimed?.(jobs),
+    });
   }
 
   /** One LISTEN connection per process that runs workers; reconnects after a drop. */
@@ -108,15 +117,25 @@ export class Queue implements JobQueue {
     return id;
   }
 
-  /** Runs `handler` per job; the job carries its metadata (retryCount, retryLimit: a handler can tell its last attempt). */
+  /**
+   * Runs `handler` per job; the job carries its metadata (retryCount, retryLimit: a handler can
+   * tell its last attempt). Each run holds the job's lease, and a process that runs workers
+   * sweeps for jobs whose worker died (jobs/leases.ts).
+   */
   async work<N extends JobName>(name: N, handler: (data: JobPayloads[N], job: PgBoss.JobWithMetadata<JobPayloads[N]>) => Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
     await this.listen().catch(() => undefined); // without it the workers still poll
+    this.leases.start();
     for (let i = 0; i < (opts.concurrency ?? 1); i++) {
       const id = await this.boss.work<JobPayloads[N]>(name, { batchSize: 1, pollingIntervalSeconds: this.pollSeconds, includeMetadata: true }, (jobs) => {
         const run = (async () => {
           for (const job of jobs) {
-            if (this.jobHook) await this.jobHook(name, job.data, () => handler(job.data, job));
-            else await handler(job.data, job);
+            await this.leases.hold(job.id);
+            try {
+              if (this.jobHook) await this.jobHook(name, job.data, () => handler(job.data, job));
+              else await handler(job.data, job);
+            } finally {
+              this.leases.release(job.id);
+            }
           }
         })();
         const tracked = run.catch(() => undefined).finally(() => this.running.delete(tracked));
@@ -164,6 +183,7 @@ export class Queue implements JobQueue {
     await this.fetchesDone(Math.max(1000, grace));
     // pg-boss waits only for a job a worker fetched after the wait above (none, almost always)
     await this.boss.stop({ graceful: true, wait: true, timeout: Math.max(1000, grace) });
+    await this.leases.stop(); // after pg-boss recorded every outcome: no finished job looks abandoned
   }
 
   /**

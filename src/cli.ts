@@ -11,6 +11,7 @@ import type { RoleName } from './http/schema';
 import { COMMANDS, commandHelp, newDatabaseWarning, usage } from './cli-help';
 import { defaultKeyFile, newKey, reencryptSecrets, rotateKeyFile, type KeyKind } from './keys';
 import { keyId } from './lib/crypto';
+import { activateOperatorDomain, operatorDomain } from './modules/platform/domains';
 
 const ROLES = ['guest', 'user', 'admin', 'owner'];
 
@@ -124,10 +125,15 @@ try {
       if (values.plan && !(await owner('plans').where({ code: values.plan }).first('code'))) {
         fail(`--plan must be one of: ${(await owner('plans').orderBy('sort').pluck('code')).join(', ')}`);
       }
+      const domain = values.domain ? await operatorDomain(owner, values.domain) : null; // checked before anything is created
       const t = await createTenant(owner, { name: values.name, baseCurrency: values['base-currency'] });
       if (values.plan) await owner('tenants').where({ id: t.id }).update({ plan: values.plan });
-      if (values.domain) await owner('tenants').where({ id: t.id }).update({ custom_domain: values.domain.toLowerCase() });
-      out = await addUser(t.id, values['owner-email'], values.password, 'owner', !!values['super-admin']);
+      if (domain) await activateOperatorDomain(owner, t.id, domain);
+      const member = await addUser(t.id, values['owner-email'], values.password, 'owner', !!values['super-admin']);
+      const selects = domain ? !!(await svc.auth.workspaceByHost(domain)) : false;
+      out = domain
+        ? { ...member, domain, ...(selects ? {} : { note: `${domain} is the workspace's active custom domain; it selects the workspace by Host once the workspace's plan includes custom domains` }) }
+        : member;
       break;
     }
     case 'user:add': {
@@ -166,7 +172,7 @@ try {
   }
   console.log(JSON.stringify(out, null, 2));
 } catch (err) {
-  if (err instanceof AppError) fail(err.message);
+  if (err instanceof AppError) fail([err.message, ...err.details].join(": "));
   throw err;
 } finally {
   await rt.shutdown();

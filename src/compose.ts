@@ -98,6 +98,7 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
     const mailer: Mailer = cfg.smtpUrl ? new SmtpMailer(cfg.smtpUrl, cfg.mailFrom) : new FileMailer(path.join(cfg.dataDir, 'mail'), cfg.mailFrom);
     const svc: BootedServices = { cfg, log, db, signer, auth: new AuthService(db.owner, signer, cfg), mailer, queue, secrets: keys.box, metrics: new Metrics(db.owner), dns: new NodeTxtResolver(), sms: cfg.smsGateway ? new HttpSmsGateway(cfg.smsGateway.url, cfg.smsGateway.key, cfg.partnerTimeoutMs) : new NoSmsGateway() };
     queue.jobHook = svc.metrics.jobHook;
+    queue.onReclaimed = (jobs) => log.warn({ jobs }, 'jobs whose worker stopped were handed back to the queue');
     const useQueue = opts.queue !== false;
     let stopping = false;
     if (useQueue) {

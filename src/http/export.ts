@@ -92,9 +92,19 @@ export function cellText(v: unknown, kind: ColumnKind = 'text'): string {
   return neutralise(s);
 }
 
+/**
+ * A CSV cell is quoted when it holds a quote, a line break or any usual separator (`,` `;`
+ * tab): a spreadsheet that splits on `;` or tab keeps `Song;=1+1` whole instead of starting a
+ * cell with `=`.
+ */
+const CSV_QUOTED = /[",;\t\r\n]/;
+
+/** The same rule as Papa.unparse's `quotes` option (its own rule misses `;` and tab). */
+export const csvQuotes = (v: unknown): boolean => typeof v === 'string' && CSV_QUOTED.test(v);
+
 export function csvCell(v: unknown, kind?: ColumnKind): string {
   const s = cellText(v, kind);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return CSV_QUOTED.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export function csvRow(values: unknown[], kinds?: (ColumnKind | undefined)[]): string {

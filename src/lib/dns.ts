@@ -4,7 +4,8 @@
  * a fake in its place.
  */
 import { Resolver } from 'node:dns/promises';
-import { ValidationError } from './errors';
+import type { Knex } from 'knex';
+import { ConflictError, ValidationError } from './errors';
 
 /** Where a domain's ownership TXT record lives: `<VERIFY_PREFIX>.<domain>`. */
 export const VERIFY_PREFIX = '_rondo-verify';
@@ -15,6 +16,17 @@ export function normaliseDomain(raw: string, field = 'body.domain'): string {
   const d = raw.trim().toLowerCase().replace(/\.$/, '');
   if (!HOST_RE.test(d)) throw new ValidationError('Invalid domain', [`${field} must be a host name such as royalties.example.com (no scheme, port or path)`]);
   return d;
+}
+
+/**
+ * A domain added to one workspace (pending or verified) cannot be added to another: its
+ * verification record would otherwise be a race, and a pending claim would let a workspace
+ * squat on a domain it does not hold. `owner` sees every workspace (row-level security would
+ * hide the other claims). 409 `DOMAIN_CLAIMED` (answered as 400, docs/errors.md).
+ */
+export async function assertUnclaimed(owner: Knex, table: 'custom_domains' | 'email_domains', tenantId: number, domain: string, field = 'body.domain'): Promise<void> {
+  const other = await owner(table).whereRaw('lower(domain) = ?', [domain]).whereNot({ tenant_id: tenantId }).first('id');
+  if (other) throw new ConflictError('This domain belongs to another workspace', [`${field} ${domain} is already added to another workspace (pending or verified); it can be added here once that workspace removes it`], 'DOMAIN_CLAIMED');
 }
 
 export interface TxtResolver {

@@ -20,6 +20,14 @@ export class ValidationError extends AppError {
   }
 }
 
+/**
+ * A name shown in headers, e-mails and documents (a workspace, a sender) is one line: a CR or
+ * LF in it could start a new header or line where it is written. 400 naming the field.
+ */
+export function assertOneLine(value: string | null | undefined, field: string, what: string): void {
+  if (value && /[\r\n]/.test(value)) throw new ValidationError(`Invalid ${what}`, [`${field} must not hold line breaks`]);
+}
+
 export class UnauthorizedError extends AppError {
   constructor(message = 'Unauthorized', code = 'UNAUTHORIZED') {
     super(401, code, message);

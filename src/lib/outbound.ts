@@ -4,10 +4,12 @@
  *
  * - An address is allowed only when ipaddr.js classes it as public `unicast`: loopback,
  *   private, carrier-grade NAT, link-local, unspecified (`0.0.0.0`, `::`), multicast,
- *   broadcast, reserved and documentation ranges, unique-local IPv6, and the IPv6 forms that
- *   embed an IPv4 address (NAT64, 6to4, Teredo) are refused; an IPv4-mapped IPv6 address is
- *   judged by the IPv4 address inside it. IPv4 literals in any notation (decimal `2130706433`,
- *   octal `0177.0.0.1`, hex, short `127.1`) are parsed as the address they mean.
+ *   broadcast, reserved and documentation ranges and unique-local IPv6 are refused. An IPv6
+ *   address that carries an IPv4 address is judged by that IPv4 address (`embeddedIPv4`):
+ *   IPv4-compatible `::/96`, mapped `::ffff:0:0/96`, translated `::ffff:0:0:0/96`, NAT64
+ *   `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo `2001::/32` (server and
+ *   client) and an ISATAP interface identifier. IPv4 literals in any notation (decimal
+ *   `2130706433`, octal `0177.0.0.1`, hex, short `127.1`) are parsed as the address they mean.
  * - A host name is resolved once; it is refused when ANY of its answers is not public, and the
  *   connection goes to the address that was checked (the request's `lookup` hands back that
  *   address), so a DNS answer cannot change between the check and the connection.
@@ -62,12 +64,43 @@ function parseAddress(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   return null;
 }
 
+const v4 = (b: number[], at: readonly number[]) => new ipaddr.IPv4(at.map((i) => b[i]!));
+const startsWith = (b: number[], prefix: readonly number[]) => prefix.every((x, i) => b[i] === x);
+const zero = (b: number[], from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+const LAST_32 = [12, 13, 14, 15] as const;
+/** Where RFC 6052 puts the IPv4 address (bits 64-71 are skipped) for a prefix of 48, 56 and 64 bits. */
+const RFC6052_AT = [[6, 7, 9, 10], [7, 9, 10, 11], [9, 10, 11, 12]] as const;
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by the form that carries them, and whether the
+ * form is a translation or tunnel prefix (then the IPv4 addresses alone decide; otherwise the
+ * IPv6 address must be public too). `carried` is empty for an address with no IPv4 inside.
+ */
+export function embeddedIPv4(addr: ipaddr.IPv6): { carried: ipaddr.IPv4[]; translated: boolean } {
+  const b = addr.toByteArray();
+  // ::a.b.c.d (IPv4-compatible, `::` and `::1` included), ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (translated)
+  if (zero(b, 0, 10) && ((b[10] === 0 && b[11] === 0) || (b[10] === 0xff && b[11] === 0xff))) return { carried: [v4(b, LAST_32)], translated: true };
+  if (zero(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) return { carried: [v4(b, LAST_32)], translated: true };
+  // NAT64: the well-known prefix 64:ff9b::/96; the local-use 64:ff9b:1::/48 under every prefix length that fits in it
+  if (startsWith(b, [0, 0x64, 0xff, 0x9b]) && zero(b, 4, 12)) return { carried: [v4(b, LAST_32)], translated: true };
+  if (startsWith(b, [0, 0x64, 0xff, 0x9b, 0, 1])) return { carried: [...RFC6052_AT.map((at) => v4(b, at)), v4(b, LAST_32)], translated: true };
+  // 6to4: 2002:AABB:CCDD::/48
+  if (startsWith(b, [0x20, 0x02])) return { carried: [v4(b, [2, 3, 4, 5])], translated: true };
+  // Teredo: 2001:0:<server>:<flags>:<port>:<client XOR ffffffff>
+  if (startsWith(b, [0x20, 0x01, 0, 0])) return { carried: [v4(b, [4, 5, 6, 7]), new ipaddr.IPv4(LAST_32.map((i) => ~b[i]! & 0xff))], translated: true };
+  // ISATAP: any prefix with the interface identifier 0000:5efe (u/g bits may be set) and the IPv4 address
+  if ((b[8]! & 0xfc) === 0 && b[9] === 0 && b[10] === 0x5e && b[11] === 0xfe) return { carried: [v4(b, LAST_32)], translated: false };
+  return { carried: [], translated: false };
+}
+
 /** True unless the address is public unicast (anything that does not parse counts as private). */
 export function isPrivateAddress(ip: string): boolean {
-  let addr = parseAddress(ip);
+  const addr = parseAddress(ip);
   if (!addr) return true;
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
-  return addr.range() !== 'unicast';
+  if (addr.kind() === 'ipv4') return addr.range() !== 'unicast';
+  const { carried, translated } = embeddedIPv4(addr as ipaddr.IPv6);
+  if (carried.some((a) => a.range() !== 'unicast')) return true;
+  return !translated && addr.range() !== 'unicast';
 }
 
 function policyOf(p: OutboundPolicy | boolean): Required<OutboundPolicy> {

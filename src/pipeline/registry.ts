@@ -82,7 +82,7 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   'maintenance.recover': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 120, cron: '* * * * *' },
   'file.decompress': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 3600, concurrency: 2 },
   'file.detect': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 300, concurrency: 2 },
-  // One 5M-line file takes about a minute; a crashed worker's job is retried after expiry.
+  // One 5M-line file takes about a minute; a crashed worker's job is retried once its lease ends (jobs/leases.ts).
   'file.ingest': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 1800, concurrency: INGEST_CONCURRENCY },
   'royalty.allocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600 },
   'royalty.aggregate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600 },
@@ -93,7 +93,7 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   'partners.fxpartner.sync': { retryLimit: 0, retryDelay: 30, retryBackoff: false, expireInSeconds: 300, cron: '* * * * *' },
   // stately: one sweep waiting at most; it re-sends itself every WEBHOOK_SWEEP_SECONDS, the cron restarts a broken chain.
   'webhooks.dispatch': { retryLimit: 0, retryDelay: 5, retryBackoff: false, expireInSeconds: 300, policy: 'stately', cron: '* * * * *' },
-  // Delivery retries are the service's own schedule; pg-boss retries only a job whose worker died (expiry).
+  // Delivery retries are the service's own schedule; pg-boss retries only a job whose worker died (its lease ended, or expiry).
   'webhooks.deliver': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, concurrency: 4 },
   // a provider that does not answer is retried; a refusal marks the batch failed at once
   'catalogue.import.fetch': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 600 },

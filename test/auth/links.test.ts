@@ -205,5 +205,19 @@ describe('e-mailed links and one-time tokens', () => {
       // other accounts are not affected
       assert.equal((await app.request('POST', '/auth/login', { body: { email: b.users.owner!.email, password: b.users.owner!.password }, ip: ip() })).status, 200);
     });
+
+    it('sign-in: successes are not counted toward the account limit; failures still lock', async () => {
+      const { email, password } = b.users.admin!;
+      const from = ip();
+      // more than the account limit (10), in a row, from one address (within its 20 requests)
+      for (let i = 0; i < 15; i++) {
+        const r = await app.request('POST', '/auth/login', { body: { email, password }, ip: from });
+        assert.equal(r.status, 200, `sign-in ${i + 1}: ${r.text}`);
+      }
+      for (let i = 0; i < 10; i++) assert.equal((await app.request('POST', '/auth/login', { body: { email, password: `guess ${i}` }, ip: ip() })).status, 401);
+      const blocked = await app.request('POST', '/auth/login', { body: { email, password }, ip: from });
+      assert.equal(blocked.status, 429);
+      assert.equal(blocked.body.error.code, 'RATE_LIMITED');
+    });
   });
 });

@@ -25,6 +25,14 @@ describe('summaries, checklists and CSV downloads (scoped to own artists below a
   });
   after(async () => app.close());
 
+  it('CSV downloads quote every text cell, so a `;` or a tab inside one is inside quotes', async () => {
+    const c = await createTestTenant(app, 'RepC', ['admin']);
+    for (const title of ['Song;=1+1', 'Tab\tsong']) assert.equal((await app.request('POST', '/asset', { token: c.users.admin!.token, body: { title, isrc: isrc() } })).status, 201);
+    const csv = (await app.request('POST', '/asset/download/csv', { token: c.users.admin!.token })).text;
+    assert.ok(csv.includes(',"Song;=1+1",'), csv);
+    assert.ok(csv.includes(',"Tab\tsong",'), csv);
+  });
+
   it('summaries answer {message, summary}: admins see the workspace, users their own artists, guests nothing of others', async () => {
     const adm = await app.request('GET', '/asset/summary', { token: a.users.owner!.token });
     assert.equal(adm.status, 200);
@@ -109,8 +117,8 @@ describe('summaries, checklists and CSV downloads (scoped to own artists below a
     assert.ok(!/(^|,)"?=HYPERLINK/m.test(art.text));
     const assets = await app.request('POST', '/asset/download/csv', { token: adm });
     const row = assets.text.split('\n').find((l) => l.includes('1 formula'))!;
-    assert.ok(row.includes(",'+1 formula,"), row);
-    assert.ok(row.includes(",'@sum,"), row);
+    assert.ok(row.includes(`,"'+1 formula",`), row);
+    assert.ok(row.includes(`,"'@sum",`), row);
     // numbers and booleans keep Postgres' own text (not quoted, not prefixed)
     assert.match(assets.text.split('\n')[1]!, /,(t|f),\d{4}-\d{2}-\d{2} /);
   });

@@ -51,6 +51,9 @@ describe('pipeline: a worker killed at each step recovers', function () {
       env: {
         ...process.env, DATABASE_URL: app.svc.db.url, DATA_DIR: app.dataDir, LOG_LEVEL: 'error', QUEUE_POLL_SECONDS: '0.5',
         PASSWORD_HASH_MEMORY_KIB: '1024', RONDO_STALL_AT: step, STALE_FILE_SECONDS: '86400',
+        // this test is about stale-file recovery: a stalling worker does not hand back the jobs
+        // of the one killed before it (job leases: test/ops/job-resume.test.ts)
+        RONDO_LEASE_GRACE_SECONDS: '86400',
       },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });

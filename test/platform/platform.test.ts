@@ -156,16 +156,18 @@ describe('platform: plans, feature gates, super-admin, custom domains', function
       assert.equal(two.status, 400);
       assert.equal(two.body.error.code, 'ONE_ACTIVE_DOMAIN');
 
-      // another workspace cannot take the same active domain
+      // another workspace cannot add a domain this one holds, active or pending, in any spelling
       const rival = await createTestTenant(app, 'Rival', ['owner']);
       await setPlan(rival.tenantId, 'pro');
-      const rd = (await app.request('POST', '/domains', { token: rival.users.owner!.token, body: { domain: 'royalties.domains.example' } })).body.data;
-      dns.set(rd.verification.name, [rd.verification.value]);
-      const taken = await app.request('POST', `/domains/${rd.id}/verify`, { token: rival.users.owner!.token });
-      assert.equal(taken.status, 400);
+      for (const domain of ['royalties.domains.example', 'Pay.Domains.Example.']) {
+        const taken = await app.request('POST', '/domains', { token: rival.users.owner!.token, body: { domain } });
+        assert.equal(taken.status, 400, taken.text);
+        assert.equal(taken.body.error.code, 'DOMAIN_CLAIMED');
+        assert.match(taken.body.error.details[0], /already added to another workspace/);
+      }
       // and cannot see or delete the first workspace's domain
       assert.equal((await app.request('DELETE', `/domains/${d.id}`, { token: rival.users.owner!.token })).status, 404);
-      assert.deepEqual((await app.request('GET', '/domains', { token: rival.users.owner!.token })).body.data.map((x: { id: string }) => x.id), [rd.id]);
+      assert.deepEqual((await app.request('GET', '/domains', { token: rival.users.owner!.token })).body.data, []);
 
       const del = await app.request('DELETE', `/domains/${d.id}`, { token: pro.users.admin!.token });
       assert.equal(del.status, 200);

@@ -210,7 +210,7 @@ describe('publishing: writers, publishers, works', function () {
       assert.match(r.headers.get('content-type') ?? '', /text\/csv/);
       const lines = r.text.trim().split('\n');
       assert.equal(lines[0], 'id,code,title,iswc,language,duration,writers,publishers,alternate_titles,recordings,created_at');
-      const help = lines.find((l) => l.includes(',Help!,'))!;
+      const help = lines.find((l) => l.includes(',"Help!",'))!;
       assert.match(help, /T-034\.524\.680-1/);
       assert.match(help, /Ann Lennon \(composer_lyricist, 66\.666667%; performance 33\.33%, mechanical 0\.00%\)/);
       const count = (await app.request('GET', '/works?size=1', { token: tok })).body.pagination.total;

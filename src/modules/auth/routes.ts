@@ -46,7 +46,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       method: 'post',
       path: '/auth/login',
       summary: 'Sign in with e-mail and password: a refresh token and the workspaces you belong to',
-      description: "Rate limited to 20 requests per 3 minutes per client address, and 10 per 15 minutes per account (429 beyond). On a workspace's verified custom domain (the Host header) the answer lists that workspace only; a person who is not a member of it gets 403 NOT_A_MEMBER, a suspended one 403 WORKSPACE_INACTIVE.",
+      description: "Rate limited to 20 requests per 3 minutes per client address, and 10 failed sign-ins per 15 minutes per account (429 beyond; a successful sign-in is not counted against the account). On a workspace's verified custom domain (the Host header) the answer lists that workspace only; a person who is not a member of it gets 403 NOT_A_MEMBER, a suspended one 403 WORKSPACE_INACTIVE.",
       access: 'public',
       body: Strict({ email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 200 }) }),
       responses: { 200: LoginResponse },

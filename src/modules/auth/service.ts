@@ -60,6 +60,12 @@ interface MemberRow {
   user_id: string;
 }
 
+/** One counted rate-limit hit: its key and 10-second bucket. */
+export interface RateLimitHit {
+  key: string;
+  bucket: Date;
+}
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** An access token's session and its workspace membership (AuthService.fromAccess). */
@@ -92,7 +98,8 @@ export class AuthService implements Authenticator {
   }
 
   // ---- rate limit (sliding window in 10-second buckets, shared by every process) -------
-  async hitRateLimit(key: string, max: number, windowSeconds: number): Promise<void> {
+  /** Counts one hit under `key` and refuses it (429) beyond `max` in the window; the hit can be taken back (refundRateLimit). */
+  async hitRateLimit(key: string, max: number, windowSeconds: number): Promise<RateLimitHit> {
     const now = clock.now();
     const bucket = new Date(Math.floor(now.getTime() / 10_000) * 10_000);
     const since = new Date(now.getTime() - windowSeconds * 1000);
@@ -110,6 +117,15 @@ export class AuthService implements Authenticator {
       throw new RateLimitError(windowSeconds);
     }
     if (Math.random() < 0.01) await this.owner('rate_limit_hits').where('window_start', '<', new Date(now.getTime() - 3600_000)).delete();
+    return { key, bucket };
+  }
+
+  /** Takes back hits that turned out not to count (a sign-in whose password was right); a bucket left at zero goes. */
+  async refundRateLimit(hits: RateLimitHit[]): Promise<void> {
+    for (const h of hits) {
+      await this.owner('rate_limit_hits').where({ key: h.key, window_start: h.bucket }).where('count', '>', 0).decrement('count', 1);
+      await this.owner('rate_limit_hits').where({ key: h.key, window_start: h.bucket, count: 0 }).delete();
+    }
   }
 
   /** Id of the person with this e-mail (case-insensitive), if any. */
@@ -118,17 +134,30 @@ export class AuthService implements Authenticator {
   }
 
   /** Per address and per account (or recipient): a limit per address alone falls to many addresses. */
-  async hitAddressAndAccountLimits(action: string, ip: string, email: string, perAccount: { max: number; windowSeconds: number }): Promise<void> {
-    await this.hitRateLimit(`${action}:${ip}`, this.cfg.loginRateLimit.max, this.cfg.loginRateLimit.windowSeconds);
+  async hitAddressAndAccountLimits(action: string, ip: string, email: string, perAccount: { max: number; windowSeconds: number }): Promise<RateLimitHit[]> {
+    const byAddress = await this.hitRateLimit(`${action}:${ip}`, this.cfg.loginRateLimit.max, this.cfg.loginRateLimit.windowSeconds);
     // keyed by a hash: the limits table holds no e-mail addresses
-    await this.hitRateLimit(`${action}:to:${sha256(email.trim().toLowerCase())}`, perAccount.max, perAccount.windowSeconds);
+    const byAccount = await this.hitRateLimit(`${action}:to:${sha256(email.trim().toLowerCase())}`, perAccount.max, perAccount.windowSeconds);
+    return [byAddress, byAccount];
   }
 
   // ---- login and sessions ---------------------------------------------------------------
-  /** POST /auth/login: the limits per address and per account, then login(). */
+  /**
+   * POST /auth/login: the limits per address (every request) and per account, then login().
+   * The per-account limit counts failed sign-ins only: the attempt holds its place in the
+   * window while the password is checked (so parallel guesses cannot pass the limit), and gives
+   * it back unless the answer is a wrong e-mail or password.
+   */
   async passwordSignIn(email: string, password: string, meta: { ip: string; userAgent?: string; host?: string }) {
-    await this.hitAddressAndAccountLimits('login', meta.ip, email, this.cfg.accountRateLimit);
-    return this.login(email, password, meta);
+    const [, byAccount] = await this.hitAddressAndAccountLimits('login', meta.ip, email, this.cfg.accountRateLimit);
+    try {
+      const signedIn = await this.login(email, password, meta);
+      await this.refundRateLimit([byAccount!]);
+      return signedIn;
+    } catch (err) {
+      if (!(err instanceof UnauthorizedError && err.code === 'INVALID_CREDENTIALS')) await this.refundRateLimit([byAccount!]);
+      throw err;
+    }
   }
 
   /**

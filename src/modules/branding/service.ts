@@ -12,7 +12,7 @@ import type { ObjectStore } from '../../lib/object-store';
 import { withTenant, type Trx } from '../../db';
 import { effectivePlanSql } from '../../http/features';
 import { clock } from '../../lib/clock';
-import { NotFoundError, ValidationError } from '../../lib/errors';
+import { assertOneLine, NotFoundError, ValidationError } from '../../lib/errors';
 
 /** Largest logo (bytes). */
 export const LOGO_MAX_BYTES = 512 * 1024;
@@ -91,7 +91,10 @@ export async function updateBranding(trx: Trx, tenantId: number, patch: Partial<
   const row: Record<string, unknown> = {};
   if (patch.primaryColor !== undefined) row.primary_color = patch.primaryColor?.toLowerCase() ?? null;
   if (patch.accentColor !== undefined) row.accent_color = patch.accentColor?.toLowerCase() ?? null;
-  if (patch.senderName !== undefined) row.sender_name = patch.senderName?.trim() || null;
+  if (patch.senderName !== undefined) {
+    assertOneLine(patch.senderName, 'body.senderName', 'sender name');
+    row.sender_name = patch.senderName?.trim() || null;
+  }
   await upsert(trx, tenantId, row);
   return brandingView(trx, tenantId);
 }

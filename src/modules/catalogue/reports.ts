@@ -220,7 +220,11 @@ export function copyCsv(svc: Pick<AppServices, 'db' | 'log'>, tenantId: number, 
       const col = `x."${name.replace(/"/g, '""')}"`;
       return TEXT_TYPES.has(dataTypeID) ? `${neutraliseSql(col)} AS "${name.replace(/"/g, '""')}"` : col;
     });
-    const src = conn.query(pgCopy.to(`COPY (SELECT ${cols.join(', ')} FROM (${sql}) x) TO STDOUT WITH (FORMAT csv, HEADER)`));
+    // COPY quotes only a cell with a comma, quote or line break: text columns are always quoted,
+    // so a cell holding `;` or a tab stays whole in a spreadsheet that splits on them.
+    const text = fields.filter(({ dataTypeID }) => TEXT_TYPES.has(dataTypeID)).map(({ name }) => `"${name.replace(/"/g, '""')}"`);
+    const force = text.length ? `, FORCE_QUOTE (${text.join(', ')})` : '';
+    const src = conn.query(pgCopy.to(`COPY (SELECT ${cols.join(', ')} FROM (${sql}) x) TO STDOUT WITH (FORMAT csv, HEADER${force})`));
     await pipeline(src, out);
   }).catch((err) => {
     svc.log.error({ err }, 'csv download failed');

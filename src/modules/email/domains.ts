@@ -7,12 +7,13 @@
 import crypto from 'node:crypto';
 import type { Trx } from '../../db';
 import type { AppServices } from '../../services';
-import { normaliseDomain, VERIFY_PREFIX, type TxtResolver } from '../../lib/dns';
+import { assertUnclaimed, normaliseDomain, VERIFY_PREFIX, type TxtResolver } from '../../lib/dns';
 import { randomToken } from '../../lib/crypto';
 import { clock } from '../../lib/clock';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 
 type Deps = Pick<AppServices, 'cfg' | 'secrets'>;
+type AddDeps = Deps & Pick<AppServices, 'db'>;
 
 export interface DnsRecord {
   purpose: 'dkim' | 'spf' | 'verification';
@@ -44,11 +45,12 @@ function view(cfg: Deps['cfg'], r: Record<string, any>) {
   };
 }
 
-export async function addEmailDomain(d: Deps, trx: Trx, tenantId: number, raw: string) {
+export async function addEmailDomain(d: AddDeps, trx: Trx, tenantId: number, raw: string) {
   const domain = normaliseDomain(raw);
   if (await trx('email_domains').where({ tenant_id: tenantId }).whereRaw('lower(domain) = ?', [domain]).first('id')) {
     throw new ValidationError('This e-mail domain is already added', [`body.domain ${domain} is already on this workspace`], 'EMAIL_DOMAIN_EXISTS');
   }
+  await assertUnclaimed(d.db.owner, 'email_domains', tenantId, domain);
   const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pub = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

@@ -1,6 +1,7 @@
 /**
- * A worker that dies mid-step (killed, out of memory, machine lost) leaves its pg-boss job
- * "active" until the job expires (up to an hour for allocation). Its database transaction
+ * A worker that dies mid-step (killed, out of memory, machine lost) loses its job's lease and
+ * the job runs again (jobs/leases.ts); this sweep catches a file whose job is gone for any
+ * other reason. The dead worker's database transaction
  * died with its connection, so nothing it wrote is visible and the file still shows the
  * status of the step it was in. Files in any step's status (the pipeline declaration,
  * src/pipeline/registry.ts, says which step owns which status) that have not moved for

@@ -23,7 +23,7 @@ import { dec, Decimal, money } from './common';
 import { EARNINGS_PERIOD, RECOVERY_KIND } from './ledger';
 import { apportion } from './rounding';
 import { periodSpanOf } from '../settings/periods';
-import { neutralise, type ExportTable } from '../../http/export';
+import { csvQuotes, neutralise, type ExportTable } from '../../http/export';
 
 export interface PeriodSpan { start: string; end: string; label: string }
 
@@ -224,7 +224,7 @@ export function figuresCsv(f: Figures, digits: number, st: StatementState): stri
   ];
   // Formula-injection safe: a text cell starting with = + - @ tab or CR is prefixed with ' (the export rule).
   const safe = rows.map((r) => r.map((v, i) => (v && i < 3 ? neutralise(v) : v)));
-  return Papa.unparse({ fields: ['section', 'item', 'reference', 'quantity', 'amount', 'currency'], data: safe }, { newline: '\n' }) + '\n';
+  return Papa.unparse({ fields: ['section', 'item', 'reference', 'quantity', 'amount', 'currency'], data: safe }, { newline: '\n', quotes: csvQuotes }) + '\n';
 }
 
 /**

@@ -3,13 +3,14 @@
  * One active domain per workspace (spec part 8); the active one is the workspace's
  * `tenants.custom_domain`, which GET /auth/authtoken resolves by Host (spec part 5).
  */
+import type { Knex } from 'knex';
 import type { Trx } from '../../db';
 import type { TxtResolver } from '../../lib/dns';
 import { randomToken } from '../../lib/crypto';
 import { clock } from '../../lib/clock';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 
-import { normaliseDomain, VERIFY_PREFIX } from '../../lib/dns';
+import { assertUnclaimed, normaliseDomain, VERIFY_PREFIX } from '../../lib/dns';
 
 export { normaliseDomain, VERIFY_PREFIX };
 
@@ -26,13 +27,33 @@ function view(r: Record<string, any>) {
   };
 }
 
-export async function addDomain(trx: Trx, tenantId: number, raw: string) {
+export async function addDomain(owner: Knex, trx: Trx, tenantId: number, raw: string) {
   const domain = normaliseDomain(raw);
   if (await trx('custom_domains').where({ tenant_id: tenantId }).whereRaw('lower(domain) = ?', [domain]).first('id')) {
     throw new ValidationError('This domain is already added', [`body.domain ${domain} is already on this workspace`], 'DOMAIN_EXISTS');
   }
+  await assertUnclaimed(owner, 'custom_domains', tenantId, domain);
   const [row] = await trx('custom_domains').insert({ tenant_id: tenantId, domain, verification_token: randomToken(24), created_at: clock.now(), updated_at: clock.now() }).returning('*');
   return view(row);
+}
+
+/**
+ * `tenant:create --domain` (the operator runs the installation and vouches for the domain, so
+ * no TXT record is asked for): the domain, normalised, checked free in every workspace, becomes
+ * the workspace's active custom domain. It then selects the workspace by Host as a verified
+ * one does, once the workspace's plan includes custom domains.
+ */
+export async function operatorDomain(owner: Knex, raw: string): Promise<string> {
+  const domain = normaliseDomain(raw, '--domain');
+  await assertUnclaimed(owner, 'custom_domains', -1, domain, '--domain');
+  return domain;
+}
+
+export async function activateOperatorDomain(owner: Knex, tenantId: number, domain: string): Promise<void> {
+  await owner.transaction(async (trx) => {
+    await trx('custom_domains').insert({ tenant_id: tenantId, domain, verification_token: randomToken(24), status: 'active', verified_at: clock.now(), checked_at: clock.now(), created_at: clock.now(), updated_at: clock.now() });
+    await trx('tenants').where({ id: tenantId }).update({ custom_domain: domain, updated_at: clock.now() });
+  });
 }
 
 export async function listDomains(trx: Trx, tenantId: number) {

@@ -38,7 +38,7 @@ export function registerPlatformRoutes(router: Router, svc: AppServices): void {
       body: Strict({ domain: Type.String({ minLength: 1, maxLength: 253 }) }),
       status: 201,
       data: DomainSchema,
-      run: ({ trx, tenantId, body }) => addDomain(trx, tenantId, body.domain),
+      run: ({ trx, tenantId, body }) => addDomain(svc.db.owner, trx, tenantId, body.domain),
     }),
     dataRoute({
       method: 'get',

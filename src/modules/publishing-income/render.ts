@@ -7,6 +7,7 @@ import { renderStatementPdf, type StatementDocument } from '../money/statement-p
 import type { PdfBrand } from '../branding/service';
 import Papa from 'papaparse';
 import type { StatementView } from './statements';
+import { csvQuotes } from '../../http/export';
 
 export function statementCsv(s: StatementView): string {
   const rows: (string | number)[][] = [['section', 'work', 'iswc', 'right', 'source', 'lines', 'exact', 'amount', 'currency']];
@@ -17,7 +18,7 @@ export function statementCsv(s: StatementView): string {
   rows.push(['total', '', '', '', '', '', '', s.total, s.currency]);
   // Cells that a spreadsheet would run as formulas are quoted as text.
   const safe = rows.map((r) => r.map((c) => (typeof c === 'string' && /^[=+\-@\t\r]/.test(c) && !/^-?\d/.test(c) ? `'${c}` : c)));
-  return Papa.unparse(safe, { newline: '\n' }) + '\n';
+  return Papa.unparse(safe, { newline: '\n', quotes: csvQuotes }) + '\n';
 }
 
 /** The statement as PDF, drawn by the one statement renderer (money/statement-pdf.ts) with the workspace's branding. */

@@ -5,7 +5,7 @@
 import Decimal from 'decimal.js';
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
-import { NotFoundError, ValidationError } from '../../lib/errors';
+import { assertOneLine, NotFoundError, ValidationError } from '../../lib/errors';
 import type { Cadence } from './periods';
 
 export interface WorkspaceSettings {
@@ -42,7 +42,10 @@ export async function updateSettings(
 ): Promise<WorkspaceSettings> {
   const current = await getSettings(trx, tenantId);
   const row: Record<string, unknown> = {};
-  if (patch.name !== undefined) row.name = patch.name;
+  if (patch.name !== undefined) {
+    assertOneLine(patch.name, 'body.name', 'workspace name');
+    row.name = patch.name;
+  }
   if (patch.accountingCadence !== undefined) row.accounting_cadence = patch.accountingCadence;
   // The custom domain resolves the workspace at sign-in: it is set only by a verified domain (POST /domains).
   if (patch.customDomain !== undefined && (patch.customDomain?.toLowerCase() ?? null) !== current.customDomain) {

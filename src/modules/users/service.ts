@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { clock } from '../../lib/clock';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
+import { assertOneLine, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { RoleName } from '../../http/schema';
 import { ROLE_RANK } from '../../http/route';
 import type { AuthContext } from '../../lib/identity';
@@ -115,6 +115,7 @@ export async function memberIdByEmail(trx: Trx, email: string): Promise<string> 
 }
 
 export async function createTenant(owner: Knex, p: { name: string; baseCurrency?: string }): Promise<{ id: number; uuid: string }> {
+  assertOneLine(p.name, 'name', 'workspace name');
   const [row] = await owner('tenants')
     .insert({ name: p.name, base_currency: (p.baseCurrency ?? 'USD').toUpperCase(), created_at: clock.now(), updated_at: clock.now() })
     .returning(['id', 'uuid']);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cellText, csvCell, csvRow, neutralise, trimDecimal, xlsxValue } from '../../../src/http/export';
+import { csvQuotes, cellText, csvCell, csvRow, neutralise, trimDecimal, xlsxValue } from '../../../src/http/export';
 import { periodSpanOf } from '../../../src/modules/settings/periods';
 
 describe('exports: cell rules (pure)', () => {
@@ -26,6 +26,11 @@ describe('exports: cell rules (pure)', () => {
     assert.equal(csvCell('say "hi"'), '"say ""hi"""');
     assert.equal(csvCell('=x,y'), `"'=x,y"`);
     assert.equal(csvCell('\rline'), `"'\rline"`);
+    // every usual separator: a spreadsheet splitting on `;` or tab keeps the cell whole
+    assert.equal(csvCell('Song;=1+1'), '"Song;=1+1"');
+    assert.equal(csvCell('a\tb'), '"a\tb"');
+    assert.equal(csvCell('two\nlines'), '"two\nlines"');
+    assert.deepEqual(['Song;=1+1', 'a\tb', 'x,y', 'q"', 'plain', 12].map(csvQuotes), [true, true, true, true, false, false]);
     assert.equal(csvRow(['x', '-2.50', 3], ['text', 'decimal', 'integer']), 'x,-2.5,3\r\n');
   });
 
