@@ -141,11 +141,37 @@ function problemsOf(schema: TSchema | undefined, value: unknown, kind: 'body' | 
   return v(value) ? [] : formatAjvErrors(where, v.errors);
 }
 
+/**
+ * The query parameters a query schema declares: the properties of an object schema (of each
+ * branch of a union or intersection). Nothing else is accepted (see unknownQueryProblems).
+ */
+export function declaredQueryParams(schema: TSchema | undefined): Set<string> {
+  const names = new Set<string>();
+  const walk = (s: unknown) => {
+    const node = s as { properties?: Record<string, unknown>; anyOf?: unknown[]; oneOf?: unknown[]; allOf?: unknown[] } | undefined;
+    if (!node) return;
+    for (const k of Object.keys(node.properties ?? {})) names.add(k);
+    for (const b of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) walk(b);
+  };
+  walk(schema);
+  return names;
+}
+
+/**
+ * No silent no-ops: a query parameter the route does not declare is refused (400, naming it),
+ * never ignored. A route without a query schema takes no query parameters at all.
+ */
+function unknownQueryProblems(declared: Set<string>, query: Record<string, unknown>): string[] {
+  const named = (k: string) => (k.length > 100 ? `${Array.from(k).slice(0, 100).join("")}…` : k);
+  return Object.keys(query).filter((k) => !declared.has(k)).map((k) => `query.${named(k)}: unknown parameter`);
+}
+
 export function defineRoutes(router: Router, svc: AppServices, group: { tag: string; errorShape?: ErrorShape }, defs: RouteDef[]): void {
   for (const def of defs) {
     const shape = def.errorShape ?? group.errorShape ?? 'status';
     const paramSchema = def.params;
     const querySchema = def.export ? withFormatParam(def.query) : def.query;
+    const declaredQuery = declaredQueryParams(querySchema);
     const koaHandler = async (ctx: Context) => {
       ctx.state.errorShape = shape;
       const auth = await svc.auth.authenticate({ authorization: ctx.get('authorization'), refreshCookie: ctx.cookies.get(REFRESH_COOKIE), workspaceHeader: ctx.get('x-workspace-id') }, def.access);
@@ -173,7 +199,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
       // Every part is checked and every problem named in one answer.
       const params = { ...ctx.params };
       const query = { ...ctx.query };
-      const problems = [...problemsOf(paramSchema, params, 'query', 'params'), ...problemsOf(querySchema, query, 'query', 'query')];
+      const problems = [...problemsOf(paramSchema, params, 'query', 'params'), ...unknownQueryProblems(declaredQuery, query), ...problemsOf(querySchema, query, 'query', 'query')];
       const format = (def.export ? (query as { format?: ExportFormat }).format ?? 'json' : 'json');
       if (def.export) delete (query as { format?: string }).format;
       let body: unknown = undefined;
