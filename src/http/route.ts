@@ -166,6 +166,21 @@ function unknownQueryProblems(declared: Set<string>, query: Record<string, unkno
   return Object.keys(query).filter((k) => !declared.has(k)).map((k) => `query.${named(k)}: unknown parameter`);
 }
 
+/**
+ * A list answer (`data` an array beside `pagination: {page, size, total}`) also answers
+ * `totalItems`, `totalPages` and `currentPage` (PageTotals in ./schema); any other answer is
+ * left as it is.
+ */
+export function withPageTotals(result: unknown): unknown {
+  if (!result || typeof result !== 'object' || Array.isArray(result)) return result;
+  const r = result as { data?: unknown; pagination?: { page?: unknown; size?: unknown; total?: unknown } };
+  const p = r.pagination;
+  if (!Array.isArray(r.data) || !p || typeof p.page !== 'number' || typeof p.size !== 'number' || typeof p.total !== 'number') return result;
+  if ('totalItems' in r || 'totalPages' in r || 'currentPage' in r) return result;
+  const totalPages = p.size > 0 ? Math.ceil(p.total / p.size) : p.total > 0 ? 1 : 0;
+  return { ...r, totalItems: p.total, totalPages, currentPage: p.page };
+}
+
 export function defineRoutes(router: Router, svc: AppServices, group: { tag: string; errorShape?: ErrorShape }, defs: RouteDef[]): void {
   for (const def of defs) {
     const shape = def.errorShape ?? group.errorShape ?? 'status';
@@ -238,7 +253,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
         const result = await def.handler(args as never);
         if (result !== undefined) {
           ctx.status = def.status ?? 200;
-          ctx.body = result;
+          ctx.body = withPageTotals(result);
         }
       };
       if (tenantRoute && !def.noTransaction) await withTenant(svc.db.app, auth.tenantId!, (trx) => run(trx), { snapshot: def.snapshot });
