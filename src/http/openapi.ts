@@ -6,7 +6,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { routeRegistry, type RegisteredRoute } from './route';
-import { CatalogueError, Pagination, StatusError } from './schema';
+import { CatalogueError, PageTotals, Pagination, StatusError } from './schema';
 import { envelopeSchema, errorExample, exampleOf, rawRequestBody } from './openapi-examples';
 import { CSV_TYPE, XLSX_TYPE } from './export';
 
@@ -29,15 +29,24 @@ function paramsOf(r: RegisteredRoute) {
   return out;
 }
 
+/** A list answer's schema (`data` an array beside `pagination`) gets the fields the route layer adds (withPageTotals). */
+function withPageTotalsSchema<T>(schema: T): T {
+  const s = schema as { type?: string; properties?: Record<string, { type?: string }>; required?: string[] };
+  if (s.type !== 'object' || !s.properties?.pagination || s.properties.data?.type !== 'array') return schema;
+  s.properties = { ...s.properties, ...(clean(PageTotals) as Record<string, { type?: string }>) };
+  if (s.required?.includes('pagination')) s.required = [...s.required, ...Object.keys(PageTotals)];
+  return schema;
+}
+
 function responsesOf(r: RegisteredRoute, components: object): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [code, schema] of Object.entries(r.responses ?? {})) {
-    const s = clean(schema) as { contentMediaType?: string };
+    const s = withPageTotalsSchema(clean(schema) as { contentMediaType?: string });
     const media = s.contentMediaType ?? 'application/json';
     responses[code] = { description: Number(code) < 400 ? 'OK' : code, content: { [media]: { schema: s, example: exampleOf(s, components) } } };
   }
   if (!Object.keys(responses).length) {
-    const s = envelopeSchema(r);
+    const s = withPageTotalsSchema(envelopeSchema(r));
     responses[String(r.status ?? 200)] = { description: 'OK', content: { 'application/json': { schema: s, example: exampleOf(s, components) } } };
   }
   if (r.export) {

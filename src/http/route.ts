@@ -172,6 +172,46 @@ function problemsOf(schema: TSchema | undefined, value: unknown, kind: 'body' | 
   return v(value) ? [] : formatAjvErrors(where, v.errors);
 }
 
+/**
+ * The query parameters a query schema declares: the properties of an object schema (of each
+ * branch of a union or intersection). Nothing else is accepted (see unknownQueryProblems).
+ */
+export function declaredQueryParams(schema: TSchema | undefined): Set<string> {
+  const names = new Set<string>();
+  const walk = (s: unknown) => {
+    const node = s as { properties?: Record<string, unknown>; anyOf?: unknown[]; oneOf?: unknown[]; allOf?: unknown[] } | undefined;
+    if (!node) return;
+    for (const k of Object.keys(node.properties ?? {})) names.add(k);
+    for (const b of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) walk(b);
+  };
+  walk(schema);
+  return names;
+}
+
+/**
+ * No silent no-ops: a query parameter the route does not declare is refused (400, naming it),
+ * never ignored. A route without a query schema takes no query parameters at all.
+ */
+function unknownQueryProblems(declared: Set<string>, query: Record<string, unknown>): string[] {
+  const named = (k: string) => (k.length > 100 ? `${Array.from(k).slice(0, 100).join("")}…` : k);
+  return Object.keys(query).filter((k) => !declared.has(k)).map((k) => `query.${named(k)}: unknown parameter`);
+}
+
+/**
+ * A list answer (`data` an array beside `pagination: {page, size, total}`) also answers
+ * `totalItems`, `totalPages` and `currentPage` (PageTotals in ./schema); any other answer is
+ * left as it is.
+ */
+export function withPageTotals(result: unknown): unknown {
+  if (!result || typeof result !== 'object' || Array.isArray(result)) return result;
+  const r = result as { data?: unknown; pagination?: { page?: unknown; size?: unknown; total?: unknown } };
+  const p = r.pagination;
+  if (!Array.isArray(r.data) || !p || typeof p.page !== 'number' || typeof p.size !== 'number' || typeof p.total !== 'number') return result;
+  if ('totalItems' in r || 'totalPages' in r || 'currentPage' in r) return result;
+  const totalPages = p.size > 0 ? Math.ceil(p.total / p.size) : p.total > 0 ? 1 : 0;
+  return { ...r, totalItems: p.total, totalPages, currentPage: p.page };
+}
+
 /** Roles below admin: a route open to them declares what they see. */
 const BELOW_ADMIN = new Set<Access>(['guest', 'user']);
 
@@ -183,6 +223,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
     const shape = def.errorShape ?? group.errorShape ?? 'status';
     const paramSchema = def.params;
     const querySchema = def.export ? withFormatParam(def.query) : def.query;
+    const declaredQuery = declaredQueryParams(querySchema);
     const koaHandler = async (ctx: Context) => {
       ctx.state.errorShape = shape;
       const auth = await svc.auth.authenticate({ authorization: ctx.get('authorization'), refreshCookie: ctx.cookies.get(REFRESH_COOKIE), workspaceHeader: ctx.get('x-workspace-id') }, def.access);
@@ -213,7 +254,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
       // Every part is checked and every problem named in one answer.
       const params = { ...ctx.params };
       const query = { ...ctx.query };
-      const problems = [...problemsOf(paramSchema, params, 'query', 'params'), ...problemsOf(querySchema, query, 'query', 'query')];
+      const problems = [...problemsOf(paramSchema, params, 'query', 'params'), ...unknownQueryProblems(declaredQuery, query), ...problemsOf(querySchema, query, 'query', 'query')];
       const format = (def.export ? (query as { format?: ExportFormat }).format ?? 'json' : 'json');
       if (def.export) delete (query as { format?: string }).format;
       let body: unknown = undefined;
@@ -252,7 +293,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
         const result = await def.handler(args as never);
         if (result !== undefined) {
           ctx.status = def.status ?? 200;
-          ctx.body = result;
+          ctx.body = withPageTotals(result);
         }
       };
       if (tenantRoute && !def.noTransaction) await withTenant(svc.db.app, auth.tenantId!, (trx) => run(trx), { snapshot: def.snapshot });

@@ -76,6 +76,17 @@ export const PageQuery = {
 
 export const Pagination = Type.Object({ page: Type.Integer(), size: Type.Integer(), total: Type.Integer() }, { $id: 'Pagination' });
 
+/**
+ * Beside `data` and `pagination` on every list answer, the names the reference service's clients
+ * read: `totalItems` (= pagination.total), `totalPages` (0 for an empty list), `currentPage`
+ * (= pagination.page). Added by the route layer (withPageTotals in ./route), documented by openapi.ts.
+ */
+export const PageTotals = {
+  totalItems: Type.Integer({ minimum: 0, description: 'Items over all pages (pagination.total)', examples: [1] }),
+  totalPages: Type.Integer({ minimum: 0, description: 'Pages of this size (0 when there is no item)', examples: [1] }),
+  currentPage: Type.Integer({ minimum: 1, description: 'This page (pagination.page)', examples: [1] }),
+};
+
 export const CatalogueError = Type.Object(
   {
     success: Type.Literal(false),

@@ -14,6 +14,14 @@ import { allowedForUser, checkRedirect } from './origins';
 const STATE_COOKIE = 'rondo_oauth_state';
 const STATE_TTL = 600;
 const Provider = Type.Union(SOCIAL_PROVIDERS.map((p) => Type.Literal(p)));
+/**
+ * What providers add to the callback besides code, state and error (RFC 6749 4.1.2, RFC 9207
+ * `iss`, and the extras of common providers): accepted and not used, so a callback is never
+ * refused for them (unknown query parameters are refused everywhere else).
+ */
+const PROVIDER_CALLBACK_EXTRAS = Object.fromEntries(
+  ['error_description', 'error_uri', 'iss', 'scope', 'session_state', 'authuser', 'hd', 'prompt'].map((k) => [k, Type.Optional(Type.String({ maxLength: 4000, description: 'Sent by some providers; not used' }))]),
+);
 
 export function registerSocialRoutes(router: Router, svc: AppServices): void {
   const { cfg, signer, db } = svc;
@@ -51,7 +59,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
       path: `/auth/${provider}/callback`,
       summary: `The ${provider} consent screen returns here: code → session; refresh token kept in a cookie`,
       access: 'public',
-      query: Type.Object({ code: Type.Optional(Type.String({ maxLength: 4000 })), state: Type.String({ maxLength: 4000 }), error: Type.Optional(Type.String({ maxLength: 500 })) }),
+      query: Type.Object({ code: Type.Optional(Type.String({ maxLength: 4000 })), state: Type.String({ maxLength: 4000 }), error: Type.Optional(Type.String({ maxLength: 500 })), ...PROVIDER_CALLBACK_EXTRAS }),
       async handler({ ctx, query }) {
         try {
           return await callback(ctx, query);

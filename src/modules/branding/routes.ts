@@ -101,6 +101,8 @@ export function registerBrandingRoutes(router: Router, svc: AppServices): void {
       summary: "A workspace's logo (public: the web app and e-mails show it); 404 when it has none or its plan lacks branding",
       access: 'public',
       params: Type.Object({ workspaceId: Uuid }),
+      // the logo's URL carries its version (the start of its SHA-256) so caches pick up a new logo; any value is accepted
+      query: Type.Object({ v: Type.Optional(Type.String({ maxLength: 64, description: 'Cache-busting version, as the branding settings give the URL', examples: ['3f9a0c1d2e4b5a69'] })) }),
       async handler({ ctx, params }) {
         const logo = await publicLogo(svc.db.owner, params.workspaceId);
         ctx.set('ETag', `"${logo.sha256}"`);

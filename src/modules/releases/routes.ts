@@ -74,9 +74,11 @@ function mediaRoutes(svc: AppServices, entity: 'asset' | 'product') {
     route({
       method: 'post', path: `/${entity}/:id/media`, summary: `Upload a media file of a ${entity} (multipart "file"); streams to the object store, metadata extracted (admin)`,
       access: 'admin', status: 201, params: IdParams, rawBody: true, noTransaction: true,
-      async handler({ ctx, tenantId, params }) {
+      // a raw (not multipart) body names its file here
+      query: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'File name of a raw (not multipart) body', examples: ['cover.jpg'] })) }),
+      async handler({ ctx, tenantId, params, query }) {
         const data = await M.uploadCatalogueMedia(svc, tenantId, entity, params.id, (prefix) =>
-          receiveUpload({ stream: ctx.req, headers: ctx.req.headers }, String(ctx.query.name ?? ''), svc, tenantId, prefix));
+          receiveUpload({ stream: ctx.req, headers: ctx.req.headers }, query.name ?? '', svc, tenantId, prefix));
         return { success: true, message: 'Media uploaded', data };
       },
     }),

@@ -57,7 +57,7 @@ export function registerSystemRoutes(router: Router, svc: AppServices): void {
       path: '/openapi/:area',
       summary: 'The OpenAPI 3.1 document of one area of this API (a tag, as `/docs` lists them: `royalty`, `payout-partner`…)',
       access: 'public',
-      params: Type.Object({ area: Type.String({ pattern: '^[a-z0-9-]{1,60}$', examples: ['royalty'] }) }, { additionalProperties: false }),
+      params: Type.Object({ area: Type.String({ pattern: '^[a-z0-9-]{1,60}$', maxLength: 60, examples: ['royalty'] }) }, { additionalProperties: false }),
       responses: { 200: Type.Object({ openapi: Type.Literal('3.1.0'), info: Type.Object({ title: Type.String({ examples: ['Rondo: Royalty'] }), version: Type.String({ examples: [INTERFACE_VERSION] }) }), paths: Type.Object({}) }) },
       handler: ({ params }) => {
         const doc = documents.area(params.area);
@@ -70,6 +70,8 @@ export function registerSystemRoutes(router: Router, svc: AppServices): void {
       path: '/docs',
       summary: 'API reference (Swagger UI, one area of the API at a time)',
       access: 'public',
+      // the page's area picker writes the chosen area here, so a reload or a shared link opens it again
+      query: Type.Object({ 'urls.primaryName': Type.Optional(Type.String({ maxLength: 100, description: 'The area to open (its name in the top bar)', examples: ['Royalty'] })) }),
       responses: { 200: Type.String({ contentMediaType: 'text/html', examples: ['<!doctype html><html>…</html>'] }) },
       handler({ ctx }) {
         ctx.type = 'html';
