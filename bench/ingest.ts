@@ -11,6 +11,7 @@
  * Timed, from the upload request:
  *   (a) upload → lines stored: every line committed (the file leaves `ingesting`);
  *   (b) upload → analytics ready: `processed` (earnings, ledger postings, rollups written);
+ *       then the ANALYZE of the tables the file grew (analyzeGrown), from its log line;
  * each job's own time (decompress, detect, ingest, allocate, aggregate: pg-boss start/end),
  * the allocation's steps (from the worker's "file allocated" log line), earnings rows, the
  * worker's peak RSS. Then, in the same run, the reference: a bare `COPY` of the same lines
@@ -348,6 +349,7 @@ const jobMs = (name: string) => {
 const alloc = workerLog.find((r) => r.msg === 'file allocated');
 const ingested = workerLog.find((r) => r.msg === 'file ingested');
 const aggregated = workerLog.find((r) => r.msg === 'file aggregated');
+const refreshed = workerLog.find((r) => r.msg === 'statistics refreshed');
 
 console.log('');
 console.log(`lines stored              ${f.lines.toLocaleString('en')} (total USD ${f.net?.replace(/\.?0+$/, '')}, expected ${total}); matched ${f.matched.toLocaleString('en')}`);
@@ -372,6 +374,11 @@ console.log(`bare COPY, fields only    ${sec(tBare)} s  → ${rate(LINES, tBare)
 console.log(`ratio (a) lines stored / bare COPY as stored   ${(tStored / tBareStored).toFixed(2)}×  (target ≤ 2×; vs fields only ${(tStored / tBare).toFixed(2)}×)`);
 console.log(`bare COPY, the ${rollupRows.toLocaleString('en')} rollup rows (${aggTables.length} shapes)  ${sec(tBareRollups)} s (lines as stored + rollups bare: ${((tBareStored + tBareRollups) / tBareStored).toFixed(2)}× the lines' bare COPY)`);
 console.log(`ratio (b) analytics ready / bare COPY as stored ${(tAnalytics / tBareStored).toFixed(2)}×  (target ≤ 4×; vs fields only ${(tAnalytics / tBare).toFixed(2)}×)`);
+console.log(
+  refreshed
+    ? `statistics refreshed      ${refreshed.ms} ms after processed (${refreshed.analyzed.join(', ')}): (b) + refresh / bare COPY as stored ${((tAnalytics + refreshed.ms) / tBareStored).toFixed(2)}×`
+    : `statistics refreshed      — (no table grew by a fifth, or its log line was not seen yet)`,
+);
 console.log(`statement data on disk     ${(royaltyBytes / 1e6).toFixed(0)} MB (every royalty_* table + index) = ${(royaltyBytes / bareBytes).toFixed(2)}× the bare unindexed fields table (${(bareBytes / 1e6).toFixed(0)} MB; target ≤ 3×)`);
 console.log(`royalty tables on disk    ${perTable.map((d) => `${d.rel} ${(d.bytes / 1e6).toFixed(1)} MB (${d.rows.toLocaleString('en')} rows)`).join(', ')}`);
 console.log(`largest royalty table     ${widest.rel}: ${widest.rows.toLocaleString('en')} rows (the statement has ${f.lines.toLocaleString('en')} lines)`);

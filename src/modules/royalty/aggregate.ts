@@ -7,9 +7,10 @@
  * through them), so a re-allocation that moves a file's lines to other share sets is a
  * rebuild of that file's rows, and a re-aggregation is idempotent.
  */
+import type { Knex } from 'knex';
 import { hashJoins, type Trx } from '../../db';
 import { setWorkMem, ROLLUP_WORK_MEM } from './allocate';
-import { SHAPES, filePeriods, shapeBuildOrder, shapeInsert, type ShapeDecl } from './shapes';
+import { SHAPES, SHAPE_TABLES, filePeriods, shapeBuildOrder, shapeInsert, type ShapeDecl } from './shapes';
 
 /** Remove a file's rows from every shape (or from `shapes`). */
 export async function removeFileRollups(trx: Trx, tenantId: number, fileId: string, shapes: readonly ShapeDecl[] = SHAPES): Promise<void> {
@@ -57,4 +58,37 @@ export async function aggregateFile(trx: Trx, tenantId: number, fileId: string, 
     }
   }, { hashAggregates: true });
   return timings;
+}
+
+/**
+ * A table's statistics are refreshed when it holds this much more than they describe (a
+ * fifth of the rows or pages ANALYZE last counted, and at least GROWN_MIN_ROWS rows changed:
+ * autovacuum's own base threshold).
+ */
+export const GROWN_FACTOR = 0.2;
+const GROWN_MIN_ROWS = 50;
+/** The tables an analytics request reads that a statement's load grows. */
+export const LOADED_TABLES = [...SHAPE_TABLES, 'royalty_lines'];
+
+/**
+ * ANALYZE each of `tables` whose statistics no longer describe it: its pages now (exact,
+ * from its size on disk) or the rows changed since the last ANALYZE (the cumulative
+ * statistics, which may lag a second) a fifth beyond what pg_class holds — the first files
+ * of a workspace, a file as large as the table. Run by the owner (ANALYZE is the owner's)
+ * after the aggregate step commits; autovacuum would do it too, a minute or more later,
+ * while a label already reads its dashboard. ANALYZE reads a sample (30,000 rows at the
+ * default statistics target), so its cost does not grow with the table. Returns the tables
+ * analysed.
+ */
+export async function analyzeGrown(owner: Knex, tables: readonly string[] = LOADED_TABLES): Promise<string[]> {
+  const { rows } = await owner.raw(
+    `SELECT c.relname AS table FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+      WHERE c.relname = ANY(?) AND c.relnamespace = 'public'::regnamespace
+        AND (pg_relation_size(c.oid) / current_setting('block_size')::int > (1 + ?::float8) * greatest(c.relpages, 0)
+             OR coalesce(s.n_mod_since_analyze, 0) > ?::float8 * greatest(c.reltuples, 0) + ?::int)`,
+    [[...tables], GROWN_FACTOR, GROWN_FACTOR, GROWN_MIN_ROWS],
+  );
+  const grown = rows.map((r: { table: string }) => r.table);
+  for (const t of grown) await owner.raw(`ANALYZE ${t}`);
+  return grown;
 }

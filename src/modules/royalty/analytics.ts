@@ -11,7 +11,7 @@
  * (periodFilterType=sale, default) or accounting periods (accounting) that OVERLAP the range.
  */
 import type { Knex } from 'knex';
-import type { Trx } from '../../db';
+import { hashJoins, type Trx } from '../../db';
 import { planAnalytics, type AnalyticsQuery, type GroupBy, type Plan } from './planner';
 import { CATALOGUE, CATALOGUE_SHAPE, DIMENSION_COLUMNS, SHAPES, shapeKeys } from './shapes';
 
@@ -63,7 +63,9 @@ const MEMBER_LINES_SHARE_MAX = 0.25;
 export async function memberCatalogue(trx: Trx, tenantId: number, payee: string): Promise<MemberCatalogue | null> {
   const catalogue = CATALOGUE_SHAPE.table;
   const mine = 'ss.share_set_id IS NOT NULL';
-  const { rows } = await trx.raw(
+  // Hashed (hashJoins): without fresh statistics a nested loop would read the member's share
+  // sets once per catalogue row (see royaltyAnalytics).
+  const { rows } = await hashJoins(trx, () => trx.raw(
     `SELECT coalesce(array_agg(DISTINCT c.asset_id::text) FILTER (WHERE ${mine} AND c.asset_id IS NOT NULL), '{}') AS assets,
             coalesce(array_agg(DISTINCT c.product_id::text) FILTER (WHERE ${mine} AND c.asset_id IS NULL AND c.product_id IS NOT NULL), '{}') AS products,
             coalesce(array_agg(DISTINCT c.artist_id::text) FILTER (WHERE ${mine} AND c.asset_id IS NULL AND c.artist_id IS NOT NULL), '{}') AS artists,
@@ -71,7 +73,7 @@ export async function memberCatalogue(trx: Trx, tenantId: number, payee: string)
        FROM ${catalogue} c LEFT JOIN royalty_share_sets ss ON ss.tenant_id = c.tenant_id AND ss.share_set_id = c.share_set_id AND ss.tenant_user_id = ?
       WHERE c.tenant_id = ?`,
     [payee, tenantId],
-  );
+  ));
   const { share, ...m } = rows[0] as MemberCatalogue & { share: number };
   return share > MEMBER_LINES_SHARE_MAX || m.assets.length + m.products.length + m.artists.length > MEMBER_RECORDINGS_MAX ? null : m;
 }
@@ -96,7 +98,8 @@ function sourceOf(plan: Plan, tenantId: number, payee: string | null, mine: Memb
     ];
   }
   // The lines of processed files, each file's period as its rows of the first shape hold it
-  // (set when it was aggregated: a later cadence change does not move it). A member's: the
+  // (set when it was aggregated: a later cadence change does not move it; one row a file,
+  // joined, not a lateral read per file: under hashJoins that would run once per line). A member's: the
   // lines of their recordings (the recording index), and of their products or artists
   // without a recording (partial indexes); the share-set join keeps exactly theirs. The
   // arrays are bound as values, so Postgres reads a few recordings' lines through the index
@@ -109,9 +112,9 @@ function sourceOf(plan: Plan, tenantId: number, payee: string | null, mine: Memb
   const narrowB = mine ? [tenantId, mine.assets, tenantId, mine.products, tenantId, mine.artists] : [];
   return [
     `(SELECT r.tenant_id, r.file_id, p.accounting_period, p.ap_end, ${LINE_KEYS.map((k) => `r.${k}`).join(', ')}, ${revenue} AS revenue, r.quantity, r.lines
-        FROM (SELECT f.id, d.accounting_period, d.ap_end FROM files f
-                CROSS JOIN LATERAL (SELECT d.accounting_period, d.ap_end FROM ${SHAPES[0]!.table} d WHERE d.tenant_id = f.tenant_id AND d.file_id = f.id LIMIT 1) d
-               WHERE f.tenant_id = ? AND f.status = 'processed') p
+        FROM (SELECT DISTINCT ON (d.file_id) d.file_id AS id, d.accounting_period, d.ap_end FROM ${SHAPES[0]!.table} d
+                JOIN files f ON f.tenant_id = d.tenant_id AND f.id = d.file_id
+               WHERE d.tenant_id = ? AND f.status = 'processed' ORDER BY d.file_id) p
         JOIN (SELECT l.*, l.base_amount AS revenue, 1 AS lines FROM royalty_lines l WHERE l.tenant_id = ? AND l.base_amount IS NOT NULL${narrow}) r ON r.file_id = p.id${share}) s`,
     [tenantId, tenantId, ...narrowB, ...memberB],
     plan.member ? 'lines × share sets' : 'lines',
@@ -179,7 +182,13 @@ export async function royaltyAnalytics(
       FROM t LEFT JOIN p ON true ${joins[group] ?? ''}
      ORDER BY p.rn`;
   const bindings = [...fromB, ...whereB, tenantId, ...(joins[group] ? [tenantId] : [])];
-  const { rows } = await trx.raw(finalSql, bindings as Knex.RawBinding[]);
+  // A member's share sets are joined by hash, never by a nested loop: with the statistics of
+  // a table loaded a moment ago (still those of an empty one) the planner took the share
+  // sets for a row or two and read every rollup row once per share set — minutes for a
+  // payee on most of the catalogue. A hash join reads each side once whatever the
+  // estimates (docs/analytics.md, "Plans without fresh statistics").
+  const run = () => trx.raw(finalSql, bindings as Knex.RawBinding[]);
+  const { rows } = plan.member ? await hashJoins(trx, run) : await run();
 
   const head = rows[0] ?? {};
   const out = rows

@@ -9,7 +9,7 @@ import { withTenant, type Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import type { AppServices } from '../../services';
 import { AllocationFailed, BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
-import { aggregateFile, filePeriodOf, removeFileRollups } from './aggregate';
+import { aggregateFile, analyzeGrown, filePeriodOf, removeFileRollups } from './aggregate';
 import { allocateFileOnce } from './decided';
 import { SHAPES, shapeChains } from './shapes';
 import { reallocateTenant } from './reallocate';
@@ -83,17 +83,32 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
 }
 
 export async function runAggregateJob(svc: AppServices, p: { tenantId: number; fileId: string }, commit: CommitStep): Promise<void> {
-  await withTenant(svc.db.app, p.tenantId, async (trx) => {
+  const done = await withTenant(svc.db.app, p.tenantId, async (trx) => {
     await lockTenant(trx, p.tenantId);
     const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).forUpdate().first('status', 'rollups_built'); // a re-run waits for this step
-    if (!f || stepFor(f.status) !== 'royalty.aggregate') return;
+    if (!f || stepFor(f.status) !== 'royalty.aggregate') return false;
     const t0 = Date.now();
     // aggregateFile sets its own work_mem (ROLLUP_WORK_MEM); the allocation may have built them already
     const steps = f.rollups_built ? { builtWithAllocation: 0 } : await aggregateFile(trx, p.tenantId, p.fileId);
     svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, timings: { aggregate: Date.now() - t0, ...steps } }, 'file aggregated');
     await commit(trx, { advance: true, patch: { progress: 100, processed_at: clock.now(), updated_at: clock.now() } });
     await announce(trx, p.tenantId, p.fileId, 'processed', await fileSummary(trx, p.tenantId, p.fileId));
+    return true;
   });
+  // The file's rows are committed: statistics that still describe far fewer rows (the first
+  // statements of a workspace) are refreshed now, not when autovacuum comes by.
+  if (done) await analyzeAfterLoad(svc, p.tenantId, p.fileId);
+}
+
+/** analyzeGrown after a load; logged, and never a failure of the step that committed. */
+async function analyzeAfterLoad(svc: AppServices, tenantId: number, fileId?: string): Promise<void> {
+  const t0 = Date.now();
+  try {
+    const analyzed = await analyzeGrown(svc.db.owner);
+    if (analyzed.length) svc.log.info({ tenantId, fileId, analyzed, ms: Date.now() - t0 }, 'statistics refreshed');
+  } catch (err) {
+    svc.log.warn({ tenantId, fileId, err }, 'statistics not refreshed (autovacuum will)');
+  }
 }
 
 /**
@@ -132,7 +147,8 @@ export async function runReallocateJob(svc: AppServices, p: { tenantId: number; 
     if (r.files.length) {
       await emitEvent(trx, p.tenantId, 'royalty.reallocated', { files: r.files, rematchedLines: r.rematched, reallocatedLines: r.reallocated });
     }
-  });
+    return r.files.length > 0;
+  }).then((moved) => (moved ? analyzeAfterLoad(svc, p.tenantId) : undefined));
 }
 
 /** Tenants with pending marks (the sweep behind the NOTIFY listener). */
