@@ -77,7 +77,7 @@ describe('unknown query parameters are refused with a 400 naming them', function
       for (const [name, value] of Object.entries(filters)) {
         const res = await app.request('GET', `${route}?start=2024-01&${name}=${value}`, { token: t.users.admin!.token });
         assert.equal(res.status, 400, `${route} ${name}: ${res.text}`);
-        assert.deepEqual(res.body, { status: 'error', message: 'Invalid request', details: [`query.${name}: unknown parameter`] });
+        assert.deepEqual(res.body, { status: 'error', code: 'VALIDATION_ERROR', message: 'Invalid request', details: [`query.${name}: unknown parameter`] });
       }
       // Every unknown one is named in one answer; the known ones stay accepted.
       const all = await app.request('GET', `${route}?start=2024-01&${new URLSearchParams(filters)}`, { token: t.users.admin!.token });
@@ -99,7 +99,7 @@ describe('unknown query parameters are refused with a 400 naming them', function
   it('a route without a query schema takes no query parameter at all', async () => {
     const health = await app.request('GET', '/health?verbose=1');
     assert.equal(health.status, 400);
-    assert.deepEqual(health.body, { status: 'error', message: 'Invalid request', details: ['query.verbose: unknown parameter'] });
+    assert.deepEqual(health.body, { status: 'error', code: 'VALIDATION_ERROR', message: 'Invalid request', details: ['query.verbose: unknown parameter'] });
     assert.equal((await app.request('GET', '/health')).status, 200);
   });
 

@@ -114,6 +114,7 @@ describe('web app: statement files in headless Chromium', function () {
     const dialog = page.getByRole('dialog', { name: `Confirm the detection of ${name}` });
     await dialog.waitFor();
     const group = dialog.locator('optgroup[label="Your workspace\'s layouts"] option');
+    await group.first().waitFor({ state: 'attached' }); // the dialog reads the layouts when it opens
     assert.deepEqual(await group.allInnerTexts(), ['Acme monthly']);
     await dialog.getByLabel('Source').selectOption({ label: 'Acme monthly' });
     await checkPage(page, 'files-confirm-taught');

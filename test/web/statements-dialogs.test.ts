@@ -63,6 +63,7 @@ describe('web app: statement dialogs in headless Chromium', function () {
     await page.getByRole('button', { name: `Confirm detection: ${name}` }).click();
     const dialog = page.getByRole('dialog', { name: `Confirm the detection of ${name}` });
     await dialog.waitFor();
+    await dialog.locator('option[value="tunecore"]').waitFor({ state: 'attached' }); // the dialog reads the sources when it opens
     assert.equal(await dialog.getByLabel('Source').inputValue(), 'tunecore', 'the detected source is proposed');
     await check('statements-confirm-dialog');
     await dialog.getByRole('button', { name: 'Confirm and process' }).click();
