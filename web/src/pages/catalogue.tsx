@@ -163,7 +163,7 @@ function CsvImport({ def, onImported }: { def: KindDef; onImported: () => void }
           <Table caption="Rows of the file" rows={batch.items.slice(0, 20)} columns={[
             { label: 'Kind', cell: (i) => (i.kind === 'asset' ? 'recording' : i.kind) },
             { label: 'Title', cell: (i) => String(i.changes.find((c) => c.field === 'title')?.staged ?? '—') },
-            { label: 'What happens', cell: (i) => (i.match === 'new' ? 'added' : i.changed ? `${i.changed} fields change` : 'no change') },
+            { label: 'What happens', cell: (i) => (i.match === 'new' ? 'added' : i.changed === 1 ? '1 field changes' : i.changed ? `${i.changed} fields change` : 'no change') },
           ]} />
           <div class="row tight">
             <button type="button" class="primary" disabled={a.busy} onClick={apply}>Add to the catalogue</button>
@@ -228,7 +228,7 @@ export function CataloguePage() {
         {def.csv ? <button type="button" disabled={act.busy} onClick={() => act.run(() => download(def.csv!.path, def.csv!.file, 'POST', {}))}>Download CSV</button> : null}
       </span>}>
         <div class="row">
-          <SearchBox label={`Search ${def.plural}`} value={search} onInput={(v) => { setSearch(v); setPage(1); }} />
+          <SearchBox label={`Search ${def.plural}`} value={search} onInput={(v) => { setSearch(v); setPage(1); setNotice(null); }} />
           <Field label="Sort by">
             <select value={sortBy} onChange={(e) => { setSortBy(e.currentTarget.value); setPage(1); }}>
               {def.sorts.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
@@ -239,7 +239,7 @@ export function CataloguePage() {
         <Loading show={list.loading} /><ErrorBox error={list.error ?? act.error} /><Notice text={notice} />
         {def.bulkDelete && picked.size ? <p class="row tight"><button type="button" class="danger" onClick={removePicked}>Delete selected ({picked.size})</button><button type="button" onClick={() => setPicked(new Set())}>Clear selection</button></p> : null}
         <Table caption={def.label} rows={rows} rowKey={(r) => r.id} columns={columns} empty={q ? 'Nothing matches the search.' : `No ${def.plural} yet.`} />
-        <Pager page={page} total={total} size={SIZE} onPage={setPage} label={`${def.label} pages`} noun={def.plural} />
+        <Pager page={page} total={total} size={SIZE} onPage={setPage} label={`${def.label} pages`} noun={[def.noun, def.plural]} />
       </Section>
       {editing ? <ItemForm def={def} item={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={(m) => { setEditing(null); setNotice(m); list.reload(); }} /> : null}
       {confirm.dialog}

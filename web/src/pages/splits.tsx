@@ -87,7 +87,8 @@ function conditionsText(c: Any): string {
 
 function SplitForm({ target, item, draft, members, onSaved, onCancel }: { target: Target; item: Any; draft: Draft; members: Members; onSaved: () => void; onCancel: () => void }) {
   const [d, setD] = useState<Draft>(draft);
-  useEffect(() => setD(draft), [draft]);
+  const [ver, setVer] = useState(0); // a new draft starts the payee searches afresh
+  useEffect(() => { setD(draft); setVer((v) => v + 1); }, [draft]);
   const a = useAction();
   const rows = d.rows;
   const setRows = (r: Draft['rows']) => setD({ ...d, rows: r });
@@ -123,7 +124,7 @@ function SplitForm({ target, item, draft, members, onSaved, onCancel }: { target
           <Field label="Territories" hint="Country codes such as FR, DE; empty: worldwide"><input type="text" value={d.territories} onInput={(e) => setD({ ...d, territories: e.currentTarget.value })} /></Field>
         </div>
         {rows.map((r, i) => (
-          <div class="row payee-row" key={i}>
+          <div class="row payee-row" key={`${ver}-${i}`}>
             <PayeePicker n={i + 1} value={r.user} members={members} onChange={(id) => setRows(rows.map((x, j) => (j === i ? { ...x, user: id } : x)))} />
             <Field label={`Share ${i + 1} (%)`}>
               <input type="text" inputMode="decimal" value={r.share} aria-invalid={units[i] === null} onInput={(e) => setRows(rows.map((x, j) => (j === i ? { ...x, share: e.currentTarget.value } : x)))} />
@@ -133,7 +134,7 @@ function SplitForm({ target, item, draft, members, onSaved, onCancel }: { target
         ))}
         <button type="button" onClick={() => setRows([...rows, { user: '', share: '0' }])}>Add a payee</button>
       </fieldset>
-      <p role="status" class={ok ? 'ok-text' : 'error-text'} data-testid="split-total">Total: {unitsText(total)} %{ok ? '' : ' — must be exactly 100 %'}</p>
+      <p role="status" class={ok ? 'ok-text' : 'error-text'} data-testid="split-total">Total: {unitsText(total)} %{ok ? '' : total !== 100_000_000n ? ' — must be exactly 100 %' : ' — choose a payee on every row'}</p>
       <ErrorBox error={a.error} /><Notice text={a.done} />
       <div class="row tight">
         <button type="submit" class="primary" disabled={a.busy}>Save split</button>
@@ -203,7 +204,7 @@ function SplitsOf({ target, item, members }: { target: Target; item: Any; member
             </span>
           ) },
         ]} />
-        <SplitForm target={target} item={item} draft={draft} members={members} onSaved={() => { setGen((g) => g + 1); }} onCancel={() => setDraft(emptyDraft())} />
+        <SplitForm target={target} item={item} draft={draft} members={members} onSaved={() => { setDraft(emptyDraft()); setGen((g) => g + 1); }} onCancel={() => setDraft(emptyDraft())} />
       </Section>
       <History target={target} item={item} gen={gen} members={members} />
       {confirm.dialog}
@@ -236,7 +237,7 @@ export function SplitsPage() {
           { label: target === 'asset' ? 'ISRC' : target === 'product' ? 'UPC' : 'Country', cell: (r) => t.code(r) },
           { label: 'Split', cell: (r) => <button type="button" onClick={() => setChosen(r)} aria-label={`Edit split: ${t.title(r)}`}>Edit split</button> },
         ]} />
-        <Pager page={page} total={items.data?.pagination.total ?? 0} size={SIZE} onPage={setPage} label={`${t.label} pages`} noun={t.label.toLowerCase()} />
+        <Pager page={page} total={items.data?.pagination.total ?? 0} size={SIZE} onPage={setPage} label={`${t.label} pages`} noun={[t.noun, t.label.toLowerCase()]} />
       </Section>
       {chosen ? <SplitsOf key={chosen.id} target={target} item={chosen} members={members} /> : null}
     </>
