@@ -134,6 +134,18 @@ export function Table<R>(p: { caption: string; columns: Column<R>[]; rows: R[] |
   );
 }
 
+/** Previous / next through a list paged on the server, with where one is. */
+export function Pager({ page, total, size, onPage, label, noun }: { page: number; total: number; size: number; onPage: (p: number) => void; label: string; noun?: [one: string, many: string] }) {
+  const pages = Math.max(1, Math.ceil(total / size));
+  return (
+    <nav class="row pager" aria-label={label}>
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
+      <span>Page {page} of {pages}{noun ? ` · ${total.toLocaleString()} ${total === 1 ? noun[0] : noun[1]}` : ''}</span>
+      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>Next</button>
+    </nav>
+  );
+}
+
 export function SearchBox(p: { label: string; value: string; onInput: (v: string) => void }) {
   return (
     <label class="field search">

@@ -6,7 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, qs } from '../api';
-import { Dialog, ErrorBox, Loading, Notice, SearchBox, Section, Table, pct, useAction, useLoad } from '../ui';
+import { Dialog, ErrorBox, Loading, Notice, Pager, SearchBox, Section, Table, pct, useAction, useLoad } from '../ui';
 import { localMoney } from '../words';
 
 interface Suggestion { id: string; kind: string; statement: { isrc?: string; upc?: string; title?: string; artist?: string }; candidate: { assetId?: string; productId?: string; title?: string; isrc?: string; upc?: string }; score: string; reason: string }
@@ -36,16 +36,6 @@ const KINDS: Record<'asset' | 'product', Kind> = {
 
 const PAGE = 25;
 
-function Pager({ page, total, size, onPage, label }: { page: number; total: number; size: number; onPage: (p: number) => void; label: string }) {
-  const pages = Math.max(1, Math.ceil(total / size));
-  return (
-    <nav class="row pager" aria-label={label}>
-      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
-      <span>Page {page} of {pages}</span>
-      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>Next</button>
-    </nav>
-  );
-}
 
 const groupName = (u: Unmatched) => u.title ?? u.isrc ?? u.upc ?? 'Untitled';
 
