@@ -10,6 +10,7 @@ import { AnalyticsPage } from './pages/analytics';
 import { CataloguePage, SplitsPage } from './pages/catalogue';
 import { MoneyPage } from './pages/money';
 import { AdminPage } from './pages/admin';
+import { LayoutsPage } from './pages/layouts';
 import { PayeePage } from './pages/payee';
 import { PeoplePage } from './pages/people';
 import { NotificationBell, NotificationsPage } from './pages/notifications';
@@ -33,6 +34,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/splits': SplitsPage,
   '/money': MoneyPage,
   '/admin': AdminPage,
+  '/layouts': LayoutsPage,
   '/me': PayeePage,
   '/people': PeoplePage,
   '/notifications': NotificationsPage,
