@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { seedRates, upload, waitFile } from '../ingest/helpers';
-import { sidewaysOverflow } from './browser';
+import path from 'node:path';
+import { ARTIFACTS, sidewaysOverflow } from './browser';
 import { browserSuite, checkPage, checkPhone } from './ops';
 
 /** A made-up distributor's monthly report: gross, fee and payout; no currency anywhere (it is in pounds); a total row. */
@@ -76,6 +77,9 @@ describe('web app: teaching a statement layout in headless Chromium', function (
     await editor.getByRole('button', { name: 'Dry run' }).click();
     assert.match(await editor.getByTestId('dry-run-result').innerText(), /This layout recognises the file best/);
     await checkPage(page, 'layouts-draft');
+    // small pictures for docs/web.md
+    await editor.getByRole('region', { name: "Each column's role" }).screenshot({ path: path.join(ARTIFACTS, 'layouts-columns.png') });
+    await preview.screenshot({ path: path.join(ARTIFACTS, 'layouts-preview.png') });
     assert.deepEqual(await sidewaysOverflow(page), [], 'nothing sticks out at 375 px');
 
     await editor.getByRole('button', { name: `Save and read ${name} again` }).click();
