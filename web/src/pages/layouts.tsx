@@ -280,10 +280,11 @@ function Preview({ v }: { v: Any }) {
   const own: Record<string, string> = v.control?.totals ?? {};
   return (
     <div class="stack" data-testid="preview">
-      {v.valid ? <p class="notice" role="status">This layout reads the sample{v.reconciles === true ? ', and its totals match the file\'s own' : ''}.</p> : null}
+      {v.valid ? <p class="notice" role="status">{v.rows === undefined ? 'The layout is complete. Choose a sample statement above to see the lines it reads.' : `This layout reads the sample${v.reconciles === true ? ', and its totals match the file\'s own' : ''}.`}</p> : null}
       {v.errors?.length ? <div class="error" role="alert"><strong>This layout does not read the sample yet:</strong><ul>{v.errors.map((x: string) => <li key={x}>{problemWords(x)}</li>)}</ul></div> : null}
       {v.warnings?.length ? <div class="warn"><strong>Check these guesses before saving:</strong><ul>{v.warnings.map((x: string) => <li key={x}>{problemWords(x)}</li>)}</ul></div> : null}
       {v.rows ? <p>{v.rows.read} rows read: {v.rows.ingested} lines, {v.rows.failed} rejected, {v.rows.skipped} left out.</p> : null}
+      {v.rows === undefined ? null : <>
       <Table<[string, string]> caption="Totals per currency" rows={Object.entries(totals)} rowKey={([c]) => c} empty="No amount read." columns={[
         { label: 'Currency', cell: ([c]) => `${currencyName(c)} (${c})` },
         { label: 'Read', cell: ([, t]) => decimal(t, Math.max(2, (t.split('.')[1] ?? '').length)), num: true },
@@ -300,6 +301,7 @@ function Preview({ v }: { v: Any }) {
         ...shown.map(([k, label]) => ({ label, num: k === 'quantity' || k === 'gross' || k === 'net' || k === 'lineNo', cell: (l: Any) => (l[k] ?? '—') as string })),
         ...extras.map((k) => ({ label: k, cell: (l: Any) => l.extra?.[k] ?? '—' })),
       ]} />
+      </>}
     </div>
   );
 }
