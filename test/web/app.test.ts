@@ -179,14 +179,17 @@ describe('web app in headless Chromium', function () {
     await page.locator('tbody tr', { hasText: 'Paper Moon' }).waitFor();
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('table tbody tr').length === 1);
     await check(page, 'catalogue');
-    // a workspace admin dry-runs a pattern on a sample through the workspace's own route
     await page.goto(`${app.url}/app/admin`);
-    await page.getByRole('heading', { name: 'Sources and patterns' }).waitFor();
+    await page.getByRole('heading', { name: 'Statement layouts' }).waitFor();
+    await check(page, 'admin');
+    // from admin to the statement layouts: a workspace admin dry-runs a sample through the workspace's own route
+    await page.getByRole('link', { name: 'Open statement layouts' }).click();
+    await page.waitForURL(/\/app\/layouts$/);
     await page.getByLabel('Sample statement').setInputFiles(path.join(tmp, 'DistroKid_1772400000000_NovaLune.tsv'));
-    const [dry] = await Promise.all([page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/dry-run')), page.getByRole('button', { name: 'Dry run' }).click()]);
+    const [dry] = await Promise.all([page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/dry-run')), page.getByRole('button', { name: 'Which layout reads it?' }).click()]);
     assert.deepEqual([new URL(dry.url()).pathname, dry.status()], ['/sources/dry-run', 200]);
     assert.match(await page.getByTestId('dry-run-summary').innerText(), /^Read with distrokid-2023: 4 rows, 4 ingested, 0 failed/);
-    await check(page, 'admin');
+    await check(page, 'layouts-dry-run');
   });
 
   it('fits a phone-sized screen', async () => {

@@ -11,6 +11,7 @@ import { CataloguePage } from './pages/catalogue';
 import { SplitsPage } from './pages/splits';
 import { MoneyPage } from './pages/money';
 import { AdminPage } from './pages/admin';
+import { LayoutsPage } from './pages/layouts';
 import { PayeePage } from './pages/payee';
 import { PeoplePage } from './pages/people';
 import { NotificationBell, NotificationsPage } from './pages/notifications';
@@ -34,6 +35,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/splits': SplitsPage,
   '/money': MoneyPage,
   '/admin': AdminPage,
+  '/layouts': LayoutsPage,
   '/me': PayeePage,
   '/people': PeoplePage,
   '/notifications': NotificationsPage,

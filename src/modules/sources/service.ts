@@ -168,6 +168,15 @@ export async function getGlobalPattern(owner: Knex, id: string) {
   return { ...publicPattern(toLoaded(r), true), versions: versions.map((v) => ({ version: v.version, hash: v.content_hash, createdAt: v.created_at, createdBy: v.created_by })) };
 }
 
+/** GET /sources/builtin/{key}: an active global (built-in or posted) layout's current definition, for a workspace's admin to read. */
+export async function builtinDefinition(owner: Knex, trx: Trx, key: string) {
+  await ensureBuiltinPatterns(owner);
+  const r = await patternSelect(trx('source_patterns as p')).whereNull('p.tenant_id').where({ 'p.key': key, 'p.active': true }).first();
+  if (!r) throw new NotFoundError('Source');
+  const p = toLoaded(r);
+  return { id: p.id, key: p.key, name: p.name, aggregator: p.aggregator, builtin: p.builtin, version: p.version, pattern: p.definition };
+}
+
 /** New version of a pattern row (definition changed); the old versions stay. */
 async function addVersion(trx: Knex | Trx, row: { id: string; tenant_id: number | null; current_version: number }, def: SourcePattern, by: string | null): Promise<number> {
   const hash = patternHash(def);

@@ -17,6 +17,7 @@ import { receiveMultipartHead } from '../../http/upload';
 import { SourcePatternSchema, ROLES } from '../../../parsers';
 import { DRY_RUN_MAX_BYTES } from './dry-run';
 import { draftFromSample, dryRunOnSample, sentSample, storedSample, validateOnSample, type Sample } from './teach';
+import { builtinDefinition } from './service';
 
 const JSON_MAX = 2 * 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -162,6 +163,20 @@ export function registerTeachRoutes(router: Router, svc: AppServices): void {
       access: 'admin',
       responses: { 200: ok(Loose('JSON Schema (draft 7) of a source pattern')) },
       handler: () => ({ status: 'success', message: 'Source pattern schema', data: SourcePatternSchema }),
+    }),
+    route({
+      method: 'get',
+      path: '/sources/builtin/:key',
+      summary: 'A built-in (global) layout\'s definition, read-only: to see how Rondo reads it, or to derive the workspace\'s own layout from it (POST /sources {pattern}; the workspace\'s own layout with the same key wins over the built-in one)',
+      access: 'admin',
+      params: Type.Object({ key: Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{1,63}$' }) }),
+      responses: { 200: ok(Type.Object({
+        id: Type.String(), key: Type.String(), name: Type.String(), aggregator: Type.Union([Type.String(), Type.Null()]),
+        builtin: Type.Boolean(), version: Type.Integer(), pattern: Loose('The layout\'s definition (a source pattern)'),
+      })) },
+      async handler({ params, svc: s, trx }) {
+        return { status: 'success', message: 'Built-in layout', data: await builtinDefinition(s.db.owner, trx, params.key) };
+      },
     }),
     sampleRoute(
       '/sources/draft',

@@ -1,68 +1,16 @@
-/** Admin: sources and patterns (with a dry run), exchange rates, settings. Members and invitations: people.tsx. */
+/** Admin: a link to the statement layouts (layouts.tsx), exchange rates, settings. Members and invitations: people.tsx. */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import { ErrorBox, Field, Loading, Notice, Section, Table, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, Link, Loading, Notice, Section, Table, useAction, useLoad } from '../ui';
 
 type Any = Record<string, any>;
 
+/** Statement layouts live on their own page (pages/layouts.tsx). */
 function Sources() {
-  const configured = useLoad(() => api<{ data: Any[] }>('GET', '/sources'), []);
-  const all = useLoad(() => api<{ data: Any[] }>('GET', '/file/sources'), []);
-  const [file, setFile] = useState<File | null>(null);
-  const [pattern, setPattern] = useState('');
-  const [result, setResult] = useState<Any | null>(null);
-  const a = useAction();
-  const dryRun = (e: Event) => {
-    e.preventDefault();
-    a.run(async () => {
-      if (!file) throw new Error('Choose a sample statement first');
-      const form = new FormData();
-      if (pattern.trim()) {
-        try { JSON.parse(pattern); } catch { throw new Error('The pattern is not valid JSON'); }
-        form.append('pattern', pattern);
-      }
-      form.append('file', file, file.name);
-      setResult((await api<{ data: Any }>('POST', '/sources/dry-run', { form })).data);
-    });
-  };
-  const toggle = (s: Any) => a.run(async () => { await api('POST', `/sources/${s.id}/${s.active ? 'deactivate' : 'activate'}`); configured.reload(); return `${s.name} ${s.active ? 'deactivated' : 'activated'}.`; });
-  const read: Any | undefined = result?.read;
-  const rows: Any[] | undefined = read?.lines;
   return (
-    <Section title="Sources and patterns">
-      <ErrorBox error={configured.error ?? all.error} />
-      <Table caption="This workspace's sources" rows={configured.data?.data} rowKey={(s) => s.id} empty="None configured: every built-in source is used for detection." columns={[
-        { label: 'Name', cell: (s) => s.name }, { label: 'Key', cell: (s) => s.key ?? '—' }, { label: 'Active', cell: (s) => (s.active ? 'yes' : 'no') },
-        { label: 'Use', cell: (s) => <button type="button" onClick={() => toggle(s)} aria-label={`${s.active ? 'Deactivate' : 'Activate'} ${s.name}`}>{s.active ? 'Deactivate' : 'Activate'}</button> },
-      ]} />
-      <details>
-        <summary>Available sources ({all.data?.data.length ?? 0})</summary>
-        <Table caption="Available sources" rows={all.data?.data} rowKey={(s) => s.id} columns={[
-          { label: 'Name', cell: (s) => s.name }, { label: 'Key', cell: (s) => s.key }, { label: 'Aggregator', cell: (s) => s.aggregator ?? '—' }, { label: 'Version', cell: (s) => s.version, num: true },
-        ]} />
-      </details>
-      <h3>Dry run of a pattern</h3>
-      <p class="muted">Try a pattern (or this workspace's sources) on a sample statement: nothing is saved.</p>
-      <form class="stack" onSubmit={dryRun}>
-        <Field label="Sample statement"><input type="file" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} /></Field>
-        <Field label="Pattern (JSON; empty: detect with the existing sources)"><textarea rows={6} value={pattern} onInput={(e) => setPattern(e.currentTarget.value)} /></Field>
-        <button type="submit" class="primary" disabled={a.busy}>Dry run</button>
-      </form>
-      <ErrorBox error={a.error} /><Notice text={a.done} />
-      {result ? (
-        <div data-testid="dry-run-result">
-          <Table<Any> caption="Detection (best first)" rows={result.detection} rowKey={(d) => d.patternKey} columns={[
-            { label: 'Pattern', cell: (d) => d.patternKey }, { label: 'Score', cell: (d) => d.score, num: true }, { label: 'Why', cell: (d) => (d.reasons ?? []).join('; ') },
-          ]} />
-          {read?.failed ? <p class="error" role="alert">Reading with {read.pattern} failed: {read.failed}</p> : null}
-          {read?.summary ? (
-            <p data-testid="dry-run-summary">Read with {read.pattern}: {read.summary.rowsRead} rows, {read.summary.rowsIngested} ingested, {read.summary.rowsFailed} failed, {read.summary.rowsSkipped} skipped; totals {Object.entries(read.summary.totals ?? {}).map(([c, v]) => `${v} ${c}`).join(', ') || '—'}</p>
-          ) : null}
-          {!read ? <p>No pattern reads this file above the detection threshold ({result.threshold}).</p> : null}
-          {read?.errors?.length ? <Table<Any> caption="Rejected lines" rows={read.errors} columns={[{ label: 'Line', cell: (e) => e.lineNo ?? e.line_no ?? '—', num: true }, { label: 'Reason', cell: (e) => e.reason ?? JSON.stringify(e) }]} /> : null}
-          {rows?.length ? <Table caption="Parsed lines (first 20)" rows={rows.slice(0, 20)} columns={Object.keys(rows[0]).slice(0, 9).map((k) => ({ label: k, cell: (r: Any) => (typeof r[k] === 'object' && r[k] !== null ? JSON.stringify(r[k]) : String(r[k] ?? '')) }))} /> : null}
-        </div>
-      ) : null}
+    <Section title="Statement layouts">
+      <p>Teach Rondo a statement layout it does not know from a sample file, view the built-in layouts, and choose which ones recognise your files.</p>
+      <p><Link to="/layouts">Open statement layouts</Link></p>
     </Section>
   );
 }

@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, qs } from '../api';
 import { useConfirm } from '../confirm';
-import { Dialog, ErrorBox, Field, Loading, Notice, Section, Table, decimal, pct, useAction, useLoad } from '../ui';
+import { Dialog, ErrorBox, Field, Link, Loading, Notice, Section, Table, decimal, pct, useAction, useLoad } from '../ui';
 import { currencyName, inWords, localDate, monthName } from '../words';
 
 export interface MissingRate { currency: string; month: string }
@@ -164,7 +164,14 @@ function FileProblem({ f, onRerun, rereadDuplicate }: { f: FileRow; onRerun: (f:
       </div>
     );
   }
-  if (f.status === 'needs_confirmation') return <p class="problem">Rondo is not sure which source this file comes from: confirm its detection to read it.</p>;
+  if (f.status === 'needs_confirmation') {
+    return (
+      <p class="problem">
+        Rondo is not sure which source this file comes from: confirm its detection to read it, or{' '}
+        <Link to={`/layouts?file=${encodeURIComponent(f.id)}`}>teach Rondo its layout</Link>.
+      </p>
+    );
+  }
   return f.error ? <p class="problem">{inWords(f.error)}</p> : null;
 }
 
