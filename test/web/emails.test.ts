@@ -352,10 +352,12 @@ describe('e-mails for people: each link opens a web app page that completes its 
     await admin.getByText('inherited from the artist').waitFor();
     await admin.waitForFunction(() => [...(globalThis as any).document.querySelectorAll('input')].some((i: { value: string }) => i.value === '40'));
     await admin.getByRole('button', { name: 'Remove payee 2' }).click();
-    await admin.locator('label.field').filter({ has: admin.getByText('Payee 1', { exact: true }) }).locator('select').selectOption({ label: 'Mo Listed' });
+    await admin.getByLabel('Find payee 1').fill('Mo');
+    await admin.getByLabel(/^Payee 1/).locator('option', { hasText: 'Mo Listed (does not sign in)' }).waitFor({ state: 'attached' });
+    await admin.getByLabel(/^Payee 1/).selectOption({ label: 'Mo Listed (does not sign in)' });
     await admin.getByLabel('Share 1 (%)').fill('100');
     await admin.getByRole('button', { name: 'Save split' }).click();
-    await admin.getByText('Split saved').waitFor();
+    await admin.getByText(/^Split saved/).waitFor();
     const split = (await app.request('GET', `/split/?asset=${recording}`, { token: t.users.admin!.token })).body.data.find((x: any) => x.asset === recording);
     assert.deepEqual(split.split.map((x: any) => [x.user, Number(x.share)]), [[mo.id, 100]]);
 
