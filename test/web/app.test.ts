@@ -131,13 +131,13 @@ describe('web app in headless Chromium', function () {
     assert.equal(api.status, 200);
     assert.equal(api.body.data.total.revenue, '24.85');
     await page.goto(`${app.url}/app/analytics`);
-    for (const [tab, key] of [['Month', 'month'], ['DSP', 'dsp'], ['Country', 'country'], ['Artist', 'artist'], ['Product', 'product'], ['Recording', 'asset']]) {
+    for (const [tab, key] of [['Month', 'month'], ['Store', 'dsp'], ['Country', 'country'], ['Artist', 'artist'], ['Product', 'product'], ['Recording', 'asset']]) {
       await page.getByRole('button', { name: tab, exact: true }).click();
       const total = page.locator(`[data-testid=chart-total][data-by=${key}]`);
       await total.waitFor();
       assert.equal(await total.getAttribute('data-value'), api.body.data.total.revenue, tab);
     }
-    await page.getByRole('button', { name: 'DSP', exact: true }).click();
+    await page.getByRole('button', { name: 'Store', exact: true }).click();
     await page.locator('tbody tr', { hasText: 'Deezer' }).waitFor();
     await check(page, 'analytics');
     const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);

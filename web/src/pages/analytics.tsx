@@ -1,62 +1,155 @@
-/** Analytics: royalty breakdowns as bar charts, with the API's filters; totals are the API's own. */
+/**
+ * Analytics: royalty breakdowns with the API's filters, drawn by Chart.js (a month series, the
+ * top rows as bars, the shares by store) beside sortable, paged tables; totals are the API's own.
+ * With a From and To range the previous range of the same length is asked with the same filters
+ * and shown beside the current one.
+ */
 import { useState } from 'preact/hooks';
 import { api, download, qs } from '../api';
-import { ErrorBox, Field, Loading, Section, Table, decimal, useAction } from '../ui';
+import { ChartCanvas, CHART_COLOURS } from '../chart';
+import { ErrorBox, Field, Loading, Pager, Section, decimal, useAction } from '../ui';
 import { useLoad } from '../ui';
 import { everyMonth, localMoney, monthName } from '../words';
 
 const BREAKDOWNS: [string, string][] = [
-  ['month', 'Month'], ['dsp', 'DSP'], ['country', 'Country'], ['artist', 'Artist'], ['product', 'Product'], ['asset', 'Recording'],
+  ['month', 'Month'], ['accountingperiod', 'Accounting period'], ['dsp', 'Store'], ['country', 'Country'], ['artist', 'Artist'],
+  ['product', 'Product'], ['asset', 'Recording'], ['saletype', 'Sale type'], ['aggregator', 'Aggregator'],
 ];
+/** The key of a row of each breakdown (the row keys of the API's answer). */
+const KEY: Record<string, string> = {
+  month: 'month', accountingperiod: 'accountingPeriod', dsp: 'dsp', country: 'country', artist: 'artistId',
+  product: 'productId', asset: 'assetId', saletype: 'saleType', aggregator: 'aggregator',
+};
+const NAME: Record<string, string> = { artist: 'artist', product: 'product', asset: 'asset' };
+const ROWS = 500;
+const PAGE = 50;
+const TOP = 10;
+const STORES = 6;
 interface Row { revenue: string; quantity: string; lines: number; [k: string]: unknown }
-interface Result { currency: string; rows: Row[]; total: { revenue: string; quantity: string; lines: number } }
+interface Result { currency: string; rows: Row[]; total: { revenue: string; quantity: string; lines: number }; pagination?: { total: number } }
+type Filters = { periodFilterType: string; start: string; end: string; artist: string; dsp: string; country: string; saleType: string; file: string };
 
 function labelOf(r: Row, by: string): string {
-  const pick = [by, 'title', 'name', 'month', 'dsp', 'country', 'artist', 'product', 'asset'].find((k) => typeof r[k] === 'string' && r[k]);
-  return pick ? String(r[pick]) : '(unknown)';
+  if (by === 'month' && typeof r.month === 'string') return monthName(r.month);
+  const k = NAME[by] ?? KEY[by];
+  const v = r[k];
+  return typeof v === 'string' && v ? v : '(unknown)';
+}
+const keyOf = (r: Row, by: string) => String(r[KEY[by]] ?? '');
+
+/** Months from YYYY-MM to YYYY-MM, inclusive. */
+function monthsBetween(a: string, b: string): number {
+  const [ya, ma] = a.split('-').map(Number);
+  const [yb, mb] = b.split('-').map(Number);
+  return (yb - ya) * 12 + (mb - ma) + 1;
+}
+function addMonths(ym: string, n: number): string {
+  const [y, m] = ym.split('-').map(Number);
+  const i = y * 12 + (m - 1) + n;
+  return `${Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`;
+}
+/** The range of the same length just before `start`..`end` (YYYY-MM), or null without a whole range. */
+export function previousRange(start: string, end: string): { start: string; end: string } | null {
+  const s = start.slice(0, 7);
+  const e = end.slice(0, 7);
+  if (!/^\d{4}-\d{2}$/.test(s) || !/^\d{4}-\d{2}$/.test(e) || s > e) return null;
+  const n = monthsBetween(s, e);
+  return { start: addMonths(s, -n), end: addMonths(s, -1) };
 }
 
-function BarChart({ rows, by, currency }: { rows: Row[]; by: string; currency: string }) {
-  // months: the latest 25 (every month in between is there, empty ones at zero); others: the largest 25
-  const top = by === 'month' ? rows.slice(-25) : rows.slice(0, 25);
-  const max = Math.max(0, ...top.map((r) => Math.abs(Number(r.revenue))));
-  const bar = 22;
-  const h = top.length * (bar + 6) + 4;
+/** Sortable on the client, paged on the client: the rows the page holds (at most ROWS). */
+type Col = { id: string; label: string; num?: boolean; cell: (r: Row) => unknown; sort: (r: Row) => string | number };
+function SortedTable({ caption, rows, columns, initial }: { caption: string; rows: Row[]; columns: Col[]; initial: { id: string; dir: 1 | -1 } | null }) {
+  const [sort, setSort] = useState(initial);
+  const [page, setPage] = useState(1);
+  const col = columns.find((c) => c.id === sort?.id);
+  const sorted = col && sort ? [...rows].sort((a, b) => {
+    const x = col.sort(a);
+    const y = col.sort(b);
+    return (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y))) * sort.dir;
+  }) : rows;
+  const last = Math.max(1, Math.ceil(sorted.length / PAGE));
+  const p = Math.min(page, last);
+  const shown = sorted.slice((p - 1) * PAGE, p * PAGE);
+  const click = (id: string) => { setSort(sort?.id === id ? { id, dir: sort.dir === 1 ? -1 : 1 } : { id, dir: columns.find((c) => c.id === id)?.num ? -1 : 1 }); setPage(1); };
   return (
-    <figure class="chart">
-      <svg role="img" aria-labelledby="chart-title" viewBox={`0 0 640 ${h}`} width="100%" preserveAspectRatio="xMinYMin meet">
-        <title id="chart-title">Revenue by {by} in {currency}</title>
-        {top.map((r, i) => {
-          const w = max ? Math.max(1, (Math.abs(Number(r.revenue)) / max) * 380) : 1;
-          const y = i * (bar + 6) + 2;
-          return (
-            <g key={i}>
-              <text x="0" y={y + 15} class="chart-label">{labelOf(r, by).slice(0, 26)}</text>
-              <rect x="180" y={y} width={w} height={bar} rx="3" class={Number(r.revenue) < 0 ? 'bar neg' : 'bar'} />
-              <text x={186 + w} y={y + 15} class="chart-value">{decimal(r.revenue)}</text>
-            </g>
-          );
-        })}
-      </svg>
-      {rows.length > top.length ? <figcaption class="muted">The chart shows the first {top.length} of {rows.length}.</figcaption> : null}
-    </figure>
+    <>
+      <div class="table-wrap" tabIndex={0} role="region" aria-label={caption}>
+        <table>
+          <caption>{caption}</caption>
+          <thead><tr>{columns.map((c) => (
+            <th scope="col" class={c.num ? 'num' : undefined} key={c.id} aria-sort={sort?.id === c.id ? (sort.dir === 1 ? 'ascending' : 'descending') : undefined}>
+              <button type="button" class="sort" onClick={() => click(c.id)}>{c.label}{sort?.id === c.id ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}</button>
+            </th>
+          ))}</tr></thead>
+          <tbody>
+            {shown.length === 0 ? <tr><td colSpan={columns.length} class="muted empty">No royalties match these filters.</td></tr> : null}
+            {shown.map((r, i) => <tr key={i}>{columns.map((c) => <td class={c.num ? 'num' : undefined} data-label={c.label} key={c.id}>{c.cell(r) as string}</td>)}</tr>)}
+          </tbody>
+        </table>
+      </div>
+      {sorted.length > PAGE ? <Pager page={p} size={PAGE} total={sorted.length} onPage={setPage} label={`Pages of ${caption}`} noun={['row', 'rows']} /> : null}
+    </>
   );
+}
+
+function change(cur: string, prev: string | undefined): string {
+  if (prev === undefined) return '—';
+  const c = Number(cur);
+  const p = Number(prev);
+  if (p === 0) return c === 0 ? '0 %' : 'new';
+  const pct = ((c - p) / Math.abs(p)) * 100;
+  return `${pct > 0 ? '+' : ''}${pct.toFixed(1)} %`;
 }
 
 export function AnalyticsPage() {
   const [by, setBy] = useState('month');
-  const [f, setF] = useState({ periodFilterType: 'sale', start: '', end: '', artist: '', dsp: '', country: '', saleType: '', file: '' });
+  const [f, setF] = useState<Filters>({ periodFilterType: 'sale', start: '', end: '', artist: '', dsp: '', country: '', saleType: '', file: '' });
   const artists = useLoad(() => api<{ data: { id: string; name: string }[] }>('GET', '/artist/?size=200'), []);
   const files = useLoad(() => api<{ data: { id: string; fileName: string }[] }>('GET', '/file/?size=100'), []);
   const [applied, setApplied] = useState(f);
-  const query = qs({ ...applied, size: 500 });
-  const data = useLoad(async () => ({ by, result: (await api<{ data: Result }>('GET', `/royalty/${by}${query}`)).data }), [by, query]);
-  const res = data.data?.result;
-  const rows = res ? (data.data!.by === 'month' && applied.periodFilterType === 'sale' ? everyMonth(res.rows, applied.start, applied.end) : res.rows) : [];
-  const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value });
+  const prevRange = previousRange(applied.start, applied.end);
+  const prevFilters = prevRange ? { ...applied, ...prevRange } : null;
+  const get = (group: string, filters: Filters, size: number) => api<{ data: Result }>('GET', `/royalty/${group}${qs({ ...filters, size })}`).then((r) => r.data);
+  const key = JSON.stringify([by, applied]);
+  const data = useLoad(async () => {
+    const [result, months, stores, prev, prevMonths] = await Promise.all([
+      get(by, applied, ROWS),
+      by === 'month' ? null : get('month', applied, 1000),
+      get('dsp', applied, 1000),
+      prevFilters ? get(by, prevFilters, ROWS) : null,
+      prevFilters && by !== 'month' ? get('month', prevFilters, 1000) : null,
+    ]);
+    return { by, applied, result, months: months ?? result, stores, prev, prevMonths: prevMonths ?? prev };
+  }, [key]);
+  const d = data.data;
+  const res = d?.result;
+  const fill = (r: Result, a: Filters) => (a.periodFilterType === 'sale' ? everyMonth(r.rows, a.start, a.end) : r.rows);
+  const rows = d && res ? (d.by === 'month' ? fill(res, d.applied) : res.rows) : [];
+  const months = d ? fill(d.months, d.applied) : [];
+  const prevMonths = d?.prevMonths && prevRange ? fill(d.prevMonths, { ...d.applied, ...prevRange }) : null;
+  const prevRows = d?.prev ? (d.by === 'month' && prevRange ? fill(d.prev, { ...d.applied, ...prevRange }) : d.prev.rows) : null;
+  // the previous figure of a row: the same month offset, else the same key
+  const prevOf = (r: Row): string | undefined => {
+    if (!prevRows || !d) return undefined;
+    if (d.by === 'month') return prevRows[rows.indexOf(r)]?.revenue ?? '0';
+    const k = keyOf(r, d.by);
+    return prevRows.find((p) => keyOf(p, d.by) === k)?.revenue ?? '0';
+  };
+  const set = (k: keyof Filters) => (e: Event) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value });
   const dl = useAction();
   // the whole breakdown, every row, written by the server as it reads them (not the page shown)
   const exportAs = (format: 'csv' | 'xlsx') => dl.run(() => download(`/royalty/${by}${qs({ ...applied, format })}`, `royalty-${by}.${format}`));
+  const byLabel = BREAKDOWNS.find(([k]) => k === (d?.by ?? by))![1];
+  const cur = res?.currency ?? '';
+  const money = (s: string) => localMoney(s);
+  const top = d && res ? (d.by === 'month' ? [] : [...res.rows].slice(0, TOP)) : [];
+  const storeRows = d ? d.stores.rows.filter((r) => Number(r.revenue) > 0) : [];
+  const storeTotal = storeRows.reduce((s, r) => s + Number(r.revenue), 0);
+  const storesShown = storeRows.slice(0, STORES);
+  const otherStores = storeRows.slice(STORES).reduce((s, r) => s + Number(r.revenue), 0);
+  const share = (v: number) => (storeTotal ? `${((v / storeTotal) * 100).toFixed(1)} %` : '0 %');
+  const rangeWords = (r: { start: string; end: string }) => `${monthName(r.start)} to ${monthName(r.end)}`;
   return (
     <>
       <h1>Analytics</h1>
@@ -75,36 +168,84 @@ export function AnalyticsPage() {
           <Field label="Statement file">
             <select value={f.file} onChange={set('file')}><option value="">All</option>{(files.data?.data ?? []).map((x) => <option key={x.id} value={x.id}>{x.fileName}</option>)}</select>
           </Field>
-          <Field label="DSP"><input type="text" value={f.dsp} onInput={set('dsp')} /></Field>
+          <Field label="Store"><input type="text" value={f.dsp} onInput={set('dsp')} /></Field>
           <Field label="Country (ISO)"><input type="text" maxLength={2} value={f.country} onInput={set('country')} /></Field>
           <Field label="Sale type"><input type="text" value={f.saleType} onInput={set('saleType')} /></Field>
           <button type="submit" class="primary">Apply</button>
         </form>
+        {prevRange ? null : <p class="muted">Choose From and To to see the previous period of the same length beside this one.</p>}
       </Section>
       <div role="group" aria-label="Breakdown" class="tabs">
         {BREAKDOWNS.map(([k, label]) => (
           <button key={k} type="button" aria-pressed={by === k} onClick={() => setBy(k)}>{label}</button>
         ))}
       </div>
-      <Section title={`Revenue by ${BREAKDOWNS.find(([k]) => k === by)![1]}`} actions={(
+      <Section title={`Revenue by ${byLabel.toLowerCase()}`} actions={(
         <div class="row tight">
           <button type="button" onClick={() => exportAs('csv')} disabled={!res || dl.busy}>Download CSV</button>
           <button type="button" onClick={() => exportAs('xlsx')} disabled={!res || dl.busy}>Download XLSX</button>
         </div>
       )}>
         <Loading show={data.loading} /><ErrorBox error={data.error ?? dl.error} />
-        {res ? (
+        {d && res ? (
           <>
-            <p class="total">Total: <strong data-testid="chart-total" data-by={data.data!.by} data-value={res.total.revenue}>{localMoney(res.total.revenue, res.currency)}</strong>
-              <span class="muted"> · {decimal(res.total.quantity, 0)} units · {res.total.lines} lines</span></p>
-            <BarChart rows={rows} by={by} currency={res.currency} />
-            {res.rows.length >= 500 ? <p class="muted">The table shows the first 500 rows; “Download CSV” and “Download XLSX” have every row.</p> : null}
-            <Table caption={`Revenue by ${by}`} rows={rows} columns={[
-              { label: BREAKDOWNS.find(([k]) => k === by)![1], cell: (r) => (by === 'month' && typeof r.month === 'string' ? monthName(r.month) : labelOf(r, by)) },
-              { label: `Revenue (${res.currency})`, cell: (r) => localMoney(r.revenue), num: true },
-              { label: 'Quantity', cell: (r) => decimal(r.quantity, 0), num: true },
-              { label: 'Lines', cell: (r) => r.lines, num: true },
-            ]} />
+            <dl class="figures">
+              <div><dt>Total{prevRange ? ` (${rangeWords({ start: d.applied.start.slice(0, 7), end: d.applied.end.slice(0, 7) })})` : ''}</dt>
+                <dd><strong data-testid="chart-total" data-by={d.by} data-value={res.total.revenue}>{localMoney(res.total.revenue, cur)}</strong>
+                  <span class="muted"> · {decimal(res.total.quantity, 0)} units · {res.total.lines} lines</span></dd></div>
+              {d.prev && prevRange ? (
+                <div><dt>Previous period ({rangeWords(prevRange)})</dt>
+                  <dd><strong data-testid="previous-total" data-value={d.prev.total.revenue}>{localMoney(d.prev.total.revenue, cur)}</strong>
+                    <span class="muted"> · {decimal(d.prev.total.quantity, 0)} units · {d.prev.total.lines} lines · change {change(res.total.revenue, d.prev.total.revenue)}</span></dd></div>
+              ) : null}
+            </dl>
+            <div class="charts">
+              <figure class="chart">
+                <figcaption>Revenue by month ({cur})</figcaption>
+                <ChartCanvas testId="chart-months" label={`Revenue by month in ${cur}: ${months.map((r) => `${monthName(String(r.month))} ${money(r.revenue)}`).join('; ')}${prevMonths ? `. Previous period: ${prevMonths.map((r) => `${monthName(String(r.month))} ${money(r.revenue)}`).join('; ')}` : ''}.`}
+                  config={{ type: 'line', data: {
+                    labels: months.map((r) => String(r.month)),
+                    datasets: [
+                      { label: 'This period', data: months.map((r) => Number(r.revenue)), borderColor: CHART_COLOURS[0], backgroundColor: CHART_COLOURS[0], tension: 0.2 },
+                      ...(prevMonths ? [{ label: 'Previous period', data: prevMonths.map((r) => Number(r.revenue)), borderColor: CHART_COLOURS[1], backgroundColor: CHART_COLOURS[1], borderDash: [6, 4], tension: 0.2 }] : []),
+                    ] } }} />
+              </figure>
+              {top.length ? (
+                <figure class="chart">
+                  <figcaption>Top {top.length} by {byLabel.toLowerCase()} ({cur})</figcaption>
+                  <ChartCanvas testId="chart-top" label={`Top ${top.length} by ${byLabel.toLowerCase()} in ${cur}: ${top.map((r) => `${labelOf(r, d.by)} ${money(r.revenue)}`).join('; ')}.`}
+                    config={{ type: 'bar', options: { indexAxis: 'y', plugins: { legend: { display: !!prevRows } } }, data: {
+                      labels: top.map((r) => labelOf(r, d.by).slice(0, 28)),
+                      datasets: [
+                        { label: 'This period', data: top.map((r) => Number(r.revenue)), backgroundColor: CHART_COLOURS[0] },
+                        ...(prevRows ? [{ label: 'Previous period', data: top.map((r) => Number(prevOf(r) ?? 0)), backgroundColor: CHART_COLOURS[1] }] : []),
+                      ] } }} />
+                </figure>
+              ) : null}
+              {storesShown.length ? (
+                <figure class="chart">
+                  <figcaption>Shares by store</figcaption>
+                  <ChartCanvas testId="chart-stores" label={`Shares of revenue by store: ${storesShown.map((r) => `${labelOf(r, 'dsp')} ${share(Number(r.revenue))}`).join('; ')}${otherStores ? `; other stores ${share(otherStores)}` : ''}.`}
+                    config={{ type: 'doughnut', options: { plugins: { legend: { position: 'right' } } }, data: {
+                      labels: [...storesShown.map((r) => labelOf(r, 'dsp')), ...(otherStores ? ['Other stores'] : [])],
+                      datasets: [{ label: 'Revenue', data: [...storesShown.map((r) => Number(r.revenue)), ...(otherStores ? [otherStores] : [])], backgroundColor: CHART_COLOURS }],
+                    } }} />
+                </figure>
+              ) : null}
+            </div>
+            {(res.pagination?.total ?? 0) > res.rows.length ? <p class="muted">The table has the first {res.rows.length} of {res.pagination!.total} rows; “Download CSV” and “Download XLSX” have every row.</p> : null}
+            <SortedTable key={JSON.stringify([d.by, d.applied])} caption={`Revenue by ${byLabel.toLowerCase()}`} rows={rows}
+              initial={d.by === 'month' ? null : { id: 'revenue', dir: -1 }}
+              columns={[
+                { id: 'name', label: byLabel, cell: (r) => labelOf(r, d.by), sort: (r) => (d.by === 'month' ? String(r.month) : labelOf(r, d.by)) },
+                { id: 'revenue', label: `Revenue (${cur})`, cell: (r) => money(r.revenue), num: true, sort: (r) => Number(r.revenue) },
+                ...(prevRows ? [
+                  { id: 'previous', label: `Previous (${cur})`, cell: (r: Row) => money(prevOf(r) ?? '0'), num: true, sort: (r: Row) => Number(prevOf(r) ?? 0) },
+                  { id: 'change', label: 'Change', cell: (r: Row) => change(r.revenue, prevOf(r)), num: true, sort: (r: Row) => Number(r.revenue) - Number(prevOf(r) ?? 0) },
+                ] : []),
+                { id: 'quantity', label: 'Quantity', cell: (r) => decimal(r.quantity, 0), num: true, sort: (r) => Number(r.quantity) },
+                { id: 'lines', label: 'Lines', cell: (r) => r.lines, num: true, sort: (r) => r.lines },
+              ]} />
           </>
         ) : null}
       </Section>
