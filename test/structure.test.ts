@@ -128,6 +128,27 @@ describe('source structure', () => {
     assert.deepEqual(importers((to) => COMPOSITION_ROOT.has(to)).filter((e) => !COMPOSITION_ROOT.has(e.split(' → ')[0]!)), []);
   });
 
+  it('docs/architecture.md states which area reads which exactly as the imports stand', () => {
+    const areaOf = (f: string) => /^src\/modules\/([^/]+)\//.exec(f)?.[1];
+    const actual = new Map<string, Set<string>>();
+    for (const f of files) if (areaOf(f)) actual.set(areaOf(f)!, new Set());
+    for (const [from, tos] of graph) {
+      const a = areaOf(from);
+      for (const to of tos) if (a && areaOf(to) && areaOf(to) !== a) actual.get(a)!.add(areaOf(to)!);
+    }
+    const doc = fs.readFileSync('docs/architecture.md', 'utf8');
+    const table = /<!-- area-reads:start -->([\s\S]*?)<!-- area-reads:end -->/.exec(doc);
+    assert.ok(table, 'docs/architecture.md has the area-reads table');
+    const stated = new Map<string, Set<string>>();
+    for (const row of table[1].split('\n')) {
+      const m = /^\| `([a-z-]+)` \| (.*) \|$/.exec(row.trim());
+      if (m) stated.set(m[1]!, new Set([...m[2]!.matchAll(/`([a-z-]+)`/g)].map((r) => r[1]!)));
+    }
+    const lines = (m: Map<string, Set<string>>) => [...m].map(([a, r]) => `${a}: ${[...r].sort().join(', ') || '—'}`).sort();
+    assert.ok(actual.size > 20 && actual.get('files')!.has('royalty'), 'the area graph is read');
+    assert.deepEqual(lines(stated), lines(actual));
+  });
+
   it('no import cycle between folders of src/, jobs/, parsers/', () => {
     const { folders, bad } = folderGraph(graph, folderOf);
     for (const f of FOLDERS) assert.ok(folders.has(f), `${f} is a folder of the tree`);
