@@ -166,7 +166,7 @@ describe('web app structure (web/src)', () => {
     assert.ok(graph.get('web/src/app/main.tsx')!.has('web/src/pages/statements.tsx'));
     assert.ok(graph.get('web/src/pages/statements.tsx')!.has('web/src/api.ts'));
     // the folder check finds a planted folder cycle: the entry back at web/src would close one
-    const planted = new Map([...graph, ['web/src/main.tsx', new Set(graph.get('web/src/app/main.tsx'))]]);
+    const planted = new Map([...graph, [path.posix.join('web/src', 'main.tsx'), new Set(graph.get('web/src/app/main.tsx'))]]);
     assert.ok(folderGraph(planted, dir).bad.length > 0);
   });
 
