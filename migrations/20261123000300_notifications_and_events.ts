@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { enableTenantRls, timestamps } from './helpers';
 
-/** In-app notifications (spec 2.4) and the outbound event log (webhook families, spec 6.2). */
+/** In-app notifications (docs/notifications.md) and the outbound event log (webhook families, docs/webhooks.md). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('notifications', (t) => {
     t.integer('tenant_id').notNullable().references('tenants.id').onDelete('CASCADE');

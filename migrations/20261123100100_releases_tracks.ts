@@ -71,7 +71,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`CREATE INDEX tracks_release_idx ON tracks (tenant_id, release_id, position)`);
   await enableTenantRls(knex, 'tracks');
 
-  // Spec 2.7. id is the record's cloudId. A track holds at most one audio or video file:
+  // Track media (docs/catalogue.md, "Media"). id is the record's cloudId. A track holds at most one audio or video file:
   // every track media row is audio or video, so one row per track.
   await knex.schema.createTable('track_media', (t) => {
     t.integer('tenant_id').notNullable().references('tenants.id').onDelete('CASCADE');

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
  *   RETURNS TABLE (split_id uuid, level text, tenant_user_id uuid, share numeric)
  *
  * The one definition of "which split pays this sale" (documented in
- * src/modules/splits/effective.ts and the README). POST /split/match calls it, and the
+ * src/modules/catalogue/effective-split.ts and docs/catalogue.md, "The effective-split rule"). POST /split/match calls it, and the
  * allocation job joins against it, so both always agree.
  *
  * Levels, first that has a matching split wins:

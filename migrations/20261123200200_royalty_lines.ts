@@ -3,9 +3,9 @@ import { enableTenantRls } from './helpers';
 
 /**
  * The canonical statement line (parsers/types.ts CanonicalLine), loaded by COPY. Kept lean
- * on purpose (DESIGN §5): two near-sequential indexes and NO foreign keys (an FK is a
+ * on purpose (docs/ingestion.md, "Stored lines"): two near-sequential indexes and NO foreign keys (an FK is a
  * per-row RI trigger during COPY). Lines are removed with their file by the file service
- * (deleteFile) and with their tenant by the tenant-erasure path (see README). The allocation step fills asset_id … fx_rate afterwards, set-based.
+ * (deleteFile) and with their tenant by the tenant-erasure path (docs/platform.md, "Account erasure"). The allocation step fills asset_id … fx_rate afterwards, set-based.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { enableTenantRls } from './helpers';
 
 /**
- * Analytics rollups (DESIGN §1 aggregate, §5: coarse grains chosen per view). Every table
+ * Analytics rollups (the aggregate step; coarse grains chosen per view, docs/engine.md). Every table
  * carries `payee`: the all-zero uuid for the whole workspace (sums of line base amounts,
  * matched or not: what admins see) or a tenant user id (sums of that member's current
  * earnings: what other members see). Shared columns: sale_month, accounting_period (first

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * Allocation speed (bench:ingest): a file's earnings are written by one INSERT … SELECT of
  * 2–3 rows per statement line, and each of royalty_earnings' two foreign keys was a per-row
  * RI trigger: measured on 750k rows, 4.7 s with the indexes alone, 10.5 s with the
- * tenant-user FK, 15.5 s with both. As for royalty_lines (no FKs, DESIGN §5), the same
+ * tenant-user FK, 15.5 s with both. As for royalty_lines (no FKs: a per-row trigger during COPY), the same
  * guarantees are kept by triggers on the RARE side (deletes of members and workspaces):
  *
  *  - payee must exist: rows are only ever written from split_shares, whose payees are

@@ -67,7 +67,7 @@ export async function up(knex: Knex): Promise<void> {
     t.check(`status IN ('pending','active')`, [], 'custom_domains_status_check');
   });
   await knex.raw(`CREATE UNIQUE INDEX custom_domains_tenant_domain_key ON custom_domains (tenant_id, lower(domain))`);
-  // Spec part 8: one active custom domain per tenant; and a domain is active for one tenant only.
+  // One active custom domain per tenant; and a domain is active for one tenant only.
   await knex.raw(`CREATE UNIQUE INDEX custom_domains_one_active_key ON custom_domains (tenant_id) WHERE status = 'active'`);
   await knex.raw(`CREATE UNIQUE INDEX custom_domains_active_domain_key ON custom_domains (lower(domain)) WHERE status = 'active'`);
   await enableTenantRls(knex, 'custom_domains');

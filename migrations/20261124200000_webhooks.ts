@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { enableTenantRls, timestamps } from './helpers';
 
 /**
- * Outbound webhooks (spec 6.2): endpoints per workspace (signing secret, custom headers and
+ * Outbound webhooks (docs/webhooks.md): endpoints per workspace (signing secret, custom headers and
  * authentication sealed), one delivery per event and endpoint, every attempt of a delivery.
  * `outbound_events` becomes the transactional outbox: `status` pending → dispatched.
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Statement line amounts exactly as the statement wrote them (DESIGN: some distributors write
+ * Statement line amounts exactly as the statement wrote them (docs/ingestion.md, "Stored lines": some distributors write
  * 15 decimals; keep at least 20): `royalty_lines.net`, `gross` and `base_amount` and
  * `royalty_allocation_history.base_amount` go from NUMERIC(28,12) (which rounded a
  * 15-decimal amount to 12 places when it was stored) to unconstrained NUMERIC, which keeps

@@ -12,7 +12,7 @@ export { detectSource, detectArchive, sniffEncoding, sniffDelimiter, WINNER_THRE
 export { readStatement, BATCH_SIZE } from './read';
 export * as normalise from './normalise';
 
-/** Every built-in pattern (validated by test/parsers/schema.test.ts). */
+/** Every built-in pattern (validated by test/unit/parsers/builtin.test.ts). */
 export const builtinPatterns: SourcePattern[] = [
   distrokidCurrent,
   distrokid2023,

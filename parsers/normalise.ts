@@ -1,6 +1,6 @@
 /**
  * Pure, per-value normalisers used on every statement row. They dominate ingest time
- * (DESIGN.md §5), so each has a cheap fast path for the common shape and the slow,
+ * (measured with `npm run bench:ingest`), so each has a cheap fast path for the common shape and the slow,
  * general path only for the rest. Low-cardinality values (dates, countries, sale types)
  * are memoised by raw text.
  *

@@ -1,6 +1,6 @@
 /**
  * `npm run rondo -- <command> [options]`: workspace provisioning and keys (keys are never
- * obtainable through the API, spec part 5). Each command prints one JSON object.
+ * obtainable through the API, docs/auth.md "API keys"). Each command prints one JSON object.
  * `npm run rondo -- --help` lists the commands; `<command> --help` its options.
  */
 import fs from 'node:fs';

@@ -1,11 +1,11 @@
 /**
  * One error path: services throw AppError subclasses; this middleware shapes them per the
- * area of the route (spec part 7); anything unknown is a 500 with the request id logged.
+ * area of the route (docs/errors.md, "Error shapes"); anything unknown is a 500 with the request id logged.
  */
 import type { Context, Next } from 'koa';
 import { AppError, ConflictError, PG, pgCode, RateLimitError, ValidationError } from '../lib/errors';
 
-/** Error body shapes of spec part 7, by area. */
+/** Error body shapes by area (docs/errors.md, "Error shapes"). */
 export type ErrorShape = 'catalogue' | 'status' | 'processor' | 'agreement';
 
 export function errorBody(shape: ErrorShape, status: number, code: string, message: string, details: string[] | Record<string, unknown>): unknown {

@@ -110,7 +110,7 @@ export interface RouteDef<BS extends TSchema | undefined = TSchema | undefined, 
   snapshot?: boolean;
   /**
    * Bulk routes: the body's array of items, each checked on its own by the handler (bad
-   * items are reported in the answer, spec part 7). Documents the item schema and lets the
+   * items are reported in the answer, docs/errors.md "Bulk routes"). Documents the item schema and lets the
    * input guard leave the items' text to the per-item check.
    */
   items?: { field: string; schema: TSchema };

@@ -42,7 +42,7 @@ export function formatAjvErrors(where: string, errors: ErrorObject[] | null | un
 }
 
 /**
- * One item of a bulk request, checked on its own (spec part 7: bad items are reported in
+ * One item of a bulk request, checked on its own (docs/errors.md, "Bulk routes": bad items are reported in
  * the answer, the others go on): the input guard, then the schema. Empty when fine.
  */
 export function itemProblems(schema: TSchema, item: unknown, where: string): string[] {

@@ -1,6 +1,6 @@
 /**
  * The few typed errors services throw. One Koa middleware (src/http/errors.ts) maps them
- * to the spec's error shape for the area of the route (spec part 7).
+ * to the error shape for the area of the route (docs/errors.md, "Error shapes").
  */
 export class AppError extends Error {
   constructor(
@@ -34,7 +34,7 @@ export class UnauthorizedError extends AppError {
   }
 }
 
-/** Access token past its expiry: its own body shape, spec part 7. */
+/** Access token past its expiry: its own body shape (docs/errors.md). */
 export class TokenExpiredError extends AppError {
   constructor() {
     super(401, 'TOKEN_EXPIRED', 'JWT token expired');

@@ -73,7 +73,7 @@ export interface JobOptions {
   cron?: string;
 }
 
-/** Ingest jobs per worker process: one (DESIGN §5: a second one in parallel gained nothing). */
+/** Ingest jobs per worker process: one (ingest is CPU-bound: a second one in parallel gained nothing; docs/operations.md). */
 export const INGEST_CONCURRENCY = 1;
 
 /** Retry policy per queue: exponential backoff, then the `<name>.dead` queue. */

@@ -4,7 +4,7 @@ import { mailsTo } from '../helpers/mail';
 import { clock } from '../../src/lib/clock';
 import { createTenant, ensureGlobalUser, upsertMembership } from '../../src/modules/users/service';
 
-describe('auth: tokens, sessions, keys (spec part 5)', () => {
+describe('auth: tokens, sessions, keys (docs/auth.md)', () => {
   let app: TestApp;
   let a: TestTenant;
   let b: TestTenant;

@@ -33,7 +33,7 @@ describe('identities belong to their owner', () => {
     assert.equal(viaUser.status, 400);
     assert.equal(viaUser.body.error.code, 'PASSWORD_NOT_ALLOWED');
     assert.ok(viaUser.body.error.details.some((d: string) => d.includes('body.password')));
-    // a bulk route reports a bad item in its errors and adds nobody for it (spec part 7)
+    // a bulk route reports a bad item in its errors and adds nobody for it (docs/errors.md, "Bulk routes")
     const viaBulk = await app.request('POST', '/user/bulk', { token: a.users.admin!.token, body: { users: [{ email: victim, role: 'user', password: 'attacker chosen' }] } });
     assert.equal(viaBulk.status, 200);
     assert.deepEqual(viaBulk.body.createdUsers, []);

@@ -4,7 +4,7 @@ import { startPartnerRun, type PartnerRun } from '../partners/helpers';
 import { withTenant } from '../../src/db';
 import { runFetchJob } from '../../src/modules/imports/service';
 
-/** Catalogue import (spec 3, rules 2 and 3): fetch only stages; apply writes pending items once. */
+/** Catalogue import (docs/catalogue-import.md): fetch only stages; apply writes pending items once. */
 describe('catalogue import', function () {
   let run: PartnerRun;
   let app: TestApp;

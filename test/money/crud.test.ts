@@ -3,7 +3,7 @@ import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '.
 import { withTenant } from '../../src/db';
 import { allocateFile, same, uuid } from './helpers';
 
-/** Expenses, revenues, payments (bulk per spec 2.3/4.1), settings, summaries; roles; cross-tenant. */
+/** Expenses, revenues, payments (bulk too), settings, summaries; roles; cross-tenant. */
 describe('money: resources, bulk, roles, cross-tenant', function () {
   let app: TestApp;
   let a: TestTenant;

@@ -3,7 +3,7 @@ import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '.
 import { withTenant } from '../../src/db';
 import { notify } from '../../src/modules/notifications/service';
 
-describe('notifications (spec 2.4, 4.1)', () => {
+describe('notifications (docs/notifications.md)', () => {
   let app: TestApp;
   let a: TestTenant;
   let b: TestTenant;

@@ -3,7 +3,7 @@ import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app'
 import { startPartnerRun, type PartnerRun } from './helpers';
 import { clock } from '../../src/lib/clock';
 
-/** Data shares (spec 4.1): granted by one workspace, read by another or by a link; revocation is immediate. */
+/** Data shares (docs/data-shares.md): granted by one workspace, read by another or by a link; revocation is immediate. */
 describe('data shares', function () {
   let run: PartnerRun;
   let app: TestApp;

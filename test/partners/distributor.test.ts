@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createTestTenant, type TestTenant } from '../helpers/app';
 import { startPartnerRun, type PartnerRun } from './helpers';
 
-/** Distributor credentials (spec 2.5): sealed, masked, rotated; never in a body or a log line. */
+/** Distributor credentials (docs/partners.md): sealed, masked, rotated; never in a body or a log line. */
 describe('partners: distributor credentials', function () {
   let run: PartnerRun;
   let a: TestTenant;
@@ -29,7 +29,7 @@ describe('partners: distributor credentials', function () {
     });
   });
 
-  it('admins set them; the answer is exactly the masked status of spec 2.5', async () => {
+  it('admins set them; the answer is exactly the masked status of docs/partners.md', async () => {
     const r = await run.app.request('PUT', url, { token: a.users.admin!.token, body: { token: token1, webhookSecret: secret1 } });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.status, 'success');

@@ -71,7 +71,7 @@ describe('partners: FX payout partner', function () {
     assert.equal((await run.app.request('POST', base, { token: b.users.owner!.token, body: { apiKey: keyB } })).status, 201);
   });
 
-  it('wallets: page 1 and size 10 by default, at most 50 (51 is refused), spec 2.6 items', async () => {
+  it('wallets: page 1 and size 10 by default, at most 50 (51 is refused)', async () => {
     const r = await req('GET', `${base}/wallets`);
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.success, true);

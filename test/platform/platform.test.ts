@@ -149,7 +149,7 @@ describe('platform: plans, feature gates, super-admin, custom domains', function
       assert.equal(me.status, 200);
       assert.equal(me.body.data.plan, 'pro'); // the Domains workspace, not another
 
-      // a second domain cannot be active at the same time (spec part 8)
+      // a second domain cannot be active at the same time (docs/platform.md, "Custom domains")
       const second = (await app.request('POST', '/domains', { token: pro.users.admin!.token, body: { domain: 'pay.domains.example' } })).body.data;
       dns.set(second.verification.name, [second.verification.value]);
       const two = await app.request('POST', `/domains/${second.id}/verify`, { token: pro.users.admin!.token });
@@ -187,7 +187,7 @@ describe('platform: plans, feature gates, super-admin, custom domains', function
     });
   });
 
-  describe('sign-in by Host on a verified custom domain (spec part 5)', () => {
+  describe('sign-in by Host on a verified custom domain (docs/platform.md)', () => {
     let h: TestTenant;
     let x: TestTenant;
     const HOST = 'login.hosts.example';

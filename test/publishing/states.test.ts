@@ -1,6 +1,6 @@
 /**
  * Publishing state machines over HTTP (docs/publishing.md): every allowed and every refused
- * move of agreements (spec part 3 rule 4, errors `{message, error}`), registrations (rule 6:
+ * move of agreements (docs/publishing.md, errors `{message, error}`), registrations (
  * pending → queued → submitted → registered | rejected, through the CWR export and the
  * society's acknowledgement file) and claims; and a 1,000-work catalogue exported as CWR
  * and read back equal to the works the API answers.

@@ -197,7 +197,7 @@ describe('webhooks: endpoints, signed deliveries, retries, outbox', function () 
     for (const g of forEvent) assert.ok(verify(endpoint.secret, String(g.headers['rondo-signature']), g.body));
   });
 
-  it('the retry route re-delivers with the same event id (spec 4.1); 404 when absent', async () => {
+  it('the retry route re-delivers with the same event id; 404 when absent', async () => {
     const l = await app.request('GET', `/webhooks/${endpoint.id}/deliveries`, { token: a.users.admin!.token });
     const d = l.body.data[0] as { id: string; eventId: string };
     const before = rx.got.filter((g) => g.headers['rondo-event-id'] === d.eventId).length;

@@ -59,7 +59,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
       method: 'get',
       path: '/auth/authtoken',
       summary: 'Exchange the refresh token for an access token to one workspace (call again to switch)',
-      description: "currentWorkspace (workspace id or tenant id) names the workspace; on a workspace's verified, active custom domain (the Host header) it may be left out (spec part 5).",
+      description: "currentWorkspace (workspace id or tenant id) names the workspace; on a workspace's verified, active custom domain (the Host header) it may be left out.",
       access: 'refresh',
       query: Type.Object({ currentWorkspace: Type.Optional(Type.String({ maxLength: 64 })) }),
       async handler({ ctx, auth: who, query }) {

@@ -161,7 +161,7 @@ export class AuthService implements Authenticator {
   }
 
   /**
-   * The workspace a request's host stands for (spec part 5): a custom domain verified by its
+   * The workspace a request's host stands for (docs/platform.md, "Sign-in by host"): a custom domain verified by its
    * DNS TXT record and active (POST /domains/{id}/verify), of a workspace whose plan includes
    * `custom_domains`. Anything else (an unverified or removed domain, a value typed into a
    * settings field, a downgraded plan) resolves nothing.
@@ -181,7 +181,7 @@ export class AuthService implements Authenticator {
   private dummyHash: Promise<string> | null = null;
 
   /**
-   * E-mail and password → a session. On a workspace's custom domain (`meta.host`, spec part 5)
+   * E-mail and password → a session. On a workspace's custom domain (`meta.host`, docs/platform.md "Sign-in by host")
    * the answer lists that workspace only, and a person who is not an active member of it, or a
    * suspended workspace, gets the invalid-workspace 403 (after the password check, no session).
    */
@@ -269,7 +269,7 @@ export class AuthService implements Authenticator {
   async authenticate(creds: RequestCredentials, access: Access): Promise<AuthContext> {
     if (access === 'public') return ANONYMOUS;
     const bearer = bearerToken(creds.authorization);
-    // After a social login the refresh token lives in an httpOnly cookie (spec part 5).
+    // After a social login the refresh token lives in an httpOnly cookie (docs/auth.md, "Social login").
     const cookie = access === 'refresh' || access === 'session' ? creds.refreshCookie : undefined;
     const token = bearer ?? cookie;
     if (!token) throw new UnauthorizedError('Missing bearer token', 'MISSING_TOKEN');
@@ -385,7 +385,7 @@ export class AuthService implements Authenticator {
     };
   }
 
-  // ---- API keys (CLI only: the spec says keys are not obtainable through the API) ------
+  // ---- API keys (CLI only: keys are not obtainable through the API, docs/auth.md "API keys") ------
   async createApiKey(kind: KeyKind, opts: { tenantId?: number; tenantUserId?: string; name?: string }): Promise<{ id: string; token: string }> {
     if (kind !== 'god' && !opts.tenantId) throw new ValidationError(`a ${kind} key needs --tenant`);
     if (kind === 'user' && !opts.tenantUserId) throw new ValidationError('a user key needs --user (the tenant user id)');

@@ -1,5 +1,5 @@
 /**
- * Token kinds of spec part 5: JWT access (6 h), JWT refresh (1 d), API keys RWAK / RUAK /
+ * Token kinds (docs/auth.md, "Tokens" and "API keys"): JWT access (6 h), JWT refresh (1 d), API keys RWAK / RUAK /
  * GODK. Keys look like `RWAK_<keyId>_<secret>`: the key id finds the row, the secret's
  * SHA-256 is compared in constant time. Secrets are 256-bit random, so a fast hash is
  * enough; passwords (low entropy) use argon2.

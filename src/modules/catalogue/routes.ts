@@ -1,5 +1,5 @@
 /**
- * Artist, asset and product routes (spec 4.1, 4.3). Catalogue error shape. Reads: guest
+ * Artist, asset and product routes (docs/catalogue.md). Catalogue error shape. Reads: guest
  * and up; writes: admin and up. Static paths are registered before `/:id` ones.
  */
 import type Router from '@koa/router';
@@ -20,12 +20,12 @@ import { saveSplit } from './split-operations';
 const ITEM = {
   asset: {
     noun: 'recording', collection: '/asset', bulkSplitsMethod: 'post', withIds: true, counts: 'products, splits, media, split changes', oneMessage: 'Asset retrieved successfully',
-    summaries: { create: 'Create a recording (ISRC normalised, unique) (admin)', list: 'List recordings (paged; search title/ISRC/artist; filters)', bulk: 'Create many recordings; bad items reported in errors (admin)', one: 'One recording (spec 2.1)' },
+    summaries: { create: 'Create a recording (ISRC normalised, unique) (admin)', list: 'List recordings (paged; search title/ISRC/artist; filters)', bulk: 'Create many recordings; bad items reported in errors (admin)', one: 'One recording' },
     body: S.AssetBody, patch: S.AssetPatch, query: S.AssetListQuery, create: O.createAsset, list: C.listAssets, get: C.getAsset, update: O.updateAsset,
   },
   product: {
     noun: 'product', collection: '/product/', bulkSplitsMethod: 'put', withIds: false, counts: 'tracks, splits, media, split changes', oneMessage: 'Product',
-    summaries: { create: 'Create a product (UPC/EAN normalised, check digit, unique) (admin)', list: 'List products (paged; search title/UPC/artist; filters)', bulk: 'Create many products (spec 2.2); duplicates and bad items reported in errors (admin)', one: 'One product' },
+    summaries: { create: 'Create a product (UPC/EAN normalised, check digit, unique) (admin)', list: 'List products (paged; search title/UPC/artist; filters)', bulk: 'Create many products; duplicates and bad items reported in errors (admin)', one: 'One product' },
     body: S.ProductBody, patch: S.ProductPatch, query: S.ProductListQuery, create: O.createProduct, list: C.listProducts, get: C.getProduct, update: O.updateProduct,
   },
 } as const;

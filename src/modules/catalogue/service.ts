@@ -215,7 +215,7 @@ async function ownSplitShares(trx: Trx, col: 'asset_id' | 'product_id', ids: str
   return out;
 }
 
-/** Spec 2.1. `artists` are artist ids; `splits` the asset's own unconditional `all` split. */
+/** A recording as answered (docs/catalogue.md, "Assets (recordings) and products"). `artists` are artist ids; `splits` the asset's own unconditional `all` split. */
 export async function assetViews(trx: Trx, rows: Record<string, unknown>[]) {
   const ids = rows.map((r) => r.id as string);
   const links = ids.length ? await trx('asset_artists').whereIn('asset_id', ids).orderBy(['position', 'artist_id']) : [];

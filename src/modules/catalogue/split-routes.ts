@@ -1,5 +1,5 @@
 /**
- * Split routes (spec 4.3 Split, POST /splits/validate). Catalogue error shape.
+ * Split routes (docs/catalogue.md, "Splits"), POST /splits/validate included. Catalogue error shape.
  * Reads: guest and up; writes: admin and up; match/validate: user and up.
  */
 import type Router from '@koa/router';

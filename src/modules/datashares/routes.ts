@@ -1,5 +1,5 @@
 /**
- * Data shares (spec 4.1, docs/data-shares.md). Errors `{status:"error", message}`.
+ * Data shares (docs/data-shares.md). Errors `{status:"error", message}`.
  *
  *   POST   /data-shares                      grant (admin); a link share's token is in this answer only
  *   GET    /data-shares, /data-shares/{id}   ours (admin)

@@ -1,5 +1,5 @@
 /**
- * Default settings (spec 4.3) under /defaultsettings, and the labels and catalogs that are
+ * Default settings (docs/default-settings.md) under /defaultsettings, and the labels and catalogs that are
  * levels of their chain. Error shape `{status:"error", message}`.
  *
  * Access: members (user+) read everything and write their own user-level settings; admins

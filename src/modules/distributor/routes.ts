@@ -1,5 +1,5 @@
 /**
- * Distributor credentials (spec 2.5, 4.1): `PUT` sets or rotates them, `GET` answers the
+ * Distributor credentials (docs/partners.md, "Distributor credentials"): `PUT` sets or rotates them, `GET` answers the
  * masked status. Admin or higher; errors `{status:"error", message}`. The distributor's signed
  * delivery events come in at `POST /ddex/distributor/webhook/{workspaceId}` (webhook.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * The workspace's distributor credentials (spec 2.5): a token and an optional webhook
+ * The workspace's distributor credentials (docs/partners.md, "Distributor credentials"): a token and an optional webhook
  * secret, both sealed at rest. Neither is ever returned, logged or put in an error: the
  * status shows `tokenHint` (the last 4 characters of the token, no more) and timestamps only.
  *
@@ -27,7 +27,7 @@ export async function credentialStatus(trx: Trx, svc: AppServices) {
     isEnabled: r ? !!r.is_enabled : false,
     credentialState: (r ? r.credential_state : 'missing') as CredentialState,
     hasToken: !!token,
-    // spec 2.5: at most the last 4 characters of the token, nothing else
+    // the masked status (docs/partners.md): at most the last 4 characters of the token, nothing else
     tokenHint: token ? token.slice(-4) : null,
     tokenUpdatedAt: r ? iso(r.token_updated_at) : null,
     hasWebhookSecret: !!r?.webhook_secret_sealed,

@@ -1,5 +1,5 @@
 /**
- * File routes (spec 4.3 "File", 4.2 GET /file/sources). Errors in the catalogue shape;
+ * File routes (docs/ingestion.md, docs/uploads.md) and GET /file/sources. Errors in the catalogue shape;
  * success bodies `{success:true, message, data}`.
  */
 import type Router from '@koa/router';

@@ -1,5 +1,5 @@
 /**
- * Catalogue import (spec 3, 4.3; docs/catalogue-import.md). Admin or higher; errors in the
+ * Catalogue import (docs/catalogue-import.md). Admin or higher; errors in the
  * catalogue shape `{success:false, error:{code, message, details}}`.
  *
  *   GET  /providers                 the providers and whether this workspace can use them

@@ -1,5 +1,5 @@
 /**
- * Catalogue import (docs/catalogue-import.md; spec 3, rules 2 and 3).
+ * Catalogue import (docs/catalogue-import.md, "The flow").
  *
  *   POST /fetch   → a batch (queued) and a `catalogue.import.fetch` job, in one transaction
  *   the job       → fetches from the provider (no transaction open meanwhile), then stages

@@ -1,5 +1,5 @@
 /**
- * Accounting (spec 4.1–4.3): dues, ledger transactions, summaries, refresh, statements,
+ * Accounting (docs/money.md, "Routes"): dues, ledger transactions, summaries, refresh, statements,
  * payee stats. Handlers: parsed input and the caller → one service call → the answer's shape.
  *
  * Scoping: admins and owners see the whole workspace (and may name a payee with

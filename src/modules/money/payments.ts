@@ -1,5 +1,5 @@
 /**
- * Payments: recorded by admins (single or bulk, spec 2.3/4.1) or created by approving a
+ * Payments: recorded by admins (single or bulk, docs/money.md "Routes") or created by approving a
  * payment request. A payment takes its base amount out of the payee's balance while its
  * status is pending, processing or completed (a `payment` ledger entry); failed, reversed
  * or deleted, the money comes back (a `reversal` entry). Nothing is ever updated in the
@@ -226,7 +226,7 @@ export async function listPayments(
  * completed → completion time; failed / reversed → the money comes back (reversal entry)
  * and the linked payment request returns to pending.
  */
-/** The payee hears of each state change of their payment (spec 2.4; e-mail etc. by their preferences). */
+/** The payee hears of each state change of their payment (docs/notifications.md; e-mail etc. by their preferences). */
 async function announcePayment(trx: Trx, cur: Record<string, any>, status: string, reason: string | null): Promise<void> {
   const d = dec(String(cur.amount));
   const amount = d.toFixed(Math.max(2, d.decimalPlaces())); // exact, at least two decimals

@@ -1,5 +1,5 @@
 /**
- * The five money resource areas (spec 4.1–4.3): expenses, revenues, payments, payment
+ * The five money resource areas (docs/money.md, "Routes"): expenses, revenues, payments, payment
  * requests, payment settings. Their list/get/create/update/delete/bulk-delete routes, and
  * the summaries and bulk creates of the areas that have them, come from one factory
  * (src/http/crud.ts) given each area's service object; the payment requests' approve and
@@ -33,7 +33,7 @@ const ABOUT = {
     'Admins record revenues split between members (shares sum to exactly 100); members read those they share in, with their own share. ' +
     'A change re-posts the shares; a delete reverses them in the ledger.',
   payment:
-    'Payments made to members (spec 2.3 items; admins write, members read their own). Bulk create reports an invalid currency, an unknown user ' +
+    'Payments made to members (admins write, members read their own). Bulk create reports an invalid currency, an unknown user ' +
     'or an amountUSD/conversionRate contradiction per item. A change to a payment recorded by hand posts the difference to the ledger; ' +
     'a delete (refused while the processor has the payment) returns the money to the balance.',
   request:

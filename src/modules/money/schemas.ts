@@ -40,7 +40,7 @@ export const RevenueFields = {
 export const RevenueBody = Strict(RevenueFields, { $id: 'RevenueInput' });
 export const RevenuePatch = Strict(Object.fromEntries(Object.entries(RevenueFields).map(([k, v]) => [k, Type.Optional(v)])), { minProperties: 1 });
 
-/** Spec 2.3 payment item (numbers may also be sent as decimal strings). */
+/** One payment item of a bulk create (docs/money.md, "Routes") (numbers may also be sent as decimal strings). */
 export const PaymentItem = Strict(
   {
     firstName: Type.Optional(Nullable(Text(200))),

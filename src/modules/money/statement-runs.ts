@@ -256,7 +256,7 @@ export async function getRun(trx: Trx, id: string, extra: Record<string, unknown
 const iso = (d: Date | string) => (typeof d === 'string' ? d.slice(0, 10) : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`);
 
 /** Number and freeze the run's statements (the latest draft of its period only). */
-/** The payee hears of their issued statement (spec 2.4; e-mail etc. by their preferences). */
+/** The payee hears of their issued statement (docs/notifications.md; e-mail etc. by their preferences). */
 async function announceStatement(trx: Trx, id: string): Promise<void> {
   const s = await trx('statements').where({ id }).first('id', 'tenant_id', 'tenant_user_id', 'number', 'label', 'figures');
   const f = s.figures as Figures;

@@ -1,5 +1,5 @@
 /**
- * Notifications (spec 2.4). A notification is addressed to one member (tenant_user_id) or
+ * Notifications (docs/notifications.md). A notification is addressed to one member (tenant_user_id) or
  * to the whole workspace (NULL); read state of workspace-wide ones is kept per member in
  * notification_reads. Other modules create them with notify(), inside the transaction of the
  * change: the same transaction records one delivery per recipient and external channel the

@@ -1,7 +1,7 @@
 /**
  * Custom domains: a workspace adds a host name, publishes a TXT record, then verifies it.
- * One active domain per workspace (spec part 8); the active one is the workspace's
- * `tenants.custom_domain`, which GET /auth/authtoken resolves by Host (spec part 5).
+ * One active domain per workspace (docs/platform.md, "Custom domains"); the active one is the workspace's
+ * `tenants.custom_domain`, which GET /auth/authtoken resolves by Host (docs/platform.md, "Sign-in by host").
  */
 import type { Knex } from 'knex';
 import type { Trx } from '../../db';

@@ -1,5 +1,5 @@
 /**
- * Account erasure (spec 2.9, 4.1). preview() builds the canonical ErasurePlan from the
+ * Account erasure (docs/platform.md, "Account erasure"). preview() builds the canonical ErasurePlan from the
  * database catalogue and ERASURE_MAP and writes nothing; execute() rebuilds it inside one
  * transaction, checks the caller's planHash against it, then deletes or anonymises per the
  * plan and records the erasure in the audit log, all or nothing.

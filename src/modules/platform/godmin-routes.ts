@@ -1,7 +1,7 @@
 /**
  * /godmin: super-admin routes (a god key, or the JWT of a user flagged super-admin). Each
  * action that changes something, each search of people and each impersonation is recorded
- * in the audit log; the erasure preview writes nothing (spec 4.1).
+ * in the audit log; the erasure preview writes nothing (docs/platform.md, "Account erasure").
  */
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';

@@ -54,7 +54,7 @@ export async function listUsers(owner: Knex, q: { q?: string; tenantId?: number;
     }));
 }
 
-/** Suspend (inactive) or reactivate (active) a workspace: its members then get WORKSPACE_INACTIVE (spec part 5). */
+/** Suspend (inactive) or reactivate (active) a workspace: its members then get WORKSPACE_INACTIVE (docs/platform.md, "Super-admin"). */
 export async function setTenantStatus(owner: Knex, auth: AuthContext, tenantId: number, status: 'active' | 'inactive', reason?: string) {
   return owner.transaction(async (trx) => {
     const t = await trx('tenants').where({ id: tenantId }).forUpdate().first('status');

@@ -53,7 +53,7 @@ export function registerPlatformRoutes(router: Router, svc: AppServices): void {
       method: 'post',
       path: '/domains/:domainId/verify',
       summary: 'Check the TXT record; found: the domain becomes the active one (GET /auth/authtoken on it needs no currentWorkspace)',
-      description: 'A workspace has one active custom domain (spec part 8): remove the active one before verifying another (400 ONE_ACTIVE_DOMAIN). Record missing: 400 DOMAIN_NOT_VERIFIED naming the record expected.',
+      description: 'A workspace has one active custom domain: remove the active one before verifying another (400 ONE_ACTIVE_DOMAIN). Record missing: 400 DOMAIN_NOT_VERIFIED naming the record expected.',
       access: 'admin',
       feature: 'custom_domains',
       params: DomainParams,

@@ -6,7 +6,7 @@
  * money/rounding.ts: the statement's rounded income total is round(Σ exact), its lines get
  * the largest-remainder apportionment of it, so they add up to it exactly.
  *
- * States (spec part 3): draft → pending → approved → paid, and back pending → draft,
+ * States (docs/publishing.md, "Publisher statements"): draft → pending → approved → paid, and back pending → draft,
  * approved → pending; nothing else. Adjustments only in draft and pending.
  */
 import type { Trx } from '../../db';
@@ -18,7 +18,7 @@ import { allocatePublishing } from './allocate';
 
 export const STATUSES = ['draft', 'pending', 'approved', 'paid'] as const;
 export type Status = (typeof STATUSES)[number];
-/** The allowed moves, exactly (spec part 3). */
+/** The allowed moves, exactly (docs/publishing.md, "Publisher statements"). */
 export const MOVES: Record<Status, Status[]> = { draft: ['pending'], pending: ['approved', 'draft'], approved: ['paid', 'pending'], paid: [] };
 
 export interface CreateInput { writer?: string; publisher?: string; periodStart: string; periodEnd: string }

@@ -1,5 +1,5 @@
 /**
- * Publisher-writer agreements (spec part 3 rule 4, part 7; docs/publishing.md): errors in
+ * Publisher-writer agreements (docs/publishing.md, "Agreement states"; docs/errors.md): errors in
  * the `{message, error}` shape; publishing feature; admins write, members read.
  *
  *   POST  /agreements                 {publisher, writer, territories, startDate, endDate?, writerShare, advance?, currency?} → 201, draft
@@ -16,7 +16,7 @@ import * as A from './agreements';
 import * as S from './schemas';
 import { recordRoutes } from './answers';
 
-const AgreementError = Type.Object({ message: Type.String(), error: Type.Optional(Type.String()) }, { description: 'spec part 7: {message, error?}' });
+const AgreementError = Type.Object({ message: Type.String(), error: Type.Optional(Type.String()) }, { description: 'The publishing error shape: {message, error?}' });
 const errs = { 400: AgreementError, 401: AgreementError, 403: AgreementError, 404: AgreementError, 500: AgreementError };
 
 export function registerAgreementRoutes(router: Router, _svc: AppServices): void {

@@ -1,6 +1,6 @@
 /**
- * Publisher-writer agreements (spec part 3 rule 4; docs/publishing.md). Created `draft`;
- * the status moves only along AGREEMENT_MOVES, in the spec's order draft → pending → active
+ * Publisher-writer agreements (docs/publishing.md, "Agreement states"). Created `draft`;
+ * the status moves only along AGREEMENT_MOVES, in the order draft → pending → active
  * → expired | terminated, with one step back (pending → draft) while it is negotiated. Terms
  * change only in draft and pending.
  */

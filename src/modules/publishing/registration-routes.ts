@@ -1,5 +1,5 @@
 /**
- * Registrations with societies and claims on works (spec part 3 rule 6; docs/publishing.md):
+ * Registrations with societies and claims on works (docs/publishing.md, "Registration states" and "Claims"):
  * publishing feature; errors `{status:"error", message}`; admins write, members read.
  *
  *   POST  /registrations                  {work, society} → 201, pending

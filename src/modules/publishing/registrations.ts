@@ -1,5 +1,5 @@
 /**
- * Work registrations with rights societies (spec part 3 rule 6; docs/publishing.md):
+ * Work registrations with rights societies (docs/publishing.md, "Registration states"):
  * created `pending`, queued for submission, written to a CWR file by the export (which marks
  * them `submitted`), then `registered` or `rejected` by the society's acknowledgement file.
  * A conflict the society reports (ACK status CO) registers the work and records a claim.

@@ -5,7 +5,7 @@
  *   POST/GET /writers, GET/PUT/DELETE /writers/{id}, POST /writers/bulk/delete     (admins write; members read)
  *   POST/GET /publishers, GET/PUT/DELETE /publishers/{id}, POST /publishers/bulk/delete
  *   POST/GET /works, GET/PUT/DELETE /works/{id}, POST /works/bulk, POST /works/bulk/delete, POST /works/download/csv
- *   GET /asset/{assetId}/works                                                     (spec 4.3; no plan gate: an asset route)
+ *   GET /asset/{assetId}/works                                                     (no plan gate: an asset route)
  */
 import type Router from '@koa/router';
 import { crudRoutes, type CrudArea } from '../../http/crud';

@@ -1,5 +1,5 @@
 /**
- * Media: track links (spec 2.7) and asset/product uploads.
+ * Media: track links (docs/catalogue.md, "Media") and asset/product uploads.
  *
  * Track links: only http(s) URLs; the media type comes from `type`, the URL's extension or
  * the Content-Type the host answers, and must be audio or video; the link must answer a
@@ -97,7 +97,7 @@ export async function checkTrackLink(rawUrl: string, wanted?: 'audio' | 'video',
   return { type, name: fileName, mimeType: ctype ?? mimeOf(fileName), fileSize };
 }
 
-/** Spec 2.7 track media record. */
+/** A track media record (docs/catalogue.md, "Media"). */
 export function trackMediaView(m: Record<string, unknown>) {
   const md = (m.metadata ?? {}) as Record<string, unknown>;
   return {

@@ -175,7 +175,7 @@ export async function removeFilesRoyalties(trx: Trx, tenantId: number, fileIds: 
   for (const id of fileIds) await removeFileRoyalties(trx, tenantId, id);
 }
 
-/** Notification (spec 2.4) to the uploader, else the workspace's admins and owners; plus the outbound event. Files' own failing steps call it too. */
+/** Notification (docs/notifications.md) to the uploader, else the workspace's admins and owners; plus the outbound event. Files' own failing steps call it too. */
 export async function announce(trx: Trx, tenantId: number, fileId: string, outcome: 'processed' | 'failed', info: Record<string, unknown>): Promise<void> {
   const file = await trx('files').where({ tenant_id: tenantId, id: fileId }).first('original_name', 'uploaded_by', 'accounting_period');
   const to: string[] = file?.uploaded_by ? [file.uploaded_by] : await adminsOf(trx, tenantId);

@@ -1,5 +1,5 @@
 /**
- * Sources (spec 4.3 "Sources") and the pattern creator (super-admin, spec 4.2/9).
+ * Sources and the pattern creator (super-admin; docs/patterns.md, "Routes").
  * Success bodies `{status:'success', message, data}`; errors `{status:'error', message}`.
  */
 import type Router from '@koa/router';

@@ -107,7 +107,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       body: Strict({ users: Type.Array(Type.Object({}, { additionalProperties: true }), { minItems: 1, maxItems: 500 }) }),
       items: { field: 'users', schema: BulkUser },
       async handler({ body, auth, trx, tenantId }) {
-        // each item checked on its own: a bad one is reported, the others go on (spec part 7)
+        // each item checked on its own: a bad one is reported, the others go on (docs/errors.md, "Bulk routes")
         const valid: { i: number; item: Static<typeof BulkUser> }[] = [];
         const invalid: string[] = [];
         body.users.forEach((item, i) => {

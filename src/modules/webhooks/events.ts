@@ -1,5 +1,5 @@
 /**
- * Outbound event catalogue (spec 6.2) and the one way to emit an event: `emitEvent(trx, …)`
+ * Outbound event catalogue (docs/webhooks.md, "Events") and the one way to emit an event: `emitEvent(trx, …)`
  * writes a row of the transactional outbox (`outbound_events`) inside the transaction that
  * made the change, so a rolled-back change emits nothing and a committed one is never lost.
  * The dispatcher (dispatch.ts) fans pending rows out to the subscribed endpoints.

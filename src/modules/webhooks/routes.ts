@@ -1,6 +1,6 @@
 /**
- * Outbound webhooks (spec 6.2; docs/webhooks.md): endpoints of the workspace, their
- * deliveries and attempts, manual re-delivery (spec 4.1). Admin or higher.
+ * Outbound webhooks (docs/webhooks.md): endpoints of the workspace, their
+ * deliveries and attempts, manual re-delivery. Admin or higher.
  */
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
@@ -63,7 +63,7 @@ export function registerWebhookRoutes(router: Router, svc: AppServices): void {
       async handler({ trx, tenantId, params }) {
         return ok('Webhook delivery', await wh.getDelivery(trx, tenantId, params.id));
       } }),
-    route({ method: 'post', path: '/webhook-deliveries/:id/retry', summary: 'Deliver again now, with the same event id and body (spec 4.1)', access: 'admin', feature: 'webhooks', params: S.IdParam,
+    route({ method: 'post', path: '/webhook-deliveries/:id/retry', summary: 'Deliver again now, with the same event id and body', access: 'admin', feature: 'webhooks', params: S.IdParam,
       responses: { 200: S.Success(S.RetryResult), ...errs },
       async handler({ trx, tenantId, params }) {
         return ok('Webhook delivery queued', await wh.retryDelivery(trx, svc, tenantId, params.id));

@@ -1,21 +1,21 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import './style.css';
-import { api, session, type Branding, type Me, type Workspace } from './api';
-import { AppCtx, ADMIN_ROLES, type AppState } from './state';
-import { ErrorBox, Link, Loading, navigate, useRoute } from './ui';
-import { AUTH_PAGES } from './pages/auth';
-import { StatementsPage } from './pages/statements';
-import { AnalyticsPage } from './pages/analytics';
-import { CataloguePage } from './pages/catalogue';
-import { SplitsPage } from './pages/splits';
-import { MoneyPage } from './pages/money';
-import { AdminPage } from './pages/admin';
-import { LayoutsPage } from './pages/layouts';
-import { PayeePage } from './pages/payee';
-import { PeoplePage } from './pages/people';
-import { NotificationBell, NotificationsPage } from './pages/notifications';
-import { SettingsPage } from './pages/settings';
+import '../style.css';
+import { api, session, type Branding, type Me, type Workspace } from '../api';
+import { AppCtx, ADMIN_ROLES, type AppState } from '../state';
+import { ErrorBox, Link, Loading, navigate, useRoute } from '../ui';
+import { AUTH_PAGES } from '../pages/auth';
+import { StatementsPage } from '../pages/statements';
+import { AnalyticsPage } from '../pages/analytics';
+import { CataloguePage } from '../pages/catalogue';
+import { SplitsPage } from '../pages/splits';
+import { MoneyPage } from '../pages/money';
+import { AdminPage } from '../pages/admin';
+import { LayoutsPage } from '../pages/layouts';
+import { PayeePage } from '../pages/payee';
+import { PeoplePage } from '../pages/people';
+import { NotificationBell, NotificationsPage } from '../pages/notifications';
+import { SettingsPage } from '../pages/settings';
 
 const ADMIN_NAV: [string, string][] = [
   ['/statements', 'Statements'],
