@@ -92,6 +92,8 @@ interface Figures {
   recovery: { amount: string }[]; recoveryTotal: string; recoveryOutstanding: string;
   adjustments: { amount: string }[]; adjustmentsTotal: string;
   closingBalance: string;
+  /** What the statement accounted for, per source (read by later statements' adjustments). */
+  sources: { amount: string }[];
 }
 /** JSON sections: lines and their total. */
 const SECTIONS = [['recordings', 'royaltiesTotal'], ['revenueShares', 'revenueSharesTotal'], ['recouped', 'recoupedTotal'], ['payments', 'paymentsTotal'], ['recovery', 'recoveryTotal'], ['adjustments', 'adjustmentsTotal']] as const;
@@ -243,6 +245,9 @@ describe('money: statements on random workspaces (property)', function () {
           const run = async () => {
             const r = await app.request('POST', '/statements/runs', { ...admin, body: { period } });
             assert.equal(r.status, 201, r.text);
+            for (const x of r.body.data.statements as Record<string, string>[]) {
+              for (const k of ['openingBalance', 'royaltiesTotal', 'adjustmentsTotal', 'closingBalance']) assert.match(x[k]!, atMost(digits), `run ${period}: ${k} ${x[k]}`);
+            }
             return r.body.data.id as string;
           };
           if (m.plan === 'draft') seen.neverIssued!++;
@@ -273,7 +278,7 @@ describe('money: statements on random workspaces (property)', function () {
         const check = async (what: string, f: Figures, csv: string, xlsx: Buffer, pdf: Buffer) => {
           // JSON
           assert.equal(f.currency, base.code, what);
-          for (const v of tableOrder(f).concat(f.recoveryOutstanding)) assert.match(v, atMost(digits), `${what}: JSON figure ${v}`);
+          for (const v of [...tableOrder(f), f.recoveryOutstanding, ...f.sources.map((x) => x.amount)]) assert.match(v, atMost(digits), `${what}: JSON figure ${v}`);
           for (const [lines, total] of SECTIONS) assert.equal(sum(amounts(f[lines])).toFixed(digits), D(f[total]).toFixed(digits), `${what}: JSON ${lines} add up to ${total}`);
           assert.equal(sum([f.openingBalance, ...SECTIONS.map(([, k]) => f[k])]).toFixed(digits), D(f.closingBalance).toFixed(digits), `${what}: JSON totals add up`);
           for (const l of f.recouped) assert.ok(D(l.amount).lte(0), `${what}: recouped is negative`);
