@@ -4,6 +4,7 @@
  * processor (src/sandbox/processor.ts), and signed webhook deliveries.
  */
 import crypto from 'node:crypto';
+import Decimal from 'decimal.js';
 import { withTenant } from '../../src/db';
 import { postRoyaltiesForFile } from '../../src/modules/money/ledger';
 import { signBody } from '../../src/modules/money/processor';
@@ -11,8 +12,13 @@ import type { TestApp } from '../helpers/app';
 import { FakeProcessorServer, type FakeTransfer } from '../../src/sandbox/processor';
 
 export interface EarningRow {
-  payee: string;
+  /** The line's only payee (a one-payee share set); or give `shareSetId` (see `shareSet`). */
+  payee?: string;
+  shareSetId?: string;
+  /** The base amount; `net` and `currency` are the line's own (default: the amount, USD). */
   amount: string;
+  net?: string;
+  currency?: string;
   period?: string; // YYYY-MM
   assetId?: string | null;
   productId?: string | null;
@@ -40,24 +46,25 @@ export async function allocateFile(app: TestApp, tenantId: number, fileId: strin
       await trx('royalty_lines').where({ file_id: fileId }).whereNotNull('share_set_id').update({ share_set_id: null });
     }
     if (rows.length) {
-      const sets = [...new Set(rows.map((r) => r.payee))].map((payee) => ({
+      const sets = [...new Set(rows.filter((r) => !r.shareSetId).map((r) => r.payee!))].map((payee) => ({
         tenant_id: tenantId,
         share_set_id: uuidOf(`payee:${payee}`),
         tenant_user_id: payee,
         share: 100,
         gets_remainder: true,
       }));
-      await trx('royalty_share_sets').insert(sets).onConflict(['tenant_id', 'share_set_id', 'tenant_user_id']).ignore();
+      if (sets.length) await trx('royalty_share_sets').insert(sets).onConflict(['tenant_id', 'share_set_id', 'tenant_user_id']).ignore();
+      const base = (await trx('tenants').where({ id: tenantId }).first('base_currency')).base_currency.trim() as string;
       await trx('royalty_lines').insert(
         rows.map((r) => ({
           tenant_id: tenantId,
           file_id: fileId,
           line_no: lineSeq++,
-          net: r.amount,
-          currency: 'USD',
+          net: r.net ?? r.amount,
+          currency: r.currency ?? base,
           base_amount: r.amount,
-          base_currency: 'USD',
-          share_set_id: uuidOf(`payee:${r.payee}`),
+          base_currency: base,
+          share_set_id: r.shareSetId ?? uuidOf(`payee:${r.payee}`),
           accounting_period: `${r.period ?? '2026-10'}-01`,
           sale_month: `${r.period ?? '2026-10'}-01`,
           asset_id: r.assetId ?? null,
@@ -71,6 +78,24 @@ export async function allocateFile(app: TestApp, tenantId: number, fileId: strin
     if (opts.post === false) return null;
     return postRoyaltiesForFile(trx, fileId);
   });
+}
+
+/**
+ * A share set of several payees with any shares (6 decimals, adding up to 100), as the
+ * allocation step writes it: the largest share (ties: the smallest tenant user id) gets the
+ * line's remainder, `others` are the other payees' shares. Returns its id.
+ */
+export async function shareSet(app: TestApp, tenantId: number, shares: { payee: string; share: string }[]): Promise<string> {
+  const id = crypto.randomUUID();
+  const byId = [...shares].sort((a, b) => (a.payee < b.payee ? -1 : 1));
+  const top = [...byId].sort((a, b) => new Decimal(b.share).cmp(a.share))[0]!.payee;
+  await withTenant(app.svc.db.app, tenantId, (trx) =>
+    trx('royalty_share_sets').insert(byId.map((s) => ({
+      tenant_id: tenantId, share_set_id: id, tenant_user_id: s.payee, share: s.share, gets_remainder: s.payee === top,
+      others: trx.raw('?::numeric[]', [s.payee === top ? byId.filter((o) => o.payee !== top).map((o) => o.share) : []]),
+    }))),
+  );
+  return id;
 }
 
 /** A deterministic uuid of a text (share set ids of the fixtures). */
