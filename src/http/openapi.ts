@@ -25,7 +25,10 @@ function paramsOf(r: RegisteredRoute) {
   const req = (s: TSchema | undefined) => new Set(((s as { required?: string[] } | undefined)?.required ?? []));
   for (const [name, schema] of Object.entries(props(r.params))) out.push({ name, in: 'path', required: true, schema: clean(schema), example: exampleOf(clean(schema), {}, name) });
   const qr = req(r.query);
-  for (const [name, schema] of Object.entries(props(r.query))) out.push({ name, in: 'query', required: qr.has(name), schema: clean(schema), example: exampleOf(clean(schema), {}, name) });
+  for (const [name, schema] of Object.entries(props(r.query))) {
+    const description = (schema as { description?: string }).description;
+    out.push({ name, in: 'query', required: qr.has(name), ...(description ? { description } : {}), schema: clean(schema), example: exampleOf(clean(schema), {}, name) });
+  }
   return out;
 }
 
