@@ -6,6 +6,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { routeRegistry, type RegisteredRoute } from './route';
+import { aliasRegistry } from './method-aliases';
 import { CatalogueError, PageTotals, Pagination, StatusError } from './schema';
 import { envelopeSchema, errorExample, exampleOf, rawRequestBody } from './openapi-examples';
 import { CSV_TYPE, XLSX_TYPE } from './export';
@@ -114,6 +115,7 @@ export function buildOpenApi(packageVersion?: string, area?: string): Record<str
   if (!routes.length) return null;
   for (const r of routes) {
     const p = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const aliases = aliasRegistry.filter((a) => a.of.method === r.method && a.of.path === r.path).map((a) => ({ method: a.method.toUpperCase(), path: a.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}') }));
     const body = requestBodyOf(r);
     paths[p] ??= {};
     paths[p]![r.method] = {
@@ -123,6 +125,7 @@ export function buildOpenApi(packageVersion?: string, area?: string): Record<str
       'x-access': r.access,
       ...(r.scope ? { 'x-scope': r.scope } : {}),
       ...(r.feature ? { 'x-feature': r.feature } : {}),
+      ...(aliases.length ? { 'x-aliases': aliases } : {}),
       security: r.access === 'public' ? [] : [{ bearer: [] }],
       parameters: paramsOf(r),
       ...(body ? { requestBody: body } : {}),
