@@ -11,6 +11,7 @@ import type { AppServices } from './services';
 import { errorMiddleware } from './http/errors';
 import { mountModules } from './modules';
 import { addSlashAliases, routeRegistry } from './http/route';
+import { methodAliasMiddleware } from './http/method-aliases';
 import { clientAddress, proxyTrust } from './http/client-address';
 import { requestContext } from './lib/process-guard';
 import { corsMiddleware, securityHeaders } from './http/security';
@@ -56,6 +57,7 @@ export function createApp(svc: AppServices, opts: { trustProxy?: boolean } = {})
   // a server-sent event stream sets ctx.compress = false: its events must reach the client as written
   app.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   app.use(errorMiddleware());
+  app.use(methodAliasMiddleware(routeRegistry));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -6,6 +6,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { routeRegistry, type RegisteredRoute } from './route';
+import { aliasRegistry } from './method-aliases';
 import { CatalogueError, PageTotals, Pagination, StatusError } from './schema';
 import { envelopeSchema, errorExample, exampleOf, rawRequestBody } from './openapi-examples';
 import { CSV_TYPE, XLSX_TYPE } from './export';
@@ -25,7 +26,10 @@ function paramsOf(r: RegisteredRoute) {
   const req = (s: TSchema | undefined) => new Set(((s as { required?: string[] } | undefined)?.required ?? []));
   for (const [name, schema] of Object.entries(props(r.params))) out.push({ name, in: 'path', required: true, schema: clean(schema), example: exampleOf(clean(schema), {}, name) });
   const qr = req(r.query);
-  for (const [name, schema] of Object.entries(props(r.query))) out.push({ name, in: 'query', required: qr.has(name), schema: clean(schema), example: exampleOf(clean(schema), {}, name) });
+  for (const [name, schema] of Object.entries(props(r.query))) {
+    const description = (schema as { description?: string }).description;
+    out.push({ name, in: 'query', required: qr.has(name), ...(description ? { description } : {}), schema: clean(schema), example: exampleOf(clean(schema), {}, name) });
+  }
   return out;
 }
 
@@ -111,6 +115,7 @@ export function buildOpenApi(packageVersion?: string, area?: string): Record<str
   if (!routes.length) return null;
   for (const r of routes) {
     const p = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const aliases = aliasRegistry.filter((a) => a.of.method === r.method && a.of.path === r.path).map((a) => ({ method: a.method.toUpperCase(), path: a.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}') }));
     const body = requestBodyOf(r);
     paths[p] ??= {};
     paths[p]![r.method] = {
@@ -120,6 +125,7 @@ export function buildOpenApi(packageVersion?: string, area?: string): Record<str
       'x-access': r.access,
       ...(r.scope ? { 'x-scope': r.scope } : {}),
       ...(r.feature ? { 'x-feature': r.feature } : {}),
+      ...(aliases.length ? { 'x-aliases': aliases } : {}),
       security: r.access === 'public' ? [] : [{ bearer: [] }],
       parameters: paramsOf(r),
       ...(body ? { requestBody: body } : {}),

@@ -8,6 +8,7 @@ import type { AuthContext } from '../../lib/identity';
 import { NO_MEMBER, ownOnly, seesWorkspace } from '../../http/route';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { normaliseIsrc, normaliseUpc } from './identifiers';
+import { orderSql, resolveSort, type SortColumns } from '../../http/list-sort';
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -20,16 +21,15 @@ export interface ListQuery {
 }
 
 /**
- * One list convention: `page` (from 1), `size` (default 20, max 200), `sort` (a field
- * name of the entity, from `sortable`), `order` (asc|desc, default desc for dates, asc
- * otherwise), `search` (case-insensitive substring of title/name; a value that normalises
+ * One list convention: `page` (from 1), `size` (default 20, max 200), `sort` and `order`
+ * (http/list-sort: a field of the item, from `sortable`; 400 naming any other), `search` (case-insensitive substring of title/name; a value that normalises
  * to an ISRC or UPC also matches those exactly; and artist names). Entity filters narrow
  * further. Ties break on id so pages never overlap.
  */
 export async function pageList<T>(
   base: Knex.QueryBuilder,
   q: ListQuery,
-  sortable: Record<string, string>,
+  sortable: SortColumns,
   defaultSort: string,
   select: (b: Knex.QueryBuilder) => Knex.QueryBuilder,
   idColumn: string,
@@ -37,14 +37,11 @@ export async function pageList<T>(
 ) {
   const page = q.page ?? 1;
   const size = q.size ?? 20;
-  const sortKey = q.sort ?? defaultSort;
-  const col = sortable[sortKey];
-  if (!col) throw new ValidationError('Invalid sort', [`sort must be one of ${Object.keys(sortable).join(', ')}`], 'INVALID_SORT');
-  const order = q.order ?? (/At$|Date$/.test(sortKey) ? 'desc' : 'asc');
+  const sort = resolveSort(q, sortable, defaultSort);
   const [{ count }] = await base.clone().clearSelect().count<{ count: string }[]>({ count: '*' });
   const rows = await select(base.clone())
-    .orderByRaw(`${col} ${order === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`)
-    .orderBy(idColumn, order)
+    .orderByRaw(orderSql(sort))
+    .orderBy(idColumn, sort.order)
     .limit(size)
     .offset((page - 1) * size);
   const data: T[] = [];

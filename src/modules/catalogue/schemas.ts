@@ -1,5 +1,7 @@
 /** Request schemas of the catalogue and split routes (one source: validation + OpenAPI). */
 import { PageQuery, Share, Strict, Type, Uuid, type TProperties } from '../../http/schema';
+import { sortQuery, type SortColumns } from '../../http/list-sort';
+import { ARTIST_SORT, ASSET_SORT, PRODUCT_SORT } from './sorts';
 import type { TArray } from '@sinclair/typebox';
 
 const Str = (max = 500) => Type.String({ maxLength: max });
@@ -81,8 +83,8 @@ export const BulkSplitItems = Strict({
 export const IdParams = Type.Object({ id: Uuid });
 
 /** The filters recording and product lists share, around each one's own. */
-const listQuery = <T extends TProperties>(own: T) =>
-  Type.Object({ ...PageQuery, artist: Type.Optional(Uuid), ...own, title: Type.Optional(Str(200)), isDraft: Type.Optional(Type.Boolean()) });
-export const AssetListQuery = listQuery({ product: Type.Optional(Uuid), isrc: Type.Optional(Str(40)), type: Type.Optional(Str(20)) });
-export const ProductListQuery = listQuery({ asset: Type.Optional(Uuid), upc: Type.Optional(Str(40)), type: Type.Optional(Str(100)), format: Type.Optional(Str(100)) });
-export const ArtistListQuery = Type.Object({ ...PageQuery, user: Type.Optional(Uuid) });
+const listQuery = <T extends TProperties>(own: T, sort: SortColumns, search: string) =>
+  Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(sort, 'createdAt', search), artist: Type.Optional(Uuid), ...own, title: Type.Optional(Str(200)), isDraft: Type.Optional(Type.Boolean()) });
+export const AssetListQuery = listQuery({ product: Type.Optional(Uuid), isrc: Type.Optional(Str(40)), type: Type.Optional(Str(20)) }, ASSET_SORT, 'Title, ISRC or an artist\'s name');
+export const ProductListQuery = listQuery({ asset: Type.Optional(Uuid), upc: Type.Optional(Str(40)), type: Type.Optional(Str(100)), format: Type.Optional(Str(100)) }, PRODUCT_SORT, 'Title, UPC or an artist\'s name');
+export const ArtistListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(ARTIST_SORT, 'name', 'Part of the name'), user: Type.Optional(Uuid) });

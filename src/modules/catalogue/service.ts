@@ -9,6 +9,8 @@ import { clock } from '../../lib/clock';
 import { applySearch, dateOnly, iso, pageList, resolveArtists, setLinks, type ListQuery } from './common';
 import { normaliseIsrc, parseIsrc, parseUpc } from './identifiers';
 import { upsertSplit, type ShareInput } from './splits';
+import { ARTIST_SORT, ASSET_SORT, PRODUCT_SORT } from './sorts';
+export { ASSET_SORT, PRODUCT_SORT };
 import { fillNewAsset, fillNewProduct } from '../defaultsettings/fill';
 import { mergeArtistLevel } from '../defaultsettings/labels';
 import { emitEvent } from '../webhooks/events';
@@ -80,7 +82,7 @@ export async function listArtists(trx: Trx, q: ListQuery & { user?: string; visi
     applySearch(b, q.search, { text: 'ar.name' });
     if (q.user) b.whereExists((e) => e.select(trx.raw('1')).from('artist_users as au').whereRaw('au.artist_id = ar.id').where('au.tenant_user_id', q.user!));
   });
-  const page = await pageList(base, q, { name: 'ar.name', createdAt: 'ar.created_at', updatedAt: 'ar.updated_at' }, 'name', (b) => b.select('ar.*'), 'ar.id', (r) => r);
+  const page = await pageList(base, q, ARTIST_SORT, 'name', (b) => b.select('ar.*'), 'ar.id', (r) => r);
   return { ...page, data: await artistViews(trx, page.data) };
 }
 
@@ -305,7 +307,6 @@ export function assetListBase(trx: Trx, q: AssetFilters) {
   });
 }
 
-export const ASSET_SORT = { title: 'a.title', isrc: 'a.isrc', type: 'a.type', createdAt: 'a.created_at', updatedAt: 'a.updated_at' };
 
 export async function listAssets(trx: Trx, q: AssetFilters) {
   const page = await pageList(assetListBase(trx, q), q, ASSET_SORT, 'createdAt', (b) => b.select('a.*'), 'a.id', (r) => r);
@@ -450,7 +451,6 @@ export function productListBase(trx: Trx, q: ProductFilters) {
   });
 }
 
-export const PRODUCT_SORT = { title: 'p.title', upc: 'p.upc', releaseDate: 'p.release_date', createdAt: 'p.created_at', updatedAt: 'p.updated_at' };
 
 export async function listProducts(trx: Trx, q: ProductFilters) {
   const page = await pageList(productListBase(trx, q), q, PRODUCT_SORT, 'createdAt', (b) => b.select('p.*'), 'p.id', (r) => r);

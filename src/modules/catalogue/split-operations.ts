@@ -9,6 +9,7 @@ import { NotFoundError, ValidationError } from '../../lib/errors';
 import { pageList, setActor, type ListQuery } from './common';
 import { normaliseIsrc, parseUpc } from './identifiers';
 import { bulkDelete } from './service';
+import { SPLIT_SORT } from './sorts';
 import { deleteSplits, getSplit, historyView, shareProblems, updateSplit, upsertSplit, viewsOf, SPLIT_TYPES, type Conditions, type ShareInput, type SplitInput } from './splits';
 import { resolveEffectiveSplit } from './effective-split';
 
@@ -82,7 +83,7 @@ export async function listSplits(trx: Trx, query: SplitListQuery) {
       );
     }
   });
-  const page = await pageList(base, query, { createdAt: 's.created_at', updatedAt: 's.updated_at', type: 's.type', target: 's.target', validFrom: 's.valid_from' }, 'createdAt', (b) => b.select('s.*'), 's.id', (r) => r);
+  const page = await pageList(base, query, SPLIT_SORT, 'createdAt', (b) => b.select('s.*'), 's.id', (r) => r);
   return { data: await viewsOf(trx, page.data), pagination: page.pagination };
 }
 

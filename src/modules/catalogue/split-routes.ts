@@ -6,6 +6,8 @@ import type Router from '@koa/router';
 import { checkingOwnership, defineRoutes, route } from '../../http/route';
 import { assertOwnItemOfPath, ownScope } from './common';
 import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import { sortQuery } from '../../http/list-sort';
+import { SPLIT_SORT } from './sorts';
 import type { AppServices } from '../../services';
 import { ShareList, SplitTypeField, Conditions, IdsBody, IdParams } from './schemas';
 import { getSplit } from './splits';
@@ -36,7 +38,7 @@ export function registerSplitRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get', path: '/split/', summary: 'List splits (paged; filter by target, type, user)', access: 'guest',
-      query: Type.Object({ ...PageQuery, ...TargetFields, target: Type.Optional(Type.Union([Type.Literal('asset'), Type.Literal('product'), Type.Literal('artist')])), type: Type.Optional(SplitTypeField), user: Type.Optional(Uuid) }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(SPLIT_SORT, 'createdAt', 'A recording\'s title or ISRC, a product\'s title or UPC, an artist\'s name'), ...TargetFields, target: Type.Optional(Type.Union([Type.Literal('asset'), Type.Literal('product'), Type.Literal('artist')])), type: Type.Optional(SplitTypeField), user: Type.Optional(Uuid) }),
       async handler({ trx, auth, query }) {
         return { success: true, message: 'Splits', ...(await O.listSplits(trx, { ...query, visible: ownScope(trx, auth, 'split', 's') })) };
       },

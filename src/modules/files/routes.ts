@@ -6,11 +6,12 @@ import type Router from '@koa/router';
 import { PassThrough } from 'node:stream';
 import { defineRoutes, route } from '../../http/route';
 import { DateIn, PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import { sortQuery } from '../../http/list-sort';
 import type { Trx } from '../../db';
 import type { AppServices } from '../../services';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import {
-  adoptSignedUpload, assertUploadUnused, confirmDetection, createUploadUrl, deleteFileEverywhere, getFile, isOwnWorkspace, listFiles, optionsFrom,
+  adoptSignedUpload, assertUploadUnused, confirmDetection, createUploadUrl, deleteFileEverywhere, FILE_SORT, getFile, isOwnWorkspace, listFiles, optionsFrom,
   registeredFile, registerStored, reprocessFile, rerunDecompress, resendPending, storageKey, store, uploadMessage,
 } from './service';
 import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from '../../http/upload';
@@ -209,7 +210,9 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       summary: 'Statement files (paged; filter by status (comma-separated), source (key, name or id), period (YYYY-MM), periodStart/periodEnd, parentId; topLevel=true: none of an archive\'s members)',
       access: 'admin',
       query: Type.Object({
-        ...PageQuery,
+        page: PageQuery.page,
+        size: PageQuery.size,
+        ...sortQuery(FILE_SORT, 'createdAt', 'Part of the file name'),
         status: Type.Optional(Type.String({ maxLength: 200 })),
         source: Type.Optional(Type.String({ maxLength: 200 })),
         period: Type.Optional(Type.String({ maxLength: 10 })),

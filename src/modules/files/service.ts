@@ -9,6 +9,7 @@ import { withTenant, type Trx } from '../../db';
 import { isDirectUploadStore, objectStore } from '../../lib/storage';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
+import { orderSql, resolveSort, sortColumns } from '../../http/list-sort';
 import { FIRST_STEP, IN_FLIGHT_STATUSES, PIPELINE, TERMINAL_STATUSES as SETTLED_TERMINAL, stepFor, type FileStatus, type StepName } from '../../pipeline/registry';
 import { sendToStep, startPipeline } from '../../pipeline/run-step';
 import { FILE_DELETE_HOOKS } from './hooks';
@@ -232,9 +233,17 @@ export interface ListQuery {
   /** Only files that are no archive's member (an archive's members are read with parentId). */
   topLevel?: boolean;
   order?: 'asc' | 'desc';
+  sort?: string;
 }
 
+/** The fields the file list sorts by (the names its items show) and their columns. */
+export const FILE_SORT = sortColumns({
+  fileName: 'original_name', kind: 'kind', status: 'status', progress: 'progress', size: 'size_bytes', confidence: 'confidence',
+  accountingPeriod: 'accounting_period', createdAt: 'created_at', updatedAt: 'updated_at', processedAt: 'processed_at',
+});
+
 export async function listFiles(trx: Trx, q: ListQuery) {
+  const sort = resolveSort(q, FILE_SORT, 'createdAt');
   const base = trx('files');
   if (q.status) base.whereIn('status', q.status.split(','));
   if (q.source) base.where((w) => w.where('source_key', q.source!).orWhere('source_name', q.source!).orWhereRaw('source_pattern_id::text = ?', [q.source!]));
@@ -256,7 +265,7 @@ export async function listFiles(trx: Trx, q: ListQuery) {
     );
   }
   const [{ n }] = await base.clone().count({ n: '*' });
-  const rows = await base.orderBy('created_at', q.order ?? 'desc').orderBy('id').limit(q.size).offset((q.page - 1) * q.size).select(FILE_COLUMNS);
+  const rows = await base.orderByRaw(orderSql(sort)).orderBy('id', sort.order).limit(q.size).offset((q.page - 1) * q.size).select(FILE_COLUMNS);
   return { data: rows.map(publicFile), pagination: { page: q.page, size: q.size, total: Number(n) } };
 }
 

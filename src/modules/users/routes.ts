@@ -3,7 +3,8 @@ import { defineRoutes, ownOnly, route, rankOf, ROLE_RANK } from '../../http/rout
 import { Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ForbiddenError } from '../../lib/errors';
-import { getUser, listUsers, memberIdByEmail, removeUser, removeUsers, updateUser, workspaceSummary } from './service';
+import { getUser, listUsers, memberIdByEmail, removeUser, removeUsers, updateUser, USER_SORT, workspaceSummary } from './service';
+import { sortQuery } from '../../http/list-sort';
 import { authOf } from '../auth/service';
 import { inviteMember, inviteMembers, resendInvitation, withdrawInvitationLinks } from './invitations';
 import { userEntityRoutes } from './entities';
@@ -73,9 +74,9 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       path: '/user/',
       summary: 'Members of the workspace (paged; search by name or e-mail; filter by role); a member below admin gets only themselves',
       access: 'user',
-      query: Type.Object({ ...PageQuery, role: Type.Optional(Role) }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(USER_SORT, 'createdAt', 'Part of the e-mail, first or last name'), role: Type.Optional(Role) }),
       async handler({ trx, auth, query }) {
-        const r = await listUsers(trx, { page: query.page ?? 1, size: query.size ?? 20, search: query.search, role: query.role, only: ownOnly(auth) });
+        const r = await listUsers(trx, { page: query.page ?? 1, size: query.size ?? 20, search: query.search, sort: query.sort, order: query.order, role: query.role, only: ownOnly(auth) });
         return { success: true, message: 'Users', ...r };
       },
     }),

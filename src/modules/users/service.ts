@@ -11,6 +11,7 @@ import { ROLE_RANK } from '../../http/route';
 import type { AuthContext } from '../../lib/identity';
 import type { Trx } from '../../db';
 import { assertMemberRoom } from '../../http/quota';
+import { orderSql, resolveSort, sortColumns } from '../../http/list-sort';
 
 export interface UserView {
   id: string;
@@ -143,14 +144,20 @@ export async function getUser(trx: Trx, id: string): Promise<UserView> {
 }
 
 /** The member list; `only` (a member below admin, see ownOnly) narrows it to that member. */
-export async function listUsers(trx: Trx, q: { page: number; size: number; search?: string; role?: string; only?: string | null }) {
+/** The fields the member list sorts by (the names its items show) and their columns. */
+export const USER_SORT = sortColumns({ email: 'u.email', firstName: 'u.first_name', lastName: 'u.last_name', role: 'tu.role', status: 'tu.status', createdAt: 'tu.created_at', updatedAt: 'tu.updated_at' });
+
+/** Members, oldest first unless `sort`/`order` say otherwise; `search` in e-mail, first and last name. */
+export async function listUsers(trx: Trx, q: { page: number; size: number; search?: string; role?: string; only?: string | null; sort?: string; order?: 'asc' | 'desc' }) {
+  const sort = resolveSort(q, USER_SORT, 'createdAt', 'asc');
   const base = usersQuery(trx).modify((b) => {
     if (q.only) b.where('tu.id', q.only);
-    if (q.search) b.where((w) => w.whereILike('u.email', `%${q.search}%`).orWhereILike('u.first_name', `%${q.search}%`).orWhereILike('u.last_name', `%${q.search}%`));
+    const like = q.search ? `%${q.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
+    if (like) b.where((w) => w.whereILike('u.email', like).orWhereILike('u.first_name', like).orWhereILike('u.last_name', like));
     if (q.role) b.where('tu.role', q.role);
   });
   const [{ count }] = await base.clone().count<{ count: string }[]>({ count: '*' });
-  const rows = await base.clone().select(...USER_COLUMNS).orderBy('tu.created_at').orderBy('tu.id').limit(q.size).offset((q.page - 1) * q.size);
+  const rows = await base.clone().select(...USER_COLUMNS).orderByRaw(orderSql(sort)).orderBy('tu.id', sort.order).limit(q.size).offset((q.page - 1) * q.size);
   return { data: rows.map(toUserView), pagination: { page: q.page, size: q.size, total: Number(count) } };
 }
 

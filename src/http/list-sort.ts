@@ -1,0 +1,56 @@
+/**
+ * Sorting of lists, one convention for every list (docs/api.md, "Lists and paging"):
+ * `sort` names a field the list's item shows, `order` is asc|desc (default desc for a
+ * field ending in At or Date, asc otherwise), ties break on the id.
+ *
+ * Each list names its sortable fields once, as item field → column (`sortColumns`); only
+ * those columns ever reach SQL, the client's text never does. A field the list does not
+ * sort by is a 400 `INVALID_SORT` naming it and the fields it takes.
+ */
+import { Type } from './schema';
+import { ValidationError } from '../lib/errors';
+
+export type SortColumns = Readonly<Record<string, string>>;
+
+const COLUMN = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
+
+/** A list's sortable fields: the name the item shows → the real column (`alias.column`). */
+export function sortColumns<T extends Record<string, string>>(cols: T): Readonly<T> {
+  for (const [field, col] of Object.entries(cols)) {
+    if (!COLUMN.test(col)) throw new Error(`sort column of ${field} is not a plain column: ${col}`);
+  }
+  return Object.freeze({ ...cols });
+}
+
+export interface SortChoice { field: string; column: string; order: 'asc' | 'desc' }
+
+/**
+ * The column and direction a list query asks for; 400 naming a field the list does not sort by.
+ * `defaultOrder` is the list's order when the query names neither sort nor order.
+ */
+export function resolveSort(q: { sort?: string; order?: 'asc' | 'desc' }, cols: SortColumns, defaultSort: string, defaultOrder?: 'asc' | 'desc'): SortChoice {
+  const field = q.sort ?? defaultSort;
+  const column = Object.prototype.hasOwnProperty.call(cols, field) ? cols[field] : undefined;
+  if (!column) {
+    throw new ValidationError(`Unknown sort field "${field}"`, [`sort: "${field}" is not a field this list sorts by (one of ${Object.keys(cols).join(', ')})`], 'INVALID_SORT');
+  }
+  const implied = q.sort === undefined && defaultOrder ? defaultOrder : /At$|Date$/.test(field) ? 'desc' : 'asc';
+  return { field, column, order: q.order ?? implied };
+}
+
+/** `orderByRaw` text for a choice (the column is one of sortColumns', never client text). */
+export function orderSql(c: SortChoice): string {
+  return `${c.column} ${c.order === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
+}
+
+/**
+ * The query parameters of a sortable list (spread into its query schema beside page/size):
+ * `sort` documents the fields it takes, `order` and `search`.
+ */
+export function sortQuery(cols: SortColumns, defaultSort: string, searchAbout = 'text to look for') {
+  return {
+    search: Type.Optional(Type.String({ maxLength: 200, description: searchAbout })),
+    sort: Type.Optional(Type.String({ maxLength: 64, description: `A field of the item: ${Object.keys(cols).join(', ')} (default ${defaultSort})`, examples: [defaultSort] })),
+    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'asc or desc (default desc for dates, asc otherwise)' })),
+  };
+}
