@@ -158,6 +158,28 @@ describe("the reference service's analytics client flow (every filter, previous 
     });
   }
 
+  it('/royalty/tables: one row per statement file with its name, under every filter with the previous period; table_name selects files; admins only', async () => {
+    const token = t.users.admin!.token;
+    const names = new Map<string, string>();
+    await tx(app, t.tenantId, async (trx) => {
+      for (const f of await trx('files').select('id', 'original_name')) names.set(f.id, f.original_name);
+    });
+    const fileIds = [...names.keys()].sort();
+    assert.equal(fileIds.length, 2);
+    for (const [query, where, b] of [...cases(), [`table_name=${fileIds[1]}`, 'l.file_id = ?', [fileIds[1]]] as [string, string, unknown[]]]) {
+      const url = `/royalty/tables?start=2024-04&end=2024-06&includePreviousPeriod=true${query ? `&${query}` : ''}`;
+      const res = await app.request('GET', url, { token });
+      assert.equal(res.status, 200, `${url}: ${res.text}`);
+      const now = await sums(null, 'l.file_id::text', ['2024-04-01', '2024-06-30'], where, b);
+      const before = await sums(null, 'l.file_id::text', ['2024-01-01', '2024-03-31'], where, b);
+      const got = (res.body.data.rows as any[]).map((r) => [r.fileId, r.table_name, r.fileName, r.Royalty, r.Count, r.lines, r.PreviousRoyalty, r.PreviousCount]).sort();
+      const want = [...now.entries()].map(([k, e]) => [k, k, names.get(k), e.revenue, e.quantity, e.lines, before.get(k)?.revenue ?? '0', before.get(k)?.quantity ?? '0']).sort();
+      assert.deepEqual(got, want, url);
+    }
+    const member = await app.request('GET', '/royalty/tables', { token: t.users.user!.token });
+    assert.equal(member.status, 403);
+  });
+
   it('the previous period needs both dates; a malformed artist list is refused, named', async () => {
     const token = t.users.admin!.token;
     const noEnd = await app.request('GET', '/royalty/month?start=2024-04&includePreviousPeriod=true', { token });

@@ -178,12 +178,14 @@ export async function royaltyAnalytics(
     country: `p.country`,
     saletype: `p.sale_type AS "saleType"`,
     aggregator: `p.aggregator`,
+    file: `p.file_id AS "fileId", p.file_id AS table_name, fl.original_name AS "fileName", fl.source_name AS source`,
     total: '',
   };
   const joins: Partial<Record<GroupBy, string>> = {
     artist: `LEFT JOIN artists a ON a.tenant_id = ? AND a.id = p.artist_id`,
     product: `LEFT JOIN products x ON x.tenant_id = ? AND x.id = p.product_id`,
     asset: `LEFT JOIN assets a ON a.tenant_id = ? AND a.id = p.asset_id`,
+    file: `LEFT JOIN files fl ON fl.tenant_id = ? AND fl.id = p.file_id`,
   };
   const finalSql = `
     WITH g AS MATERIALIZED (${sql}),

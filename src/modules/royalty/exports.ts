@@ -22,6 +22,7 @@ const KEYS: Record<GroupBy, string[]> = {
   artist: ['artistId', 'artist'],
   product: ['productId', 'product', 'upc'],
   asset: ['assetId', 'asset', 'isrc'],
+  file: ['fileId', 'fileName', 'source'],
 };
 
 /** Row keys that hold a month or a day (date cells in XLSX). */

@@ -11,7 +11,7 @@
 import { CATALOGUE_SHAPE, DIMENSIONS, DIMENSION_COLUMNS, SHAPES, shapeKeys, type Dimension, type KeyColumn, type ShapeDecl } from './shapes';
 import { checkDate, endDate, startDate } from './sale-dates';
 
-export type GroupBy = 'total' | 'month' | 'accountingperiod' | 'dsp' | 'country' | 'artist' | 'product' | 'asset' | 'saletype' | 'aggregator';
+export type GroupBy = 'total' | 'month' | 'accountingperiod' | 'dsp' | 'country' | 'artist' | 'product' | 'asset' | 'saletype' | 'aggregator' | 'file';
 
 export interface AnalyticsQuery {
   periodFilterType?: 'accounting' | 'sale';
@@ -26,6 +26,8 @@ export interface AnalyticsQuery {
   country?: string;
   saleType?: string;
   file?: string;
+  /** The reference's `table_name`: statement files (ids). */
+  fileIds?: string[];
   /**
    * The reference service's list filters (each a set of values, ANDed with Rondo's own):
    * statement dimensions, and catalogue items (`isrc`/`upc` resolved to the recordings and
@@ -49,6 +51,8 @@ export const GROUP_COLS: Record<GroupBy, string[]> = {
   artist: ['artist_id'],
   product: ['product_id'],
   asset: ['asset_id'],
+  // Every shape row sums one file's lines: any shape answers by file.
+  file: ['file_id'],
 };
 
 /** A filter: the key columns it reads, its SQL over the source's columns, its bindings. */
@@ -141,6 +145,7 @@ function filtersOf(q: AnalyticsQuery, cover: PeriodCover): Filter[] {
   else if (q.releaseAssets) f.push({ cols: ['asset_id'], sql: `asset_id = ANY(?::uuid[])`, b: [q.releaseAssets] });
   if (q.asset) f.push({ cols: ['asset_id'], sql: `asset_id = ?`, b: [q.asset] });
   if (q.file) f.push({ cols: [], sql: `file_id = ?`, b: [q.file] });
+  if (q.fileIds) f.push({ cols: [], sql: `file_id = ANY(?::uuid[])`, b: [q.fileIds] });
   // The reference's lists.
   for (const d of DIMENSION_COLUMNS) {
     const vs = q.dimensionsIn?.[d];
@@ -166,7 +171,7 @@ export function planAnalytics(group: GroupBy, q: AnalyticsQuery, member: boolean
   const filters = filtersOf(q, cover);
   const groupCols = GROUP_COLS[group];
   const needs = new Set<KeyColumn>(filters.flatMap((f) => f.cols));
-  for (const c of groupCols) if (c !== 'accounting_period' && c !== 'ap_end') needs.add(c as KeyColumn);
+  for (const c of groupCols) if (c !== 'accounting_period' && c !== 'ap_end' && c !== 'file_id') needs.add(c as KeyColumn);
   if (member) needs.add('share_set_id');
   const shape = opts.raw ? null : SHAPES.find((s) => [...needs].every((c) => shapeKeys(s).includes(c))) ?? null;
   return { shape, member, cover, needs: [...needs].sort(), filters, groupCols };

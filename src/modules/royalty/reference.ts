@@ -20,6 +20,7 @@ export const ReferenceAnalyticsQuery = {
   type: List(500),
   aggregator: List(2000),
   artists: Type.Optional(Type.String({ pattern: `^${UUID}(,${UUID})*$`, maxLength: 3700 })),
+  table_name: Type.Optional(Type.String({ pattern: `^${UUID}(,${UUID})*$`, maxLength: 3700 })),
   includePreviousPeriod: Type.Optional(Type.Boolean()),
 };
 
@@ -31,6 +32,7 @@ export interface ReferenceParams {
   type?: string;
   aggregator?: string;
   artists?: string;
+  table_name?: string;
   includePreviousPeriod?: boolean;
 }
 
@@ -45,7 +47,7 @@ export function listOf(v: string): string[] {
  * recordings and products of the workspace carrying those codes (none: nothing matches).
  */
 export async function plannerQuery<Q extends ReferenceParams & AnalyticsQuery>(trx: Trx, q: Q): Promise<AnalyticsQuery> {
-  const { dsp, country, isrc, upc, type, aggregator, artists, includePreviousPeriod: _p, ...rest } = q;
+  const { dsp, country, isrc, upc, type, aggregator, artists, table_name, includePreviousPeriod: _p, ...rest } = q;
   const out: AnalyticsQuery = { ...rest };
   const dims: NonNullable<AnalyticsQuery['dimensionsIn']> = {};
   if (dsp) dims.dsp = listOf(dsp);
@@ -54,6 +56,7 @@ export async function plannerQuery<Q extends ReferenceParams & AnalyticsQuery>(t
   if (aggregator) dims.aggregator = listOf(aggregator);
   if (Object.keys(dims).length) out.dimensionsIn = dims;
   if (artists) out.artistIds = listOf(artists);
+  if (table_name) out.fileIds = listOf(table_name);
   if (isrc) {
     const codes = listOf(isrc).map((c) => c.toUpperCase());
     out.assetIds = (await trx('assets').whereRaw('upper(isrc) = ANY(?::text[])', [codes]).pluck('id')) as string[];
@@ -105,6 +108,7 @@ function keyOf(group: GroupBy, r: Record<string, unknown>, months: number): stri
     case 'artist': return String(r.artistId);
     case 'product': return String(r.productId);
     case 'asset': return String(r.assetId);
+    case 'file': return String(r.fileId);
   }
 }
 function ownKey(group: GroupBy, r: Record<string, unknown>): string {

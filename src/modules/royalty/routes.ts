@@ -41,6 +41,8 @@ const BREAKDOWNS: [string, GroupBy, string][] = [
   ['/royalty/aggregator', 'aggregator', 'Royalties by aggregator (distributor)'],
   ['/royalties/analytics/artist', 'artist', 'Royalty analytics by artist'],
   ['/revenue/analytics/country', 'country', 'Revenue analytics by country'],
+  // The reference's tables: one per statement file (its data source); file names are admins' (as the files routes).
+  ['/royalty/tables', 'file', 'Royalties by statement file (table), with its data source'],
 ];
 
 const DESCRIPTION =
@@ -49,7 +51,7 @@ const DESCRIPTION =
   `\`page\`/\`size\` (at most ${MAX_PAGE_SIZE}) page the rows: the artist, product and recording breakdowns are paged by default (size ${DEFAULT_PAGE_SIZE}), the others answer every row unless asked; ` +
   '`data.total` sums every row of every page, `data.pagination.total` counts the rows. ' +
   "The reference service's filters are taken too: `dsp`, `country`, `type` (sale type), `aggregator`, `isrc`, `upc`, `artists` (ids), each a comma-separated list; " +
-  '`includePreviousPeriod=true` (needs `start` and `end`) adds `PreviousRoyalty`/`PreviousCount` to each row and `data.previous`. ' +
+  '`table_name` (statement file ids, as `/royalty/tables` names them); `includePreviousPeriod=true` (needs `start` and `end`) adds `PreviousRoyalty`/`PreviousCount` to each row and `data.previous`. ' +
   'Each row also carries `Royalty`, `Count`, `RatePer1K`, `RoyaltyPercentage`, `CountPercentage` (decimal strings).';
 
 export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
@@ -59,7 +61,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       path,
       summary,
       description: DESCRIPTION,
-      access: 'guest',
+      access: group === 'file' ? 'admin' : 'guest',
       snapshot: true, // a member's view may take two statements (analytics.ts, memberCatalogue); an export, many pages
       query: Type.Object({ ...AnalyticsQuery, ...ReferenceAnalyticsQuery }),
       async handler({ trx, tenantId, auth, query }) {
