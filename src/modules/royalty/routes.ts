@@ -3,7 +3,7 @@ import { IdParams } from '../../http/crud';
 import { defineRoutes, route, type RouteDef } from '../../http/route';
 import { IdInt, MonthOrDateIn, Strict, Type, Uuid, PageQuery } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { royaltyAnalytics, DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
+import { DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
 import { payeeOf, releaseAnalytics, royaltyChecklist } from './views';
 import { breakdownColumns, breakdownRows } from './exports';
