@@ -11,6 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import DecimalBase from 'decimal.js';
+import Papa from 'papaparse';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createProduct, createSplit, loadStatement, tx, waitForReallocation, type LineIn } from './helpers';
 
@@ -178,6 +179,18 @@ describe("the reference service's analytics client flow (every filter, previous 
     }
     const member = await app.request('GET', '/royalty/tables', { token: t.users.user!.token });
     assert.equal(member.status, 403);
+  });
+
+  it("a breakdown's CSV export applies the reference's filters (its rows sum to the filtered lines)", async () => {
+    for (const who of ['admin', 'user'] as const) {
+      const payee = who === 'admin' ? null : t.users.user!.tenantUserId;
+      const res = await app.request('GET', `/royalty/dsp?format=csv&start=2024-04&end=2024-06&isrc=${assets[0]!.isrc}&type=stream`, { token: t.users[who]!.token });
+      assert.equal(res.status, 200, res.text);
+      const rows = Papa.parse<Record<string, string>>(res.text, { header: true, skipEmptyLines: true }).data;
+      const want = await sums(payee, 'l.dsp', ['2024-04-01', '2024-06-30'], 'l.asset_id = ? AND l.sale_type = ?', [assets[0]!.id, 'stream']);
+      assert.deepEqual(rows.map((r) => [r.dsp, new Decimal(r.revenue!).toFixed()]).sort(), [...want.entries()].map(([k, e]) => [k, e.revenue]).sort(), who);
+      assert.ok(rows.length > 0);
+    }
   });
 
   it('the previous period needs both dates; a malformed artist list is refused, named', async () => {
