@@ -121,13 +121,25 @@ function sourceOf(plan: Plan, tenantId: number, payee: string | null, mine: Memb
   ];
 }
 
+/**
+ * The reference service's derived row fields, in NUMERIC (exact until the one rounding,
+ * half away from zero): RatePer1K = revenue × 1000 / quantity (6 places), RoyaltyPercentage
+ * and CountPercentage = the row's revenue / quantity × 100 over the total of every row
+ * (4 places). Null where the divisor is zero.
+ */
+export const RATE_PLACES = 6;
+export const PERCENT_PLACES = 4;
+const REFERENCE_FIELDS_SQL = `trim_scale(round(p.revenue * 1000 / nullif(p.quantity, 0), ${RATE_PLACES})) AS "RatePer1K",
+           trim_scale(round(p.revenue * 100 / nullif(t.t_revenue, 0), ${PERCENT_PLACES})) AS "RoyaltyPercentage",
+           trim_scale(round(p.quantity * 100 / nullif(t.t_quantity, 0), ${PERCENT_PLACES})) AS "CountPercentage"`;
+
 export async function royaltyAnalytics(
   trx: Trx,
   tenantId: number,
   payee: string | null,
   group: GroupBy,
   q: AnalyticsQuery,
-  opts: { raw?: boolean } & AnalyticsPaging = {},
+  opts: { raw?: boolean; all?: boolean } & AnalyticsPaging = {},
 ): Promise<AnalyticsResult> {
   const plan = planAnalytics(group, q, payee !== null, { raw: opts.raw });
   const { groupCols } = plan;
@@ -150,7 +162,7 @@ export async function royaltyAnalytics(
   // under a window), then numbered from its offset.
   const chronological = group === 'month' || group === 'accountingperiod' || group === 'total';
   const order = chronological ? groupCols.join(', ') || 'lines' : `revenue DESC, ${groupCols.map((c) => `${c} NULLS LAST`).join(', ')}`;
-  const paged = opts.page !== undefined || opts.size !== undefined || CATALOGUE_GROUPS.has(group);
+  const paged = !opts.all && (opts.page !== undefined || opts.size !== undefined || CATALOGUE_GROUPS.has(group));
   const page = opts.page ?? 1;
   const size = paged ? opts.size ?? DEFAULT_PAGE_SIZE : 0;
   const offset = paged ? (Number(page) - 1) * Number(size) : 0;
@@ -166,19 +178,22 @@ export async function royaltyAnalytics(
     country: `p.country`,
     saletype: `p.sale_type AS "saleType"`,
     aggregator: `p.aggregator`,
+    file: `p.file_id AS "fileId", p.file_id AS table_name, fl.original_name AS "fileName", fl.source_name AS source`,
     total: '',
   };
   const joins: Partial<Record<GroupBy, string>> = {
     artist: `LEFT JOIN artists a ON a.tenant_id = ? AND a.id = p.artist_id`,
     product: `LEFT JOIN products x ON x.tenant_id = ? AND x.id = p.product_id`,
     asset: `LEFT JOIN assets a ON a.tenant_id = ? AND a.id = p.asset_id`,
+    file: `LEFT JOIN files fl ON fl.tenant_id = ? AND fl.id = p.file_id`,
   };
   const finalSql = `
     WITH g AS MATERIALIZED (${sql}),
     t AS (SELECT count(*)::int AS n, trim_scale(sum(revenue)) AS t_revenue, trim_scale(sum(quantity)) AS t_quantity, sum(lines)::bigint AS t_lines,
                  (SELECT base_currency FROM tenants WHERE id = ?) AS t_currency FROM g),
     p AS (SELECT g.*, ${offset} + row_number() OVER (ORDER BY ${order}) AS rn FROM (SELECT * FROM g ORDER BY ${order}${limit}) g)
-    SELECT t.*, p.rn${named[group] ? `, ${named[group]}` : ''}, trim_scale(p.revenue) AS revenue, trim_scale(p.quantity) AS quantity, p.lines
+    SELECT t.*, p.rn${named[group] ? `, ${named[group]}` : ''}, trim_scale(p.revenue) AS revenue, trim_scale(p.quantity) AS quantity, p.lines,
+           ${REFERENCE_FIELDS_SQL}
       FROM t LEFT JOIN p ON true ${joins[group] ?? ''}
      ORDER BY p.rn`;
   const bindings = [...fromB, ...whereB, tenantId, ...(joins[group] ? [tenantId] : [])];
@@ -199,6 +214,12 @@ export async function royaltyAnalytics(
       revenue: String(r.revenue ?? '0'),
       quantity: String(r.quantity ?? '0'),
       lines: Number(r.lines),
+      // The reference service's names for the same figures (docs/analytics.md, "The reference's row fields").
+      Royalty: String(r.revenue ?? '0'),
+      Count: String(r.quantity ?? '0'),
+      RatePer1K: r.RatePer1K === null ? null : String(r.RatePer1K),
+      RoyaltyPercentage: r.RoyaltyPercentage === null ? null : String(r.RoyaltyPercentage),
+      CountPercentage: r.CountPercentage === null ? null : String(r.CountPercentage),
     }));
   const n = Number(head.n ?? 0);
   return {

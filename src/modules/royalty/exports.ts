@@ -3,9 +3,8 @@
  * of every page of `royaltyAnalytics`, the columns of the JSON rows plus the currency.
  * Nothing here reads the rollups itself: the rows are the JSON answer's rows.
  */
-import type { Trx } from '../../db';
 import type { ExportColumn } from '../../http/export';
-import { royaltyAnalytics, type AnalyticsQuery, type GroupBy } from './analytics';
+import type { royaltyAnalytics, GroupBy } from './analytics';
 
 /** Rows per analytics call while exporting (the largest page of the JSON answer). */
 export const EXPORT_PAGE = 1000;
@@ -22,6 +21,7 @@ const KEYS: Record<GroupBy, string[]> = {
   artist: ['artistId', 'artist'],
   product: ['productId', 'product', 'upc'],
   asset: ['assetId', 'asset', 'isrc'],
+  file: ['fileId', 'fileName', 'source'],
 };
 
 /** Row keys that hold a month or a day (date cells in XLSX). */
@@ -46,9 +46,4 @@ export async function* breakdownRows(
     for (const row of r.rows) yield { ...row, currency: r.currency };
     if (page * EXPORT_PAGE >= r.pagination.total || !r.rows.length) return;
   }
-}
-
-/** The workspace or member breakdown `group` under the filters `q`. */
-export function analyticsRows(trx: Trx, tenantId: number, payee: string | null, group: GroupBy, q: AnalyticsQuery) {
-  return breakdownRows((page, size) => royaltyAnalytics(trx, tenantId, payee, group, q, { page, size }));
 }

@@ -8,10 +8,10 @@
  *     view only from a shape keyed by share set; none → the statement lines themselves
  *   + its period cover: the sale months or accounting periods the dates select.
  */
-import { CATALOGUE_SHAPE, DIMENSIONS, DIMENSION_COLUMNS, SHAPES, shapeKeys, type KeyColumn, type ShapeDecl } from './shapes';
+import { CATALOGUE_SHAPE, DIMENSIONS, DIMENSION_COLUMNS, SHAPES, shapeKeys, type Dimension, type KeyColumn, type ShapeDecl } from './shapes';
 import { checkDate, endDate, startDate } from './sale-dates';
 
-export type GroupBy = 'total' | 'month' | 'accountingperiod' | 'dsp' | 'country' | 'artist' | 'product' | 'asset' | 'saletype' | 'aggregator';
+export type GroupBy = 'total' | 'month' | 'accountingperiod' | 'dsp' | 'country' | 'artist' | 'product' | 'asset' | 'saletype' | 'aggregator' | 'file';
 
 export interface AnalyticsQuery {
   periodFilterType?: 'accounting' | 'sale';
@@ -26,6 +26,17 @@ export interface AnalyticsQuery {
   country?: string;
   saleType?: string;
   file?: string;
+  /** The reference's `table_name`: statement files (ids). */
+  fileIds?: string[];
+  /**
+   * The reference service's list filters (each a set of values, ANDed with Rondo's own):
+   * statement dimensions, and catalogue items (`isrc`/`upc` resolved to the recordings and
+   * products carrying them before planning). An empty list selects nothing.
+   */
+  dimensionsIn?: Partial<Record<Dimension, string[]>>;
+  artistIds?: string[];
+  productIds?: string[];
+  assetIds?: string[];
 }
 
 /** Columns of a breakdown's rows (accounting_period / ap_end: the file's, on every row). */
@@ -40,6 +51,8 @@ export const GROUP_COLS: Record<GroupBy, string[]> = {
   artist: ['artist_id'],
   product: ['product_id'],
   asset: ['asset_id'],
+  // Every shape row sums one file's lines: any shape answers by file.
+  file: ['file_id'],
 };
 
 /** A filter: the key columns it reads, its SQL over the source's columns, its bindings. */
@@ -63,6 +76,16 @@ function viaRecordings(col: 'product_id' | 'artist_id', v: string): (tenantId: n
     sql: `((tenant_id = ? AND asset_id = ANY(ARRAY(SELECT DISTINCT c.asset_id FROM ${catalogue} c WHERE c.tenant_id = ? AND c.${col} = ? AND c.asset_id IS NOT NULL)) AND ${col} = ?)
            OR (tenant_id = ? AND asset_id IS NULL AND ${col} = ?))`,
     b: [t, t, v, v, t, v],
+  });
+}
+
+/** `col = ANY(vs)` over the statement lines for a product or artist list, as viaRecordings does for one value. */
+function viaRecordingsAny(col: 'product_id' | 'artist_id', vs: string[]): (tenantId: number) => { sql: string; b: unknown[] } {
+  const catalogue = CATALOGUE_SHAPE.table;
+  return (t) => ({
+    sql: `((tenant_id = ? AND asset_id = ANY(ARRAY(SELECT DISTINCT c.asset_id FROM ${catalogue} c WHERE c.tenant_id = ? AND c.${col} = ANY(?::uuid[]) AND c.asset_id IS NOT NULL)) AND ${col} = ANY(?::uuid[]))
+           OR (tenant_id = ? AND asset_id IS NULL AND ${col} = ANY(?::uuid[])))`,
+    b: [t, t, vs, vs, t, vs],
   });
 }
 
@@ -122,6 +145,15 @@ function filtersOf(q: AnalyticsQuery, cover: PeriodCover): Filter[] {
   else if (q.releaseAssets) f.push({ cols: ['asset_id'], sql: `asset_id = ANY(?::uuid[])`, b: [q.releaseAssets] });
   if (q.asset) f.push({ cols: ['asset_id'], sql: `asset_id = ?`, b: [q.asset] });
   if (q.file) f.push({ cols: [], sql: `file_id = ?`, b: [q.file] });
+  if (q.fileIds) f.push({ cols: [], sql: `file_id = ANY(?::uuid[])`, b: [q.fileIds] });
+  // The reference's lists.
+  for (const d of DIMENSION_COLUMNS) {
+    const vs = q.dimensionsIn?.[d];
+    if (vs) f.push({ cols: [d], sql: `${d} = ANY(?::text[])`, b: [vs] });
+  }
+  if (q.artistIds) f.push({ cols: ['artist_id'], sql: `artist_id = ANY(?::uuid[])`, b: [q.artistIds], lines: viaRecordingsAny('artist_id', q.artistIds) });
+  if (q.productIds) f.push({ cols: ['product_id'], sql: `product_id = ANY(?::uuid[])`, b: [q.productIds], lines: viaRecordingsAny('product_id', q.productIds) });
+  if (q.assetIds) f.push({ cols: ['asset_id'], sql: `asset_id = ANY(?::uuid[])`, b: [q.assetIds] });
   if (cover.by === 'sale') {
     if (cover.from) f.push({ cols: ['sale_month'], sql: `sale_month >= ?::date`, b: [cover.from] });
     if (cover.to) f.push({ cols: ['sale_month'], sql: `sale_month <= ?::date`, b: [cover.to] });
@@ -139,7 +171,7 @@ export function planAnalytics(group: GroupBy, q: AnalyticsQuery, member: boolean
   const filters = filtersOf(q, cover);
   const groupCols = GROUP_COLS[group];
   const needs = new Set<KeyColumn>(filters.flatMap((f) => f.cols));
-  for (const c of groupCols) if (c !== 'accounting_period' && c !== 'ap_end') needs.add(c as KeyColumn);
+  for (const c of groupCols) if (c !== 'accounting_period' && c !== 'ap_end' && c !== 'file_id') needs.add(c as KeyColumn);
   if (member) needs.add('share_set_id');
   const shape = opts.raw ? null : SHAPES.find((s) => [...needs].every((c) => shapeKeys(s).includes(c))) ?? null;
   return { shape, member, cover, needs: [...needs].sort(), filters, groupCols };

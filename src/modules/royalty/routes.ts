@@ -3,10 +3,11 @@ import { IdParams } from '../../http/crud';
 import { defineRoutes, route, type RouteDef } from '../../http/route';
 import { IdInt, MonthOrDateIn, Strict, Type, Uuid, PageQuery } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { royaltyAnalytics, DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
+import { DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
 import { payeeOf, releaseAnalytics, royaltyChecklist } from './views';
-import { analyticsRows, breakdownColumns, breakdownRows } from './exports';
+import { breakdownColumns, breakdownRows } from './exports';
+import { ReferenceAnalyticsQuery, referenceAnalytics } from './reference';
 import './pipeline'; // registers the file-delete hook
 
 /** Largest analytics page (rows per answer). */
@@ -19,8 +20,8 @@ const AnalyticsQuery = {
   artist: Type.Optional(Uuid),
   product: Type.Optional(Uuid),
   asset: Type.Optional(Uuid),
-  dsp: Type.Optional(Type.String({ maxLength: 200 })),
-  country: Type.Optional(Type.String({ maxLength: 100 })),
+  dsp: Type.Optional(Type.String({ maxLength: 2000 })),
+  country: Type.Optional(Type.String({ maxLength: 1000 })),
   saleType: Type.Optional(Type.String({ maxLength: 50 })),
   file: Type.Optional(Uuid),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
@@ -40,13 +41,18 @@ const BREAKDOWNS: [string, GroupBy, string][] = [
   ['/royalty/aggregator', 'aggregator', 'Royalties by aggregator (distributor)'],
   ['/royalties/analytics/artist', 'artist', 'Royalty analytics by artist'],
   ['/revenue/analytics/country', 'country', 'Revenue analytics by country'],
+  // The reference's tables: one per statement file (its data source); file names are admins' (as the files routes).
+  ['/royalty/tables', 'file', 'Royalties by statement file (table), with its data source'],
 ];
 
 const DESCRIPTION =
   'Amounts are decimal strings in the workspace base currency. Admins and owners see every line of the workspace (matched or not); other members only their own earnings. ' +
   '`start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months (`periodFilterType=sale`, default) or accounting periods (`accounting`) overlapping the range. ' +
   `\`page\`/\`size\` (at most ${MAX_PAGE_SIZE}) page the rows: the artist, product and recording breakdowns are paged by default (size ${DEFAULT_PAGE_SIZE}), the others answer every row unless asked; ` +
-  '`data.total` sums every row of every page, `data.pagination.total` counts the rows.';
+  '`data.total` sums every row of every page, `data.pagination.total` counts the rows. ' +
+  "The reference service's filters are taken too: `dsp`, `country`, `type` (sale type), `aggregator`, `isrc`, `upc`, `artists` (ids), each a comma-separated list; " +
+  '`table_name` (statement file ids, as `/royalty/tables` names them); `includePreviousPeriod=true` (needs `start` and `end`) adds `PreviousRoyalty`/`PreviousCount` to each row and `data.previous`. ' +
+  'Each row also carries `Royalty`, `Count`, `RatePer1K`, `RoyaltyPercentage`, `CountPercentage` (decimal strings).';
 
 export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
   const defs: RouteDef[] = BREAKDOWNS.map(([path, group, summary]) =>
@@ -55,15 +61,23 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       path,
       summary,
       description: DESCRIPTION,
-      access: 'guest',
+      access: group === 'file' ? 'admin' : 'guest',
       snapshot: true, // a member's view may take two statements (analytics.ts, memberCatalogue); an export, many pages
-      query: Type.Object(AnalyticsQuery),
+      query: Type.Object({ ...AnalyticsQuery, ...ReferenceAnalyticsQuery }),
       async handler({ trx, tenantId, auth, query }) {
         const { page, size, ...q } = query;
-        const r = await royaltyAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size });
-        return { status: 'success', message: summary, data: { currency: r.currency, rows: r.rows, total: r.total, pagination: r.pagination } };
+        const r = await referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size });
+        return {
+          status: 'success',
+          message: summary,
+          data: { currency: r.currency, rows: r.rows, total: r.total, pagination: r.pagination, ...(r.previous ? { previous: r.previous } : {}) },
+        };
       },
-      export: ({ trx, tenantId, auth, query: { page: _p, size: _s, ...q } }) => ({ filename: `royalty-${group}`, columns: breakdownColumns(group), rows: analyticsRows(trx, tenantId, payeeOf(auth), group, q) }),
+      export: ({ trx, tenantId, auth, query: { page: _p, size: _s, ...q } }) => ({
+        filename: `royalty-${group}`,
+        columns: breakdownColumns(group),
+        rows: breakdownRows((page, size) => referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size })),
+      }),
     }),
   );
   defs.push(
