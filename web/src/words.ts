@@ -139,6 +139,8 @@ const BY_CODE: Record<string, string> = {
   RATE_LIMITED: 'Too many attempts. Wait a few minutes and try again.',
   WORKSPACE_SMTP_FAILED: "The workspace's own mail server did not take the e-mail.",
   FEATURE_REQUIRED: "The workspace's plan does not include this.",
+  PLAN_CHANGED: "This person's data changed since the plan was shown. Check the new plan and confirm again.",
+  SUPER_ADMIN_REQUIRED: 'Only super-admins of this installation can do this.',
 };
 
 
