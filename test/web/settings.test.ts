@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { waitFor } from '../allocation/helpers';
+import { FakeTxtResolver } from '../../src/lib/dns';
 import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
 
 interface Received { headers: http.IncomingHttpHeaders; body: string }
@@ -20,6 +21,7 @@ describe('web app: workspace settings', function () {
   let hookUrl: string;
   const got: Received[] = [];
   const blockedByCsp: string[] = [];
+  const dns = new FakeTxtResolver();
 
   before(async function () {
     const chromium = findChromium();
@@ -39,6 +41,7 @@ describe('web app: workspace settings', function () {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     app = await startTestApp({ workers: true, config: { webhooks: { timeoutMs: 5000, retryScale: 0.01, ratePerMinute: 1000, disableAfterSeconds: 86400, sweepSeconds: 0.2 } } });
+    app.svc.dns = dns; // DNS answers the test publishes
     t = await createTestTenant(app, 'Settings Label');
     await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ plan: 'pro' }); // branding and webhooks are plan features
     browser = await launch(chromium!);
@@ -120,6 +123,33 @@ describe('web app: workspace settings', function () {
     const s = (await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data;
     assert.deepEqual([s.fromName, s.replyTo], ['Harbour Royalties', 'help@harbour.example']);
     await check('settings');
+  });
+
+  it('e-mail domains: the DNS records to publish are shown; a check finds them and the domain is verified; it can be removed', async () => {
+    const DOMAIN = 'mail.harbour.example';
+    const section = page.getByRole('region', { name: 'E-mail domains', exact: true });
+    await section.getByLabel(/^Domain/).fill(DOMAIN);
+    await section.getByRole('button', { name: 'Add the domain' }).click();
+    await page.getByText('Domain added: publish its records below, then check them.').waitFor();
+    const records = page.getByRole('table', { name: `DNS records to publish for ${DOMAIN}` });
+    await records.locator('tbody tr').nth(2).waitFor();
+    const [d] = (await app.request('GET', '/email-domains', { token: t.users.admin!.token })).body.data;
+    assert.equal(d.domain, DOMAIN);
+    const dkim = d.records.find((r: { purpose: string }) => r.purpose === 'dkim');
+    assert.equal(await records.locator('tr', { hasText: 'DKIM' }).locator('td[data-label="Value"]').innerText(), dkim.value, 'the whole DKIM key is shown');
+    await section.getByRole('button', { name: 'Check the records' }).click();
+    await page.getByText(`${DOMAIN}: not every record was found yet.`, { exact: false }).waitFor();
+    await section.getByText('ownership not found, signing key not found', { exact: false }).waitFor();
+    for (const r of d.records as { name: string; value: string }[]) dns.set(r.name, [r.value]);
+    await section.getByRole('button', { name: 'Check the records' }).click();
+    await page.getByText(`${DOMAIN} is verified.`).waitFor();
+    await section.getByRole('heading', { name: `${DOMAIN}: verified` }).waitFor();
+    assert.equal((await app.request('GET', `/email-domains/${d.id}`, { token: t.users.admin!.token })).body.data.status, 'verified');
+    await check('settings-email-domains');
+    await section.getByRole('button', { name: 'Remove…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove', exact: true }).click();
+    await records.waitFor({ state: 'detached' });
+    assert.deepEqual((await app.request('GET', '/email-domains', { token: t.users.admin!.token })).body.data, []);
   });
 
   it('works under a strict content security policy (nothing was blocked)', () => {

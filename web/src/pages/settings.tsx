@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, type Branding } from '../api';
+import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad } from '../ui';
 
 type Any = Record<string, any>;
@@ -214,6 +215,51 @@ function EmailForm({ current, onSaved }: { current: Any; onSaved: () => void }) 
   );
 }
 
+const PURPOSE: Record<string, string> = { verification: 'Proves the domain is yours', dkim: 'Signs the e-mails (DKIM)', spf: 'Allows Rondo to send for the domain (SPF; recommended, not required)' };
+
+/** Sender domains: the DNS records to publish, then a check that they are found. */
+function EmailDomains() {
+  const list = useLoad(() => api<{ data: Any[] }>('GET', '/email-domains'), []);
+  const [domain, setDomain] = useState('');
+  const a = useAction();
+  const { ask, dialog } = useConfirm();
+  return (
+    <Section title="E-mail domains">
+      <p>Send e-mails from your own domain: add it, publish the DNS records shown at your DNS provider, then “Check the records”. Once verified, e-mails can come from an address on it and are signed for it.</p>
+      <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
+      <form class="row wrap" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
+        await api('POST', '/email-domains', { body: { domain: domain.trim() } });
+        setDomain(''); list.reload();
+        return 'Domain added: publish its records below, then check them.';
+      }); }}>
+        <Field label="Domain (for example mail.yourlabel.com)"><input required maxLength={253} value={domain} onInput={(e) => setDomain(e.currentTarget.value)} /></Field>
+        <button type="submit" class="primary" disabled={a.busy}>Add the domain</button>
+      </form>
+      {(list.data?.data ?? []).map((d) => (
+        <div class="stack" key={d.id} data-testid={`email-domain-${d.domain}`}>
+          <h3>{d.domain}: {d.status === 'verified' ? 'verified' : 'waiting for its records'}</h3>
+          {d.lastError ? <p class="muted">Last check: {d.checks ? `ownership ${d.checks.verification ? 'found' : 'not found'}, signing key ${d.checks.dkim ? 'found' : 'not found'}, SPF ${d.checks.spf ? 'found' : 'not found'}` : 'records not found'}.</p> : null}
+          <Table caption={`DNS records to publish for ${d.domain}`} rows={d.records as Any[]} rowKey={(r) => r.purpose} columns={[
+            { label: 'Purpose', cell: (r) => PURPOSE[r.purpose] ?? r.purpose },
+            { label: 'Type', cell: (r) => r.type },
+            { label: 'Name', cell: (r) => <code class="wrap-any">{r.name}</code> },
+            { label: 'Value', cell: (r) => <code class="wrap-any">{r.value}</code> },
+          ]} />
+          <div class="row tight">
+            <button type="button" disabled={a.busy} onClick={() => a.run(async () => {
+              const r = (await api<{ data: Any }>('POST', `/email-domains/${d.id}/verify`)).data;
+              list.reload();
+              return r.status === 'verified' ? `${d.domain} is verified.` : `${d.domain}: not every record was found yet. DNS changes can take a while to appear.`;
+            })}>Check the records</button>
+            <button type="button" class="danger" onClick={() => ask({ title: `Remove ${d.domain}?`, action: 'Remove', body: <p>E-mails will no longer come from this domain; its signing key is deleted.</p>, run: async () => { await api('DELETE', `/email-domains/${d.id}`); list.reload(); } })}>Remove…</button>
+          </div>
+        </div>
+      ))}
+      {dialog}
+    </Section>
+  );
+}
+
 export function SettingsPage() {
   return (
     <>
@@ -221,6 +267,7 @@ export function SettingsPage() {
       <BrandingSettings />
       <Webhooks />
       <EmailSettings />
+      <EmailDomains />
     </>
   );
 }
