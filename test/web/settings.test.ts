@@ -125,6 +125,25 @@ describe('web app: workspace settings', function () {
     await check('settings');
   });
 
+  it("e-mail sender: the workspace's own mail server is saved, its password never shown, and dropped after confirmation", async () => {
+    const form = page.getByRole('form', { name: 'Your own mail server (optional)' });
+    await form.getByLabel('Mail server (SMTP host)').fill('127.0.0.1');
+    await form.getByLabel(/^Port/).fill('2525');
+    await form.getByLabel('User name (optional)').fill('rondo');
+    await form.getByLabel(/^Password/).fill('smtp secret 1');
+    await form.getByRole('button', { name: 'Use this mail server' }).click();
+    await page.getByText('Saved: e-mails now leave through this mail server.').waitFor();
+    const s = (await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data;
+    assert.deepEqual(s.smtp, { host: '127.0.0.1', port: 2525, secure: false, username: 'rondo', passwordSet: true });
+    await form.getByText('E-mails leave through 127.0.0.1:2525, with the saved password.').waitFor();
+    assert.equal(await form.getByLabel(/^Password/).inputValue(), '', 'the password is not shown again');
+    await check('settings-smtp');
+    await form.getByRole('button', { name: 'Stop using it…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Stop using it', exact: true }).click();
+    await form.getByText("E-mails leave through Rondo's mail server.", { exact: false }).waitFor();
+    assert.equal((await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data.smtp, null);
+  });
+
   it('e-mail domains: the DNS records to publish are shown; a check finds them and the domain is verified; it can be removed', async () => {
     const DOMAIN = 'mail.harbour.example';
     const section = page.getByRole('region', { name: 'E-mail domains', exact: true });

@@ -194,6 +194,7 @@ function EmailSettings() {
     <Section title="Who e-mails come from">
       <ErrorBox error={loaded.error} />
       {loaded.data ? <EmailForm current={loaded.data.data} onSaved={loaded.reload} /> : null}
+      {loaded.data ? <SmtpForm smtp={loaded.data.data.smtp} onSaved={loaded.reload} /> : null}
     </Section>
   );
 }
@@ -211,6 +212,37 @@ function EmailForm({ current, onSaved }: { current: Any; onSaved: () => void }) 
       <Field label="Replies go to (e-mail)"><input type="email" value={f.replyTo} onInput={(e) => setF({ ...f, replyTo: e.currentTarget.value })} /></Field>
       <ErrorBox error={a.error} /><Notice text={a.done} />
       <div><button type="submit" class="primary" disabled={a.busy}>Save</button></div>
+    </form>
+  );
+}
+
+/** The workspace's own mail server; its password is never shown again, left empty it stays. */
+function SmtpForm({ smtp, onSaved }: { smtp: Any | null; onSaved: () => void }) {
+  const [f, setF] = useState({ host: smtp?.host ?? '', port: String(smtp?.port ?? 587), username: smtp?.username ?? '', password: '', secure: smtp?.secure ?? false });
+  const a = useAction();
+  const { ask, dialog } = useConfirm();
+  return (
+    <form class="stack narrow" aria-labelledby="h-smtp" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
+      const body: Any = { host: f.host.trim(), port: Number(f.port), secure: f.secure, username: f.username.trim() || null };
+      if (f.password) body.password = f.password;
+      await api('PUT', '/settings/email', { body: { smtp: body } });
+      setF({ ...f, password: '' });
+      onSaved();
+      return 'Saved: e-mails now leave through this mail server.';
+    }); }}>
+      <h3 id="h-smtp">Your own mail server (optional)</h3>
+      <p class="muted">{smtp ? `E-mails leave through ${smtp.host}:${smtp.port}${smtp.passwordSet ? ', with the saved password' : ''}.` : "E-mails leave through Rondo's mail server. Give your own (SMTP) to send through it."}</p>
+      <Field label="Mail server (SMTP host)"><input required maxLength={253} value={f.host} onInput={(e) => setF({ ...f, host: e.currentTarget.value })} /></Field>
+      <Field label="Port" hint="587 or 25 (STARTTLS when offered), 465 (TLS from the start), 2525."><input required inputMode="numeric" pattern="\d{1,5}" value={f.port} onInput={(e) => setF({ ...f, port: e.currentTarget.value })} /></Field>
+      <label class="check"><input type="checkbox" checked={f.secure} onChange={(e) => setF({ ...f, secure: e.currentTarget.checked })} /> TLS from the start (port 465)</label>
+      <Field label="User name (optional)"><input maxLength={320} autoComplete="off" value={f.username} onInput={(e) => setF({ ...f, username: e.currentTarget.value })} /></Field>
+      <Field label="Password" hint={smtp?.passwordSet ? 'A password is saved; it is never shown. Leave this empty to keep it.' : undefined}><input type="password" maxLength={1000} autoComplete="new-password" value={f.password} onInput={(e) => setF({ ...f, password: e.currentTarget.value })} /></Field>
+      <ErrorBox error={a.error} /><Notice text={a.done} />
+      <div class="row tight">
+        <button type="submit" class="primary" disabled={a.busy}>Use this mail server</button>
+        {smtp ? <button type="button" class="danger" onClick={() => ask({ title: 'Stop using your mail server?', action: 'Stop using it', body: <p>E-mails will leave through Rondo's mail server again; the saved password is deleted.</p>, run: async () => { await api('PUT', '/settings/email', { body: { smtp: null } }); setF({ host: '', port: '587', username: '', password: '', secure: false }); onSaved(); } })}>Stop using it…</button> : null}
+      </div>
+      {dialog}
     </form>
   );
 }
