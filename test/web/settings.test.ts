@@ -164,11 +164,21 @@ describe('web app: workspace settings', function () {
     await page.getByText(`${DOMAIN} is verified.`).waitFor();
     await section.getByRole('heading', { name: `${DOMAIN}: verified` }).waitFor();
     assert.equal((await app.request('GET', `/email-domains/${d.id}`, { token: t.users.admin!.token })).body.data.status, 'verified');
+    // a sender address on the domain is taken; one on a domain the workspace has not added is refused in words
+    const sender = page.getByRole('region', { name: 'Who e-mails come from' });
+    await sender.getByLabel(/^Sender address/).fill('royalties@elsewhere.example');
+    await sender.getByRole('button', { name: 'Save', exact: true }).click();
+    await sender.getByText('The sender address must be on one of the e-mail domains of this workspace.', { exact: false }).waitFor();
+    await sender.getByLabel(/^Sender address/).fill(`royalties@${DOMAIN}`);
+    await sender.getByRole('button', { name: 'Save', exact: true }).click();
+    await sender.getByText('Saved: the next e-mails use it.').waitFor();
+    assert.equal((await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data.fromEmail, `royalties@${DOMAIN}`);
     await check('settings-email-domains');
     await section.getByRole('button', { name: 'Remove…' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove', exact: true }).click();
     await records.waitFor({ state: 'detached' });
     assert.deepEqual((await app.request('GET', '/email-domains', { token: t.users.admin!.token })).body.data, []);
+    assert.equal((await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data.fromEmail, null, 'the sender address on it is cleared');
   });
 
   it('works under a strict content security policy (nothing was blocked)', () => {

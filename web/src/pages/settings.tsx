@@ -200,15 +200,16 @@ function EmailSettings() {
 }
 
 function EmailForm({ current, onSaved }: { current: Any; onSaved: () => void }) {
-  const [f, setF] = useState({ fromName: current.fromName ?? '', replyTo: current.replyTo ?? '' });
+  const [f, setF] = useState({ fromName: current.fromName ?? '', fromEmail: current.fromEmail ?? '', replyTo: current.replyTo ?? '' });
   const a = useAction();
   return (
     <form class="stack narrow" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-      await api('PUT', '/settings/email', { body: { fromName: f.fromName.trim() || null, replyTo: f.replyTo.trim() || null } });
+      await api('PUT', '/settings/email', { body: { fromName: f.fromName.trim() || null, fromEmail: f.fromEmail.trim() || null, replyTo: f.replyTo.trim() || null } });
       onSaved();
       return 'Saved: the next e-mails use it.';
     }); }}>
       <Field label="Sender name" hint="The name people see the e-mails come from."><input maxLength={100} value={f.fromName} onInput={(e) => setF({ ...f, fromName: e.currentTarget.value })} /></Field>
+      <Field label="Sender address (optional)" hint="An address on one of the e-mail domains below; used once that domain is verified."><input type="email" value={f.fromEmail} onInput={(e) => setF({ ...f, fromEmail: e.currentTarget.value })} /></Field>
       <Field label="Replies go to (e-mail)"><input type="email" value={f.replyTo} onInput={(e) => setF({ ...f, replyTo: e.currentTarget.value })} /></Field>
       <ErrorBox error={a.error} /><Notice text={a.done} />
       <div><button type="submit" class="primary" disabled={a.busy}>Save</button></div>
