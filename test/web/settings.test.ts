@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { waitFor } from '../allocation/helpers';
 import { FakeTxtResolver } from '../../src/lib/dns';
-import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
+import { ARTIFACTS, enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
 
 interface Received { headers: http.IncomingHttpHeaders; body: string }
 
@@ -174,6 +175,7 @@ describe('web app: workspace settings', function () {
     await sender.getByText('Saved: the next e-mails use it.').waitFor();
     assert.equal((await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data.fromEmail, `royalties@${DOMAIN}`);
     await check('settings-email-domains');
+    await section.screenshot({ path: path.join(ARTIFACTS, 'docs-settings-email-domains.png') }); // docs/web.md's picture
     await section.getByRole('button', { name: 'Remove…' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove', exact: true }).click();
     await records.waitFor({ state: 'detached' });
