@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { waitFor } from '../allocation/helpers';
-import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
+import { FakeTxtResolver } from '../../src/lib/dns';
+import { ARTIFACTS, enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
 
 interface Received { headers: http.IncomingHttpHeaders; body: string }
 
@@ -20,6 +22,7 @@ describe('web app: workspace settings', function () {
   let hookUrl: string;
   const got: Received[] = [];
   const blockedByCsp: string[] = [];
+  const dns = new FakeTxtResolver();
 
   before(async function () {
     const chromium = findChromium();
@@ -39,6 +42,7 @@ describe('web app: workspace settings', function () {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     app = await startTestApp({ workers: true, config: { webhooks: { timeoutMs: 5000, retryScale: 0.01, ratePerMinute: 1000, disableAfterSeconds: 86400, sweepSeconds: 0.2 } } });
+    app.svc.dns = dns; // DNS answers the test publishes
     t = await createTestTenant(app, 'Settings Label');
     await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ plan: 'pro' }); // branding and webhooks are plan features
     browser = await launch(chromium!);
@@ -120,6 +124,63 @@ describe('web app: workspace settings', function () {
     const s = (await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data;
     assert.deepEqual([s.fromName, s.replyTo], ['Harbour Royalties', 'help@harbour.example']);
     await check('settings');
+  });
+
+  it("e-mail sender: the workspace's own mail server is saved, its password never shown, and dropped after confirmation", async () => {
+    const form = page.getByRole('form', { name: 'Your own mail server (optional)' });
+    await form.getByLabel('Mail server (SMTP host)').fill('127.0.0.1');
+    await form.getByLabel(/^Port/).fill('2525');
+    await form.getByLabel('User name (optional)').fill('rondo');
+    await form.getByLabel(/^Password/).fill('smtp secret 1');
+    await form.getByRole('button', { name: 'Use this mail server' }).click();
+    await page.getByText('Saved: e-mails now leave through this mail server.').waitFor();
+    const s = (await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data;
+    assert.deepEqual(s.smtp, { host: '127.0.0.1', port: 2525, secure: false, username: 'rondo', passwordSet: true });
+    await form.getByText('E-mails leave through 127.0.0.1:2525, with the saved password.').waitFor();
+    assert.equal(await form.getByLabel(/^Password/).inputValue(), '', 'the password is not shown again');
+    await check('settings-smtp');
+    await form.getByRole('button', { name: 'Stop using it…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Stop using it', exact: true }).click();
+    await form.getByText("E-mails leave through Rondo's mail server.", { exact: false }).waitFor();
+    assert.equal((await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data.smtp, null);
+  });
+
+  it('e-mail domains: the DNS records to publish are shown; a check finds them and the domain is verified; it can be removed', async () => {
+    const DOMAIN = 'mail.harbour.example';
+    const section = page.getByRole('region', { name: 'E-mail domains', exact: true });
+    await section.getByLabel(/^Domain/).fill(DOMAIN);
+    await section.getByRole('button', { name: 'Add the domain' }).click();
+    await page.getByText('Domain added: publish its records below, then check them.').waitFor();
+    const records = page.getByRole('table', { name: `DNS records to publish for ${DOMAIN}` });
+    await records.locator('tbody tr').nth(2).waitFor();
+    const [d] = (await app.request('GET', '/email-domains', { token: t.users.admin!.token })).body.data;
+    assert.equal(d.domain, DOMAIN);
+    const dkim = d.records.find((r: { purpose: string }) => r.purpose === 'dkim');
+    assert.equal(await records.locator('tr', { hasText: 'DKIM' }).locator('td[data-label="Value"]').innerText(), dkim.value, 'the whole DKIM key is shown');
+    await section.getByRole('button', { name: 'Check the records' }).click();
+    await page.getByText(`${DOMAIN}: not every record was found yet.`, { exact: false }).waitFor();
+    await section.getByText('ownership not found, signing key not found', { exact: false }).waitFor();
+    for (const r of d.records as { name: string; value: string }[]) dns.set(r.name, [r.value]);
+    await section.getByRole('button', { name: 'Check the records' }).click();
+    await page.getByText(`${DOMAIN} is verified.`).waitFor();
+    await section.getByRole('heading', { name: `${DOMAIN}: verified` }).waitFor();
+    assert.equal((await app.request('GET', `/email-domains/${d.id}`, { token: t.users.admin!.token })).body.data.status, 'verified');
+    // a sender address on the domain is taken; one on a domain the workspace has not added is refused in words
+    const sender = page.getByRole('region', { name: 'Who e-mails come from' });
+    await sender.getByLabel(/^Sender address/).fill('royalties@elsewhere.example');
+    await sender.getByRole('button', { name: 'Save', exact: true }).click();
+    await sender.getByText('The sender address must be on one of the e-mail domains of this workspace.', { exact: false }).waitFor();
+    await sender.getByLabel(/^Sender address/).fill(`royalties@${DOMAIN}`);
+    await sender.getByRole('button', { name: 'Save', exact: true }).click();
+    await sender.getByText('Saved: the next e-mails use it.').waitFor();
+    assert.equal((await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data.fromEmail, `royalties@${DOMAIN}`);
+    await check('settings-email-domains');
+    await section.screenshot({ path: path.join(ARTIFACTS, 'docs-settings-email-domains.png') }); // docs/web.md's picture
+    await section.getByRole('button', { name: 'Remove…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove', exact: true }).click();
+    await records.waitFor({ state: 'detached' });
+    assert.deepEqual((await app.request('GET', '/email-domains', { token: t.users.admin!.token })).body.data, []);
+    assert.equal((await app.request('GET', '/settings/email', { token: t.users.admin!.token })).body.data.fromEmail, null, 'the sender address on it is cleared');
   });
 
   it('works under a strict content security policy (nothing was blocked)', () => {

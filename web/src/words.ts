@@ -139,6 +139,9 @@ const BY_CODE: Record<string, string> = {
   RATE_LIMITED: 'Too many attempts. Wait a few minutes and try again.',
   WORKSPACE_SMTP_FAILED: "The workspace's own mail server did not take the e-mail.",
   FEATURE_REQUIRED: "The workspace's plan does not include this.",
+  PLAN_CHANGED: "This person's data changed since the plan was shown. Check the new plan and confirm again.",
+  EMAIL_DOMAIN_REQUIRED: 'The sender address must be on one of the e-mail domains of this workspace. Add its domain under “E-mail domains” first.',
+  SUPER_ADMIN_REQUIRED: 'Only super-admins of this installation can do this.',
 };
 
 

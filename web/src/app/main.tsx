@@ -16,6 +16,7 @@ import { PayeePage } from '../pages/payee';
 import { PeoplePage } from '../pages/people';
 import { NotificationBell, NotificationsPage } from '../pages/notifications';
 import { SettingsPage } from '../pages/settings';
+import { OperatorPage } from '../pages/operator';
 
 const ADMIN_NAV: [string, string][] = [
   ['/statements', 'Statements'],
@@ -28,6 +29,7 @@ const ADMIN_NAV: [string, string][] = [
   ['/settings', 'Settings'],
 ];
 const PAYEE_NAV: [string, string][] = [['/me', 'My earnings']];
+const OPERATOR_NAV: [string, string][] = [['/operator', 'Operator']];
 const PAGES: Record<string, () => preact.JSX.Element> = {
   '/statements': StatementsPage,
   '/analytics': AnalyticsPage,
@@ -40,6 +42,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/people': PeoplePage,
   '/notifications': NotificationsPage,
   '/settings': SettingsPage,
+  '/operator': OperatorPage,
 };
 /** Pages every member but a guest reaches besides their navigation (the notification centre, from the header). */
 const EVERYONE: string[] = ['/notifications'];
@@ -99,9 +102,13 @@ function Shell() {
   if (error) return <main id="main" class="auth-main"><ErrorBox error={error} /><p><button type="button" onClick={() => { session.clear(); navigate('/signin'); }}>Sign in again</button></p></main>;
   if (!state) return <main id="main"><Loading show /></main>;
 
-  const nav = state.isAdmin ? ADMIN_NAV : PAYEE_NAV;
+  // the operator pages: super-admins only, whatever their role in this workspace
+  const superAdmin = !!state.me.isSuperAdmin;
+  const nav = [...(state.isAdmin ? ADMIN_NAV : PAYEE_NAV), ...(superAdmin ? OPERATOR_NAV : [])];
   let page = PAGES[path];
-  if (!page || (!state.isAdmin && !PAYEE_NAV.some(([p]) => p === path) && !(EVERYONE.includes(path) && state.me.role !== 'guest'))) {
+  const allowed = path === '/operator' ? superAdmin
+    : state.isAdmin || PAYEE_NAV.some(([p]) => p === path) || (EVERYONE.includes(path) && state.me.role !== 'guest');
+  if (!page || !allowed) {
     const home = state.isAdmin ? '/statements' : '/me';
     queueMicrotask(() => navigate(home, true)); // the home page in the address bar too
     page = PAGES[home];

@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, type Branding } from '../api';
+import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad } from '../ui';
 
 type Any = Record<string, any>;
@@ -193,24 +194,102 @@ function EmailSettings() {
     <Section title="Who e-mails come from">
       <ErrorBox error={loaded.error} />
       {loaded.data ? <EmailForm current={loaded.data.data} onSaved={loaded.reload} /> : null}
+      {loaded.data ? <SmtpForm smtp={loaded.data.data.smtp} onSaved={loaded.reload} /> : null}
     </Section>
   );
 }
 
 function EmailForm({ current, onSaved }: { current: Any; onSaved: () => void }) {
-  const [f, setF] = useState({ fromName: current.fromName ?? '', replyTo: current.replyTo ?? '' });
+  const [f, setF] = useState({ fromName: current.fromName ?? '', fromEmail: current.fromEmail ?? '', replyTo: current.replyTo ?? '' });
   const a = useAction();
   return (
     <form class="stack narrow" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-      await api('PUT', '/settings/email', { body: { fromName: f.fromName.trim() || null, replyTo: f.replyTo.trim() || null } });
+      await api('PUT', '/settings/email', { body: { fromName: f.fromName.trim() || null, fromEmail: f.fromEmail.trim() || null, replyTo: f.replyTo.trim() || null } });
       onSaved();
       return 'Saved: the next e-mails use it.';
     }); }}>
       <Field label="Sender name" hint="The name people see the e-mails come from."><input maxLength={100} value={f.fromName} onInput={(e) => setF({ ...f, fromName: e.currentTarget.value })} /></Field>
+      <Field label="Sender address (optional)" hint="An address on one of the e-mail domains below; used once that domain is verified."><input type="email" value={f.fromEmail} onInput={(e) => setF({ ...f, fromEmail: e.currentTarget.value })} /></Field>
       <Field label="Replies go to (e-mail)"><input type="email" value={f.replyTo} onInput={(e) => setF({ ...f, replyTo: e.currentTarget.value })} /></Field>
       <ErrorBox error={a.error} /><Notice text={a.done} />
       <div><button type="submit" class="primary" disabled={a.busy}>Save</button></div>
     </form>
+  );
+}
+
+/** The workspace's own mail server; its password is never shown again, left empty it stays. */
+function SmtpForm({ smtp, onSaved }: { smtp: Any | null; onSaved: () => void }) {
+  const [f, setF] = useState({ host: smtp?.host ?? '', port: String(smtp?.port ?? 587), username: smtp?.username ?? '', password: '', secure: smtp?.secure ?? false });
+  const a = useAction();
+  const { ask, dialog } = useConfirm();
+  return (
+    <form class="stack narrow" aria-labelledby="h-smtp" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
+      const body: Any = { host: f.host.trim(), port: Number(f.port), secure: f.secure, username: f.username.trim() || null };
+      if (f.password) body.password = f.password;
+      await api('PUT', '/settings/email', { body: { smtp: body } });
+      setF({ ...f, password: '' });
+      onSaved();
+      return 'Saved: e-mails now leave through this mail server.';
+    }); }}>
+      <h3 id="h-smtp">Your own mail server (optional)</h3>
+      <p class="muted">{smtp ? `E-mails leave through ${smtp.host}:${smtp.port}${smtp.passwordSet ? ', with the saved password' : ''}.` : "E-mails leave through Rondo's mail server. Give your own (SMTP) to send through it."}</p>
+      <Field label="Mail server (SMTP host)"><input required maxLength={253} value={f.host} onInput={(e) => setF({ ...f, host: e.currentTarget.value })} /></Field>
+      <Field label="Port" hint="587 or 25 (STARTTLS when offered), 465 (TLS from the start), 2525."><input required inputMode="numeric" pattern="\d{1,5}" value={f.port} onInput={(e) => setF({ ...f, port: e.currentTarget.value })} /></Field>
+      <label class="check"><input type="checkbox" checked={f.secure} onChange={(e) => setF({ ...f, secure: e.currentTarget.checked })} /> TLS from the start (port 465)</label>
+      <Field label="User name (optional)"><input maxLength={320} autoComplete="off" value={f.username} onInput={(e) => setF({ ...f, username: e.currentTarget.value })} /></Field>
+      <Field label="Password" hint={smtp?.passwordSet ? 'A password is saved; it is never shown. Leave this empty to keep it.' : undefined}><input type="password" maxLength={1000} autoComplete="new-password" value={f.password} onInput={(e) => setF({ ...f, password: e.currentTarget.value })} /></Field>
+      <ErrorBox error={a.error} /><Notice text={a.done} />
+      <div class="row tight">
+        <button type="submit" class="primary" disabled={a.busy}>Use this mail server</button>
+        {smtp ? <button type="button" class="danger" onClick={() => ask({ title: 'Stop using your mail server?', action: 'Stop using it', body: <p>E-mails will leave through Rondo's mail server again; the saved password is deleted.</p>, run: async () => { await api('PUT', '/settings/email', { body: { smtp: null } }); setF({ host: '', port: '587', username: '', password: '', secure: false }); onSaved(); } })}>Stop using it…</button> : null}
+      </div>
+      {dialog}
+    </form>
+  );
+}
+
+const PURPOSE: Record<string, string> = { verification: 'Proves the domain is yours', dkim: 'Signs the e-mails (DKIM)', spf: 'Allows Rondo to send for the domain (SPF; recommended, not required)' };
+
+/** Sender domains: the DNS records to publish, then a check that they are found. */
+function EmailDomains() {
+  const list = useLoad(() => api<{ data: Any[] }>('GET', '/email-domains'), []);
+  const [domain, setDomain] = useState('');
+  const a = useAction();
+  const { ask, dialog } = useConfirm();
+  return (
+    <Section title="E-mail domains">
+      <p>Send e-mails from your own domain: add it, publish the DNS records shown at your DNS provider, then “Check the records”. Once verified, e-mails can come from an address on it and are signed for it.</p>
+      <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
+      <form class="row wrap" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
+        await api('POST', '/email-domains', { body: { domain: domain.trim() } });
+        setDomain(''); list.reload();
+        return 'Domain added: publish its records below, then check them.';
+      }); }}>
+        <Field label="Domain (for example mail.yourlabel.com)"><input required maxLength={253} value={domain} onInput={(e) => setDomain(e.currentTarget.value)} /></Field>
+        <button type="submit" class="primary" disabled={a.busy}>Add the domain</button>
+      </form>
+      {(list.data?.data ?? []).map((d) => (
+        <div class="stack" key={d.id} data-testid={`email-domain-${d.domain}`}>
+          <h3>{d.domain}: {d.status === 'verified' ? 'verified' : 'waiting for its records'}</h3>
+          {d.lastError ? <p class="muted">Last check: {d.checks ? `ownership ${d.checks.verification ? 'found' : 'not found'}, signing key ${d.checks.dkim ? 'found' : 'not found'}, SPF ${d.checks.spf ? 'found' : 'not found'}` : 'records not found'}.</p> : null}
+          <Table caption={`DNS records to publish for ${d.domain}`} rows={d.records as Any[]} rowKey={(r) => r.purpose} columns={[
+            { label: 'Purpose', cell: (r) => PURPOSE[r.purpose] ?? r.purpose },
+            { label: 'Type', cell: (r) => r.type },
+            { label: 'Name', cell: (r) => <code class="wrap-any">{r.name}</code> },
+            { label: 'Value', cell: (r) => <code class="wrap-any">{r.value}</code> },
+          ]} />
+          <div class="row tight">
+            <button type="button" disabled={a.busy} onClick={() => a.run(async () => {
+              const r = (await api<{ data: Any }>('POST', `/email-domains/${d.id}/verify`)).data;
+              list.reload();
+              return r.status === 'verified' ? `${d.domain} is verified.` : `${d.domain}: not every record was found yet. DNS changes can take a while to appear.`;
+            })}>Check the records</button>
+            <button type="button" class="danger" onClick={() => ask({ title: `Remove ${d.domain}?`, action: 'Remove', body: <p>E-mails will no longer come from this domain; its signing key is deleted.</p>, run: async () => { await api('DELETE', `/email-domains/${d.id}`); list.reload(); } })}>Remove…</button>
+          </div>
+        </div>
+      ))}
+      {dialog}
+    </Section>
   );
 }
 
@@ -221,6 +300,7 @@ export function SettingsPage() {
       <BrandingSettings />
       <Webhooks />
       <EmailSettings />
+      <EmailDomains />
     </>
   );
 }
