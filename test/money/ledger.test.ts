@@ -59,6 +59,37 @@ describe('money: ledger invariants', function () {
     assert.deepEqual(recouped, ['3', '10', '4', '3']);
   });
 
+  it('targeted recoupment never takes more than the payee was credited in total (a negative credit recoups nothing)', async () => {
+    const t = await createTestTenant(app, 'Capped', ['admin']);
+    const p = t.users.admin!.tenantUserId;
+    const auth: AuthContext = { kind: 'access', userId: null, tenantId: t.tenantId, tenantUserId: p, role: 'admin', isSuperAdmin: false, sessionId: null, keyId: null };
+    const [a, b] = [uuid(), uuid()];
+    const expense = await withTenant(app.svc.db.app, t.tenantId, async (trx) => {
+      await trx('assets').insert([
+        { tenant_id: t.tenantId, id: a, title: 'A', isrc: 'USCAP2600001' },
+        { tenant_id: t.tenantId, id: b, title: 'B', isrc: 'USCAP2600002' },
+      ]);
+      return createExpense(trx, auth, { user: p, title: 'on A', amount: 10, currency: 'USD', targetType: 'asset', targetId: a, date: '2026-10-01' });
+    });
+    // +20 on A, −30 on B in one file: credited −10 in total
+    await allocateFile(app, t.tenantId, uuid(), [
+      { payee: p, amount: '20', assetId: a, period: '2026-10' },
+      { payee: p, amount: '-30', assetId: b, period: '2026-10' },
+    ]);
+    const byKind = async () =>
+      withTenant(app.svc.db.app, t.tenantId, async (trx) => {
+        const rows = (await trx('ledger_entries').where({ tenant_user_id: p }).select('kind').sum({ s: 'amount' }).groupBy('kind').orderBy('kind')) as { kind: string; s: string }[];
+        return Object.fromEntries(rows.filter((r) => !D(r.s as string).isZero()).map((r) => [r.kind as string, D(r.s as string).toFixed()]));
+      });
+    assert.deepEqual(await byKind(), { overpayment_recovery: '10', royalty: '-10' });
+    // credited 5 in total after a later file: the expense on A recoups 5, not the 10 its target earned
+    // (the receivable set aside in October is recovered in November)
+    await allocateFile(app, t.tenantId, uuid(), [{ payee: p, amount: '15', period: '2026-11' }]);
+    assert.deepEqual(await byKind(), { expense_recoup: '-5', royalty: '5' });
+    const recouped = await withTenant(app.svc.db.app, t.tenantId, async (trx) => (await trx('ledger_entries').where({ source_id: expense.id }).sum({ s: 'amount' }))[0]!.s);
+    assert.equal(D(recouped).toFixed(), '-5');
+  });
+
   /**
    * Randomised workspaces (files, re-allocations, expenses with and without targets,
    * revenues, payments that succeed or fail, in any order). Afterwards:
@@ -137,21 +168,31 @@ describe('money: ledger invariants', function () {
             const lines = earnings.filter((e) => e.tenant_user_id === p);
             const has = (type: string, id: string | null) => !!id && mine.some((x) => x.target_type === type && x.target_id === id);
             const claim = (e: (typeof lines)[number]) => (has('asset', e.asset_id) ? `asset:${e.asset_id}` : has('product', null) ? '' : has('artist', e.artist_id) ? `artist:${e.artist_id}` : null);
-            let targeted = D(0);
+            // what the ledger credited (royalty and revenue_share entries)
+            const credited = sum(ledger.filter((l) => l.tenant_user_id === p && (l.kind === 'royalty' || l.kind === 'revenue_share')).map((l) => l.amount));
+            const want = new Map<string, Decimal>();
             for (const key of new Set(mine.filter((x) => x.target_type).map((x) => `${x.target_type}:${x.target_id}`))) {
               // per file, the target's earnings floored to the cent (never more than the file credited)
               const claimed = lines.filter((e) => claim(e) === key);
               const pool = sum([...new Set(claimed.map((e) => e.file_id))].map((f) => sum(claimed.filter((e) => e.file_id === f).map((e) => e.amount)).toDecimalPlaces(2, Decimal.ROUND_FLOOR)));
               let before = D(0);
               for (const x of order(mine.filter((m) => `${m.target_type}:${m.target_id}` === key))) {
-                const r = Decimal.min(D(x.base_amount), Decimal.max(0, pool.minus(before)));
-                model.set(x.id, r);
-                targeted = targeted.plus(r);
+                want.set(x.id, Decimal.min(D(x.base_amount), Decimal.max(0, pool.minus(before))));
                 before = before.plus(x.base_amount);
               }
             }
-            // what the ledger credited (royalty and revenue_share entries) minus what the targets took
-            const general = sum(ledger.filter((l) => l.tenant_user_id === p && (l.kind === 'royalty' || l.kind === 'revenue_share')).map((l) => l.amount)).minus(targeted);
+            // the targets together take at most what was credited (nothing when it is negative),
+            // served oldest expense first across targets
+            let left = Decimal.max(0, credited);
+            let targeted = D(0);
+            for (const x of order(mine.filter((m) => m.target_type))) {
+              const r = Decimal.min(want.get(x.id)!, left);
+              model.set(x.id, r);
+              left = left.minus(r);
+              targeted = targeted.plus(r);
+            }
+            // what the ledger credited minus what the targets took
+            const general = credited.minus(targeted);
             let before = D(0);
             for (const x of order(mine.filter((m) => !m.target_type))) {
               model.set(x.id, Decimal.min(D(x.base_amount), Decimal.max(0, general.minus(before))));

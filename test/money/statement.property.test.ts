@@ -70,7 +70,10 @@ interface Month {
   plan: Plan;
 }
 
-const net = fc.tuple(fc.integer({ min: 1, max: 999_999 }), fc.integer({ min: 1, max: 9 })).map(([n, d]) => D(n).div(d * 3 + 1).toDecimalPlaces(9, Decimal.ROUND_DOWN).toFixed());
+/** A line's net amount; about one line in five is negative (a return or a correction), so a payee's credit can be negative. */
+const net = fc
+  .tuple(fc.integer({ min: 1, max: 999_999 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 4 }))
+  .map(([n, d, s]) => D(n).div(d * 3 + 1).toDecimalPlaces(9, Decimal.ROUND_DOWN).mul(s === 0 ? -1 : 1).toFixed());
 const line: fc.Arbitrary<Line> = fc.record({ set: fc.integer({ min: 0, max: SETS.length - 1 }), cur: fc.integer({ min: 0, max: 2 }), net, rec: fc.integer({ min: 0, max: 3 }) });
 const month: fc.Arbitrary<Month> = fc.record({
   files: fc.array(fc.record({ lines: fc.array(line, { minLength: 1, maxLength: 5 }), late: fc.boolean() }), { minLength: 0, maxLength: 2 }),
@@ -148,7 +151,7 @@ describe('money: statements on random workspaces (property)', function () {
   it('every payee, every issued and live statement: closing = ledger; JSON, CSV, XLSX and PDF lines add up to their totals in minor units; recouped ≤ credited', async () => {
     let n = 0;
     // what the generated workspaces exercised (the fixed seed makes this the same every run)
-    const seen: Record<string, number> = { adjustments: 0, recouped: 0, payments: 0, reversals: 0, fail: 0, delete: 0, edit: 0, foreignPayments: 0, foreignLines: 0, revenueShares: 0, recovery: 0, neverIssued: 0, superseded: 0, lateFiles: 0, live: 0, loserExpenses: 0, zeroDigits: 0, threeDigits: 0 };
+    const seen: Record<string, number> = { adjustments: 0, recouped: 0, payments: 0, reversals: 0, fail: 0, delete: 0, edit: 0, foreignPayments: 0, foreignLines: 0, revenueShares: 0, recovery: 0, neverIssued: 0, superseded: 0, lateFiles: 0, live: 0, loserExpenses: 0, zeroDigits: 0, threeDigits: 0, negativeLines: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(month, { minLength: 3, maxLength: 3 }), async (months) => {
         // each run its own base currency, in turn, so that every run of the fixed seed covers all four
@@ -197,6 +200,7 @@ describe('money: statements on random workspaces (property)', function () {
             files.push({ id, period: p, lines: f.lines });
             await post(id, p, f.lines);
             seen.foreignLines! += f.lines.filter((l) => l.cur > 0).length;
+            seen.negativeLines! += f.lines.filter((l) => D(l.net).isNeg()).length;
             seen.lateFiles! += f.late && i > 0 ? 1 : 0;
           }
           if (m.realloc && files.length) {

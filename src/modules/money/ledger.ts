@@ -258,6 +258,10 @@ export async function reconcilePayments(trx: Trx, paymentIds: string[] | null): 
  *  2. Within a target, expenses are recouped oldest first (expense_date, created_at, id),
  *     earnings taken in accounting-period order: cumulative recouped of an expense through
  *     period k = clamp(cumulative pool through k − earlier expenses' amounts, 0, amount).
+ *     The targets together never take more than the payee's cumulative credit through k
+ *     (royalty and revenue_share entries; nothing when it is negative): where they would, the
+ *     payee's targeted expenses are served oldest first (expense_date, created_at, id) across
+ *     targets, each up to what its own pool allows, until the credit is used up.
  *  3. Recoupable expenses without a target are then recouped, oldest first, from everything
  *     else the payee earned (royalties and revenue shares, minus what step 1 took).
  *  4. The recouped amount of period k is booked in period max(k, month of the expense), so a
@@ -314,9 +318,31 @@ export async function reconcileRecoupment(trx: Trx, payees: string[] | null): Pr
                     ORDER BY expense_date, created_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
       FROM exp WHERE target_type IS NOT NULL
     ),
+    -- every period in which a payee's credit or a targeted pool changes, with the cap on what
+    -- targets may take through it: the payee's cumulative credit, never below zero
+    grid AS (
+      SELECT tenant_user_id, period FROM credited WHERE tenant_user_id IN (SELECT tenant_user_id FROM tgt)
+      UNION SELECT tenant_user_id, period FROM pool
+    ),
+    cap AS (
+      SELECT g.tenant_user_id, g.period,
+             greatest(0, sum(coalesce(c.amount, 0)) OVER (PARTITION BY g.tenant_user_id ORDER BY g.period)) AS cap
+      FROM grid g LEFT JOIN credited c ON c.tenant_user_id = g.tenant_user_id AND c.period = g.period
+    ),
+    -- what each targeted expense would take from its own pool through the period…
+    t_want AS (
+      SELECT x.id, x.tenant_user_id, x.exp_period, x.expense_date, x.created_at, g.period, g.cap,
+             trunc(least(x.amount, greatest(0, coalesce(pc.cum, 0) - x.before)), ${d}) AS want
+      FROM t_exp x JOIN cap g ON g.tenant_user_id = x.tenant_user_id
+      LEFT JOIN LATERAL (SELECT p.cum FROM pool p
+                         WHERE p.tenant_user_id = x.tenant_user_id AND p.target_type = x.target_type AND p.target_id = x.target_id AND p.period <= g.period
+                         ORDER BY p.period DESC LIMIT 1) pc ON true
+    ),
+    -- …capped, all the payee's targets together, oldest expense first (date, creation, id):
+    -- an expense gets min(W, cap) − min(W − want, cap), W = running Σ want in that order
     t_cum AS (
-      SELECT x.id, x.tenant_user_id, x.exp_period, p.period, trunc(least(x.amount, greatest(0, p.cum - x.before)), ${d}) AS cum_rec
-      FROM t_exp x JOIN pool p ON p.tenant_user_id = x.tenant_user_id AND p.target_type = x.target_type AND p.target_id = x.target_id
+      SELECT id, tenant_user_id, exp_period, period, least(w, cap) - least(w - want, cap) AS cum_rec
+      FROM (SELECT t_want.*, sum(want) OVER (PARTITION BY tenant_user_id, period ORDER BY expense_date, created_at, id) AS w FROM t_want) z
     ),
     t_per AS (
       SELECT id, tenant_user_id, exp_period, period, cum_rec - coalesce(lag(cum_rec) OVER (PARTITION BY id ORDER BY period), 0) AS rec FROM t_cum
