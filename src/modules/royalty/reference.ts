@@ -19,8 +19,8 @@ export const ReferenceAnalyticsQuery = {
   upc: List(2000),
   type: List(500),
   aggregator: List(2000),
-  artists: Type.Optional(Type.String({ pattern: `^${UUID}(,${UUID})*$`, maxLength: 3700 })),
-  table_name: Type.Optional(Type.String({ pattern: `^${UUID}(,${UUID})*$`, maxLength: 3700 })),
+  artists: Type.Optional(Type.String({ pattern: `^${UUID}(,${UUID})*$`, maxLength: 3700, description: 'Artist ids, comma-separated', examples: ['3f1c2a9e-3b7d-4e52-9a0f-1d2c3b4a5e6f'] })),
+  table_name: Type.Optional(Type.String({ pattern: `^${UUID}(,${UUID})*$`, maxLength: 3700, description: 'Statement file ids (as /royalty/tables lists them), comma-separated', examples: ['8c76ea4b-680c-44ca-96e5-eb14b8202e33'] })),
   includePreviousPeriod: Type.Optional(Type.Boolean()),
 };
 
