@@ -129,16 +129,16 @@ describe('statement ingestion: .xlsx workbooks', function () {
     assert.deepEqual(lx.map((l) => l.line_no), ['2', '3', '4', '6', '7', '8', '9']);
     const first = lx[0]!;
     assert.equal(first.sale_month, '2025-01-01');
-    assert.equal(first.net, '0.021300000000');
+    assert.equal(first.net, '0.0213');
     assert.equal(first.upc, '00602445791234');
     assert.equal(lx[1]!.isrc, 'QZES81912345');
     assert.equal(lx[1]!.upc, '602445791234');
     assert.equal(lx[2]!.upc, null);
     assert.equal(lx[2]!.track_title, 'Paper Suns, "live"');
     assert.equal(lx[2]!.artist, 'Nova Lune');
-    assert.equal(lx[3]!.net, '-0.500000000000');
+    assert.equal(lx[3]!.net, '-0.5');
     assert.equal(lx[4]!.track_title, 'Chanson No\u00ebl');
-    assert.equal(lx[4]!.net, '0.100000000000');
+    assert.equal(lx[4]!.net, '0.1');
   });
 
   it('a zip holding a workbook and a CSV statement: each is one child statement, read alike', async () => {
