@@ -58,7 +58,7 @@ describe('domain claims, one-line names and the CLI --domain', function () {
     const cli = (args: string[]) =>
       spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
         cwd: path.resolve(import.meta.dirname, '../..'),
-        env: { ...process.env, DATABASE_URL: app.svc.db.url, DATA_DIR: app.dataDir, LOG_LEVEL: 'silent', PASSWORD_HASH_MEMORY_KIB: '1024' },
+        env: { ...process.env, DATABASE_URL: app.svc.db.url, DATA_DIR: app.dataDir, LOG_LEVEL: 'silent', PASSWORD_HASH_MEMORY_KIB: '1024', BILLING: 'on' },
         encoding: 'utf8',
         timeout: 120_000,
       });
@@ -66,7 +66,7 @@ describe('domain claims, one-line names and the CLI --domain', function () {
     assert.equal(made.status, 0, made.stderr);
     const out = JSON.parse(made.stdout);
     assert.equal(out.domain, 'royalties.operator.example');
-    assert.match(out.note, /once the workspace's plan includes custom domains/); // a new workspace is on the free plan
+    assert.match(out.note, /once the workspace's plan includes custom domains/); // billing on: a new workspace is on the free plan
     await app.svc.db.owner('tenants').where({ id: out.tenantId }).update({ plan: 'pro' });
     assert.equal((await app.svc.auth.workspaceByHost('royalties.operator.example'))?.id, out.tenantId);
     const signIn = await app.request('POST', '/auth/login', { body: { email: 'op@operator.example', password: 'a long password' }, headers: { 'x-forwarded-host': 'royalties.operator.example' } });

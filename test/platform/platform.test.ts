@@ -23,11 +23,11 @@ describe('platform: plans, feature gates, super-admin, custom domains', function
   after(() => app.close());
 
   describe('plans and subscription', () => {
-    it('GET /billing/plans lists free, pro and enterprise with features and limits', async () => {
+    it('GET /billing/plans lists free, pro, enterprise and unlimited with features and limits', async () => {
       const r = await app.request('GET', '/billing/plans');
       assert.equal(r.status, 200);
       const codes = r.body.data.map((p: { code: string }) => p.code);
-      assert.deepEqual(codes, ['free', 'pro', 'enterprise']);
+      assert.deepEqual(codes, ['free', 'pro', 'enterprise', 'unlimited']);
       const free = r.body.data[0];
       for (const f of ['webhooks', 'fxpartner', 'publishing', 'custom_domains']) assert.ok(!free.features.includes(f), `free lacks ${f}`);
       assert.equal(typeof free.limits.statementLinesPerMonth, 'number');
