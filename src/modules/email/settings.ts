@@ -54,7 +54,7 @@ export async function saveEmailSettings(d: Pick<AppServices, 'secrets' | 'cfg'>,
     if (p.fromEmail) {
       const domain = domainOf(p.fromEmail);
       const known = await trx('email_domains').where({ tenant_id: tenantId }).whereRaw('lower(domain) = ?', [domain]).first('id');
-      if (!known) throw new ValidationError('The sender address needs an e-mail domain of this workspace', [`body.fromEmail: add ${domain} with POST /email-domains and verify it first`], 'EMAIL_DOMAIN_REQUIRED');
+      if (!known) throw new ValidationError('The sender address needs an e-mail domain of this workspace', [`body.fromEmail: add ${domain} to the workspace's e-mail domains (Settings, E-mail domains) and verify it first`], 'EMAIL_DOMAIN_REQUIRED');
     }
     row.from_email = p.fromEmail ? p.fromEmail.toLowerCase() : null;
   }

@@ -40,28 +40,28 @@ const notification = (title: string, content: string, link: string, type: string
 /** The catalogue. Keys are the template types of the routes (`/settings/email-templates/{type}`). */
 export const TEMPLATES = {
   invitation: {
-    description: 'Invitation into a workspace (POST /auth/invite, POST /user/, /user/bulk)',
+    description: 'Invitation into a workspace (a person invited from People, one by one or in bulk)',
     placeholders: ['invitation.role', 'invitation.roleName', 'invitation.link', 'invitation.instructions', 'invitation.validDays'],
     subject: 'You are invited to {{workspace.name}} on Rondo',
     text: 'Hello {{recipient.name}},\n\n{{workspace.name}} invited you to join them on Rondo as {{invitation.roleName}}. {{invitation.instructions}}:\n\n{{invitation.link}}\n\nThe link works for {{invitation.validDays}} days. If you did not expect this invitation, ignore this e-mail.' + FOOTER,
     sample: { invitation: { role: 'user', roleName: 'a payee: you see your own earnings and statements', link: 'https://rondo.example/app/set-password?token=sample', instructions: 'Open this link and choose a password to accept it; you are then signed in', validDays: 7 } },
   },
   password_reset: {
-    description: 'Password reset code and link (POST /auth/forgotpassword)',
+    description: 'Password reset code and link (someone asked to reset their password)',
     placeholders: ['reset.code', 'reset.token', 'reset.link'],
     subject: 'Reset your Rondo password',
     text: 'Hello,\n\nsomeone asked to reset the password of your Rondo account. Open this link to choose a new one:\n\n{{reset.link}}\n\nIf the page asks for it, your verification code is {{reset.code}}\n\nThe link works for one hour. If you did not ask for this, ignore this e-mail: your password stays as it is.',
     sample: { reset: { code: '123456', token: 'sample-token', link: 'https://rondo.example/app/reset-password?token=sample' } },
   },
   login_link: {
-    description: 'Passwordless sign-in link (POST /auth/loginlink)',
+    description: 'Passwordless sign-in link (someone asked for a sign-in link)',
     placeholders: ['login.link'],
     subject: 'Your Rondo sign-in link',
     text: 'Hello,\n\nopen this link to sign in to Rondo without a password:\n\nSign in: {{login.link}}\n\nThe link works once, within 15 minutes. If you did not ask for it, ignore this e-mail.',
     sample: { login: { link: 'https://rondo.example/app/login-link?token=sample' } },
   },
   statement_issued: {
-    description: 'A royalty statement was issued to the payee (POST /statements/runs/{id}/issue)',
+    description: 'A royalty statement was issued to the payee (a statement run issued)',
     placeholders: [...NOTIFICATION_PLACEHOLDERS, 'statement.number', 'statement.period', 'statement.closingBalance', 'statement.currency', 'statement.link'],
     subject: 'Your statement for {{statement.period}} from {{workspace.name}}',
     text: 'Hello {{recipient.name}},\n\nstatement no. {{statement.number}} for {{statement.period}} is ready. Closing balance: {{statement.closingBalance}} {{statement.currency}}.\n\nRead it or download it as a PDF in Rondo:\n\n{{statement.link}}' + FOOTER,

@@ -4,9 +4,11 @@
  * statement total (the CSV also carries each line's exact amount).
  */
 import { renderStatementPdf, type StatementDocument } from '../money/statement-pdf';
-import type { PdfBrand } from '../branding/service';
+import { pdfBrand, type PdfBrand } from '../branding/service';
 import Papa from 'papaparse';
-import type { StatementView } from './statements';
+import { getStatement, type StatementView } from './statements';
+import type { Trx } from '../../db';
+import type { ObjectStore } from '../../lib/object-store';
 import { csvQuotes } from '../../http/export';
 
 export function statementCsv(s: StatementView): string {
@@ -40,4 +42,11 @@ export function statementPdf(s: StatementView, workspace: string, brand?: PdfBra
     date: new Date(s.createdAt),
   };
   return renderStatementPdf(doc, brand);
+}
+
+/** A publisher statement's PDF as the route serves it: the statement, its workspace's name and branding. */
+export async function publisherStatementPdf(trx: Trx, store: ObjectStore, tenantId: number, id: string): Promise<{ statement: StatementView; pdf: Buffer }> {
+  const statement = await getStatement(trx, id);
+  const ws = await trx('tenants').where({ id: tenantId }).first('name');
+  return { statement, pdf: await statementPdf(statement, ws.name as string, await pdfBrand(trx, store, tenantId)) };
 }

@@ -11,8 +11,7 @@ import { DateIn, Money, PageQuery, Strict, Text, Type, Uuid } from '../../http/s
 import type { AppServices } from '../../services';
 import { allocatePublishing } from './allocate';
 import * as income from './income';
-import { statementCsv, statementPdf } from './render';
-import { pdfBrand } from '../branding/service';
+import { publisherStatementPdf, statementCsv } from './render';
 import { objectStore } from '../../lib/storage';
 import * as st from './statements';
 
@@ -108,9 +107,8 @@ export function registerPublishingIncomeRoutes(router: Router, svc: AppServices)
       } }),
     route({ ...common, method: 'get', path: '/publisher-statements/:id/pdf', summary: 'The statement as PDF (the same rounded figures as the CSV)', params: IdParams,
       async handler({ trx, params, ctx, tenantId }) {
-        const s = await st.getStatement(trx, params.id);
-        const ws = await trx('tenants').whereRaw('id = app_tenant_id()').first('name');
-        sendFile(ctx, 'application/pdf', `publisher-statement-${s.periodStart}-${s.id}.pdf`, await statementPdf(s, ws.name as string, await pdfBrand(trx, objectStore(svc.cfg), tenantId)));
+        const { statement: s, pdf } = await publisherStatementPdf(trx, objectStore(svc.cfg), tenantId, params.id);
+        sendFile(ctx, 'application/pdf', `publisher-statement-${s.periodStart}-${s.id}.pdf`, pdf);
         return undefined;
       } }),
     route({ ...common, method: 'get', path: '/publisher-statements/:id/csv', summary: 'The statement as CSV: work lines, income total, adjustments, total', params: IdParams,
