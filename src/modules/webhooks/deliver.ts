@@ -148,12 +148,12 @@ export async function deliver(svc: AppServices, p: { tenantId: number; deliveryI
   if (disabled) await mailAdmins(svc, p.tenantId, disabled).catch((err) => svc.log.warn({ err, tenantId: p.tenantId }, 'webhook disabled: e-mail to admins failed'));
 }
 
-/** Records the attempt and its consequences; returns the endpoint when this attempt disabled it. */
 /** Whether a failed attempt schedules another: automatic attempts do, a manual one only while the delivery is still pending. */
 function retries(p: { manual?: boolean }, status: string): boolean {
   return !p.manual || status === 'pending';
 }
 
+/** Records the attempt and its consequences; returns the endpoint when this attempt disabled it. */
 async function record(trx: Trx, svc: AppServices, p: { tenantId: number; deliveryId: string; manual?: boolean }, out: Outcome, retryAt: Date | null) {
   const d = await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: p.deliveryId }).forUpdate().first();
   if (!d) return null;
@@ -169,7 +169,10 @@ async function record(trx: Trx, svc: AppServices, p: { tenantId: number; deliver
     await trx('webhook_endpoints').where({ tenant_id: p.tenantId, id: d.endpoint_id }).update({ failing_since: null });
     return null;
   }
-  if (retries(p, d.status) && attempt < MAX_ATTEMPTS && d.status !== 'success') {
+  if (!p.manual && d.status !== 'pending') {
+    // cancelled (the endpoint was turned off) while this attempt was in flight: it stays cancelled
+    await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: d.id }).update(base);
+  } else if (retries(p, d.status) && attempt < MAX_ATTEMPTS && d.status !== 'success') {
     const at = retryAt && retryAt > now ? retryAt : new Date(now.getTime() + retryDelayMs(attempt, svc.cfg.webhooks.retryScale));
     await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: d.id }).update({ ...base, status: 'pending', next_attempt_at: at });
     await svc.queue.send('webhooks.deliver', { tenantId: p.tenantId, deliveryId: d.id }, { trx, startAfter: at });
