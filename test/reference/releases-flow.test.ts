@@ -78,6 +78,11 @@ describe('reference client flow: releases (tracks, artwork, audio, review) and t
     const wrongField = await app.request('POST', `/releases/${rel}/media/files`, { token: tok('user'), raw: form('file', PNG, 'cover2.png', 'image/png') });
     assert.equal(wrongField.status, 400, wrongField.text);
     assert.equal(wrongField.body.error.code, 'NO_FILE');
+    const two = form('files', PNG, 'front.png', 'image/png');
+    two.append('files', new Blob([PNG], { type: 'image/png' }), 'back.png');
+    const many = await app.request('POST', `/releases/${rel}/media/files`, { token: tok('user'), raw: two });
+    assert.equal(many.status, 400, many.text);
+    assert.equal(many.body.error.code, 'TOO_MANY_PARTS');
     const listed = await app.request('GET', `/releases/${rel}/media`, { token: tok('user') });
     assert.deepEqual(listed.body.data.map((m: any) => m.name), ['cover.png']);
     const stored = await app.svc.db.owner('catalogue_media').where({ release_id: rel }).pluck('storage_key');

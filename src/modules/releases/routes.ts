@@ -305,7 +305,7 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get', path: '/releases/:id/tracks/:trackId/media/file', summary: "The track's uploaded file (its media record's cloudUrl); 404 for a link", access: 'guest', params: TrackParams,
-      responses: { 200: Type.String({ description: 'the file', contentMediaType: 'application/octet-stream' }) },
+      responses: { 200: Type.String({ description: 'the file', contentMediaType: 'audio/wav', examples: ['RIFF…WAVEfmt …data…'] }) },
       async handler({ ctx, trx, params }) {
         const f = await M.trackFile(trx, params.id, params.trackId);
         ctx.type = f.mime;
