@@ -8,17 +8,8 @@ import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { objectStore } from '../../src/lib/storage';
 import { loadStatement, waitForReallocation, type LineIn } from '../allocation/helpers';
+import { wav } from '../helpers/media';
 
-/** A tiny valid WAV: 0.5 s, 8 kHz, mono, 16-bit. */
-function wav(): Buffer {
-  const rate = 8000, n = rate / 2, data = n * 2;
-  const b = Buffer.alloc(44 + data);
-  b.write('RIFF', 0); b.writeUInt32LE(36 + data, 4); b.write('WAVE', 8); b.write('fmt ', 12);
-  b.writeUInt32LE(16, 16); b.writeUInt16LE(1, 20); b.writeUInt16LE(1, 22); b.writeUInt32LE(rate, 24);
-  b.writeUInt32LE(rate * 2, 28); b.writeUInt16LE(2, 32); b.writeUInt16LE(16, 34); b.write('data', 36); b.writeUInt32LE(data, 40);
-  for (let i = 0; i < n; i++) b.writeInt16LE(Math.round(8000 * Math.sin(i / 4)), 44 + i * 2);
-  return b;
-}
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
 function form(field: string, bytes: Buffer, name: string, type: string): FormData {

@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { waitFor } from '../allocation/helpers';
 
 interface Received { path: string; headers: http.IncomingHttpHeaders; body: string }
 
@@ -37,14 +38,6 @@ function signedBy(secret: string, header: string, body: string): boolean {
   return parts.some(([k, v]) => k === 'v1' && v === want);
 }
 
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>): Promise<T> {
-  for (let i = 0; i < 600; i++) {
-    const v = await fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 describe('reference client flow: webhooks (settings url, envelope, deliveries)', function () {
   this.timeout(120_000);
@@ -67,7 +60,7 @@ describe('reference client flow: webhooks (settings url, envelope, deliveries)',
     for (const t of [a, b]) assert.equal((await app.request('PUT', `/godmin/tenants/${t.tenantId}/subscription`, { token: god, body: { plan: 'pro', state: 'active' } })).status, 200);
     rx = await receiver();
     // the plan changes' billing events are dispatched (to no endpoint) before any endpoint exists
-    await until('the outbox emptied', async () => !(await app.svc.db.owner('outbound_events').where({ status: 'pending' }).first('id')));
+    await waitFor('the outbox emptied', async () => !(await app.svc.db.owner('outbound_events').where({ status: 'pending' }).first('id')));
   });
   after(async () => {
     await rx.close();
@@ -135,8 +128,8 @@ describe('reference client flow: webhooks (settings url, envelope, deliveries)',
     const made = await app.request('POST', '/asset', { token: admin(), body: { title: 'Harbour Lights', isrc: 'GBAYE0601498' } });
     assert.equal(made.status, 201, made.text);
     assetId = made.body.data.id;
-    const ref = await until('the reference delivery', async () => rx.got.find((g) => g.path === '/ok' && g.body.includes(assetId)));
-    const rondo = await until('the Rondo delivery', async () => rx.got.find((g) => g.path === '/rondo' && g.body.includes(assetId)));
+    const ref = await waitFor('the reference delivery', async () => rx.got.find((g) => g.path === '/ok' && g.body.includes(assetId)));
+    const rondo = await waitFor('the Rondo delivery', async () => rx.got.find((g) => g.path === '/rondo' && g.body.includes(assetId)));
     assert.ok(signedBy(secret, String(ref.headers['rondo-signature']), ref.body), 'signed with the secret webhook-url answered');
     const env = JSON.parse(ref.body);
     const ev = JSON.parse(rondo.body);
@@ -165,18 +158,18 @@ describe('reference client flow: webhooks (settings url, envelope, deliveries)',
     assert.equal(`whd_${one.body.data.id}`, env.id);
     assert.equal(one.body.data.event, 'ASSET_CREATED');
     assert.equal(one.body.data.envelope, 'reference');
-    await until('the delivery marked success', async () => (await app.request('GET', `/webhook-deliveries/${env.id}`, { token: admin() })).body.data.status === 'success');
+    await waitFor('the delivery marked success', async () => (await app.request('GET', `/webhook-deliveries/${env.id}`, { token: admin() })).body.data.status === 'success');
   });
 
   it('ASSET_UPDATED carries the changed fields\' previous values', async () => {
     const r = await app.request('PUT', `/asset/${assetId}`, { token: admin(), body: { title: 'Harbour Lights (Remastered)' } });
     assert.equal(r.status, 200, r.text);
-    const got = await until('ASSET_UPDATED', async () => rx.got.find((g) => g.path === '/ok' && g.body.includes('"ASSET_UPDATED"')));
+    const got = await waitFor('ASSET_UPDATED', async () => rx.got.find((g) => g.path === '/ok' && g.body.includes('"ASSET_UPDATED"')));
     const env = JSON.parse(got.body);
     assert.deepEqual(env.data.previous, { title: 'Harbour Lights' });
     assert.deepEqual(env.data.attributes.changed, ['title']);
     assert.equal(env.data.resource.displayName, null);
-    await until('every asset delivery answered', async () => {
+    await waitFor('every asset delivery answered', async () => {
       const l = (await deliveries('?eventType=ASSET_UPDATED')).body.data.concat((await deliveries('?eventType=ASSET_CREATED')).body.data);
       return l.length === 3 && l.every((d: any) => d.status === 'success');
     });
@@ -190,17 +183,17 @@ describe('reference client flow: webhooks (settings url, envelope, deliveries)',
     assert.equal(t.status, 200, t.text);
     const deliveryId = t.body.data.deliveryId;
     const detail = async () => (await app.request('GET', `/webhook-deliveries/${deliveryId}`, { token: admin() })).body.data;
-    const arrived = await until('the hanging attempt', async () => rx.got.find((g) => g.path === '/hang'));
+    const arrived = await waitFor('the hanging attempt', async () => rx.got.find((g) => g.path === '/hang'));
     assert.equal(JSON.parse(arrived.body).event, 'WEBHOOK_TEST');
     assert.equal((await detail()).status, 'pending');
     assert.equal((await app.request('PUT', `/webhooks/${id}`, { token: admin(), body: { isEnabled: false } })).status, 200);
-    const cancelled = await until('the attempt recorded', async () => { const d = await detail(); return d.attemptCount === 1 && d; });
+    const cancelled = await waitFor('the attempt recorded', async () => { const d = await detail(); return d.attemptCount === 1 && d; });
     assert.equal(cancelled.status, 'cancelled');
     assert.match(cancelled.attempts[0].error, /no answer within 1500 ms/);
 
     assert.equal((await app.request('PUT', `/webhooks/${id}`, { token: admin(), body: { url: `${rx.base}/fail` } })).status, 200);
     assert.equal((await app.request('POST', `/webhook-deliveries/whd_${deliveryId}/retry`, { token: admin() })).status, 200);
-    const failed = await until('the failed retry', async () => { const d = await detail(); return d.attemptCount === 2 && d; });
+    const failed = await waitFor('the failed retry', async () => { const d = await detail(); return d.attemptCount === 2 && d; });
     assert.equal(failed.status, 'failed');
     assert.equal(failed.lastStatusCode, 500);
     const bodies = rx.got.filter((g) => g.body.includes(`whd_${deliveryId}`)).map((g) => JSON.parse(g.body).delivery);
@@ -208,7 +201,7 @@ describe('reference client flow: webhooks (settings url, envelope, deliveries)',
 
     assert.equal((await app.request('PUT', `/webhooks/${id}`, { token: admin(), body: { url: `${rx.base}/hang` } })).status, 200);
     assert.equal((await app.request('POST', `/webhook-deliveries/${deliveryId}/retry`, { token: admin() })).status, 200);
-    const timedOut = await until('the timed-out retry', async () => { const d = await detail(); return d.attemptCount === 3 && d; });
+    const timedOut = await waitFor('the timed-out retry', async () => { const d = await detail(); return d.attemptCount === 3 && d; });
     assert.equal(timedOut.status, 'timeout');
   });
 
