@@ -9,6 +9,7 @@ import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '.
 import { objectStore } from '../../src/lib/storage';
 import { loadStatement, waitForReallocation, type LineIn } from '../allocation/helpers';
 import { wav } from '../helpers/media';
+import { storageUsed } from '../../src/http/quota';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
@@ -90,6 +91,7 @@ describe('reference client flow: releases (tracks, artwork, audio, review) and t
     const path = `/releases/${rel}/tracks/${t1}/media/file`;
     assert.equal(m.cloudUrl, `${app.cfg.publicUrl.replace(/\/$/, '')}${path}`);
     audioKey = (await app.svc.db.owner('track_media').where({ track_id: t1 }).first('storage_key')).storage_key;
+    assert.equal(await storageUsed(app.svc.db.owner, a.tenantId), PNG.length + bytes.length, 'the artwork and the audio count against the storage limit');
     const got = await fetch(app.url + path, { headers: { authorization: `Bearer ${tok('user')}` } });
     assert.equal(got.status, 200);
     assert.equal(got.headers.get('content-type'), 'audio/wav');
