@@ -1,6 +1,8 @@
 /**
  * Outbound webhooks (docs/webhooks.md): endpoints of the workspace, their
- * deliveries and attempts, manual re-delivery. Admin or higher.
+ * deliveries and attempts (per endpoint, or all with filters and a summary), manual
+ * re-delivery, and the reference service's three settings routes for one workspace webhook.
+ * Admin or higher.
  */
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';

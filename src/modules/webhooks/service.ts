@@ -1,7 +1,8 @@
 /**
  * Webhook endpoints of a workspace (docs/webhooks.md): create (the signing secret is shown
  * once), list, read, change, delete, rotate the secret (the old one stays valid 24 h), send a
- * test event; deliveries with every attempt; manual re-delivery (docs/webhooks.md, "Deliveries"). The secret,
+ * test event; deliveries with every attempt, listed and counted across endpoints; manual
+ * re-delivery (docs/webhooks.md, "Deliveries"); the workspace webhook of the settings routes. The secret,
  * custom header values and basic/bearer credentials are sealed (SecretBox) and never answered.
  */
 import crypto from 'node:crypto';
