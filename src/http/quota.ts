@@ -31,13 +31,14 @@ export async function planLimit(db: Knex, tenantId: number, limit: EnforcedLimit
   return { plan: row?.code ?? 'none', allowed: v == null ? null : Number(v) };
 }
 
-/** Bytes a workspace keeps in the object store: statement files, catalogue media, its logo. */
+/** Bytes a workspace keeps in the object store: statement files, catalogue and release media, uploaded track files, its logo. */
 export async function storageUsed(db: Knex, tenantId: number): Promise<number> {
   const { rows } = await db.raw(
     `SELECT ((SELECT coalesce(sum(size_bytes), 0) FROM files WHERE tenant_id = ?)
            + (SELECT coalesce(sum(size), 0) FROM catalogue_media WHERE tenant_id = ?)
+           + (SELECT coalesce(sum((metadata->>'fileSize')::bigint), 0) FROM track_media WHERE tenant_id = ? AND storage_key IS NOT NULL)
            + (SELECT coalesce(sum(logo_size), 0) FROM workspace_branding WHERE tenant_id = ?))::text AS bytes`,
-    [tenantId, tenantId, tenantId],
+    [tenantId, tenantId, tenantId, tenantId],
   );
   return Number(rows[0].bytes);
 }

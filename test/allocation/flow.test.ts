@@ -105,13 +105,13 @@ describe('royalty allocation: matching, splits, currency, history', function () 
   it('lists unmatched lines; creating the missing asset re-matches and allocates them', async () => {
     const cl = await app.request('GET', '/checklist/royaltyassets', { token: a.users.admin!.token });
     assert.equal(cl.status, 200);
-    const row = cl.body.statementLines.data.find((r: any) => r.isrc === 'ZZAAA2400009');
+    const row = cl.body.data.find((r: any) => r.isrc === 'ZZAAA2400009');
     assert.ok(row);
     assert.equal(row.lines, 1);
     assert.equal(row.amount, '2');
     const asUser = await app.request('GET', '/checklist/royaltyassets', { token: a.users.user!.token });
     assert.equal(asUser.status, 200);
-    assert.deepEqual(asUser.body.statementLines.data, []); // statement lines: admins only
+    assert.deepEqual(asUser.body.data, []); // statement lines: admins only
 
     await createAsset(app, a.tenantId, { title: 'Unknown Song', isrc: 'ZZAAA2400009', artistId: artist });
     await waitForReallocation(app, a.tenantId);
@@ -120,7 +120,7 @@ describe('royalty allocation: matching, splits, currency, history', function () 
     const e = await earningsOf(app, a.tenantId, l);
     assert.deepEqual(e.map((r: any) => [r.tenant_user_id, new Decimal(r.amount).toFixed()]), [[user, '2']]);
     const cl2 = await app.request('GET', '/checklist/royaltyassets', { token: a.users.admin!.token });
-    assert.equal(cl2.body.statementLines.data.find((r: any) => r.isrc === 'ZZAAA2400009'), undefined);
+    assert.equal(cl2.body.data.find((r: any) => r.isrc === 'ZZAAA2400009'), undefined);
     const art = await app.request('GET', `/royalty/artist`, { token: a.users.admin!.token });
     assert.equal(art.body.data.rows.find((r: any) => r.artistId === artist).revenue, '11.103333333334');
   });

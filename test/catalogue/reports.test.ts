@@ -64,8 +64,8 @@ describe('summaries, checklists and CSV downloads (scoped to own artists below a
     const get = (c: string, role: string) => app.request('GET', `/checklist/${c}`, { token: a.users[role]!.token });
     const ra = await get('royaltyassets', 'admin');
     assert.equal(ra.body.success, true);
-    assert.deepEqual(ra.body.data.map((x: any) => x.title), ['Draft song']);
-    assert.deepEqual(ra.body.data[0].issues, ['draft', 'missing ISRC', 'no artist']);
+    assert.deepEqual(ra.body.catalogueItems.data.map((x: any) => x.title), ['Draft song']);
+    assert.deepEqual(ra.body.catalogueItems.data[0].issues, ['draft', 'missing ISRC', 'no artist']);
     const as = await get('assetsplits', 'admin');
     assert.deepEqual(as.body.data.map((x: any) => x.title).sort(), ['Draft song', 'Their song']);
     assert.deepEqual((await get('assetsplits', 'user')).body.data, []);
@@ -76,7 +76,7 @@ describe('summaries, checklists and CSV downloads (scoped to own artists below a
     assert.deepEqual((await get('missingroyaltysplits', 'admin')).body.data.map((x: any) => x.title), ['Draft song']);
     assert.deepEqual((await get('artistsplits', 'admin')).body.data.map((x: any) => x.title), ['Mine, Inc', 'Theirs']);
     assert.deepEqual((await get('artistsplits', 'user')).body.data.map((x: any) => x.title), ['Mine, Inc']);
-    assert.deepEqual((await get('royaltyproducts', 'admin')).body.data, []);
+    assert.deepEqual((await get('royaltyproducts', 'admin')).body.catalogueItems.data, []);
     assert.deepEqual((await get('artistsplits', 'guest')).body.data, []);
     assert.equal((await app.request('GET', '/checklist/artistsplits', { token: b.users.owner!.token })).body.data.length, 0);
   });

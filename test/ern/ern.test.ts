@@ -5,6 +5,7 @@ import { withTenant } from '../../src/db';
 import { validateErn, ernXsd } from './xsd';
 import { AVS_VERSION_ID, isoDuration } from '../../src/modules/ern/builder';
 import { COMMERCIAL_MODELS, USE_TYPES, PARENTAL_WARNINGS, TERRITORY_CODES } from '../../src/modules/defaultsettings/keys';
+import { wav } from '../helpers/media';
 
 /** A GTIN-13 with a valid check digit from 12 digits. */
 function gtin(base: string): string {
@@ -12,15 +13,6 @@ function gtin(base: string): string {
   return base + ((10 - (sum % 10)) % 10);
 }
 
-/** A tiny valid WAV: 0.5 s, 8 kHz, mono, 16-bit. */
-function wav(): Buffer {
-  const rate = 8000, n = rate / 2, data = n * 2;
-  const b = Buffer.alloc(44 + data);
-  b.write('RIFF', 0); b.writeUInt32LE(36 + data, 4); b.write('WAVE', 8); b.write('fmt ', 12);
-  b.writeUInt32LE(16, 16); b.writeUInt16LE(1, 20); b.writeUInt16LE(1, 22); b.writeUInt32LE(rate, 24);
-  b.writeUInt32LE(rate * 2, 28); b.writeUInt16LE(2, 32); b.writeUInt16LE(16, 34); b.write('data', 36); b.writeUInt32LE(data, 40);
-  return b;
-}
 
 const count = (xml: string, tag: string) => (xml.match(new RegExp(`<${tag}[ >]`, 'g')) ?? []).length;
 const avsValues = (type: string): string[] => {

@@ -210,7 +210,7 @@ describe('jobs resume within a minute after their worker is killed', function ()
     }
     assert.equal((await app.svc.db.owner('account_erasures').where({ id: erasureId }).first('status')).status, 'completed');
     const delivery = await app.request('GET', `/webhook-deliveries/${test.body.data.deliveryId}`, { token: admin });
-    assert.equal(delivery.body.data.status, 'succeeded', delivery.text);
+    assert.equal(delivery.body.data.status, 'success', delivery.text);
     await kill(w.child);
     child = null;
   });

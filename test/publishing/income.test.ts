@@ -101,7 +101,7 @@ describe('publishing income: society statements, works, shares, publisher statem
     // the recording checklists list recording income only
     const un = await app.request('GET', '/checklist/royaltyassets?size=100', { token: admin });
     assert.equal(un.status, 200, un.text);
-    const titles = un.body.statementLines.data.map((r: any) => r.title);
+    const titles = un.body.data.map((r: any) => r.title);
     assert.ok(!titles.includes('Night Ferry') && !titles.includes('LOW ORBIT') && !titles.includes('Work Primary Title'), JSON.stringify(titles));
     const sug = await app.request('GET', '/royalty/matches/suggestions?status=open', { token: admin });
     assert.equal(sug.status, 200, sug.text);

@@ -58,7 +58,7 @@ describe('web app: unmatched lines and suggestions in headless Chromium', functi
   });
 
   const unmatched = () => page.getByRole('region', { name: /^Statement lines matching no recording/ });
-  const groups = async (p: number) => (await app.request('GET', `/checklist/royaltyassets?page=${p}&size=25`, { token: admin })).body.statementLines;
+  const groups = async (p: number) => (await app.request('GET', `/checklist/royaltyassets?page=${p}&size=25`, { token: admin })).body;
 
   it('lists the unmatched lines by group with their counts and amounts, paged on the server', async () => {
     const first = await groups(1);
@@ -98,7 +98,7 @@ describe('web app: unmatched lines and suggestions in headless Chromium', functi
   });
 
   it('matches a release group to an existing product by its UPC', async () => {
-    const products = (await app.request('GET', '/checklist/royaltyproducts?size=100', { token: admin })).body.statementLines.data;
+    const products = (await app.request('GET', '/checklist/royaltyproducts?size=100', { token: admin })).body.data;
     assert.ok(products.some((g: any) => g.upc === '0012345678905'), JSON.stringify(products));
     const night = (await app.request('GET', '/product?search=Night', { token: admin })).body.data.find((p: any) => p.upc === '0036000291452');
     await page.getByRole('button', { name: /^Match .* to a product$/ }).first().waitFor();

@@ -102,10 +102,10 @@ describe('web app: workspace settings', function () {
     const [, ts, v1] = /^t=(\d+),v1=([0-9a-f]+)$/.exec(String(first.headers['rondo-signature']))!;
     assert.equal(v1, crypto.createHmac('sha256', secret).update(`${ts}.${first.body}`).digest('hex'), 'signed with the secret shown');
     assert.equal(JSON.parse(first.body).type, 'webhook.test');
-    await waitFor('the delivery recorded', async () => (await app.request('GET', `/webhooks/${eps[0].id}/deliveries`, { token: t.users.admin!.token })).body.data.find((d: any) => d.status === 'succeeded'));
+    await waitFor('the delivery recorded', async () => (await app.request('GET', `/webhooks/${eps[0].id}/deliveries`, { token: t.users.admin!.token })).body.data.find((d: any) => d.status === 'success'));
     await page.getByRole('button', { name: 'Refresh' }).click();
     const row = page.locator('tr', { hasText: 'webhook.test' });
-    await row.getByText('succeeded').waitFor();
+    await row.getByText('success', { exact: true }).waitFor();
     await row.getByRole('button', { name: /^Attempts of webhook\.test/ }).click();
     await page.getByRole('region', { name: 'Attempts of webhook.test' }).getByText('delivered').waitFor();
     await row.getByRole('button', { name: /^Retry webhook\.test/ }).click();

@@ -182,7 +182,7 @@ describe('webhooks: endpoints, signed deliveries, retries, outbox', function () 
     assert.equal(r.status, 201, r.text);
     const list = await until('a succeeded delivery', async () => {
       const l = await app.request('GET', `/webhooks/${endpoint.id}/deliveries`, { token: a.users.admin!.token });
-      return l.body.data.find((d: { status: string; attemptCount: number }) => d.status === 'succeeded' && d.attemptCount === 3) as { id: string; eventId: string } | undefined;
+      return l.body.data.find((d: { status: string; attemptCount: number }) => d.status === 'success' && d.attemptCount === 3) as { id: string; eventId: string } | undefined;
     });
     const one = await app.request('GET', `/webhook-deliveries/${list.id}`, { token: a.users.admin!.token });
     assert.equal(one.status, 200, one.text);

@@ -274,7 +274,9 @@ export async function updateAsset(trx: Trx, tenantId: number, actor: string | nu
   await uniqueGuard(`ISRC ${row.isrc}`, () => trx.transaction((sp) => sp('assets').where({ id }).update({ ...row, updated_at: clock.now() })));
   if (a.artists) await setLinks(trx, tenantId, 'asset_artists', 'asset_id', id, await resolveArtists(trx, tenantId, a.artists));
   if (a.splits?.length) await upsertSplit(trx, tenantId, actor, { target: 'asset', targetId: id, split: a.splits });
-  await emitEvent(trx, tenantId, 'asset.updated', { assetId: id, changed: Object.keys(a).sort() });
+  const changed = Object.keys(a).sort();
+  const before = cur as unknown as Record<string, unknown>;
+  await emitEvent(trx, tenantId, 'asset.updated', { assetId: id, changed, previous: Object.fromEntries(changed.filter((k) => k in before).map((k) => [k, before[k] ?? null])) });
   return getAsset(trx, id);
 }
 

@@ -6,7 +6,7 @@
 import type Router from '@koa/router';
 import path from 'node:path';
 import { checkingOwnership, defineRoutes, route } from '../../http/route';
-import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import { PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
 import { objectStore } from '../../lib/storage';
@@ -23,6 +23,7 @@ const TrackBody = Strict({
   title: Type.String({ minLength: 1, maxLength: 500 }),
   asset: Type.Optional(Type.Union([Uuid, Type.Null()])),
   isrc: Type.Optional(Nullable(Str(40))),
+  ISRC: Type.Optional(Nullable(Type.String({ maxLength: 40, description: 'the reference service\'s spelling of isrc (not both)' }))),
   position: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   explicit: Type.Optional(Type.Boolean()),
   metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
@@ -64,6 +65,60 @@ async function receiveUpload(src: UploadSource, rawName: string, svc: AppService
   if (!file) throw new ValidationError('Upload needs a file', ['multipart body has no "file" part'], 'NO_FILE');
   return { name: sanitize(file.fileName), key: file.key, size: file.size, mime: file.contentType };
 }
+
+/** Stream the one multipart part named `field` to the store (multipart only). */
+async function receivePart(src: UploadSource, field: string, svc: AppServices, tenantId: number, keyPrefix: string): Promise<{ name: string; key: string; size: number; mime: string | null }> {
+  const quota = await storageRoom(svc.db.owner, tenantId);
+  const { file } = await receiveMultipart(src, objectStore(svc.cfg), (_id, fileName) => (sanitize(fileName) ? `${keyPrefix}/${sanitize(fileName)}` : null), {
+    fileField: field,
+    maxBytes: UPLOAD_LIMITS.mediaBytes,
+    requireFile: { code: 'NO_FILE', message: `Upload needs a "${field}" part with a file name` },
+    quota,
+  });
+  return { name: sanitize(file!.fileName), key: file!.key, size: file!.size, mime: file!.contentType };
+}
+
+/** The reference service's `ISRC` is Rondo's `isrc`: either, not two different ones. */
+function oneIsrc<T extends { isrc?: string | null; ISRC?: string | null }>(b: T): Omit<T, 'ISRC'> {
+  const { ISRC, ...rest } = b;
+  if (ISRC === undefined) return rest;
+  if (rest.isrc !== undefined && rest.isrc !== ISRC) throw new ValidationError('isrc and ISRC differ', ['send one of isrc and ISRC'], 'INVALID_ISRC');
+  return { ...rest, isrc: ISRC };
+}
+
+const MediaFile = Type.Object({
+  id: Uuid, name: Type.String(), kind: Type.String({ examples: ['image'] }), mimeType: Type.String({ examples: ['image/png'] }), size: Type.Integer(),
+  metadata: Type.Record(Type.String(), Type.Unknown()), storageKey: Type.String(), createdAt: Type.String({ format: 'date-time' }), updatedAt: Type.String({ format: 'date-time' }),
+});
+const N = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const TrackMedia = Type.Object({
+  cloudId: Uuid, cloudUrl: Type.String(), type: Type.String({ examples: ['audio'] }), name: Type.String(), isLink: Type.Boolean(), releasePath: Type.String(), processingStatus: Type.String({ examples: ['processed'] }),
+  metadata: Type.Object({
+    duration: N(Type.Number()), bitrate: N(Type.String()), sampleRate: N(Type.String()), channels: N(Type.String()), codec: N(Type.String()),
+    fileSize: N(Type.Integer()), mimeType: N(Type.String()), processedAt: N(Type.String()), linkValidated: Type.Boolean(),
+  }),
+  createdAt: N(Type.String({ format: 'date-time' })),
+});
+const Track = Type.Object({
+  id: Uuid, release: Uuid, asset: N(Uuid), title: Type.String(), isrc: N(Type.String()), position: Type.Integer(), explicit: Type.Boolean(),
+  metadata: Type.Record(Type.String(), Type.Unknown()), createdAt: Type.String({ format: 'date-time' }), updatedAt: Type.String({ format: 'date-time' }),
+});
+const Answer = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), message: Type.String(), data });
+const ReleaseAnswer = Answer(Type.Object({ id: Uuid, status: Type.Union(R.RELEASE_STATUSES.map((st) => Type.Literal(st))) }, { additionalProperties: true, description: 'the release (as GET /releases/{id} answers it)' }));
+const Stats = Type.Object({
+  releaseId: Uuid,
+  status: Type.Union(R.RELEASE_STATUSES.map((st) => Type.Literal(st))),
+  tracks: Type.Integer(),
+  tracksWithMedia: Type.Integer({ description: 'tracks with an audio or video file or link' }),
+  tracksWithUploadedFile: Type.Integer(),
+  tracksWithIsrc: Type.Integer(),
+  durationSeconds: Type.Union([Type.Number(), Type.Null()], { description: 'sum of the known track durations; null when none is known' }),
+  artworkFiles: Type.Integer(),
+  feedback: Type.Integer({ description: 'status moves and feedback messages' }),
+  submittedAt: N(Type.String({ format: 'date-time' })),
+  reviewedAt: N(Type.String({ format: 'date-time' })),
+});
+const Decision = Strict({ message: Type.Optional(Type.String({ maxLength: 5000 })), reason: Type.Optional(Type.String({ maxLength: 5000, description: 'the same as message (either)' })) });
 
 function sanitize(name: string): string {
   return path.basename(name.replace(/\\/g, '/')).replace(/[^\w.\- ()]/g, '_').slice(0, 200).replace(/^\.+/, '');
@@ -136,7 +191,9 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'delete', path: '/releases/:id', summary: 'Delete a release with its tracks and media records (admin)', access: 'admin', params: IdParams,
       async handler({ trx, params }) {
+        const objects = await M.releaseObjects(trx, params.id);
         await R.deleteRelease(trx, params.id);
+        for (const key of objects) await objectStore(svc.cfg).delete(key);
         return { success: true, message: 'Release deleted', data: { id: params.id } };
       },
     }),
@@ -148,10 +205,48 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/review', summary: 'Review (admin): submitted → in_review|approved|rejected; in_review → approved|rejected', access: 'admin', params: IdParams,
-      body: Strict({ status: Type.Union([Type.Literal('in_review'), Type.Literal('approved'), Type.Literal('rejected')]), message: Type.Optional(Type.String({ maxLength: 5000 })) }),
+      method: 'post', path: '/releases/:id/review', summary: 'Review (admin): submitted → in_review|approved|rejected; in_review → approved|rejected. No body (or no status): submitted → in_review', access: 'admin', params: IdParams,
+      body: Strict({ status: Type.Optional(Type.Union([Type.Literal('in_review'), Type.Literal('approved'), Type.Literal('rejected')])), message: Type.Optional(Type.String({ maxLength: 5000 })) }),
+      responses: { 200: ReleaseAnswer },
       async handler({ trx, tenantId, auth, params, body }) {
-        return { success: true, message: `Release ${body.status.replace('_', ' ')}`, data: await R.reviewRelease(trx, tenantId, auth, params.id, body.status, body.message) };
+        const to = body.status ?? 'in_review';
+        return { success: true, message: `Release ${to.replace('_', ' ')}`, data: await R.reviewRelease(trx, tenantId, auth, params.id, to, body.message) };
+      },
+    }),
+    route({
+      method: 'post', path: '/releases/:id/approve', summary: 'Approve (admin): submitted | in_review → approved; optional message (or reason)', access: 'admin', params: IdParams, body: Decision,
+      responses: { 200: ReleaseAnswer },
+      async handler({ trx, tenantId, auth, params, body }) {
+        return { success: true, message: 'Release approved', data: await R.reviewRelease(trx, tenantId, auth, params.id, 'approved', body.message ?? body.reason) };
+      },
+    }),
+    route({
+      method: 'post', path: '/releases/:id/reject', summary: 'Reject (admin): submitted | in_review → rejected; optional message (or reason), sent to the submitter', access: 'admin', params: IdParams, body: Decision,
+      responses: { 200: ReleaseAnswer },
+      async handler({ trx, tenantId, auth, params, body }) {
+        return { success: true, message: 'Release rejected', data: await R.reviewRelease(trx, tenantId, auth, params.id, 'rejected', body.message ?? body.reason) };
+      },
+    }),
+    route({
+      method: 'get', path: '/releases/:id/stats', summary: 'One release in figures: tracks, their media and ISRCs, duration, artwork, feedback (royalties: GET /releases/{id}/analytics)', access: 'guest', params: IdParams,
+      responses: { 200: Answer(Stats) },
+      async handler({ trx, params }) {
+        return { success: true, message: 'Release stats', data: await R.releaseStatsOf(trx, params.id) };
+      },
+    }),
+    route({
+      method: 'post', path: '/releases/:id/media/files', summary: 'Upload the release artwork (multipart "files": one image; a file of the same name is replaced); draft or rejected releases', access: 'user', status: 201, params: IdParams, rawBody: true, noTransaction: true,
+      responses: { 201: Answer(Type.Array(MediaFile)) },
+      async handler({ ctx, tenantId, params }) {
+        const m = await M.uploadReleaseArtwork(svc, tenantId, params.id, (prefix) => receivePart({ stream: ctx.req, headers: ctx.req.headers }, 'files', svc, tenantId, prefix));
+        return { success: true, message: 'Artwork uploaded', data: [m] };
+      },
+    }),
+    route({
+      method: 'get', path: '/releases/:id/media', summary: 'The release artwork files', access: 'guest', params: IdParams,
+      responses: { 200: Answer(Type.Array(MediaFile)) },
+      async handler({ trx, params }) {
+        return { success: true, message: 'Release media', data: await M.listCatalogueMedia(trx, 'release', params.id) };
       },
     }),
     route({
@@ -168,15 +263,22 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/tracks', summary: 'Add a track (writes an in-app notification)', access: 'user', status: 201, params: IdParams, body: TrackBody,
+      method: 'post', path: '/releases/:id/tracks', summary: 'Add a track (writes an in-app notification); isrc also as ISRC', access: 'user', status: 201, params: IdParams, body: TrackBody,
       async handler({ trx, tenantId, auth, params, body }) {
-        return { success: true, message: 'Track created', data: await R.addTrack(trx, tenantId, auth, params.id, body) };
+        return { success: true, message: 'Track created', data: await R.addTrack(trx, tenantId, auth, params.id, oneIsrc(body)) };
+      },
+    }),
+    route({
+      method: 'get', path: '/releases/:id/tracks', summary: 'The tracks of a release in order, each with its media record (or null)', access: 'guest', params: IdParams,
+      responses: { 200: Answer(Type.Array(Type.Object({ ...Track.properties, media: N(TrackMedia) }))) },
+      async handler({ trx, params }) {
+        return { success: true, message: 'Tracks', data: await R.listTracks(trx, params.id) };
       },
     }),
     route({
       method: 'put', path: '/releases/:id/tracks/:trackId', summary: 'Update a track', access: 'user', params: TrackParams, body: Type.Partial(TrackBody, { additionalProperties: false, minProperties: 1 }),
       async handler({ trx, params, body }) {
-        return { success: true, message: 'Track updated', data: await R.updateTrack(trx, params.id, params.trackId, body) };
+        return { success: true, message: 'Track updated', data: await R.updateTrack(trx, params.id, params.trackId, oneIsrc(body)) };
       },
     }),
     route({
@@ -194,6 +296,26 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
+      method: 'post', path: '/releases/:id/tracks/:trackId/media/file', summary: 'Upload the audio or video file of a track (multipart "file"; one per track; metadata read from the stored file); draft or rejected releases', access: 'user', status: 201, params: TrackParams, rawBody: true, noTransaction: true,
+      responses: { 201: Answer(TrackMedia) },
+      async handler({ ctx, tenantId, params }) {
+        const data = await M.uploadTrackMedia(svc, tenantId, params.id, params.trackId, (prefix) => receivePart({ stream: ctx.req, headers: ctx.req.headers }, 'file', svc, tenantId, prefix));
+        return { success: true, message: 'Track file uploaded', data };
+      },
+    }),
+    route({
+      method: 'get', path: '/releases/:id/tracks/:trackId/media/file', summary: "The track's uploaded file (its media record's cloudUrl); 404 for a link", access: 'guest', params: TrackParams,
+      responses: { 200: Type.String({ description: 'the file', contentMediaType: 'audio/wav', examples: ['RIFF…WAVEfmt …data…'] }) },
+      async handler({ ctx, trx, params }) {
+        const f = await M.trackFile(trx, params.id, params.trackId);
+        ctx.type = f.mime;
+        ctx.set('Content-Disposition', `attachment; filename="${f.name.replace(/"/g, '')}"`);
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.body = await objectStore(svc.cfg).getStream(f.key);
+        return undefined;
+      },
+    }),
+    route({
       method: 'get', path: '/releases/:id/tracks/:trackId/media', summary: 'The media record of a track', access: 'guest', params: TrackParams,
       async handler({ trx, params }) {
         return { success: true, message: 'Track media', data: await M.getTrackMedia(trx, params.id, params.trackId) };
@@ -202,7 +324,7 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
     route({
       method: 'delete', path: '/releases/:id/tracks/:trackId/media', summary: 'Remove the media of a track', access: 'user', params: TrackParams,
       async handler({ trx, params }) {
-        await M.removeTrackMedia(trx, params.id, params.trackId);
+        await M.removeTrackMedia(trx, svc, params.id, params.trackId);
         return { success: true, message: 'Track media removed', data: null };
       },
     }),

@@ -21,10 +21,12 @@ import type { Knex } from 'knex';
 import { fillNewRelease } from '../defaultsettings/fill';
 import { notify as notifyMember } from '../notifications/service';
 import { emitEvent } from '../webhooks/events';
+import { trackMediaView } from './media';
 
 export const RELEASE_STATUSES = ['draft', 'submitted', 'in_review', 'approved', 'rejected'] as const;
 export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
-const EDITABLE: ReleaseStatus[] = ['draft', 'rejected'];
+export const EDITABLE_STATUSES: string[] = ['draft', 'rejected'];
+const EDITABLE = EDITABLE_STATUSES as ReleaseStatus[];
 
 export interface ReleaseInput {
   title: string;
@@ -308,4 +310,39 @@ export async function deleteRelease(trx: Trx, id: string): Promise<void> {
 export async function releaseEvents(trx: Trx, id: string) {
   await getRelease(trx, id);
   return (await trx('release_events').where({ release_id: id }).orderBy('created_at')).map(eventView);
+}
+
+/** GET /releases/{id}/tracks: the tracks in order, each with its media record (or null). */
+export async function listTracks(trx: Trx, id: string) {
+  await row(trx, id);
+  const tracks = await trx('tracks').where({ release_id: id }).orderBy(['position', 'created_at']);
+  const media = await trx('track_media').where({ release_id: id });
+  return tracks.map((t) => ({ ...trackView(t), media: ((m) => (m ? trackMediaView(m) : null))(media.find((m) => m.track_id === t.id)) }));
+}
+
+/** GET /releases/{id}/stats: one release in figures. */
+export async function releaseStatsOf(trx: Trx, id: string) {
+  const r = await row(trx, id);
+  const { rows: [t] } = await trx.raw(
+    `SELECT count(*)::int AS tracks, count(m.id)::int AS with_media, count(m.storage_key)::int AS uploaded, count(t.isrc)::int AS with_isrc,
+            sum((m.metadata->>'duration')::numeric)::text AS duration
+       FROM tracks t LEFT JOIN track_media m ON m.tenant_id = t.tenant_id AND m.track_id = t.id
+      WHERE t.release_id = ?`,
+    [id],
+  );
+  const [{ art }] = await trx('catalogue_media').where({ release_id: id }).count<{ art: string }[]>({ art: '*' });
+  const [{ ev }] = await trx('release_events').where({ release_id: id }).count<{ ev: string }[]>({ ev: '*' });
+  return {
+    releaseId: id,
+    status: r.status as ReleaseStatus,
+    tracks: t.tracks as number,
+    tracksWithMedia: t.with_media as number,
+    tracksWithUploadedFile: t.uploaded as number,
+    tracksWithIsrc: t.with_isrc as number,
+    durationSeconds: t.duration == null ? null : Number(t.duration),
+    artworkFiles: Number(art),
+    feedback: Number(ev),
+    submittedAt: iso(r.submitted_at),
+    reviewedAt: iso(r.reviewed_at),
+  };
 }

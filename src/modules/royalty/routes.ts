@@ -8,6 +8,7 @@ import * as svcMatch from './service';
 import { payeeOf, releaseAnalytics, royaltyChecklist } from './views';
 import { breakdownColumns, breakdownRows } from './exports';
 import { ReferenceAnalyticsQuery, referenceAnalytics } from './reference';
+import { createAsset } from '../catalogue/operations';
 import './pipeline'; // registers the file-delete hook
 
 /** Largest analytics page (rows per answer). */
@@ -127,6 +128,28 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
         },
       }),
     ),
+
+    route({
+      method: 'post',
+      path: '/checklist/royaltyassets/import',
+      summary: 'Add the recordings statements name and the catalogue lacks (all, or the ISRCs given), titled and credited as the statements write them; their lines are then matched (admin)',
+      description: 'One recording per ISRC (lines without a valid ISRC are not imported); each in its own savepoint, problems listed in `errors`. At most ' + svcMatch.IMPORT_LIMIT + ' per call.',
+      access: 'admin',
+      errorShape: 'catalogue',
+      status: 201,
+      body: Strict({ isrcs: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { minItems: 1, maxItems: svcMatch.IMPORT_LIMIT, description: 'only these (as written in the statements or normalised)', examples: [['GBAYE0601498']] })) }),
+      responses: {
+        201: Type.Object({
+          success: Type.Literal(true),
+          message: Type.String(),
+          data: Type.Object({ created: Type.Array(Type.Object({ id: Uuid, title: Type.String(), isrc: Type.Union([Type.String(), Type.Null()]) })), errors: Type.Array(Type.String()) }),
+        }),
+      },
+      async handler({ trx, tenantId, auth, body }) {
+        const r = await svcMatch.importMissingAssets(trx, tenantId, (sp, a) => createAsset(sp, tenantId, auth, a), body.isrcs);
+        return { success: true, message: `${r.created.length} recording${r.created.length === 1 ? '' : 's'} added; their statement lines are being matched`, data: r };
+      },
+    }),
 
     // Matching suggestions and rules.
     route({

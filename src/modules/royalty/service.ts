@@ -12,6 +12,7 @@ import { rowView } from '../../lib/row-view';
 interface Page {
   page?: number;
   size?: number;
+  search?: string;
 }
 function paging(q: Page) {
   const page = q.page ?? 1;
@@ -23,22 +24,31 @@ const dec = (v: unknown) => (v == null ? '0' : new Decimal(String(v)).toFixed())
 /** Lines of processed recording-income files (publishing income has its own lists: /publishing/income/unmatched). */
 const PROCESSED = `l.file_id IN (SELECT f.id FROM files f WHERE f.tenant_id = l.tenant_id AND f.status = 'processed' AND f.income = 'recording')`;
 
-/** GET /checklist/royaltyassets | royaltyproducts */
+/** `search` over a group's code (ISRC/UPC as written), title and artist: an SQL condition and its bindings. */
+function groupSearch(ident: string, title: string, search: string | undefined): [string, string[]] {
+  const s = search?.trim();
+  if (!s) return ['TRUE', []];
+  const like = `%${s.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+  return [`(coalesce(l.${ident}, l.${ident}_raw) ILIKE ? OR l.${title} ILIKE ? OR l.artist ILIKE ?)`, [like, like, like]];
+}
+
+/** GET /checklist/royaltyassets | royaltyproducts: the recordings (products) statements name that the catalogue lacks. */
 export async function unmatchedChecklist(trx: Trx, tenantId: number, kind: 'asset' | 'product', q: Page) {
   const { page, size, offset } = paging(q);
   const [col, ident, title] = kind === 'asset' ? ['asset_id', 'isrc', 'track_title'] : ['product_id', 'upc', 'release_title'];
+  const [found, binds] = groupSearch(ident, title, q.search);
   const { rows } = await trx.raw(
     `SELECT coalesce(l.${ident}, l.${ident}_raw) AS ${ident}, l.${title} AS title, l.artist,
             count(*)::int AS lines, sum(l.base_amount)::text AS amount, sum(l.quantity)::text AS quantity,
             count(DISTINCT l.file_id)::int AS files, count(*) OVER ()::int AS total_groups
        FROM royalty_lines l
-      WHERE l.tenant_id = ? AND l.${col} IS NULL AND ${PROCESSED}
+      WHERE l.tenant_id = ? AND l.${col} IS NULL AND ${PROCESSED} AND ${found}
       GROUP BY 1, 2, 3
       ORDER BY sum(l.base_amount) DESC NULLS LAST, 1, 2, 3
       LIMIT ? OFFSET ?`,
-    [tenantId, size, offset],
+    [tenantId, ...binds, size, offset],
   );
-  const total = rows[0]?.total_groups ?? (offset ? (await countGroups(trx, tenantId, col, ident, title)) : 0);
+  const total = rows[0]?.total_groups ?? (offset ? (await countGroups(trx, tenantId, col, ident, title, q.search)) : 0);
   return {
     data: rows.map((r: Record<string, unknown>) => ({
       [ident]: r[ident] ?? null,
@@ -53,11 +63,12 @@ export async function unmatchedChecklist(trx: Trx, tenantId: number, kind: 'asse
   };
 }
 
-async function countGroups(trx: Trx, tenantId: number, col: string, ident: string, title: string): Promise<number> {
+async function countGroups(trx: Trx, tenantId: number, col: string, ident: string, title: string, search?: string): Promise<number> {
+  const [found, binds] = groupSearch(ident, title, search);
   const { rows } = await trx.raw(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM royalty_lines l WHERE l.tenant_id = ? AND l.${col} IS NULL AND ${PROCESSED}
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM royalty_lines l WHERE l.tenant_id = ? AND l.${col} IS NULL AND ${PROCESSED} AND ${found}
        GROUP BY coalesce(l.${ident}, l.${ident}_raw), l.${title}, l.artist) g`,
-    [tenantId],
+    [tenantId, ...binds],
   );
   return rows[0].n;
 }
@@ -271,4 +282,45 @@ export async function requeueFile(trx: Trx, svc: AppServices, tenantId: number, 
   // whoever waits for it to settle waits for this run.
   await trx('files').where({ id: fileId }).update({ status: 'allocating', progress: 0, error_message: null, updated_at: clock.now() });
   await svc.queue.send('royalty.allocate', { tenantId, fileId, force: true }, { trx });
+}
+
+/** Most recordings one POST /checklist/royaltyassets/import creates (the bulk routes' limit). */
+export const IMPORT_LIMIT = 10_000;
+
+/**
+ * POST /checklist/royaltyassets/import: a recording for each ISRC that statements name and
+ * the catalogue lacks (all of them, or the `isrcs` given), titled and credited as the
+ * statement line with the largest amount writes it (the artist found by name, else created).
+ * Each in its own savepoint; a line without a valid ISRC cannot be matched by one and is not
+ * imported. Creating the recordings marks their lines for re-matching (the allocation's
+ * triggers), so the lines are matched and allocated shortly after.
+ */
+export async function importMissingAssets(
+  trx: Trx, tenantId: number,
+  create: (sp: Trx, a: { title: string; isrc: string; artists?: string[] }) => Promise<{ id: string; title: string; isrc: string | null }>,
+  isrcs?: string[],
+) {
+  const wanted = isrcs?.map((raw) => ({ raw, isrc: normaliseIsrc(raw) }));
+  const errors = (wanted ?? []).filter((w) => !w.isrc).map((w) => `isrcs: "${w.raw}" is not an ISRC`);
+  const { rows } = await trx.raw(
+    `SELECT DISTINCT ON (l.isrc) l.isrc, l.track_title AS title, l.artist
+       FROM royalty_lines l
+      WHERE l.tenant_id = ? AND l.asset_id IS NULL AND l.isrc IS NOT NULL AND ${PROCESSED}
+        ${wanted ? 'AND l.isrc = ANY (?)' : ''}
+      GROUP BY l.isrc, l.track_title, l.artist
+      ORDER BY l.isrc, sum(l.base_amount) DESC NULLS LAST, l.track_title, l.artist
+      LIMIT ?`,
+    [tenantId, ...(wanted ? [wanted.map((w) => w.isrc).filter((x): x is string => !!x)] : []), IMPORT_LIMIT] as (string | number | string[])[],
+  );
+  const found = new Set(rows.map((r: { isrc: string }) => r.isrc));
+  for (const w of wanted ?? []) if (w.isrc && !found.has(w.isrc)) errors.push(`isrcs: ${w.raw} is not a recording missing from the catalogue`);
+  const created: { id: string; title: string; isrc: string | null }[] = [];
+  for (const r of rows as { isrc: string; title: string | null; artist: string | null }[]) {
+    try {
+      created.push(await trx.transaction((sp) => create(sp, { title: r.title?.trim() || r.isrc, isrc: r.isrc, ...(r.artist?.trim() ? { artists: [r.artist.trim()] } : {}) })));
+    } catch (err) {
+      errors.push(`${r.isrc}: ${(err as Error).message}`);
+    }
+  }
+  return { created, errors };
 }

@@ -21,15 +21,20 @@ export async function releaseAnalytics(trx: Trx, tenantId: number, auth: AuthCon
 
 export type RoyaltyChecklist = 'royaltyassets' | 'royaltyproducts' | 'missingroyaltysplits';
 
-/** The catalogue checklist of that name plus, for admins, the statement lines behind it (same page/size). */
+/**
+ * royaltyassets / royaltyproducts: in `data`, the recordings (products) statements name that
+ * the catalogue lacks (admins and owners; unmatched lines are nobody's own, so others get an
+ * empty list), and in `catalogueItems` the catalogue's own checklist of that name.
+ * missingroyaltysplits: the catalogue checklist in `data`, and for admins the statement lines
+ * behind it in `statementLines` (same page/size).
+ */
 export async function royaltyChecklist(trx: Trx, tenantId: number, auth: AuthContext, name: RoyaltyChecklist, query: { page?: number; size?: number; search?: string }) {
   const cat = await checklist(trx, auth, name, query);
-  let statementLines: { data: unknown[]; pagination: unknown } = { data: [], pagination: { page: query.page ?? 1, size: query.size ?? 20, total: 0 } };
-  if (seesWorkspace(auth)) {
-    const r = name === 'missingroyaltysplits'
-      ? await missingSplitsChecklist(trx, tenantId, query)
-      : await unmatchedChecklist(trx, tenantId, name === 'royaltyassets' ? 'asset' : 'product', query);
-    statementLines = { data: r.data, pagination: r.pagination };
+  const none = { data: [] as unknown[], pagination: { page: query.page ?? 1, size: query.size ?? 20, total: 0 } };
+  if (name !== 'missingroyaltysplits') {
+    const missing = seesWorkspace(auth) ? await unmatchedChecklist(trx, tenantId, name === 'royaltyassets' ? 'asset' : 'product', query) : none;
+    return { data: missing.data, pagination: missing.pagination, catalogueItems: { data: cat.data, pagination: cat.pagination } };
   }
-  return { ...cat, statementLines };
+  const statementLines = seesWorkspace(auth) ? await missingSplitsChecklist(trx, tenantId, query) : none;
+  return { ...cat, statementLines: { data: statementLines.data, pagination: statementLines.pagination } };
 }

@@ -11,7 +11,8 @@ import type { AppServices } from '../../services';
 import { clock } from '../../lib/clock';
 import { guardedPost } from '../../lib/outbound';
 import { notify } from '../notifications/service';
-import { signingSecrets } from './service';
+import { cancelPending, signingSecrets } from './service';
+import { withDeliveryBlock } from './reference';
 
 /** Seconds before retry n (1-based) at WEBHOOK_RETRY_SCALE=1: 9 attempts in all over about 24.6 hours. */
 export const RETRY_SCHEDULE = [20, 60, 300, 1800, 7200, 14400, 28800, 36000];
@@ -59,15 +60,25 @@ interface Outcome {
   responseBody: string | null;
   error: string | null;
   success: boolean;
+  /** No answer within the time limit. */
+  timedOut: boolean;
 }
 
-async function post(svc: AppServices, ep: Record<string, any>, d: Record<string, any>): Promise<Outcome> {
+/**
+ * The bytes of this attempt: the stored body, plus (reference envelope) the attempt's
+ * `delivery` block, `nextRetryAt` being when the next attempt is due if this one fails.
+ */
+export function attemptBody(d: Record<string, any>, attempt: number, retryAt: Date | null): string {
+  return d.envelope === 'reference' ? withDeliveryBlock(d.body, { attempt, maxAttempts: MAX_ATTEMPTS, nextRetryAt: retryAt?.toISOString() ?? null }) : d.body;
+}
+
+async function post(svc: AppServices, ep: Record<string, any>, d: Record<string, any>, body: string): Promise<Outcome> {
   const t = Math.floor(clock.now().getTime() / 1000);
   const headers: Record<string, string> = {
     ...(ep.headers_sealed ? JSON.parse(svc.secrets.open(ep.headers_sealed)) : {}),
     'content-type': 'application/json',
     'user-agent': 'Rondo-Webhooks/1',
-    'rondo-signature': signatureHeader(signingSecrets(svc, ep), t, d.body),
+    'rondo-signature': signatureHeader(signingSecrets(svc, ep), t, body),
     'rondo-event-id': d.event_id,
     'rondo-event-type': d.event_type,
   };
@@ -77,18 +88,19 @@ async function post(svc: AppServices, ep: Record<string, any>, d: Record<string,
   }
   const started = performance.now();
   try {
-    const res = await guardedPost(ep.url, { headers, body: d.body, signal: AbortSignal.any([AbortSignal.timeout(svc.cfg.webhooks.timeoutMs), svc.queue.signal]) }, svc.cfg.allowPrivateOutbound);
+    const res = await guardedPost(ep.url, { headers, body, signal: AbortSignal.any([AbortSignal.timeout(svc.cfg.webhooks.timeoutMs), svc.queue.signal]) }, svc.cfg.allowPrivateOutbound);
     const text = await readStart(res).catch(() => '');
     const success = res.status >= 200 && res.status < 300;
-    return { statusCode: res.status, latencyMs: Math.round(performance.now() - started), responseBody: text, error: success ? null : `HTTP ${res.status}`, success };
+    return { statusCode: res.status, latencyMs: Math.round(performance.now() - started), responseBody: text, error: success ? null : `HTTP ${res.status}`, success, timedOut: false };
   } catch (err) {
     const e = err as Error & { code?: string; details?: string[] };
+    const timedOut = !svc.queue.signal.aborted && (e.name === 'TimeoutError' || e.name === 'AbortError');
     const msg = svc.queue.signal.aborted
       ? 'interrupted: the worker was shutting down'
-      : e.name === 'TimeoutError' || e.name === 'AbortError'
+      : timedOut
         ? `no answer within ${svc.cfg.webhooks.timeoutMs} ms`
         : [e.code, e.message, ...(e.details ?? [])].filter(Boolean).join(': ');
-    return { statusCode: null, latencyMs: Math.round(performance.now() - started), responseBody: null, error: msg.slice(0, 500), success: false };
+    return { statusCode: null, latencyMs: Math.round(performance.now() - started), responseBody: null, error: msg.slice(0, 500), success: false, timedOut };
   }
 }
 
@@ -106,9 +118,7 @@ export async function deliver(svc: AppServices, p: { tenantId: number; deliveryI
   const { d, ep } = got;
   if (!p.manual && d.status !== 'pending') return; // done already (a duplicate job)
   if (!p.manual && !ep.is_enabled) {
-    await withTenant(svc.db.app, p.tenantId, (trx) =>
-      trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: d.id, status: 'pending' }).update({ status: 'failed', last_error: 'endpoint disabled', updated_at: clock.now() }),
-    );
+    await withTenant(svc.db.app, p.tenantId, (trx) => cancelPending(trx, p.tenantId, ep.id, 'endpoint disabled'));
     return;
   }
   // Per-endpoint limits: attempts per minute (all processes) and at once (this process).
@@ -124,19 +134,27 @@ export async function deliver(svc: AppServices, p: { tenantId: number; deliveryI
   }
   inFlight.set(ep.id, busy + 1);
   let out: Outcome;
+  // when the next attempt is due if this one fails (null: this is the last one)
+  const attempt = d.attempt_count + 1;
+  const retryAt = retries(p, d.status) && attempt < MAX_ATTEMPTS ? new Date(clock.now().getTime() + retryDelayMs(attempt, svc.cfg.webhooks.retryScale)) : null;
   try {
-    out = await post(svc, ep, d);
+    out = await post(svc, ep, d, attemptBody(d, attempt, retryAt));
   } finally {
     const left = (inFlight.get(ep.id) ?? 1) - 1;
     if (left > 0) inFlight.set(ep.id, left);
     else inFlight.delete(ep.id);
   }
-  const disabled = await withTenant(svc.db.app, p.tenantId, (trx) => record(trx, svc, p, out));
+  const disabled = await withTenant(svc.db.app, p.tenantId, (trx) => record(trx, svc, p, out, retryAt));
   if (disabled) await mailAdmins(svc, p.tenantId, disabled).catch((err) => svc.log.warn({ err, tenantId: p.tenantId }, 'webhook disabled: e-mail to admins failed'));
 }
 
+/** Whether a failed attempt schedules another: automatic attempts do, a manual one only while the delivery is still pending. */
+function retries(p: { manual?: boolean }, status: string): boolean {
+  return !p.manual || status === 'pending';
+}
+
 /** Records the attempt and its consequences; returns the endpoint when this attempt disabled it. */
-async function record(trx: Trx, svc: AppServices, p: { tenantId: number; deliveryId: string; manual?: boolean }, out: Outcome) {
+async function record(trx: Trx, svc: AppServices, p: { tenantId: number; deliveryId: string; manual?: boolean }, out: Outcome, retryAt: Date | null) {
   const d = await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: p.deliveryId }).forUpdate().first();
   if (!d) return null;
   const now = clock.now();
@@ -147,17 +165,19 @@ async function record(trx: Trx, svc: AppServices, p: { tenantId: number; deliver
   });
   const base = { attempt_count: attempt, last_status_code: out.statusCode, last_error: out.error, updated_at: now };
   if (out.success) {
-    await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: d.id }).update({ ...base, status: 'succeeded', delivered_at: now, next_attempt_at: null });
+    await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: d.id }).update({ ...base, status: 'success', delivered_at: now, next_attempt_at: null });
     await trx('webhook_endpoints').where({ tenant_id: p.tenantId, id: d.endpoint_id }).update({ failing_since: null });
     return null;
   }
-  const retries = !p.manual || d.status === 'pending';
-  if (retries && attempt < MAX_ATTEMPTS && d.status !== 'succeeded') {
-    const at = new Date(now.getTime() + retryDelayMs(attempt, svc.cfg.webhooks.retryScale));
+  if (!p.manual && d.status !== 'pending') {
+    // cancelled (the endpoint was turned off) while this attempt was in flight: it stays cancelled
+    await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: d.id }).update(base);
+  } else if (retries(p, d.status) && attempt < MAX_ATTEMPTS && d.status !== 'success') {
+    const at = retryAt && retryAt > now ? retryAt : new Date(now.getTime() + retryDelayMs(attempt, svc.cfg.webhooks.retryScale));
     await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: d.id }).update({ ...base, status: 'pending', next_attempt_at: at });
     await svc.queue.send('webhooks.deliver', { tenantId: p.tenantId, deliveryId: d.id }, { trx, startAfter: at });
   } else {
-    await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: d.id }).update({ ...base, status: d.status === 'succeeded' ? 'succeeded' : 'failed', next_attempt_at: null });
+    await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: d.id }).update({ ...base, status: d.status === 'success' ? 'success' : out.timedOut ? 'timeout' : 'failed', next_attempt_at: null });
   }
   const [ep] = await trx('webhook_endpoints')
     .where({ tenant_id: p.tenantId, id: d.endpoint_id })
@@ -166,7 +186,7 @@ async function record(trx: Trx, svc: AppServices, p: { tenantId: number; deliver
   if (!ep?.is_enabled || now.getTime() - new Date(ep.failing_since).getTime() < svc.cfg.webhooks.disableAfterSeconds * 1000) return null;
   const reason = `every delivery failed since ${new Date(ep.failing_since).toISOString()}; last: ${out.error}`;
   await trx('webhook_endpoints').where({ tenant_id: p.tenantId, id: ep.id }).update({ is_enabled: false, disabled_at: now, disabled_reason: reason, updated_at: now });
-  await trx('webhook_deliveries').where({ tenant_id: p.tenantId, endpoint_id: ep.id, status: 'pending' }).update({ status: 'failed', last_error: 'endpoint disabled', next_attempt_at: null, updated_at: now });
+  await cancelPending(trx, p.tenantId, ep.id, 'endpoint disabled');
   const admins = await trx('tenant_users').where({ tenant_id: p.tenantId, status: 'active' }).whereIn('role', ['admin', 'owner']).select('id', 'user_id');
   for (const a of admins) {
     await notify(trx, {
@@ -184,7 +204,7 @@ async function mailAdmins(svc: AppServices, tenantId: number, e: { url: string; 
     await svc.mailer.send({
       to: u.email,
       subject: `Rondo: webhook endpoint disabled (${e.url})`,
-      text: `Deliveries to ${e.url} kept failing, so the endpoint was disabled (workspace ${tenantId}).\n\n${e.reason}\n\nFix the receiver, then re-enable it with PUT /webhooks/{id} {"isEnabled": true}.`,
+      text: `Deliveries to ${e.url} kept failing, so the endpoint was disabled (workspace ${tenantId}).\n\n${e.reason}\n\nFix the receiver, then turn the webhook on again in Rondo under Settings, Webhooks.`,
     });
   }
 }

@@ -11,6 +11,7 @@ import type { AppServices } from '../../services';
 import { effectivePlanSql } from '../../http/features';
 import { familyOf, subscribed } from './events';
 import { queueDelivery } from './service';
+import { workspaceFacts, type WorkspaceFacts } from './reference';
 
 const BATCH = 200;
 
@@ -22,11 +23,13 @@ const BATCH = 200;
 async function dispatchTenant(trx: Trx, svc: AppServices, tenantId: number, workspaceId: string, featured: boolean): Promise<number> {
   const events = await trx('outbound_events').where({ tenant_id: tenantId, status: 'pending' }).orderBy('created_at').orderBy('id').limit(BATCH).forUpdate().skipLocked();
   if (!events.length) return 0;
-  const endpoints = await trx('webhook_endpoints').where({ tenant_id: tenantId, is_enabled: true }).select('id', 'events');
+  const endpoints = await trx('webhook_endpoints').where({ tenant_id: tenantId, is_enabled: true }).select('id', 'events', 'envelope');
+  let facts: Promise<WorkspaceFacts> | null = null;
+  const ws = () => (facts ??= workspaceFacts(trx, tenantId));
   for (const ev of events) {
     for (const ep of endpoints) {
       if (!subscribed(ep.events, ev.type) || (!featured && familyOf(ev.type) !== 'billing')) continue;
-      await queueDelivery(trx, svc, tenantId, ep.id, { id: ev.id, type: ev.type, createdAt: new Date(ev.created_at).toISOString(), workspaceId, data: ev.payload });
+      await queueDelivery(trx, svc, tenantId, ep, { id: ev.id, type: ev.type, createdAt: new Date(ev.created_at).toISOString(), workspaceId, data: ev.payload }, ws);
     }
   }
   await trx('outbound_events').where({ tenant_id: tenantId }).whereIn('id', events.map((e) => e.id)).update({ status: 'dispatched', updated_at: new Date() });

@@ -25,8 +25,41 @@ export const TEST_EVENT = 'webhook.test';
 
 export const EVENT_TYPES: readonly string[] = Object.values(EVENT_FAMILIES).flat();
 
-/** What an endpoint may subscribe to: an event type, `<family>.*` or `*`. */
-export const SUBSCRIPTION_PATTERNS: readonly string[] = ['*', ...Object.keys(EVENT_FAMILIES).map((f) => `${f}.*`), ...EVENT_TYPES];
+/**
+ * The reference service's name of each event Rondo sends (docs/webhooks.md, "The reference
+ * envelope"). Seven have a counterpart among the reference's names; the others keep Rondo's
+ * name in the reference's spelling (upper case, `_` for `.`).
+ */
+export const REFERENCE_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  [...Object.values(EVENT_FAMILIES).flat(), TEST_EVENT].map((t) => [t, ({
+    'payment.completed': 'PAYMENT_COMPLETED',
+    'payment.failed': 'PAYMENT_MADE_FAILED',
+    'royalty.file.processed': 'ROYALTY_FILE_PROCESSED',
+    'royalty.file.failed': 'ROYALTY_FILE_PROCESSING_FAILED',
+    'asset.created': 'ASSET_CREATED',
+    'asset.updated': 'ASSET_UPDATED',
+    'asset.deleted': 'ASSET_DELETED',
+  } as Record<string, string>)[t] ?? t.toUpperCase().replace(/\./g, '_')]),
+);
+
+/** Rondo's event type of a reference name (undefined: Rondo sends no such event). */
+export function rondoType(referenceName: string): string | undefined {
+  return Object.keys(REFERENCE_NAMES).find((t) => REFERENCE_NAMES[t] === referenceName);
+}
+
+/** The reference service's event names that Rondo never sends (an endpoint subscribing to one is refused, naming it). */
+export const REFERENCE_NOT_SENT: readonly string[] = [
+  'PAYMENT_PROCESSING', 'PAYMENT_REQUEST_SENT', 'PAYMENT_REQUEST_APPROVED', 'PAYMENT_REQUEST_REJECTED', 'PAYMENT_DELETED',
+  'REVENUE_CREATED', 'REVENUE_UPDATED', 'REVENUE_DELETED', 'EXPENSE_CREATED', 'EXPENSE_UPDATED', 'EXPENSE_DELETED',
+  'PRODUCT_CREATED', 'PRODUCT_UPDATED', 'PRODUCT_DELETED', 'USER_CREATED', 'USER_UPDATED', 'USER_DELETED', 'USER_INVITATION_SENT',
+  'ARTIST_CREATED', 'ARTIST_UPDATED', 'ARTIST_DELETED', 'ROYALTY_FILE_UPLOADED', 'USER_ADDED_TO_SPLIT', 'USER_REMOVED_FROM_SPLIT',
+];
+
+/** What an endpoint may subscribe to: an event type (Rondo's or its reference name), `<family>.*` or `*`. */
+export const SUBSCRIPTION_PATTERNS: readonly string[] = [
+  '*', ...Object.keys(EVENT_FAMILIES).map((f) => `${f}.*`), ...EVENT_TYPES,
+  ...EVENT_TYPES.map((t) => REFERENCE_NAMES[t]!),
+];
 
 /** The family an event type belongs to (its first name part). */
 export function familyOf(type: string): string {
@@ -35,7 +68,7 @@ export function familyOf(type: string): string {
 
 /** Whether an endpoint subscribed to `patterns` receives `type`. */
 export function subscribed(patterns: readonly string[], type: string): boolean {
-  return patterns.some((p) => p === '*' || p === type || (p.endsWith('.*') && familyOf(type) === p.slice(0, -2)));
+  return patterns.some((p) => p === '*' || p === type || p === REFERENCE_NAMES[type] || (p.endsWith('.*') && familyOf(type) === p.slice(0, -2)));
 }
 
 /**

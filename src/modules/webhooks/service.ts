@@ -1,16 +1,19 @@
 /**
  * Webhook endpoints of a workspace (docs/webhooks.md): create (the signing secret is shown
  * once), list, read, change, delete, rotate the secret (the old one stays valid 24 h), send a
- * test event; deliveries with every attempt; manual re-delivery (docs/webhooks.md, "Deliveries"). The secret,
+ * test event; deliveries with every attempt, listed and counted across endpoints; manual
+ * re-delivery (docs/webhooks.md, "Deliveries"); the workspace webhook of the settings routes. The secret,
  * custom header values and basic/bearer credentials are sealed (SecretBox) and never answered.
  */
 import crypto from 'node:crypto';
 import type { Trx } from '../../db';
 import type { AppServices } from '../../services';
 import { clock } from '../../lib/clock';
-import { NotFoundError, ValidationError } from '../../lib/errors';
+import { AppError, NotFoundError, ValidationError } from '../../lib/errors';
 import { assertPublicHost } from '../../lib/outbound';
-import { SUBSCRIPTION_PATTERNS, TEST_EVENT } from './events';
+import { REFERENCE_NAMES, REFERENCE_NOT_SENT, rondoType, SUBSCRIPTION_PATTERNS, TEST_EVENT } from './events';
+import { orderSql, resolveSort } from '../../http/list-sort';
+import { referenceEnvelope, workspaceFacts, type Envelope } from './reference';
 
 export const ROTATION_GRACE_SECONDS = 24 * 3600;
 
@@ -26,6 +29,7 @@ export interface EndpointInput {
   headers?: Record<string, string> | null;
   auth?: WebhookAuth | null;
   isEnabled?: boolean;
+  envelope?: Envelope;
 }
 
 export function newSecret(): string {
@@ -46,7 +50,11 @@ async function checkInput(svc: AppServices, b: EndpointInput): Promise<void> {
   }
   if (b.events) {
     const bad = b.events.filter((e) => !SUBSCRIPTION_PATTERNS.includes(e));
-    if (bad.length) throw new ValidationError('Unknown event type', bad.map((e) => `events: ${e} is not an event type, a family wildcard or *`));
+    if (bad.length) {
+      throw new ValidationError('Unknown event type', bad.map((e) => (REFERENCE_NOT_SENT.includes(e)
+        ? `events: ${e} is an event Rondo does not send`
+        : `events: ${e} is not an event type, a family wildcard or *`)));
+    }
   }
   for (const name of Object.keys(b.headers ?? {})) {
     if (RESERVED_HEADERS.test(name)) throw new ValidationError('Reserved header', [`headers: ${name} is set by Rondo`]);
@@ -67,6 +75,8 @@ function toView(r: Record<string, any>) {
     headerNames: (r.header_names ?? []) as string[],
     authType: (r.auth_type ?? null) as 'basic' | 'bearer' | null,
     isEnabled: !!r.is_enabled,
+    envelope: (r.envelope ?? 'rondo') as Envelope,
+    managedBySettings: !!r.settings_managed,
     failingSince: iso(r.failing_since),
     disabledAt: iso(r.disabled_at),
     disabledReason: (r.disabled_reason ?? null) as string | null,
@@ -107,6 +117,7 @@ export async function createEndpoint(trx: Trx, svc: AppServices, tenantId: numbe
       auth_sealed: b.auth ? svc.secrets.seal(JSON.stringify(b.auth)) : null,
       auth_type: b.auth?.type ?? null,
       is_enabled: b.isEnabled ?? true,
+      envelope: b.envelope ?? 'rondo',
       created_by: by,
     })
     .returning('*');
@@ -129,6 +140,7 @@ export async function updateEndpoint(trx: Trx, svc: AppServices, tenantId: numbe
   if (b.url !== undefined) patch.url = b.url;
   if (b.events !== undefined) patch.events = JSON.stringify([...new Set(b.events)]);
   if (b.description !== undefined) patch.description = b.description;
+  if (b.envelope !== undefined) patch.envelope = b.envelope;
   if (b.headers !== undefined) patch.headers_sealed = sealHeaders(svc, b.headers).headers_sealed;
   if (b.auth !== undefined) Object.assign(patch, { auth_sealed: b.auth ? svc.secrets.seal(JSON.stringify(b.auth)) : null, auth_type: b.auth?.type ?? null });
   if (b.isEnabled !== undefined) {
@@ -138,6 +150,7 @@ export async function updateEndpoint(trx: Trx, svc: AppServices, tenantId: numbe
     else Object.assign(patch, { disabled_at: clock.now(), disabled_reason: 'disabled by an admin' });
   }
   const [r] = await trx('webhook_endpoints').where({ tenant_id: tenantId, id }).update(patch).returning('*');
+  if (b.isEnabled === false) await cancelPending(trx, tenantId, id, 'endpoint disabled');
   return toView(withNames(svc, r));
 }
 
@@ -165,11 +178,27 @@ export function signingSecrets(svc: AppServices, r: Record<string, any>, now = c
   return out;
 }
 
-/** A delivery row for `endpointId` with the event envelope as its body, and its first job (in `trx`). */
-export async function queueDelivery(trx: Trx, svc: AppServices, tenantId: number, endpointId: string, ev: { id: string; type: string; createdAt: string; workspaceId: string; data: unknown }) {
-  const body = JSON.stringify({ id: ev.id, type: ev.type, createdAt: ev.createdAt, workspaceId: ev.workspaceId, data: ev.data });
+/** Pending deliveries of an endpoint that will not be attempted: `cancelled`. */
+export async function cancelPending(trx: Trx, tenantId: number, endpointId: string, why: string): Promise<void> {
+  await trx('webhook_deliveries').where({ tenant_id: tenantId, endpoint_id: endpointId, status: 'pending' }).update({ status: 'cancelled', last_error: why, next_attempt_at: null, updated_at: clock.now() });
+}
+
+/**
+ * A delivery row for the endpoint with the event in the endpoint's envelope as its body, and
+ * its first job (in `trx`). `ws`: the workspace facts of the reference envelope, when the
+ * caller has them already (one read per dispatch sweep).
+ */
+export async function queueDelivery(
+  trx: Trx, svc: AppServices, tenantId: number, endpoint: { id: string; envelope?: string | null },
+  ev: { id: string; type: string; createdAt: string; workspaceId: string; data: unknown }, ws?: () => Promise<Awaited<ReturnType<typeof workspaceFacts>>>,
+) {
+  const id = crypto.randomUUID();
+  const envelope: Envelope = endpoint.envelope === 'reference' ? 'reference' : 'rondo';
+  const body = envelope === 'reference'
+    ? JSON.stringify(referenceEnvelope(id, ev, await (ws ?? (() => workspaceFacts(trx, tenantId)))(), svc.cfg.production ? 'production' : 'development'))
+    : JSON.stringify({ id: ev.id, type: ev.type, createdAt: ev.createdAt, workspaceId: ev.workspaceId, data: ev.data });
   const [d] = await trx('webhook_deliveries')
-    .insert({ tenant_id: tenantId, endpoint_id: endpointId, event_id: ev.id, event_type: ev.type, body, next_attempt_at: clock.now() })
+    .insert({ tenant_id: tenantId, id, endpoint_id: endpoint.id, event_id: ev.id, event_type: ev.type, envelope, body, next_attempt_at: clock.now() })
     .onConflict(['tenant_id', 'endpoint_id', 'event_id'])
     .ignore()
     .returning('id');
@@ -179,12 +208,16 @@ export async function queueDelivery(trx: Trx, svc: AppServices, tenantId: number
 }
 
 export async function sendTestEvent(trx: Trx, svc: AppServices, tenantId: number, id: string) {
-  await row(trx, tenantId, id);
+  const ep = await row(trx, tenantId, id);
   const ws = await trx('tenants').where({ id: tenantId }).first('uuid');
   const ev = { id: crypto.randomUUID(), type: TEST_EVENT, createdAt: clock.now().toISOString(), workspaceId: ws.uuid, data: { endpointId: id, message: 'This is a test event from Rondo.' } };
-  const q = await queueDelivery(trx, svc, tenantId, id, ev);
+  const q = await queueDelivery(trx, svc, tenantId, ep, ev);
   return { eventId: ev.id, deliveryId: q!.deliveryId, jobId: q!.jobId };
 }
+
+/** Delivery statuses (the reference service's): `timeout` when the last attempt got no answer in time, `cancelled` when the endpoint was disabled or deleted first. */
+export const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'timeout', 'cancelled'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 function deliveryView(d: Record<string, any>) {
   const iso = (x: Date | null) => (x ? new Date(x).toISOString() : null);
@@ -193,7 +226,9 @@ function deliveryView(d: Record<string, any>) {
     endpointId: d.endpoint_id as string,
     eventId: d.event_id as string,
     eventType: d.event_type as string,
-    status: d.status as 'pending' | 'succeeded' | 'failed',
+    event: (REFERENCE_NAMES[d.event_type] ?? d.event_type) as string,
+    envelope: d.envelope as Envelope,
+    status: d.status as DeliveryStatus,
     attemptCount: d.attempt_count as number,
     nextAttemptAt: d.status === 'pending' ? iso(d.next_attempt_at) : null,
     lastStatusCode: (d.last_status_code ?? null) as number | null,
@@ -209,6 +244,51 @@ export async function listDeliveries(trx: Trx, tenantId: number, endpointId: str
   const [{ count }] = await base.clone().count<{ count: string }[]>({ count: '*' });
   const rows = await base.clone().orderBy('created_at', 'desc').orderBy('id').limit(size).offset((page - 1) * size);
   return { data: rows.map(deliveryView), total: Number(count) };
+}
+
+export interface DeliveryFilter { status?: DeliveryStatus; eventType?: string; endpointId?: string; start?: string; end?: string }
+
+/** The workspace's deliveries that pass the filter (an event type is Rondo's or its reference name; dates are UTC days, both ends included). */
+function filteredDeliveries(trx: Trx, tenantId: number, f: DeliveryFilter) {
+  const type = f.eventType === undefined ? undefined : f.eventType in REFERENCE_NAMES ? f.eventType : rondoType(f.eventType);
+  if (f.eventType !== undefined && !type) throw new ValidationError('Unknown event type', [`eventType: ${f.eventType} is not an event Rondo sends`]);
+  if (f.start && f.end && f.start > f.end) throw new ValidationError('Invalid date range', [`start ${f.start} is after end ${f.end}`]);
+  return trx('webhook_deliveries as d').where('d.tenant_id', tenantId).modify((b) => {
+    if (f.status) b.where('d.status', f.status);
+    if (type) b.where('d.event_type', type);
+    if (f.endpointId) b.where('d.endpoint_id', f.endpointId);
+    if (f.start) b.where('d.created_at', '>=', `${f.start}T00:00:00Z`);
+    if (f.end) b.whereRaw(`d.created_at < (?::date + 1)::timestamp AT TIME ZONE 'UTC'`, [f.end]);
+  });
+}
+
+/** GET /webhook-deliveries: every endpoint's deliveries, filtered, sorted and paged like the other lists. */
+export async function listAllDeliveries(trx: Trx, tenantId: number, q: DeliveryFilter & { page?: number; size?: number; sort?: string; order?: 'asc' | 'desc' }) {
+  const page = q.page ?? 1;
+  const size = q.size ?? 20;
+  const sort = resolveSort(q, { createdAt: 'd.created_at', status: 'd.status', eventType: 'd.event_type', attemptCount: 'd.attempt_count', deliveredAt: 'd.delivered_at', endpointId: 'd.endpoint_id' }, 'createdAt');
+  const base = filteredDeliveries(trx, tenantId, q);
+  const [{ count }] = await base.clone().count<{ count: string }[]>({ count: '*' });
+  const rows = await base.clone().select('d.*').orderByRaw(orderSql(sort)).orderBy('d.id', sort.order).limit(size).offset((page - 1) * size);
+  return { data: rows.map(deliveryView), pagination: { page, size, total: Number(count) } };
+}
+
+/** GET /webhook-deliveries/summary: counts by status, by Rondo event type and by reference event name, under the same filter. */
+export async function deliverySummary(trx: Trx, tenantId: number, f: DeliveryFilter) {
+  const rows = await filteredDeliveries(trx, tenantId, f).select('d.status', 'd.event_type').count<{ status: string; event_type: string; n: string }[]>({ n: '*' }).groupBy('d.status', 'd.event_type');
+  const byStatus = Object.fromEntries(DELIVERY_STATUSES.map((st) => [st, 0])) as Record<DeliveryStatus, number>;
+  const byType: Record<string, number> = {};
+  const byEvent: Record<string, number> = {};
+  let total = 0;
+  for (const r of rows) {
+    const n = Number(r.n);
+    total += n;
+    byStatus[r.status as DeliveryStatus] += n;
+    byType[r.event_type] = (byType[r.event_type] ?? 0) + n;
+    const ev = REFERENCE_NAMES[r.event_type] ?? r.event_type;
+    byEvent[ev] = (byEvent[ev] ?? 0) + n;
+  }
+  return { total, byStatus, byType, byEvent };
 }
 
 export async function getDelivery(trx: Trx, tenantId: number, id: string) {
@@ -236,4 +316,49 @@ export async function retryDelivery(trx: Trx, svc: AppServices, tenantId: number
   if (!d) throw new NotFoundError('Webhook delivery');
   const jobId = await svc.queue.send('webhooks.deliver', { tenantId, deliveryId: id, manual: true }, { trx });
   return { jobId, deliveryId: id };
+}
+
+// ------------------------------------------------------------------ the settings routes' endpoint
+/*
+ * The reference service has one webhook url per workspace; Rondo has many endpoints. The
+ * routes PUT /tenant/settings/webhook-url, -isActive and -enabledEvents manage one of them,
+ * "the settings endpoint" (`settings_managed`), created by the first webhook-url with the
+ * reference envelope and every event; the other endpoints are left alone (docs/webhooks.md,
+ * "One webhook url").
+ */
+const urlNotSet = () => new AppError(404, 'WEBHOOK_URL_NOT_SET', 'No webhook url is set for this workspace: set the webhook url first');
+
+function settingsView(v: EndpointView, secret?: string) {
+  return { endpointId: v.id, webhookUrl: v.url, isActive: v.isEnabled, enabledEvents: v.events, envelope: v.envelope, ...(secret ? { secret } : {}) };
+}
+
+async function settingsEndpoint(trx: Trx, tenantId: number) {
+  return trx('webhook_endpoints').where({ tenant_id: tenantId, settings_managed: true }).first('id');
+}
+
+/** PUT /tenant/settings/webhook-url: creates the settings endpoint (its secret answered this once), changes its url, or (null) deletes it. */
+export async function setWebhookUrl(trx: Trx, svc: AppServices, tenantId: number, by: string | null, url: string | null) {
+  const cur = await settingsEndpoint(trx, tenantId);
+  if (url === null) {
+    if (cur) await deleteEndpoint(trx, tenantId, cur.id);
+    return null;
+  }
+  if (cur) return settingsView(await updateEndpoint(trx, svc, tenantId, cur.id, { url }));
+  const created = await createEndpoint(trx, svc, tenantId, by, { url, events: ['*'], envelope: 'reference', description: 'The workspace webhook url' });
+  await trx('webhook_endpoints').where({ tenant_id: tenantId, id: created.id }).update({ settings_managed: true });
+  return settingsView({ ...created, managedBySettings: true }, created.secret);
+}
+
+/** PUT /tenant/settings/webhook-isActive. */
+export async function setWebhookActive(trx: Trx, svc: AppServices, tenantId: number, isActive: boolean) {
+  const cur = await settingsEndpoint(trx, tenantId);
+  if (!cur) throw urlNotSet();
+  return settingsView(await updateEndpoint(trx, svc, tenantId, cur.id, { isEnabled: isActive }));
+}
+
+/** PUT /tenant/settings/webhook-enabledEvents (an empty list: the endpoint receives nothing until events are enabled again). */
+export async function setWebhookEvents(trx: Trx, svc: AppServices, tenantId: number, events: string[]) {
+  const cur = await settingsEndpoint(trx, tenantId);
+  if (!cur) throw urlNotSet();
+  return settingsView(await updateEndpoint(trx, svc, tenantId, cur.id, { events }));
 }

@@ -119,7 +119,7 @@ function MatchDialog({ kind, group, onClose }: { kind: Kind; group: Unmatched | 
 
 function UnmatchedGroups({ kind, gen, onChange, currency }: { kind: Kind; gen: number; onChange: () => void; currency: string | undefined }) {
   const [page, setPage] = useState(1);
-  const list = useLoad(() => api<{ statementLines: Paged<Unmatched> }>('GET', `/checklist/${kind.checklist}${qs({ page, size: PAGE })}`), [gen, page]);
+  const list = useLoad(() => api<Paged<Unmatched>>('GET', `/checklist/${kind.checklist}${qs({ page, size: PAGE })}`), [gen, page]);
   const [matching, setMatching] = useState<Unmatched | null>(null);
   const [matched, setMatched] = useState<string | null>(null);
   const a = useAction();
@@ -130,7 +130,7 @@ function UnmatchedGroups({ kind, gen, onChange, currency }: { kind: Kind; gen: n
     onChange();
     return `${kind.noun === 'recording' ? 'Recording' : 'Product'} “${groupName(u)}” created; its lines are being matched.`;
   });
-  const lines = list.data?.statementLines;
+  const lines = list.data;
   return (
     <Section title={kind.section}>
       <p class="muted">{kind.about}</p>

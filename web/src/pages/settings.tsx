@@ -92,7 +92,7 @@ function Deliveries({ endpoint }: { endpoint: Any }) {
       <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
       <Table<Any> caption={`Deliveries to ${endpoint.url}`} rows={list.data?.data} rowKey={(d) => d.id} empty="Nothing sent yet." columns={[
         { label: 'Event', cell: (d) => d.eventType },
-        { label: 'Status', cell: (d) => <span class={`badge s-${d.status === 'succeeded' ? 'processed' : d.status}`}>{d.status}</span> },
+        { label: 'Status', cell: (d) => <span class={`badge s-${d.status === 'success' ? 'processed' : d.status}`}>{d.status}</span> },
         { label: 'Attempts', cell: (d) => d.attemptCount, num: true },
         { label: 'Last answer', cell: (d) => d.lastStatusCode ?? d.lastError ?? '—' },
         { label: 'Sent', cell: (d) => date(d.createdAt) },
