@@ -20,24 +20,10 @@ import { Server, type Socket } from 'socket.io';
 import type { AppServices } from '../../services';
 import { withTenant } from '../../db';
 import { IN_FLIGHT_STATUSES } from '../../pipeline/registry';
-import { PAYLOAD_COLUMNS, processingPayload, processingState, type ProcessingPayload } from './progress';
-
-export const PROGRESS_EVENTS = {
-  started: 'file:processing:started',
-  progress: 'file:processing:progress',
-  completed: 'file:processing:completed',
-  failed: 'file:processing:failed',
-} as const;
+import { nextEvents, PAYLOAD_COLUMNS, processingPayload, type Followed } from './progress';
 
 /** How often the watcher reads the rows (the server-sent events' pace). */
 export const WATCH_INTERVAL_MS = 500;
-
-interface Followed {
-  started: boolean;
-  /** The last tenth of the progress sent. */
-  tenth: number;
-  done: boolean;
-}
 
 interface Workspace {
   /** Connected members (tenant user ids) and their number of sockets. */
@@ -94,8 +80,6 @@ export function attachProgressSocket(server: HttpServer, svc: AppServices): Prog
     });
   });
 
-  const send = (to: string, event: string, p: ProcessingPayload) => io.to(room(to)).emit(event, p);
-
   /** One workspace's rows: what changed since the last read is sent to each file's uploader. */
   async function watch(tenantId: number, ws: Workspace): Promise<void> {
     const members = [...ws.members.keys()];
@@ -115,28 +99,11 @@ export function attachProgressSocket(server: HttpServer, svc: AppServices): Prog
     const seen = new Set<string>();
     for (const r of rows) {
       seen.add(r.id);
-      const state = processingState(r.status);
-      let f = ws.files.get(r.id);
-      if (f?.done && (state === 'pending' || state === 'processing')) f = undefined; // read again: followed anew
-      if (!f) ws.files.set(r.id, (f = { started: false, tenth: -1, done: false }));
-      if (f.done) continue;
-      const p = processingPayload(r, now);
-      const to = r.uploaded_by as string;
-      if (state === 'processing' || state === 'completed') {
-        if (!f.started) {
-          f.started = true;
-          f.tenth = Math.floor(p.progress / 10);
-          send(to, PROGRESS_EVENTS.started, { ...p, status: 'processing', progress: state === 'completed' ? 0 : p.progress, message: 'Processing started' });
-        } else if (state === 'processing' && Math.floor(p.progress / 10) > f.tenth) {
-          f.tenth = Math.floor(p.progress / 10);
-          send(to, PROGRESS_EVENTS.progress, p);
-        }
-      }
-      if (state === 'completed') send(to, PROGRESS_EVENTS.completed, p);
-      if (state === 'failed') send(to, PROGRESS_EVENTS.failed, p);
-      f.done = state === 'completed' || state === 'failed';
+      const { followed, events } = nextEvents(ws.files.get(r.id), processingPayload(r, now));
+      ws.files.set(r.id, followed);
+      for (const [event, payload] of events) io.to(room(r.uploaded_by as string)).emit(event, payload);
       // Ended before the watch began: the query no longer returns it unless it runs again.
-      if (f.done && new Date(r.created_at) < ws.since) ws.files.delete(r.id);
+      if (followed.done && new Date(r.created_at) < ws.since) ws.files.delete(r.id);
     }
     // A followed file that is gone (deleted) is no longer followed.
     for (const id of ws.files.keys()) if (!seen.has(id)) ws.files.delete(id);

@@ -97,3 +97,49 @@ export const PAYLOAD_COLUMNS = [
   'id', 'original_name', 'status', 'progress', 'error_message', 'rows_ingested', 'source_key', 'accounting_period',
   'sale_period_start', 'sale_period_end', 'created_at', 'updated_at',
 ];
+
+/** The event names of the reference's Socket.io progress events. */
+export const PROGRESS_EVENTS = {
+  started: 'file:processing:started',
+  progress: 'file:processing:progress',
+  completed: 'file:processing:completed',
+  failed: 'file:processing:failed',
+} as const;
+export type ProgressEvent = (typeof PROGRESS_EVENTS)[keyof typeof PROGRESS_EVENTS];
+
+/** What the watcher has sent of one file. */
+export interface Followed {
+  started: boolean;
+  /** The last tenth of the progress sent (-1: none). */
+  tenth: number;
+  done: boolean;
+}
+
+/**
+ * The events one new reading of a file's row sends, given what was sent before (`f`, updated
+ * in place; undefined: nothing yet): `started` once the reading begins (also before
+ * `completed` when the file ended between two readings), `progress` each time the whole
+ * progress reaches a new tenth, then `completed` or `failed` once. A file read again after
+ * its end is followed anew. Nothing while the file waits before its reading.
+ */
+export function nextEvents(f: Followed | undefined, p: ProcessingPayload): { followed: Followed; events: [ProgressEvent, ProcessingPayload][] } {
+  const state = p.status;
+  const followed = !f || (f.done && (state === 'pending' || state === 'processing')) ? { started: false, tenth: -1, done: false } : f;
+  const events: [ProgressEvent, ProcessingPayload][] = [];
+  if (followed.done) return { followed, events };
+  const tenth = Math.floor(p.progress / 10);
+  if (state === 'processing' || state === 'completed') {
+    if (!followed.started) {
+      followed.started = true;
+      followed.tenth = state === 'completed' ? 0 : tenth;
+      events.push([PROGRESS_EVENTS.started, { ...p, status: 'processing', progress: state === 'completed' ? 0 : p.progress, message: 'Processing started' }]);
+    } else if (state === 'processing' && tenth > followed.tenth) {
+      followed.tenth = tenth;
+      events.push([PROGRESS_EVENTS.progress, p]);
+    }
+  }
+  if (state === 'completed') events.push([PROGRESS_EVENTS.completed, p]);
+  if (state === 'failed') events.push([PROGRESS_EVENTS.failed, p]);
+  followed.done = state === 'completed' || state === 'failed';
+  return { followed, events };
+}
