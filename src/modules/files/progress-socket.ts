@@ -11,9 +11,10 @@
  * The channel is the one the server-sent events read: the `files` row the workers write,
  * wherever they run (API and workers are separate processes in production). One watcher per
  * API process reads, every half second and only while members are connected, the rows of
- * the files those members uploaded that are in flight (or that it follows, or that were
- * uploaded since it began watching the workspace), one query per workspace, in the
- * workspace's own transaction (row-level security applies).
+ * the files those members uploaded that are in flight, that it follows, or that were
+ * uploaded in the last RECENT_MS since it began watching the workspace (one that ended
+ * between two readings): one query per workspace, in the workspace's own transaction
+ * (row-level security applies). The token is checked when a client connects.
  */
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
@@ -24,12 +25,19 @@ import { nextEvents, PAYLOAD_COLUMNS, processingPayload, type Followed } from '.
 
 /** How often the watcher reads the rows (the server-sent events' pace). */
 export const WATCH_INTERVAL_MS = 500;
+/**
+ * A file is in flight from the moment it is registered; only one that ended between two
+ * readings is found by its upload time: the uploads of the last two minutes are looked at.
+ */
+const RECENT_MS = 120_000;
 
 interface Workspace {
   /** Connected members (tenant user ids) and their number of sockets. */
   members: Map<string, number>;
   /** The database's time when the watcher began reading this workspace (null: not yet). */
   since: Date | null;
+  /** The oldest upload the current reading looks at besides those in flight and followed. */
+  window: Date | null;
   files: Map<string, Followed>;
 }
 
@@ -68,7 +76,7 @@ export function attachProgressSocket(server: HttpServer, svc: AppServices): Prog
     const member = socket.data.tenantUserId as string;
     void socket.join(room(member));
     let ws = workspaces.get(tenantId);
-    if (!ws) workspaces.set(tenantId, (ws = { members: new Map(), since: null, files: new Map() }));
+    if (!ws) workspaces.set(tenantId, (ws = { members: new Map(), since: null, window: null, files: new Map() }));
     ws.members.set(member, (ws.members.get(member) ?? 0) + 1);
     socket.on('disconnect', () => {
       const w = workspaces.get(tenantId);
@@ -90,20 +98,21 @@ export function attachProgressSocket(server: HttpServer, svc: AppServices): Prog
         .where((w) => w.whereNull('kind').orWhereNot('kind', 'archive')) // an archive's statements are files of their own
         .where((w) => {
           w.whereIn('status', IN_FLIGHT_STATUSES).orWhereIn('id', [...ws.files.keys()]);
-          if (ws.since) w.orWhere('created_at', '>=', ws.since);
+          if (ws.window) w.orWhere('created_at', '>=', ws.window);
         })
         .select([...PAYLOAD_COLUMNS, 'uploaded_by']);
       return { rows: await q, now };
     });
     ws.since ??= now;
+    ws.window = new Date(Math.max(ws.since.getTime(), new Date(now).getTime() - RECENT_MS));
     const seen = new Set<string>();
     for (const r of rows) {
       seen.add(r.id);
       const { followed, events } = nextEvents(ws.files.get(r.id), processingPayload(r, now));
       ws.files.set(r.id, followed);
       for (const [event, payload] of events) io.to(room(r.uploaded_by as string)).emit(event, payload);
-      // Ended before the watch began: the query no longer returns it unless it runs again.
-      if (followed.done && new Date(r.created_at) < ws.since) ws.files.delete(r.id);
+      // Ended, and older than the next reading's window: no longer returned unless it runs again.
+      if (followed.done && new Date(r.created_at) < ws.window) ws.files.delete(r.id);
     }
     // A followed file that is gone (deleted) is no longer followed.
     for (const id of ws.files.keys()) if (!seen.has(id)) ws.files.delete(id);
