@@ -10,6 +10,7 @@ export async function cleanup(svc: AppServices): Promise<void> {
   await svc.db.owner('sessions').where('expires_at', '<', dayAgo).delete();
   await svc.db.owner('one_time_tokens').where('expires_at', '<', dayAgo).delete();
   await svc.db.owner('rate_limit_hits').where('window_start', '<', dayAgo).delete();
+  await svc.db.owner('file_upload_intents').where('created_at', '<', dayAgo).delete();
 }
 
 export async function registerMaintenanceWorkers(svc: AppServices, queue: Queue): Promise<void> {

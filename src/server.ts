@@ -8,6 +8,7 @@ import { boot } from './compose';
 import { createApp } from './app';
 import { installProcessGuards } from './lib/process-guard';
 import { drainServer, onShutdownSignal } from './lib/shutdown';
+import { attachProgressSocket } from './modules/files/progress-socket';
 
 const cfg = loadConfig();
 const rt = await boot(cfg, { workers: cfg.runWorkers, migrate: true });
@@ -24,9 +25,13 @@ const server = app.listen(cfg.port, cfg.host, () => {
   console.log(`then sign in at ${url}/app with that e-mail and password.\n`);
 });
 
+// The reference clients' progress events (Socket.io, path /socket.io) on the same server.
+const progressSocket = attachProgressSocket(server, rt.svc);
+
 if (cfg.production && !cfg.metricsToken) rt.svc.log.warn('METRICS_TOKEN is unset: GET /metrics is open to anyone who reaches this port (docs/operations.md)');
 
 onShutdownSignal(rt.svc.log, async () => {
+  await progressSocket.close();
   await drainServer(server, cfg.shutdownTimeoutSeconds * 1000, rt.svc.log);
   await rt.shutdown();
 });

@@ -4,7 +4,7 @@
  * `/royalty/asset?size=10`, each with `start` and `end`) under each of the reference's filters
  * (`dsp`, `country`, `type`, `aggregator`, `artists`, `isrc`, `upc`, comma-separated lists, and
  * all at once) with `includePreviousPeriod=true`. Every figure of every row — Rondo's
- * `revenue`/`quantity`/`lines` and the reference's `Royalty`, `Count`, `RatePer1K`,
+ * `revenue`/`quantity`/`lines` and the reference's `Royalty`, `Count`, `Streams`, `Downloads`, `RatePer1K`,
  * `RoyaltyPercentage`, `CountPercentage`, `PreviousRoyalty`, `PreviousCount` — equals what a
  * direct SQL sum of the statement lines gives (exact decimals; the derived fields rounded by
  * the documented rule), for an admin (every line) and for a member (their share).
@@ -96,15 +96,17 @@ describe("the reference service's analytics client flow (every filter, previous 
     ],
   ];
 
-  type Sums = Map<string, { revenue: string; quantity: string; lines: number }>;
+  type Sums = Map<string, { revenue: string; quantity: string; lines: number; streams: string; downloads: string }>;
   async function sums(payee: string | null, keyExpr: string, months: [string, string], where: string, b: unknown[]): Promise<Sums> {
     const member = payee !== null;
-    const sql = `SELECT ${keyExpr} AS k, sum(l.base_amount${member ? ' * s.share * 0.01' : ''})::text AS revenue, sum(l.quantity)::text AS quantity, count(*)::int AS lines
+    const sql = `SELECT ${keyExpr} AS k, sum(l.base_amount${member ? ' * s.share * 0.01' : ''})::text AS revenue, sum(l.quantity)::text AS quantity, count(*)::int AS lines,
+                        coalesce(sum(l.quantity) FILTER (WHERE l.sale_type = 'stream'), 0)::text AS streams,
+                        coalesce(sum(l.quantity) FILTER (WHERE l.sale_type = 'download'), 0)::text AS downloads
                    FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id AND f.status = 'processed'
                    ${member ? 'JOIN royalty_share_sets s ON s.tenant_id = l.tenant_id AND s.share_set_id = l.share_set_id AND s.tenant_user_id = ?' : ''}
                   WHERE l.sale_month BETWEEN ?::date AND ?::date AND (${where}) GROUP BY 1`;
     const { rows } = await tx(app, t.tenantId, (trx) => trx.raw(sql, [...(member ? [payee] : []), ...months, ...b] as any));
-    return new Map(rows.map((r: any) => [String(r.k ?? ''), { revenue: new Decimal(r.revenue).toFixed(), quantity: new Decimal(r.quantity).toFixed(), lines: r.lines }]));
+    return new Map(rows.map((r: any) => [String(r.k ?? ''), { revenue: new Decimal(r.revenue).toFixed(), quantity: new Decimal(r.quantity).toFixed(), lines: r.lines, streams: new Decimal(r.streams).toFixed(), downloads: new Decimal(r.downloads).toFixed() }]));
   }
   const round = (d: DecimalBase, places: number) => new Decimal(d).toDecimalPlaces(places, Decimal.ROUND_HALF_UP).toFixed();
   const ratio = (a: string, b: DecimalBase | string, times: number, places: number) => (new Decimal(b).isZero() ? null : round(new Decimal(a).times(times).div(b), places));
@@ -135,6 +137,8 @@ describe("the reference service's analytics client flow (every filter, previous 
               lines: e.lines,
               Royalty: e.revenue,
               Count: e.quantity,
+              Streams: e.streams,
+              Downloads: e.downloads,
               RatePer1K: ratio(e.revenue, e.quantity, 1000, 6),
               RoyaltyPercentage: ratio(e.revenue, total.revenue, 100, 4),
               CountPercentage: ratio(e.quantity, total.quantity, 100, 4),

@@ -16,6 +16,7 @@ import { createTenant, ensureGlobalUser, upsertMembership } from '../../src/modu
 import type { RoleName } from '../../src/http/schema';
 import { clock } from '../../src/lib/clock';
 import type { Logger } from '../../src/lib/logger';
+import { attachProgressSocket } from '../../src/modules/files/progress-socket';
 
 type FetchBody = NonNullable<NonNullable<Parameters<typeof fetch>[1]>['body']>;
 
@@ -75,6 +76,8 @@ export async function startTestApp(opts: { workers?: boolean; config?: Partial<C
   // a request is sent on it resets that request (ECONNRESET on a loaded machine). Tests close every
   // connection themselves.
   server.keepAliveTimeout = 10 * 60_000;
+  // the reference clients' progress events (Socket.io), as src/server.ts attaches them
+  const progressSocket = attachProgressSocket(server, rt.svc);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const defaultIp = `10.${crypto.randomInt(255)}.${crypto.randomInt(255)}.${crypto.randomInt(255)}`;
   return {
@@ -98,6 +101,7 @@ export async function startTestApp(opts: { workers?: boolean; config?: Partial<C
     },
     async close() {
       clock.reset();
+      await progressSocket.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
       await rt.shutdown();

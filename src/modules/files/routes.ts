@@ -4,20 +4,21 @@
  */
 import type Router from '@koa/router';
 import { PassThrough } from 'node:stream';
-import { defineRoutes, route } from '../../http/route';
-import { DateIn, PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import { dataRoute, defineRoutes, route } from '../../http/route';
+import { DataAnswer, DateIn, PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
 import { sortQuery } from '../../http/list-sort';
 import type { Trx } from '../../db';
 import type { AppServices } from '../../services';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import {
-  adoptSignedUpload, assertUploadUnused, confirmDetection, createUploadUrl, deleteFileEverywhere, FILE_SORT, getFile, isOwnWorkspace, listFiles, optionsFrom,
+  adoptSignedUpload, assertUploadUnused, createUploadUrl, deleteFileEverywhere, FILE_SORT, getFile, isOwnWorkspace, listFiles, optionsFrom,
   registeredFile, registerStored, reprocessFile, rerunDecompress, resendPending, storageKey, store, uploadMessage,
 } from './service';
 import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from '../../http/upload';
 import { assertStorageRoom, storageRoom } from '../../http/quota';
 import { streamErrors, streamFileEvents, visibleFile } from './streams';
 import { fileSources } from '../sources/service';
+import { confirmSession, DetectionAnswer, detectionSession, dropUploadIntent, ProcessingAnswer, processingJob, recordUploadIntent, SessionAnswer, uploadIntent } from './reference-flow';
 
 /** The cloud-drive routes of the spec only refuse (docs/decisions.md, "No cloud-drive import"). */
 const DRIVE_REFUSAL =
@@ -60,14 +61,29 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
   const uploadUrl = route({
     method: 'post',
     path: '/file/upload-url',
-    summary: 'A signed, expiring URL to PUT a statement to (then POST /file/createroyalty): Rondo\'s own on the local store, a presigned S3 PUT on the S3 store',
+    summary: 'A signed, expiring URL to PUT a statement to (then POST /file/createroyalty, or /file/confirm-upload-completion with the fileId): Rondo\'s own on the local store, a presigned S3 PUT on the S3 store. `url` and `uploadUrl` are the same URL',
     access: 'admin',
     status: 201,
     body: Strict({ fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })), contentType: Type.Optional(Type.String({ maxLength: 200 })) }),
-    async handler({ tenantId, auth }) {
-      return { success: true, message: 'Upload URL created', data: await createUploadUrl(svc, tenantId, auth.tenantUserId) };
+    async handler({ tenantId, auth, body }) {
+      const u = await createUploadUrl(svc, tenantId, auth.tenantUserId);
+      await recordUploadIntent(svc, tenantId, u.fileId, { fileName: body.fileName, contentType: body.contentType, by: auth.tenantUserId });
+      return { success: true, message: 'Upload URL created', data: { ...u, url: u.uploadUrl } };
     },
   });
+
+  /** A file PUT to a signed upload URL, registered (once: a second call answers the file) and its processing started. */
+  async function registerSignedUpload(tenantId: number, by: string | null, fileId: string, fileName: string, contentType: string | null, o: Record<string, unknown>, done: string) {
+    const existing = await registeredFile(svc, tenantId, fileId);
+    if (existing) return { success: true, message: 'Already registered', data: existing };
+    const st = await adoptSignedUpload(svc, tenantId, fileId, UPLOAD_LIMITS.statementBytes);
+    await assertStorageRoom(svc.db.owner, tenantId, st.size, () => store(svc).delete(st.key)); // a direct-to-S3 upload is sized only now
+    const options = optionsFrom(o);
+    const newFile = { id: fileId, originalName: fileName, contentType, storageKey: st.key, size: st.size, sha256: st.sha256, options, uploadedBy: by };
+    const r = await registerStored(svc, tenantId, newFile, false);
+    await dropUploadIntent(svc, tenantId, fileId);
+    return { success: true, message: uploadMessage(r, options, done), data: r };
+  }
 
   defineRoutes(router, svc, { tag: 'Files', errorShape: 'catalogue' }, [
     route({
@@ -129,14 +145,23 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
         const m = body.key ? /^t(\d+)\/files\/([0-9a-f-]{36})\/original$/.exec(body.key) : null;
         const fileId = m ? m[2]! : body.fileId;
         if (!fileId || (m && Number(m[1]) !== tenantId)) throw new ValidationError('key or fileId must name an upload URL of this workspace', [], 'INVALID_UPLOAD_KEY');
-        const existing = await registeredFile(svc, tenantId, fileId);
-        if (existing) return { success: true, message: 'Already registered', data: existing };
-        const st = await adoptSignedUpload(svc, tenantId, fileId, UPLOAD_LIMITS.statementBytes);
-        await assertStorageRoom(svc.db.owner, tenantId, st.size, () => store(svc).delete(st.key)); // a direct-to-S3 upload is sized only now
-        const options = optionsFrom(body as Record<string, unknown>);
-        const newFile = { id: fileId, originalName: body.fileName, contentType: body.contentType ?? null, storageKey: st.key, size: st.size, sha256: st.sha256, options, uploadedBy: auth.tenantUserId };
-        const r = await registerStored(svc, tenantId, newFile, false);
-        return { success: true, message: uploadMessage(r, options, 'File registered'), data: r };
+        return registerSignedUpload(tenantId, auth.tenantUserId, fileId, body.fileName, body.contentType ?? null, body as Record<string, unknown>, 'File registered');
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/file/confirm-upload-completion',
+      summary: 'The reference clients\' step after their PUT to an upload URL: registers the file under its fileId (the name given to POST /file/upload-url, unless fileName is sent) and starts its processing. Answers the file and its detection `sessionId` (the file id)',
+      access: 'admin',
+      status: 201,
+      body: Strict({ fileId: Uuid, fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })), contentType: Type.Optional(Type.String({ maxLength: 200 })), ...UploadOptionsProps }),
+      noTransaction: true,
+      responses: { 201: DataAnswer(SessionAnswer, true) },
+      async handler({ body, tenantId, auth }) {
+        const intent = await uploadIntent(svc, tenantId, body.fileId);
+        const fileName = body.fileName ?? intent?.fileName ?? `statement-${body.fileId}`;
+        const r = await registerSignedUpload(tenantId, auth.tenantUserId, body.fileId, fileName, body.contentType ?? intent?.contentType ?? null, body as Record<string, unknown>, 'Upload completed; detection started');
+        return { ...r, data: { ...r.data, sessionId: r.data.id, jobId: null } };
       },
     }),
     route({
@@ -199,11 +224,39 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       'Read a file again in place (a duplicate upload: its original; an archive: its statements), with a new or corrected source or its own; its lines are replaced, never copied',
       Type.Optional(Source), 'File queued to be read again', reprocessFile,
     ),
-    sourceChoiceRoute(
-      '/file/confirm-detection/:id',
-      'Name the source of a file (pattern id, key or workspace source id) and optionally its period; queues the ingest',
-      Source, 'Detection confirmed; ingest queued', confirmDetection,
-    ),
+    route({
+      method: 'post',
+      path: '/file/confirm-detection/:id',
+      summary: 'Name the source of a file (pattern id, key or workspace source id) and optionally its period; queues the ingest. The reference clients\' {"confirmed": true} without a source confirms the detected one (a file already past its detection is answered as it is). Answers the file with its processing `jobId` (the file id)',
+      access: 'admin',
+      params: IdParams,
+      body: Strict({ source: Type.Optional(Source), confirmed: Type.Optional(Type.Boolean()), ...PERIOD_CHOICE }),
+      responses: { 200: DataAnswer(SessionAnswer, true) },
+      async handler({ trx, tenantId, params, body }) {
+        const { file: f, queued } = await confirmSession(svc, trx, tenantId, params.id, body);
+        return { success: true, message: queued ? 'Detection confirmed; ingest queued' : 'Already confirmed', data: { ...f, sessionId: f.id, jobId: f.id } };
+      },
+    }),
+    dataRoute({
+      method: 'get',
+      path: '/file/detection/:sessionId',
+      summary: 'The reference clients\' detection polling: where the detection of a file stands (`state`: pending, awaiting_confirmation, confirmed, archive, failed), its source, confidence and candidates. The session id is the file id',
+      access: 'admin',
+      params: Type.Object({ sessionId: Uuid }),
+      message: 'Detection',
+      data: DetectionAnswer,
+      run: ({ trx, params }) => detectionSession(trx, params.sessionId),
+    }),
+    dataRoute({
+      method: 'get',
+      path: '/file/processing/:jobId',
+      summary: 'The reference clients\' processing polling: the payload of the Socket.io progress events (status pending, processing, completed or failed; progress 0–100; metadata). The job id is the file id',
+      access: 'admin',
+      params: Type.Object({ jobId: Uuid }),
+      message: 'Processing',
+      data: ProcessingAnswer,
+      run: ({ trx, params }) => processingJob(trx, params.jobId),
+    }),
     route({
       method: 'get',
       path: '/file/',

@@ -121,6 +121,7 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   ...Object.fromEntries(SHAPE_TABLES.map((t) => [t, none('sums of statement lines per file and share set (no person)')])),
   // --- workspace data with actor columns -------------------------------------------------
   files: byActor('uploaded_by'),
+  file_upload_intents: byActor('created_by'),
   releases: byActor('created_by', 'reviewed_by'),
   release_events: byActor('author_id'),
   fx_rates: byActor('set_by'),

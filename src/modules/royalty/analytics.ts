@@ -13,7 +13,7 @@
 import type { Knex } from 'knex';
 import { hashJoins, type Trx } from '../../db';
 import { planAnalytics, type AnalyticsQuery, type GroupBy, type Plan } from './planner';
-import { CATALOGUE, CATALOGUE_SHAPE, DIMENSION_COLUMNS, SHAPES, shapeKeys } from './shapes';
+import { CATALOGUE, CATALOGUE_SHAPE, DIMENSION_COLUMNS, LINE_DOWNLOADS, LINE_STREAMS, SHAPES, shapeKeys } from './shapes';
 
 export type { AnalyticsQuery, GroupBy } from './planner';
 
@@ -91,7 +91,7 @@ function sourceOf(plan: Plan, tenantId: number, payee: string | null, mine: Memb
   if (plan.shape) {
     const keys = shapeKeys(plan.shape).map((k) => `r.${k}`).join(', ');
     return [
-      `(SELECT r.file_id, r.accounting_period, r.ap_end, ${keys}, ${revenue} AS revenue, r.quantity, r.lines
+      `(SELECT r.file_id, r.accounting_period, r.ap_end, ${keys}, ${revenue} AS revenue, r.quantity, r.lines, r.streams, r.downloads
           FROM ${plan.shape.table} r${share} WHERE r.tenant_id = ?) s`,
       [...memberB, tenantId],
       plan.shape.table,
@@ -111,18 +111,19 @@ function sourceOf(plan: Plan, tenantId: number, payee: string | null, mine: Memb
     : '';
   const narrowB = mine ? [tenantId, mine.assets, tenantId, mine.products, tenantId, mine.artists] : [];
   return [
-    `(SELECT r.tenant_id, r.file_id, p.accounting_period, p.ap_end, ${LINE_KEYS.map((k) => `r.${k}`).join(', ')}, ${revenue} AS revenue, r.quantity, r.lines
+    `(SELECT r.tenant_id, r.file_id, p.accounting_period, p.ap_end, ${LINE_KEYS.map((k) => `r.${k}`).join(', ')}, ${revenue} AS revenue, r.quantity, r.lines, r.streams, r.downloads
         FROM (SELECT DISTINCT ON (d.file_id) d.file_id AS id, d.accounting_period, d.ap_end FROM ${SHAPES[0]!.table} d
                 JOIN files f ON f.tenant_id = d.tenant_id AND f.id = d.file_id
                WHERE d.tenant_id = ? AND f.status = 'processed' ORDER BY d.file_id) p
-        JOIN (SELECT l.*, l.base_amount AS revenue, 1 AS lines FROM royalty_lines l WHERE l.tenant_id = ? AND l.base_amount IS NOT NULL${narrow}) r ON r.file_id = p.id${share}) s`,
+        JOIN (SELECT l.*, l.base_amount AS revenue, 1 AS lines, ${LINE_STREAMS} AS streams, ${LINE_DOWNLOADS} AS downloads FROM royalty_lines l WHERE l.tenant_id = ? AND l.base_amount IS NOT NULL${narrow}) r ON r.file_id = p.id${share}) s`,
     [tenantId, tenantId, ...narrowB, ...memberB],
     plan.member ? 'lines × share sets' : 'lines',
   ];
 }
 
 /**
- * The reference service's derived row fields, in NUMERIC (exact until the one rounding,
+ * The reference service's row fields beside Rondo's: Streams and Downloads = Σ quantity of
+ * the lines of sale type stream / download (measures of every shape, exact). Derived, in NUMERIC (exact until the one rounding,
  * half away from zero): RatePer1K = revenue × 1000 / quantity (6 places), RoyaltyPercentage
  * and CountPercentage = the row's revenue / quantity × 100 over the total of every row
  * (4 places). Null where the divisor is zero.
@@ -155,7 +156,7 @@ export async function royaltyAnalytics(
   const sel = groupCols.length ? `${groupCols.join(', ')}, ` : '';
   const groupSql = groupCols.length ? `GROUP BY ${groupCols.join(', ')}` : '';
   // Sums as they are (trim_scale only on what is answered: the page's rows and the total).
-  let sql = `SELECT ${sel}sum(revenue) AS revenue, sum(quantity) AS quantity, sum(lines)::bigint AS lines FROM ${from} ${where} ${groupSql}`;
+  let sql = `SELECT ${sel}sum(revenue) AS revenue, sum(quantity) AS quantity, sum(lines)::bigint AS lines, sum(streams) AS streams, sum(downloads) AS downloads FROM ${from} ${where} ${groupSql}`;
   if (group === 'total') sql = `SELECT * FROM (${sql}) g WHERE g.lines IS NOT NULL`;
   // Order (month and accounting-period rows chronological, others by revenue), then one page:
   // the page is taken first (a bounded top-N sort of the groups, not a sort of all of them
@@ -193,6 +194,7 @@ export async function royaltyAnalytics(
                  (SELECT base_currency FROM tenants WHERE id = ?) AS t_currency FROM g),
     p AS (SELECT g.*, ${offset} + row_number() OVER (ORDER BY ${order}) AS rn FROM (SELECT * FROM g ORDER BY ${order}${limit}) g)
     SELECT t.*, p.rn${named[group] ? `, ${named[group]}` : ''}, trim_scale(p.revenue) AS revenue, trim_scale(p.quantity) AS quantity, p.lines,
+           trim_scale(p.streams) AS "Streams", trim_scale(p.downloads) AS "Downloads",
            ${REFERENCE_FIELDS_SQL}
       FROM t LEFT JOIN p ON true ${joins[group] ?? ''}
      ORDER BY p.rn`;
@@ -217,6 +219,8 @@ export async function royaltyAnalytics(
       // The reference service's names for the same figures (docs/analytics.md, "The reference's row fields").
       Royalty: String(r.revenue ?? '0'),
       Count: String(r.quantity ?? '0'),
+      Streams: String(r.Streams ?? '0'),
+      Downloads: String(r.Downloads ?? '0'),
       RatePer1K: r.RatePer1K === null ? null : String(r.RatePer1K),
       RoyaltyPercentage: r.RoyaltyPercentage === null ? null : String(r.RoyaltyPercentage),
       CountPercentage: r.CountPercentage === null ? null : String(r.CountPercentage),

@@ -53,7 +53,7 @@ const DESCRIPTION =
   '`data.total` sums every row of every page, `data.pagination.total` counts the rows. ' +
   "The reference service's filters are taken too: `dsp`, `country`, `type` (sale type), `aggregator`, `isrc`, `upc`, `artists` (ids), each a comma-separated list; " +
   '`table_name` (statement file ids, as `/royalty/tables` names them); `includePreviousPeriod=true` (needs `start` and `end`) adds `PreviousRoyalty`/`PreviousCount` to each row and `data.previous`. ' +
-  'Each row also carries `Royalty`, `Count`, `RatePer1K`, `RoyaltyPercentage`, `CountPercentage` (decimal strings).';
+  'Each row also carries `Royalty`, `Count`, `Streams`, `Downloads` (the quantities of the sale types stream and download), `RatePer1K`, `RoyaltyPercentage`, `CountPercentage` (decimal strings).';
 
 export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
   const defs: RouteDef[] = BREAKDOWNS.map(([path, group, summary]) =>

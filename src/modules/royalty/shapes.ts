@@ -5,7 +5,8 @@
  * declaration by the functions below, never written per shape.
  *
  * Every row sums the lines of ONE file with equal keys: revenue = Σ base_amount (exact
- * NUMERIC, no scale cap), quantity = Σ quantity, lines = count. A shape keyed by
+ * NUMERIC, no scale cap), quantity = Σ quantity, lines = count, streams and downloads = Σ
+ * quantity of the lines of sale type `stream` and `download` (STREAM_SALE_TYPE, DOWNLOAD_SALE_TYPE). A shape keyed by
  * `share_set_id` serves members too: a payee's figures are Σ revenue × share over the share
  * sets naming them (applied at read; shares.ts of the planner's SQL), so no table holds a
  * row per payee. Rows are per file (a file's rows are replaced whole when it is aggregated
@@ -76,7 +77,15 @@ export const SHAPES: readonly ShapeDecl[] = [
 
 /** Columns every shape row has besides its keys. */
 const FILE_COLUMNS = ['tenant_id', 'file_id', 'accounting_period', 'ap_end'];
-const MEASURES = ['revenue', 'quantity', 'lines'];
+const MEASURES = ['revenue', 'quantity', 'lines', 'streams', 'downloads'];
+
+/** The sale types whose quantities the `streams` and `downloads` measures sum (the normalised sale types; docs/patterns.md). */
+export const STREAM_SALE_TYPE = 'stream';
+export const DOWNLOAD_SALE_TYPE = 'download';
+
+/** The streams and downloads of one statement line `l` (its quantity when of that sale type, else 0). */
+export const LINE_STREAMS = `CASE WHEN l.sale_type = '${STREAM_SALE_TYPE}' THEN coalesce(l.quantity, 0) ELSE 0 END`;
+export const LINE_DOWNLOADS = `CASE WHEN l.sale_type = '${DOWNLOAD_SALE_TYPE}' THEN coalesce(l.quantity, 0) ELSE 0 END`;
 
 /** A shape's key columns, its time grain's first. */
 export function shapeKeys(s: ShapeDecl): KeyColumn[] {
@@ -102,7 +111,9 @@ export function shapeDdl(s: ShapeDecl): string[] {
       ${keys},
       revenue numeric NOT NULL,
       quantity numeric NOT NULL,
-      lines bigint NOT NULL
+      lines bigint NOT NULL,
+      streams numeric NOT NULL,
+      downloads numeric NOT NULL
     )`,
     `CREATE INDEX ${s.table}_file ON ${s.table} (tenant_id, file_id)`,
     ...s.indexes.map((cols) => `CREATE INDEX ${s.table}_${cols.join('_')} ON ${s.table} (tenant_id, ${cols.join(', ')})`),
@@ -116,14 +127,14 @@ export function shapeDdl(s: ShapeDecl): string[] {
  * Each file's lines are grouped by the shape's keys alone (LATERAL, read through the lines'
  * file index); the file's own columns are added to the groups, not hashed with every line.
  * `from`: a finer shape whose rows of those files are already built (shapeBuildOrder) is
- * summed instead of the lines — the same sums (revenue, quantity and lines add up), from a
+ * summed instead of the lines — the same sums (every measure adds up), from a
  * few rows instead of every line.
  */
 export function shapeInsert(s: ShapeDecl, files: string, from: ShapeDecl | null = null): string {
   const keys = shapeKeys(s).map((k) => `l.${k}`).join(', ');
   const [source, measures, allocated] = from
-    ? [from.table, 'sum(l.revenue), sum(l.quantity), sum(l.lines)', '']
-    : ['royalty_lines', 'sum(l.base_amount), coalesce(sum(l.quantity), 0), count(*)', ' AND l.base_amount IS NOT NULL'];
+    ? [from.table, 'sum(l.revenue), sum(l.quantity), sum(l.lines), sum(l.streams), sum(l.downloads)', '']
+    : ['royalty_lines', `sum(l.base_amount), coalesce(sum(l.quantity), 0), count(*), sum(${LINE_STREAMS}), sum(${LINE_DOWNLOADS})`, ' AND l.base_amount IS NOT NULL'];
   // Without keys: no row for a file without lines (an aggregate over no rows is one row).
   const groups = keys ? `GROUP BY ${keys}` : 'HAVING count(*) > 0';
   return `INSERT INTO ${s.table} (${shapeColumns(s).join(', ')})

@@ -137,7 +137,7 @@ describe('analytics planner (request → shape + period cover)', () => {
     for (const { shape, from } of shapeBuildOrder(SHAPES).filter((o): o is { shape: typeof o.shape; from: NonNullable<typeof o.from> } => o.from !== null)) {
       assert.equal(from.grain, shape.grain);
       for (const k of shapeKeys(shape)) assert.ok(shapeKeys(from).includes(k), `${from.table} holds ${k}`);
-      assert.match(shapeInsert(shape, 'f', from), new RegExp(`sum\\(l.revenue\\), sum\\(l.quantity\\), sum\\(l.lines\\)\\s+FROM ${from.table} l\\s+WHERE l.tenant_id = p.tenant_id AND l.file_id = p.file_id\\s+GROUP BY`));
+      assert.match(shapeInsert(shape, 'f', from), new RegExp(`sum\\(l.revenue\\), sum\\(l.quantity\\), sum\\(l.lines\\), sum\\(l.streams\\), sum\\(l.downloads\\)\\s+FROM ${from.table} l\\s+WHERE l.tenant_id = p.tenant_id AND l.file_id = p.file_id\\s+GROUP BY`));
     }
     // Built alone (a migration rebuilding one shape), a shape reads the lines.
     assert.deepEqual(shapeBuildOrder([SHAPES[0]!]).map((o) => o.from), [null]);
