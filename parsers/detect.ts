@@ -19,7 +19,7 @@ import type { DetectionCandidate, StatementSample } from './types';
 import type { SourcePattern } from './schema';
 import { matchHeader, HEADER_SEARCH_ROWS } from './header';
 import { decodeHead, detectArchive, gunzipHead, guessNewline, sniffDelimiter, sniffEncoding, type Encoding } from './text';
-import { normDate, headerKey, monthEnd } from './normalise';
+import { fiscalOf, normDate, headerKey, monthEnd } from './normalise';
 import { statementPeriod } from './read';
 
 export { sniffEncoding, sniffDelimiter, detectArchive } from './text';
@@ -141,7 +141,7 @@ export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[
       if (idx !== undefined) {
         let lo: string | null = null, hi: string | null = null, n = 0;
         for (const r of s.rows.slice(headerRow + 1, headerRow + 200)) {
-          const d = normDate(r[idx] ?? '', p.format.dayFirst);
+          const d = normDate(r[idx] ?? '', p.format.dayFirst, fiscalOf(p.format));
           if (!d) continue;
           n++;
           if (lo === null || d.month < lo) lo = d.month;

@@ -11,6 +11,8 @@ import {
   normCountry,
   normCurrency,
   normDate,
+  fiscalOf,
+  type FiscalYear,
   normDecimal,
   normIsrc,
   normSaleType,
@@ -153,6 +155,7 @@ interface Op {
   fallback: string | null; // preamble/fileName/const/default, already resolved
   map: Map<string, string> | null;
   dayFirst: boolean;
+  fiscal: FiscalYear | null;
   neg: { get: Getter; values: Set<string> } | null;
 }
 
@@ -199,6 +202,7 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
       fallback: fallbackValue(m, mapCtx),
       map: m.map ? new Map(Object.entries(m.map).map(([k, v]) => [k.trim().toLowerCase(), v])) : null,
       dayFirst: m.dayFirst ?? pattern.format.dayFirst ?? false,
+      fiscal: fiscalOf(pattern.format),
       neg,
     });
   }
@@ -257,7 +261,7 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
         break;
       }
       case 'date': {
-        const d = normDate(raw, op.dayFirst);
+        const d = normDate(raw, op.dayFirst, op.fiscal);
         if (d === undefined) throw new RowError(`unparsable date in "${op.label}": "${raw}"`, op.field, op.label, raw);
         if (d === null) break;
         if (op.field === 'saleMonth') {

@@ -216,6 +216,10 @@ export const SourcePatternSchema = Type.Object(
         decimal: Type.Optional(Type.Union([Type.Literal('.'), Type.Literal(','), Type.Literal('auto')], doc('Decimal separator', ','))),
         /** Numeric dates are day-first (31/01/2024). Default false (US month-first). */
         dayFirst: Type.Optional(Type.Boolean(doc('Numeric dates are day-first (31/01/2024)', true))),
+        /** The month (1–12) the source's fiscal year starts in: places `FY24 P03`, `FY2024 Q1` and period codes (`P03 24`). Default 1. */
+        fiscalYearStart: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, ...doc('Month (1–12) the fiscal year starts in; fiscal codes (FY24 P03, FY2024 Q1) and period codes (P03 24) count from it', 4) })),
+        /** Which calendar year names a fiscal year: `end` (default; FY2024 from April = Apr 2023 – Mar 2024) or `start`. */
+        fiscalYearNamedBy: Type.Optional(Type.Union([Type.Literal('start'), Type.Literal('end')], doc('end (default): FY2024 is the fiscal year ending in 2024; start: the one starting in 2024', 'end'))),
       },
       { additionalProperties: false, ...doc('How the text is cut into rows and cells', { delimiter: ',', encoding: 'auto' }) },
     ),

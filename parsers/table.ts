@@ -6,7 +6,7 @@
 import type { CanonicalLine } from './types';
 import type { SourcePattern, RowRule, FieldMapping } from './schema';
 import { compileMapper, mappingGetter, mappingMissing, RowError, type Getter } from './map';
-import { headerKey, normCurrency, normDate, normDecimal, monthEnd } from './normalise';
+import { fiscalOf, headerKey, normCurrency, normDate, normDecimal, monthEnd } from './normalise';
 import { matchHeader, HEADER_SEARCH_ROWS } from './header';
 import { DecimalTotals, type Output, type RowHandler } from './output';
 
@@ -77,9 +77,9 @@ export function statementPeriod(
   const p = pattern.period;
   if (!p) return null;
   const fromValue = (startRaw?: string, endRaw?: string) => {
-    const a = startRaw ? normDate(startRaw, pattern.format.dayFirst) : null;
+    const a = startRaw ? normDate(startRaw, pattern.format.dayFirst, fiscalOf(pattern.format)) : null;
     if (!a) return null;
-    const b = endRaw ? normDate(endRaw, pattern.format.dayFirst) : null;
+    const b = endRaw ? normDate(endRaw, pattern.format.dayFirst, fiscalOf(pattern.format)) : null;
     return { start: a.start ?? a.month, end: (b ? b.end ?? monthEnd(b.month) : null) ?? a.end ?? monthEnd(a.month) };
   };
   if (p.preambleStart) {
