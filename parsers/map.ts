@@ -18,6 +18,7 @@ import {
   normSaleType,
   normText,
   normUpc,
+  upcProblem,
   headerKey,
   type DecimalStyle,
 } from './normalise';
@@ -288,9 +289,13 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
       }
       case 'upc': {
         const v = normUpc(raw);
-        if (v === undefined) {
+        const wrong = v ? upcProblem(v) : null;
+        if (v === undefined || wrong !== null) {
           line.upc = null;
           line.upcRaw = raw.trim();
+          // a wrong check digit is most often a typo: the line is kept (its money is real), matched
+          // without the UPC, and the reader reports it as a kept line's warning
+          if (wrong !== null) (line.notes ??= []).push({ field: 'upc', column: op.label, value: raw.trim(), reason: wrong });
         } else line.upc = v;
         break;
       }

@@ -357,6 +357,21 @@ export function gtinCheck(s: string): boolean {
 }
 
 /**
+ * Why a normalised UPC/EAN is not a barcode, or null when it is one: a GTIN length (8, 12, 13,
+ * 14 digits) whose last digit is not its mod-10 check digit, or 9–11 digits that no leading
+ * zeros make valid (a UPC-A with a wrong check digit, its zeros lost). 6–7 digit codes are
+ * not GTINs and are kept as read (some stores report catalogue numbers there).
+ */
+export function upcProblem(v: string): string | null {
+  if (!/^\d+$/.test(v) || v.length < 8) return null;
+  const g = v.length < 12 ? v.padStart(12, '0') : v;
+  if (gtinCheck(g)) return null;
+  let sum = 0;
+  for (let i = g.length - 2, w = 3; i >= 0; i--, w = 4 - w) sum += (g.charCodeAt(i) - 48) * w;
+  return `UPC/EAN "${v}" has a wrong check digit (the last digit should be ${(10 - (sum % 10)) % 10})`;
+}
+
+/**
  * A barcode a spreadsheet stored as a number loses its leading zeros: 9–11 digits are padded
  * back to the 12 of a UPC-A when the padded code's check digit is right (the check digit does
  * not change with leading zeros, so it tells a barcode from a short catalogue number only by

@@ -85,8 +85,23 @@ export class Output {
   minStart: string | null = null;
   maxEnd: string | null = null;
   constructor(readonly sink: LineSink, readonly delimiter: string) {}
-  good(line: CanonicalLine): void {
+  /** Lines kept with a warning. */
+  warnings = 0;
+  good(line: CanonicalLine, row?: string[]): void {
     this.rowsIngested++;
+    if (line.notes !== undefined) {
+      for (const n of line.notes) {
+        this.warnings++;
+        this.sink.error({
+          lineNo: line.lineNo,
+          reason: `line ${line.lineNo} kept without its ${n.field.toUpperCase()}: ${n.reason}`,
+          raw: row ? rawRecord(row, this.delimiter) : '',
+          detail: { field: n.field, column: n.column, value: n.value },
+          kept: true,
+        });
+      }
+      delete line.notes;
+    }
     this.totals.add(line.currency, line.net);
     const m = line.saleMonth;
     if (m !== null) {

@@ -126,6 +126,7 @@ export const readStatement: ReadStatement = async (input: Readable, opts, sink: 
     reconciles,
     period,
     ...(out.skippedRows ? { skipped: { rows: out.skippedRows, totals: out.skippedTotals.result() } } : {}),
+    ...(out.warnings ? { warnings: out.warnings } : {}),
     ...(out.deductionRows ? { deductions: { rows: out.deductionRows, totals: out.deductionTotals.result() } } : {}),
     ...(out.missingColumns.length ? { missingColumns: out.missingColumns } : {}),
   };

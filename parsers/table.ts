@@ -335,7 +335,7 @@ export class TableHandler implements RowHandler {
       if (!extraEmpty) return out.bad(lineNo, `expected ${this.ncols} fields, found ${row.length}`, row);
     }
     try {
-      out.good(map(row, lineNo));
+      out.good(map(row, lineNo), row);
     } catch (e) {
       if (e instanceof RowError) out.bad(lineNo, e.message, row, e);
       else throw e;

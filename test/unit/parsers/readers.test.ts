@@ -88,9 +88,32 @@ describe('readers that need no workarounds', () => {
     assert.deepEqual(summary.period, { start: '2023-04-01', end: '2024-03-31' });
   });
 
+  it('a UPC/EAN with a wrong check digit: the line is kept without it, with a warning naming the line and value', async () => {
+    const eastgate = {
+      key: 'eastgate', name: 'Eastgate', aggregator: 'Eastgate', layout: 'table',
+      detect: { headers: ['Barcode', 'Net'] }, format: { delimiter: ',', encoding: 'auto' },
+      columns: { saleMonth: { from: 'Month' }, trackTitle: { from: 'Title' }, isrc: { from: 'ISRC' }, upc: { from: 'Barcode' }, quantity: { from: 'Units' }, net: { from: 'Net' }, currency: { const: 'EUR' } },
+    } as any;
+    const { lines, errors, warnings, summary } = await readWith('eastgate_barcodes_2024-03.csv', eastgate);
+    assert.deepEqual(errors, []);
+    assert.equal(summary.rowsFailed, 0);
+    assert.equal(summary.rowsIngested, 4);
+    assert.deepEqual(summary.totals, { EUR: '1.25' }); // every line's money is kept
+    assert.deepEqual(lines.map((l) => [l.upc, l.upcRaw]), [
+      ['4006381333931', undefined], [null, '4006381333932'], ['96385074', undefined], [null, '12345678901'],
+    ]);
+    assert.deepEqual(lines.map((l) => l.isrc), ['GBA1B2400001', 'GBA1B2400001', 'GBA1B2400002', 'GBA1B2400002']);
+    assert.equal(summary.warnings, 2);
+    assert.deepEqual(warnings.map((w) => [w.lineNo, w.kept, w.detail, w.reason]), [
+      [3, true, { field: 'upc', column: 'Barcode', value: '4006381333932' }, 'line 3 kept without its UPC: UPC/EAN "4006381333932" has a wrong check digit (the last digit should be 1)'],
+      [5, true, { field: 'upc', column: 'Barcode', value: '12345678901' }, 'line 5 kept without its UPC: UPC/EAN "12345678901" has a wrong check digit (the last digit should be 5)'],
+    ]);
+    assert.equal(lines.some((l) => 'notes' in l), false);
+  });
+
   it('a UPC is padded only when the padded code has a right check digit', () => {
     assert.equal(normalise.normUpc('12345678905'), '012345678905');
     assert.equal(normalise.normUpc('12345678901'), '12345678901');
-    assert.equal(normalise.normUpc('="0859712345001"'), '0859712345001');
+    assert.equal(normalise.normUpc('="0859712345004"'), '0859712345004');
   });
 });
