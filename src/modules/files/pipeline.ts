@@ -17,12 +17,12 @@ import type { AppServices } from '../../services';
 import { withTenant, rawConnection, type Trx } from '../../db';
 import { isMissingObject, readHead } from '../../lib/storage';
 import { Workbook, XlsxError, hasWorkbookName, isOle2, isStoreError, isWorkbook } from '../../lib/xlsx';
-import { detectSource, detectArchive, readStatement, type SourcePattern } from '../../../parsers';
+import { detectSource, detectArchive, fileShape, readStatement, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
 import { JOB_OPTIONS, stepFor } from '../../pipeline/registry';
 import { StepSuperseded, type CommitStep } from '../../pipeline/run-step';
 import { childId, ingestLockKey, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
-import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
+import { findPattern, patternsForDetection, ensureBuiltinPatterns, rememberedSource, shapeKey } from '../sources/service';
 import { LineMatcher } from '../royalty/prefill';
 import { announce } from '../royalty/pipeline';
 import { LINE_COLUMNS, LineCopyFormatter, cp } from './line-copy';
@@ -248,8 +248,21 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string,
   }
   await withTenant(svc.db.app, tenantId, async (trx) => {
     const patterns = await patternsForDetection(trx);
-    const candidates = detectSource({ fileName: row.original_name, head }, patterns.map((p) => p.definition));
+    const own = new Set(patterns.filter((p) => p.tenantId !== null).map((p) => p.key));
+    const candidates = detectSource({ fileName: row.original_name, head }, patterns.map((p) => p.definition), { own });
     const byKey = new Map(patterns.map((p) => [p.key, p]));
+    // a file of a shape a person confirmed for a source before: that source, without asking again
+    const shape = shapeKey(fileShape({ fileName: row.original_name, head }));
+    const remembered = await rememberedSource(trx, shape);
+    const known = remembered ? patterns.find((p) => p.id === remembered.sourcePatternId) : undefined;
+    if (known) {
+      const i = candidates.findIndex((c) => c.patternKey === known.key);
+      const c = i >= 0 ? candidates.splice(i, 1)[0]! : { patternKey: known.key, score: 0, confidence: { source: 0, period: 0, schema: 0 }, period: null, reasons: [] as string[] };
+      c.score = 1;
+      c.confidence = { ...c.confidence, source: 1 };
+      c.reasons.push(`a file of the same shape was confirmed as this source in this workspace${remembered!.fileName ? ` ("${remembered!.fileName}")` : ''}`);
+      candidates.unshift(c);
+    }
     const best = candidates[0];
     const winner = best ? byKey.get(best.patternKey) : undefined;
     const o = opts(row);
@@ -257,6 +270,7 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string,
     const go = confident && o.autoProcessIfConfident && !o.forceManualConfirmation;
     const detection = {
       threshold: svc.cfg.detectionThreshold,
+      shape,
       candidates: candidates.slice(0, 5).map((c) => ({ source: c.patternKey, name: byKey.get(c.patternKey)?.name ?? null, score: c.score, confidence: c.confidence, period: c.period, reasons: c.reasons })),
     };
     const patch: Record<string, unknown> = {

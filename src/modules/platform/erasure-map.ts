@@ -175,6 +175,7 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   allocation_changes: none('transaction ids of catalogue changes'),
   allocation_change_floor: none('a transaction id'),
   source_patterns: none('statement formats'),
+  source_confirmations: none('the source a file shape was confirmed as (header fingerprint, file name shape)'),
   processor_integrations: none('workspace processor secret'),
   processor_events: none('processor transfer events: ids, amounts, statuses'),
   system_secrets: none('process keys'),
