@@ -119,6 +119,9 @@ export class Output {
   /** Cost, recharge and fee rows (rule action `deduction`): counted, with the amounts they take off. */
   deductionRows = 0;
   deductionTotals = new DecimalTotals();
+  /** Cost rows read as expenses (rule action / row kind `expense`): handed to the sink's `expense`. */
+  expenseRows = 0;
+  expenseTotals = new DecimalTotals();
   /** Control totals read from the file's own total rows. */
   controlTotals: DecimalTotals | null = null;
   missingColumns: { field: string; column: string }[] = [];

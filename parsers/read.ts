@@ -127,6 +127,7 @@ export const readStatement: ReadStatement = async (input: Readable, opts, sink: 
     period,
     ...(out.skippedRows ? { skipped: { rows: out.skippedRows, totals: out.skippedTotals.result() } } : {}),
     ...(out.warnings ? { warnings: out.warnings } : {}),
+    ...(out.expenseRows ? { expenses: { rows: out.expenseRows, totals: out.expenseTotals.result() } } : {}),
     ...(out.deductionRows ? { deductions: { rows: out.deductionRows, totals: out.deductionTotals.result() } } : {}),
     ...(out.missingColumns.length ? { missingColumns: out.missingColumns } : {}),
   };

@@ -105,6 +105,8 @@ export interface ReadSummary {
   skipped?: { rows: number; totals: Record<string, string> };
   /** Cost, recharge and fee rows read as deductions (not sales): how many, and the amounts they take off per currency (positive). */
   deductions?: { rows: number; totals: Record<string, string> };
+  /** Cost, recharge and fee rows read as expenses (recorded in the ledger by the ingest): how many, and their amounts per currency (positive). */
+  expenses?: { rows: number; totals: Record<string, string> };
   /** Mapped columns (not marked optional) the file's header does not have. */
   missingColumns?: { field: string; column: string }[];
   /** Statement period found in the file (preamble, file name, or min/max sale month). */
@@ -115,6 +117,11 @@ export interface LineSink {
   /** Called with batches of good lines; await it (back-pressure). */
   lines(batch: CanonicalLine[]): Promise<void> | void;
   error(err: LineError): void;
+  /**
+   * A cost, recharge or fee row the pattern reads as an `expense` (never a sale): the row mapped
+   * as a line (its recording, product, month), `net` the amount it costs, made positive.
+   */
+  expense?(line: CanonicalLine): void;
 }
 
 export interface DetectionCandidate {

@@ -397,6 +397,9 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       if (!again || again.status !== 'ingesting') return; // another attempt finished it meanwhile
       await trx('royalty_lines').where({ tenant_id: tenantId, file_id: fileId }).delete();
       await trx('file_errors').where({ tenant_id: tenantId, file_id: fileId }).delete();
+      await trx('file_expense_lines').where({ tenant_id: tenantId, file_id: fileId }).delete();
+      // cost rows read as expenses: kept with the file, made expenses after its allocation (money/file-expenses.ts)
+      const expenseRows: Record<string, unknown>[] = [];
 
       // Lines go straight into royalty_lines, already matched and (where exact) converted.
       const conn = await rawConnection(trx);
@@ -426,6 +429,12 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
           }
         },
         error: onError,
+        expense(l: CanonicalLine) {
+          expenseRows.push({
+            tenant_id: tenantId, file_id: fileId, line_no: l.lineNo, isrc: l.isrc, upc: l.upc,
+            title: l.trackTitle ?? l.releaseTitle, sale_month: l.saleMonth, amount: l.net, currency: l.currency,
+          });
+        },
       };
 
       let summary;
@@ -454,6 +463,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
 
       const errCopy = conn.query(copyFrom(`COPY file_errors (tenant_id, file_id, line_no, reason, raw) FROM STDIN`));
       await pipeline(fs.createReadStream(errFile), errCopy);
+      for (let i = 0; i < expenseRows.length; i += 1000) await trx('file_expense_lines').insert(expenseRows.slice(i, i + 1000));
 
       stopped = true;
       clearInterval(timer);

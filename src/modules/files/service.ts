@@ -395,7 +395,7 @@ export async function confirmDetection(svc: AppServices, trx: Trx, tenantId: num
   });
   // remembered: the next file of this shape in the workspace is read with this source without asking
   const shape = (typeof r.detection === 'string' ? JSON.parse(r.detection) : r.detection)?.shape;
-  if (shape && typeof shape.nameShape === 'string') await rememberConfirmation(trx, shape, p.id, id);
+  if (shape && typeof shape.nameShape === 'string' && typeof shape.headerFp === 'string') await rememberConfirmation(trx, shape, p.id, id);
   await sendToStep(svc.queue, trx, 'file.ingest', tenantId, id);
   return getFile(trx, id);
 }
