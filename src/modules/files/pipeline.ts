@@ -17,15 +17,16 @@ import type { AppServices } from '../../services';
 import { withTenant, rawConnection, type Trx } from '../../db';
 import { isMissingObject, readHead } from '../../lib/storage';
 import { Workbook, XlsxError, hasWorkbookName, isOle2, isStoreError, isWorkbook } from '../../lib/xlsx';
-import { detectSource, detectArchive, fileShape, readStatement, type SourcePattern } from '../../../parsers';
+import { detectSource, detectArchive, readStatement, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
 import { JOB_OPTIONS, stepFor } from '../../pipeline/registry';
 import { StepSuperseded, type CommitStep } from '../../pipeline/run-step';
 import { childId, ingestLockKey, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
-import { findPattern, patternsForDetection, ensureBuiltinPatterns, rememberedSource, shapeKey } from '../sources/service';
+import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
+import { applyRemembered } from '../sources/remembered';
 import { LineMatcher } from '../royalty/prefill';
 import { announce } from '../royalty/pipeline';
-import { LINE_COLUMNS, LineCopyFormatter, cp } from './line-copy';
+import { LINE_COLUMNS, LineCopyFormatter, cp, expenseRow } from './line-copy';
 import { zipLayoutProblem } from './zip-guard';
 import { copiesLockKey, replaceEarlierCopies } from './replace';
 import { INGEST_LIMITS, openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from '../../lib/statement-open';
@@ -248,21 +249,10 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string,
   }
   await withTenant(svc.db.app, tenantId, async (trx) => {
     const patterns = await patternsForDetection(trx);
-    const own = new Set(patterns.filter((p) => p.tenantId !== null).map((p) => p.key));
+    const own = new Set(patterns.filter((p) => p.tenantId !== null).map((p) => p.key)); // the workspace's own layouts win ties; a confirmed shape wins outright
     const candidates = detectSource({ fileName: row.original_name, head }, patterns.map((p) => p.definition), { own });
     const byKey = new Map(patterns.map((p) => [p.key, p]));
-    // a file of a shape a person confirmed for a source before: that source, without asking again
-    const shape = shapeKey(fileShape({ fileName: row.original_name, head }));
-    const remembered = await rememberedSource(trx, shape);
-    const known = remembered ? patterns.find((p) => p.id === remembered.sourcePatternId) : undefined;
-    if (known) {
-      const i = candidates.findIndex((c) => c.patternKey === known.key);
-      const c = i >= 0 ? candidates.splice(i, 1)[0]! : { patternKey: known.key, score: 0, confidence: { source: 0, period: 0, schema: 0 }, period: null, reasons: [] as string[] };
-      c.score = 1;
-      c.confidence = { ...c.confidence, source: 1 };
-      c.reasons.push(`a file of the same shape was confirmed as this source in this workspace${remembered!.fileName ? ` ("${remembered!.fileName}")` : ''}`);
-      candidates.unshift(c);
-    }
+    const shape = await applyRemembered(trx, { fileName: row.original_name, head }, candidates, patterns);
     const best = candidates[0];
     const winner = best ? byKey.get(best.patternKey) : undefined;
     const o = opts(row);
@@ -395,11 +385,8 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [ingestLockKey(tenantId, fileId)]);
       const again = await trx('files').where({ tenant_id: tenantId, id: fileId }).first('status');
       if (!again || again.status !== 'ingesting') return; // another attempt finished it meanwhile
-      await trx('royalty_lines').where({ tenant_id: tenantId, file_id: fileId }).delete();
-      await trx('file_errors').where({ tenant_id: tenantId, file_id: fileId }).delete();
-      await trx('file_expense_lines').where({ tenant_id: tenantId, file_id: fileId }).delete();
-      // cost rows read as expenses: kept with the file, made expenses after its allocation (money/file-expenses.ts)
-      const expenseRows: Record<string, unknown>[] = [];
+      for (const t of ['royalty_lines', 'file_errors', 'file_expense_lines']) await trx(t).where({ tenant_id: tenantId, file_id: fileId }).delete();
+      const expenseRows: Record<string, unknown>[] = []; // cost rows read as expenses (money/file-expenses.ts makes them expenses)
 
       // Lines go straight into royalty_lines, already matched and (where exact) converted.
       const conn = await rawConnection(trx);
@@ -429,12 +416,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
           }
         },
         error: onError,
-        expense(l: CanonicalLine) {
-          expenseRows.push({
-            tenant_id: tenantId, file_id: fileId, line_no: l.lineNo, isrc: l.isrc, upc: l.upc,
-            title: l.trackTitle ?? l.releaseTitle, sale_month: l.saleMonth, amount: l.net, currency: l.currency,
-          });
-        },
+        expense: (l: CanonicalLine) => void expenseRows.push(expenseRow(tenantId, fileId, l)),
       };
 
       let summary;

@@ -13,7 +13,8 @@ import { orderSql, resolveSort, sortColumns } from '../../http/list-sort';
 import { FIRST_STEP, IN_FLIGHT_STATUSES, PIPELINE, TERMINAL_STATUSES as SETTLED_TERMINAL, stepFor, type FileStatus, type StepName } from '../../pipeline/registry';
 import { sendToStep, startPipeline } from '../../pipeline/run-step';
 import { FILE_DELETE_HOOKS } from './hooks';
-import { findPattern, rememberConfirmation } from '../sources/service';
+import { findPattern } from '../sources/service';
+import { rememberConfirmation } from '../sources/remembered';
 
 export interface UploadOptions {
   autoProcessIfConfident: boolean;

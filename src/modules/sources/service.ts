@@ -121,31 +121,6 @@ export async function patternsForDetection(trx: Trx): Promise<LoadedPattern[]> {
   return [...byKey.values()];
 }
 
-/** A file's shape as stored: its header's fingerprint (sha-256; '' without a header row) and its name with digit runs as `#`. */
-export interface ShapeKey {
-  headerFp: string;
-  nameShape: string;
-}
-
-export function shapeKey(shape: { header: string | null; name: string }): ShapeKey {
-  return { headerFp: shape.header === null ? '' : crypto.createHash('sha256').update(shape.header).digest('hex'), nameShape: shape.name };
-}
-
-/** The source a person confirmed for files of this shape (the same header and name shape) in this workspace, or null. */
-export async function rememberedSource(trx: Trx, shape: ShapeKey): Promise<{ sourcePatternId: string; fileName: string | null } | null> {
-  const r = await trx('source_confirmations as c').leftJoin('files as f', 'f.id', 'c.file_id')
-    .where({ 'c.header_fp': shape.headerFp, 'c.name_shape': shape.nameShape }).first('c.source_pattern_id', 'f.original_name');
-  return r ? { sourcePatternId: r.source_pattern_id, fileName: r.original_name ?? null } : null;
-}
-
-/** Remembers that a person confirmed `patternId` for files of this shape (one source per shape; the latest wins). */
-export async function rememberConfirmation(trx: Trx, shape: ShapeKey, patternId: string, fileId: string): Promise<void> {
-  await trx('source_confirmations')
-    .insert({ tenant_id: trx.raw('app_tenant_id()'), header_fp: shape.headerFp, name_shape: shape.nameShape, source_pattern_id: patternId, file_id: fileId })
-    .onConflict(['tenant_id', 'header_fp', 'name_shape'])
-    .merge({ source_pattern_id: patternId, file_id: fileId, updated_at: trx.fn.now() });
-}
-
 /** One pattern version visible to the tenant (global or own), by id, or by key (own first). */
 export async function findPattern(trx: Trx, ref: { id?: string; key?: string }, version?: number): Promise<LoadedPattern | null> {
   const q = trx('source_patterns as p')
