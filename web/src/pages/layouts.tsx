@@ -296,7 +296,6 @@ function Preview({ v }: { v: Any }) {
       {v.control?.rows !== undefined ? <p>The file says it has {v.control.rows} lines; {(v.rows?.ingested ?? 0) + (v.rows?.failed ?? 0)} were read.</p> : null}
       {v.skipped?.rows ? <p class="muted">{v.skipped.rows} rows left out, holding {Object.entries(v.skipped.totals ?? {}).map(([c, t]) => `${t} ${c}`).join(', ') || 'no amount'}.</p> : null}
       {v.deductions?.rows ? <p class="muted">{v.deductions.rows} cost or fee rows, taking off {Object.entries(v.deductions.totals ?? {}).map(([c, t]) => `${t} ${c}`).join(', ')}.</p> : null}
-      {v.expenses?.rows ? <p class="muted">{v.expenses.rows} cost rows recorded as expenses of their recordings' payees when the file is loaded: {Object.entries(v.expenses.totals ?? {}).map(([c, t]) => `${t} ${c}`).join(', ')}.</p> : null}
       {(v.unreadable ?? []).map((u: Any) => <p key={u.field} class="problem">{u.count} values of “{u.column}” ({FIELD_WORDS[u.field] ?? u.field}) cannot be read, e.g. {u.examples.map((x: Any) => `“${x.value}” (line ${x.lineNo})`).join(', ')}.</p>)}
       <Table<Any> caption={`The first ${lines.length} lines as they would be stored`} rows={lines} rowKey={(l) => String(l.lineNo)} columns={[
         ...shown.map(([k, label]) => ({ label, num: k === 'quantity' || k === 'gross' || k === 'net' || k === 'lineNo', cell: (l: Any) => (l[k] ?? '—') as string })),
