@@ -48,6 +48,8 @@ export async function checkPatternOnSample(pattern: unknown, sample: Buffer, fil
   const byCell = new Map<string, UnreadableValues>();
   let cents = false, nonZero = 0;
   const other = new Map<string, { reason: string; count: number; lineNos: number[] }>();
+  const kept: string[] = [];
+  let keptCount = 0;
   try {
     out.summary = await readStatement(Readable.from([sample]), { fileName, pattern: p }, {
       lines(b) {
@@ -58,6 +60,12 @@ export async function checkPatternOnSample(pattern: unknown, sample: Buffer, fil
         }
       },
       error(e) {
+        if (e.kept) {
+          // the line was kept (a UPC with a wrong check digit): a doubt to check, not an error
+          if (kept.length < EXAMPLES) kept.push(e.reason);
+          keptCount++;
+          return;
+        }
         if (e.detail) {
           const k = `${e.detail.field}\u0000${e.detail.column}`;
           let u = byCell.get(k);
@@ -96,6 +104,7 @@ export async function checkPatternOnSample(pattern: unknown, sample: Buffer, fil
     else if (![sample.subarray(0, 64 * 1024).toString('utf8'), sample.subarray(0, 64 * 1024).toString('latin1'), fileName.replace(/[_.\-]/g, ' ')].some((t) => currencyIn(t, code)))
       out.warnings.push(`the currency ${code} is a guess: no column, header or file name of the sample names it; confirm the statement is in ${code}`);
   }
+  if (keptCount) out.warnings.push(`${keptCount} line(s) kept without an identifier that is not valid: ${kept.join('; ')}${keptCount > kept.length ? '; …' : ''}`);
   if (nonZero >= 3 && !cents)
     out.warnings.push(`every amount read is a whole number (${JSON.stringify(out.summary.totals)}): check the amount column holds money, not a count of sales`);
   out.valid = out.errors.length === 0;

@@ -19,7 +19,7 @@ import type { DetectionCandidate, StatementSample } from './types';
 import type { SourcePattern } from './schema';
 import { matchHeader, HEADER_SEARCH_ROWS } from './header';
 import { decodeHead, detectArchive, gunzipHead, guessNewline, sniffDelimiter, sniffEncoding, type Encoding } from './text';
-import { normDate, headerKey, monthEnd } from './normalise';
+import { fiscalOf, normDate, headerKey, monthEnd } from './normalise';
 import { statementPeriod } from './read';
 
 export { sniffEncoding, sniffDelimiter, detectArchive } from './text';
@@ -51,7 +51,33 @@ function isAscii(s: string): boolean {
   return !/[^\x00-\x7f]/.test(s);
 }
 
-export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[]): DetectionCandidate[] {
+/**
+ * A file's shape, as a confirmation remembers it: `header` fingerprints the header row (the
+ * first of the first rows with at least 3 filled cells, at most a third of them numbers: a row
+ * of names) with the delimiter, as the header cells' normalised names; null when the file shows
+ * no such row (header-less record files). `name` is the file name with every digit run made
+ * `#` (`sales_2024-03.csv` → `sales_#-#.csv`).
+ */
+export function fileShape(sampleIn: StatementSample): { header: string | null; name: string } {
+  const s = sample(sampleIn.head);
+  let header: string | null = null;
+  for (const r of s.rows.slice(0, HEADER_SEARCH_ROWS)) {
+    const filled = r.map((c) => c.trim()).filter((c) => c !== '');
+    if (filled.length < 3) continue;
+    const numeric = filled.filter((c) => /^[-+(]?[\d.,\s/:%-]+\)?$/.test(c)).length;
+    if (numeric * 3 > filled.length) continue;
+    header = JSON.stringify([s.delimiter, r.map(headerKey)]);
+    break;
+  }
+  return { header, name: sampleIn.fileName.toLowerCase().replace(/\d+/g, '#') };
+}
+
+/**
+ * Detection for a workspace: `own` names the workspace's own layouts. When an own layout and a
+ * built-in one read the same header equally well (the ambiguity cap), the workspace's own
+ * layout wins without asking: it takes the best score, the built-ins stay capped.
+ */
+export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[], opts: { own?: ReadonlySet<string> } = {}): DetectionCandidate[] {
   const sniffed = sample(sampleIn.head);
   // cp932 is never sniffed (its bytes read as a single-byte code page): a pattern that names it is scored on
   // the sample decoded as cp932, so its (Japanese) header can match at all.
@@ -141,7 +167,7 @@ export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[
       if (idx !== undefined) {
         let lo: string | null = null, hi: string | null = null, n = 0;
         for (const r of s.rows.slice(headerRow + 1, headerRow + 200)) {
-          const d = normDate(r[idx] ?? '', p.format.dayFirst);
+          const d = normDate(r[idx] ?? '', p.format.dayFirst, fiscalOf(p.format));
           if (!d) continue;
           n++;
           if (lo === null || d.month < lo) lo = d.month;
@@ -166,11 +192,18 @@ export function detectSource(sampleIn: StatementSample, patterns: SourcePattern[
   out.sort((a, b) => b.score - a.score || b.confidence.schema - a.confidence.schema);
   const [a, b] = out;
   if (a && b && a.confidence.schema === 1 && b.confidence.schema === 1 && a.score - b.score < 0.05) {
-    for (const c of out) {
-      if (c.confidence.schema === 1 && a.score - c.score < 0.05) {
-        c.score = Math.min(c.score, NOT_A_WINNER);
-        c.reasons.push('ambiguous: another pattern matches the same header');
-      }
+    const tied = out.filter((c) => c.confidence.schema === 1 && a.score - c.score < 0.05);
+    const own = opts.own ? tied.filter((c) => opts.own!.has(c.patternKey)) : [];
+    const best = a.score;
+    for (const c of tied) {
+      if (own.length === 1 && c === own[0]) continue;
+      c.score = Math.min(c.score, NOT_A_WINNER);
+      c.reasons.push(own.length === 1 ? "the workspace's own layout reads the same header: it wins" : 'ambiguous: another pattern matches the same header');
+    }
+    if (own.length === 1) {
+      own[0]!.score = best;
+      own[0]!.reasons.push("the workspace's own layout, preferred to a built-in one that reads the same header");
+      out.sort((x, y) => y.score - x.score || y.confidence.schema - x.confidence.schema);
     }
   }
   return out;

@@ -202,7 +202,7 @@ const FILTERS: [RowFilter['kind'], RegExp, string][] = [
   ['shipping', /shipping|postage|delivery charge|frais de port|versand/i, 'shipping, not music sales'],
   ['payout', /payout|withdrawal|paid out|transfer to|auszahlung|virement|^payment\b/i, 'money paid out, not earned'],
   ['refund', /^refund/i, 'a refund'],
-  ['deduction', /^(recharges?|costs?|expenses?|fees?|commissions?|deductions?|charges?|marketing(\s+costs?)?|distribution\s+fees?)\b/i, 'a cost, recharge or fee: read as a deduction, not a negative sale'],
+  ['deduction', /^(recharges?|costs?|expenses?|fees?|commissions?|deductions?|charges?|marketing(\s+costs?)?|distribution\s+fees?)\b/i, 'a cost, recharge or fee: read as a deduction, not a negative sale (action `expense` records it as an expense of the recording\'s payees instead)'],
   ['tax', /^(vat|sales tax|tax)\b/i, 'tax'],
 ];
 

@@ -8,7 +8,7 @@ import { appleMusic, itunes, youtubeAssetRaw, bandcamp, soundcloud, ddexDsr } fr
 
 export type * from './types';
 export { SourcePatternSchema, validatePattern, type SourcePattern, type FieldMapping, type RowRule } from './schema';
-export { detectSource, detectArchive, sniffEncoding, sniffDelimiter, WINNER_THRESHOLD } from './detect';
+export { detectSource, fileShape, detectArchive, sniffEncoding, sniffDelimiter, WINNER_THRESHOLD } from './detect';
 export { readStatement, BATCH_SIZE } from './read';
 export * as normalise from './normalise';
 

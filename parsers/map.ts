@@ -11,11 +11,14 @@ import {
   normCountry,
   normCurrency,
   normDate,
+  fiscalOf,
+  type FiscalYear,
   normDecimal,
   normIsrc,
   normSaleType,
   normText,
   normUpc,
+  upcProblem,
   headerKey,
   type DecimalStyle,
 } from './normalise';
@@ -153,6 +156,7 @@ interface Op {
   fallback: string | null; // preamble/fileName/const/default, already resolved
   map: Map<string, string> | null;
   dayFirst: boolean;
+  fiscal: FiscalYear | null;
   neg: { get: Getter; values: Set<string> } | null;
 }
 
@@ -199,6 +203,7 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
       fallback: fallbackValue(m, mapCtx),
       map: m.map ? new Map(Object.entries(m.map).map(([k, v]) => [k.trim().toLowerCase(), v])) : null,
       dayFirst: m.dayFirst ?? pattern.format.dayFirst ?? false,
+      fiscal: fiscalOf(pattern.format),
       neg,
     });
   }
@@ -257,7 +262,7 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
         break;
       }
       case 'date': {
-        const d = normDate(raw, op.dayFirst);
+        const d = normDate(raw, op.dayFirst, op.fiscal);
         if (d === undefined) throw new RowError(`unparsable date in "${op.label}": "${raw}"`, op.field, op.label, raw);
         if (d === null) break;
         if (op.field === 'saleMonth') {
@@ -284,9 +289,13 @@ export function compileMapper(pattern: SourcePattern, mapCtx: MapContext): (row:
       }
       case 'upc': {
         const v = normUpc(raw);
-        if (v === undefined) {
+        const wrong = v ? upcProblem(v) : null;
+        if (v === undefined || wrong !== null) {
           line.upc = null;
           line.upcRaw = raw.trim();
+          // a wrong check digit is most often a typo: the line is kept (its money is real), matched
+          // without the UPC, and the reader reports it as a kept line's warning
+          if (wrong !== null) (line.notes ??= []).push({ field: 'upc', column: op.label, value: raw.trim(), reason: wrong });
         } else line.upc = v;
         break;
       }

@@ -190,18 +190,61 @@ const RE_QUARTER_FIRST = /^([1-4])\s*Q\s*[-_ /]?\s*(\d{4})$/i;
 const RE_YEAR_QDIGIT = /^(\d{4})([1-4])$/;
 /** Half-years: `2024-H1`, `2024H2`, `H1 2024`, `1H2024`, `2024 S1` (semestre). */
 const RE_HALF = /^(\d{4})\s*[-_ ]?\s*[HS]([12])$|^[HS]([12])\s*[-_ /]?\s*(\d{4})$|^([12])\s*H\s*[-_ ]?\s*(\d{4})$/i;
+/** Fiscal periods: `FY24 P03`, `FY2024 Q1`, `FY24-H1`, `P03 FY24`, `Q1 FY2024`, `FY2024`. */
+const RE_FISCAL = /^FY\s*'?(\d{4}|\d{2})\s*[-_/ ]?\s*(?:P(?:eriod|er)?\.?\s*0?(\d{1,2})|Q([1-4])|[HS]([12]))?$/i;
+const RE_FISCAL_LAST = /^(?:P(?:eriod|er)?\.?\s*0?(\d{1,2})|Q([1-4])|[HS]([12]))\s*[-_/ ]?\s*FY\s*'?(\d{4}|\d{2})$/i;
 const RE_RANGE = /^(\S+?)\s*(?:--|\s-\s|\s+to\s+|\s+au\s+)\s*(\S+)$/i;
 const RE_NAMED = /^([a-z]+)\.?[\s\-/,]+(\d{4})$|^(\d{4})[\s\-/,]+([a-z]+)\.?$/;
 
 /**
+ * A layout's fiscal year: the month it starts in (1–12) and which calendar year names it
+ * (`end`, the default: FY2024 starting in April runs April 2023 – March 2024; `start`: April
+ * 2024 – March 2025). January-start years are calendar years whichever names them.
+ */
+export interface FiscalYear {
+  startMonth: number;
+  namedBy?: 'start' | 'end';
+}
+
+/** The fiscal year a layout's format declares, or null (calendar periods). */
+export function fiscalOf(format: { fiscalYearStart?: number; fiscalYearNamedBy?: 'start' | 'end' }): FiscalYear | null {
+  return format.fiscalYearStart ? { startMonth: format.fiscalYearStart, namedBy: format.fiscalYearNamedBy ?? 'end' } : null;
+}
+
+/** Months [from, from + count) of fiscal year `fy`, counted from its first month. */
+function fiscalSpan(fy: FiscalYear | null, y: number, from: number, count: number): NormDate | undefined {
+  const sm = fy?.startMonth ?? 1;
+  if (y < 1900 || y > 2200 || sm < 1 || sm > 12 || from < 0 || from + count > 12) return undefined;
+  const startYear = sm > 1 && (fy?.namedBy ?? 'end') === 'end' ? y - 1 : y;
+  const first = startYear * 12 + (sm - 1) + from;
+  const last = first + count - 1;
+  const fy0 = Math.floor(first / 12), fm0 = (first % 12) + 1;
+  const ly = Math.floor(last / 12), lm = (last % 12) + 1;
+  if (count === 1) return monthOnly(fy0, fm0);
+  return { month: ym(fy0, fm0), start: `${fy0}-${pad2(fm0)}-01`, end: `${ly}-${pad2(lm)}-${pad2(daysIn(ly, lm))}` };
+}
+
+/** A fiscal code's period (P, 1–12), quarter or half, or the whole year when none is given. */
+function fiscalPart(fy: FiscalYear | null, y: number, p?: string, q?: string, h?: string): NormDate | undefined {
+  if (p !== undefined) return +p >= 1 && +p <= 12 ? fiscalSpan(fy, y, +p - 1, 1) : undefined;
+  if (q !== undefined) return fiscalSpan(fy, y, (+q - 1) * 3, 3);
+  if (h !== undefined) return fiscalSpan(fy, y, (+h - 1) * 6, 6);
+  return fiscalSpan(fy, y, 0, 12);
+}
+
+/**
  * Understands a date-ish value and returns its month and, when known, its day/period
  * bounds. `dayFirst` settles `03/04/2023` (default month first, as US exports write it;
- * a first number over 12 is always the day).
+ * a first number over 12 is always the day). `fiscal`: the layout's fiscal year, which
+ * places `FY…` codes and accounting period codes (`P03 24`); without one they are calendar
+ * periods (P03 = March).
  */
-export function parseDateValue(raw: string, dayFirst = false): NormDate | null | undefined {
+export function parseDateValue(raw: string, dayFirst = false, fiscal: FiscalYear | null = null): NormDate | null | undefined {
   const s = raw.trim();
   if (s === '') return null;
   let m: RegExpExecArray | null;
+  if ((m = RE_FISCAL.exec(s))) return fiscalPart(fiscal, year2(+m[1]!), m[2], m[3], m[4]);
+  if ((m = RE_FISCAL_LAST.exec(s))) return fiscalPart(fiscal, year2(+m[4]!), m[1], m[2], m[3]);
   if ((m = RE_YM.exec(s))) return monthOnly(+m[1]!, +m[2]!);
   if ((m = RE_YMD.exec(s))) return day(+m[1]!, +m[2]!, +m[3]!);
   if ((m = RE_COMPACT.exec(s))) return m[3] ? day(+m[1]!, +m[2]!, +m[3]) : monthOnly(+m[1]!, +m[2]!);
@@ -221,16 +264,16 @@ export function parseDateValue(raw: string, dayFirst = false): NormDate | null |
     const sm = h === 1 ? 1 : 7;
     return { month: ym(y, sm), start: `${y}-${pad2(sm)}-01`, end: `${y}-${pad2(sm + 5)}-${daysIn(y, sm + 5)}` };
   }
-  if ((m = RE_PERIOD.exec(s))) return monthOnly(year2(+m[2]!), +m[1]!);
-  if ((m = RE_YEAR_PERIOD.exec(s))) return monthOnly(year2(+m[1]!), +m[2]!);
+  if ((m = RE_PERIOD.exec(s))) return fiscal ? fiscalPart(fiscal, year2(+m[2]!), m[1]) : monthOnly(year2(+m[2]!), +m[1]!);
+  if ((m = RE_YEAR_PERIOD.exec(s))) return fiscal ? fiscalPart(fiscal, year2(+m[1]!), m[2]) : monthOnly(year2(+m[1]!), +m[2]!);
   if ((m = RE_QUARTER2.exec(s))) return quarter(year2(+(m[2] ?? m[3] ?? m[6])!), +(m[1] ?? m[4] ?? m[5])!);
   if ((m = RE_BRACKETED.exec(s))) {
     // the bracketed reading when it is one, else the value before it
-    const inner = parseDateValue(m[2]!, dayFirst);
-    return inner ?? (m[1] ? parseDateValue(m[1], dayFirst) : undefined);
+    const inner = parseDateValue(m[2]!, dayFirst, fiscal);
+    return inner ?? (m[1] ? parseDateValue(m[1], dayFirst, fiscal) : undefined);
   }
   if ((m = RE_RANGE.exec(s))) {
-    const a = parseDateValue(m[1]!, dayFirst), b = parseDateValue(m[2]!, dayFirst);
+    const a = parseDateValue(m[1]!, dayFirst, fiscal), b = parseDateValue(m[2]!, dayFirst, fiscal);
     if (!a || !b) return undefined;
     return { month: a.month, start: a.start ?? a.month, end: b.end ?? monthEnd(b.month) };
   }
@@ -252,11 +295,12 @@ export function parseDateValue(raw: string, dayFirst = false): NormDate | null |
 
 const dateMemo = new Map<string, NormDate | null | undefined>();
 /** Memoised {@link parseDateValue} (statement dates repeat a lot). */
-export function normDate(raw: string, dayFirst = false): NormDate | null | undefined {
-  const key = dayFirst ? '\u0001' + raw : raw;
+export function normDate(raw: string, dayFirst = false, fiscal: FiscalYear | null = null): NormDate | null | undefined {
+  let key = dayFirst ? '\u0001' + raw : raw;
+  if (fiscal && fiscal.startMonth !== 1) key = `\u0002${fiscal.startMonth}${fiscal.namedBy ?? 'end'}\u0002${key}`;
   let v = dateMemo.get(key);
   if (v === undefined && !dateMemo.has(key)) {
-    v = parseDateValue(raw, dayFirst);
+    v = parseDateValue(raw, dayFirst, fiscal);
     if (dateMemo.size > 50_000) dateMemo.clear();
     dateMemo.set(key, v);
   }
@@ -270,59 +314,10 @@ export function monthEnd(month: string): string {
 }
 
 // ---------------------------------------------------------------------------------------
-// Identifiers
+// Identifiers (ISRC, UPC/EAN): parsers/identifiers.ts
 // ---------------------------------------------------------------------------------------
 
-const ISRC_RE = /^[A-Z]{2}[A-Z0-9]{3}\d{7}$/;
-
-/**
- * ISRC → 12 characters, upper case, no dashes/spaces ('us-rc1-76-07839' → 'USRC17607839').
- * Decision: an ISRC that is still not valid after cleaning returns `undefined`; the reader
- * stores `isrc: null` and keeps the trimmed source text in `isrcRaw` so nothing is lost
- * and the line still counts (an ISRC is not money).
- */
-export function normIsrc(raw: string): string | null | undefined {
-  if (raw.length === 12 && ISRC_RE.test(raw)) return raw;
-  let s = raw.trim();
-  if (s === '') return null;
-  s = s.replace(/^="?|"$/g, '').replace(/^ISRC[:\s]*/i, '').replace(/[\s\-_.'"]/g, '').toUpperCase();
-  if (s === '') return null;
-  return ISRC_RE.test(s) ? s : undefined;
-}
-
-/**
- * UPC/EAN/ICPN → digits only, leading zeros kept. Strips Excel guards (`="0123"`), quotes,
- * apostrophes, `empty:`/`UPC:` prefixes, spaces and dashes. Values Excel already mangled
- * into scientific notation (`8.85E+11`) cannot be recovered and are `undefined`, as is
- * anything that is not 6–14 digits after cleaning.
- */
-export function normUpc(raw: string): string | null | undefined {
-  let s = raw.trim();
-  if (s === '') return null;
-  if (/^\d{6,14}$/.test(s)) return s.length < 12 ? padGtin(s) : s;
-  s = s.replace(/^(?:empty|upc|ean|icpn)\s*:\s*/i, '').replace(/^=/, '').replace(/["'\s\-]/g, '');
-  if (s === '' || /^(?:null|none|n\/a|empty)$/i.test(s)) return null;
-  return /^\d{6,14}$/.test(s) ? (s.length < 12 ? padGtin(s) : s) : undefined;
-}
-
-/** True when the last digit of a GTIN (EAN-8, UPC-A, EAN-13, GTIN-14) is its check digit. */
-export function gtinCheck(s: string): boolean {
-  let sum = 0;
-  for (let i = s.length - 2, w = 3; i >= 0; i--, w = 4 - w) sum += (s.charCodeAt(i) - 48) * w;
-  return (10 - (sum % 10)) % 10 === s.charCodeAt(s.length - 1) - 48;
-}
-
-/**
- * A barcode a spreadsheet stored as a number loses its leading zeros: 9–11 digits are padded
- * back to the 12 of a UPC-A when the padded code's check digit is right (the check digit does
- * not change with leading zeros, so it tells a barcode from a short catalogue number only by
- * length and validity). Anything else is kept as read.
- */
-function padGtin(s: string): string {
-  if (s.length < 9 || s.length === 8) return s;
-  const p = s.padStart(12, '0');
-  return gtinCheck(p) ? p : s;
-}
+export { normIsrc, normUpc, gtinCheck, upcProblem } from './identifiers';
 
 // ---------------------------------------------------------------------------------------
 // Countries

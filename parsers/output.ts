@@ -85,8 +85,23 @@ export class Output {
   minStart: string | null = null;
   maxEnd: string | null = null;
   constructor(readonly sink: LineSink, readonly delimiter: string) {}
-  good(line: CanonicalLine): void {
+  /** Lines kept with a warning. */
+  warnings = 0;
+  good(line: CanonicalLine, row?: string[]): void {
     this.rowsIngested++;
+    if (line.notes !== undefined) {
+      for (const n of line.notes) {
+        this.warnings++;
+        this.sink.error({
+          lineNo: line.lineNo,
+          reason: `line ${line.lineNo} kept without its ${n.field.toUpperCase()}: ${n.reason}`,
+          raw: row ? rawRecord(row, this.delimiter) : '',
+          detail: { field: n.field, column: n.column, value: n.value },
+          kept: true,
+        });
+      }
+      delete line.notes;
+    }
     this.totals.add(line.currency, line.net);
     const m = line.saleMonth;
     if (m !== null) {
@@ -104,6 +119,9 @@ export class Output {
   /** Cost, recharge and fee rows (rule action `deduction`): counted, with the amounts they take off. */
   deductionRows = 0;
   deductionTotals = new DecimalTotals();
+  /** Cost rows read as expenses (rule action / row kind `expense`): handed to the sink's `expense`. */
+  expenseRows = 0;
+  expenseTotals = new DecimalTotals();
   /** Control totals read from the file's own total rows. */
   controlTotals: DecimalTotals | null = null;
   missingColumns: { field: string; column: string }[] = [];

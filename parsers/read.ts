@@ -110,9 +110,11 @@ export const readStatement: ReadStatement = async (input: Readable, opts, sink: 
       Object.entries(control.totals).every(([c, v]) => read[c] !== undefined && new Decimal(read[c]!).eq(v as string));
     reconciles = (reconciles ?? true) && same;
   }
+  // the widest of the lines' own periods and their sale months (a file may mix quarters and months)
+  const lastMonthEnd = out.maxMonth ? monthEnd(out.maxMonth) : null;
   const period = handler.period ?? {
-    start: out.minStart ?? out.minMonth,
-    end: out.maxEnd ?? (out.maxMonth ? monthEnd(out.maxMonth) : null),
+    start: out.minStart !== null && out.minMonth !== null ? (out.minStart < out.minMonth ? out.minStart : out.minMonth) : out.minStart ?? out.minMonth,
+    end: out.maxEnd !== null && lastMonthEnd !== null ? (out.maxEnd > lastMonthEnd ? out.maxEnd : lastMonthEnd) : out.maxEnd ?? lastMonthEnd,
   };
   return {
     rowsRead: out.rowsRead,
@@ -124,6 +126,8 @@ export const readStatement: ReadStatement = async (input: Readable, opts, sink: 
     reconciles,
     period,
     ...(out.skippedRows ? { skipped: { rows: out.skippedRows, totals: out.skippedTotals.result() } } : {}),
+    ...(out.warnings ? { warnings: out.warnings } : {}),
+    ...(out.expenseRows ? { expenses: { rows: out.expenseRows, totals: out.expenseTotals.result() } } : {}),
     ...(out.deductionRows ? { deductions: { rows: out.deductionRows, totals: out.deductionTotals.result() } } : {}),
     ...(out.missingColumns.length ? { missingColumns: out.missingColumns } : {}),
   };

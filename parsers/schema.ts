@@ -111,7 +111,7 @@ export const RowRuleSchema = Type.Object(
     /** Matches when the row has fewer non-empty cells than this (summary/total rows). */
     maxFilledCells: Type.Optional(Type.Integer({ minimum: 0, ...doc('Matches when the row has at most this many non-empty cells', 2) })),
     /** 'skip' the row (default), 'stop' reading data rows (trailing summary blocks), or 'total': the file's control totals. */
-    action: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('stop'), Type.Literal('total'), Type.Literal('deduction')], doc('skip (default; count and amount reported), stop reading, total: the row holds the file\'s control total (read with the net and currency mappings, or amountCell), or deduction: a cost, recharge or fee row, never a sale: counted with the amount it takes off (positive) per currency', 'skip'))),
+    action: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('stop'), Type.Literal('total'), Type.Literal('deduction'), Type.Literal('expense')], doc('skip (default; count and amount reported), stop reading, total: the row holds the file\'s control total (read with the net and currency mappings, or amountCell), deduction: a cost, recharge or fee row, never a sale: counted with the amount it takes off (positive) per currency, or expense: such a row recorded as an expense of the workspace\'s ledger for the payees of its recording', 'skip'))),
     /** 0-based cell of this row holding the file's own count of data rows (control total). */
     rowCountCell: Type.Optional(Type.Integer({ minimum: 0, ...doc('0-based cell holding the file\'s own count of data rows', 2) })),
     /** 0-based cell of a total row holding the control amount (default: the pattern's net mapping). */
@@ -133,7 +133,7 @@ export const RowKindsSchema = Type.Object(
           values: Type.Array(Type.String(), { minItems: 1, ...doc('Values of the kind cell for this kind (trimmed, case-insensitive)', ['S']) }),
           /** Further cells that must hold given values: { "1": ["M"] }. */
           where: Type.Optional(Type.Record(Type.String({ pattern: '^\\d+$' }), Type.Array(Type.String(), { minItems: 1 }), doc('Further 0-based cells and the values they must hold', { 1: ['M'] }))),
-          use: Type.Union([Type.Literal('data'), Type.Literal('skip'), Type.Literal('total')], doc('data: a statement line; skip: counted and reported; total: control totals', 'data')),
+          use: Type.Union([Type.Literal('data'), Type.Literal('skip'), Type.Literal('total'), Type.Literal('deduction'), Type.Literal('expense')], doc('data: a statement line; skip: counted and reported; total: control totals; deduction: a cost, recharge or fee (reported, never a sale); expense: such a row recorded as an expense of the workspace\'s ledger', 'data')),
           columns: Type.Optional(KindColumnsSchema),
           extra: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,39}$' }), FieldMappingSchema, { maxProperties: 20, ...doc('Extra fields of this row kind, merged over the pattern\'s extra', { iswc: { column: 7 } }) })),
           rowCountCell: Type.Optional(Type.Integer({ minimum: 0, ...doc('On a total row: the cell holding the number of data rows', 1) })),
@@ -216,6 +216,10 @@ export const SourcePatternSchema = Type.Object(
         decimal: Type.Optional(Type.Union([Type.Literal('.'), Type.Literal(','), Type.Literal('auto')], doc('Decimal separator', ','))),
         /** Numeric dates are day-first (31/01/2024). Default false (US month-first). */
         dayFirst: Type.Optional(Type.Boolean(doc('Numeric dates are day-first (31/01/2024)', true))),
+        /** The month (1–12) the source's fiscal year starts in: places `FY24 P03`, `FY2024 Q1` and period codes (`P03 24`). Default 1. */
+        fiscalYearStart: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, ...doc('Month (1–12) the fiscal year starts in; fiscal codes (FY24 P03, FY2024 Q1) and period codes (P03 24) count from it', 4) })),
+        /** Which calendar year names a fiscal year: `end` (default; FY2024 from April = Apr 2023 – Mar 2024) or `start`. */
+        fiscalYearNamedBy: Type.Optional(Type.Union([Type.Literal('start'), Type.Literal('end')], doc('end (default): FY2024 is the fiscal year ending in 2024; start: the one starting in 2024', 'end'))),
       },
       { additionalProperties: false, ...doc('How the text is cut into rows and cells', { delimiter: ',', encoding: 'auto' }) },
     ),

@@ -6,7 +6,7 @@
 import type { CanonicalLine } from './types';
 import type { SourcePattern, RowRule, FieldMapping } from './schema';
 import { compileMapper, mappingGetter, mappingMissing, RowError, type Getter } from './map';
-import { headerKey, normCurrency, normDate, normDecimal, monthEnd } from './normalise';
+import { fiscalOf, headerKey, normCurrency, normDate, normDecimal, monthEnd } from './normalise';
 import { matchHeader, HEADER_SEARCH_ROWS } from './header';
 import { DecimalTotals, type Output, type RowHandler } from './output';
 
@@ -15,7 +15,7 @@ interface CompiledRule {
   equals: Set<string> | null;
   re: RegExp | null;
   maxFilled: number | null;
-  action: 'skip' | 'stop' | 'total' | 'deduction';
+  action: 'skip' | 'stop' | 'total' | 'deduction' | 'expense';
   rowCountCell: number | null;
   amountCell: number | null;
 }
@@ -56,7 +56,7 @@ type Mapper = (row: string[], lineNo: number) => CanonicalLine;
 interface CompiledKind {
   values: Set<string>;
   where: [number, Set<string>][];
-  use: 'data' | 'skip' | 'total';
+  use: 'data' | 'skip' | 'total' | 'deduction' | 'expense';
   map: Mapper;
   /** Only net and currency: the amount of a skipped or totals row (its other cells need not read). */
   amount: Mapper;
@@ -77,9 +77,9 @@ export function statementPeriod(
   const p = pattern.period;
   if (!p) return null;
   const fromValue = (startRaw?: string, endRaw?: string) => {
-    const a = startRaw ? normDate(startRaw, pattern.format.dayFirst) : null;
+    const a = startRaw ? normDate(startRaw, pattern.format.dayFirst, fiscalOf(pattern.format)) : null;
     if (!a) return null;
-    const b = endRaw ? normDate(endRaw, pattern.format.dayFirst) : null;
+    const b = endRaw ? normDate(endRaw, pattern.format.dayFirst, fiscalOf(pattern.format)) : null;
     return { start: a.start ?? a.month, end: (b ? b.end ?? monthEnd(b.month) : null) ?? a.end ?? monthEnd(a.month) };
   };
   if (p.preambleStart) {
@@ -251,6 +251,38 @@ export class TableHandler implements RowHandler {
     this.out.deductionTotals.add(l.currency, l.net.startsWith('-') ? l.net.slice(1) : l.net);
   }
 
+  /**
+   * A cost, recharge or fee row recorded as an expense: mapped as a line (its recording, product
+   * and month say whose cost it is; when those cells do not read, the amount alone), its amount
+   * made positive, and handed to the sink. Never a sale. An unreadable amount is a line error.
+   */
+  private expense(row: string[], lineNo: number, map: Mapper, amount: Mapper): void {
+    let l: CanonicalLine;
+    try {
+      l = map(row, lineNo);
+    } catch (e) {
+      if (!(e instanceof RowError)) throw e;
+      try {
+        l = amount(row, lineNo);
+      } catch (e2) {
+        if (e2 instanceof RowError) return this.out.bad(lineNo, `expense row: ${e2.message}`, row, e2);
+        throw e2;
+      }
+    }
+    delete l.notes;
+    const net = l.net.startsWith('-') ? l.net.slice(1) : l.net;
+    if (/^[0.]*$/.test(net)) {
+      this.out.rowsSkipped++; // a zero cost is no expense
+      return;
+    }
+    l = { ...l, net };
+    this.out.rowsSkipped++;
+    this.out.expenseRows++;
+    this.out.expenseTotals.add(l.currency, net);
+    if (l.saleMonth === null) l.saleMonth = this.period?.start ? this.period.start.slice(0, 8) + '01' : null;
+    this.out.sink.expense?.(l);
+  }
+
   /** A control-total row: its amount (mapped, or one cell) and currency, and its row count. */
   private total(row: string[], lineNo: number, map: Mapper, amountCell: number | null, rowCountCell: number | null): void {
     this.out.rowsSkipped++;
@@ -305,6 +337,7 @@ export class TableHandler implements RowHandler {
       out.rowsRead++;
       if (r.action === 'total') this.total(row, lineNo, this.amount, r.amountCell, r.rowCountCell);
       else if (r.action === 'deduction') this.deduction(row, lineNo, this.amount);
+      else if (r.action === 'expense') this.expense(row, lineNo, this.map, this.amount);
       else {
         if (r.rowCountCell !== null) {
           const n = Number.parseInt((row[r.rowCountCell] ?? '').replace(/[\s,.]/g, ''), 10);
@@ -328,6 +361,8 @@ export class TableHandler implements RowHandler {
       }
       if (k.use === 'skip') return this.skip(row, lineNo, k.amount);
       if (k.use === 'total') return this.total(row, lineNo, k.amount, null, k.rowCountCell);
+      if (k.use === 'deduction') return this.deduction(row, lineNo, k.amount);
+      if (k.use === 'expense') return this.expense(row, lineNo, k.map, k.amount);
       map = k.map;
     } else if (!this.noHeader && row.length !== this.ncols) {
       let extraEmpty = row.length > this.ncols;
@@ -335,7 +370,7 @@ export class TableHandler implements RowHandler {
       if (!extraEmpty) return out.bad(lineNo, `expected ${this.ncols} fields, found ${row.length}`, row);
     }
     try {
-      out.good(map(row, lineNo));
+      out.good(map(row, lineNo), row);
     } catch (e) {
       if (e instanceof RowError) out.bad(lineNo, e.message, row, e);
       else throw e;

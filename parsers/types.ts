@@ -48,6 +48,11 @@ export interface CanonicalLine {
    */
   isrcRaw?: string;
   upcRaw?: string;
+  /**
+   * Additive (parsers): what was wrong with a kept line's cells (a UPC with a wrong check digit).
+   * Taken off the line by the reader and reported to the sink as `kept` line errors.
+   */
+  notes?: { field: string; column: string; value: string; reason: string }[];
   /** Additive (parsers): the pattern's `extra` fields (ISWC, writers, song codes…) as text; absent when none. */
   extra?: Record<string, string>;
 }
@@ -59,6 +64,8 @@ export interface LineError {
   raw: string;
   /** The cell that failed, when one did: line field, column label and the value as read. */
   detail?: { field: string; column: string; value: string };
+  /** A warning on a line that was kept (read and stored): not counted as a failed row. */
+  kept?: boolean;
 }
 
 /** One DDEX DSR summary record compared with the sales records that point at it. */
@@ -92,10 +99,14 @@ export interface ReadSummary {
   } | null;
   /** Whether the control totals (when present) match what was read. */
   reconciles: boolean | null;
+  /** Lines kept with a warning (a UPC/EAN with a wrong check digit): reported to the sink as `kept` errors. */
+  warnings?: number;
   /** Rows skipped by a rule or row kind, with the amounts they held per currency (when readable). */
   skipped?: { rows: number; totals: Record<string, string> };
   /** Cost, recharge and fee rows read as deductions (not sales): how many, and the amounts they take off per currency (positive). */
   deductions?: { rows: number; totals: Record<string, string> };
+  /** Cost, recharge and fee rows read as expenses (recorded in the ledger by the ingest): how many, and their amounts per currency (positive). */
+  expenses?: { rows: number; totals: Record<string, string> };
   /** Mapped columns (not marked optional) the file's header does not have. */
   missingColumns?: { field: string; column: string }[];
   /** Statement period found in the file (preamble, file name, or min/max sale month). */
@@ -106,6 +117,11 @@ export interface LineSink {
   /** Called with batches of good lines; await it (back-pressure). */
   lines(batch: CanonicalLine[]): Promise<void> | void;
   error(err: LineError): void;
+  /**
+   * A cost, recharge or fee row the pattern reads as an `expense` (never a sale): the row mapped
+   * as a line (its recording, product, month), `net` the amount it costs, made positive.
+   */
+  expense?(line: CanonicalLine): void;
 }
 
 export interface DetectionCandidate {

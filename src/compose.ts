@@ -24,6 +24,7 @@ import type { AppServices, Runtime as BaseRuntime } from './services';
 import { FILE_DELETE_HOOKS } from './modules/files/hooks';
 import { postAllocationHooks, removeFilesRoyalties } from './modules/royalty/pipeline';
 import { postRoyaltiesForFile } from './modules/money/ledger';
+import { syncFileExpenses } from './modules/money/file-expenses';
 
 export type { AppServices } from './services';
 /** The services a booted process holds: the ports filled with the auth module's own classes. */
@@ -33,11 +34,13 @@ export type Runtime = BaseRuntime<BootedServices>;
 /**
  * Cross-module hooks, wired here and nowhere else (never by an import's side effect):
  * - deleting a file removes what the royalty engine derived from it (earnings, rollups);
- * - after a file's earnings change, money posts the ledger difference.
+ * - after a file's earnings change, money makes the file's expenses from its expense rows, then
+ *   posts the ledger difference.
  * Idempotent: every process calls it once at boot.
  */
 export function registerHooks(): void {
   if (!FILE_DELETE_HOOKS.includes(removeFilesRoyalties)) FILE_DELETE_HOOKS.push(removeFilesRoyalties);
+  if (!postAllocationHooks.includes(syncFileExpenses)) postAllocationHooks.push(syncFileExpenses);
   if (!postAllocationHooks.includes(postRoyaltiesForFile)) postAllocationHooks.push(postRoyaltiesForFile);
 }
 

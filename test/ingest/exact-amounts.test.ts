@@ -23,7 +23,7 @@ describe('statement ingestion: amounts kept exactly as written', function () {
   it('a statement with 13–15 decimal amounts: file total = Σ stored lines = analytics total, to the last digit', async () => {
     const amounts = ['41.123456789012345', '30.000000000000017', '32.90722401325075', '0.000000000000001', '-0.0000000000001'];
     const header = 'Reporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSong/Album\tCountry of Sale\tSongwriter Royalties Withheld\tEarnings (USD)';
-    const rows = amounts.map((x, i) => `2023-05-02\t2023-03\tSpotify\tNova Lune\tExact ${i}\tQZES8191${String(2300 + i)}\t859712345678\t1\t100\tSong\tUS\t0\t${x}`);
+    const rows = amounts.map((x, i) => `2023-05-02\t2023-03\tSpotify\tNova Lune\tExact ${i}\tQZES8191${String(2300 + i)}\t859712345677\t1\t100\tSong\tUS\t0\t${x}`);
     const total = amounts.reduce((s, x) => s.plus(x), new Decimal(0)).toFixed();
     assert.equal(total, '104.030680802263013'); // more digits than 12 places can hold
 

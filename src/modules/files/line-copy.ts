@@ -425,3 +425,8 @@ class CopyBytes {
     return Buffer.from(this.buf.subarray(0, this.off));
   }
 }
+
+/** A cost row the pattern read as an expense, as a `file_expense_lines` row (kept with the file; made expenses after its allocation). */
+export function expenseRow(tenantId: number, fileId: string, l: CanonicalLine): Record<string, unknown> {
+  return { tenant_id: tenantId, file_id: fileId, line_no: l.lineNo, isrc: l.isrc, upc: l.upc, title: l.trackTitle ?? l.releaseTitle, sale_month: l.saleMonth, amount: l.net, currency: l.currency };
+}

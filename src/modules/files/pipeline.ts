@@ -23,9 +23,10 @@ import { JOB_OPTIONS, stepFor } from '../../pipeline/registry';
 import { StepSuperseded, type CommitStep } from '../../pipeline/run-step';
 import { childId, ingestLockKey, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
+import { applyRemembered } from '../sources/remembered';
 import { LineMatcher } from '../royalty/prefill';
 import { announce } from '../royalty/pipeline';
-import { LINE_COLUMNS, LineCopyFormatter, cp } from './line-copy';
+import { LINE_COLUMNS, LineCopyFormatter, cp, expenseRow } from './line-copy';
 import { zipLayoutProblem } from './zip-guard';
 import { copiesLockKey, replaceEarlierCopies } from './replace';
 import { INGEST_LIMITS, openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from '../../lib/statement-open';
@@ -248,8 +249,10 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string,
   }
   await withTenant(svc.db.app, tenantId, async (trx) => {
     const patterns = await patternsForDetection(trx);
-    const candidates = detectSource({ fileName: row.original_name, head }, patterns.map((p) => p.definition));
+    const own = new Set(patterns.filter((p) => p.tenantId !== null).map((p) => p.key)); // the workspace's own layouts win ties; a confirmed shape wins outright
+    const candidates = detectSource({ fileName: row.original_name, head }, patterns.map((p) => p.definition), { own });
     const byKey = new Map(patterns.map((p) => [p.key, p]));
+    const shape = await applyRemembered(trx, { fileName: row.original_name, head }, candidates, patterns);
     const best = candidates[0];
     const winner = best ? byKey.get(best.patternKey) : undefined;
     const o = opts(row);
@@ -257,6 +260,7 @@ export async function detectFile(svc: AppServices, tenantId: number, id: string,
     const go = confident && o.autoProcessIfConfident && !o.forceManualConfirmation;
     const detection = {
       threshold: svc.cfg.detectionThreshold,
+      shape,
       candidates: candidates.slice(0, 5).map((c) => ({ source: c.patternKey, name: byKey.get(c.patternKey)?.name ?? null, score: c.score, confidence: c.confidence, period: c.period, reasons: c.reasons })),
     };
     const patch: Record<string, unknown> = {
@@ -381,8 +385,8 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [ingestLockKey(tenantId, fileId)]);
       const again = await trx('files').where({ tenant_id: tenantId, id: fileId }).first('status');
       if (!again || again.status !== 'ingesting') return; // another attempt finished it meanwhile
-      await trx('royalty_lines').where({ tenant_id: tenantId, file_id: fileId }).delete();
-      await trx('file_errors').where({ tenant_id: tenantId, file_id: fileId }).delete();
+      for (const t of ['royalty_lines', 'file_errors', 'file_expense_lines']) await trx(t).where({ tenant_id: tenantId, file_id: fileId }).delete();
+      const expenseRows: Record<string, unknown>[] = []; // cost rows read as expenses (money/file-expenses.ts makes them expenses)
 
       // Lines go straight into royalty_lines, already matched and (where exact) converted.
       const conn = await rawConnection(trx);
@@ -412,6 +416,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
           }
         },
         error: onError,
+        expense: (l: CanonicalLine) => void expenseRows.push(expenseRow(tenantId, fileId, l)),
       };
 
       let summary;
@@ -440,6 +445,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
 
       const errCopy = conn.query(copyFrom(`COPY file_errors (tenant_id, file_id, line_no, reason, raw) FROM STDIN`));
       await pipeline(fs.createReadStream(errFile), errCopy);
+      for (let i = 0; i < expenseRows.length; i += 1000) await trx('file_expense_lines').insert(expenseRows.slice(i, i + 1000));
 
       stopped = true;
       clearInterval(timer);

@@ -14,6 +14,7 @@ import { FIRST_STEP, IN_FLIGHT_STATUSES, PIPELINE, TERMINAL_STATUSES as SETTLED_
 import { sendToStep, startPipeline } from '../../pipeline/run-step';
 import { FILE_DELETE_HOOKS } from './hooks';
 import { findPattern } from '../sources/service';
+import { rememberConfirmation } from '../sources/remembered';
 
 export interface UploadOptions {
   autoProcessIfConfident: boolean;
@@ -393,6 +394,9 @@ export async function confirmDetection(svc: AppServices, trx: Trx, tenantId: num
     }),
     updated_at: trx.fn.now(),
   });
+  // remembered: the next file of this shape in the workspace is read with this source without asking
+  const shape = (typeof r.detection === 'string' ? JSON.parse(r.detection) : r.detection)?.shape;
+  if (shape && typeof shape.nameShape === 'string' && typeof shape.headerFp === 'string') await rememberConfirmation(trx, shape, p.id, id);
   await sendToStep(svc.queue, trx, 'file.ingest', tenantId, id);
   return getFile(trx, id);
 }

@@ -33,13 +33,9 @@ import { applyDspRules, resolveMatchKeys, suggestMatches, MATCH_STATUS_SQL, type
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
-/** An expected failure: the file is marked failed with this message (no retry). */
-export class AllocationFailed extends Error {
-  /** The currency-months without an exchange rate, when that is why (kept on the file). */
-  constructor(message: string, public missingRates: { currency: string; month: string }[] | null = null) {
-    super(message);
-  }
-}
+/** An expected failure: the file is marked failed with this message (no retry). Post-allocation hooks throw it too. */
+import { AllocationFailed } from '../../lib/errors';
+export { AllocationFailed };
 
 /** Join of royalty_lines `l` to rm_keys `k` (nullable text keys compared through ''). */
 export const KEY_JOIN = `coalesce(l.isrc, '') = k.isrc AND coalesce(l.upc, '') = k.upc AND coalesce(l.track_title, '') = k.track_title

@@ -166,7 +166,9 @@ export async function removeFileRoyalties(trx: Trx, tenantId: number, fileId: st
   await removeFileRollups(trx, tenantId, fileId);
   await trx.raw(`DELETE FROM royalty_allocation_history WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
   await trx.raw(`DELETE FROM royalty_lines WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
-  // The file now has no current earnings: money posts the reversal of what it had posted.
+  await trx.raw(`DELETE FROM file_expense_lines WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
+  // The file now has no current earnings nor expense rows: money posts the reversal of what it
+  // had posted and removes the expenses made from it.
   await runPostAllocationHooks(trx, fileId);
 }
 

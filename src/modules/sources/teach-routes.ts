@@ -132,6 +132,7 @@ const ValidateData = Type.Object({
   rows: Type.Optional(Type.Union([Type.Object({ read: Type.Integer(), ingested: Type.Integer(), failed: Type.Integer(), skipped: Type.Integer() }), Type.Null()])),
   skipped: Type.Optional(Type.Union([Type.Object({ rows: Type.Integer(), totals: Type.Record(Type.String(), Type.String()) }), Type.Null()], { description: 'Rows skipped by a rule or row kind, and the amounts they held' })),
   deductions: Type.Optional(Type.Union([Type.Object({ rows: Type.Integer(), totals: Type.Record(Type.String(), Type.String()) }), Type.Null()], { description: 'Cost, recharge and fee rows read as deductions (not sales): how many, and the amounts they take off per currency' })),
+  expenses: Type.Optional(Type.Union([Type.Object({ rows: Type.Integer(), totals: Type.Record(Type.String(), Type.String()) }), Type.Null()], { description: 'Cost, recharge and fee rows read as expenses (recorded in the ledger when the file is loaded): how many, and their amounts per currency' })),
   control: Type.Optional(Type.Union([Loose('The file\'s own control totals'), Type.Null()])),
   reconciles: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   period: Type.Optional(Type.Union([Loose('Statement period'), Type.Null()])),

@@ -104,6 +104,7 @@ export async function validateOnSample(pattern: unknown, sample: Sample | null) 
     rows: s ? { read: s.rowsRead, ingested: s.rowsIngested, failed: s.rowsFailed, skipped: s.rowsSkipped } : null,
     skipped: s?.skipped ?? null,
     deductions: s?.deductions ?? null,
+    expenses: s?.expenses ?? null,
     control: s?.control ?? null,
     reconciles: s?.reconciles ?? null,
     period: s?.period ?? null,

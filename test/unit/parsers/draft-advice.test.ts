@@ -74,6 +74,33 @@ describe('drafts that do not mislead', () => {
     assert.deepEqual(summary.deductions, { rows: 2, totals: { EUR: '75' } });
   });
 
+  it('the currency from a column of the lines, and the draft says so', () => {
+    const d = draft('northgate_label_statement_2024-06.csv', 'USD');
+    assert.deepEqual(d.currency, { code: 'EUR', source: 'column', why: 'column "Currency" holds the currency of each line (EUR)' });
+    assert.deepEqual(d.pattern.columns.currency, { from: 'Currency' });
+    assert.equal(d.warnings.some((w) => /currency/.test(w)), false, 'a currency the file states is no guess');
+  });
+
+  it('cost and recharge rows set to `expense` are handed over as expenses with their date and amount, never as sales', async () => {
+    const f = 'northgate_label_statement_2024-06.csv';
+    const d = draft(f);
+    const rows = d.pattern.rows!.map((r) => (r.action === 'deduction' ? { ...r, action: 'expense' as const } : r));
+    const { summary, lines, expenses, errors } = await readWith(f, { ...d.pattern, rows });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(lines.map((l) => l.trackTitle), ['Low Orbit', 'Paper Suns', 'Cost of Living']);
+    assert.deepEqual(summary.totals, { EUR: '8.1' });
+    assert.deepEqual(expenses.map((l) => [l.lineNo, l.trackTitle, l.saleMonth, l.net, l.currency]), [
+      [4, 'Mastering', '2024-06-01', '45.00', 'EUR'], [5, 'Facebook ads', '2024-06-01', '30.00', 'EUR'],
+    ]);
+    assert.deepEqual(summary.expenses, { rows: 2, totals: { EUR: '75' } });
+    assert.equal(summary.deductions, undefined);
+    // the same as a row kind of its own
+    const kinds = { ...d.pattern, rows: undefined, rowKinds: { column: 'Type', kinds: [{ values: ['Recharge', 'Marketing cost'], use: 'expense' as const }, { values: ['Stream', 'Download'], use: 'data' as const }] } };
+    const k = await readWith(f, kinds as any);
+    assert.deepEqual(k.expenses.map((l) => l.net), ['45.00', '30.00']);
+    assert.deepEqual(k.summary.totals, { EUR: '8.1' });
+  });
+
   it('a society layout is drafted as publishing income with its work fields', async () => {
     const f = 'harbour_society_distribution_2024H1.csv';
     const d = draft(f);

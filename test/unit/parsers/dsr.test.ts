@@ -58,7 +58,7 @@ describe('DDEX DSR flat files (published layouts)', () => {
     });
     // an album download (no resource): the SalesUpgrade flag is not the usage count; priced downloads share by price × units
     const album = lines.find((l) => l.lineNo === 13)!;
-    assert.deepEqual([album.isrc, album.upc, album.releaseTitle, album.saleType, album.quantity, album.net], [null, '859712345001', 'Album 1', 'download', '2', '12.586']);
+    assert.deepEqual([album.isrc, album.upc, album.releaseTitle, album.saleType, album.quantity, album.net], [null, '859712345004', 'Album 1', 'download', '2', '12.586']);
     // a track download with one return: 2 usages − 1 return
     const track = lines.find((l) => l.lineNo === 17)!;
     assert.deepEqual([track.isrc, track.trackTitle, track.quantity, track.net], ['QZES81912001', 'Track 2.1', '1', '0.693']);

@@ -17,7 +17,7 @@ export async function read(
   name: string,
   key: string,
   chunk = 97,
-): Promise<{ summary: ReadSummary; lines: CanonicalLine[]; errors: LineError[] }> {
+): Promise<{ summary: ReadSummary; lines: CanonicalLine[]; errors: LineError[]; warnings: LineError[]; expenses: CanonicalLine[] }> {
   return readWith(name, pattern(key), chunk);
 }
 
@@ -26,16 +26,19 @@ export async function readWith(
   name: string,
   p: SourcePattern,
   chunk = 97,
-): Promise<{ summary: ReadSummary; lines: CanonicalLine[]; errors: LineError[] }> {
+): Promise<{ summary: ReadSummary; lines: CanonicalLine[]; errors: LineError[]; warnings: LineError[]; expenses: CanonicalLine[] }> {
   let buf = fixture(name);
   if (name.endsWith('.gz')) buf = gunzipSync(buf);
   const parts: Buffer[] = [];
   for (let i = 0; i < buf.length; i += chunk) parts.push(buf.subarray(i, i + chunk));
   const lines: CanonicalLine[] = [];
   const errors: LineError[] = [];
+  const warnings: LineError[] = [];
+  const expenses: CanonicalLine[] = [];
   const summary = await readStatement(Readable.from(parts), { fileName: name, pattern: p }, {
     lines: (b) => void lines.push(...b),
-    error: (e) => void errors.push(e),
+    error: (e) => void (e.kept ? warnings : errors).push(e),
+    expense: (l) => void expenses.push(l),
   });
-  return { summary, lines, errors };
+  return { summary, lines, errors, warnings, expenses };
 }

@@ -143,7 +143,7 @@ describe('back-pressure and batching', () => {
     const header = 'Reporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSong/Album\tCountry of Sale\tSongwriter Royalties Withheld\tEarnings (USD)\n';
     function* gen() {
       yield header;
-      for (let i = 0; i < 4 * BATCH_SIZE + 95; i++) yield `2023-05-02\t2023-04\tSpotify\tA\tT\tQZES81912345\t859712345678\t1\t100\tSong\tUS\t0\t0.000001\n`;
+      for (let i = 0; i < 4 * BATCH_SIZE + 95; i++) yield `2023-05-02\t2023-04\tSpotify\tA\tT\tQZES81912345\t859712345677\t1\t100\tSong\tUS\t0\t0.000001\n`;
     }
     const sizes: number[] = [];
     let inFlight = false;
