@@ -12,7 +12,7 @@ import type { AppServices } from '../../services';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import {
   adoptSignedUpload, assertUploadUnused, confirmDetection, createUploadUrl, deleteFileEverywhere, FILE_SORT, getFile, isOwnWorkspace, listFiles, optionsFrom,
-  registeredFile, registerStored, reprocessFile, rerunDecompress, resendPending, storageKey, store, uploadMessage,
+  makeTheFile, registeredFile, registerStored, reprocessFile, rerunDecompress, resendPending, storageKey, store, uploadMessage,
 } from './service';
 import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from '../../http/upload';
 import { assertStorageRoom, storageRoom } from '../../http/quota';
@@ -199,6 +199,17 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       'Read a file again in place (a duplicate upload: its original; an archive: its statements), with a new or corrected source or its own; its lines are replaced, never copied',
       Type.Optional(Source), 'File queued to be read again', reprocessFile,
     ),
+    route({
+      method: 'post',
+      path: '/file/replace-original/:id',
+      summary: 'Make a duplicate upload the file instead of the earlier copy of the same bytes (as an upload with force=true): it is read, then the earlier copy\'s lines are removed',
+      access: 'admin',
+      params: IdParams,
+      responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Object({ id: Uuid, status: Type.String(), duplicateOf: Type.Union([Uuid, Type.Null()]) }, { additionalProperties: true }) }) },
+      async handler({ trx, tenantId, params }) {
+        return { success: true, message: 'The upload is being read; it replaces the earlier copy', data: await makeTheFile(svc, trx, tenantId, params.id) };
+      },
+    }),
     sourceChoiceRoute(
       '/file/confirm-detection/:id',
       'Name the source of a file (pattern id, key or workspace source id) and optionally its period; queues the ingest',
