@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import unzipper from 'unzipper';
 import Decimal from 'decimal.js';
 import type { Page } from 'playwright-core';
@@ -15,6 +16,7 @@ import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app'
 import { createArtist, createAsset, createSplit, waitFor, waitForReallocation } from '../allocation/helpers';
 import { mailsTo } from '../helpers/mail';
 import { upload, waitFile } from '../ingest/helpers';
+import { ARTIFACTS } from './browser';
 import { browserSuite, checkPage, checkPhone } from './ops';
 
 const HEADER = 'Reporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSong/Album\tCountry of Sale\tSongwriter Royalties Withheld\tEarnings (USD)';
@@ -152,6 +154,7 @@ describe('web app: money in headless Chromium', function () {
     assert.deepEqual(entries, api.flatMap((s: any) => ['csv', 'pdf'].map((x) => entries.find((e) => e.startsWith(`statement-${PERIOD}-${s.number}-`) && e.endsWith(`.${x}`)))).sort());
     assert.equal(entries.length, 2 * rows);
     await checkPage(page, 'money-run-sent');
+    await section.screenshot({ path: path.join(ARTIFACTS, 'docs-money-run-sent.png') }); // docs/web.md's picture
     const [csv] = await Promise.all([page.waitForEvent('download'), issued.getByRole('button', { name: `CSV of the statement of ${payeeName}` }).click()]);
     assert.equal(csv.suggestedFilename(), `statement-${PERIOD}-${mine.number}.csv`);
 
@@ -179,6 +182,25 @@ describe('web app: money in headless Chromium', function () {
     assert.ok(new Decimal(pays[0].amount).eq('3'), pays[0].amount);
     const paid = page.locator('tr', { hasText: payeeName }).locator('td[data-label="Paid"]').first();
     await paid.filter({ hasText: '3.00' }).waitFor();
+  });
+
+  it('pages the expenses on the server, 20 a page (every list of the page does)', async () => {
+    for (let i = 0; i < 24; i++) {
+      const r = await app.request('POST', '/expense/', { token: admin, body: { user: payee, title: `Promo ${i + 1}`, amount: '1.00', currency: 'EUR' } });
+      assert.equal(r.status, 201, r.text);
+    }
+    const total = (await app.request('GET', '/expense/?size=1', { token: admin })).body.pagination.total;
+    assert.ok(total > 20, String(total));
+    await page.reload();
+    const nav = page.getByRole('navigation', { name: 'Expenses pages' });
+    await nav.getByText(`Page 1 of ${Math.ceil(total / 20)} · ${total} expenses`).waitFor();
+    const table = page.getByRole('region', { name: 'Expenses', exact: true });
+    assert.equal(await table.locator('tbody tr').count(), 20);
+    const second = (await app.request('GET', '/expense/?page=2&size=20', { token: admin })).body.data;
+    await nav.getByRole('button', { name: 'Next' }).click();
+    await nav.getByText(`Page 2 of ${Math.ceil(total / 20)}`).waitFor();
+    await table.locator('tbody tr', { hasText: second[0].title }).first().waitFor();
+    assert.equal(await table.locator('tbody tr').count(), second.length);
   });
 
   it('approves a payment request, then marks its payout paid', async () => {
