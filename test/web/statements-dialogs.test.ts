@@ -4,10 +4,11 @@
  * using a duplicate upload instead of the earlier one (the earlier one's lines removed).
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { fixture, seedRates, upload, waitFile } from '../ingest/helpers';
-import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations } from './browser';
+import { ARTIFACTS, enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations } from './browser';
 
 describe('web app: statement dialogs in headless Chromium', function () {
   this.timeout(180_000);
@@ -118,6 +119,8 @@ describe('web app: statement dialogs in headless Chromium', function () {
     const dup = await upload(app, token, 'believe-english (corrected).csv', fixture(name));
     assert.equal(dup.body.data.duplicateOf, first.id);
     await page.getByRole('button', { name: 'Refresh' }).click();
+    const choice = page.locator('.problem', { has: page.getByRole('button', { name: 'Use this upload instead: believe-english (corrected).csv' }) });
+    await choice.screenshot({ path: path.join(ARTIFACTS, 'docs-statements-duplicate.png') }); // docs/web.md's picture
     await page.getByRole('button', { name: 'Use this upload instead: believe-english (corrected).csv' }).click();
     const dialog = page.getByRole('dialog', { name: 'Use believe-english (corrected).csv instead of the earlier upload?' });
     await dialog.getByText('the earlier upload of the same content is emptied').waitFor();
