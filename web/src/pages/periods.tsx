@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, download, qs } from '../api';
 import { useConfirm } from '../confirm';
-import { ErrorBox, Field, Loading, Notice, Section, Table, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, Loading, Notice, Pager, Section, Table, useAction, useLoad } from '../ui';
 import { localDate, localMoney, monthName } from '../words';
 
 interface PeriodState { period: string; periodStart: string; periodEnd: string; closed: boolean; closedAt: string | null; issuedStatements: number }
@@ -17,6 +17,7 @@ interface Run { id: string; period: string; status: string; statements: RunState
 interface Issued { id: string; number: number; user: string; period: string; runId: string; issuedAt: string; currency: string; closingBalance: string }
 interface Member { id: string; email: string; firstName?: string; lastName?: string }
 
+const ISSUED_PAGE = 20;
 const nameOf = (m: Member | undefined, id: string) => (m ? [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email : id);
 
 /** The period labels of the workspace's cadence that hold the months first…last, newest first. */
@@ -91,7 +92,11 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
   const [period, setPeriod] = useState('');
   useEffect(() => { if (!period && labels.length) setPeriod(labels[0]); }, [labels.join()]);
   const state = useLoad(() => (period ? api<{ data: PeriodState }>('GET', `/accounting/periods/${period}`).then((r) => r.data) : Promise.resolve(undefined)), [period]);
-  const issued = useLoad(() => (period ? api<{ data: Issued[] }>('GET', `/statements${qs({ period, size: 100 })}`).then((r) => r.data) : Promise.resolve([])), [period]);
+  // the period's issued statements, a page of the server's at a time
+  const [issuedPage, setIssuedPage] = useState(1);
+  const issuedList = useLoad(() => (period ? api<{ data: Issued[]; pagination: { total: number } }>('GET', `/statements${qs({ period, page: issuedPage, size: ISSUED_PAGE })}`) : Promise.resolve({ data: [] as Issued[], pagination: { total: 0 } })), [period, issuedPage]);
+  const issued = { ...issuedList, data: issuedList.data?.data };
+  useEffect(() => setIssuedPage(1), [period]);
   const [run, setRun] = useState<Run | null>(null);
   // the runs the period's issued statements come from (one, unless payees were issued apart)
   const runIds = [...new Set((issued.data ?? []).map((s) => s.runId))];
@@ -184,6 +189,9 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
         { label: 'Closing balance', cell: (s) => localMoney(s.closingBalance, s.currency), num: true },
         { label: 'Files', cell: fileButtons },
       ]} />
+      {(issuedList.data?.pagination.total ?? 0) > ISSUED_PAGE
+        ? <Pager page={issuedPage} size={ISSUED_PAGE} total={issuedList.data!.pagination.total} onPage={setIssuedPage} label="Issued statements pages" noun={['statement', 'statements']} />
+        : null}
       {c.dialog}
     </Section>
   );
