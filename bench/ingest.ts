@@ -38,9 +38,9 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { loadConfig } from '../src/config';
 import { boot } from '../src/compose';
 import { createApp } from '../src/app';
-import { withTenant } from '../src/db';
 import { createTenant, ensureGlobalUser, upsertMembership } from '../src/modules/users/service';
-import { writeDistroKid, DK_ARTIST, DK_RECORDINGS, dkIsrc, dkTitle, dkUpc } from './distrokid-gen';
+import { writeDistroKid, DK_RECORDINGS } from './distrokid-gen';
+import { seedDistroKidCatalogue } from './dk-catalogue';
 import { zipFileStreaming } from '../test/ingest/zip-writer';
 import { LINE_COLUMNS } from '../src/modules/files/line-copy';
 import { SHAPE_TABLES } from '../src/modules/royalty/shapes';
@@ -92,43 +92,7 @@ const token = await svc.auth.accessTokenFor(who, tenant.uuid, undefined);
 
 // The catalogue the statement names, with splits (SQL, one transaction).
 t = Date.now();
-const releases = Math.ceil(DK_RECORDINGS / 10);
-await withTenant(svc.db.app, tenant.id, async (trx) => {
-  const [artist] = await trx('artists').insert({ tenant_id: tenant.id, name: DK_ARTIST }).returning('id');
-  const recs = Array.from({ length: DK_RECORDINGS }, (_, i) => i);
-  await trx.raw(
-    `INSERT INTO products (tenant_id, title, upc, display_artist, main_artist)
-     SELECT ?, 'Release ' || (o - 1), lpad(u, 13, '0'), ?, ARRAY[?] FROM unnest(?::text[]) WITH ORDINALITY x(u, o)`,
-    [tenant.id, DK_ARTIST, DK_ARTIST, Array.from({ length: releases }, (_, r) => dkUpc(r))],
-  );
-  await trx.raw(
-    `INSERT INTO assets (tenant_id, title, isrc, display_artist, main_artist)
-     SELECT ?, ti, i, ?, ARRAY[?] FROM unnest(?::text[], ?::text[]) x(ti, i)`,
-    [tenant.id, DK_ARTIST, DK_ARTIST, recs.map(dkTitle), recs.map(dkIsrc)],
-  );
-  await trx.raw(`INSERT INTO asset_artists (tenant_id, asset_id, artist_id, position) SELECT ?, id, ?, 0 FROM assets WHERE tenant_id = ?`, [tenant.id, artist.id, tenant.id]);
-  await trx.raw(`INSERT INTO product_artists (tenant_id, product_id, artist_id, position) SELECT ?, id, ?, 0 FROM products WHERE tenant_id = ?`, [tenant.id, artist.id, tenant.id]);
-  // Recording t: t % 4 = 1, 2, 3 → its own split, 3 payees (60 / 25 / 15, 33.333333 / 33.333333 /
-  // 33.333334, 40 / 40 / 20); t % 4 = 0 → the artist's default split, 3 payees (50 / 30 / 20).
-  await trx.raw(
-    `INSERT INTO splits (tenant_id, target, asset_id) SELECT ?, 'asset', id FROM assets WHERE tenant_id = ? AND substr(isrc, 6)::int % 4 <> 0`,
-    [tenant.id, tenant.id],
-  );
-  await trx.raw(`INSERT INTO splits (tenant_id, target, artist_id) VALUES (?, 'artist', ?)`, [tenant.id, artist.id]);
-  await trx.raw(
-    `INSERT INTO split_shares (tenant_id, split_id, tenant_user_id, share)
-     SELECT ?, s.id, (?::uuid[])[p.n], p.share
-       FROM splits s LEFT JOIN assets a ON a.tenant_id = s.tenant_id AND a.id = s.asset_id
-       CROSS JOIN LATERAL (SELECT CASE WHEN a.id IS NULL THEN 0 ELSE substr(a.isrc, 6)::int % 4 END AS m) k
-       JOIN (VALUES (1, 1, 60::numeric), (1, 2, 25), (1, 3, 15), (3, 1, 40), (3, 2, 40), (3, 3, 20),
-                    (2, 1, 33.333333), (2, 2, 33.333333), (2, 3, 33.333334),
-                    (0, 1, 50), (0, 2, 30), (0, 3, 20)) p(m, n, share) ON p.m = k.m
-      WHERE s.tenant_id = ?`,
-    [tenant.id, payees, tenant.id],
-  );
-  await trx.raw(`DELETE FROM allocation_dirty WHERE tenant_id = ?`, [tenant.id]);
-});
-await svc.db.owner.raw(`ANALYZE assets, products, splits, split_shares, asset_artists, product_artists`);
+const { releases } = await seedDistroKidCatalogue(svc, tenant.id, payees);
 console.log(`catalogue: ${DK_RECORDINGS.toLocaleString('en')} recordings, ${releases} releases, 1 artist, ${DK_RECORDINGS * 3 / 4 + 1} splits paying 3 members (${sec(Date.now() - t)} s)`);
 
 // The worker as `npm run worker` starts it (same Node flags), its log lines (step timings) collected from its stdout.

@@ -5,7 +5,7 @@
  * `npm run bench -- --full` uses the sizes the issues name (1M-line parse and ingest,
  * 100k recordings, 10M analytics lines, 10M earnings lines: tens of minutes).
  * One benchmark alone: `npm run bench -- ingest` (names: parse, ingest, catalogue,
- * analytics, money).
+ * analytics, money, web).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,6 +26,7 @@ const BENCHES: Bench[] = [
   { name: 'catalogue', file: 'bench/catalogue.ts', args: [], env: full ? {} : { RECORDINGS: '20000', PRODUCTS: '2000', REQUESTS: '1000' } },
   { name: 'analytics', file: 'bench/analytics.ts', args: ['--lines', full ? '10000000' : '1000000'], env: {} },
   { name: 'money', file: 'bench/money.ts', args: [], env: full ? {} : { BENCH_LINES: '1000000', BENCH_PAYEES: '10000', BENCH_FILES: '20' } },
+  { name: 'web', file: 'bench/web.ts', args: ['--lines', '1000000'], env: {} },
 ];
 
 async function run(b: Bench): Promise<number> {

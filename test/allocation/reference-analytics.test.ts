@@ -216,4 +216,34 @@ describe("the reference service's analytics client flow (every filter, previous 
     assert.equal(res.body.data.previous, undefined);
     assert.ok(res.body.data.rows.every((r: Record<string, unknown>) => !('PreviousRoyalty' in r) && typeof r.Royalty === 'string'));
   });
+
+  it('sort and order order the rows on the server before the page is taken (names, figures, both directions; the download keeps the order)', async () => {
+    const token = t.users.admin!.token;
+    const pages = async (q: string, size: number, n: number) => {
+      const rows: Record<string, string>[] = [];
+      for (let page = 1; page <= n; page++) {
+        const res = await app.request('GET', `/royalty/asset?start=2024-01&end=2024-06&${q}&size=${size}&page=${page}`, { token });
+        assert.equal(res.status, 200, res.text);
+        rows.push(...res.body.data.rows);
+      }
+      return rows;
+    };
+    assert.deepEqual((await pages('sort=name', 1, 4)).map((r) => r.asset), ['Song 0', 'Song 1', 'Song 2', null]);
+    assert.deepEqual((await pages('sort=name&order=desc', 1, 4)).map((r) => r.asset), ['Song 2', 'Song 1', 'Song 0', null]);
+    const up = (await pages('sort=revenue&order=asc', 2, 2)).map((r) => new Decimal(r.revenue!));
+    assert.equal(up.length, 4);
+    assert.ok(up.every((v, i) => i === 0 || up[i - 1]!.lte(v)), up.join(' '));
+    assert.ok(!up[0]!.eq(up[3]!));
+    const byQty = (await app.request('GET', '/royalty/dsp?sort=quantity&order=asc', { token })).body.data.rows.map((r: Record<string, string>) => new Decimal(r.quantity!));
+    assert.equal(byQty.length, 3);
+    assert.ok(byQty.every((v: DecimalBase, i: number) => i === 0 || byQty[i - 1]!.lte(v)), byQty.join(' '));
+    const dspNames = (await app.request('GET', '/royalty/dsp?sort=name&order=desc', { token })).body.data.rows.map((r: Record<string, string>) => r.dsp);
+    assert.deepEqual(dspNames, ['Spotify', 'Deezer', 'Apple Music']);
+    const csv = await app.request('GET', '/royalty/asset?format=csv&start=2024-01&end=2024-06&sort=name&order=desc', { token });
+    assert.equal(csv.status, 200, csv.text);
+    assert.deepEqual(Papa.parse<Record<string, string>>(csv.text, { header: true, skipEmptyLines: true }).data.map((r) => r.asset), ['Song 2', 'Song 1', 'Song 0', '']);
+    const bad = await app.request('GET', '/royalty/asset?sort=title', { token });
+    assert.equal(bad.status, 400);
+    assert.ok(bad.body.details.some((d: string) => d.startsWith('query.sort')), bad.text);
+  });
 });

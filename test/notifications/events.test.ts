@@ -33,13 +33,24 @@ describe('notifications from payments and statements (by e-mail per preferences)
     assert.match(mail, /is now completed \(was pending\)/);
   });
 
-  it('issuing a statement run notifies each payee of their statement', async () => {
+  it('issuing a run tells nobody; sending it (its own step) notifies each payee of their statement and e-mails them', async () => {
     const payee = a.users.user!;
     await allocateFile(app, a.tenantId, uuid(), [{ payee: payee.tenantUserId, amount: '12.5', period: '2026-10' }]);
     const run = await app.request('POST', '/statements/runs', { token: a.users.admin!.token, body: { period: '2026-10', payees: [payee.tenantUserId] } });
     assert.equal(run.status, 201, run.text);
+    const early = await app.request('POST', `/statements/runs/${run.body.data.id}/send`, { token: a.users.admin!.token });
+    assert.equal(early.status, 400, early.text);
+    assert.equal(early.body.code, 'RUN_NOT_ISSUED');
     const issued = await app.request('POST', `/statements/runs/${run.body.data.id}/issue`, { token: a.users.admin!.token });
     assert.equal(issued.status, 200, issued.text);
+    assert.equal(issued.body.data.sentAt, null);
+    assert.deepEqual(await notes(payee.token, 'statement.issued'), [], 'issuing alone sends nothing');
+    assert.equal((await app.request('POST', `/statements/runs/${run.body.data.id}/send`, { token: payee.token })).status, 403);
+    const sent = await app.request('POST', `/statements/runs/${run.body.data.id}/send`, { token: a.users.admin!.token });
+    assert.equal(sent.status, 200, sent.text);
+    assert.equal(sent.body.data.sent, 1);
+    assert.ok(Date.parse(sent.body.data.sentAt) > 0, sent.text);
+    assert.equal((await app.request('GET', `/statements/runs/${run.body.data.id}`, { token: a.users.admin!.token })).body.data.sentAt, sent.body.data.sentAt);
     const st = issued.body.data.statements[0];
     const [n] = await notes(payee.token, 'statement.issued');
     assert.equal(n.resourceId, st.id);

@@ -224,6 +224,7 @@ describe('e-mails for people: each link opens a web app page that completes its 
     assert.equal(run.status, 201, run.text);
     const issued = await app.request('POST', `/statements/runs/${run.body.data.id}/issue`, { token: t.users.admin!.token });
     assert.equal(issued.status, 200, issued.text);
+    assert.equal((await app.request('POST', `/statements/runs/${run.body.data.id}/send`, { token: t.users.admin!.token })).status, 200);
     const st = issued.body.data.statements[0];
     const mail = await mailTo(payee.email, /statement for 2026-10/);
     const link = linkOf(mail, '/app/me');
@@ -366,6 +367,7 @@ describe('e-mails for people: each link opens a web app page that completes its 
     const run = await app.request('POST', '/statements/runs', { token: t.users.admin!.token, body: { period: '2026-11', payees: [mo.id] } });
     assert.equal(run.status, 201, run.text);
     assert.equal((await app.request('POST', `/statements/runs/${run.body.data.id}/issue`, { token: t.users.admin!.token })).status, 200);
+    assert.equal((await app.request('POST', `/statements/runs/${run.body.data.id}/send`, { token: t.users.admin!.token })).status, 200);
     const st = await mailTo('mo@maillabel.test', /statement for 2026-11/);
     assert.match(st.text, /^Hello Mo Listed,/);
 

@@ -5,10 +5,12 @@
  * suggestions accepted in bulk, a recording created for a group.
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createProduct, createSplit, waitFor, waitForReallocation } from '../allocation/helpers';
 import { upload, waitFile } from '../ingest/helpers';
+import { ARTIFACTS } from './browser';
 import { browserSuite, checkPage, checkPhone } from './ops';
 
 const HEADER = 'Reporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSong/Album\tCountry of Sale\tSongwriter Royalties Withheld\tEarnings (USD)';
@@ -76,6 +78,12 @@ describe('web app: unmatched lines and suggestions in headless Chromium', functi
     assert.equal(await unmatched().locator('tbody tr').count(), second.data.length);
     await page.getByRole('navigation', { name: 'Unmatched lines pages' }).getByRole('button', { name: 'Previous' }).click();
     await checkPage(page, 'matching-unmatched');
+    // the small pictures of docs/web.md (docs/img/web/)
+    await unmatched().locator('tbody tr').first().waitFor();
+    const section = page.locator('section', { has: page.getByRole('heading', { name: 'Unmatched lines' }) });
+    await section.evaluate((el) => el.scrollIntoView());
+    const box = (await section.boundingBox())!;
+    await page.screenshot({ path: path.join(ARTIFACTS, 'docs-unmatched.png'), clip: { x: box.x, y: box.y, width: box.width, height: Math.min(box.height, 520) } });
   });
 
   it('matches a group to an existing recording found by search, as a saved rule', async () => {
@@ -83,6 +91,8 @@ describe('web app: unmatched lines and suggestions in headless Chromium', functi
     const dialog = page.getByRole('dialog', { name: 'Match “MD (Radio Edit)” to a recording' });
     await dialog.waitFor();
     await dialog.getByLabel('Find a recording by title, artist or ISRC').fill('Midnight');
+    await dialog.getByRole('button', { name: 'Match to Midnight Drive (USWEB2600101)' }).waitFor();
+    await dialog.screenshot({ path: path.join(ARTIFACTS, 'docs-match-dialog.png') });
     await dialog.getByRole('button', { name: 'Match to Midnight Drive (USWEB2600101)' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await page.getByText('The lines of “MD (Radio Edit)” are being matched to “Midnight Drive”.', { exact: false }).waitFor();

@@ -2,17 +2,21 @@
  * The money jobs in headless Chromium, each effect read back through the API: every figure with
  * its currency, an expense in the workspace's base currency, a network failure in words; an
  * accounting period closed (what that refuses, in words) and reopened; a statement run previewed
- * with each payee's PDF, issued after confirmation, then the period closed for good; a payment
+ * with each payee's PDF, issued after confirmation, sent by e-mail as its own step, downloaded
+ * as one ZIP, then the period closed for good; a payment
  * recorded; an approved payout marked paid. Axe and a 375 px check on the page.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
+import path from 'node:path';
+import unzipper from 'unzipper';
 import Decimal from 'decimal.js';
 import type { Page } from 'playwright-core';
 import { createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, waitFor, waitForReallocation } from '../allocation/helpers';
 import { mailsTo } from '../helpers/mail';
 import { upload, waitFile } from '../ingest/helpers';
+import { ARTIFACTS } from './browser';
 import { browserSuite, checkPage, checkPhone } from './ops';
 
 const HEADER = 'Reporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSong/Album\tCountry of Sale\tSongwriter Royalties Withheld\tEarnings (USD)';
@@ -89,7 +93,7 @@ describe('web app: money in headless Chromium', function () {
     assert.ok(new Decimal(list[0].amount).eq('2.50'), list[0].amount);
   });
 
-  it('closes a period (saying what that refuses), reopens it, previews, downloads a PDF and issues the run', async () => {
+  it('closes a period (saying what that refuses), reopens it, previews, downloads a PDF, issues the run, sends it by e-mail and downloads it as one ZIP', async () => {
     const section = page.locator('section', { has: page.getByRole('heading', { name: 'Periods and statements' }) });
     await section.getByLabel('Accounting period').selectOption(PERIOD);
     await section.getByTestId('period-state').filter({ hasText: 'March 2026' }).waitFor();
@@ -119,16 +123,38 @@ describe('web app: money in headless Chromium', function () {
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Issue statements' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    await section.getByText(`${rows} statements of March 2026 issued; each payee is e-mailed that theirs is ready.`).waitFor();
+    await section.getByText(`${rows} statements of March 2026 issued. Send them to the payees by e-mail when you are ready.`).waitFor();
     const issued = section.getByRole('region', { name: 'Issued statements of March 2026' });
     await issued.locator('tbody tr', { hasText: payeeName }).waitFor();
     const api = (await app.request('GET', `/statements?period=${PERIOD}`, { token: admin })).body.data;
     assert.equal(api.length, rows);
     assert.ok(api.every((s: any) => Number.isInteger(s.number)), 'each statement numbered');
     const mine = api.find((s: any) => s.user === payee);
+    // issuing tells nobody: sending is its own step
+    const told = async () => (await app.request('GET', '/notifications?type=statement.issued', { token: t.users.user!.token })).body.data.notifications;
+    assert.deepEqual(await told(), []);
+    await section.getByTestId('run-sent').filter({ hasText: 'Not sent yet' }).waitFor();
+    await section.getByRole('button', { name: 'Send by e-mail: the statements issued of March 2026' }).click();
+    const sendDialog = page.getByRole('dialog', { name: 'Send the statements of March 2026?' });
+    await sendDialog.getByText(`Each of the ${rows} payees is told by e-mail that their statement is ready`).waitFor();
+    await sendDialog.getByRole('button', { name: 'Send by e-mail' }).click();
+    await sendDialog.waitFor({ state: 'hidden' });
+    await section.getByText(`${rows} ${rows === 1 ? 'payee was' : 'payees were'} sent their statement of March 2026.`).waitFor();
+    await section.getByTestId('run-sent').filter({ hasText: /^Sent / }).waitFor();
+    await section.getByRole('button', { name: 'Send by e-mail again: the statements issued of March 2026' }).waitFor();
+    assert.ok(Date.parse((await app.request('GET', `/statements/runs/${mine.runId}`, { token: admin })).body.data.sentAt) > 0, 'the run records when it was sent');
+    assert.deepEqual((await told()).map((n: any) => n.resourceId), [mine.id]);
     // the payee is e-mailed that their statement is ready
     const mail = await waitFor('the statement e-mail', async () => (await mailsTo(app.dataDir, t.users.user!.email)).find((m) => /statement/i.test(m.split('\n')[0])));
     assert.match(mail, new RegExp(`${mine.number}`));
+    // every statement of the run in one archive, from the server
+    const [zip] = await Promise.all([page.waitForEvent('download'), section.getByRole('button', { name: 'Download all (ZIP): the statements issued of March 2026' }).click()]);
+    assert.equal(zip.suggestedFilename(), `statements-${PERIOD}.zip`);
+    const entries = (await unzipper.Open.buffer(await fs.readFile((await zip.path())!))).files.map((f) => f.path).sort();
+    assert.deepEqual(entries, api.flatMap((s: any) => ['csv', 'pdf'].map((x) => entries.find((e) => e.startsWith(`statement-${PERIOD}-${s.number}-`) && e.endsWith(`.${x}`)))).sort());
+    assert.equal(entries.length, 2 * rows);
+    await checkPage(page, 'money-run-sent');
+    await section.screenshot({ path: path.join(ARTIFACTS, 'docs-money-run-sent.png') }); // docs/web.md's picture
     const [csv] = await Promise.all([page.waitForEvent('download'), issued.getByRole('button', { name: `CSV of the statement of ${payeeName}` }).click()]);
     assert.equal(csv.suggestedFilename(), `statement-${PERIOD}-${mine.number}.csv`);
 
@@ -156,6 +182,25 @@ describe('web app: money in headless Chromium', function () {
     assert.ok(new Decimal(pays[0].amount).eq('3'), pays[0].amount);
     const paid = page.locator('tr', { hasText: payeeName }).locator('td[data-label="Paid"]').first();
     await paid.filter({ hasText: '3.00' }).waitFor();
+  });
+
+  it('pages the expenses on the server, 20 a page (every list of the page does)', async () => {
+    for (let i = 0; i < 24; i++) {
+      const r = await app.request('POST', '/expense/', { token: admin, body: { user: payee, title: `Promo ${i + 1}`, amount: '1.00', currency: 'EUR' } });
+      assert.equal(r.status, 201, r.text);
+    }
+    const total = (await app.request('GET', '/expense/?size=1', { token: admin })).body.pagination.total;
+    assert.ok(total > 20, String(total));
+    await page.reload();
+    const nav = page.getByRole('navigation', { name: 'Expenses pages' });
+    await nav.getByText(`Page 1 of ${Math.ceil(total / 20)} · ${total} expenses`).waitFor();
+    const table = page.getByRole('region', { name: 'Expenses', exact: true });
+    assert.equal(await table.locator('tbody tr').count(), 20);
+    const second = (await app.request('GET', '/expense/?page=2&size=20', { token: admin })).body.data;
+    await nav.getByRole('button', { name: 'Next' }).click();
+    await nav.getByText(`Page 2 of ${Math.ceil(total / 20)}`).waitFor();
+    await table.locator('tbody tr', { hasText: second[0].title }).first().waitFor();
+    assert.equal(await table.locator('tbody tr').count(), second.length);
   });
 
   it('approves a payment request, then marks its payout paid', async () => {

@@ -1,12 +1,14 @@
 /**
  * The statements page's dialogs in headless Chromium: confirming a detection, the rejected
- * lines of a file, and reading a duplicate's original again (in place, never a second copy).
+ * lines of a file, reading a duplicate's original again (in place, never a second copy), and
+ * using a duplicate upload instead of the earlier one (the earlier one's lines removed).
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { fixture, seedRates, upload, waitFile } from '../ingest/helpers';
-import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations } from './browser';
+import { ARTIFACTS, enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations } from './browser';
 
 describe('web app: statement dialogs in headless Chromium', function () {
   this.timeout(180_000);
@@ -107,6 +109,33 @@ describe('web app: statement dialogs in headless Chromium', function () {
     assert.equal(f.status, 'processed', f.error);
     assert.deepEqual(f.totals, first.totals);
     assert.deepEqual([await lineCount(first.id), await lineCount(dup.body.data.id)], [10, 0]);
+    assert.deepEqual(blocked, []);
+  });
+
+  it('uses a duplicate upload instead of the earlier one, after a confirmation: the new upload is read, the earlier one emptied', async () => {
+    const name = 'believe-english.csv';
+    const first = (await app.request('GET', '/file/?size=100', { token })).body.data.find((f: any) => f.fileName === name && !f.duplicateOf);
+    assert.ok(first, 'the upload of the previous case');
+    const dup = await upload(app, token, 'believe-english (corrected).csv', fixture(name));
+    assert.equal(dup.body.data.duplicateOf, first.id);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const choice = page.locator('.problem', { has: page.getByRole('button', { name: 'Use this upload instead: believe-english (corrected).csv' }) });
+    await choice.screenshot({ path: path.join(ARTIFACTS, 'docs-statements-duplicate.png') }); // docs/web.md's picture
+    await page.getByRole('button', { name: 'Use this upload instead: believe-english (corrected).csv' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Use believe-english (corrected).csv instead of the earlier upload?' });
+    await dialog.getByText('the earlier upload of the same content is emptied').waitFor();
+    await check('statements-duplicate-use-this');
+    await dialog.getByRole('button', { name: 'Use this upload' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByText('believe-english (corrected).csv is being read; it replaces the earlier upload.').waitFor();
+    const f = await waitFile(app, token, dup.body.data.id, ['processed', 'failed']);
+    assert.equal(f.status, 'processed', f.error);
+    assert.deepEqual(f.totals, first.totals);
+    const earlier = (await app.request('GET', `/file/${first.id}`, { token })).body.data;
+    assert.equal(earlier.duplicateOf, dup.body.data.id);
+    assert.deepEqual([await lineCount(first.id), await lineCount(dup.body.data.id)], [0, 10]);
+    const again = await app.request('POST', `/file/replace-original/${dup.body.data.id}`, { token, body: {} });
+    assert.equal(again.status, 400, 'the file itself is no duplicate');
     assert.deepEqual(blocked, []);
   });
 });

@@ -12,7 +12,7 @@ import type { AppServices } from '../../services';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import {
   adoptSignedUpload, assertUploadUnused, createUploadUrl, deleteFileEverywhere, FILE_SORT, getFile, isOwnWorkspace, listFiles, optionsFrom,
-  registeredFile, registerStored, reprocessFile, rerunDecompress, resendPending, storageKey, store, uploadMessage,
+  makeTheFile, registeredFile, registerStored, reprocessFile, rerunDecompress, resendPending, storageKey, store, uploadMessage,
 } from './service';
 import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from '../../http/upload';
 import { assertStorageRoom, storageRoom } from '../../http/quota';
@@ -256,6 +256,17 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
       message: 'Processing',
       data: ProcessingAnswer,
       run: ({ trx, params }) => processingJob(trx, params.jobId),
+    }),
+    route({
+      method: 'post',
+      path: '/file/replace-original/:id',
+      summary: 'Make a duplicate upload the file instead of the earlier copy of the same bytes (as an upload with force=true): it is read, then the earlier copy\'s lines are removed',
+      access: 'admin',
+      params: IdParams,
+      responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Object({ id: Uuid, status: Type.String(), duplicateOf: Type.Union([Uuid, Type.Null()]) }, { additionalProperties: true }) }) },
+      async handler({ trx, tenantId, params }) {
+        return { success: true, message: 'The upload is being read; it replaces the earlier copy', data: await makeTheFile(svc, trx, tenantId, params.id) };
+      },
     }),
     route({
       method: 'get',

@@ -342,6 +342,18 @@ export async function rerunDecompress(svc: AppServices, trx: Trx, tenantId: numb
   return getFile(trx, id);
 }
 
+/**
+ * POST /file/replace-original/{id}: a duplicate upload becomes the file, as an upload with
+ * force=true would: it is read, and once its lines are stored the earlier copy's lines (and
+ * what was derived from them) are removed in the same transaction (replace.ts).
+ */
+export async function makeTheFile(svc: AppServices, trx: Trx, tenantId: number, id: string) {
+  const r = await getFileRow(trx, id);
+  if (!r.duplicate_of) throw new ValidationError('This file is not a duplicate upload: it is the file already', [], 'NOT_A_DUPLICATE');
+  await trx('files').where({ id }).update({ options: JSON.stringify({ ...(r.options ?? {}), force: true, reprocess: false }) });
+  return rerunDecompress(svc, trx, tenantId, id);
+}
+
 export interface Confirmation {
   source: string;
   periodStart?: string;

@@ -4,6 +4,9 @@
  * CSV, and closing/reopening accounting periods.
  */
 import crypto from 'node:crypto';
+import { once } from 'node:events';
+import { ZipArchive } from 'archiver';
+import { withTenant } from '../../db';
 import { pdfBrand } from '../branding/service';
 import { objectStore } from '../../lib/storage';
 import type Router from '@koa/router';
@@ -28,6 +31,7 @@ const DiffRow = Type.Object({
 const Run = Type.Object({
   id: Uuid, period: Type.String(), periodStart: Type.String(), periodEnd: Type.String(), status: Type.Union(['draft', 'issued', 'superseded'].map((s) => Type.Literal(s))),
   previousRunId: Type.Union([Uuid, Type.Null()]), createdAt: Type.String(), issuedAt: Type.Union([Type.String(), Type.Null()]),
+  sentAt: Type.Union([Type.String(), Type.Null()]), sent: Type.Optional(Type.Integer()),
   statements: Type.Array(StatementRow), diff: Type.Union([Type.Array(DiffRow), Type.Null()]), skipped: Type.Optional(Type.Array(Uuid)),
 });
 const Meta = Type.Object({ id: Uuid, number: Type.Union([Type.Integer(), Type.Null()]), user: Uuid, period: Type.String(), runId: Uuid, contentHash: Type.String(), issuedAt: Type.Union([Type.String(), Type.Null()]), currency: Type.String(), closingBalance: Type.String() });
@@ -40,6 +44,35 @@ function sendFile(ctx: Context, type: string, filename: string, body: string | B
   ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
   ctx.set('ETag', `"${crypto.createHash('sha256').update(body).digest('hex')}"`);
   ctx.body = body;
+}
+
+/** A payee's name as a file name's part: letters, digits, dots and dashes. */
+const fileSafe = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z0-9.]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'payee';
+
+/**
+ * A run's statements as one ZIP, streamed: each statement read in a short transaction of its
+ * own (the PDF drawn as GET /statements/{id}/pdf draws it) and added once the archive has taken
+ * the previous one, so memory stays at one statement whatever the run's size.
+ */
+function streamRunArchive(svc: AppServices, tenantId: number, label: string, statements: { id: string; number: number | null }[], archive: ZipArchive): void {
+  void (async () => {
+    try {
+      for (const [i, st] of statements.entries()) {
+        const f = await withTenant(svc.db.app, tenantId, async (t) => {
+          const s = await runs.getStatement(t, st.id, null);
+          return { name: String((s.figures as { payee?: { name?: string } }).payee?.name ?? ''), csv: s.csv, pdf: await s.pdf() };
+        });
+        const base = `statement-${label}-${st.number ?? `draft-${i + 1}`}-${fileSafe(f.name)}`;
+        archive.append(f.pdf, { name: `${base}.pdf` });
+        archive.append(f.csv, { name: `${base}.csv` });
+        await once(archive, 'entry');
+        await once(archive, 'entry');
+      }
+      await archive.finalize();
+    } catch (e) {
+      archive.destroy(e as Error);
+    }
+  })();
 }
 
 export function registerStatementRoutes(router: Router, svc: AppServices): void {
@@ -55,6 +88,21 @@ export function registerStatementRoutes(router: Router, svc: AppServices): void 
     route({ method: 'post', path: '/statements/runs/:id/issue', summary: "Issue a draft run (admin): number and freeze its statements (figures, PDF, CSV, content hash never change)", access: 'admin', params: IdParams, responses: { 200: answer(Run) },
       async handler({ trx, params, tenantId }) {
         return ok('Statement run issued', await runs.issueRun(trx, params.id, await pdfBrand(trx, objectStore(svc.cfg), tenantId)));
+      } }),
+    route({ method: 'post', path: '/statements/runs/:id/send', summary: "Send an issued run's statements to their payees (admin): each is told by e-mail and in Rondo that theirs is ready, as their notification settings say; the run records when (sentAt)", access: 'admin', params: IdParams, responses: { 200: answer(Run) },
+      async handler({ trx, params }) {
+        return ok('Statements sent', await runs.sendRun(trx, params.id));
+      } }),
+    route({ method: 'get', path: '/statements/runs/:id/zip', summary: "Every statement of a run in one ZIP archive (admin): each payee's PDF and CSV, streamed", access: 'admin', params: IdParams,
+      responses: { 200: Type.String({ contentMediaType: 'application/zip', format: 'binary', description: 'A ZIP archive: statement-<period>-<number>-<payee>.pdf and .csv for each statement of the run (drafts: draft-<n>)' }) },
+      async handler({ trx, params, tenantId, ctx }) {
+        const { run, statements } = await runs.runStatementIds(trx, params.id);
+        const archive = new ZipArchive({ zlib: { level: 6 } });
+        ctx.type = 'application/zip';
+        ctx.set('Content-Disposition', `attachment; filename="statements-${run.label}.zip"`);
+        ctx.body = archive;
+        streamRunArchive(svc, tenantId, run.label, statements, archive);
+        return undefined;
       } }),
     route({ method: 'get', path: '/statements', summary: 'Issued statements, newest number first (admins: all or ?userId=; members: their own)', access: 'user',
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...UserQuery, period: Type.Optional(PeriodLabel) }),

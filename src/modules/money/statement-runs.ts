@@ -249,13 +249,13 @@ export async function getRun(trx: Trx, id: string, extra: Record<string, unknown
   return {
     id: run.id, period: run.label, periodStart: iso(run.period_start), periodEnd: iso(run.period_end), status: run.status,
     previousRunId: run.previous_run_id, createdAt: new Date(run.created_at).toISOString(), issuedAt: run.issued_at ? new Date(run.issued_at).toISOString() : null,
+    sentAt: run.sent_at ? new Date(run.sent_at).toISOString() : null,
     statements: mine.map(view), diff, ...extra,
   };
 }
 
 const iso = (d: Date | string) => (typeof d === 'string' ? d.slice(0, 10) : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`);
 
-/** Number and freeze the run's statements (the latest draft of its period only). */
 /** The payee hears of their issued statement (docs/notifications.md; e-mail etc. by their preferences). */
 async function announceStatement(trx: Trx, id: string): Promise<void> {
   const s = await trx('statements').where({ id }).first('id', 'tenant_id', 'tenant_user_id', 'number', 'label', 'figures');
@@ -299,8 +299,30 @@ export async function issueRun(trx: Trx, id: string, brand?: PdfBrand | null) {
     await trx('statement_payees').where({ statement_id: r.id }).update({ legacy_pdf: null });
   }
   await trx('statement_runs').where({ id }).update({ status: 'issued', issued_at: at });
-  for (const r of rows) await announceStatement(trx, r.id);
   return getRun(trx, id);
+}
+
+/**
+ * Send an issued run's statements (its own step, after issuing): each payee is told theirs is
+ * ready, by e-mail and in Rondo, as their notification settings say (statement.issued). Sending
+ * again tells them again; the run keeps when it was last sent (`sentAt`).
+ */
+export async function sendRun(trx: Trx, id: string) {
+  const run = await trx('statement_runs').where({ id }).forUpdate().first();
+  if (!run) throw new NotFoundError('Statement run');
+  if (run.status !== 'issued') throw new ConflictError(`Run is ${run.status}; only an issued run's statements can be sent`, [], 'RUN_NOT_ISSUED');
+  const ids = (await trx('statements').where({ run_id: id }).orderBy('number').pluck('id')) as string[];
+  for (const s of ids) await announceStatement(trx, s);
+  await trx('statement_runs').where({ id }).update({ sent_at: clock.now() });
+  return getRun(trx, id, { sent: ids.length });
+}
+
+/** A run's statements for its archive: id, number and the payee's id, in number order (drafts: payee order). */
+export async function runStatementIds(trx: Trx, id: string): Promise<{ run: { label: string; status: string }; statements: { id: string; number: number | null }[] }> {
+  const run = await trx('statement_runs').where({ id }).first('label', 'status');
+  if (!run) throw new NotFoundError('Statement run');
+  const statements = await trx('statements').where({ run_id: id }).orderBy([{ column: 'number' }, { column: 'tenant_user_id' }]).select('id', 'number');
+  return { run, statements };
 }
 
 /** Issued statements (admins: any payee; members: their own). */

@@ -17,10 +17,41 @@ import { CATALOGUE, CATALOGUE_SHAPE, DIMENSION_COLUMNS, LINE_DOWNLOADS, LINE_STR
 
 export type { AnalyticsQuery, GroupBy } from './planner';
 
-/** Paging of the rows (the `total` always sums every row). */
+/** Paging of the rows (the `total` always sums every row), and their order. */
 export interface AnalyticsPaging {
   page?: number;
   size?: number;
+  /**
+   * What the rows are ordered by before the page is taken: a figure, or `name` (the row's own
+   * key: the month, the store, the artist's name, the recording's title...). Without it, months
+   * and accounting periods come in time order and the rest by revenue, largest first.
+   */
+  sort?: AnalyticsSort;
+  /** `asc` or `desc`; by default descending for a figure, ascending for a name. */
+  order?: 'asc' | 'desc';
+}
+export const ANALYTICS_SORTS = ['revenue', 'quantity', 'lines', 'name'] as const;
+export type AnalyticsSort = (typeof ANALYTICS_SORTS)[number];
+
+/** The name a catalogue or file row is sorted by: its title or name, read for each group row. */
+const NAME_OF: Partial<Record<GroupBy, (tenantId: number) => string>> = {
+  artist: (t) => `(SELECT n.name FROM artists n WHERE n.tenant_id = ${t} AND n.id = g.artist_id)`,
+  product: (t) => `(SELECT n.title FROM products n WHERE n.tenant_id = ${t} AND n.id = g.product_id)`,
+  asset: (t) => `(SELECT n.title FROM assets n WHERE n.tenant_id = ${t} AND n.id = g.asset_id)`,
+  file: (t) => `(SELECT n.original_name FROM files n WHERE n.tenant_id = ${t} AND n.id = g.file_id)`,
+};
+
+/** The ORDER BY of a breakdown's rows (each group column ends the order, so pages never overlap). */
+export function rowOrder(group: GroupBy, groupCols: string[], tenantId: number, sort?: AnalyticsSort, order?: 'asc' | 'desc'): string {
+  const keys = groupCols.map((c) => `g.${c}`);
+  const chronological = group === 'month' || group === 'accountingperiod' || group === 'total';
+  if (!sort) return chronological ? keys.join(', ') || 'lines' : `revenue DESC, ${keys.map((c) => `${c} NULLS LAST`).join(', ')}`;
+  const dir = (order ?? (sort === 'name' ? 'asc' : 'desc')).toUpperCase();
+  if (sort === 'name') {
+    const name = NAME_OF[group]?.(Number(tenantId));
+    return [...(name ? [`${name} ${dir} NULLS LAST`] : []), ...keys.map((c) => `${c} ${dir} NULLS LAST`)].join(', ') || 'lines';
+  }
+  return [`g.${sort} ${dir}`, ...keys.map((c) => `${c} NULLS LAST`)].join(', ');
 }
 /** Catalogue breakdowns are paged by default (one row per artist / product / recording). */
 export const CATALOGUE_GROUPS = new Set<GroupBy>(['artist', 'product', 'asset']);
@@ -158,11 +189,10 @@ export async function royaltyAnalytics(
   // Sums as they are (trim_scale only on what is answered: the page's rows and the total).
   let sql = `SELECT ${sel}sum(revenue) AS revenue, sum(quantity) AS quantity, sum(lines)::bigint AS lines, sum(streams) AS streams, sum(downloads) AS downloads FROM ${from} ${where} ${groupSql}`;
   if (group === 'total') sql = `SELECT * FROM (${sql}) g WHERE g.lines IS NOT NULL`;
-  // Order (month and accounting-period rows chronological, others by revenue), then one page:
-  // the page is taken first (a bounded top-N sort of the groups, not a sort of all of them
-  // under a window), then numbered from its offset.
-  const chronological = group === 'month' || group === 'accountingperiod' || group === 'total';
-  const order = chronological ? groupCols.join(', ') || 'lines' : `revenue DESC, ${groupCols.map((c) => `${c} NULLS LAST`).join(', ')}`;
+  // Order (by default month and accounting-period rows chronological, others by revenue), then
+  // one page: the page is taken first (a bounded top-N sort of the groups, not a sort of all
+  // of them under a window), then numbered from its offset.
+  const order = rowOrder(group, groupCols, tenantId, opts.sort, opts.order);
   const paged = !opts.all && (opts.page !== undefined || opts.size !== undefined || CATALOGUE_GROUPS.has(group));
   const page = opts.page ?? 1;
   const size = paged ? opts.size ?? DEFAULT_PAGE_SIZE : 0;

@@ -3,7 +3,7 @@ import { IdParams } from '../../http/crud';
 import { defineRoutes, route, type RouteDef } from '../../http/route';
 import { IdInt, MonthOrDateIn, Strict, Type, Uuid, PageQuery } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
+import { ANALYTICS_SORTS, DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
 import { payeeOf, releaseAnalytics, royaltyChecklist } from './views';
 import { breakdownColumns, breakdownRows } from './exports';
@@ -27,6 +27,8 @@ const AnalyticsQuery = {
   file: Type.Optional(Uuid),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+  sort: Type.Optional(Type.Union(ANALYTICS_SORTS.map((s) => Type.Literal(s)), { description: 'Order the rows by a figure, or by `name` (the month, store, country... or the artist\'s name, the product\'s or recording\'s title, the file\'s name) before the page is taken' })),
+  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'Descending by default for a figure, ascending for `name`' })),
 };
 
 const BREAKDOWNS: [string, GroupBy, string][] = [
@@ -50,6 +52,7 @@ const DESCRIPTION =
   'Amounts are decimal strings in the workspace base currency. Admins and owners see every line of the workspace (matched or not); other members only their own earnings. ' +
   '`start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months (`periodFilterType=sale`, default) or accounting periods (`accounting`) overlapping the range. ' +
   `\`page\`/\`size\` (at most ${MAX_PAGE_SIZE}) page the rows: the artist, product and recording breakdowns are paged by default (size ${DEFAULT_PAGE_SIZE}), the others answer every row unless asked; ` +
+  '`sort` (`revenue`, `quantity`, `lines`, `name`) and `order` (`asc`, `desc`) order them before the page is taken (by default months and accounting periods in time order, the rest by revenue, largest first); a download keeps that order. ' +
   '`data.total` sums every row of every page, `data.pagination.total` counts the rows. ' +
   "The reference service's filters are taken too: `dsp`, `country`, `type` (sale type), `aggregator`, `isrc`, `upc`, `artists` (ids), each a comma-separated list; " +
   '`table_name` (statement file ids, as `/royalty/tables` names them); `includePreviousPeriod=true` (needs `start` and `end`) adds `PreviousRoyalty`/`PreviousCount` to each row and `data.previous`. ' +
@@ -66,18 +69,18 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       snapshot: true, // a member's view may take two statements (analytics.ts, memberCatalogue); an export, many pages
       query: Type.Object({ ...AnalyticsQuery, ...ReferenceAnalyticsQuery }),
       async handler({ trx, tenantId, auth, query }) {
-        const { page, size, ...q } = query;
-        const r = await referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size });
+        const { page, size, sort, order, ...q } = query;
+        const r = await referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size, sort, order });
         return {
           status: 'success',
           message: summary,
           data: { currency: r.currency, rows: r.rows, total: r.total, pagination: r.pagination, ...(r.previous ? { previous: r.previous } : {}) },
         };
       },
-      export: ({ trx, tenantId, auth, query: { page: _p, size: _s, ...q } }) => ({
+      export: ({ trx, tenantId, auth, query: { page: _p, size: _s, sort, order, ...q } }) => ({
         filename: `royalty-${group}`,
         columns: breakdownColumns(group),
-        rows: breakdownRows((page, size) => referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size })),
+        rows: breakdownRows((page, size) => referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size, sort, order })),
       }),
     }),
   );
@@ -95,13 +98,13 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
         groupBy: Type.Optional(Type.Union(['month', 'accountingperiod', 'dsp', 'country', 'saletype', 'aggregator', 'asset', 'total'].map((g) => Type.Literal(g)))),
       }),
       async handler({ trx, tenantId, auth, query, params }) {
-        const { groupBy, page, size, ...q } = query;
-        const r = await releaseAnalytics(trx, tenantId, auth, params.id, (groupBy ?? 'month') as GroupBy, q, { page, size });
+        const { groupBy, page, size, sort, order, ...q } = query;
+        const r = await releaseAnalytics(trx, tenantId, auth, params.id, (groupBy ?? 'month') as GroupBy, q, { page, size, sort, order });
         return { status: 'success', message: 'Release analytics', data: { currency: r.currency, rows: r.rows, total: r.total, pagination: r.pagination } };
       },
-      export: ({ trx, tenantId, auth, query: { groupBy, page: _p, size: _s, ...q }, params }) => {
+      export: ({ trx, tenantId, auth, query: { groupBy, page: _p, size: _s, sort, order, ...q }, params }) => {
         const group = (groupBy ?? 'month') as GroupBy;
-        return { filename: `release-${group}`, columns: breakdownColumns(group), rows: breakdownRows((page, size) => releaseAnalytics(trx, tenantId, auth, params.id, group, q, { page, size })) };
+        return { filename: `release-${group}`, columns: breakdownColumns(group), rows: breakdownRows((page, size) => releaseAnalytics(trx, tenantId, auth, params.id, group, q, { page, size, sort, order })) };
       },
     }),
 

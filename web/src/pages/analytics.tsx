@@ -21,7 +21,6 @@ const KEY: Record<string, string> = {
   product: 'productId', asset: 'assetId', saletype: 'saleType', aggregator: 'aggregator',
 };
 const NAME: Record<string, string> = { artist: 'artist', product: 'product', asset: 'asset' };
-const ROWS = 500;
 const PAGE = 50;
 const TOP = 10;
 const STORES = 6;
@@ -57,38 +56,36 @@ export function previousRange(start: string, end: string): { start: string; end:
   return { start: addMonths(s, -n), end: addMonths(s, -1) };
 }
 
-/** Sortable on the client, paged on the client: the rows the page holds (at most ROWS). */
-type Col = { id: string; label: string; num?: boolean; cell: (r: Row) => unknown; sort: (r: Row) => string | number };
-function SortedTable({ caption, rows, columns, initial }: { caption: string; rows: Row[]; columns: Col[]; initial: { id: string; dir: 1 | -1 } | null }) {
-  const [sort, setSort] = useState(initial);
-  const [page, setPage] = useState(1);
-  const col = columns.find((c) => c.id === sort?.id);
-  const sorted = col && sort ? [...rows].sort((a, b) => {
-    const x = col.sort(a);
-    const y = col.sort(b);
-    return (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y))) * sort.dir;
-  }) : rows;
-  const last = Math.max(1, Math.ceil(sorted.length / PAGE));
-  const p = Math.min(page, last);
-  const shown = sorted.slice((p - 1) * PAGE, p * PAGE);
-  const click = (id: string) => { setSort(sort?.id === id ? { id, dir: sort.dir === 1 ? -1 : 1 } : { id, dir: columns.find((c) => c.id === id)?.num ? -1 : 1 }); setPage(1); };
+/**
+ * A breakdown's table, sorted and paged by the server (`sort`/`order`/`page`/`size` on the
+ * breakdown route); the previous period's figure of each row is the server's too
+ * (`includePreviousPeriod`). The month breakdown is the time axis instead: every month of the
+ * range in time order, the empty ones included (the rows the month chart draws).
+ */
+type Col = { id: string; label: string; num?: boolean; cell: (r: Row) => unknown; sort?: 'name' | 'revenue' | 'quantity' | 'lines' };
+type Sort = { id: 'name' | 'revenue' | 'quantity' | 'lines'; dir: 'asc' | 'desc' };
+function BreakdownTable({ caption, rows, columns, sort, onSort, paging }: {
+  caption: string; rows: Row[]; columns: Col[]; sort: Sort | null; onSort: ((s: Sort) => void) | null;
+  paging: { page: number; total: number; onPage: (p: number) => void } | null;
+}) {
+  const click = (c: Col) => onSort?.(sort?.id === c.sort ? { id: c.sort!, dir: sort!.dir === 'asc' ? 'desc' : 'asc' } : { id: c.sort!, dir: c.num ? 'desc' : 'asc' });
   return (
     <>
       <div class="table-wrap" tabIndex={0} role="region" aria-label={caption}>
         <table>
           <caption>{caption}</caption>
           <thead><tr>{columns.map((c) => (
-            <th scope="col" class={c.num ? 'num' : undefined} key={c.id} aria-sort={sort?.id === c.id ? (sort.dir === 1 ? 'ascending' : 'descending') : undefined}>
-              <button type="button" class="sort" onClick={() => click(c.id)}>{c.label}{sort?.id === c.id ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}</button>
+            <th scope="col" class={c.num ? 'num' : undefined} key={c.id} aria-sort={c.sort && sort?.id === c.sort ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined}>
+              {c.sort && onSort ? <button type="button" class="sort" onClick={() => click(c)}>{c.label}{sort?.id === c.sort ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}</button> : c.label}
             </th>
           ))}</tr></thead>
           <tbody>
-            {shown.length === 0 ? <tr><td colSpan={columns.length} class="muted empty">No royalties match these filters.</td></tr> : null}
-            {shown.map((r, i) => <tr key={i}>{columns.map((c) => <td class={c.num ? 'num' : undefined} data-label={c.label} key={c.id}>{c.cell(r) as string}</td>)}</tr>)}
+            {rows.length === 0 ? <tr><td colSpan={columns.length} class="muted empty">No royalties match these filters.</td></tr> : null}
+            {rows.map((r, i) => <tr key={i}>{columns.map((c) => <td class={c.num ? 'num' : undefined} data-label={c.label} key={c.id}>{c.cell(r) as string}</td>)}</tr>)}
           </tbody>
         </table>
       </div>
-      {sorted.length > PAGE ? <Pager page={p} size={PAGE} total={sorted.length} onPage={setPage} label={`Pages of ${caption}`} noun={['row', 'rows']} /> : null}
+      {paging && paging.total > PAGE ? <Pager page={paging.page} size={PAGE} total={paging.total} onPage={paging.onPage} label={`Pages of ${caption}`} noun={['row', 'rows']} /> : null}
     </>
   );
 }
@@ -110,31 +107,38 @@ export function AnalyticsPage() {
   const [applied, setApplied] = useState(f);
   const prevRange = previousRange(applied.start, applied.end);
   const prevFilters = prevRange ? { ...applied, ...prevRange } : null;
-  const get = (group: string, filters: Filters, size: number) => api<{ data: Result }>('GET', `/royalty/${group}${qs({ ...filters, size })}`).then((r) => r.data);
+  const get = (group: string, filters: Filters, size: number, more: Record<string, string | number | undefined> = {}) =>
+    api<{ data: Result }>('GET', `/royalty/${group}${qs({ ...filters, size, ...more })}`).then((r) => r.data);
   const key = JSON.stringify([by, applied]);
+  // What the charts draw: every month of the range, the top rows and the largest stores (each a bounded page).
   const data = useLoad(async () => {
-    const [result, months, stores, prev, prevMonths] = await Promise.all([
-      get(by, applied, ROWS),
-      by === 'month' ? null : get('month', applied, 1000),
-      get('dsp', applied, 1000),
-      prevFilters ? get(by, prevFilters, ROWS) : null,
-      prevFilters && by !== 'month' ? get('month', prevFilters, 1000) : null,
+    const [months, top, stores, prevMonths] = await Promise.all([
+      get('month', applied, 1000),
+      by === 'month' ? null : get(by, applied, TOP, prevFilters ? { includePreviousPeriod: 'true' } : {}),
+      get('dsp', applied, STORES),
+      prevFilters ? get('month', prevFilters, 1000) : null,
     ]);
-    return { by, applied, result, months: months ?? result, stores, prev, prevMonths: prevMonths ?? prev };
+    return { by, applied, months, top, stores, prevMonths };
   }, [key]);
+  // The table: one page, sorted by the server.
+  const [sort, setSort] = useState<Sort | null>(null);
+  const [page, setPage] = useState(1);
+  const tableKey = JSON.stringify([key, page, sort]);
+  const table = useLoad(async () => ({ key: tableKey, res: by === 'month' ? null
+    : await get(by, applied, PAGE, { page, sort: sort?.id, order: sort?.dir, ...(prevFilters ? { includePreviousPeriod: 'true' } : {}) }) }), [tableKey]);
+  const tableRes = table.data?.key === tableKey ? table.data.res : null;
+  const chooseBy = (k: string) => { setBy(k); setSort(null); setPage(1); };
   const d = data.data;
-  const res = d?.result;
+  const res = d?.months;
   const fill = (r: Result, a: Filters) => (a.periodFilterType === 'sale' ? everyMonth(r.rows, a.start, a.end) : r.rows);
-  const rows = d && res ? (d.by === 'month' ? fill(res, d.applied) : res.rows) : [];
   const months = d ? fill(d.months, d.applied) : [];
   const prevMonths = d?.prevMonths && prevRange ? fill(d.prevMonths, { ...d.applied, ...prevRange }) : null;
-  const prevRows = d?.prev ? (d.by === 'month' && prevRange ? fill(d.prev, { ...d.applied, ...prevRange }) : d.prev.rows) : null;
-  // the previous figure of a row: the same month offset, else the same key
+  const tableRows = d?.by === 'month' ? months : tableRes?.rows ?? [];
+  // the previous figure of a row: the same month offset (month), else the server's PreviousRoyalty
   const prevOf = (r: Row): string | undefined => {
-    if (!prevRows || !d) return undefined;
-    if (d.by === 'month') return prevRows[rows.indexOf(r)]?.revenue ?? '0';
-    const k = keyOf(r, d.by);
-    return prevRows.find((p) => keyOf(p, d.by) === k)?.revenue ?? '0';
+    if (!prevRange || !d) return undefined;
+    if (d.by === 'month') return prevMonths?.[months.indexOf(r)]?.revenue ?? '0';
+    return typeof r.PreviousRoyalty === 'string' ? r.PreviousRoyalty : '0';
   };
   const set = (k: keyof Filters) => (e: Event) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value });
   const dl = useAction();
@@ -143,11 +147,11 @@ export function AnalyticsPage() {
   const byLabel = BREAKDOWNS.find(([k]) => k === (d?.by ?? by))![1];
   const cur = res?.currency ?? '';
   const money = (s: string) => localMoney(s);
-  const top = d && res ? (d.by === 'month' ? [] : [...res.rows].slice(0, TOP)) : [];
+  const top = d?.top ? d.top.rows : [];
   const storeRows = d ? d.stores.rows.filter((r) => Number(r.revenue) > 0) : [];
-  const storeTotal = storeRows.reduce((s, r) => s + Number(r.revenue), 0);
+  const storeTotal = d ? Number(d.stores.total.revenue) : 0;
   const storesShown = storeRows.slice(0, STORES);
-  const otherStores = storeRows.slice(STORES).reduce((s, r) => s + Number(r.revenue), 0);
+  const otherStores = d ? Number(d.stores.total.revenue) - storesShown.reduce((s, r) => s + Number(r.revenue), 0) : 0;
   const share = (v: number) => (storeTotal ? `${((v / storeTotal) * 100).toFixed(1)} %` : '0 %');
   const rangeWords = (r: { start: string; end: string }) => `${monthName(r.start)} to ${monthName(r.end)}`;
   return (
@@ -177,7 +181,7 @@ export function AnalyticsPage() {
       </Section>
       <div role="group" aria-label="Breakdown" class="tabs">
         {BREAKDOWNS.map(([k, label]) => (
-          <button key={k} type="button" aria-pressed={by === k} onClick={() => setBy(k)}>{label}</button>
+          <button key={k} type="button" aria-pressed={by === k} onClick={() => chooseBy(k)}>{label}</button>
         ))}
       </div>
       <Section title={`Revenue by ${byLabel.toLowerCase()}`} actions={(
@@ -186,17 +190,17 @@ export function AnalyticsPage() {
           <button type="button" onClick={() => exportAs('xlsx')} disabled={!res || dl.busy}>Download XLSX</button>
         </div>
       )}>
-        <Loading show={data.loading} /><ErrorBox error={data.error ?? dl.error} />
+        <Loading show={data.loading || table.loading} /><ErrorBox error={data.error ?? table.error ?? dl.error} />
         {d && res ? (
           <>
             <dl class="figures">
               <div><dt>Total{prevRange ? ` (${rangeWords({ start: d.applied.start.slice(0, 7), end: d.applied.end.slice(0, 7) })})` : ''}</dt>
                 <dd><strong data-testid="chart-total" data-by={d.by} data-value={res.total.revenue}>{localMoney(res.total.revenue, cur)}</strong>
                   <span class="muted"> · {decimal(res.total.quantity, 0)} units · {res.total.lines} lines</span></dd></div>
-              {d.prev && prevRange ? (
+              {d.prevMonths && prevRange ? (
                 <div><dt>Previous period ({rangeWords(prevRange)})</dt>
-                  <dd><strong data-testid="previous-total" data-value={d.prev.total.revenue}>{localMoney(d.prev.total.revenue, cur)}</strong>
-                    <span class="muted"> · {decimal(d.prev.total.quantity, 0)} units · {d.prev.total.lines} lines · change {change(res.total.revenue, d.prev.total.revenue)}</span></dd></div>
+                  <dd><strong data-testid="previous-total" data-value={d.prevMonths.total.revenue}>{localMoney(d.prevMonths.total.revenue, cur)}</strong>
+                    <span class="muted"> · {decimal(d.prevMonths.total.quantity, 0)} units · {d.prevMonths.total.lines} lines · change {change(res.total.revenue, d.prevMonths.total.revenue)}</span></dd></div>
               ) : null}
             </dl>
             <div class="charts">
@@ -214,11 +218,11 @@ export function AnalyticsPage() {
                 <figure class="chart">
                   <figcaption>Top {top.length} by {byLabel.toLowerCase()} ({cur})</figcaption>
                   <ChartCanvas testId="chart-top" label={`Top ${top.length} by ${byLabel.toLowerCase()} in ${cur}: ${top.map((r) => `${labelOf(r, d.by)} ${money(r.revenue)}`).join('; ')}.`}
-                    config={{ type: 'bar', options: { indexAxis: 'y', plugins: { legend: { display: !!prevRows } } }, data: {
+                    config={{ type: 'bar', options: { indexAxis: 'y', plugins: { legend: { display: !!prevRange } } }, data: {
                       labels: top.map((r) => labelOf(r, d.by).slice(0, 28)),
                       datasets: [
                         { label: 'This period', data: top.map((r) => Number(r.revenue)), backgroundColor: CHART_COLOURS[0] },
-                        ...(prevRows ? [{ label: 'Previous period', data: top.map((r) => Number(prevOf(r) ?? 0)), backgroundColor: CHART_COLOURS[1] }] : []),
+                        ...(prevRange ? [{ label: 'Previous period', data: top.map((r) => Number(prevOf(r) ?? 0)), backgroundColor: CHART_COLOURS[1] }] : []),
                       ] } }} />
                 </figure>
               ) : null}
@@ -233,18 +237,18 @@ export function AnalyticsPage() {
                 </figure>
               ) : null}
             </div>
-            {(res.pagination?.total ?? 0) > res.rows.length ? <p class="muted">The table has the first {res.rows.length} of {res.pagination!.total} rows; “Download CSV” and “Download XLSX” have every row.</p> : null}
-            <SortedTable key={JSON.stringify([d.by, d.applied])} caption={`Revenue by ${byLabel.toLowerCase()}`} rows={rows}
-              initial={d.by === 'month' ? null : { id: 'revenue', dir: -1 }}
+            <BreakdownTable caption={`Revenue by ${byLabel.toLowerCase()}`} rows={tableRows}
+              sort={d.by === 'month' ? null : sort ?? { id: 'revenue', dir: 'desc' }} onSort={d.by === 'month' ? null : (s) => { setSort(s); setPage(1); }}
+              paging={d.by === 'month' || !tableRes ? null : { page, total: tableRes.pagination?.total ?? 0, onPage: setPage }}
               columns={[
-                { id: 'name', label: byLabel, cell: (r) => labelOf(r, d.by), sort: (r) => (d.by === 'month' ? String(r.month) : labelOf(r, d.by)) },
-                { id: 'revenue', label: `Revenue (${cur})`, cell: (r) => money(r.revenue), num: true, sort: (r) => Number(r.revenue) },
-                ...(prevRows ? [
-                  { id: 'previous', label: `Previous (${cur})`, cell: (r: Row) => money(prevOf(r) ?? '0'), num: true, sort: (r: Row) => Number(prevOf(r) ?? 0) },
-                  { id: 'change', label: 'Change', cell: (r: Row) => change(r.revenue, prevOf(r)), num: true, sort: (r: Row) => Number(r.revenue) - Number(prevOf(r) ?? 0) },
+                { id: 'name', label: byLabel, cell: (r) => labelOf(r, d.by), sort: 'name' },
+                { id: 'revenue', label: `Revenue (${cur})`, cell: (r) => money(r.revenue), num: true, sort: 'revenue' },
+                ...(prevRange ? [
+                  { id: 'previous', label: `Previous (${cur})`, cell: (r: Row) => money(prevOf(r) ?? '0'), num: true },
+                  { id: 'change', label: 'Change', cell: (r: Row) => change(r.revenue, prevOf(r)), num: true },
                 ] : []),
-                { id: 'quantity', label: 'Quantity', cell: (r) => decimal(r.quantity, 0), num: true, sort: (r) => Number(r.quantity) },
-                { id: 'lines', label: 'Lines', cell: (r) => r.lines, num: true, sort: (r) => r.lines },
+                { id: 'quantity', label: 'Quantity', cell: (r) => decimal(r.quantity, 0), num: true, sort: 'quantity' },
+                { id: 'lines', label: 'Lines', cell: (r) => r.lines, num: true, sort: 'lines' },
               ]} />
           </>
         ) : null}

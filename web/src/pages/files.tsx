@@ -153,14 +153,15 @@ function MissingRates({ file, onRerun }: { file: FileRow; onRerun: (f: FileRow, 
 }
 
 /** What a file needs, in words, under its row. */
-function FileProblem({ f, onRerun, rereadDuplicate }: { f: FileRow; onRerun: (f: FileRow, how: () => Promise<unknown>, msg: string) => void; rereadDuplicate: (f: FileRow) => void }) {
+function FileProblem({ f, onRerun, rereadDuplicate, replaceOriginal }: { f: FileRow; onRerun: (f: FileRow, how: () => Promise<unknown>, msg: string) => void; rereadDuplicate: (f: FileRow) => void; replaceOriginal: (f: FileRow) => void }) {
   if (f.status !== 'failed' && f.status !== 'needs_confirmation') return null;
   if (f.missingRates?.length) return <MissingRates file={f} onRerun={onRerun} />;
   if (f.reprocess) {
     return (
       <div class="problem">
-        <span>The same content was uploaded before, so this copy was not read again. </span>
+        <span>The same content was uploaded before, so this copy was not read. Read the earlier upload again (its lines are replaced, not copied), or use this upload instead (the earlier upload's lines are removed). </span>
         <button type="button" onClick={() => rereadDuplicate(f)} aria-label={`Read the original again: ${f.fileName}`}>Read the original again</button>
+        <button type="button" onClick={() => replaceOriginal(f)} aria-label={`Use this upload instead: ${f.fileName}`}>Use this upload instead</button>
       </div>
     );
   }
@@ -185,6 +186,7 @@ interface RowActions {
   remove: (f: FileRow, members?: number) => void;
   rerun: (f: FileRow, how: () => Promise<unknown>, msg: string) => void;
   reread: (f: FileRow) => void;
+  replace: (f: FileRow) => void;
 }
 
 function FileRowView({ f, act, member }: { f: FileRow; act: RowActions; member?: string }) {
@@ -218,7 +220,7 @@ function FileRowView({ f, act, member }: { f: FileRow; act: RowActions; member?:
       </tr>
       {needs ? (
         <tr class={member ? 'member detail' : 'detail'}>
-          <td colSpan={COLUMNS.length} class="empty"><FileProblem f={f} onRerun={act.rerun} rereadDuplicate={act.reread} /></td>
+          <td colSpan={COLUMNS.length} class="empty"><FileProblem f={f} onRerun={act.rerun} rereadDuplicate={act.reread} replaceOriginal={act.replace} /></td>
         </tr>
       ) : null}
     </>
@@ -281,6 +283,17 @@ export function FileList({ gen, onChange }: { gen: number; onChange: () => void 
       await api('POST', f.reprocess!.path, { body: {} });
       onChange();
       return `The original of ${f.fileName} is being read again; its lines will be replaced, not copied.`;
+    }),
+    replace: (f) => c.ask({
+      title: `Use ${f.fileName} instead of the earlier upload?`,
+      body: <p>{f.fileName} is read, and once its lines are stored the earlier upload of the same content is emptied: its lines, the earnings they brought and its rejected lines are removed. Choose this when the earlier upload should not count.</p>,
+      action: 'Use this upload',
+      run: async () => {
+        setDeleted(null);
+        await api('POST', `/file/replace-original/${f.id}`, { body: {} });
+        setDeleted(`${f.fileName} is being read; it replaces the earlier upload.`);
+        onChange();
+      },
     }),
   };
   const pages = Math.max(1, Math.ceil((files.data?.pagination.total ?? 0) / 20));

@@ -1,13 +1,27 @@
-/** Money: payees' balances and statements, expenses, payment requests (approve/decline), payments. */
+/**
+ * Money: payees' balances and statements, expenses, payment requests (approve/decline), payments;
+ * every list a page of the server's (20 rows, a pager when there are more).
+ */
 import { useState } from 'preact/hooks';
-import { api, download } from '../api';
-import { ErrorBox, Field, Loading, Notice, Section, Table, date, money, useAction, useLoad, type Loaded } from '../ui';
+import { api, download, qs } from '../api';
+import { ErrorBox, Field, Loading, Notice, Pager, Section, Table, date, money, useAction, useLoad } from '../ui';
 import { localDate, localMoney } from '../words';
 import { PeriodsAndRuns } from './periods';
 
 type Any = Record<string, any>;
 interface Member { id: string; email: string; firstName?: string; lastName?: string; role: string }
 export interface Stats { user: string; currency: string; earnings: string; recouped: string; payments: string; due: string; available: string; pendingRequests: string; firstPeriod: string | null; lastPeriod: string | null }
+
+const PAGE = 20;
+type Paged = { data: Any[]; pagination?: { total: number } };
+/** One page of a list route, with its pager. */
+function usePaged(path: string, deps: unknown[]) {
+  const [page, setPage] = useState(1);
+  const list = useLoad(() => api<Paged>('GET', `${path}${qs({ page, size: PAGE })}`), [page, ...deps]);
+  const total = list.data?.pagination?.total ?? 0;
+  const pager = (label: string, noun: [string, string]) => (total > PAGE ? <Pager page={page} size={PAGE} total={total} onPage={setPage} label={label} noun={noun} /> : null);
+  return { list, pager };
+}
 
 export const memberName = (m: Member | undefined, id?: string) => (m ? [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email : id ?? '—');
 
@@ -44,13 +58,17 @@ export function StatementDownload({ stats, label }: { stats: Stats; label: strin
   );
 }
 
-function Balances({ members, gen, stats }: { members: Member[]; gen: number; stats: Loaded<Stats[]> }) {
+/** The balances of one page of members (their figures asked for that page only). */
+function Balances({ gen }: { gen: number }) {
   const due = useLoad(() => api<{ data: Any }>('GET', '/accounting/gettotaldue'), [gen]);
-  const byId = new Map(members.map((m) => [m.id, m]));
+  const { list: people, pager } = usePaged('/user/', [gen]);
+  const onPage = people.data?.data ?? [];
+  const stats = useLoad(() => Promise.all(onPage.map((x) => api<{ data: Stats }>('GET', `/accounting/${x.id}/stats`).then((r) => r.data))), [onPage.map((x) => x.id).join(), gen]);
+  const byId = new Map(onPage.map((m) => [m.id as string, m as Member]));
   return (
     <Section title="Balances">
       {due.data ? <p>Total due: <strong>{localMoney(due.data.data.totalDue, due.data.data.currency)}</strong> to {due.data.data.payeesOwed} payees</p> : null}
-      <Loading show={stats.loading} /><ErrorBox error={stats.error ?? due.error} />
+      <Loading show={people.loading || stats.loading} /><ErrorBox error={people.error ?? stats.error ?? due.error} />
       <Table caption="Payee balances" rows={stats.data} rowKey={(s) => s.user} columns={[
         { label: 'Payee', cell: (s) => memberName(byId.get(s.user), s.user) },
         { label: 'Earnings', cell: (s) => localMoney(s.earnings, s.currency), num: true },
@@ -59,12 +77,13 @@ function Balances({ members, gen, stats }: { members: Member[]; gen: number; sta
         { label: 'Due', cell: (s) => localMoney(s.due, s.currency), num: true },
         { label: 'Statement', cell: (s) => <StatementDownload stats={s} label={memberName(byId.get(s.user), s.user)} /> },
       ]} />
+      {pager('Balances pages', ['payee', 'payees'])}
     </Section>
   );
 }
 
 function Expenses({ members, base }: { members: Member[]; base: string }) {
-  const list = useLoad(() => api<{ data: Any[] }>('GET', '/expense/?size=50'), []);
+  const { list, pager } = usePaged('/expense/', []);
   const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, recoupable: true });
   const a = useAction();
   const byId = new Map(members.map((m) => [m.id, m]));
@@ -75,6 +94,7 @@ function Expenses({ members, base }: { members: Member[]; base: string }) {
         { label: 'Date', cell: (r) => localDate(r.date ?? r.createdAt) }, { label: 'Payee', cell: (r) => memberName(byId.get(r.user), r.user) },
         { label: 'Title', cell: (r) => r.title }, { label: 'Amount', cell: (r) => localMoney(r.amount, r.currency), num: true },
       ]} />
+      {pager('Expenses pages', ['expense', 'expenses'])}
       <form class="row wrap" aria-label="Add an expense" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
         await api('POST', '/expense/', { body: { user: f.user, title: f.title, amount: f.amount, currency: f.currency } });
         list.reload();
@@ -102,7 +122,7 @@ export function requestColumns(byId: Map<string, Member>) {
 }
 
 function Requests({ members, onChange }: { members: Member[]; onChange: () => void }) {
-  const list = useLoad(() => api<{ data: Any[] }>('GET', '/payment-request/?size=50'), []);
+  const { list, pager } = usePaged('/payment-request/', []);
   const a = useAction();
   const byId = new Map(members.map((m) => [m.id, m]));
   const act = (r: Any, verb: 'approve' | 'decline') => a.run(async () => {
@@ -130,12 +150,13 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
           <button type="button" disabled={a.busy} onClick={() => paid(r)} aria-label={`Mark paid: the payout to ${memberName(byId.get(r.user), r.user)}`}>Mark paid</button>
         ) : '—'),
       }]} />
+      {pager('Payment requests pages', ['request', 'requests'])}
     </Section>
   );
 }
 
 function Payments({ members, gen, base, onChange }: { members: Member[]; gen: number; base: string; onChange: () => void }) {
-  const list = useLoad(() => api<{ data: Any[] }>('GET', '/payment/?size=50'), [gen]);
+  const { list, pager } = usePaged('/payment/', [gen]);
   const byId = new Map(members.map((m) => [m.id, m]));
   const today = new Date().toISOString().slice(0, 10);
   const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, date: today });
@@ -156,6 +177,7 @@ function Payments({ members, gen, base, onChange }: { members: Member[]; gen: nu
           <button type="button" disabled={a.busy} onClick={() => paid(r)} aria-label={`Mark paid: the payment to ${memberName(byId.get(r.user), r.user)}`}>Mark paid</button>
         ) : '—') },
       ]} />
+      {pager('Payments pages', ['payment', 'payments'])}
       <h3>Record a payment</h3>
       <p class="muted">A payment made outside Rondo (a bank transfer, for instance): it is taken off the payee's balance.</p>
       <form class="row wrap" aria-label="Record a payment" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
@@ -176,20 +198,23 @@ function Payments({ members, gen, base, onChange }: { members: Member[]; gen: nu
 }
 
 export function MoneyPage() {
+  // the payee pickers of the forms (a payee is chosen among the workspace's members)
   const members = useLoad(() => api<{ data: Member[] }>('GET', '/user/?size=200'), []);
   const base = useLoad(() => api<{ data: { baseCurrency: string } }>('GET', '/settings/workspace').then((r) => r.data.baseCurrency), []);
   const m = members.data?.data ?? [];
   const [gen, setGen] = useState(0);
   const bump = () => setGen((g) => g + 1);
-  const stats = useLoad(() => Promise.all(m.map((x) => api<{ data: Stats }>('GET', `/accounting/${x.id}/stats`).then((r) => r.data))), [m.length, gen]);
-  const months = [...new Set((stats.data ?? []).flatMap((s) => periodsBetween(s.firstPeriod, s.lastPeriod)))];
+  // the accounting periods with earnings, first to last (the workspace's, not one page of payees')
+  const periods = useLoad(() => api<{ data: { rows: { accountingPeriod: string }[] } }>('GET', `/royalty/accountingperiod${qs({ size: 1000 })}`).then((r) => r.data.rows.map((x) => x.accountingPeriod.slice(0, 7)).sort()), [gen]);
+  const ps = periods.data ?? [];
+  const months = ps.length ? periodsBetween(ps[0]!, ps[ps.length - 1]!) : [];
   return (
     <>
       <h1>Money</h1>
-      <Loading show={members.loading || base.loading} /><ErrorBox error={members.error ?? base.error} />
+      <Loading show={members.loading || base.loading} /><ErrorBox error={members.error ?? base.error ?? periods.error} />
       {members.data && base.data ? (
         <>
-          <Balances members={m} gen={gen} stats={stats} />
+          <Balances gen={gen} />
           <PeriodsAndRuns members={m} months={months} currency={base.data} onChange={bump} />
           <Requests members={m} onChange={bump} />
           <Payments members={m} gen={gen} base={base.data} onChange={bump} />

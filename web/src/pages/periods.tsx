@@ -1,21 +1,23 @@
 /**
  * Accounting periods and statement runs: close and reopen a period (with what closing means),
  * preview a run (draft statements with each payee's PDF and CSV), issue it after confirmation,
- * and the period's issued statements with their numbers.
+ * send an issued run's statements to the payees by e-mail (its own step), every statement of a
+ * run as one ZIP, and the period's issued statements with their numbers.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, download, qs } from '../api';
 import { useConfirm } from '../confirm';
-import { ErrorBox, Field, Loading, Notice, Section, Table, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, Loading, Notice, Pager, Section, Table, useAction, useLoad } from '../ui';
 import { localDate, localMoney, monthName } from '../words';
 
 interface PeriodState { period: string; periodStart: string; periodEnd: string; closed: boolean; closedAt: string | null; issuedStatements: number }
 interface RunStatement { id: string; user: string; number: number | null; openingBalance: string; royaltiesTotal: string; adjustmentsTotal: string; closingBalance: string }
 interface DiffRow { user: string; status: string; change: { closingBalance: string } }
-interface Run { id: string; period: string; status: string; statements: RunStatement[]; diff: DiffRow[] | null; issuedAt: string | null }
-interface Issued { id: string; number: number; user: string; period: string; issuedAt: string; currency: string; closingBalance: string }
+interface Run { id: string; period: string; status: string; statements: RunStatement[]; diff: DiffRow[] | null; issuedAt: string | null; sentAt: string | null; sent?: number }
+interface Issued { id: string; number: number; user: string; period: string; runId: string; issuedAt: string; currency: string; closingBalance: string }
 interface Member { id: string; email: string; firstName?: string; lastName?: string }
 
+const ISSUED_PAGE = 20;
 const nameOf = (m: Member | undefined, id: string) => (m ? [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email : id);
 
 /** The period labels of the workspace's cadence that hold the months first…last, newest first. */
@@ -69,20 +71,54 @@ function PeriodStatus({ state, busy, onClose, onReopen }: { state: PeriodState; 
   );
 }
 
+/** What can be done with a whole run: send its statements by e-mail (issued runs), download all of them as one ZIP. */
+function RunActions({ run, label, busy, onSend, onDownload }: { run: Run; label: string; busy: boolean; onSend: (r: Run) => void; onDownload: (r: Run) => void }) {
+  return (
+    <div class="row tight run-actions" data-testid={`run-${run.id}`}>
+      {run.status === 'issued' ? (
+        <>
+          <button type="button" class={run.sentAt ? undefined : 'primary'} disabled={busy} onClick={() => onSend(run)} aria-label={`${run.sentAt ? 'Send by e-mail again' : 'Send by e-mail'}: ${label}`}>{run.sentAt ? 'Send by e-mail again' : 'Send by e-mail'}</button>
+          <span class="muted" data-testid="run-sent">{run.sentAt ? `Sent ${localDate(run.sentAt)}` : 'Not sent yet'}</span>
+        </>
+      ) : null}
+      <button type="button" disabled={busy} onClick={() => onDownload(run)} aria-label={`Download all (ZIP): ${label}`}>Download all (ZIP)</button>
+    </div>
+  );
+}
+
 export function PeriodsAndRuns({ members, months, currency, onChange }: { members: Member[]; months: string[]; currency: string; onChange: () => void }) {
   const settings = useLoad(() => api<{ data: { accountingCadence: string } }>('GET', '/settings/workspace'), []);
   const labels = periodLabels(settings.data?.data.accountingCadence ?? 'monthly', months);
   const [period, setPeriod] = useState('');
   useEffect(() => { if (!period && labels.length) setPeriod(labels[0]); }, [labels.join()]);
   const state = useLoad(() => (period ? api<{ data: PeriodState }>('GET', `/accounting/periods/${period}`).then((r) => r.data) : Promise.resolve(undefined)), [period]);
-  const issued = useLoad(() => (period ? api<{ data: Issued[] }>('GET', `/statements${qs({ period, size: 100 })}`).then((r) => r.data) : Promise.resolve([])), [period]);
+  // the period's issued statements, a page of the server's at a time
+  const [issuedPage, setIssuedPage] = useState(1);
+  const issuedList = useLoad(() => (period ? api<{ data: Issued[]; pagination: { total: number } }>('GET', `/statements${qs({ period, page: issuedPage, size: ISSUED_PAGE })}`) : Promise.resolve({ data: [] as Issued[], pagination: { total: 0 } })), [period, issuedPage]);
+  const issued = { ...issuedList, data: issuedList.data?.data };
+  useEffect(() => setIssuedPage(1), [period]);
   const [run, setRun] = useState<Run | null>(null);
+  // the runs the period's issued statements come from (one, unless payees were issued apart)
+  const runIds = [...new Set((issued.data ?? []).map((s) => s.runId))];
+  const issuedRuns = useLoad(() => Promise.all(runIds.map((id) => api<{ data: Run }>('GET', `/statements/runs/${id}`).then((r) => r.data))), [runIds.join()]);
   const a = useAction();
   const c = useConfirm();
   const byId = new Map(members.map((m) => [m.id, m]));
   useEffect(() => setRun(null), [period]);
 
-  const refresh = () => { state.reload(); issued.reload(); onChange(); };
+  const refresh = () => { state.reload(); issued.reload(); issuedRuns.reload(); onChange(); };
+  const send = (r: Run) => c.ask({
+    title: `Send the statements of ${periodWords(r.period)}?`,
+    body: <p>Each of the {r.statements.length} payees is told by e-mail that their statement is ready, with a link to read and download it in Rondo (unless they turned statement e-mails off; they see it in Rondo either way).{r.sentAt ? ` They were told already on ${localDate(r.sentAt)}: they will be told again.` : ''}</p>,
+    action: r.sentAt ? 'Send again' : 'Send by e-mail',
+    run: async () => {
+      const done = (await api<{ data: Run }>('POST', `/statements/runs/${r.id}/send`, { body: {} })).data;
+      if (run?.id === done.id) setRun(done);
+      refresh();
+      await a.run(async () => `${done.sent} ${done.sent === 1 ? 'payee was' : 'payees were'} sent their statement of ${periodWords(done.period)}.`);
+    },
+  });
+  const downloadAll = (r: Run) => a.run(() => download(`/statements/runs/${r.id}/zip`, `statements-${r.period}.zip`));
   const close = () => a.run(async () => { await api('POST', `/accounting/periods/${period}/close`, { body: {} }); refresh(); return `${periodWords(period)} is closed.`; });
   const reopen = () => a.run(async () => { await api('POST', `/accounting/periods/${period}/reopen`, { body: {} }); refresh(); return `${periodWords(period)} is open again.`; });
   const preview = () => a.run(async () => {
@@ -92,13 +128,13 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
   });
   const issue = () => c.ask({
     title: `Issue the statements of ${periodWords(period)}?`,
-    body: <p>Issuing gives each of the {run!.statements.length} statements its number and freezes it: its figures, PDF and CSV never change afterwards. Each payee is then e-mailed that their statement is ready (unless they turned statement e-mails off) and sees it in Rondo.</p>,
+    body: <p>Issuing gives each of the {run!.statements.length} statements its number and freezes it: its figures, PDF and CSV never change afterwards. Nobody is told yet: send them to the payees by e-mail afterwards, when you are ready.</p>,
     action: 'Issue statements',
     run: async () => {
       const r = (await api<{ data: Run }>('POST', `/statements/runs/${run!.id}/issue`, { body: {} })).data;
       setRun(r);
       refresh();
-      await a.run(async () => `${r.statements.length} ${r.statements.length === 1 ? 'statement' : 'statements'} of ${periodWords(r.period)} issued; each payee is e-mailed that theirs is ready.`);
+      await a.run(async () => `${r.statements.length} ${r.statements.length === 1 ? 'statement' : 'statements'} of ${periodWords(r.period)} issued. Send them to the payees by e-mail when you are ready.`);
     },
   });
   const file = (s: { id: string; number: number | null; user: string }, format: 'pdf' | 'csv') =>
@@ -130,6 +166,7 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
           {run && run.status === 'draft' && run.statements.length ? <button type="button" disabled={a.busy} onClick={issue}>Issue statements</button> : null}
         </div>
       ) : null}
+      {run && run.statements.length ? <RunActions run={run} label={`${run.status === 'issued' ? 'the statements issued' : 'the draft statements'} of ${periodWords(run.period)}`} busy={a.busy} onSend={send} onDownload={downloadAll} /> : null}
       {run ? (
         <Table caption={run.status === 'issued' ? `Statements issued for ${periodWords(run.period)}` : `Draft statements of ${periodWords(run.period)}`} rows={run.statements} rowKey={(s) => s.id} empty="No statement to issue." columns={[
           { label: 'No.', cell: (s) => s.number ?? 'draft', num: true },
@@ -142,6 +179,9 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
           { label: 'Files', cell: fileButtons },
         ]} />
       ) : null}
+      {run?.status === 'issued' ? null : (issuedRuns.data ?? []).map((r, i, all) => (
+        <RunActions key={r.id} run={r} label={`the issued statements of ${periodWords(r.period)}${all.length > 1 ? ` (run ${i + 1} of ${all.length}, ${r.statements.length} payees)` : ''}`} busy={a.busy} onSend={send} onDownload={downloadAll} />
+      ))}
       <Table caption={`Issued statements of ${period ? periodWords(period) : 'the period'}`} rows={issued.data} rowKey={(s) => s.id} empty="None issued yet." columns={[
         { label: 'No.', cell: (s) => s.number, num: true },
         { label: 'Payee', cell: (s) => nameOf(byId.get(s.user), s.user) },
@@ -149,6 +189,9 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
         { label: 'Closing balance', cell: (s) => localMoney(s.closingBalance, s.currency), num: true },
         { label: 'Files', cell: fileButtons },
       ]} />
+      {(issuedList.data?.pagination.total ?? 0) > ISSUED_PAGE
+        ? <Pager page={issuedPage} size={ISSUED_PAGE} total={issuedList.data!.pagination.total} onPage={setIssuedPage} label="Issued statements pages" noun={['statement', 'statements']} />
+        : null}
       {c.dialog}
     </Section>
   );
