@@ -11,6 +11,7 @@ import { registerUserRoutes } from './users/routes';
 import { registerInviteRoutes } from './users/invite-routes';
 import { registerSettingsRoutes } from './settings/routes';
 import { registerOriginRoutes } from './auth/origin-routes';
+import { registerApiKeyRoutes } from './auth/api-key-routes';
 import { registerNotificationArea } from './notifications';
 import { registerRoyaltyArea } from './royalty';
 import { registerCatalogueArea } from './catalogue';
@@ -43,6 +44,7 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerUserRoutes(router, svc);
   registerSettingsRoutes(router, svc);
   registerOriginRoutes(router, svc);
+  registerApiKeyRoutes(router, svc);
   registerNotificationArea(router, svc);
   registerSourceArea(router, svc);
   registerIngestionRoutes(router, svc);
