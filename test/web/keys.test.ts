@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createTestTenant } from '../helpers/app';
-import { ARTIFACTS, enforceCsp } from './browser';
-import { browserSuite, checkPage, checkPhone, signIn } from './ops';
+import { ARTIFACTS } from './browser';
+import { asPerson, browserSuite, checkPage, checkPhone } from './ops';
 
 /** API keys in the browser: an admin's workspace keys, a member's personal keys; shown once, working, revoked. */
 describe('web app: API keys', function () {
@@ -36,12 +36,8 @@ describe('web app: API keys', function () {
   });
 
   it('a payee makes a personal key that acts as them, sees no workspace keys, and revokes it', async () => {
-    const { app, t, browser } = w;
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await enforceCsp(ctx, w.blocked);
-    try {
-      const page = await ctx.newPage();
-      await signIn(page, app, t.users.user!, /\/app\/me$/);
+    const { app, t } = w;
+    await asPerson(w, t.users.user!, /\/app\/me$/, async (page) => {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
       await page.getByRole('heading', { name: 'My personal keys' }).waitFor();
       assert.equal(await page.getByRole('heading', { name: 'Workspace keys' }).count(), 0, 'a payee has no workspace keys');
@@ -56,9 +52,7 @@ describe('web app: API keys', function () {
       await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
       await page.getByText('No key yet.').waitFor();
       assert.equal((await app.request('GET', '/user', { token: key })).status, 401);
-    } finally {
-      await ctx.close();
-    }
+    });
   });
 
   it('fits a 375 px screen and keeps to the strict content policy', async () => {
