@@ -29,6 +29,7 @@ import { registerPlatformArea } from './platform';
 import { registerDataShareRoutes } from './datashares/routes';
 import { registerCatalogueImportRoutes } from './imports/routes';
 import { registerBrandingRoutes } from './branding/routes';
+import { registerStatementPreviewRoutes } from './money/statement-preview';
 import { registerPublishingArea } from './publishing';
 import { registerEmailRoutes } from './email/routes';
 import { registerPublishingIncomeRoutes } from './publishing-income/routes';
@@ -59,6 +60,7 @@ export function mountModules(router: Router, svc: AppServices): void {
   registerDataShareRoutes(router, svc);
   registerCatalogueImportRoutes(router, svc);
   registerBrandingRoutes(router, svc);
+  registerStatementPreviewRoutes(router, svc);
   registerPublishingArea(router, svc);
   registerEmailRoutes(router, svc);
   registerPublishingIncomeRoutes(router, svc);

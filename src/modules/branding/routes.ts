@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type Router from '@koa/router';
-import { dataRoute, defineRoutes, route } from '../../http/route';
+import { defineRoutes, route } from '../../http/route';
 import { Strict, Type, Uuid } from '../../http/schema';
 import { Text } from '../../http/limits';
 import { isMultipart, receiveMultipart, receiveRaw } from '../../http/upload';
@@ -13,7 +13,6 @@ import { storageRoom } from '../../http/quota';
 import { objectStore } from '../../lib/storage';
 import { ValidationError } from '../../lib/errors';
 import type { AppServices } from '../../services';
-import { PREVIEW_TTL_SECONDS, previewAddress, previewPdf } from './preview';
 import { brandingView, LOGO_MAX_BYTES, LOGO_TYPES, publicLogo, removeLogo, replaceLogo, updateBranding } from './service';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);
@@ -28,6 +27,9 @@ const BrandingSchema = Type.Object({
     Type.Null(),
   ]),
 });
+/** The branding's values as a request gives them (each optional; null clears one). */
+export const BrandingFields = { primaryColor: Type.Optional(Nullable(Hex)), accentColor: Type.Optional(Nullable(Hex)), senderName: Type.Optional(Nullable(Text(100, { minLength: 1 }))) };
+
 const answer = Type.Object({ success: Type.Literal(true), data: BrandingSchema });
 
 export function registerBrandingRoutes(router: Router, svc: AppServices): void {
@@ -49,7 +51,7 @@ export function registerBrandingRoutes(router: Router, svc: AppServices): void {
       summary: 'Set colours (#rrggbb) and the sender name of e-mails and statements; null clears one',
       access: 'admin',
       feature: 'branding',
-      body: Strict({ primaryColor: Type.Optional(Nullable(Hex)), accentColor: Type.Optional(Nullable(Hex)), senderName: Type.Optional(Nullable(Text(100, { minLength: 1 }))) }, { minProperties: 1 }),
+      body: Strict(BrandingFields, { minProperties: 1 }),
       responses: { 200: answer },
       async handler({ trx, tenantId, body }) {
         return { success: true, data: await updateBranding(trx, tenantId, body) };
@@ -94,33 +96,6 @@ export function registerBrandingRoutes(router: Router, svc: AppServices): void {
       async handler({ tenantId }) {
         await removeLogo(svc.db.app, store(), tenantId);
         return { success: true, message: 'Logo removed' };
-      },
-    }),
-    dataRoute({
-      method: 'post',
-      path: '/settings/branding/preview/statement',
-      summary: `A statement PDF drawn with branding not saved yet (admin): the answer's \`url\` (on Rondo's own URL) answers the PDF for ${PREVIEW_TTL_SECONDS / 60} minutes, so a page can show it in a frame; sample figures, the saved logo`,
-      access: 'admin',
-      body: Strict({ primaryColor: Type.Optional(Nullable(Hex)), accentColor: Type.Optional(Nullable(Hex)), senderName: Type.Optional(Nullable(Text(100, { minLength: 1 }))) }),
-      data: Type.Object({ url: Type.String({ examples: ['/settings/branding/preview/statement.pdf?token=eyJhbGciOi…'] }), expiresAt: Type.String({ format: 'date-time' }) }),
-      run: ({ tenantId, body }) => previewAddress(svc.signer, tenantId, { primaryColor: body.primaryColor ?? null, accentColor: body.accentColor ?? null, senderName: body.senderName ?? null }),
-    }),
-    route({
-      method: 'get',
-      path: '/settings/branding/preview/statement.pdf',
-      summary: 'The PDF of a branding preview address (its token is the permission; it expires)',
-      access: 'public',
-      query: Type.Object({ token: Type.String({ minLength: 1, maxLength: 4000, description: 'from POST /settings/branding/preview/statement', examples: ['eyJhbGciOiJIUzI1NiIsImtpZCI6IjNmOWEifQ.eyJ0eXAiOiJicmFuZGluZ19wcmV2aWV3In0.5m0c8Vd0Zs2n'] }) }),
-      responses: { 200: Type.String({ format: 'binary', contentMediaType: 'application/pdf', description: 'A one-page sample statement' }) },
-      async handler({ ctx, query }) {
-        const pdf = await previewPdf(svc.db.owner, store(), svc.signer, query.token);
-        ctx.type = 'application/pdf';
-        ctx.set('Content-Disposition', 'inline; filename="statement-preview.pdf"');
-        ctx.set('Cache-Control', 'no-store');
-        // shown in a frame of the settings page (the app's pages may frame it, nothing else)
-        ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'self'");
-        ctx.body = pdf;
-        return undefined;
       },
     }),
     route({

@@ -3,14 +3,20 @@
  * an admin picks colours and a sender name. The admin's request gets a short-lived signed
  * address (`branding_preview` token: the workspace and the unsaved values); the address
  * answers the PDF itself, so the page can show it in a frame (a frame sends no bearer token).
- * The figures are a fixed sample; the logo is the workspace's saved one.
+ * The figures are a fixed sample; the logo is the workspace's saved one. Its routes sit with the
+ * statement renderer (branding is what the renderer reads, not the other way round).
  */
+import type Router from '@koa/router';
 import type { Knex } from 'knex';
-import type { ObjectStore } from '../../lib/storage';
+import { objectStore, type ObjectStore } from '../../lib/storage';
 import type { PurposeSigner } from '../../lib/identity';
 import { clock } from '../../lib/clock';
-import { renderStatementPdf, type StatementDocument } from '../money/statement-pdf';
-import { pdfBrand, type BrandingValues } from './service';
+import { dataRoute, defineRoutes, route } from '../../http/route';
+import { Strict, Type } from '../../http/schema';
+import type { AppServices } from '../../services';
+import { BrandingFields } from '../branding/routes';
+import { pdfBrand, type BrandingValues } from '../branding/service';
+import { renderStatementPdf, type StatementDocument } from './statement-pdf';
 
 export const PREVIEW_PURPOSE = 'branding_preview';
 /** How long a preview address works. */
@@ -58,4 +64,36 @@ export async function previewPdf(db: Knex, store: Pick<ObjectStore, 'getStream'>
   const saved = await pdfBrand(db, store, tenantId);
   const name = (await db('tenants').where({ id: tenantId }).first('name'))?.name ?? 'Rondo';
   return renderStatementPdf(sampleStatement(name), { ...claims.b, logo: saved.logo });
+}
+
+export function registerStatementPreviewRoutes(router: Router, svc: AppServices): void {
+  defineRoutes(router, svc, { tag: 'Branding', errorShape: 'catalogue' }, [
+    dataRoute({
+      method: 'post',
+      path: '/settings/branding/preview/statement',
+      summary: `A statement PDF drawn with branding not saved yet (admin): the answer's \`url\` (on Rondo's own URL) answers the PDF for ${PREVIEW_TTL_SECONDS / 60} minutes, so a page can show it in a frame; sample figures, the saved logo`,
+      access: 'admin',
+      body: Strict(BrandingFields),
+      data: Type.Object({ url: Type.String({ examples: ['/settings/branding/preview/statement.pdf?token=eyJhbGciOi…'] }), expiresAt: Type.String({ format: 'date-time' }) }),
+      run: ({ tenantId, body }) => previewAddress(svc.signer, tenantId, { primaryColor: body.primaryColor ?? null, accentColor: body.accentColor ?? null, senderName: body.senderName ?? null }),
+    }),
+    route({
+      method: 'get',
+      path: '/settings/branding/preview/statement.pdf',
+      summary: 'The PDF of a branding preview address (its token is the permission; it expires)',
+      access: 'public',
+      query: Type.Object({ token: Type.String({ minLength: 1, maxLength: 4000, description: 'from POST /settings/branding/preview/statement', examples: ['eyJhbGciOiJIUzI1NiIsImtpZCI6IjNmOWEifQ.eyJ0eXAiOiJicmFuZGluZ19wcmV2aWV3In0.5m0c8Vd0Zs2n'] }) }),
+      responses: { 200: Type.String({ format: 'binary', contentMediaType: 'application/pdf', description: 'A one-page sample statement' }) },
+      async handler({ ctx, query }) {
+        const pdf = await previewPdf(svc.db.owner, objectStore(svc.cfg), svc.signer, query.token);
+        ctx.type = 'application/pdf';
+        ctx.set('Content-Disposition', 'inline; filename="statement-preview.pdf"');
+        ctx.set('Cache-Control', 'no-store');
+        // shown in a frame of the settings page (the app's pages may frame it, nothing else)
+        ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'self'");
+        ctx.body = pdf;
+        return undefined;
+      },
+    }),
+  ]);
 }
