@@ -18,6 +18,7 @@ import { NotificationBell, NotificationsPage } from '../pages/notifications';
 import { SettingsPage } from '../pages/settings';
 import { OperatorPage } from '../pages/operator';
 import { KeysPage } from '../pages/keys';
+import { DefaultsPage } from '../pages/defaults';
 
 const ADMIN_NAV: [string, string][] = [
   ['/statements', 'Statements'],
@@ -28,6 +29,7 @@ const ADMIN_NAV: [string, string][] = [
   ['/admin', 'Admin'],
   ['/people', 'People'],
   ['/settings', 'Settings'],
+  ['/defaults', 'Defaults'],
   ['/keys', 'API keys'],
 ];
 const PAYEE_NAV: [string, string][] = [['/me', 'My earnings'], ['/keys', 'API keys']];
@@ -46,6 +48,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/settings': SettingsPage,
   '/operator': OperatorPage,
   '/keys': KeysPage,
+  '/defaults': DefaultsPage,
 };
 /** Pages every member but a guest reaches besides their navigation (the notification centre, from the header). */
 const EVERYONE: string[] = ['/notifications'];
