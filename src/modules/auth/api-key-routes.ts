@@ -31,7 +31,7 @@ const ApiKey = Type.Object({
 });
 const CreatedKey = Type.Intersect([ApiKey, Type.Object({ key: Type.String({ description: 'the whole key: shown this once, never again' }) })]);
 const Revoked = Type.Object({ id: Uuid, revoked: Type.Literal(true) });
-const KeyBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100 }) });
+const KeyBody = Strict({ name: Type.String({ minLength: 1, maxLength: 100, examples: ['Accounting export'] }) });
 const KeyParams = Type.Object({ keyId: Uuid });
 
 interface KeyRow { id: string; kind: 'workspace' | 'user'; key_id: string; name: string | null; created_at: Date }
