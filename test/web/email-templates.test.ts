@@ -45,6 +45,7 @@ describe('web app: e-mail templates', function () {
     await s.getByRole('button', { name: 'Save this e-mail' }).click();
     await s.getByText('Saved: the next “Invitation” e-mails use it.').waitFor();
     await s.getByLabel('E-mail to change').locator('option', { hasText: 'Invitation (changed)' }).waitFor({ state: 'attached' });
+    await page.frameLocator('iframe[title="Preview of the “Invitation” e-mail"]').getByText(/^Hello Luna Vale, Open this link/).waitFor();
     await s.screenshot({ path: path.join(ARTIFACTS, 'docs-email-templates.png') });
     await checkPage(page, 'email-templates');
 
@@ -59,6 +60,7 @@ describe('web app: e-mail templates', function () {
     await s.getByRole('button', { name: 'Back to the built-in e-mail…' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Use the built-in e-mail' }).click();
     await s.getByText('The built-in e-mail is in use.').waitFor();
+    await s.getByText('“Invitation” e-mails use the built-in text again.').waitFor();
     assert.equal(await s.getByLabel('Subject').inputValue(), 'You are invited to {{workspace.name}} on Rondo');
     const back = (await app.request('GET', '/settings/email-templates/invitation', { token: admin })).body.data;
     assert.equal(back.customised, false);

@@ -17,7 +17,7 @@ const NAMES: Record<string, string> = {
   file_processed: 'Statement file processed', file_failed: 'Statement file failed', payment_status: 'Payment', release_review: 'Release reviewed', notification: 'Other notifications',
 };
 
-function Editor({ t, onChanged }: { t: Template; onChanged: () => void }) {
+function Editor({ t, onChanged }: { t: Template; onChanged: (done: string) => void }) {
   const [f, setF] = useState({ subject: t.subject, text: t.text, html: t.html ?? '' });
   const settled = useSettled(f);
   const preview = useLoad(
@@ -33,8 +33,7 @@ function Editor({ t, onChanged }: { t: Template; onChanged: () => void }) {
       <p class="muted">{t.description}. {t.customised ? 'This workspace has its own version.' : 'The built-in e-mail is in use.'}</p>
       <form class="stack" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
         await api('PUT', `/settings/email-templates/${t.type}`, { body: { subject: f.subject, text: f.text, html: f.html.trim() ? f.html : null } });
-        onChanged();
-        return `Saved: the next “${name}” e-mails use it.`;
+        onChanged(`Saved: the next “${name}” e-mails use it.`);
       }); }}>
         <Field label="Subject"><input required maxLength={500} value={f.subject} onInput={(e) => setF({ ...f, subject: e.currentTarget.value })} /></Field>
         <Field label="Text" hint="Every e-mail has a plain-text part; links in it become clickable in the HTML made from it."><textarea required rows={10} maxLength={20000} value={f.text} onInput={(e) => setF({ ...f, text: e.currentTarget.value })} /></Field>
@@ -51,7 +50,7 @@ function Editor({ t, onChanged }: { t: Template; onChanged: () => void }) {
             <button type="button" class="danger" onClick={() => ask({
               title: `Go back to the built-in “${name}” e-mail?`, action: 'Use the built-in e-mail',
               body: <p>This workspace's version is deleted; the next e-mails use Rondo's built-in text.</p>,
-              run: async () => { await api('DELETE', `/settings/email-templates/${t.type}`); onChanged(); },
+              run: async () => { await api('DELETE', `/settings/email-templates/${t.type}`); onChanged(`“${name}” e-mails use the built-in text again.`); },
             })}>Back to the built-in e-mail…</button>
           ) : null}
         </div>
@@ -73,6 +72,8 @@ function Editor({ t, onChanged }: { t: Template; onChanged: () => void }) {
 export function EmailTemplates() {
   const list = useLoad(() => api<{ data: Template[] }>('GET', '/settings/email-templates'), []);
   const [type, setType] = useState('invitation');
+  // said above the editor: saving reloads the list, and the editor starts again from what was saved
+  const [done, setDone] = useState<string | null>(null);
   const all = list.data?.data ?? [];
   const t = all.find((x) => x.type === type);
   return (
@@ -80,11 +81,12 @@ export function EmailTemplates() {
       <p>Change what each e-mail says. The preview shows it with sample data, as you type; nothing is sent until a real e-mail goes out.</p>
       <Loading show={list.loading && !all.length} /><ErrorBox error={list.error} />
       <Field label="E-mail to change">
-        <select value={type} onChange={(e) => setType(e.currentTarget.value)}>
+        <select value={type} onChange={(e) => { setType(e.currentTarget.value); setDone(null); }}>
           {all.map((x) => <option key={x.type} value={x.type}>{NAMES[x.type] ?? x.type}{x.customised ? ' (changed)' : ''}</option>)}
         </select>
       </Field>
-      {t ? <Editor key={`${t.type}:${t.updatedAt ?? 'built-in'}`} t={t} onChanged={list.reload} /> : null}
+      <Notice text={done} />
+      {t ? <Editor key={`${t.type}:${t.updatedAt ?? 'built-in'}`} t={t} onChanged={(msg) => { setDone(msg); list.reload(); }} /> : null}
     </Section>
   );
 }
