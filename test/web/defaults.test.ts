@@ -84,7 +84,7 @@ describe('web app: defaults and e-mailed links to your own site', function () {
     // a whole page address is refused in words
     await s.getByLabel(/^Address of your site/).fill('https://royalties.nightowl.example/welcome');
     await s.getByRole('button', { name: 'Add the site' }).click();
-    await s.getByRole('alert').waitFor();
+    await s.getByRole('alert').getByText('Give only the start of the site’s address').waitFor();
     assert.deepEqual((await get('/settings/redirect-origins')).body.data.origins, ['https://royalties.nightowl.example']);
     await checkPage(page, 'settings-redirect-origins');
     await s.getByRole('button', { name: 'Remove https://royalties.nightowl.example' }).click();

@@ -57,7 +57,7 @@ function Row({ f, eff, here, base, onChanged }: { f: FieldDef; eff: Effective | 
   const setHere = !!eff && eff.level === here.level && eff.entityId === here.entityId;
   const [text, setText] = useState(setHere ? (f.kind === 'yesno' ? shown(eff!.value, 'yesno') : f.kind === 'list' ? shown(eff!.value, 'list') : String(eff!.value)) : f.kind === 'yesno' ? 'no' : typeof f.kind === 'object' ? f.kind.choices[0]![0] : '');
   const a = useAction();
-  const from = !eff ? 'Not set' : setHere ? 'Set here' : `${shown(eff.value, f.kind)} (from ${LEVEL_WORDS[eff.level]})`;
+  const from = !eff ? 'Not set' : setHere ? 'Set here' : `${shown(eff.value, f.kind)} (${eff.level === 'default' ? 'built in' : `from ${LEVEL_WORDS[eff.level]}`})`;
   const id = `def-${f.category}-${f.key}`;
   const save = () => a.run(async () => {
     const value = parsed(text, f.kind);
