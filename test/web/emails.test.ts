@@ -215,6 +215,7 @@ describe('e-mails for people: each link opens a web app page that completes its 
     await p.goto(linkOf(mail, '/app/login-link'));
     await p.waitForURL(/\/app\/me$/);
     await p.getByTestId('my-earnings').waitFor();
+    await check(p, 'email-login-link');
   });
 
   it('statement ready, and payment: the links open the payee page, which downloads the statement and shows the payment', async () => {

@@ -67,3 +67,16 @@ export function browserSuite(what: string, seed: (app: TestApp) => Promise<TestT
   });
   return run;
 }
+
+/** `fn` on a page of a new context (under the strict policy) where `who` is signed in; the context is closed afterwards. */
+export async function asPerson(run: WebRun, who: { email: string; password: string }, landing: RegExp, fn: (page: Page) => Promise<void>): Promise<void> {
+  const ctx = await run.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await enforceCsp(ctx, run.blocked);
+  try {
+    const page = await ctx.newPage();
+    await signIn(page, run.app, who, landing);
+    await fn(page);
+  } finally {
+    await ctx.close();
+  }
+}

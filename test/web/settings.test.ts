@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { PDFParse } from 'pdf-parse';
 import { waitFor } from '../allocation/helpers';
 import { FakeTxtResolver } from '../../src/lib/dns';
 import { ARTIFACTS, enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
@@ -75,6 +76,17 @@ describe('web app: workspace settings', function () {
     await mail.getByText('— Harbour Records').waitFor();
     assert.equal(await mail.locator('a').first().getAttribute('style'), 'color:#aa3300');
     assert.equal(await page.getByTestId('brand-preview').evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor), 'rgb(170, 51, 0)');
+    // the statement PDF drawn by the server with the unsaved name, shown in the page (same-origin frame)
+    const framed = await waitFor('the PDF preview with the typed sender name', async () => {
+      const src = await page.getByTestId('statement-pdf-preview').getAttribute('src');
+      if (!src) return null;
+      const r = await fetch(`${app.url}${src}`);
+      const text = (await new PDFParse({ data: Buffer.from(await r.arrayBuffer()) }).getText()).text;
+      return /Harbour Records/.test(text) ? { type: r.headers.get('content-type'), text } : null;
+    });
+    assert.equal(framed.type, 'application/pdf');
+    assert.match(framed.text, /PREVIEW - sample figures/);
+    assert.equal(await page.frameLocator('iframe[title="Preview of a statement PDF"]').locator('body').count(), 1, 'the frame loaded (the strict policy allows it)');
     await page.getByRole('button', { name: 'Save branding' }).click();
     await page.getByText('Branding saved.').waitFor();
     const b = (await app.request('GET', '/settings/branding', { token: t.users.admin!.token })).body.data;

@@ -58,6 +58,18 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): Loaded<T> {
   return { data: state.data, error: state.error, loading: state.loading, reload: useCallback(() => setN((x) => x + 1), []) };
 }
 
+/** The last value once it stopped changing for `ms` (a preview is asked for once typing pauses). */
+export function useSettled<T>(value: T, ms = 300): T {
+  const [v, setV] = useState(value);
+  const key = JSON.stringify(value);
+  useEffect(() => {
+    const id = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(id);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+  return v;
+}
+
 /** Runs an action, keeping its error and a busy flag for the form that started it. */
 export function useAction() {
   const [busy, setBusy] = useState(false);

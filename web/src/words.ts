@@ -142,6 +142,10 @@ const BY_CODE: Record<string, string> = {
   PLAN_CHANGED: "This person's data changed since the plan was shown. Check the new plan and confirm again.",
   EMAIL_DOMAIN_REQUIRED: 'The sender address must be on one of the e-mail domains of this workspace. Add its domain under “E-mail domains” first.',
   SUPER_ADMIN_REQUIRED: 'Only super-admins of this installation can do this.',
+  INVALID_ORIGIN: 'Give only the start of the site’s address, such as https://royalties.yourlabel.com: https, and no page after it.',
+  TOO_MANY_KEYS: 'At most 25 keys can be in use at once. Revoke one that is no longer used first.',
+  SESSION_REQUIRED: 'Keys are made by a person who is signed in, not with another key.',
+  API_KEY_NOT_FOUND: 'This key is not there any more: it may have been revoked already. Refresh the page.',
 };
 
 

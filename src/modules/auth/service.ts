@@ -385,7 +385,7 @@ export class AuthService implements Authenticator {
     };
   }
 
-  // ---- API keys (CLI only: keys are not obtainable through the API, docs/auth.md "API keys") ------
+  // ---- API keys (the CLI, and the web app's key routes in ./api-key-routes; docs/auth.md "API keys") 
   async createApiKey(kind: KeyKind, opts: { tenantId?: number; tenantUserId?: string; name?: string }): Promise<{ id: string; token: string }> {
     if (kind !== 'god' && !opts.tenantId) throw new ValidationError(`a ${kind} key needs --tenant`);
     if (kind === 'user' && !opts.tenantUserId) throw new ValidationError('a user key needs --user (the tenant user id)');

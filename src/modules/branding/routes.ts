@@ -27,6 +27,9 @@ const BrandingSchema = Type.Object({
     Type.Null(),
   ]),
 });
+/** The branding's values as a request gives them (each optional; null clears one). */
+export const BrandingFields = { primaryColor: Type.Optional(Nullable(Hex)), accentColor: Type.Optional(Nullable(Hex)), senderName: Type.Optional(Nullable(Text(100, { minLength: 1 }))) };
+
 const answer = Type.Object({ success: Type.Literal(true), data: BrandingSchema });
 
 export function registerBrandingRoutes(router: Router, svc: AppServices): void {
@@ -48,7 +51,7 @@ export function registerBrandingRoutes(router: Router, svc: AppServices): void {
       summary: 'Set colours (#rrggbb) and the sender name of e-mails and statements; null clears one',
       access: 'admin',
       feature: 'branding',
-      body: Strict({ primaryColor: Type.Optional(Nullable(Hex)), accentColor: Type.Optional(Nullable(Hex)), senderName: Type.Optional(Nullable(Text(100, { minLength: 1 }))) }, { minProperties: 1 }),
+      body: Strict(BrandingFields, { minProperties: 1 }),
       responses: { 200: answer },
       async handler({ trx, tenantId, body }) {
         return { success: true, data: await updateBranding(trx, tenantId, body) };

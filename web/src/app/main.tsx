@@ -17,6 +17,8 @@ import { PeoplePage } from '../pages/people';
 import { NotificationBell, NotificationsPage } from '../pages/notifications';
 import { SettingsPage } from '../pages/settings';
 import { OperatorPage } from '../pages/operator';
+import { KeysPage } from '../pages/keys';
+import { DefaultsPage } from '../pages/defaults';
 
 const ADMIN_NAV: [string, string][] = [
   ['/statements', 'Statements'],
@@ -27,8 +29,10 @@ const ADMIN_NAV: [string, string][] = [
   ['/admin', 'Admin'],
   ['/people', 'People'],
   ['/settings', 'Settings'],
+  ['/defaults', 'Defaults'],
+  ['/keys', 'API keys'],
 ];
-const PAYEE_NAV: [string, string][] = [['/me', 'My earnings']];
+const PAYEE_NAV: [string, string][] = [['/me', 'My earnings'], ['/keys', 'API keys']];
 const OPERATOR_NAV: [string, string][] = [['/operator', 'Operator']];
 const PAGES: Record<string, () => preact.JSX.Element> = {
   '/statements': StatementsPage,
@@ -43,6 +47,8 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/notifications': NotificationsPage,
   '/settings': SettingsPage,
   '/operator': OperatorPage,
+  '/keys': KeysPage,
+  '/defaults': DefaultsPage,
 };
 /** Pages every member but a guest reaches besides their navigation (the notification centre, from the header). */
 const EVERYONE: string[] = ['/notifications'];

@@ -9,6 +9,8 @@ import { api, download } from '../api';
 import { useApp } from '../state';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, decimal, money, param, useAction, useLoad } from '../ui';
 import type { Stats } from './money';
+import { METHODS } from './people';
+import { useConfirm } from '../confirm';
 
 type Row = Record<string, any>;
 interface Breakdown { currency: string; rows: Row[]; total: { revenue: string } }
@@ -116,6 +118,61 @@ function Requests({ onChange }: { onChange: () => void }) {
   );
 }
 
+interface PaySetting { id: string; method: string; label: string | null; details: Record<string, string>; isDefault: boolean }
+
+/** How I am paid: my payout methods (details shown masked once saved), the one used by default. */
+function PaymentSettings() {
+  const list = useLoad(() => api<{ data: PaySetting[] }>('GET', '/payment-setting?size=50'), []);
+  const [f, setF] = useState({ method: 'bank_transfer', label: '', details: {} as Record<string, string>, isDefault: true });
+  const a = useAction();
+  const { ask, dialog } = useConfirm();
+  const method = METHODS.find((m) => m.key === f.method)!;
+  const words = (s: PaySetting) => METHODS.find((m) => m.key === s.method)?.label ?? s.method;
+  const add = (e: Event) => {
+    e.preventDefault();
+    a.run(async () => {
+      const details = Object.fromEntries(method.fields.map(([k]) => [k, (f.details[k] ?? '').trim()]).filter(([, v]) => v));
+      if (!Object.keys(details).length) throw new Error('Fill in at least one of the details.');
+      await api('POST', '/payment-setting', { body: { method: f.method, details, isDefault: f.isDefault, ...(f.label.trim() ? { label: f.label.trim() } : {}) } });
+      setF({ method: f.method, label: '', details: {}, isDefault: false });
+      list.reload();
+      return 'Saved. The label pays you this way from now on' + (f.isDefault ? '.' : ' when you choose it.');
+    });
+  };
+  const settings = list.data?.data ?? [];
+  return (
+    <Section title="How I am paid">
+      <p class="muted">Where the label sends your money. Once saved, details are shown only in part (the last characters), to keep them safe.</p>
+      <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
+      <Table<PaySetting> caption="My payment methods" rows={list.data?.data} rowKey={(s) => s.id} empty="None yet: add how you want to be paid." columns={[
+        { label: 'Method', cell: (s) => <>{words(s)}{s.label ? ` (${s.label})` : ''}{s.isDefault ? <> <span class="badge s-processed">used by default</span></> : null}</> },
+        { label: 'Details', cell: (s) => Object.entries(s.details).map(([k, v]) => `${METHODS.flatMap((m) => m.fields).find(([fk]) => fk === k)?.[1] ?? k} ${v}`).join(' · ') },
+        { label: 'Actions', cell: (s) => (
+          <div class="row tight">
+            {!s.isDefault ? <button type="button" disabled={a.busy} aria-label={`Use by default: ${words(s)}`} onClick={() => a.run(async () => { await api('PUT', `/payment-setting/${s.id}`, { body: { isDefault: true } }); list.reload(); return `${words(s)} is used by default now.`; })}>Use by default</button> : null}
+            <button type="button" class="danger" aria-label={`Remove ${words(s)}`} onClick={() => ask({ title: `Remove ${words(s)}?`, action: 'Remove', body: <p>The label will no longer pay you this way.</p>, run: async () => { await api('DELETE', `/payment-setting/${s.id}`); list.reload(); } })}>Remove…</button>
+          </div>
+        ) },
+      ]} />
+      <form class="stack narrow" onSubmit={add}>
+        <h3>Add a way to be paid</h3>
+        <Field label="Method">
+          <select value={f.method} onChange={(e) => setF({ ...f, method: e.currentTarget.value, details: {} })}>
+            {METHODS.filter((m) => m.key).map((m) => <option key={m.key} value={m.key}>{m.label}</option>)}
+          </select>
+        </Field>
+        {method.fields.map(([k, label]) => (
+          <Field key={`${f.method}:${k}`} label={label}><input maxLength={500} autoComplete="off" value={f.details[k] ?? ''} onInput={(e) => setF({ ...f, details: { ...f.details, [k]: e.currentTarget.value } })} /></Field>
+        ))}
+        <Field label="A name for it (optional)" hint="For example “Savings account”."><input maxLength={200} value={f.label} onInput={(e) => setF({ ...f, label: e.currentTarget.value })} /></Field>
+        {settings.length ? <label class="check"><input type="checkbox" checked={f.isDefault} onChange={(e) => setF({ ...f, isDefault: e.currentTarget.checked })} /> Use it by default</label> : null}
+        <div><button type="submit" class="primary" disabled={a.busy}>Save this way to be paid</button></div>
+      </form>
+      {dialog}
+    </Section>
+  );
+}
+
 export function PayeePage() {
   const { me } = useApp();
   const stats = useLoad(() => api<{ data: Stats }>('GET', `/accounting/${me.id}/stats`), [me.id]);
@@ -138,6 +195,7 @@ export function PayeePage() {
       <Earnings />
       <Statements />
       <Requests onChange={stats.reload} />
+      <PaymentSettings />
     </>
   );
 }

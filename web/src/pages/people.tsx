@@ -129,7 +129,8 @@ export function PeoplePage() {
   );
 }
 
-const METHODS: { key: string; label: string; fields: [string, string][] }[] = [
+/** How a payee is paid, and the details each way needs (also the payee's own page). */
+export const METHODS: { key: string; label: string; fields: [string, string][] }[] = [
   { key: '', label: 'None yet', fields: [] },
   { key: 'bank_transfer', label: 'Bank transfer', fields: [['accountHolder', 'Account holder'], ['iban', 'IBAN or account number'], ['bic', 'Bank code (BIC)']] },
   { key: 'paypal', label: 'PayPal', fields: [['email', 'PayPal e-mail']] },

@@ -6,7 +6,8 @@
 import { useState } from 'preact/hooks';
 import { api, type Branding } from '../api';
 import { useConfirm } from '../confirm';
-import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad, useSettled } from '../ui';
+import { EmailTemplates } from './email-templates';
 
 type Any = Record<string, any>;
 const HEX = /^#[0-9a-f]{6}$/i;
@@ -45,6 +46,9 @@ function BrandingForm({ b, onSaved }: { b: Branding; onSaved: () => void }) {
     });
   };
   const p = preview.data?.data;
+  // the statement PDF, drawn by the server with the colours and name typed so far
+  const settled = useSettled({ primaryColor: HEX.test(f.primaryColor) ? f.primaryColor.toLowerCase() : null, accentColor: HEX.test(f.accentColor) ? f.accentColor.toLowerCase() : null, senderName: f.senderName.trim() || null });
+  const pdf = useLoad(() => api<{ data: { url: string } }>('POST', '/settings/branding/preview/statement', { body: settled }), [settled.primaryColor, settled.accentColor, settled.senderName]);
   return (
     <>
       {!b.active ? <p class="muted">Your plan does not include branding: what you save here is applied once it does.</p> : null}
@@ -68,6 +72,13 @@ function BrandingForm({ b, onSaved }: { b: Branding; onSaved: () => void }) {
         <figure class="mail-preview">
           <figcaption>A statement e-mail: <strong data-testid="mail-preview-subject">{p.subject}</strong></figcaption>
           <iframe title="Preview of a statement e-mail" sandbox="" srcDoc={p.html} />
+        </figure>
+      ) : null}
+      <ErrorBox error={pdf.error} />
+      {pdf.data ? (
+        <figure class="pdf-preview">
+          <figcaption>A statement (PDF, sample figures). <a href={pdf.data.data.url} target="_blank" rel="noopener">Open it in a new tab</a></figcaption>
+          <iframe title="Preview of a statement PDF" src={pdf.data.data.url} data-testid="statement-pdf-preview" />
         </figure>
       ) : null}
     </>
@@ -293,6 +304,38 @@ function EmailDomains() {
   );
 }
 
+/**
+ * Other addresses e-mailed links may lead to: a label with its own site (where people sign in,
+ * accept invitations or reset passwords) lists that site here; anything else is refused.
+ */
+function RedirectOrigins() {
+  const loaded = useLoad(() => api<{ data: { publicUrl: string; origins: string[] } }>('GET', '/settings/redirect-origins'), []);
+  const [origin, setOrigin] = useState('');
+  const a = useAction();
+  const d = loaded.data?.data;
+  const save = (origins: string[], done: string) => a.run(async () => {
+    await api('PUT', '/settings/redirect-origins', { body: { origins } });
+    loaded.reload();
+    return done;
+  });
+  return (
+    <Section title="Your own sites in e-mailed links">
+      <p>Links in invitations, sign-in and password e-mails lead to Rondo{d ? ` (${new URL(d.publicUrl).origin})` : ''}. If people sign in through a site of your own, add its address here: e-mailed links may then lead there too. Any other address is refused.</p>
+      <ErrorBox error={loaded.error ?? a.error} /><Notice text={a.done} />
+      {d ? (
+        <Table<string> caption="Your own sites" rows={d.origins} rowKey={(o) => o} empty="None: links lead to Rondo only." columns={[
+          { label: 'Address', cell: (o) => <code class="wrap-any">{o}</code> },
+          { label: 'Actions', cell: (o) => <button type="button" disabled={a.busy} aria-label={`Remove ${o}`} onClick={() => save(d.origins.filter((x) => x !== o), `${o} removed: links no longer lead there.`)}>Remove</button> },
+        ]} />
+      ) : null}
+      <form class="row wrap" onSubmit={(e) => { e.preventDefault(); if (d) void save([...d.origins, origin.trim()], `${origin.trim()} added.`).then(() => setOrigin('')); }}>
+        <Field label="Address of your site" hint="Its start only, such as https://royalties.yourlabel.com (no page after it)."><input type="url" required maxLength={300} value={origin} onInput={(e) => setOrigin(e.currentTarget.value)} /></Field>
+        <button type="submit" class="primary" disabled={a.busy || !d}>Add the site</button>
+      </form>
+    </Section>
+  );
+}
+
 export function SettingsPage() {
   return (
     <>
@@ -301,6 +344,8 @@ export function SettingsPage() {
       <Webhooks />
       <EmailSettings />
       <EmailDomains />
+      <EmailTemplates />
+      <RedirectOrigins />
     </>
   );
 }
