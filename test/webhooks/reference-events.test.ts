@@ -122,6 +122,15 @@ describe('webhooks: the reference events of products, artists, members, money an
     assert.deepEqual(updated.data.attributes.changed, ['country', 'name']);
     assert.equal((await req('DELETE', `/artist/${id}`)).status, 200);
     assert.equal((await arrived('ARTIST_DELETED', id)).data.attributes.artistId, id);
+
+    // an artist named by a new recording (single or bulk) that does not exist yet is created, and said so
+    assert.equal((await req('POST', '/asset', { title: 'Named', isrc: 'GBAYE0601500', artists: ['Auto Artist'] })).status, 201);
+    assert.equal((await req('POST', '/asset/bulk', { assets: [{ title: 'Named too', isrc: 'GBAYE0601501', artists: ['Bulk Auto Artist'] }] })).status < 300, true);
+    for (const name of ['Auto Artist', 'Bulk Auto Artist']) {
+      const artist = await app.svc.db.owner('artists').where({ tenant_id: a.tenantId, name }).first('id');
+      assert.ok(artist, name);
+      assert.deepEqual((await arrived('ARTIST_CREATED', artist.id)).data.attributes, { artistId: artist.id, name, externalId: null, country: null });
+    }
   });
 
   it('members: USER_CREATED and USER_INVITATION_SENT, USER_UPDATED with previous, a resent invitation, USER_DELETED', async () => {

@@ -64,6 +64,7 @@ async function artistMap(trx: Trx, tenantId: number, refs: string[]): Promise<Ma
   const missing = names.filter((n) => !lower.has(n.toLowerCase()));
   const fresh = [...new Map(missing.map((n) => [n.toLowerCase(), n])).values()].map((name) => ({ tenant_id: tenantId, id: crypto.randomUUID(), name }));
   await insertChunks(trx, 'artists', fresh);
+  await emitEvents(trx, tenantId, 'artist.created', fresh.map((f) => ({ artistId: f.id, name: f.name, externalId: null, country: null })));
   for (const f of fresh) lower.set(f.name.toLowerCase(), f.id);
   for (const n of names) out.set(n, lower.get(n.toLowerCase())!);
   return out;
