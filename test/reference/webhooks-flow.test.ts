@@ -90,9 +90,9 @@ describe('reference client flow: webhooks (settings url, envelope, deliveries)',
   });
 
   it('webhook-enabledEvents takes reference names and refuses one Rondo never sends, naming it', async () => {
-    const bad = await put(a, 'webhook-enabledEvents', { enabledEvents: ['ASSET_CREATED', 'USER_CREATED'] });
+    const bad = await put(a, 'webhook-enabledEvents', { enabledEvents: ['ASSET_CREATED', 'PAYMENT_PROCESSING'] });
     assert.equal(bad.status, 400, bad.text);
-    assert.match(bad.text, /USER_CREATED is an event Rondo does not send/);
+    assert.match(bad.text, /PAYMENT_PROCESSING is an event Rondo does not send/);
     const ok = await put(a, 'webhook-enabledEvents', { enabledEvents: ['ASSET_CREATED', 'ASSET_UPDATED', 'PAYMENT_COMPLETED'] });
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(ok.body.data.enabledEvents, ['ASSET_CREATED', 'ASSET_UPDATED', 'PAYMENT_COMPLETED']);
@@ -147,7 +147,7 @@ describe('reference client flow: webhooks (settings url, envelope, deliveries)',
     assert.deepEqual(env.data.attributes, ev.data);
     assert.equal('previous' in env.data, false, 'previous only on *_UPDATED');
     assert.equal(env.delivery.attempt, 1);
-    assert.equal(env.delivery.maxAttempts, 9);
+    assert.equal(env.delivery.maxAttempts, 3, 'the reference convention for its envelope');
     assert.ok(Date.parse(env.delivery.nextRetryAt) > Date.parse(env.timestamp));
     // Rondo's own shape is unchanged for the endpoint that did not ask for the reference's
     assert.deepEqual(Object.keys(ev), ['id', 'type', 'createdAt', 'workspaceId', 'data']);
@@ -226,7 +226,7 @@ describe('reference client flow: webhooks (settings url, envelope, deliveries)',
     assert.deepEqual([paged.body.totalItems, paged.body.totalPages, paged.body.currentPage, paged.body.data.length], [4, 4, 2, 1]);
     const sorted = (await deliveries('?sort=status&order=asc')).body.data.map((d: any) => d.status);
     assert.deepEqual(sorted, ['success', 'success', 'success', 'timeout']);
-    for (const [q, re] of [['?eventType=USER_CREATED', /USER_CREATED is not an event Rondo sends/], [`?start=${today}&end=${yesterday}`, /after end/], ['?status=succeeded', /status/], ['?event=x', /event: unknown parameter/]] as const) {
+    for (const [q, re] of [['?eventType=PAYMENT_PROCESSING', /PAYMENT_PROCESSING is not an event Rondo sends/], [`?start=${today}&end=${yesterday}`, /after end/], ['?status=succeeded', /status/], ['?event=x', /event: unknown parameter/]] as const) {
       const r = await deliveries(q);
       assert.equal(r.status, 400, `${q}: ${r.text}`);
       assert.match(r.text, re);

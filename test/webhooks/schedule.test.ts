@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { MAX_ATTEMPTS, RETRY_SCHEDULE, retryDelayMs, signatureHeader } from '../../src/modules/webhooks/deliver';
-import { subscribed } from '../../src/modules/webhooks/events';
+import { MAX_ATTEMPTS, maxAttemptsOf, RETRY_SCHEDULE, retryDelayMs, signatureHeader } from '../../src/modules/webhooks/deliver';
+import { changesOf, subscribed } from '../../src/modules/webhooks/events';
 
 describe('webhooks: retry schedule, signature, subscriptions', () => {
   it('first retry within 30 s at the largest jitter; at least 8 attempts spread over about a day', () => {
@@ -22,5 +22,19 @@ describe('webhooks: retry schedule, signature, subscriptions', () => {
     assert.ok(!subscribed(['royalty.*'], 'payment.failed'));
     assert.ok(subscribed(['asset.created'], 'asset.created'));
     assert.ok(!subscribed(['asset.created'], 'asset.deleted'));
+    assert.ok(subscribed(['PRODUCT_UPDATED'], 'product.updated'));
+    assert.ok(subscribed(['USER_ADDED_TO_SPLIT'], 'split.user.added'));
+    assert.ok(subscribed(['payment.*'], 'payment.request.sent'));
+  });
+
+  it('the reference envelope gets the reference\'s 3 attempts; Rondo\'s envelope its own schedule', () => {
+    assert.equal(maxAttemptsOf('reference'), 3);
+    assert.equal(maxAttemptsOf('rondo'), MAX_ATTEMPTS);
+  });
+
+  it('an update names the fields whose value changed and their previous values, updatedAt aside', () => {
+    const before = { id: 'x', title: 'Old', tags: ['a'], upc: null, updatedAt: '1' };
+    const after = { id: 'x', title: 'New', tags: ['a', 'b'], upc: null, updatedAt: '2' };
+    assert.deepEqual(changesOf(before, after), { changed: ['tags', 'title'], previous: { tags: ['a'], title: 'Old' } });
   });
 });

@@ -14,6 +14,7 @@ import { UUID_RE } from './common';
 import type { AssetInput, ProductInput } from './service';
 import { walkShares, type ShareInput } from './splits';
 import { fillNewItems } from '../defaultsettings/fill';
+import { emitEvents } from '../webhooks/events';
 
 const CHUNK = 1000;
 
@@ -63,6 +64,7 @@ async function artistMap(trx: Trx, tenantId: number, refs: string[]): Promise<Ma
   const missing = names.filter((n) => !lower.has(n.toLowerCase()));
   const fresh = [...new Map(missing.map((n) => [n.toLowerCase(), n])).values()].map((name) => ({ tenant_id: tenantId, id: crypto.randomUUID(), name }));
   await insertChunks(trx, 'artists', fresh);
+  await emitEvents(trx, tenantId, 'artist.created', fresh.map((f) => ({ artistId: f.id, name: f.name, externalId: null, country: null })));
   for (const f of fresh) lower.set(f.name.toLowerCase(), f.id);
   for (const n of names) out.set(n, lower.get(n.toLowerCase())!);
   return out;
@@ -154,7 +156,11 @@ async function bulkCreate(trx: Trx, tenantId: number, actor: string | null, kind
   const withSplit = good.filter((o) => o.split?.length).map((o) => ({ o, splitId: crypto.randomUUID() }));
   await insertChunks(trx, 'splits', withSplit.map(({ o, splitId }) => ({ tenant_id: tenantId, id: splitId, target: kind, [fk]: o.id, type: 'all', created_by: actor })));
   await insertChunks(trx, 'split_shares', withSplit.flatMap(({ o, splitId }) => o.split!.map((s) => ({ tenant_id: tenantId, split_id: splitId, tenant_user_id: s.user, share: new Decimal(String(s.share)).toFixed(6) }))));
+  await emitEvents(trx, tenantId, 'split.user.added', withSplit.flatMap(({ o, splitId }) => o.split!.map((s) => ({ splitId, userId: s.user, share: new Decimal(String(s.share)).toFixed() }))));
   errors.sort((a, b) => Number(/\[(\d+)\]/.exec(a)?.[1]) - Number(/\[(\d+)\]/.exec(b)?.[1]));
+  // one event per recording or product created, as a single create emits
+  if (kind === 'asset') await emitEvents(trx, tenantId, 'asset.created', good.map((o) => ({ assetId: o.id, isrc: o.code ?? null, title: o.title ?? null, isDraft: !!o.row.is_draft })));
+  else await emitEvents(trx, tenantId, 'product.created', good.map((o) => ({ productId: o.id, upc: o.code ?? null, title: o.title ?? null, isDraft: !!o.row.is_draft })));
   return { created: good.map((o) => o.title), ids: good.map((o) => o.id), errors };
 }
 

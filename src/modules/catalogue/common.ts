@@ -9,6 +9,7 @@ import { NO_MEMBER, ownOnly, seesWorkspace } from '../../http/route';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { normaliseIsrc, normaliseUpc } from './identifiers';
 import { orderSql, resolveSort, type SortColumns } from '../../http/list-sort';
+import { emitEvent } from '../webhooks/events';
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -145,7 +146,10 @@ export async function resolveArtists(trx: Trx, tenantId: number, refs: string[])
       out.push(a.id);
     } else {
       let a = await trx('artists').whereRaw('lower(name) = lower(?)', [ref]).orderBy('created_at').first('id');
-      if (!a) [a] = await trx('artists').insert({ tenant_id: tenantId, name: ref }).returning('id');
+      if (!a) {
+        [a] = await trx('artists').insert({ tenant_id: tenantId, name: ref }).returning('id');
+        await emitEvent(trx, tenantId, 'artist.created', { artistId: a.id, name: ref, externalId: null, country: null });
+      }
       out.push(a.id);
     }
   }

@@ -8,12 +8,12 @@ import { NotFoundError, ValidationError, pgCode, PG } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { applySearch, dateOnly, iso, pageList, resolveArtists, setLinks, type ListQuery } from './common';
 import { normaliseIsrc, parseIsrc, parseUpc } from './identifiers';
-import { upsertSplit, type ShareInput } from './splits';
+import { removeShares, upsertSplit, type ShareInput } from './splits';
 import { ARTIST_SORT, ASSET_SORT, PRODUCT_SORT } from './sorts';
 export { ASSET_SORT, PRODUCT_SORT };
 import { fillNewAsset, fillNewProduct } from '../defaultsettings/fill';
 import { mergeArtistLevel } from '../defaultsettings/labels';
-import { emitEvent } from '../webhooks/events';
+import { changesOf, emitEvent } from '../webhooks/events';
 
 // ---------------------------------------------------------------------------------------
 // Artists
@@ -61,11 +61,13 @@ export async function createArtist(trx: Trx, tenantId: number, a: ArtistInput) {
     .insert({ tenant_id: tenantId, name: a.name.trim(), external_id: a.externalId ?? null, country: a.country ?? null, metadata: a.metadata ?? {} })
     .returning('id');
   if (a.users) await setArtistUsers(trx, tenantId, row.id, a.users);
-  return getArtist(trx, row.id);
+  const created = await getArtist(trx, row.id);
+  await emitEvent(trx, tenantId, 'artist.created', { artistId: created.id, name: created.name, externalId: created.externalId, country: created.country });
+  return created;
 }
 
 export async function updateArtist(trx: Trx, tenantId: number, id: string, a: Partial<ArtistInput>) {
-  await getArtist(trx, id);
+  const before = await getArtist(trx, id);
   const upd: Record<string, unknown> = { updated_at: clock.now() };
   if (a.name !== undefined) upd.name = a.name.trim();
   if (a.externalId !== undefined) upd.external_id = a.externalId;
@@ -73,7 +75,9 @@ export async function updateArtist(trx: Trx, tenantId: number, id: string, a: Pa
   if (a.metadata !== undefined) upd.metadata = a.metadata;
   await trx('artists').where({ id }).update(upd);
   if (a.users) await setArtistUsers(trx, tenantId, id, a.users);
-  return getArtist(trx, id);
+  const after = await getArtist(trx, id);
+  await emitEvent(trx, tenantId, 'artist.updated', { artistId: id, name: after.name, ...changesOf(before, after) });
+  return after;
 }
 
 export async function listArtists(trx: Trx, q: ListQuery & { user?: string; visible?: Knex.Raw | null }) {
@@ -124,7 +128,7 @@ export async function mergeArtists(trx: Trx, tenantId: number, targetId: string,
       .whereRaw(`COALESCE(territories, '{}'::text[]) = COALESCE(?::text[], '{}'::text[])`, [s.territories])
       .first('id');
     if (clash) {
-      await trx('split_shares').where({ split_id: s.id }).delete();
+      await removeShares(trx, trx('split_shares').where({ split_id: s.id }));
       await trx('splits').where({ id: s.id }).delete();
       moved.droppedSplits.push(s.id);
     } else {
@@ -138,6 +142,7 @@ export async function mergeArtists(trx: Trx, tenantId: number, targetId: string,
   }
   await mergeArtistLevel(trx, tenantId, targetId, src); // default settings and label follow the merge
   await trx('artists').whereIn('id', src).delete();
+  for (const artistId of src) await emitEvent(trx, tenantId, 'artist.deleted', { artistId, mergedInto: targetId });
   return { artist: await getArtist(trx, targetId), merged: src, moved };
 }
 
@@ -410,6 +415,7 @@ export async function createProduct(trx: Trx, tenantId: number, actor: string | 
   if (p.assets) await setProductAssets(trx, tenantId, id, p.assets.map((a) => ({ id: a })));
   if (p.split?.length) await upsertSplit(trx, tenantId, actor, { target: 'product', targetId: id, split: p.split });
   await fillNewProduct(trx, tenantId, actor, id, p); // content defaults fill what was not given
+  await emitEvent(trx, tenantId, 'product.created', { productId: id, upc: row.upc ?? null, title: p.title ?? null, isDraft: !!p.isDraft });
   return getProduct(trx, id);
 }
 
@@ -421,7 +427,9 @@ export async function updateProduct(trx: Trx, tenantId: number, actor: string | 
   if (p.artists) await setLinks(trx, tenantId, 'product_artists', 'product_id', id, await resolveArtists(trx, tenantId, p.artists));
   if (p.assets) await setProductAssets(trx, tenantId, id, p.assets.map((a) => ({ id: a })));
   if (p.split?.length) await upsertSplit(trx, tenantId, actor, { target: 'product', targetId: id, split: p.split });
-  return getProduct(trx, id);
+  const after = await getProduct(trx, id);
+  await emitEvent(trx, tenantId, 'product.updated', { productId: id, title: after.title ?? null, ...changesOf(cur, after) });
+  return after;
 }
 
 export interface ProductFilters extends ListQuery {
@@ -468,10 +476,12 @@ export async function bulkDelete(trx: Trx, table: 'assets' | 'products' | 'artis
   if (del.length) {
     const col = { assets: 'asset_id', products: 'product_id', artists: 'artist_id', splits: 'id' }[table];
     // shares first, so split history records the removal with its split still visible
-    await trx('split_shares').whereIn('split_id', trx('splits').whereIn(col, del).select('id')).delete();
+    await removeShares(trx, trx('split_shares').whereIn('split_id', trx('splits').whereIn(col, del).select('id')));
     if (table !== 'splits') await trx('splits').whereIn(col, del).delete();
     await trx(table).whereIn('id', del).delete();
     if (table === 'assets') for (const assetId of del) await emitEvent(trx, null, 'asset.deleted', { assetId });
+    if (table === 'products') for (const productId of del) await emitEvent(trx, null, 'product.deleted', { productId });
+    if (table === 'artists') for (const artistId of del) await emitEvent(trx, null, 'artist.deleted', { artistId, mergedInto: null });
   }
   return { processedCount: del.length, failedDeletions };
 }

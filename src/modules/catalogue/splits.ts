@@ -5,10 +5,12 @@
  * can skip either.
  */
 import Decimal from 'decimal.js';
+import type { Knex } from 'knex';
 import type { Trx } from '../../db';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { dateOnly, iso } from './common';
 import { normaliseTerritory } from './identifiers';
+import { emitEvent, emitEvents } from '../webhooks/events';
 
 export const SPLIT_TYPES = ['all', 'stream', 'download', 'ugc', 'physical', 'return', 'radio', 'sync', 'ringtone', 'other'] as const;
 export type SplitType = (typeof SPLIT_TYPES)[number];
@@ -146,16 +148,24 @@ export async function getSplit(trx: Trx, id: string): Promise<SplitView> {
   return (await viewsOf(trx, [row]))[0]!;
 }
 
+/** Delete the shares `q` selects, each member's removal emitted (`split.user.removed`). */
+export async function removeShares(trx: Trx, q: Knex.QueryBuilder): Promise<void> {
+  const gone = await q.delete().returning(['split_id', 'tenant_user_id', 'share']);
+  await emitEvents(trx, null, 'split.user.removed', gone.map((g: Record<string, string>) => ({ splitId: g.split_id, userId: g.tenant_user_id, share: new Decimal(g.share).toFixed() })));
+}
+
 /** Replace the shares of a split with `split`, touching only what changed (history stays meaningful). */
 async function writeShares(trx: Trx, tenantId: number, splitId: string, split: ShareInput[]): Promise<void> {
   const current = await trx('split_shares').where({ split_id: splitId }).select('tenant_user_id', 'share');
   const want = new Map(split.map((s) => [s.user, new Decimal(String(s.share))]));
   const gone = current.filter((c) => !want.has(c.tenant_user_id)).map((c) => c.tenant_user_id);
   if (gone.length) await trx('split_shares').where({ split_id: splitId }).whereIn('tenant_user_id', gone).delete();
+  await emitEvents(trx, tenantId, 'split.user.removed', current.filter((c) => !want.has(c.tenant_user_id)).map((c) => ({ splitId, userId: c.tenant_user_id, share: new Decimal(c.share).toFixed() })));
   const have = new Map(current.map((c) => [c.tenant_user_id as string, new Decimal(c.share)]));
   for (const [user, share] of want) {
     const old = have.get(user);
     if (!old) await trx('split_shares').insert({ tenant_id: tenantId, split_id: splitId, tenant_user_id: user, share: share.toFixed(6) });
+    if (!old) await emitEvent(trx, tenantId, 'split.user.added', { splitId, userId: user, share: share.toFixed() });
     else if (!old.eq(share)) await trx('split_shares').where({ split_id: splitId, tenant_user_id: user }).update({ share: share.toFixed(6) });
   }
 }
@@ -214,7 +224,7 @@ export async function updateSplit(trx: Trx, tenantId: number, id: string, patch:
 /** Delete splits (shares first, so the history trigger still sees the split). */
 export async function deleteSplits(trx: Trx, ids: string[]): Promise<number> {
   if (!ids.length) return 0;
-  await trx('split_shares').whereIn('split_id', ids).delete();
+  await removeShares(trx, trx('split_shares').whereIn('split_id', ids));
   return trx('splits').whereIn('id', ids).delete();
 }
 

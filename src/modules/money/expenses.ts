@@ -10,6 +10,7 @@ import { clock } from '../../lib/clock';
 import { amountView, assertCurrency, baseCurrency, dateOnly, dec, existingMembers, iso, isAdmin, money, toBase, type Decimal } from './common';
 import { existingTargets, type TargetType } from './targets';
 import { reconcileRecoupment } from './ledger';
+import { changesOf, emitEvent, emitEvents } from '../webhooks/events';
 import { minorDigits, roundMinor } from './rounding';
 
 export interface ExpenseInput {
@@ -97,11 +98,17 @@ async function prepare(trx: Trx, input: ExpenseInput, base: string, where: strin
   };
 }
 
+/** The data of `expense.created`. */
+function expenseCreated(expenseId: string, row: Record<string, unknown>) {
+  return { expenseId, userId: row.tenant_user_id, title: row.title, category: row.category ?? null, amount: row.amount, currency: row.currency, baseAmount: row.base_amount, date: row.expense_date, recoupable: !!row.recoupable };
+}
+
 export async function createExpense(trx: Trx, auth: AuthContext, input: ExpenseInput) {
   const base = await baseCurrency(trx);
   const p = await prepare(trx, input, base, 'body');
   if ('errors' in p) throw new ValidationError('Invalid expense', p.errors);
   const [row] = await trx('expenses').insert({ ...p.row, tenant_id: trx.raw('app_tenant_id()'), created_by: auth.tenantUserId, created_at: clock.now(), updated_at: clock.now() }).returning('id');
+  await emitEvent(trx, null, 'expense.created', expenseCreated(row.id, p.row));
   if (p.row.recoupable) await reconcileRecoupment(trx, [input.user]);
   return getExpense(trx, auth, row.id);
 }
@@ -119,6 +126,7 @@ export async function bulkCreateExpenses(trx: Trx, auth: AuthContext, items: { i
     }
     const [row] = await trx('expenses').insert({ ...p.row, tenant_id: trx.raw('app_tenant_id()'), created_by: auth.tenantUserId, created_at: clock.now(), updated_at: clock.now() }).returning('id');
     created.push(row.id);
+    await emitEvent(trx, null, 'expense.created', expenseCreated(row.id, p.row));
     if (p.row.recoupable) payees.add(item.user);
   }
   if (payees.size) await reconcileRecoupment(trx, [...payees]);
@@ -153,6 +161,7 @@ export async function listExpenses(
 export async function updateExpense(trx: Trx, auth: AuthContext, id: string, patch: Partial<ExpenseInput>) {
   const cur = await trx('expenses').where({ id }).forUpdate().first();
   if (!cur) throw new NotFoundError('Expense');
+  const before = await getExpense(trx, auth, id);
   const merged: ExpenseInput = {
     user: patch.user ?? cur.tenant_user_id,
     title: patch.title ?? cur.title,
@@ -171,13 +180,16 @@ export async function updateExpense(trx: Trx, auth: AuthContext, id: string, pat
   if ('errors' in p) throw new ValidationError('Invalid expense', p.errors);
   await trx('expenses').where({ id }).update({ ...p.row, updated_at: clock.now() });
   await reconcileRecoupment(trx, [...new Set([cur.tenant_user_id as string, merged.user])]);
-  return getExpense(trx, auth, id);
+  const after = await getExpense(trx, auth, id);
+  await emitEvent(trx, null, 'expense.updated', { expenseId: id, title: after.title, ...changesOf(before, after) });
+  return after;
 }
 
 export async function bulkDeleteExpenses(trx: Trx, ids: string[]) {
   const rows = await trx('expenses').whereIn('id', ids).select('id', 'tenant_user_id', 'recoupable');
   const found = new Set(rows.map((r) => r.id as string));
   if (rows.length) await trx('expenses').whereIn('id', [...found]).delete();
+  await emitEvents(trx, null, 'expense.deleted', rows.map((r) => ({ expenseId: r.id, userId: r.tenant_user_id })));
   const payees = [...new Set(rows.filter((r) => r.recoupable).map((r) => r.tenant_user_id as string))];
   if (payees.length) await reconcileRecoupment(trx, payees);
   const failedDeletions = ids.filter((id) => !found.has(id)).map((id) => ({ id, error: 'Expense not found' }));

@@ -304,7 +304,7 @@ export async function updatePayment(trx: Trx, auth: AuthContext, id: string, pat
 }
 
 export async function deletePayments(trx: Trx, ids: string[]) {
-  const rows = await trx('payments').whereIn('id', ids).forUpdate().select('id', 'status', 'payment_request_id', 'tenant_user_id');
+  const rows = await trx('payments').whereIn('id', ids).forUpdate().select('id', 'status', 'payment_request_id', 'tenant_user_id', 'amount', 'currency');
   const failed: { id: string; error: string }[] = [];
   const ok: string[] = [];
   for (const id of ids) {
@@ -318,6 +318,9 @@ export async function deletePayments(trx: Trx, ids: string[]) {
     await lockPayees(trx, rows.filter((r) => ok.includes(r.id)).map((r) => r.tenant_user_id));
     const reqs = rows.filter((r) => ok.includes(r.id) && r.payment_request_id);
     await trx('payments').whereIn('id', ok).delete();
+    for (const r of rows.filter((x) => ok.includes(x.id))) {
+      await emitEvent(trx, null, 'payment.deleted', { paymentId: r.id, userId: r.tenant_user_id, amount: String(r.amount), currency: String(r.currency).trim(), status: r.status, paymentRequestId: r.payment_request_id ?? null });
+    }
     await reconcilePayments(trx, ok);
     for (const r of reqs) {
       await trx('payment_requests').where({ id: r.payment_request_id, payment_id: r.id }).update({ status: 'pending', payment_id: null, updated_at: clock.now() });

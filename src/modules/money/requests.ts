@@ -18,6 +18,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors
 import { clock } from '../../lib/clock';
 import { baseCurrency, dec, existingMembers, iso, isAdmin, money, oneDeleted } from './common';
 import { balanceOf, lockLedger, lockPayees, reconcilePayments } from './ledger';
+import { emitEvent } from '../webhooks/events';
 import { minorDigits } from './processor-client';
 import { paymentReference, processorReady, sendPayment } from './processor';
 import { getPayment } from './payments';
@@ -38,6 +39,11 @@ export function toRequestView(r: Record<string, unknown>) {
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   };
+}
+
+/** The data of the `payment.request.*` events. */
+function requestEvent(r: Record<string, unknown>) {
+  return { requestId: r.id, userId: r.tenant_user_id, amount: money(r.amount as string), currency: String(r.currency).trim(), status: r.status, memo: r.memo ?? null };
 }
 
 function scoped(trx: Trx, auth: AuthContext) {
@@ -93,6 +99,7 @@ export async function createRequest(trx: Trx, auth: AuthContext, input: { amount
       updated_at: clock.now(),
     })
     .returning('*');
+  await emitEvent(trx, null, 'payment.request.sent', requestEvent(row));
   return toRequestView(row);
 }
 
@@ -156,6 +163,7 @@ export async function declineRequest(trx: Trx, auth: AuthContext, id: string, re
     .where({ id })
     .update({ status: 'declined', decline_reason: reason, decided_by: auth.tenantUserId, decided_at: clock.now(), updated_at: clock.now() })
     .returning('*');
+  await emitEvent(trx, null, 'payment.request.rejected', { ...requestEvent(row), reason });
   return toRequestView(row);
 }
 
@@ -203,6 +211,7 @@ export async function approveRequest(svc: AppServices, auth: AuthContext, tenant
     });
     await reconcilePayments(trx, [paymentId]);
     await trx('payment_requests').where({ id }).update({ status: 'approved', payment_id: paymentId, decided_by: auth.tenantUserId, decided_at: now, updated_at: now });
+    await emitEvent(trx, null, 'payment.request.approved', { ...requestEvent({ ...cur, status: 'approved' }), paymentId });
     return { paymentId, send };
   });
   if (send) await sendPayment(svc, tenantId, paymentId);

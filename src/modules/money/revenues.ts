@@ -12,6 +12,7 @@ import { clock } from '../../lib/clock';
 import { apportion, minorDigits } from './rounding';
 import { amountView, assertCurrency, baseCurrency, dateOnly, dec, Decimal, existingMembers, iso, isAdmin, money, periodBounds, SCALE, toBase, oneDeleted } from './common';
 import { reconcileRecoupment, reconcileRevenues } from './ledger';
+import { changesOf, emitEvent, emitEvents } from '../webhooks/events';
 
 export interface RevenueInput {
   title: string;
@@ -107,6 +108,7 @@ async function write(trx: Trx, auth: AuthContext, p: { row: Record<string, unkno
     revId = r.id as string;
   }
   await trx('revenue_shares').insert(p.shares.map((s) => ({ ...s, tenant_id: trx.raw('app_tenant_id()'), revenue_id: revId })));
+  if (!id) await emitEvent(trx, null, 'revenue.created', { revenueId: revId, title: p.row.title, amount: p.row.amount, currency: p.row.currency, baseAmount: p.row.base_amount, date: p.row.revenue_date, users: p.shares.map((s) => s.tenant_user_id) });
   return revId!;
 }
 
@@ -166,6 +168,7 @@ export async function updateRevenue(trx: Trx, auth: AuthContext, id: string, pat
   const cur = await trx('revenues').where({ id }).forUpdate().first();
   if (!cur) throw new NotFoundError('Revenue');
   const oldShares = await trx('revenue_shares').where({ revenue_id: id });
+  const before = await getRevenue(trx, auth, id);
   const merged: RevenueInput = {
     title: patch.title ?? cur.title,
     description: patch.description !== undefined ? patch.description : cur.description,
@@ -181,13 +184,16 @@ export async function updateRevenue(trx: Trx, auth: AuthContext, id: string, pat
   if ('errors' in p) throw new ValidationError('Invalid revenue', p.errors);
   await write(trx, auth, p, id);
   await afterChange(trx, [id], [...new Set([...oldShares.map((s) => s.tenant_user_id as string), ...merged.splits.map((s) => s.user)])]);
-  return getRevenue(trx, auth, id);
+  const after = await getRevenue(trx, auth, id);
+  await emitEvent(trx, null, 'revenue.updated', { revenueId: id, title: after.title, ...changesOf(before, after) });
+  return after;
 }
 
 export async function deleteRevenues(trx: Trx, ids: string[]) {
   const shares = await trx('revenue_shares').whereIn('revenue_id', ids).select('tenant_user_id');
   const found = (await trx('revenues').whereIn('id', ids).delete().returning('id')).map((r) => r.id as string);
   if (found.length) await afterChange(trx, found, [...new Set(shares.map((s) => s.tenant_user_id as string))]);
+  await emitEvents(trx, null, 'revenue.deleted', found.map((revenueId) => ({ revenueId })));
   const set = new Set(found);
   return { message: `${found.length} revenue(s) deleted`, processedCount: found.length, failedDeletions: ids.filter((i) => !set.has(i)).map((id) => ({ id, error: 'Revenue not found' })) };
 }

@@ -15,6 +15,7 @@ import { findOrCreatePerson, getUser, upsertMembership } from './service';
 import { sendMail } from '../email/service';
 import { ROLE_NAMES } from '../email/templates';
 import { adminsOf, notifyEach } from '../notifications/service';
+import { emitEvent } from '../webhooks/events';
 
 export interface Invitation {
   email: string;
@@ -46,14 +47,22 @@ export async function inviteMember(d: Deps, trx: Trx, tenantId: number, p: Invit
   if (p.invite === false) {
     // listed only: no seat taken, nothing e-mailed; inviting later keeps this membership
     if (chosen) throw new ValidationError('A payee who is not invited gets no link', ['body.redirect_url is only for invitations'], 'NOT_AN_INVITATION');
-    return getUser(trx, await upsertMembership(trx, tenantId, person.id, p.role, 'not_invited'));
+    return memberCreated(trx, tenantId, await upsertMembership(trx, tenantId, person.id, p.role, 'not_invited'));
   }
   await assertMemberRoom(trx, tenantId); // the plan's member limit: 403 PLAN_LIMIT_REACHED
   const id = await upsertMembership(trx, tenantId, person.id, p.role, 'invited');
   const name = [p.firstName, p.lastName].filter(Boolean).join(' ') || null;
   await mailInvitation(d, trx, tenantId, { userId: person.id, email: p.email, name, hasPassword: person.hasPassword, role: p.role }, chosen);
   await announceInvitation(trx, tenantId, id, p.email, p.role);
-  return getUser(trx, id);
+  return memberCreated(trx, tenantId, id);
+}
+
+/** `user.created` (and `user.invitation.sent` when invited) for a new membership; returns its view. */
+async function memberCreated(trx: Trx, tenantId: number, id: string) {
+  const m = await getUser(trx, id);
+  await emitEvent(trx, tenantId, 'user.created', { userId: id, email: m.email, firstName: m.firstName, lastName: m.lastName, role: m.role, status: m.status });
+  if (m.status === 'invited') await emitEvent(trx, tenantId, 'user.invitation.sent', { userId: id, email: m.email, role: m.role, resent: false });
+  return m;
 }
 
 /** The admins' notification that someone was invited. */
@@ -122,6 +131,7 @@ export async function resendInvitation(d: Deps, trx: Trx, tenantId: number, id: 
   const person = await d.auth.person(m.userId);
   const name = [m.firstName, m.lastName].filter(Boolean).join(' ') || null;
   await mailInvitation(d, trx, tenantId, { userId: m.userId, email: m.email, name, hasPassword: !!person?.hasPassword, role: m.role as RoleName }, null);
+  await emitEvent(trx, tenantId, 'user.invitation.sent', { userId: id, email: m.email, role: m.role, resent: m.status === 'invited' });
   return getUser(trx, id);
 }
 

@@ -12,6 +12,7 @@ import type { AuthContext } from '../../lib/identity';
 import type { Trx } from '../../db';
 import { assertMemberRoom } from '../../http/quota';
 import { orderSql, resolveSort, sortColumns } from '../../http/list-sort';
+import { changesOf, emitEvent } from '../webhooks/events';
 
 export interface UserView {
   id: string;
@@ -200,7 +201,9 @@ export async function updateUser(trx: Trx, actor: AuthContext, id: string, patch
   if (patch.firstName !== undefined) u.first_name = patch.firstName;
   if (patch.lastName !== undefined) u.last_name = patch.lastName;
   if (Object.keys(u).length) await trx('users').where({ id: target.userId }).update({ ...u, updated_at: clock.now() });
-  return getUser(trx, id);
+  const after = await getUser(trx, id);
+  await emitEvent(trx, null, 'user.updated', { userId: id, email: after.email, ...changesOf(target, after) });
+  return after;
 }
 
 export async function removeUser(trx: Trx, actor: AuthContext, id: string): Promise<void> {
@@ -208,6 +211,7 @@ export async function removeUser(trx: Trx, actor: AuthContext, id: string): Prom
   assertCanManage(actor, target);
   await assertNotLastOwner(trx, target);
   await trx('tenant_users').where({ id }).delete();
+  await emitEvent(trx, null, 'user.deleted', { userId: id, email: target.email, role: target.role, status: target.status });
 }
 
 export { assertCanManage };

@@ -17,6 +17,16 @@ import { withDeliveryBlock } from './reference';
 /** Seconds before retry n (1-based) at WEBHOOK_RETRY_SCALE=1: 9 attempts in all over about 24.6 hours. */
 export const RETRY_SCHEDULE = [20, 60, 300, 1800, 7200, 14400, 28800, 36000];
 export const MAX_ATTEMPTS = RETRY_SCHEDULE.length + 1;
+/**
+ * The reference service's convention, for endpoints that asked for its envelope: 3 attempts,
+ * the first two retries of the same schedule (20 s, then 1 min: exponential, jittered).
+ */
+export const REFERENCE_MAX_ATTEMPTS = 3;
+
+/** How many attempts a delivery gets: by the envelope it was queued in. */
+export function maxAttemptsOf(envelope: string): number {
+  return envelope === 'reference' ? REFERENCE_MAX_ATTEMPTS : MAX_ATTEMPTS;
+}
 /** ±20 % jitter on every delay, so endpoints that failed together do not retry together. */
 const JITTER = 0.2;
 /** Attempts at one endpoint that one worker process runs at the same time. */
@@ -69,7 +79,7 @@ interface Outcome {
  * `delivery` block, `nextRetryAt` being when the next attempt is due if this one fails.
  */
 export function attemptBody(d: Record<string, any>, attempt: number, retryAt: Date | null): string {
-  return d.envelope === 'reference' ? withDeliveryBlock(d.body, { attempt, maxAttempts: MAX_ATTEMPTS, nextRetryAt: retryAt?.toISOString() ?? null }) : d.body;
+  return d.envelope === 'reference' ? withDeliveryBlock(d.body, { attempt, maxAttempts: maxAttemptsOf(d.envelope), nextRetryAt: retryAt?.toISOString() ?? null }) : d.body;
 }
 
 async function post(svc: AppServices, ep: Record<string, any>, d: Record<string, any>, body: string): Promise<Outcome> {
@@ -136,7 +146,7 @@ export async function deliver(svc: AppServices, p: { tenantId: number; deliveryI
   let out: Outcome;
   // when the next attempt is due if this one fails (null: this is the last one)
   const attempt = d.attempt_count + 1;
-  const retryAt = retries(p, d.status) && attempt < MAX_ATTEMPTS ? new Date(clock.now().getTime() + retryDelayMs(attempt, svc.cfg.webhooks.retryScale)) : null;
+  const retryAt = retries(p, d.status) && attempt < maxAttemptsOf(d.envelope) ? new Date(clock.now().getTime() + retryDelayMs(attempt, svc.cfg.webhooks.retryScale)) : null;
   try {
     out = await post(svc, ep, d, attemptBody(d, attempt, retryAt));
   } finally {
@@ -172,7 +182,7 @@ async function record(trx: Trx, svc: AppServices, p: { tenantId: number; deliver
   if (!p.manual && d.status !== 'pending') {
     // cancelled (the endpoint was turned off) while this attempt was in flight: it stays cancelled
     await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: d.id }).update(base);
-  } else if (retries(p, d.status) && attempt < MAX_ATTEMPTS && d.status !== 'success') {
+  } else if (retries(p, d.status) && attempt < maxAttemptsOf(d.envelope) && d.status !== 'success') {
     const at = retryAt && retryAt > now ? retryAt : new Date(now.getTime() + retryDelayMs(attempt, svc.cfg.webhooks.retryScale));
     await trx('webhook_deliveries').where({ tenant_id: p.tenantId, id: d.id }).update({ ...base, status: 'pending', next_attempt_at: at });
     await svc.queue.send('webhooks.deliver', { tenantId: p.tenantId, deliveryId: d.id }, { trx, startAfter: at });

@@ -10,9 +10,15 @@ import type { Knex } from 'knex';
 
 /** Every event type, by family (docs/webhooks.md documents each payload). */
 export const EVENT_FAMILIES = {
-  payment: ['payment.created', 'payment.completed', 'payment.failed', 'payment.reversed'],
+  payment: ['payment.created', 'payment.completed', 'payment.failed', 'payment.reversed', 'payment.deleted', 'payment.request.sent', 'payment.request.approved', 'payment.request.rejected'],
   royalty: ['royalty.file.processed', 'royalty.file.failed', 'royalty.reallocated'],
   asset: ['asset.created', 'asset.updated', 'asset.deleted'],
+  product: ['product.created', 'product.updated', 'product.deleted'],
+  artist: ['artist.created', 'artist.updated', 'artist.deleted'],
+  user: ['user.created', 'user.updated', 'user.deleted', 'user.invitation.sent'],
+  revenue: ['revenue.created', 'revenue.updated', 'revenue.deleted'],
+  expense: ['expense.created', 'expense.updated', 'expense.deleted'],
+  split: ['split.user.added', 'split.user.removed'],
   release: ['release.submitted', 'release.reviewed'],
   billing: ['billing.subscription.updated', 'billing.workspace.suspended', 'billing.workspace.reactivated'],
 } as const;
@@ -27,8 +33,9 @@ export const EVENT_TYPES: readonly string[] = Object.values(EVENT_FAMILIES).flat
 
 /**
  * The reference service's name of each event Rondo sends (docs/webhooks.md, "The reference
- * envelope"). Seven have a counterpart among the reference's names; the others keep Rondo's
- * name in the reference's spelling (upper case, `_` for `.`).
+ * envelope"). Most are Rondo's name in the reference's spelling (upper case, `_` for `.`);
+ * the map lists those spelt otherwise, and Rondo's own events with no reference counterpart
+ * follow the same rule.
  */
 export const REFERENCE_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
   [...Object.values(EVENT_FAMILIES).flat(), TEST_EVENT].map((t) => [t, ({
@@ -39,6 +46,8 @@ export const REFERENCE_NAMES: Readonly<Record<string, string>> = Object.fromEntr
     'asset.created': 'ASSET_CREATED',
     'asset.updated': 'ASSET_UPDATED',
     'asset.deleted': 'ASSET_DELETED',
+    'split.user.added': 'USER_ADDED_TO_SPLIT',
+    'split.user.removed': 'USER_REMOVED_FROM_SPLIT',
   } as Record<string, string>)[t] ?? t.toUpperCase().replace(/\./g, '_')]),
 );
 
@@ -48,12 +57,7 @@ export function rondoType(referenceName: string): string | undefined {
 }
 
 /** The reference service's event names that Rondo never sends (an endpoint subscribing to one is refused, naming it). */
-export const REFERENCE_NOT_SENT: readonly string[] = [
-  'PAYMENT_PROCESSING', 'PAYMENT_REQUEST_SENT', 'PAYMENT_REQUEST_APPROVED', 'PAYMENT_REQUEST_REJECTED', 'PAYMENT_DELETED',
-  'REVENUE_CREATED', 'REVENUE_UPDATED', 'REVENUE_DELETED', 'EXPENSE_CREATED', 'EXPENSE_UPDATED', 'EXPENSE_DELETED',
-  'PRODUCT_CREATED', 'PRODUCT_UPDATED', 'PRODUCT_DELETED', 'USER_CREATED', 'USER_UPDATED', 'USER_DELETED', 'USER_INVITATION_SENT',
-  'ARTIST_CREATED', 'ARTIST_UPDATED', 'ARTIST_DELETED', 'ROYALTY_FILE_UPLOADED', 'USER_ADDED_TO_SPLIT', 'USER_REMOVED_FROM_SPLIT',
-];
+export const REFERENCE_NOT_SENT: readonly string[] = ['PAYMENT_PROCESSING', 'ROYALTY_FILE_UPLOADED'];
 
 /** What an endpoint may subscribe to: an event type (Rondo's or its reference name), `<family>.*` or `*`. */
 export const SUBSCRIPTION_PATTERNS: readonly string[] = [
@@ -80,4 +84,23 @@ export async function emitEvent(trx: Knex, tenantId: number | null, type: EventT
   const tenant = tenantId ?? trx.raw('app_tenant_id()'); // null: the tenant transaction's workspace
   const [row] = await trx('outbound_events').insert({ tenant_id: tenant, family: familyOf(type), type, payload: JSON.stringify(data) }).returning('id');
   return row.id;
+}
+
+/** One event per item of a bulk change (each with its own data), written in chunks; same transaction rule as emitEvent. */
+export async function emitEvents(trx: Knex, tenantId: number | null, type: EventType, data: Record<string, unknown>[]): Promise<void> {
+  const tenant = tenantId ?? trx.raw('app_tenant_id()');
+  for (let i = 0; i < data.length; i += 1000) {
+    await trx('outbound_events').insert(data.slice(i, i + 1000).map((d) => ({ tenant_id: tenant, family: familyOf(type), type, payload: JSON.stringify(d) })));
+  }
+}
+
+/**
+ * What an `*.updated` event carries besides the resource's id: `changed` (the fields whose
+ * value differs between the two views, `updatedAt` aside) and `previous` (their former values).
+ */
+export function changesOf(before: object, after: object): { changed: string[]; previous: Record<string, unknown> } {
+  const b = before as Record<string, unknown>;
+  const a = after as Record<string, unknown>;
+  const changed = Object.keys(a).filter((k) => k !== 'updatedAt' && JSON.stringify(a[k] ?? null) !== JSON.stringify(b[k] ?? null)).sort();
+  return { changed, previous: Object.fromEntries(changed.map((k) => [k, b[k] ?? null])) };
 }

@@ -25,7 +25,14 @@ const HIGH = /\.(failed|reversed|suspended)$/;
 /** The resource an event is about, from the id its data names. */
 function resourceOf(type: string, data: Record<string, unknown>, workspaceId: string) {
   const s = (v: unknown) => (v == null ? null : String(v));
+  if (data.requestId != null) return { type: 'payment_request', id: s(data.requestId), url: `/payment-request/${data.requestId}`, displayName: null };
   if (data.paymentId != null) return { type: 'payment', id: s(data.paymentId), url: `/payment/${data.paymentId}`, displayName: null };
+  if (data.revenueId != null) return { type: 'revenue', id: s(data.revenueId), url: `/revenue/${data.revenueId}`, displayName: s(data.title) };
+  if (data.expenseId != null) return { type: 'expense', id: s(data.expenseId), url: `/expense/${data.expenseId}`, displayName: s(data.title) };
+  if (data.splitId != null) return { type: 'split', id: s(data.splitId), url: `/split/${data.splitId}`, displayName: s(data.name) };
+  if (data.productId != null) return { type: 'product', id: s(data.productId), url: `/product/${data.productId}`, displayName: s(data.title) };
+  if (data.artistId != null) return { type: 'artist', id: s(data.artistId), url: `/artist/${data.artistId}`, displayName: s(data.name) };
+  if (data.userId != null) return { type: 'user', id: s(data.userId), url: `/user/${data.userId}`, displayName: s(data.email) };
   if (data.fileId != null) return { type: 'royalty_file', id: s(data.fileId), url: `/file/${data.fileId}`, displayName: s(data.name) };
   if (data.assetId != null) return { type: 'asset', id: s(data.assetId), url: `/asset/${data.assetId}`, displayName: s(data.title) };
   if (data.releaseId != null) return { type: 'release', id: s(data.releaseId), url: `/releases/${data.releaseId}`, displayName: s(data.title) };

@@ -85,7 +85,10 @@ function BrandingForm({ b, onSaved }: { b: Branding; onSaved: () => void }) {
   );
 }
 
-const FAMILIES: [string, string][] = [['*', 'Everything'], ['payment.*', 'Payments'], ['royalty.*', 'Statement files'], ['asset.*', 'Recordings'], ['release.*', 'Releases'], ['billing.*', 'Billing']];
+const FAMILIES: [string, string][] = [
+  ['*', 'Everything'], ['payment.*', 'Payments'], ['royalty.*', 'Statement files'], ['asset.*', 'Recordings'], ['product.*', 'Products'], ['artist.*', 'Artists'],
+  ['split.*', 'Shares in splits'], ['user.*', 'Members'], ['revenue.*', 'Revenue'], ['expense.*', 'Expenses'], ['release.*', 'Releases'], ['billing.*', 'Billing'],
+];
 
 function Deliveries({ endpoint }: { endpoint: Any }) {
   const list = useLoad(() => api<{ data: Any[] }>('GET', `/webhooks/${endpoint.id}/deliveries?size=20`), [endpoint.id]);
