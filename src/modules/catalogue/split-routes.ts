@@ -7,7 +7,7 @@ import { checkingOwnership, defineRoutes, route } from '../../http/route';
 import { assertOwnItemOfPath, ownScope } from './common';
 import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import { sortQuery } from '../../http/list-sort';
-import { SPLIT_SORT } from './sorts';
+import { SPLIT_HISTORY_SORT, SPLIT_SORT } from './sorts';
 import type { AppServices } from '../../services';
 import { ShareList, SplitTypeField, Conditions, IdsBody, IdParams } from './schemas';
 import { getSplit } from './splits';
@@ -71,7 +71,7 @@ export function registerSplitRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get', path: '/split/history', summary: 'Share changes (who changed what share when), newest first; filter by split, target or user', access: 'admin',
-      query: Type.Object({ ...PageQuery, split: Type.Optional(Uuid), ...TargetFields, user: Type.Optional(Uuid) }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(SPLIT_HISTORY_SORT, 'changedAt', 'Part of the action, the note or the sale type'), split: Type.Optional(Uuid), ...TargetFields, user: Type.Optional(Uuid) }),
       async handler({ trx, query }) {
         return { success: true, message: 'Split history', ...(await O.splitHistory(trx, query)) };
       },

@@ -3,6 +3,7 @@
  * title + writers suggestions, re-deciding the shares, and the publisher statements with their
  * state machine, adjustments, PDF and CSV. Admin only; plan feature `publishing`.
  */
+import { sortQuery } from '../../http/list-sort';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { defineRoutes, route } from '../../http/route';
@@ -83,7 +84,7 @@ export function registerPublishingIncomeRoutes(router: Router, svc: AppServices)
         return ok('Publisher statement created', await st.createStatement(trx, tenantId, body, auth.tenantUserId ?? null));
       } }),
     route({ ...common, method: 'get', path: '/publisher-statements', summary: 'Publisher statements, newest period first',
-      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, status: Type.Optional(StatusLit), writer: Type.Optional(Uuid), publisher: Type.Optional(Uuid) }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(st.PUBLISHER_STATEMENT_SORT, 'periodStart', "Part of the writer's or the publisher's name"), status: Type.Optional(StatusLit), writer: Type.Optional(Uuid), publisher: Type.Optional(Uuid) }),
       responses: { 200: Paged(Type.Object(Head)) },
       async handler({ trx, query }) {
         return pagedList('Publisher statements', query, async (page, size) => {

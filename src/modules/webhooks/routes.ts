@@ -2,6 +2,7 @@
  * Outbound webhooks (docs/webhooks.md): endpoints of the workspace, their
  * deliveries and attempts, manual re-delivery. Admin or higher.
  */
+import { sortQuery } from '../../http/list-sort';
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { ok } from '../../http/crud';
@@ -50,12 +51,12 @@ export function registerWebhookRoutes(router: Router, svc: AppServices): void {
       async handler({ trx, tenantId, params }) {
         return ok('Test event queued', await wh.sendTestEvent(trx, svc, tenantId, params.id));
       } }),
-    route({ method: 'get', path: '/webhooks/:id/deliveries', summary: "The endpoint's deliveries, newest first", access: 'admin', feature: 'webhooks', params: S.IdParam, query: S.PageQuery,
+    route({ method: 'get', path: '/webhooks/:id/deliveries', summary: "The endpoint's deliveries, newest first", access: 'admin', feature: 'webhooks', params: S.IdParam, query: Type.Object({ ...S.PageQuery.properties, ...sortQuery(wh.DELIVERY_SORT, 'createdAt', 'Part of the event type, the status or the last error') }),
       responses: { 200: S.DeliveryList, ...errs },
       async handler({ trx, tenantId, params, query }) {
         const page = query.page ?? 1;
         const size = query.size ?? 20;
-        const r = await wh.listDeliveries(trx, tenantId, params.id, page, size);
+        const r = await wh.listDeliveries(trx, tenantId, params.id, { ...query, page, size });
         return { status: 'success', message: 'Webhook deliveries', data: r.data, pagination: { page, size, total: r.total } };
       } }),
     route({ method: 'get', path: '/webhook-deliveries/:id', summary: 'One delivery with its payload and every attempt (time, status code, latency, first 1 KB of the answer, error)', access: 'admin', feature: 'webhooks', params: S.IdParam,
