@@ -32,7 +32,7 @@ const NOT_YET = new Set([
   // the statement-side checklists (their catalogue half and the statement lines beside it)
   '/checklist/royaltyassets', '/checklist/royaltyproducts', '/checklist/missingroyaltysplits',
   '/file/{id}/lines', '/royalty/lines',
-  '/publishing/income/unmatched', '/publishing/income/suggestions',
+  '/publishing/income/unmatched',
 ]);
 
 /** The fields a list sorts by, from its `sort` parameter's description ("A field of the item: a, b (default a)"). */

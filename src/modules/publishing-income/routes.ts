@@ -51,11 +51,11 @@ export function registerPublishingIncomeRoutes(router: Router, svc: AppServices)
         });
       } }),
     route({ ...common, method: 'get', path: '/publishing/income/suggestions', summary: 'Title + writers suggestions of works for unmatched publishing income (never applied until accepted)',
-      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('accepted'), Type.Literal('rejected')])) }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(income.INCOME_SUGGESTION_SORT, 'score', "Part of the title, the writers or the work's title"), status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('accepted'), Type.Literal('rejected')])) }),
       responses: { 200: Paged(Type.Object({ id: Uuid, title: Str, writers: Nullable(Str), work: Type.Object({ id: Uuid, title: Str, iswc: Nullable(Str) }), score: Str, status: Str, createdAt: Str })) },
       async handler({ trx, query }) {
         return pagedList('Publishing income suggestions', query, async (page, size) => {
-          const r = await income.listSuggestions(trx, query.status ?? 'open', page, size);
+          const r = await income.listSuggestions(trx, query.status ?? 'open', { ...query, page, size });
           return { data: r.rows, total: r.total };
         });
       } }),
