@@ -1,7 +1,6 @@
 /**
  * Royalty services behind the checklist, matching and allocation routes (no Koa here).
  */
-import { usersQuery } from '../users/service';
 import { likeText, orderSql, resolveSort, sortColumns } from '../../http/list-sort';
 import Decimal from 'decimal.js';
 import type { Trx } from '../../db';
@@ -247,7 +246,7 @@ export async function allocationHistory(trx: Trx, payee: string | null, q: Page 
       if (q.search?.trim()) {
         // the payee's e-mail or name
         const like = likeText(q.search);
-        x.whereExists(usersQuery(trx).whereRaw('tu.id = e.tenant_user_id').where((w) => w.whereILike('u.email', like).orWhereILike('u.first_name', like).orWhereILike('u.last_name', like)));
+        x.whereExists(trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereRaw('tu.id = e.tenant_user_id').where((w) => w.whereILike('u.email', like).orWhereILike('u.first_name', like).orWhereILike('u.last_name', like)));
       }
     });
   const sort = resolveSort(q, ALLOCATION_HISTORY_SORT, 'lineId');
