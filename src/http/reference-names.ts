@@ -24,14 +24,14 @@ export interface ReferenceNames {
 export const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 export const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-/** The body in Rondo's names, and the problems (both names sent, disagreeing). */
-export function fromReferenceNames(body: unknown, names: ReferenceNames): { body: unknown; problems: string[] } {
+/** The body in Rondo's names, and the problems (both names sent, disagreeing); `at` prefixes the fields named (a bulk item: ''). */
+export function fromReferenceNames(body: unknown, names: ReferenceNames, at = 'body.'): { body: unknown; problems: string[] } {
   if (!isObject(body)) return { body, problems: [] };
   const out: Record<string, unknown> = { ...body };
   const problems: string[] = [];
   for (const [ref, own] of Object.entries(names.rename)) {
     if (!(ref in out)) continue;
-    if (own in out && !same(out[own], out[ref])) problems.push(`body.${ref} and body.${own} name the same field with different values: send one`);
+    if (own in out && !same(out[own], out[ref])) problems.push(`${at}${ref} and ${at}${own} name the same field with different values: send one`);
     else out[own] = out[ref];
     delete out[ref];
   }
@@ -39,7 +39,7 @@ export function fromReferenceNames(body: unknown, names: ReferenceNames): { body
   if (meta.length) {
     const m: Record<string, unknown> = isObject(out.metadata) ? { ...out.metadata } : {};
     for (const k of meta) {
-      if (k in m && !same(m[k], out[k])) problems.push(`body.${k} and body.metadata.${k} name the same field with different values: send one`);
+      if (k in m && !same(m[k], out[k])) problems.push(`${at}${k} and ${at}metadata.${k} name the same field with different values: send one`);
       else m[k] = out[k];
       delete out[k];
     }

@@ -138,6 +138,21 @@ describe("the reference service's resource bodies", function () {
     assert.equal(short.body.error.code, 'SPLIT_SUM');
   });
 
+  it('bulk creates take the reference names item by item; an item naming a field twice is reported, the others created', async () => {
+    const artists = await call('POST', '/artist/bulk', { artists: [{ artistName: 'Bulk One', realName: 'B. One' }, { artistName: 'Bulk Two', name: 'Other' }] });
+    assert.equal(artists.status, 200, artists.text);
+    assert.equal(artists.body.processedCount, 1);
+    assert.deepEqual(artists.body.errors, ['artists[1]: artistName and name name the same field with different values: send one']);
+    const one = await call('GET', '/artist/?search=bulk%20one');
+    assert.deepEqual(one.body.data.map((a: any) => [a.name, a.realName]), [['Bulk One', 'B. One']]);
+    const products = await call('POST', '/product/bulk', { products: [{ title: 'Bulk EP', UPC: '0012345678905', release_date: '2025-01-10' }, { title: 'Bad', UPC: '4006381333931', upc: '0012345678905' }] });
+    assert.equal(products.status, 200, products.text);
+    assert.equal(products.body.processedCount, 1);
+    assert.deepEqual(products.body.errors, ['products[1]: UPC and upc name the same field with different values: send one']);
+    const ep = await call('GET', '/product/?search=bulk%20ep');
+    assert.deepEqual(ep.body.data.map((x: any) => [x.UPC, x.releaseDate]), [['0012345678905', '2025-01-10']]);
+  });
+
   it('the OpenAPI document lists each route\'s reference names', async () => {
     const doc = (await app.request('GET', '/openapi.json')).body;
     assert.deepEqual(doc.paths['/artist/'].post['x-reference-names'].rename, { artistName: 'name' });
