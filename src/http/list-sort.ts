@@ -8,6 +8,7 @@
  * sort by is a 400 `INVALID_SORT` naming it and the fields it takes.
  */
 import { Type } from './schema';
+import type { Knex } from 'knex';
 import { ValidationError } from '../lib/errors';
 
 export type SortColumns = Readonly<Record<string, string>>;
@@ -40,7 +41,12 @@ export function resolveSort(q: { sort?: string; order?: 'asc' | 'desc' }, cols: 
 
 /** `orderByRaw` text for a choice (the column is one of sortColumns', never client text). */
 export function orderSql(c: SortChoice): string {
-  return `${c.column} ${c.order === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
+  return `${quoted(c.column)} ${c.order === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
+}
+
+/** A plain column (`alias.column`, checked by sortColumns) quoted, so a column named like a keyword (`right`) works. */
+function quoted(column: string): string {
+  return column.split('.').map((p) => `"${p}"`).join('.');
 }
 
 /**
@@ -53,4 +59,35 @@ export function sortQuery(cols: SortColumns, defaultSort: string, searchAbout = 
     sort: Type.Optional(Type.String({ maxLength: 64, description: `A field of the item: ${Object.keys(cols).join(', ')} (default ${defaultSort})`, examples: [defaultSort] })),
     order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'asc or desc (default desc for dates, asc otherwise)' })),
   };
+}
+
+/** `%text%` for a case-insensitive LIKE, the client's wildcards escaped. */
+export const likeText = (text: string) => `%${text.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Narrows `b` to the rows where one of `columns` holds `search` (case-insensitive); no-op without search. */
+export function whereSearch(b: Knex.QueryBuilder, search: string | undefined, columns: string[]): Knex.QueryBuilder {
+  const s = search?.trim();
+  if (!s) return b;
+  for (const c of columns) if (!COLUMN.test(c)) throw new Error(`search column is not a plain column: ${c}`);
+  return b.where((w) => {
+    for (const c of columns) w.orWhereRaw(`${quoted(c)}::text ILIKE ?`, [likeText(s)]);
+  });
+}
+
+/**
+ * One page of a sortable list: how many rows `base` has in all, and this page's rows in the
+ * order the query asks (`sort`/`order`, resolveSort), the id last so pages never overlap.
+ */
+export async function sortedPage(
+  base: Knex.QueryBuilder,
+  q: { page: number; size: number; sort?: string; order?: 'asc' | 'desc' },
+  cols: SortColumns,
+  defaultSort: string,
+  id = 'id',
+  defaultOrder?: 'asc' | 'desc',
+): Promise<{ rows: Record<string, unknown>[]; total: number }> {
+  const sort = resolveSort(q, cols, defaultSort, defaultOrder);
+  const [{ count }] = await base.clone().clearSelect().clearOrder().count<{ count: string }[]>('* as count');
+  const rows = await base.clone().clearOrder().orderByRaw(orderSql(sort)).orderBy(id, sort.order).limit(q.size).offset((q.page - 1) * q.size);
+  return { rows: rows as Record<string, unknown>[], total: Number(count) };
 }

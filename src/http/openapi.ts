@@ -126,6 +126,7 @@ export function buildOpenApi(packageVersion?: string, area?: string): Record<str
       ...(r.scope ? { 'x-scope': r.scope } : {}),
       ...(r.feature ? { 'x-feature': r.feature } : {}),
       ...(aliases.length ? { 'x-aliases': aliases } : {}),
+      ...(r.referenceNames ? { 'x-reference-names': { rename: r.referenceNames.rename, metadata: r.referenceNames.metadata ?? [], ...(r.referenceNames.about ? { about: r.referenceNames.about } : {}) } } : {}),
       security: r.access === 'public' ? [] : [{ bearer: [] }],
       parameters: paramsOf(r),
       ...(body ? { requestBody: body } : {}),

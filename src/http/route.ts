@@ -15,6 +15,7 @@ import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/error
 import { withTenant, type Trx } from '../db';
 import { bodyParser } from '@koa/bodyparser';
 import { losslessJsonBody } from './json-body';
+import { fromReferenceNames, withReferenceNames, type ReferenceNames } from './reference-names';
 
 // Bodies are parsed inside each route (not app-wide) so that a malformed body gets the
 // route's own error shape, and raw-body routes (uploads, signed webhooks) keep their stream.
@@ -114,6 +115,11 @@ export interface RouteDef<BS extends TSchema | undefined = TSchema | undefined, 
    * input guard leave the items' text to the per-item check.
    */
   items?: { field: string; schema: TSchema };
+  /**
+   * The reference service's names for this route's fields (src/http/reference-names.ts): taken in
+   * the body beside Rondo's, and answered beside them in `data`.
+   */
+  referenceNames?: ReferenceNames;
   /** Do not parse the body (multipart uploads, raw-body webhooks). */
   rawBody?: boolean;
   description?: string;
@@ -261,6 +267,11 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
       if (!def.rawBody && def.method !== 'get' && def.method !== 'delete') {
         body = (ctx.request as unknown as { body?: unknown }).body;
         if (def.body && (body === undefined || body === null)) body = {};
+        if (def.referenceNames) {
+          const named = fromReferenceNames(body, def.referenceNames);
+          body = named.body;
+          problems.push(...named.problems);
+        }
         problems.push(...problemsOf(def.body, body, 'body', 'body', def.items ? `body.${def.items.field}` : undefined));
       } else if (!def.rawBody && def.method === 'delete') {
         body = (ctx.request as unknown as { body?: unknown }).body ?? {};
@@ -293,7 +304,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
         const result = await def.handler(args as never);
         if (result !== undefined) {
           ctx.status = def.status ?? 200;
-          ctx.body = withPageTotals(result);
+          ctx.body = withPageTotals(def.referenceNames ? withReferenceNames(result, def.referenceNames) : result);
         }
       };
       if (tenantRoute && !def.noTransaction) await withTenant(svc.db.app, auth.tenantId!, (trx) => run(trx), { snapshot: def.snapshot });

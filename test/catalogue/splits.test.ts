@@ -74,7 +74,8 @@ describe('splits', () => {
     // a stream split for France from 2026-01-01 beats the general one only where it applies
     const fr = await app.request('POST', '/split/', { token: adm, body: { asset: fresh.id, type: 'stream', conditions: { validFrom: '2026-01-01', territories: ['fr'] }, split: [{ user: U, share: 100 }] } });
     assert.equal(fr.status, 201, JSON.stringify(fr.body));
-    assert.deepEqual(fr.body.data.conditions, { validFrom: '2026-01-01', validTo: null, territories: ['FR'] });
+    // beside Rondo's names, the reference service's (docs/api.md "Resource bodies in the reference's names")
+    assert.deepEqual(fr.body.data.conditions, { validFrom: '2026-01-01', validTo: null, territories: ['FR'], mode: 'include', period_start: '2026-01-01', period_end: null });
     const q = (body: object) => app.request('POST', '/split/match', { token: adm, body: { asset: fresh.id, product: prod.id, ...body } });
     assert.equal((await q({ type: 'stream', territory: 'FR', saleDate: '2026-02-01' })).body.data.level, 'asset');
     assert.equal((await q({ type: 'stream', territory: 'FR', saleDate: '2025-12-31' })).body.data.level, 'product');

@@ -72,7 +72,7 @@ describe('unknown query parameters are refused with a 400 naming them', function
   });
 
   it("the reference service's analytics filters are declared and accepted on the /royalty/* routes; an unknown one beside them is still refused", async () => {
-    // What they select is checked against the lines' sums in test/allocation/reference-analytics.test.ts.
+    // What they select is checked against the lines' sums in test/reference/analytics-flow.test.ts.
     const filters = { isrc: 'USRC17607839', upc: '00602537518357', type: 'stream', aggregator: 'distrokid', artists: crypto.randomUUID(), includePreviousPeriod: 'true' };
     for (const route of ['/royalty/', '/royalty/month', '/royalty/dsp', '/royalty/asset']) {
       const declared = Object.keys(doc.paths[route]!.get!.parameters.filter((p) => p.in === 'query').reduce((m, p) => ({ ...m, [p.name]: 1 }), {}));

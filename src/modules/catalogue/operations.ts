@@ -3,6 +3,8 @@
  * per-entity counts and single deletes. Each takes the tenant transaction and the caller's
  * identity (for the change history) and returns plain data; the route shapes the answer.
  */
+import { fromReferenceNames } from '../../http/reference-names';
+import { ARTIST_NAMES, ASSET_NAMES, PRODUCT_NAMES } from './reference-names';
 import type { TSchema } from '@sinclair/typebox';
 import { itemProblems as checkItem } from '../../http/schema';
 import type { Trx } from '../../db';
@@ -26,8 +28,9 @@ function itemProblems(schema: TSchema, item: unknown): string[] {
 export async function bulkCreateArtists(trx: Trx, tenantId: number, items: unknown[]) {
   const createdArtists: string[] = [];
   const errors: string[] = [];
-  for (const [i, item] of items.entries()) {
-    const problems = itemProblems(ArtistBody, item);
+  for (const [i, sent] of items.entries()) {
+    const { body: item, problems: named } = fromReferenceNames(sent, ARTIST_NAMES, '');
+    const problems = [...named, ...itemProblems(ArtistBody, item)];
     if (problems.length) { errors.push(`artists[${i}]: ${problems.join('; ')}`); continue; }
     try {
       const a = await trx.transaction((sp) => C.createArtist(sp, tenantId, item as never));
@@ -44,8 +47,9 @@ export async function bulkCreateItems(trx: Trx, tenantId: number, auth: AuthCont
   const good: unknown[] = [];
   const pre: string[] = [];
   const idx: number[] = [];
-  items.forEach((item, i) => {
-    const p = itemProblems(target === 'asset' ? AssetBody : ProductBody, item);
+  items.forEach((sent, i) => {
+    const { body: item, problems: named } = fromReferenceNames(sent, target === 'asset' ? ASSET_NAMES : PRODUCT_NAMES, '');
+    const p = [...named, ...itemProblems(target === 'asset' ? AssetBody : ProductBody, item)];
     if (p.length) pre.push(`${key}[${i}]: ${p.join('; ')}`);
     else { good.push(item); idx.push(i); }
   });

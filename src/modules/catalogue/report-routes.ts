@@ -3,6 +3,8 @@
  * scope rules). Catalogue error shape. The CSV routes set the download headers and hand
  * the stream from `openCsv` to Koa.
  */
+import { sortQuery } from '../../http/list-sort';
+import { CHECKLIST_SORT } from './sorts';
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { PageQuery, Strict, Type } from '../../http/schema';
@@ -21,7 +23,7 @@ export function registerReportRoutes(router: Router, svc: AppServices): void {
   const checklists = CHECKLISTS.map((c) =>
     route({
       method: 'get', path: `/checklist/${c}`, summary: `Checklist ${c} (admins: workspace; others: own artists)`, access: 'guest',
-      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, search: PageQuery.search }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(CHECKLIST_SORT, 'title', 'Part of the title or name') }),
       async handler({ trx, auth, query }) {
         return { success: true, message: `Checklist ${c}`, ...(await checklist(trx, auth, c, query)) };
       },

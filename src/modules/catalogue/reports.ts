@@ -10,6 +10,7 @@
  * pg-copy-streams, inside a tenant transaction so RLS applies) and the rows flow to the
  * client with back-pressure; nothing is loaded into memory.
  */
+import { CHECKLIST_SORT } from './sorts';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pgCopy from 'pg-copy-streams';
@@ -116,7 +117,7 @@ const ISSUES = {
 };
 
 /** Each checklist: what it lists, as a query over assets (a), products (p), artists (r) or both. */
-export async function checklist(trx: Trx, auth: AuthContext, name: string, q: { page?: number; size?: number; search?: string }) {
+export async function checklist(trx: Trx, auth: AuthContext, name: string, q: { page?: number; size?: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   const assets = (where: string, issue: string) =>
     scoped(trx('assets as a'), scope(trx, auth, 'asset', 'a'))
       .whereRaw(where)
@@ -146,7 +147,7 @@ export async function checklist(trx: Trx, auth: AuthContext, name: string, q: { 
     default: throw new Error(name);
   }
   const wrapped = trx.queryBuilder().from(base.as('c'));
-  return pageList(wrapped, { page: q.page, size: q.size, sort: 'title', order: 'asc' }, { title: 'c.title' }, 'title', (b) => b.select('c.*'), 'c.id', (r) => ({
+  return pageList(wrapped, { page: q.page, size: q.size, sort: q.sort, order: q.order }, CHECKLIST_SORT, 'title', (b) => b.select('c.*'), 'c.id', (r) => ({
     kind: r.kind, id: r.id, title: r.title, code: r.code ?? null, issues: r.issues,
   }));
 }

@@ -2,6 +2,7 @@
  * Artist, asset and product routes (docs/catalogue.md). Catalogue error shape. Reads: guest
  * and up; writes: admin and up. Static paths are registered before `/:id` ones.
  */
+import { ARTIST_NAMES, ASSET_NAMES, PRODUCT_NAMES } from './reference-names';
 import type Router from '@koa/router';
 import { checkingOwnership, defineRoutes, route } from '../../http/route';
 import { assertOwnItemOfPath, ownScope } from './common';
@@ -19,12 +20,12 @@ import { saveSplit } from './split-operations';
  */
 const ITEM = {
   asset: {
-    noun: 'recording', collection: '/asset', bulkSplitsMethod: 'post', withIds: true, counts: 'products, splits, media, split changes', oneMessage: 'Asset retrieved successfully',
+    noun: 'recording', referenceNames: ASSET_NAMES, collection: '/asset', bulkSplitsMethod: 'post', withIds: true, counts: 'products, splits, media, split changes', oneMessage: 'Asset retrieved successfully',
     summaries: { create: 'Create a recording (ISRC normalised, unique) (admin)', list: 'List recordings (paged; search title/ISRC/artist; filters)', bulk: 'Create many recordings; bad items reported in errors (admin)', one: 'One recording' },
     body: S.AssetBody, patch: S.AssetPatch, query: S.AssetListQuery, create: O.createAsset, list: C.listAssets, get: C.getAsset, update: O.updateAsset,
   },
   product: {
-    noun: 'product', collection: '/product/', bulkSplitsMethod: 'put', withIds: false, counts: 'tracks, splits, media, split changes', oneMessage: 'Product',
+    noun: 'product', referenceNames: PRODUCT_NAMES, collection: '/product/', bulkSplitsMethod: 'put', withIds: false, counts: 'tracks, splits, media, split changes', oneMessage: 'Product',
     summaries: { create: 'Create a product (UPC/EAN normalised, check digit, unique) (admin)', list: 'List products (paged; search title/UPC/artist; filters)', bulk: 'Create many products; duplicates and bad items reported in errors (admin)', one: 'One product' },
     body: S.ProductBody, patch: S.ProductPatch, query: S.ProductListQuery, create: O.createProduct, list: C.listProducts, get: C.getProduct, update: O.updateProduct,
   },
@@ -43,13 +44,13 @@ function itemRoutes(kind: 'asset' | 'product') {
   const nouns = `${k.noun}s`;
   return [
     route({
-      method: 'post', path: k.collection, summary: k.summaries.create, access: 'admin', status: 201, body: k.body,
+      method: 'post', path: k.collection, summary: k.summaries.create, access: 'admin', status: 201, body: k.body, referenceNames: k.referenceNames,
       async handler({ trx, tenantId, auth, body }) {
         return { success: true, message: `${What} created`, data: await k.create(trx, tenantId, auth, body as never) };
       },
     }),
     route({
-      method: 'get', path: k.collection, summary: k.summaries.list, access: 'guest', query: k.query,
+      method: 'get', path: k.collection, summary: k.summaries.list, access: 'guest', query: k.query, referenceNames: k.referenceNames,
       async handler({ trx, auth, query }) {
         return { success: true, message: `${What}s`, ...(await k.list(trx, { ...(query as object), visible: ownScope(trx, auth, kind, kind === 'asset' ? 'a' : 'p') } as never)) };
       },
@@ -94,13 +95,13 @@ function itemRoutes(kind: 'asset' | 'product') {
       },
     }),
     route({
-      method: 'get', path: `${base}/:id`, summary: k.summaries.one, access: 'guest', params: S.IdParams,
+      method: 'get', path: `${base}/:id`, summary: k.summaries.one, access: 'guest', params: S.IdParams, referenceNames: k.referenceNames,
       async handler({ trx, params }) {
         return { success: true, message: k.oneMessage, data: await k.get(trx, params.id) };
       },
     }),
     route({
-      method: 'put', path: `${base}/:id`, summary: `Update a ${k.noun} (admin)`, access: 'admin', params: S.IdParams, body: k.patch,
+      method: 'put', path: `${base}/:id`, summary: `Update a ${k.noun} (admin)`, access: 'admin', params: S.IdParams, body: k.patch, referenceNames: k.referenceNames,
       async handler({ trx, tenantId, auth, params, body }) {
         return { success: true, message: `${What} updated`, data: await k.update(trx, tenantId, auth, params.id, body as never) };
       },
@@ -138,13 +139,13 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
   // ---------------------------------------------------------------- artists
   defineRoutes(router, svc, { tag: 'Artist', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([
     route({
-      method: 'post', path: '/artist/', summary: 'Create an artist (admin)', access: 'admin', status: 201, body: S.ArtistBody,
+      method: 'post', path: '/artist/', summary: 'Create an artist (admin)', access: 'admin', status: 201, body: S.ArtistBody, referenceNames: ARTIST_NAMES,
       async handler({ trx, tenantId, body }) {
         return { success: true, message: 'Artist created', data: await C.createArtist(trx, tenantId, body) };
       },
     }),
     route({
-      method: 'get', path: '/artist/', summary: 'List artists (paged; search by name; filter by member)', access: 'guest', query: S.ArtistListQuery,
+      method: 'get', path: '/artist/', summary: 'List artists (paged; search by name; filter by member)', access: 'guest', query: S.ArtistListQuery, referenceNames: ARTIST_NAMES,
       async handler({ trx, auth, query }) {
         return { success: true, message: 'Artists', ...(await C.listArtists(trx, { ...query, visible: ownScope(trx, auth, 'artist', 'ar') })) };
       },
@@ -179,14 +180,17 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       },
     }),
     route({
-      method: 'get', path: '/artist/:id', summary: 'One artist', access: 'guest', params: S.IdParams,
+      method: 'get', path: '/artist/:id', summary: 'One artist', access: 'guest', params: S.IdParams, referenceNames: ARTIST_NAMES,
       async handler({ trx, params }) {
         return { success: true, message: 'Artist', data: await C.getArtist(trx, params.id) };
       },
     }),
     route({
-      method: 'put', path: '/artist/:id', summary: 'Update an artist; `users` replaces the members tied to it (admin)', access: 'admin', params: S.IdParams, body: S.ArtistPatch,
-      async handler({ trx, tenantId, params, body }) {
+      method: 'put', path: '/artist/:id', summary: 'Update an artist; `users` replaces the members tied to it (admin)', access: 'admin', params: S.IdParams, body: S.ArtistPatch, referenceNames: ARTIST_NAMES,
+      async handler({ ctx, trx, tenantId, params, body }) {
+        // the reference's descriptive fields without `metadata` change those keys only
+        const sent = (ctx.request as unknown as { body?: Record<string, unknown> }).body ?? {};
+        if (body.metadata && !('metadata' in sent)) body = { ...body, metadata: { ...(await C.getArtist(trx, params.id)).metadata, ...body.metadata } };
         return { success: true, message: 'Artist updated', data: await C.updateArtist(trx, tenantId, params.id, body) };
       },
     }),

@@ -3,13 +3,14 @@
  * use, a dry-run validation, and writes that record the caller in the split history.
  * Each takes the tenant transaction and plain arguments and returns data.
  */
+import { whereSearch } from '../../http/list-sort';
 import type { Knex, Trx } from '../../db';
 import type { AuthContext } from '../../lib/identity';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { pageList, setActor, type ListQuery } from './common';
 import { normaliseIsrc, parseUpc } from './identifiers';
 import { bulkDelete } from './service';
-import { SPLIT_SORT } from './sorts';
+import { SPLIT_HISTORY_SORT, SPLIT_SORT } from './sorts';
 import { deleteSplits, getSplit, historyView, shareProblems, updateSplit, upsertSplit, viewsOf, SPLIT_TYPES, type Conditions, type ShareInput, type SplitInput } from './splits';
 import { resolveEffectiveSplit } from './effective-split';
 
@@ -93,8 +94,9 @@ export async function splitHistory(trx: Trx, query: ListQuery & TargetRefs & { s
     if (query.split) b.where('h.split_id', query.split);
     whereTargets(b, 'h', query);
     if (query.user) b.where('h.tenant_user_id', query.user);
+    whereSearch(b, query.search, ['h.action', 'h.note', 'h.type']);
   });
-  return pageList(base, { ...query, order: query.order ?? 'desc' }, { changedAt: 'h.seq' }, 'changedAt', (b) => b.select('h.*'), 'h.seq', historyView);
+  return pageList(base, query, SPLIT_HISTORY_SORT, 'changedAt', (b) => b.select('h.*'), 'h.seq', historyView);
 }
 
 /** Share changes of one split, oldest first; 404 when it has none (no such split). */

@@ -7,11 +7,12 @@ import { checkingOwnership, defineRoutes, route } from '../../http/route';
 import { assertOwnItemOfPath, ownScope } from './common';
 import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import { sortQuery } from '../../http/list-sort';
-import { SPLIT_SORT } from './sorts';
+import { SPLIT_HISTORY_SORT, SPLIT_SORT } from './sorts';
 import type { AppServices } from '../../services';
 import { ShareList, SplitTypeField, Conditions, IdsBody, IdParams } from './schemas';
 import { getSplit } from './splits';
 import * as O from './split-operations';
+import { SPLIT_NAMES } from './reference-names';
 
 const TargetFields = {
   asset: Type.Optional(Uuid),
@@ -29,7 +30,7 @@ const SplitBody = Strict({
 export function registerSplitRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Split', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([
     route({
-      method: 'post', path: '/split/', summary: 'Create (or replace, same target+type+conditions) a split; shares must sum to 100 (admin)', access: 'admin', status: 201, body: SplitBody,
+      method: 'post', path: '/split/', summary: 'Create (or replace, same target+type+conditions) a split; shares must sum to 100 (admin)', access: 'admin', status: 201, body: SplitBody, referenceNames: SPLIT_NAMES,
       async handler({ trx, tenantId, auth, body }) {
         const { target, targetId } = O.targetOf(body);
         const r = await O.saveSplit(trx, tenantId, auth, { target, targetId, type: body.type, split: body.split, conditions: body.conditions, name: body.name });
@@ -37,7 +38,7 @@ export function registerSplitRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'get', path: '/split/', summary: 'List splits (paged; filter by target, type, user)', access: 'guest',
+      method: 'get', path: '/split/', summary: 'List splits (paged; filter by target, type, user)', access: 'guest', referenceNames: SPLIT_NAMES,
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(SPLIT_SORT, 'createdAt', 'A recording\'s title or ISRC, a product\'s title or UPC, an artist\'s name'), ...TargetFields, target: Type.Optional(Type.Union([Type.Literal('asset'), Type.Literal('product'), Type.Literal('artist')])), type: Type.Optional(SplitTypeField), user: Type.Optional(Uuid) }),
       async handler({ trx, auth, query }) {
         return { success: true, message: 'Splits', ...(await O.listSplits(trx, { ...query, visible: ownScope(trx, auth, 'split', 's') })) };
@@ -71,13 +72,13 @@ export function registerSplitRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get', path: '/split/history', summary: 'Share changes (who changed what share when), newest first; filter by split, target or user', access: 'admin',
-      query: Type.Object({ ...PageQuery, split: Type.Optional(Uuid), ...TargetFields, user: Type.Optional(Uuid) }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(SPLIT_HISTORY_SORT, 'changedAt', 'Part of the action, the note or the sale type'), split: Type.Optional(Uuid), ...TargetFields, user: Type.Optional(Uuid) }),
       async handler({ trx, query }) {
         return { success: true, message: 'Split history', ...(await O.splitHistory(trx, query)) };
       },
     }),
     route({
-      method: 'get', path: '/split/:id', summary: 'One split', access: 'guest', params: IdParams,
+      method: 'get', path: '/split/:id', summary: 'One split', access: 'guest', params: IdParams, referenceNames: SPLIT_NAMES,
       async handler({ trx, params }) {
         return { success: true, message: 'Split', data: await getSplit(trx, params.id) };
       },
@@ -89,7 +90,7 @@ export function registerSplitRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'put', path: '/split/:id', summary: 'Change the shares, type or conditions of a split (admin)', access: 'admin', params: IdParams,
+      method: 'put', path: '/split/:id', summary: 'Change the shares, type or conditions of a split (admin)', access: 'admin', params: IdParams, referenceNames: SPLIT_NAMES,
       body: Strict({ split: Type.Optional(ShareList), type: Type.Optional(SplitTypeField), conditions: Type.Optional(Conditions), name: Type.Optional(Type.String({ maxLength: 200 })) }, { minProperties: 1 }),
       async handler({ trx, tenantId, auth, params, body }) {
         return { success: true, message: 'Split updated', data: await O.changeSplit(trx, tenantId, auth, params.id, body) };

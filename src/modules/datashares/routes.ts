@@ -8,6 +8,7 @@
  *   GET    /data-shares/received/{id}/data   their data, read-only
  *   GET    /data-shares/access/{token}       public: the data behind a signed link
  */
+import { sortQuery } from '../../http/list-sort';
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { IdParams, ok, paged } from '../../http/crud';
@@ -72,9 +73,9 @@ export function registerDataShareRoutes(router: Router, svc: AppServices): void 
       async handler({ trx, tenantId, auth, body }) {
         return ok('Data share created', await ds.createShare(trx, svc, tenantId, auth.tenantUserId, body as ds.ShareInput));
       } }),
-    route({ method: 'get', path: '/data-shares', summary: 'Shares this workspace granted', access: 'admin', query: Type.Object({ page: PageQuery.page, size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 20 })) }), responses: { 200: List, ...errs },
+    route({ method: 'get', path: '/data-shares', summary: 'Shares this workspace granted', access: 'admin', query: Type.Object({ page: PageQuery.page, size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 20 })), ...sortQuery(ds.SHARE_SORT, 'createdAt', 'Part of the resource or of its scope') }), responses: { 200: List, ...errs },
       async handler({ trx, query }) {
-        const q = { page: query.page ?? 1, size: query.size ?? 20 };
+        const q = { ...query, page: query.page ?? 1, size: query.size ?? 20 };
         const r = await ds.listShares(trx, svc, q);
         return paged('Data shares', r.data, q.page, q.size, r.total);
       } }),

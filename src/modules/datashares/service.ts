@@ -8,6 +8,7 @@
  * hash, never expired); only then is a transaction opened on the *granting* tenant, and
  * the shared data is read inside it with that tenant's RLS in force.
  */
+import { sortColumns, sortedPage, whereSearch } from '../../http/list-sort';
 import type { AppServices } from '../../services';
 import { withTenant, type Trx } from '../../db';
 import { NotFoundError, ValidationError } from '../../lib/errors';
@@ -96,11 +97,12 @@ async function granteeUuids(svc: AppServices, rows: Record<string, unknown>[]) {
 }
 
 /** GET /data-shares: the shares this workspace granted (expired ones included, marked by expiresAt). */
-export async function listShares(trx: Trx, svc: AppServices, q: { page: number; size: number }) {
-  const [{ n }] = await trx('data_shares').count('* as n');
-  const rows = await trx('data_shares').orderBy([{ column: 'created_at', order: 'desc' }, 'id']).limit(q.size).offset((q.page - 1) * q.size);
+export const SHARE_SORT = sortColumns({ createdAt: 'created_at', expiresAt: 'expires_at', resource: 'resource', scope: 'scope', createdBy: 'created_by' });
+
+export async function listShares(trx: Trx, svc: AppServices, q: { page: number; size: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
+  const { rows, total } = await sortedPage(whereSearch(trx('data_shares'), q.search, ['resource', 'scope']), q, SHARE_SORT, 'createdAt');
   const uuidOf = await granteeUuids(svc, rows);
-  return { data: rows.map((r) => view(r, uuidOf(r))), total: Number(n) };
+  return { data: rows.map((r) => view(r, uuidOf(r))), total };
 }
 
 export async function getShare(trx: Trx, svc: AppServices, id: string) {

@@ -53,7 +53,7 @@ export function registerAccountingRoutes(router: Router, svc: AppServices): void
     route({ method: 'get', path: '/accounting/transactions', summary: 'Ledger entries (paged, newest first)', access: 'user', query: S.TransactionsQuery,
       async handler({ trx, auth, query }) {
         const payee = scopeUser(auth, query.userId);
-        return pagedList('Transactions', query, (page, size) => acct.transactions(trx, { payee, page, size, kind: query.kind, order: query.order, ...range(query) }));
+        return pagedList('Transactions', query, (page, size) => acct.transactions(trx, { payee, page, size, kind: query.kind, search: query.search, sort: query.sort, order: query.order, ...range(query) }));
       } }),
     route({ method: 'get', path: '/accounting/refresh', summary: 'Re-derive the ledger from source rows (admin): posts only differences; nothing when nothing changed', access: 'admin',
       async handler({ trx }) {

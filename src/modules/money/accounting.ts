@@ -3,6 +3,8 @@
  * stats, and the reconciliation check (refreshstats). Every figure is a SUM over
  * ledger_entries, never a stored counter.
  */
+import { sortedPage, whereSearch } from '../../http/list-sort';
+import { TRANSACTION_SORT } from './sorts';
 import type { Knex, Trx } from "../../db";
 import { NotFoundError } from '../../lib/errors';
 import { baseCurrency, dec, existingMembers, iso, money } from './common';
@@ -51,21 +53,20 @@ export async function totalDue(trx: Trx, payee: string | null) {
 
 export async function transactions(
   trx: Trx,
-  o: { payee: string | null; page: number; size: number; kind?: string; from?: string; to?: string; order?: 'asc' | 'desc' },
+  o: { payee: string | null; page: number; size: number; kind?: string; from?: string; to?: string; search?: string; sort?: string; order?: 'asc' | 'desc' },
 ) {
   const q = trx('ledger_entries');
   if (o.payee) q.where('tenant_user_id', o.payee);
   if (o.kind) q.where('kind', o.kind);
   if (o.from) q.where('accounting_period', '>=', o.from);
   if (o.to) q.where('accounting_period', '<', o.to);
-  const [{ n }] = await q.clone().count({ n: '*' });
-  const rows = await q
-    .select('id', 'tenant_user_id', 'kind', 'amount', 'currency', trx.raw(`to_char(accounting_period, 'YYYY-MM') AS period`), 'source_type', 'source_id', 'created_at')
-    .orderBy([{ column: 'id', order: o.order ?? 'desc' }])
-    .limit(o.size)
-    .offset((o.page - 1) * o.size);
+  whereSearch(q, o.search, ['kind', 'source_type']);
+  const { rows, total: n } = await sortedPage(
+    q.select('id', 'tenant_user_id', 'kind', 'amount', 'currency', trx.raw(`to_char(accounting_period, 'YYYY-MM') AS period`), 'source_type', 'source_id', 'created_at'),
+    o, TRANSACTION_SORT, 'id', 'id', 'desc',
+  );
   return {
-    data: rows.map((r) => ({
+    data: (rows as Record<string, any>[]).map((r) => ({
       id: String(r.id),
       user: r.tenant_user_id,
       kind: r.kind,

@@ -2,6 +2,8 @@
  * Expenses. Non-recoupable ones are only recorded; recoupable ones are taken from their
  * payee's earnings (see RECOUPMENT in ledger.ts) before anything is due.
  */
+import { orderSql, resolveSort } from '../../http/list-sort';
+import { EXPENSE_SORT } from './sorts';
 import type { Trx } from '../../db';
 import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
@@ -152,8 +154,8 @@ export async function listExpenses(
   if (o.recoupable !== undefined) q.where('x.recoupable', o.recoupable);
   if (o.search) q.whereILike('x.title', `%${o.search.replace(/[%_\\]/g, '\\$&')}%`);
   const [{ n }] = await q.clone().count({ n: '*' });
-  const sortCol = ({ date: 'x.expense_date', amount: 'x.base_amount', title: 'x.title', createdAt: 'x.created_at' } as Record<string, string>)[o.sort ?? 'createdAt'] ?? 'x.created_at';
-  const rows = await q.select(trx.raw(COLS)).orderBy([{ column: sortCol, order: o.order ?? 'desc' }, { column: 'x.id', order: 'asc' }]).limit(o.size).offset((o.page - 1) * o.size);
+  const sort = resolveSort(o, EXPENSE_SORT, 'createdAt');
+  const rows = await q.select(trx.raw(COLS)).orderByRaw(orderSql(sort)).orderBy('x.id', sort.order).limit(o.size).offset((o.page - 1) * o.size);
   const base = await baseCurrency(trx);
   return { data: rows.map((r) => toExpenseView(r, base)), total: Number(n) };
 }

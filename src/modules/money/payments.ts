@@ -11,6 +11,8 @@
  * ledger is `amount` when the currency is the workspace base currency, else amountUSD when
  * the base currency is USD; any other combination is refused (no rate to the base).
  */
+import { orderSql, resolveSort } from '../../http/list-sort';
+import { PAYMENT_SORT } from './sorts';
 import type { Trx } from '../../db';
 import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
@@ -215,8 +217,8 @@ export async function listPayments(
     q.where((w) => w.whereILike('title', like).orWhereILike('memo', like).orWhereILike('reference', like));
   }
   const [{ n }] = await q.clone().count({ n: '*' });
-  const sortCol = ({ transactionDate: 'transaction_date', amount: 'base_amount', status: 'status', createdAt: 'created_at' } as Record<string, string>)[o.sort ?? 'createdAt'] ?? 'created_at';
-  const rows = await q.select('*').orderBy([{ column: sortCol, order: o.order ?? 'desc' }, { column: 'id', order: 'asc' }]).limit(o.size).offset((o.page - 1) * o.size);
+  const sort = resolveSort(o, PAYMENT_SORT, 'createdAt');
+  const rows = await q.select('*').orderByRaw(orderSql(sort)).orderBy('id', sort.order).limit(o.size).offset((o.page - 1) * o.size);
   const base = await baseCurrency(trx);
   return { data: rows.map((r) => toPaymentView(r, base)), total: Number(n) };
 }

@@ -8,6 +8,8 @@
  * pending requests) and again at approval, under the payee's ledger lock and in the same
  * transaction that posts the payment, so two approvals cannot spend the same balance.
  */
+import { sortedPage, whereSearch } from '../../http/list-sort';
+import { REQUEST_SORT } from './sorts';
 import crypto from 'node:crypto';
 import type { Trx } from '../../db';
 import type { CrudService } from '../../http/crud';
@@ -109,13 +111,12 @@ export async function getRequest(trx: Trx, auth: AuthContext, id: string) {
   return toRequestView(r);
 }
 
-export async function listRequests(trx: Trx, auth: AuthContext, o: { page: number; size: number; user?: string; status?: string; order?: 'asc' | 'desc' }) {
+export async function listRequests(trx: Trx, auth: AuthContext, o: { page: number; size: number; user?: string; status?: string; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   const q = scoped(trx, auth);
   if (isAdmin(auth) && o.user) q.where('tenant_user_id', o.user);
   if (o.status) q.where('status', o.status);
-  const [{ n }] = await q.clone().count({ n: '*' });
-  const rows = await q.select('*').orderBy([{ column: 'created_at', order: o.order ?? 'desc' }, 'id']).limit(o.size).offset((o.page - 1) * o.size);
-  return { data: rows.map(toRequestView), total: Number(n) };
+  const { rows, total } = await sortedPage(whereSearch(q, o.search, ['memo', 'status', 'decline_reason']).select('*'), o, REQUEST_SORT, 'createdAt');
+  return { data: rows.map(toRequestView), total };
 }
 
 export async function updateRequest(trx: Trx, auth: AuthContext, id: string, patch: { amount?: number | string; memo?: string | null; paymentSettingId?: string | null }) {

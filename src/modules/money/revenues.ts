@@ -4,6 +4,8 @@
  * base_amount × share / 100 apportioned to the minor unit (largest remainder, rounding.ts), so
  * the shares sum exactly to the revenue's rounded base amount. Posted to the ledger as revenue_share entries in the revenue's accounting period.
  */
+import { orderSql, resolveSort } from '../../http/list-sort';
+import { REVENUE_SORT } from './sorts';
 import type { Trx } from '../../db';
 import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
@@ -159,8 +161,8 @@ export async function listRevenues(trx: Trx, auth: AuthContext, o: { page: numbe
   if (who) q.whereExists(trx('revenue_shares as s').whereRaw('s.revenue_id = r.id').where('s.tenant_user_id', who));
   if (o.search) q.whereILike('r.title', `%${o.search.replace(/[%_\\]/g, '\\$&')}%`);
   const [{ n }] = await q.clone().count({ n: '*' });
-  const sortCol = ({ date: 'r.revenue_date', amount: 'r.base_amount', title: 'r.title', createdAt: 'r.created_at' } as Record<string, string>)[o.sort ?? 'createdAt'] ?? 'r.created_at';
-  const rows = await q.select('r.*').orderBy([{ column: sortCol, order: o.order ?? 'desc' }, { column: 'r.id', order: 'asc' }]).limit(o.size).offset((o.page - 1) * o.size);
+  const sort = resolveSort(o, REVENUE_SORT, 'createdAt');
+  const rows = await q.select('r.*').orderByRaw(orderSql(sort)).orderBy('r.id', sort.order).limit(o.size).offset((o.page - 1) * o.size);
   return { data: await view(trx, auth, rows), total: Number(n) };
 }
 

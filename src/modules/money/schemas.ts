@@ -1,6 +1,8 @@
 /**
  * Request schemas of the money routes (ajv-validated, published in the OpenAPI document).
  */
+import { sortQuery } from '../../http/list-sort';
+import { EXPENSE_SORT, PAYMENT_SORT, REQUEST_SORT, REVENUE_SORT, SETTING_SORT, TRANSACTION_SORT } from './sorts';
 import { PageQuery, Share, Strict, Type, Uuid, type TProperties, type TSchema } from '../../http/schema';
 import { CurrencyIn, MoneyIn, PeriodIn, PositiveMoneyIn } from './common';
 import { LEDGER_KINDS } from './ledger';
@@ -79,17 +81,16 @@ export const IntegrationBody = Strict({ secretKey: Type.String({ minLength: 8, m
 export const IntegrationPatch = Strict({ secretKey: Type.Optional(Type.String({ minLength: 8, maxLength: 500 })), isEnabled: Type.Optional(Type.Boolean()) }, { minProperties: 1 });
 
 export const UserQuery = { userId: Type.Optional(Uuid) };
-export const Sort = (cols: string[]) => Type.Optional(Type.Union(cols.map((c) => Type.Literal(c))));
 
-export const ExpenseListQuery = Type.Object({ ...PageQuery, sort: Sort(['createdAt', 'date', 'amount', 'title']), user: Type.Optional(Uuid), recoupable: Type.Optional(Type.Boolean()) });
-export const RevenueListQuery = Type.Object({ ...PageQuery, sort: Sort(['createdAt', 'date', 'amount', 'title']), user: Type.Optional(Uuid) });
-export const PaymentListQuery = Type.Object({ ...PageQuery, sort: Sort(['createdAt', 'transactionDate', 'amount', 'status']), user: Type.Optional(Uuid), status: Type.Optional(PaymentStatus) });
-export const RequestListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, order: PageQuery.order, user: Type.Optional(Uuid), status: Type.Optional(Type.Union(['pending', 'approved', 'declined', 'paid'].map((s) => Type.Literal(s)))) });
-export const SettingListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, user: Type.Optional(Uuid) });
+export const ExpenseListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(EXPENSE_SORT, 'createdAt', 'Part of the title'), user: Type.Optional(Uuid), recoupable: Type.Optional(Type.Boolean()) });
+export const RevenueListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(REVENUE_SORT, 'createdAt', 'Part of the title'), user: Type.Optional(Uuid) });
+export const PaymentListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(PAYMENT_SORT, 'createdAt', 'Part of the title, the memo or the reference'), user: Type.Optional(Uuid), status: Type.Optional(PaymentStatus) });
+export const RequestListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(REQUEST_SORT, 'createdAt', 'Part of the memo, the status or the decline reason'), user: Type.Optional(Uuid), status: Type.Optional(Type.Union(['pending', 'approved', 'declined', 'paid'].map((s) => Type.Literal(s)))) });
+export const SettingListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(SETTING_SORT, 'createdAt', 'Part of the method or the label'), user: Type.Optional(Uuid) });
 export const TransactionsQuery = Type.Object({
   page: PageQuery.page,
   size: PageQuery.size,
-  order: PageQuery.order,
+  ...sortQuery(TRANSACTION_SORT, 'id', 'Part of the kind or the source type'),
   ...UserQuery,
   ...Period,
   kind: Type.Optional(Type.Union(LEDGER_KINDS.map((k) => Type.Literal(k)))),

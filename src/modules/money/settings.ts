@@ -4,6 +4,8 @@
  * JSON document; reads show each value masked (at most its last 4 characters, fewer for
  * short values), never the plaintext. One default setting per member.
  */
+import { sortedPage, whereSearch } from '../../http/list-sort';
+import { SETTING_SORT } from './sorts';
 import type { Trx } from '../../db';
 import type { CrudService } from '../../http/crud';
 import type { AuthContext } from '../auth/tokens';
@@ -89,12 +91,11 @@ export async function getSetting(trx: Trx, box: SecretBox, auth: AuthContext, id
   return view(r, box);
 }
 
-export async function listSettings(trx: Trx, box: SecretBox, auth: AuthContext, o: { page: number; size: number; user?: string }) {
+export async function listSettings(trx: Trx, box: SecretBox, auth: AuthContext, o: { page: number; size: number; user?: string; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   const q = scoped(trx, auth);
   if (isAdmin(auth) && o.user) q.where('tenant_user_id', o.user);
-  const [{ n }] = await q.clone().count({ n: '*' });
-  const rows = await q.select('*').orderBy([{ column: 'created_at', order: 'desc' }, 'id']).limit(o.size).offset((o.page - 1) * o.size);
-  return { data: rows.map((r) => view(r, box)), total: Number(n) };
+  const { rows, total } = await sortedPage(whereSearch(q, o.search, ['method', 'label']).select('*'), o, SETTING_SORT, 'createdAt');
+  return { data: rows.map((r) => view(r, box)), total };
 }
 
 export async function updateSetting(trx: Trx, box: SecretBox, auth: AuthContext, id: string, patch: Partial<SettingInput>) {
@@ -127,7 +128,7 @@ export async function deleteSetting(trx: Trx, auth: AuthContext, id: string): Pr
 /** The payment setting area as the route factory calls it; details are sealed and opened with `box`. */
 export function settingCrud(box: SecretBox): CrudService<Parameters<typeof listSettings>[3], SettingInput, Partial<SettingInput>> {
   return {
-    list: (trx, auth, o) => listSettings(trx, box, auth, { page: o.page, size: o.size, user: o.user }),
+    list: (trx, auth, o) => listSettings(trx, box, auth, o),
     get: (trx, auth, id) => getSetting(trx, box, auth, id),
     create: (trx, auth, input) => createSetting(trx, box, auth, input),
     update: (trx, auth, id, patch) => updateSetting(trx, box, auth, id, patch),

@@ -3,6 +3,8 @@
  * (admin), issuing, the issued statements (members: their own) with their stored PDF and
  * CSV, and closing/reopening accounting periods.
  */
+import { sortQuery } from '../../http/list-sort';
+import { STATEMENT_SORT } from './sorts';
 import crypto from 'node:crypto';
 import { once } from 'node:events';
 import { ZipArchive } from 'archiver';
@@ -105,11 +107,11 @@ export function registerStatementRoutes(router: Router, svc: AppServices): void 
         return undefined;
       } }),
     route({ method: 'get', path: '/statements', summary: 'Issued statements, newest number first (admins: all or ?userId=; members: their own)', access: 'user',
-      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...UserQuery, period: Type.Optional(PeriodLabel) }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(STATEMENT_SORT, 'number', "Part of the period's label"), ...UserQuery, period: Type.Optional(PeriodLabel) }),
       async handler({ trx, auth, query }) {
         const payee = scopeUser(auth, query.userId);
         return pagedList('Statements', query, async (page, size) => {
-          const r = await runs.listStatements(trx, { payee, period: query.period, page, size });
+          const r = await runs.listStatements(trx, { payee, period: query.period, search: query.search, sort: query.sort, order: query.order, page, size });
           return { data: r.rows, total: r.total };
         });
       } }),

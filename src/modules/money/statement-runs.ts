@@ -8,6 +8,8 @@
  * statement accounted for are posted once, as statement_adjustments, into the period of the
  * next statement, which shows them in their own section.
  */
+import { sortedPage, whereSearch } from '../../http/list-sort';
+import { STATEMENT_SORT } from './sorts';
 import crypto from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { PdfBrand } from '../branding/service';
@@ -326,12 +328,12 @@ export async function runStatementIds(trx: Trx, id: string): Promise<{ run: { la
 }
 
 /** Issued statements (admins: any payee; members: their own). */
-export async function listStatements(trx: Trx, o: { payee: string | null; period?: string; page: number; size: number }) {
+export async function listStatements(trx: Trx, o: { payee: string | null; period?: string; page: number; size: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   const q = trx('statements').whereNotNull('number');
   if (o.payee) q.where({ tenant_user_id: o.payee });
   if (o.period) q.where({ period_start: parsePeriod(o.period).start });
-  const total = Number((await q.clone().count({ n: '*' }).first())?.n ?? 0);
-  const rows = await q.orderBy('number', 'desc').offset((o.page - 1) * o.size).limit(o.size).select('id', 'number', 'tenant_user_id', 'label', 'content_hash', 'issued_at', 'run_id', 'figures');
+  whereSearch(q, o.search, ['label']);
+  const { rows, total } = await sortedPage(q.select('id', 'number', 'tenant_user_id', 'label', 'content_hash', 'issued_at', 'run_id', 'figures'), o, STATEMENT_SORT, 'number', 'id', 'desc');
   return { rows: rows.map(meta), total };
 }
 

@@ -2,6 +2,7 @@
  * The publisher's view of publishing income: unmatched lines (grouped), title + writers
  * suggestions and their acceptance (a rule, then the lines are matched and shared again).
  */
+import { sortColumns, sortedPage, whereSearch } from '../../http/list-sort';
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import { Decimal } from '../money/common';
@@ -27,14 +28,18 @@ export async function unmatched(trx: Trx, tenantId: number, page: number, size: 
   return { rows: rows.map(({ total: _t, ...r }: Record<string, unknown>) => ({ ...r, currency: r.currency ? String(r.currency).trim() : null })), total };
 }
 
-export async function listSuggestions(trx: Trx, status: string, page: number, size: number) {
-  const q = trx('publishing_match_suggestions as s').join('works as w', function () {
+/** The fields the suggestion list sorts by (`work` by the work's title); by default the best score first. */
+export const INCOME_SUGGESTION_SORT = sortColumns({ score: 's.score', title: 's.title', writers: 's.writers', work: 'w.title', status: 's.status', createdAt: 's.created_at' });
+
+export async function listSuggestions(trx: Trx, status: string, q: { page: number; size: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
+  const base = trx('publishing_match_suggestions as s').join('works as w', function () {
     this.on('w.tenant_id', 's.tenant_id').andOn('w.id', 's.work_id');
   }).where('s.status', status);
-  const [{ n }] = await q.clone().count<{ n: string }[]>({ n: '*' });
-  const rows = await q.orderBy([{ column: 's.score', order: 'desc' }, { column: 's.created_at', order: 'asc' }, { column: 's.id' }])
-    .limit(size).offset((page - 1) * size)
-    .select('s.id', 's.title', 's.writers', 's.work_id', 'w.title as work_title', 'w.iswc', 's.score', 's.status', 's.created_at');
+  whereSearch(base, q.search, ['s.title', 's.writers', 'w.title']);
+  const { rows, total: n } = await sortedPage(
+    base.select('s.id', 's.title', 's.writers', 's.work_id', 'w.title as work_title', 'w.iswc', 's.score', 's.status', 's.created_at'),
+    q, INCOME_SUGGESTION_SORT, 'score', 's.id', 'desc',
+  ) as { rows: Record<string, any>[]; total: number };
   return {
     rows: rows.map((r) => ({ id: r.id, title: r.title, writers: r.writers, work: { id: r.work_id, title: r.work_title, iswc: r.iswc }, score: new Decimal(r.score).toFixed(), status: r.status, createdAt: new Date(r.created_at).toISOString() })),
     total: Number(n),

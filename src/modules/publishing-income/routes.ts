@@ -3,6 +3,7 @@
  * title + writers suggestions, re-deciding the shares, and the publisher statements with their
  * state machine, adjustments, PDF and CSV. Admin only; plan feature `publishing`.
  */
+import { sortQuery } from '../../http/list-sort';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { defineRoutes, route } from '../../http/route';
@@ -50,11 +51,11 @@ export function registerPublishingIncomeRoutes(router: Router, svc: AppServices)
         });
       } }),
     route({ ...common, method: 'get', path: '/publishing/income/suggestions', summary: 'Title + writers suggestions of works for unmatched publishing income (never applied until accepted)',
-      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('accepted'), Type.Literal('rejected')])) }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(income.INCOME_SUGGESTION_SORT, 'score', "Part of the title, the writers or the work's title"), status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('accepted'), Type.Literal('rejected')])) }),
       responses: { 200: Paged(Type.Object({ id: Uuid, title: Str, writers: Nullable(Str), work: Type.Object({ id: Uuid, title: Str, iswc: Nullable(Str) }), score: Str, status: Str, createdAt: Str })) },
       async handler({ trx, query }) {
         return pagedList('Publishing income suggestions', query, async (page, size) => {
-          const r = await income.listSuggestions(trx, query.status ?? 'open', page, size);
+          const r = await income.listSuggestions(trx, query.status ?? 'open', { ...query, page, size });
           return { data: r.rows, total: r.total };
         });
       } }),
@@ -83,7 +84,7 @@ export function registerPublishingIncomeRoutes(router: Router, svc: AppServices)
         return ok('Publisher statement created', await st.createStatement(trx, tenantId, body, auth.tenantUserId ?? null));
       } }),
     route({ ...common, method: 'get', path: '/publisher-statements', summary: 'Publisher statements, newest period first',
-      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, status: Type.Optional(StatusLit), writer: Type.Optional(Uuid), publisher: Type.Optional(Uuid) }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(st.PUBLISHER_STATEMENT_SORT, 'periodStart', "Part of the writer's or the publisher's name"), status: Type.Optional(StatusLit), writer: Type.Optional(Uuid), publisher: Type.Optional(Uuid) }),
       responses: { 200: Paged(Type.Object(Head)) },
       async handler({ trx, query }) {
         return pagedList('Publisher statements', query, async (page, size) => {

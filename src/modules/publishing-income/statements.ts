@@ -9,6 +9,7 @@
  * States (docs/publishing.md, "Publisher statements"): draft → pending → approved → paid, and back pending → draft,
  * approved → pending; nothing else. Adjustments only in draft and pending.
  */
+import { likeText, sortColumns, sortedPage } from '../../http/list-sort';
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import { NotFoundError, ValidationError } from '../../lib/errors';
@@ -93,14 +94,27 @@ export async function getStatement(trx: Trx, id: string): Promise<StatementView>
   };
 }
 
-export async function listStatements(trx: Trx, q: { status?: string; writer?: string; publisher?: string; page: number; size: number }) {
+/** The fields the publisher statement list sorts by (the names its items show) and their columns; see http/list-sort. */
+export const PUBLISHER_STATEMENT_SORT = sortColumns({
+  periodStart: 'period_start', periodEnd: 'period_end', status: 'status', currency: 'currency', incomeTotal: 'income_total', createdAt: 'created_at', updatedAt: 'updated_at',
+});
+
+export async function listStatements(trx: Trx, q: { status?: string; writer?: string; publisher?: string; page: number; size: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   const base = trx('publisher_statements').modify((b) => {
+    if (q.search?.trim()) {
+      // the payee's name: the writer's or the publisher's
+      const like = likeText(q.search);
+      b.where((w) => w
+        .whereExists(trx('writers as x').whereRaw('x.id = publisher_statements.writer_id').whereRaw("(coalesce(x.first_name, '') || ' ' || x.last_name) ILIKE ?", [like]))
+        .orWhereExists(trx('publishers as x').whereRaw('x.id = publisher_statements.publisher_id').whereILike('x.name', like)));
+    }
     if (q.status) b.where('status', q.status);
     if (q.writer) b.where('writer_id', q.writer);
     if (q.publisher) b.where('publisher_id', q.publisher);
   });
-  const [{ n }] = await base.clone().count<{ n: string }[]>({ n: '*' });
-  const ids = await base.orderBy([{ column: 'period_start', order: 'desc' }, { column: 'created_at', order: 'desc' }, { column: 'id' }]).limit(q.size).offset((q.page - 1) * q.size).pluck('id');
+  const page = await sortedPage(base.select('id'), q, PUBLISHER_STATEMENT_SORT, 'periodStart');
+  const n = page.total;
+  const ids = page.rows.map((r) => r.id as string);
   const rows = [];
   for (const id of ids) {
     const { lines: _l, adjustments: _a, ...head } = await getStatement(trx, id);

@@ -12,6 +12,8 @@ import { isIso4217 } from '../../http/limits';
 import { clock } from '../../lib/clock';
 import Decimal from 'decimal.js';
 import { pageOf } from './paging';
+import { AGREEMENT_SORT } from './sorts';
+import { likeText } from '../../http/list-sort';
 
 export type AgreementStatus = 'draft' | 'pending' | 'active' | 'expired' | 'terminated';
 
@@ -77,13 +79,20 @@ export async function createAgreement(trx: Trx, auth: AuthContext, input: Agreem
   return agreementView(r);
 }
 
-export async function listAgreements(trx: Trx, q: { page: number; size: number; writer?: string; publisher?: string; status?: string }) {
+export async function listAgreements(trx: Trx, q: { page: number; size: number; writer?: string; publisher?: string; status?: string; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   const base = trx('publishing_agreements').modify((b) => {
+    if (q.search?.trim()) {
+      // the writer's or the publisher's name
+      const like = likeText(q.search);
+      b.where((w) => w
+        .whereExists(trx('writers as x').whereRaw('x.id = publishing_agreements.writer_id').whereRaw("(coalesce(x.first_name, '') || ' ' || x.last_name) ILIKE ?", [like]))
+        .orWhereExists(trx('publishers as x').whereRaw('x.id = publishing_agreements.publisher_id').whereILike('x.name', like)));
+    }
     if (q.writer) b.where({ writer_id: q.writer });
     if (q.publisher) b.where({ publisher_id: q.publisher });
     if (q.status) b.where({ status: q.status });
   });
-  const { rows, total } = await pageOf(base, q, [['created_at', 'desc']]);
+  const { rows, total } = await pageOf(base, q, { cols: AGREEMENT_SORT, default: 'createdAt' });
   return { data: rows.map(agreementView), total };
 }
 

@@ -10,6 +10,8 @@ import { NotFoundError, ValidationError } from '../../lib/errors';
 import { iso } from '../money/common';
 import { normaliseIpi } from './identifiers';
 import { pageOf } from './paging';
+import { CLAIM_SORT } from './sorts';
+import { whereSearch } from '../../http/list-sort';
 
 export type ClaimStatus = 'open' | 'disputed' | 'resolved' | 'withdrawn';
 export const CLAIM_MOVES: Record<ClaimStatus, ClaimStatus[]> = {
@@ -76,12 +78,13 @@ export async function createClaim(trx: Trx, auth: AuthContext, input: ClaimInput
   return view(r);
 }
 
-export async function listClaims(trx: Trx, q: { page: number; size: number; work?: string; status?: string }) {
+export async function listClaims(trx: Trx, q: { page: number; size: number; work?: string; status?: string; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   const base = trx('work_claims').modify((b) => {
+    whereSearch(b, q.search, ['claimant', 'claimant_ipi', 'note']);
     if (q.work) b.where({ work_id: q.work });
     if (q.status) b.where({ status: q.status });
   });
-  const { rows, total } = await pageOf(base, q, [['created_at', 'desc']]);
+  const { rows, total } = await pageOf(base, q, { cols: CLAIM_SORT, default: 'createdAt' });
   return { data: rows.map(view), total };
 }
 

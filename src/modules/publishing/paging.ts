@@ -1,11 +1,14 @@
-/** One page of a publishing list: the rows of `base` in `order` (id last, for a stable order), and how many there are in all. */
+/** One page of a publishing list: sorted as the query asks among the list's fields (http/list-sort), id last. */
 import type { Knex } from 'knex';
+import { sortedPage, type SortColumns } from '../../http/list-sort';
 
-export async function pageOf(base: Knex.QueryBuilder, q: { page: number; size: number }, order: [column: string, dir?: 'asc' | 'desc'][], id = 'id') {
-  const [{ count }] = await base.clone().clearSelect().count<{ count: string }[]>('* as count');
-  const rows = base.clone();
-  for (const [column, dir] of order) rows.orderBy(column, dir ?? 'asc');
-  return { rows: (await rows.orderBy(id).limit(q.size).offset((q.page - 1) * q.size)) as Record<string, unknown>[], total: Number(count) };
+export async function pageOf(
+  base: Knex.QueryBuilder,
+  q: { page: number; size: number; sort?: string; order?: 'asc' | 'desc' },
+  sort: { cols: SortColumns; default: string; order?: 'asc' | 'desc' },
+  id = 'id',
+) {
+  return sortedPage(base, q, sort.cols, sort.default, id, sort.order);
 }
 
 /** `%text%` for a case-insensitive LIKE, the caller's wildcards escaped. */

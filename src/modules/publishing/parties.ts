@@ -11,6 +11,7 @@ import { NotFoundError, ValidationError } from '../../lib/errors';
 import { existingMembers, iso, oneDeleted } from '../money/common';
 import { normaliseIpi } from './identifiers';
 import { likeOf, pageOf } from './paging';
+import { WRITER_SORT, PUBLISHER_SORT } from './sorts';
 
 export type PartyKind = 'writer' | 'publisher';
 
@@ -100,7 +101,7 @@ export function partyService(kind: PartyKind): CrudService<{ search?: string; so
           b.where((w) => w.whereRaw(`${name} LIKE ?`, [like]).orWhere('ipi', q.search!));
         }
       });
-      const { rows, total } = await pageOf(base, q, [[kind === 'writer' ? 'last_name' : 'name']]);
+      const { rows, total } = await pageOf(base, q, kind === 'writer' ? { cols: WRITER_SORT, default: 'lastName' } : { cols: PUBLISHER_SORT, default: 'name' });
       return { data: rows.map((r) => partyView(kind, r)), total };
     },
     async get(trx, _auth, id) {

@@ -16,6 +16,8 @@ import type { Context } from 'koa';
 import { IdParams, ok, pagedList } from '../../http/crud';
 import { defineRoutes, route } from '../../http/route';
 import { PageQuery, Strict, Type } from '../../http/schema';
+import { sortQuery } from '../../http/list-sort';
+import { SUBMISSION_SORT } from './sorts';
 import { INTERFACE_VERSION } from '../../http/openapi';
 import type { AppServices } from '../../services';
 import * as R from './registrations';
@@ -56,10 +58,10 @@ export function registerRegistrationRoutes(router: Router, svc: AppServices): vo
         async handler({ trx, auth, body }) {
           return R.importAck(trx, auth, body.content);
         } }),
-      route({ method: 'get', path: '/registrations/submissions', summary: 'The CWR files written by the export, newest first', access: 'admin', ...gate, query: Type.Object({ page: PageQuery.page, size: PageQuery.size }),
+      route({ method: 'get', path: '/registrations/submissions', summary: 'The CWR files written by the export, newest first', access: 'admin', ...gate, query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(SUBMISSION_SORT, 'createdAt', 'Part of the file name') }),
         responses: { 200: many(Submission), ...errs },
         async handler({ trx, query }) {
-          return pagedList('CWR files', query, (page, size) => R.listSubmissions(trx, { page, size }));
+          return pagedList('CWR files', query, (page, size) => R.listSubmissions(trx, { ...query, page, size }));
         } }),
       route({ method: 'get', path: '/registrations/submissions/:id', summary: 'Download a CWR file the export wrote, again', access: 'admin', ...gate, params: IdParams,
         responses: { 200: Type.String({ description: 'the CWR file (text/plain)', contentMediaType: 'text/plain', examples: ['HDRSO000012345MOONLIGHT MUSIC ...\r\nGRHNWR0000102.100000000000\r\n…'] }), ...errs },

@@ -16,6 +16,8 @@ import { CwrError } from './cwr/codec';
 import type { Version } from './cwr/layouts';
 import { cwrWorks } from './cwr-works';
 import { pageOf } from './paging';
+import { REGISTRATION_SORT, SUBMISSION_SORT } from './sorts';
+import { whereSearch } from '../../http/list-sort';
 
 export type RegistrationStatus = 'pending' | 'queued' | 'submitted' | 'registered' | 'rejected';
 /** Moves and what makes them: queue (POST …/queue), export (GET /registrations/export), ack (POST /registrations/ack). */
@@ -55,13 +57,14 @@ export async function createRegistration(trx: Trx, auth: AuthContext, input: { w
   return one(trx, r.id);
 }
 
-export async function listRegistrations(trx: Trx, q: { page: number; size: number; work?: string; society?: string; status?: string }) {
+export async function listRegistrations(trx: Trx, q: { page: number; size: number; work?: string; society?: string; status?: string; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   const base = withTitle(trx).modify((b) => {
+    whereSearch(b, q.search, ['w.title', 'r.society_work_id', 'r.message']);
     if (q.work) b.where('r.work_id', q.work);
     if (q.society) b.where('r.society', q.society);
     if (q.status) b.where('r.status', q.status);
   });
-  const { rows, total } = await pageOf(base, q, [['r.created_at', 'desc']], 'r.id');
+  const { rows, total } = await pageOf(base, q, { cols: REGISTRATION_SORT, default: 'createdAt' }, 'r.id');
   return { data: rows.map(view), total };
 }
 
@@ -167,8 +170,9 @@ export async function importAck(trx: Trx, auth: AuthContext, content: string) {
 }
 
 /** The CWR files written so far, newest first (without their content). */
-export async function listSubmissions(trx: Trx, q: { page: number; size: number }) {
-  const { rows, total } = await pageOf(trx('cwr_submissions').select('id', 'version', 'filename', 'transaction_count', 'record_count', 'created_at'), q, [['created_at', 'desc']]);
+export async function listSubmissions(trx: Trx, q: { page: number; size: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
+  const base = whereSearch(trx('cwr_submissions').select('id', 'version', 'filename', 'transaction_count', 'record_count', 'created_at'), q.search, ['filename']);
+  const { rows, total } = await pageOf(base, q, { cols: SUBMISSION_SORT, default: 'createdAt' });
   return {
     data: rows.map((r) => ({ id: r.id as string, version: r.version as string, filename: r.filename as string, transactionCount: r.transaction_count as number, recordCount: r.record_count as number, createdAt: iso(r.created_at) })),
     total,

@@ -37,12 +37,12 @@ export function registerPublishingCatalogueRoutes(router: Router, svc: AppServic
   defineRoutes(router, svc, { tag: 'Writer', errorShape: 'status' }, gated({
     noun: 'Writer', path: '/writers', access, service: partyService('writer'),
     about: 'Songwriters of the workspace (publishing feature). The IPI name number is checked (11 digits with check digits) and unique; a writer still on a work or an agreement is not deleted.',
-    schemas: { list: S.PartyListQuery, create: S.WriterBody, update: S.WriterPatch },
+    schemas: { list: S.WriterListQuery, create: S.WriterBody, update: S.WriterPatch },
   }, S.WriterView));
   defineRoutes(router, svc, { tag: 'Publisher', errorShape: 'status' }, gated({
     noun: 'Publisher', path: '/publishers', access, service: partyService('publisher'),
     about: 'Music publishers of the workspace (publishing feature). The IPI name number is checked and unique; a publisher still on a work or an agreement is not deleted.',
-    schemas: { list: S.PartyListQuery, create: S.PublisherBody, update: S.PublisherPatch },
+    schemas: { list: S.PublisherListQuery, create: S.PublisherBody, update: S.PublisherPatch },
   }, S.PublisherView));
   defineRoutes(router, svc, { tag: 'Work', errorShape: 'status' }, [
     route({

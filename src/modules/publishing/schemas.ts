@@ -1,5 +1,7 @@
 /** Request and answer schemas of the publishing routes (docs/publishing.md). */
 import { CurrencyCode, DateIn, Int32, Money, PageQuery, Pagination, Percent, Share, Strict, Text, Type, Uuid } from '../../http/schema';
+import { sortQuery } from '../../http/list-sort';
+import { AGREEMENT_SORT, CLAIM_SORT, PUBLISHER_SORT, REGISTRATION_SORT, WORK_SORT, WRITER_SORT } from './sorts';
 import { SOCIETY_CODES } from './cwr/societies';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -29,7 +31,9 @@ export const WriterBody = Strict({ firstName: Type.Optional(Nullable(Text(30))),
 export const WriterPatch = Type.Partial(WriterBody, { additionalProperties: false });
 export const PublisherBody = Strict({ name: Text(45, { minLength: 1 }), ...Party });
 export const PublisherPatch = Type.Partial(PublisherBody, { additionalProperties: false });
-export const PartyListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, search: PageQuery.search, society: Type.Optional(Society), controlled: Type.Optional(Type.Boolean()) });
+const partyFilters = { society: Type.Optional(Society), controlled: Type.Optional(Type.Boolean()) };
+export const WriterListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(WRITER_SORT, 'lastName', 'Part of the name, or the exact IPI'), ...partyFilters });
+export const PublisherListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(PUBLISHER_SORT, 'name', 'Part of the name, or the exact IPI'), ...partyFilters });
 
 const PartyView = {
   id: Uuid, code: Type.String(), ipi: Nullable(Type.String()), society: Nullable(Type.String()), controlled: Type.Boolean(), user: Nullable(Uuid), createdAt: Stamp, updatedAt: Stamp,
@@ -56,7 +60,7 @@ export const WorkBody = Strict({
   recordings: Type.Optional(Type.Array(Uuid, { maxItems: 200 })),
 });
 export const WorkPatch = Type.Partial(WorkBody, { additionalProperties: false });
-export const WorkListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, search: PageQuery.search, writer: Type.Optional(Uuid), publisher: Type.Optional(Uuid), iswc: Type.Optional(Type.String({ maxLength: 20 })) });
+export const WorkListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(WORK_SORT, 'title', 'Part of the title or an alternate title'), writer: Type.Optional(Uuid), publisher: Type.Optional(Uuid), iswc: Type.Optional(Type.String({ maxLength: 20 })) });
 
 const SplitView = Type.Object({ writers: Dec, publishers: Dec });
 export const WorkView = Type.Object({
@@ -78,7 +82,7 @@ export const AgreementBody = Strict({
 });
 export const AgreementPatch = Type.Partial(AgreementBody, { additionalProperties: false });
 export const AgreementStatusBody = Strict({ status: lit(AGREEMENT_STATUSES) });
-export const AgreementListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, writer: Type.Optional(Uuid), publisher: Type.Optional(Uuid), status: Type.Optional(lit(AGREEMENT_STATUSES)) });
+export const AgreementListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(AGREEMENT_SORT, 'createdAt', "Part of the writer's or the publisher's name"), writer: Type.Optional(Uuid), publisher: Type.Optional(Uuid), status: Type.Optional(lit(AGREEMENT_STATUSES)) });
 export const AgreementView = Type.Object({
   id: Uuid, publisher: Uuid, writer: Uuid, territories: Type.Array(Type.String()), startDate: Type.String({ format: 'date' }), endDate: Nullable(Type.String({ format: 'date' })),
   writerShare: Dec, advance: Nullable(Dec), currency: Nullable(Type.String()), status: lit(AGREEMENT_STATUSES), statusChangedAt: Nullable(Stamp), createdAt: Stamp, updatedAt: Stamp,
@@ -86,7 +90,7 @@ export const AgreementView = Type.Object({
 
 // ---------------------------------------------------------------- registrations and claims
 export const RegistrationBody = Strict({ work: Uuid, society: Society });
-export const RegistrationListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, work: Type.Optional(Uuid), society: Type.Optional(Society), status: Type.Optional(lit(REGISTRATION_STATUSES)) });
+export const RegistrationListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(REGISTRATION_SORT, 'createdAt', "Part of the work's title, the society's work id or the message"), work: Type.Optional(Uuid), society: Type.Optional(Society), status: Type.Optional(lit(REGISTRATION_STATUSES)) });
 export const ExportQuery = Type.Object({
   format: lit(['cwr21', 'cwr22'] as const),
   society: Type.Optional(Society),
@@ -108,7 +112,7 @@ export const ClaimBody = Strict({
 });
 export const ClaimPatch = Strict({ claimant: Type.Optional(Text(200, { minLength: 1 })), claimantIpi: Type.Optional(Nullable(Ipi)), society: Type.Optional(Nullable(Society)), right: Type.Optional(lit(CLAIM_RIGHTS)), share: Type.Optional(Nullable(Share())), note: Type.Optional(Nullable(Text(2000))) });
 export const ClaimStatusBody = Strict({ status: lit(CLAIM_STATUSES), note: Type.Optional(Nullable(Text(2000))) });
-export const ClaimListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, work: Type.Optional(Uuid), status: Type.Optional(lit(CLAIM_STATUSES)) });
+export const ClaimListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(CLAIM_SORT, 'createdAt', "Part of the claimant's name or IPI, or the note"), work: Type.Optional(Uuid), status: Type.Optional(lit(CLAIM_STATUSES)) });
 export const ClaimView = Type.Object({
   id: Uuid, work: Uuid, registration: Nullable(Uuid), claimant: Type.String(), claimantIpi: Nullable(Type.String()), society: Nullable(Type.String()), right: lit(CLAIM_RIGHTS),
   share: Nullable(Dec), status: lit(CLAIM_STATUSES), note: Nullable(Type.String()), createdAt: Stamp, updatedAt: Stamp,

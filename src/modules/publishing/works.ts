@@ -13,6 +13,7 @@ import { iso } from '../money/common';
 import { formatIswc, normaliseIswc } from './identifiers';
 import { DEFAULT_SPLITS, partyShares, shareProblems, type Split } from './shares';
 import { likeOf, pageOf } from './paging';
+import { WORK_SORT } from './sorts';
 
 type Num = string | number;
 export interface WorkInput {
@@ -245,7 +246,7 @@ async function bulkCreate(trx: Trx, auth: AuthContext, valid: { i: number; item:
   };
 }
 
-async function list(trx: Trx, _auth: AuthContext, q: { page: number; size: number; search?: string; writer?: string; publisher?: string; iswc?: string }) {
+async function list(trx: Trx, _auth: AuthContext, q: { page: number; size: number; search?: string; writer?: string; publisher?: string; iswc?: string; sort?: string; order?: 'asc' | 'desc' }) {
   const base = trx('works').modify((b) => {
     if (q.search) {
       const like = likeOf(q.search);
@@ -255,7 +256,7 @@ async function list(trx: Trx, _auth: AuthContext, q: { page: number; size: numbe
     if (q.publisher) b.whereExists(trx('work_publishers as x').whereRaw('x.work_id = works.id').where('x.publisher_id', q.publisher));
     if (q.iswc) b.where('iswc', normaliseIswc(q.iswc) ?? q.iswc);
   });
-  const { rows, total } = await pageOf(base.select('id'), q, [['title']]);
+  const { rows, total } = await pageOf(base.select('id'), q, { cols: WORK_SORT, default: 'title' });
   return { data: await workViews(trx, rows.map((r) => r.id as string)), total };
 }
 

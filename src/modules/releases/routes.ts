@@ -3,6 +3,7 @@
  * Reads: guest+; create/update/submit/feedback/tracks/media link: user+; review: admin+;
  * delete: admin+. Asset/product media upload and delete: admin+.
  */
+import { sortQuery } from '../../http/list-sort';
 import type Router from '@koa/router';
 import path from 'node:path';
 import { checkingOwnership, defineRoutes, route } from '../../http/route';
@@ -165,7 +166,7 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get', path: '/releases', summary: 'List releases (paged; search title/artist/UPC; filter by status, artist)', access: 'guest',
-      query: Type.Object({ ...PageQuery, status: Type.Optional(Type.Union(R.RELEASE_STATUSES.map((s) => Type.Literal(s)))), artist: Type.Optional(Uuid) }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(R.RELEASE_SORT, 'createdAt', "Part of the title or the artist's name, or the UPC"), status: Type.Optional(Type.Union(R.RELEASE_STATUSES.map((s) => Type.Literal(s)))), artist: Type.Optional(Uuid) }),
       async handler({ trx, auth, query }) {
         return { success: true, message: 'Releases', ...(await R.listReleases(trx, auth, query)) };
       },

@@ -10,6 +10,7 @@
  * Editing (release fields, tracks, media) is allowed in draft and rejected only; approved
  * releases are final. Every move and every feedback message is kept in release_events.
  */
+import { sortColumns } from '../../http/list-sort';
 import type { Trx } from '../../db';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
@@ -279,6 +280,12 @@ export function eventView(e: Record<string, unknown>) {
   return { id: e.id, kind: e.kind, fromStatus: e.from_status ?? null, toStatus: e.to_status ?? null, message: e.message ?? null, author: e.author_id ?? null, createdAt: iso(e.created_at) };
 }
 
+/** The fields the release list sorts by (the names its items show) and their columns; see http/list-sort. */
+export const RELEASE_SORT = sortColumns({
+  createdAt: 'r.created_at', updatedAt: 'r.updated_at', title: 'r.title', status: 'r.status', releaseDate: 'r.release_date', artistName: 'r.artist_name', upc: 'r.upc',
+  type: 'r.type', format: 'r.format', label: 'r.label', genre: 'r.genre',
+});
+
 export async function listReleases(trx: Trx, auth: AuthContext, q: ListQuery & { status?: string; artist?: string }) {
   const base = trx('releases as r').modify(visibleTo(auth)).modify((b) => {
     if (q.search) {
@@ -289,7 +296,7 @@ export async function listReleases(trx: Trx, auth: AuthContext, q: ListQuery & {
     if (q.status) b.where('r.status', q.status);
     if (q.artist) b.where('r.artist_id', q.artist);
   });
-  const page = await pageList(base, q, { title: 'r.title', status: 'r.status', releaseDate: 'r.release_date', createdAt: 'r.created_at', updatedAt: 'r.updated_at' }, 'createdAt', (b) => b.select('r.*'), 'r.id', (r) => releaseView(r));
+  const page = await pageList(base, q, RELEASE_SORT, 'createdAt', (b) => b.select('r.*'), 'r.id', (r) => releaseView(r));
   return page;
 }
 

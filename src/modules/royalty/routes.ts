@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { sortQuery } from '../../http/list-sort';
 import { IdParams } from '../../http/crud';
 import { defineRoutes, route, type RouteDef } from '../../http/route';
 import { IdInt, MonthOrDateIn, Strict, Type, Uuid, PageQuery } from '../../http/schema';
@@ -161,7 +162,9 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       summary: 'Fuzzy match suggestions waiting for a decision (admin)',
       access: 'admin',
       query: Type.Object({
-        ...PageQuery,
+        page: PageQuery.page,
+        size: PageQuery.size,
+        ...sortQuery(svcMatch.SUGGESTION_SORT, 'createdAt', "Part of the statement's title, ISRC, UPC or artist"),
         status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('accepted'), Type.Literal('rejected')])),
         kind: Type.Optional(Type.Union([Type.Literal('asset'), Type.Literal('product')])),
       }),
@@ -243,7 +246,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       path: '/royalty/allocations/history',
       summary: 'Allocation rows of a file or one of its lines (lineId = line number in the file), current and superseded (members: only their own rows)',
       access: 'guest',
-      query: Type.Object({ lineId: Type.Optional(IdInt()), fileId: Type.Optional(Uuid), ...PageQuery }),
+      query: Type.Object({ lineId: Type.Optional(IdInt()), fileId: Type.Optional(Uuid), page: PageQuery.page, size: PageQuery.size, ...sortQuery(svcMatch.ALLOCATION_HISTORY_SORT, 'lineId', "Part of the payee's e-mail or name") }),
       async handler({ trx, auth, query }) {
         return { success: true, message: 'Allocation history', ...(await svcMatch.allocationHistory(trx, payeeOf(auth), query)) };
       },

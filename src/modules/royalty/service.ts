@@ -1,6 +1,7 @@
 /**
  * Royalty services behind the checklist, matching and allocation routes (no Koa here).
  */
+import { likeText, orderSql, resolveSort, sortColumns } from '../../http/list-sort';
 import Decimal from 'decimal.js';
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
@@ -104,8 +105,13 @@ export async function missingSplitsChecklist(trx: Trx, tenantId: number, q: Page
   };
 }
 
-export async function listSuggestions(trx: Trx, tenantId: number, q: Page & { status?: string; kind?: string }) {
+/** The fields the match suggestion list sorts by and their columns (http/list-sort). */
+export const SUGGESTION_SORT = sortColumns({ createdAt: 's.created_at', score: 's.score', kind: 's.kind', status: 's.status', reason: 's.reason' });
+
+export async function listSuggestions(trx: Trx, tenantId: number, q: Page & { status?: string; kind?: string; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   const { page, size, offset } = paging(q);
+  const sort = resolveSort(q, SUGGESTION_SORT, 'createdAt');
+  const search = q.search?.trim() ? likeText(q.search) : null;
   const { rows } = await trx.raw(
     `SELECT s.*, a.title AS asset_title, a.isrc AS asset_isrc, p.title AS product_title, p.upc AS product_upc,
             count(*) OVER ()::int AS total_rows
@@ -113,9 +119,10 @@ export async function listSuggestions(trx: Trx, tenantId: number, q: Page & { st
        LEFT JOIN assets a ON a.tenant_id = s.tenant_id AND a.id = s.asset_id
        LEFT JOIN products p ON p.tenant_id = s.tenant_id AND p.id = s.product_id
       WHERE s.tenant_id = ? AND s.status = ? ${q.kind ? 'AND s.kind = ?' : ''}
-      ORDER BY s.created_at DESC, s.score DESC, s.id
+            ${search ? 'AND (s.title ILIKE ? OR s.isrc ILIKE ? OR s.upc ILIKE ? OR s.artist ILIKE ?)' : ''}
+      ORDER BY ${orderSql(sort)}, s.score DESC, s.id
       LIMIT ? OFFSET ?`,
-    [tenantId, q.status ?? 'open', ...(q.kind ? [q.kind] : []), size, offset],
+    [tenantId, q.status ?? 'open', ...(q.kind ? [q.kind] : []), ...(search ? [search, search, search, search] : []), size, offset],
   );
   return {
     data: rows.map((r: Record<string, any>) => ({
@@ -233,7 +240,13 @@ export async function deleteRule(trx: Trx, id: string): Promise<void> {
   if (!n) throw new NotFoundError('Matching rule');
 }
 
-export async function allocationHistory(trx: Trx, payee: string | null, q: Page & { lineId?: number; fileId?: string }) {
+/** The fields the allocation history sorts by; by default a file's lines in order, each line's rows oldest first. */
+export const ALLOCATION_HISTORY_SORT = sortColumns({
+  lineId: 'e.line_id', id: 'e.id', fileId: 'e.file_id', tenantUserId: 'e.tenant_user_id', splitId: 'e.split_id', share: 'e.share', amount: 'e.amount',
+  currency: 'e.currency', createdAt: 'e.created_at', supersededAt: 'e.superseded_at',
+});
+
+export async function allocationHistory(trx: Trx, payee: string | null, q: Page & { lineId?: number; fileId?: string; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   if (!q.fileId) throw new ValidationError('Give fileId (and optionally lineId: the line number in that file)', ['query.fileId: required']);
   const { page, size, offset } = paging(q);
   const b = trx('royalty_earnings as e')
@@ -241,11 +254,18 @@ export async function allocationHistory(trx: Trx, payee: string | null, q: Page 
       if (q.lineId) x.where('e.line_id', q.lineId);
       if (q.fileId) x.where('e.file_id', q.fileId);
       if (payee) x.where('e.tenant_user_id', payee);
+      if (q.search?.trim()) {
+        // the payee's e-mail or name
+        const like = likeText(q.search);
+        x.whereExists(trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereRaw('tu.id = e.tenant_user_id').where((w) => w.whereILike('u.email', like).orWhereILike('u.first_name', like).orWhereILike('u.last_name', like)));
+      }
     });
+  const sort = resolveSort(q, ALLOCATION_HISTORY_SORT, 'lineId');
   const [{ n }] = await b.clone().count({ n: '*' });
   const rows = await b
     .clone()
-    .orderBy([{ column: 'e.file_id' }, { column: 'e.line_id' }, { column: 'e.created_at' }, { column: 'e.id' }])
+    .orderByRaw(orderSql(sort))
+    .orderBy([{ column: 'e.created_at' }, { column: 'e.id' }])
     .limit(size)
     .offset(offset)
     .select('e.*');

@@ -3,6 +3,8 @@
  * artists, and what they earned. Members read their own; admins and owners anyone's.
  * The queries live in holdings.ts.
  */
+import { sortQuery } from '../../http/list-sort';
+import { ARTIST_SORT, ASSET_SORT, PRODUCT_SORT } from '../catalogue/sorts';
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { MonthIn, PageQuery, Strict, Type, Uuid } from '../../http/schema';
@@ -11,7 +13,6 @@ import { listArtists } from '../catalogue/service';
 import { assertMayRead, linkMembersToArtists, memberMonthly, memberStats, ownedCatalogue } from './holdings';
 
 const IdParams = Type.Object({ id: Uuid });
-const ListQ = Type.Object({ ...PageQuery });
 
 export function userEntityRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue', scope: 'own' }, [
@@ -21,7 +22,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
       summary: "A member's own artists (self, or admin)",
       access: 'user',
       params: IdParams,
-      query: ListQ,
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(ARTIST_SORT, 'name', 'Part of the name') }),
       async handler({ trx, auth, params, query }) {
         await assertMayRead(trx, auth, params.id);
         return { success: true, message: 'Artists', ...(await listArtists(trx, { ...query, user: params.id })) };
@@ -34,7 +35,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
         summary: `${what === 'assets' ? 'Recordings' : 'Products'} of a member's own artists (self, or admin)`,
         access: 'user',
         params: IdParams,
-        query: ListQ,
+        query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(what === 'assets' ? ASSET_SORT : PRODUCT_SORT, 'createdAt', what === 'assets' ? 'Part of the title, an ISRC or an artist\'s name' : 'Part of the title, a UPC or an artist\'s name') }),
         async handler({ trx, auth, params, query }) {
           await assertMayRead(trx, auth, params.id);
           return { success: true, message: what === 'assets' ? 'Assets' : 'Products', ...(await ownedCatalogue(trx, what, params.id, query)) };

@@ -4,6 +4,7 @@
  * re-delivery, and the reference service's three settings routes for one workspace webhook.
  * Admin or higher.
  */
+import { sortQuery } from '../../http/list-sort';
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { ok } from '../../http/crud';
@@ -55,12 +56,12 @@ export function registerWebhookRoutes(router: Router, svc: AppServices): void {
       async handler({ trx, tenantId, params }) {
         return ok('Test event queued', await wh.sendTestEvent(trx, svc, tenantId, params.id));
       } }),
-    route({ method: 'get', path: '/webhooks/:id/deliveries', summary: "The endpoint's deliveries, newest first", access: 'admin', feature: 'webhooks', params: S.IdParam, query: S.PageQuery,
+    route({ method: 'get', path: '/webhooks/:id/deliveries', summary: "The endpoint's deliveries, newest first", access: 'admin', feature: 'webhooks', params: S.IdParam, query: Type.Object({ ...S.PageQuery.properties, ...sortQuery(wh.DELIVERY_SORT, 'createdAt', 'Part of the event type, the status or the last error') }),
       responses: { 200: S.DeliveryList, ...errs },
       async handler({ trx, tenantId, params, query }) {
         const page = query.page ?? 1;
         const size = query.size ?? 20;
-        const r = await wh.listDeliveries(trx, tenantId, params.id, page, size);
+        const r = await wh.listDeliveries(trx, tenantId, params.id, { ...query, page, size });
         return { status: 'success', message: 'Webhook deliveries', data: r.data, pagination: { page, size, total: r.total } };
       } }),
     route({ method: 'get', path: '/webhook-deliveries', summary: "Every endpoint's deliveries, newest first; filters status, eventType (Rondo's or the reference name), endpointId, start and end (UTC days)", access: 'admin', feature: 'webhooks', query: S.DeliveryListQuery,

@@ -5,6 +5,7 @@
  * re-delivery (docs/webhooks.md, "Deliveries"); the workspace webhook of the settings routes. The secret,
  * custom header values and basic/bearer credentials are sealed (SecretBox) and never answered.
  */
+import { sortColumns, sortedPage, whereSearch } from '../../http/list-sort';
 import crypto from 'node:crypto';
 import type { Trx } from '../../db';
 import type { AppServices } from '../../services';
@@ -238,12 +239,16 @@ function deliveryView(d: Record<string, any>) {
   };
 }
 
-export async function listDeliveries(trx: Trx, tenantId: number, endpointId: string, page: number, size: number) {
+export const DELIVERY_SORT = sortColumns({
+  createdAt: 'created_at', eventId: 'event_id', eventType: 'event_type', status: 'status', attemptCount: 'attempt_count', nextAttemptAt: 'next_attempt_at',
+  lastStatusCode: 'last_status_code', lastError: 'last_error', deliveredAt: 'delivered_at', endpointId: 'endpoint_id',
+});
+
+export async function listDeliveries(trx: Trx, tenantId: number, endpointId: string, q: { page: number; size: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   await row(trx, tenantId, endpointId);
-  const base = trx('webhook_deliveries').where({ tenant_id: tenantId, endpoint_id: endpointId });
-  const [{ count }] = await base.clone().count<{ count: string }[]>({ count: '*' });
-  const rows = await base.clone().orderBy('created_at', 'desc').orderBy('id').limit(size).offset((page - 1) * size);
-  return { data: rows.map(deliveryView), total: Number(count) };
+  const base = whereSearch(trx('webhook_deliveries').where({ tenant_id: tenantId, endpoint_id: endpointId }), q.search, ['event_type', 'status', 'last_error']);
+  const { rows, total } = await sortedPage(base, q, DELIVERY_SORT, 'createdAt');
+  return { data: rows.map(deliveryView), total };
 }
 
 export interface DeliveryFilter { status?: DeliveryStatus; eventType?: string; endpointId?: string; start?: string; end?: string }

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import DecimalBase from 'decimal.js';
 import Papa from 'papaparse';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
-import { createArtist, createAsset, createProduct, createSplit, loadStatement, tx, waitForReallocation, type LineIn } from './helpers';
+import { createArtist, createAsset, createProduct, createSplit, loadStatement, tx, waitForReallocation, type LineIn } from '../allocation/helpers';
 
 const Decimal = DecimalBase.clone({ precision: 80 });
 
