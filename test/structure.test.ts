@@ -28,7 +28,7 @@ const FOLDERS = ['jobs', 'parsers', 'src', 'src/pipeline', 'src/db', 'src/lib', 
 /** A file's most lines. */
 const MAX_LINES = 500;
 /** Files over MAX_LINES today, each at its present length: they may shrink, never grow. */
-const OVER_LIMIT: Record<string, number> = { 'src/modules/auth/service.ts': 514, 'web/src/pages/layouts.tsx': 511 };
+const OVER_LIMIT: Record<string, number> = { 'web/src/pages/layouts.tsx': 511 };
 
 function sourceFiles(roots = ROOTS, ext = /\.ts$/): string[] {
   const out: string[] = [];
