@@ -13,6 +13,10 @@
  *   its entry (web/src/app/main.tsx) is the only file that imports the pages, from a folder of
  *   its own, so the pages and the shared pieces at web/src (api, state, ui, words) never form a
  *   loop. The web app imports nothing of the server's tree.
+ * - Plan and role policy (plan features and limits with their SQL, role ranks and scopes, the
+ *   rules of a CSV cell) lives in src/domain: it imports nothing of src/http or the modules,
+ *   src/http exports none of its names, and no file outside src/http imports policy from
+ *   src/http (a name src/domain exports, or one of src/http's files it replaced).
  * - No source file (src/, jobs/, parsers/, web/src) is over 500 lines, but for the files
  *   OVER_LIMIT names, which may not grow and leave the list once they are back under it.
  */
@@ -23,7 +27,7 @@ import path from 'node:path';
 const ROOTS = ['src', 'jobs', 'parsers'];
 const COMPOSITION_ROOT = new Set(['src/compose.ts', 'src/app.ts', 'src/server.ts', 'src/worker.ts', 'src/cli.ts']);
 /** Folders that must exist for the folder check to mean anything. */
-const FOLDERS = ['jobs', 'parsers', 'src', 'src/pipeline', 'src/db', 'src/lib', 'src/http', 'src/modules/auth', 'src/modules/users', 'src/modules/catalogue', 'src/modules/money'];
+const FOLDERS = ['jobs', 'parsers', 'src', 'src/pipeline', 'src/db', 'src/lib', 'src/http', 'src/domain', 'src/modules/auth', 'src/modules/users', 'src/modules/catalogue', 'src/modules/money'];
 
 /** A file's most lines. */
 const MAX_LINES = 500;
@@ -154,6 +158,28 @@ describe('source structure', () => {
     const lines = (m: Map<string, Set<string>>) => [...m].map(([a, r]) => `${a}: ${[...r].sort().join(', ') || '—'}`).sort();
     assert.ok(actual.size > 20 && actual.get('files')!.has('royalty'), 'the area graph is read');
     assert.deepEqual(lines(stated), lines(actual));
+  });
+
+  it('plan and role policy lives in src/domain; nothing outside src/http takes policy from src/http', () => {
+    const domain = files.filter((f) => f.startsWith('src/domain/'));
+    assert.ok(domain.length >= 4, 'src/domain holds the policy files');
+    assert.deepEqual(importers((to) => to.startsWith('src/http/') || to.startsWith('src/modules/')).filter((e) => e.startsWith('src/domain/')), []);
+    const exported = (text: string) => [...text.matchAll(/^export\s+(?:async\s+)?(?:const|function|class|type|interface|enum)\s+([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]!);
+    const policy = new Set(domain.flatMap((f) => exported(fs.readFileSync(f, 'utf8'))));
+    assert.ok(['ROLE_RANK', 'rankOf', 'ownOnly', 'FEATURES', 'effectivePlanSql', 'planLimit', 'assertMemberRoom', 'csvCell', 'neutralise'].every((n) => policy.has(n)), 'the policy names are read');
+    // the named imports of every file, with the file they come from
+    const named = (file: string) => [...fs.readFileSync(file, 'utf8').matchAll(/(?:^|\n)[ \t]*(?:import|export)(?:\s+type)?\s*\{([^}]*)\}\s*from\s*['"](\.[^'"]+)['"]/g)]
+      .map((m) => ({ names: m[1]!.split(',').map((n) => n.replace(/^\s*type\s+/, '').split(/\s+as\s+/)[0]!.trim()).filter(Boolean), from: path.posix.normalize(path.posix.join(path.posix.dirname(file), m[2]!)) }));
+    const leaks: string[] = [];
+    for (const f of [...files, ...sourceFiles(['test', 'bench'])]) {
+      for (const { names, from } of named(f)) {
+        if (!from.startsWith('src/http/')) continue;
+        const taken = names.filter((n) => policy.has(n));
+        if (taken.length) leaks.push(`${f} takes ${taken.join(', ')} from ${from}`);
+      }
+    }
+    assert.deepEqual(leaks, []);
+    for (const gone of ['src/http/features.ts', 'src/http/quota.ts']) assert.ok(!fs.existsSync(gone), `${gone} is policy: it lives in src/domain`);
   });
 
   it('no import cycle between folders of src/, jobs/, parsers/', () => {

@@ -13,7 +13,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } fro
 import type { Access, Authenticator, RequestCredentials, RoleName } from '../../lib/identity';
 import type { AppServices } from '../../services';
 import { preparedQuery } from '../../db';
-import { effectivePlanSql } from '../../http/features';
+import { effectivePlanSql } from '../../domain/features';
 import { RateLimits } from './rate-limit';
 import {
   ANONYMOUS,

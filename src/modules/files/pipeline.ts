@@ -30,7 +30,7 @@ import { zipLayoutProblem } from './zip-guard';
 import { copiesLockKey, replaceEarlierCopies } from './replace';
 import { INGEST_LIMITS, openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from '../../lib/statement-open';
 import { lineQuotaProblem } from '../platform/plans';
-import { storageRoom } from '../../http/quota';
+import { storageRoom } from '../../domain/quota';
 
 export { INGEST_LIMITS };
 

@@ -15,7 +15,7 @@ import {
   registeredFile, registerStored, reprocessFile, rerunDecompress, resendPending, storageKey, store, uploadMessage,
 } from './service';
 import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from '../../http/upload';
-import { assertStorageRoom, storageRoom } from '../../http/quota';
+import { assertStorageRoom, storageRoom } from '../../domain/quota';
 import { streamErrors, streamFileEvents, visibleFile } from './streams';
 import { fileSources } from '../sources/service';
 

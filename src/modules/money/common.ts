@@ -5,7 +5,7 @@
 import Decimal from 'decimal.js';
 import { CurrencyCode, Money, MonthIn } from '../../http/schema';
 import { isIso4217 } from '../../http/limits';
-import { seesWorkspace } from '../../http/route';
+import { seesWorkspace } from '../../domain/roles';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { AuthContext } from '../auth/tokens';
 import type { Trx } from '../../db';

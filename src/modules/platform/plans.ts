@@ -6,8 +6,8 @@ import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import type { Trx } from '../../db';
-import { billingEnabled, effectivePlanSql, UNLIMITED_PLAN } from '../../http/features';
-import { membersUsed, planLimit, storageUsed } from '../../http/quota';
+import { billingEnabled, effectivePlanSql, UNLIMITED_PLAN } from '../../domain/features';
+import { membersUsed, planLimit, storageUsed } from '../../domain/quota';
 import { emitEvent } from '../webhooks/events';
 
 export interface PlanLimits {

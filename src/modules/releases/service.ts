@@ -16,7 +16,7 @@ import { clock } from '../../lib/clock';
 import { dateOnly, iso, pageList, type ListQuery } from '../catalogue/common';
 import { normaliseIsrc, parseUpc } from '../catalogue/identifiers';
 import type { AuthContext } from '../../lib/identity';
-import { ownOnly, rankOf, ROLE_RANK } from '../../http/route';
+import { ownOnly, rankOf, ROLE_RANK } from '../../domain/roles';
 import type { Knex } from 'knex';
 import { fillNewRelease } from '../defaultsettings/fill';
 import { notify as notifyMember } from '../notifications/service';

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { Trx } from '../../db';
 import type { AuthContext } from '../../lib/identity';
-import { rankOf, ROLE_RANK } from '../../http/route';
+import { rankOf, ROLE_RANK } from '../../domain/roles';
 import { ForbiddenError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { getUser } from './service';
