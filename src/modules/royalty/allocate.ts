@@ -30,6 +30,7 @@ import { clock } from '../../lib/clock';
 import { getSettings } from '../settings/service';
 import { accountingPeriodSql } from '../settings/periods';
 import { applyDspRules, resolveMatchKeys, suggestMatches, MATCH_STATUS_SQL, type Scope } from './match';
+import { fileExpression, fileRow, markAllocated, setAccountingPeriodTo } from '../../repositories/files';
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
@@ -268,12 +269,7 @@ export async function setWorkMem(trx: Trx, size: string): Promise<void> {
 
 /** The first day of the month a file's lines without a sale month are converted at. */
 async function fallbackMonth(trx: Trx, tenantId: number, fileId: string): Promise<string> {
-  const { rows } = await trx.raw(
-    `SELECT to_char(date_trunc('month', coalesce(f.sale_period_start, f.sale_period_end, f.created_at::date)), 'YYYY-MM-DD') AS m
-       FROM files f WHERE f.tenant_id = ? AND f.id = ?`,
-    [tenantId, fileId],
-  );
-  return rows[0].m;
+  return fileExpression(trx, tenantId, fileId, `to_char(date_trunc('month', coalesce(f.sale_period_start, f.sale_period_end, f.created_at::date)), 'YYYY-MM-DD')`);
 }
 
 /** A line's match key (6 columns, '' for NULL) and currency key, as grouped in al_src. */
@@ -364,8 +360,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   lap('keys');
   // Publishing income (society statements) names works, not recordings: it creates no catalogue
   // rows and gets no recording suggestions; it is matched to works and shared at the end.
-  const { rows: inc } = await trx.raw(`SELECT income FROM files WHERE tenant_id = ? AND id = ?`, [tenantId, fileId]);
-  const publishing = inc[0]?.income === 'publishing';
+  const publishing = (await fileRow(trx, tenantId, fileId, ['income']))?.income === 'publishing';
   await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue && !publishing, keysFrom: KEYS_FROM_SOURCE });
   lap('match');
 
@@ -383,12 +378,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
 
   // A file allocated before (a forced re-run): its lines' decisions and amounts, for history.
   // (files.allocated_at: the lines' share sets may also be the ingest's in-flight decision.)
-  const { rows: prevRows } = await trx.raw(
-    `UPDATE files f SET allocated_at = ? FROM (SELECT allocated_at FROM files WHERE tenant_id = ? AND id = ?) o
-      WHERE f.tenant_id = ? AND f.id = ? RETURNING o.allocated_at IS NOT NULL AS p`,
-    [now, tenantId, fileId, tenantId, fileId],
-  );
-  const previouslyAllocated: boolean = prevRows[0]?.p === true;
+  const previouslyAllocated = await markAllocated(trx, tenantId, fileId, now);
   if (previouslyAllocated) {
     await trx.raw(`DROP TABLE IF EXISTS al_prev`);
     await trx.raw(
@@ -490,10 +480,5 @@ export async function setAccountingPeriod(trx: Trx, tenantId: number, fileId: st
       f.sale_period_end,
       (SELECT max(l.sale_month) FROM royalty_lines l WHERE l.tenant_id = f.tenant_id AND l.file_id = f.id),
       f.created_at::date)`;
-  const { rows } = await trx.raw(
-    `UPDATE files f SET accounting_period = ${accountingPeriodSql(reporting, '?')}
-      WHERE f.tenant_id = ? AND f.id = ? RETURNING to_char(f.accounting_period, 'YYYY-MM-DD') AS ap`,
-    [cadence, cadence, tenantId, fileId],
-  );
-  return rows[0].ap;
+  return setAccountingPeriodTo(trx, tenantId, fileId, accountingPeriodSql(reporting, '?'), [cadence, cadence]);
 }

@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors'
 import type { AppServices } from '../../services';
 import { normaliseIsrc, normaliseUpc } from '../catalogue/identifiers';
 import { rowView } from '../../lib/row-view';
+import { fileRow, updateFile } from '../../repositories/files';
 
 interface Page {
   page?: number;
@@ -264,11 +265,11 @@ export async function releaseTargets(trx: Trx, releaseId: string): Promise<{ pro
 }
 
 export async function requeueFile(trx: Trx, svc: AppServices, tenantId: number, fileId: string): Promise<void> {
-  const f = await trx('files').where({ id: fileId }).first('status');
+  const f = await fileRow(trx, tenantId, fileId, ['status']);
   if (!f) throw new NotFoundError('File');
   if (!['processed', 'failed'].includes(f.status)) throw new ConflictError(`The file is ${f.status}; it is allocated when its processing reaches that step`, [], 'FILE_BUSY');
   // The file shows its new run at once (not the old result until a worker takes the job), so
   // whoever waits for it to settle waits for this run.
-  await trx('files').where({ id: fileId }).update({ status: 'allocating', progress: 0, error_message: null, updated_at: clock.now() });
+  await updateFile(trx, tenantId, fileId, { status: 'allocating', progress: 0, error_message: null, updated_at: clock.now() });
   await svc.queue.send('royalty.allocate', { tenantId, fileId, force: true }, { trx });
 }
