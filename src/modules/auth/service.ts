@@ -27,6 +27,7 @@ import {
   splitApiKey,
   TokenSigner,
 } from './tokens';
+import { activateMembership, membershipOf } from '../../repositories/members';
 
 export { REFRESH_COOKIE } from './tokens';
 
@@ -209,7 +210,7 @@ export class AuthService implements Authenticator {
       if (!tenant) throw new ValidationError('currentWorkspace is required (no custom domain matches this host)', ['query.currentWorkspace is required'], 'WORKSPACE_REQUIRED');
     }
     if (tenant.status !== 'active') throw new ForbiddenError('Workspace is inactive', 'WORKSPACE_INACTIVE');
-    const member = await this.owner('tenant_users').where({ tenant_id: tenant.id, user_id: auth.userId }).first();
+    const member = auth.userId ? await membershipOf(this.owner, tenant.id, { userId: auth.userId }) : undefined;
     // a payee the workspace listed without inviting (`not_invited`) has no access until invited and accepted
     if (!member || member.status === 'disabled' || member.status === 'not_invited') throw new ForbiddenError('You are not a member of this workspace', 'NOT_A_MEMBER');
     // An invitation is accepted only through the e-mailed link (POST /auth/setpassword or /auth/acceptinvite).
@@ -351,7 +352,7 @@ export class AuthService implements Authenticator {
     if (kind !== 'god' && !opts.tenantId) throw new ValidationError(`a ${kind} key needs --tenant`);
     if (kind === 'user' && !opts.tenantUserId) throw new ValidationError('a user key needs --user (the tenant user id)');
     if (kind === 'user') {
-      const m = await this.owner('tenant_users').where({ tenant_id: opts.tenantId, id: opts.tenantUserId }).first();
+      const m = await membershipOf(this.owner, opts.tenantId!, { id: opts.tenantUserId! }) // both checked above;
       if (!m) throw new NotFoundError('Tenant user');
     }
     if (kind === 'workspace') {
@@ -451,7 +452,7 @@ export class AuthService implements Authenticator {
 
   /** Accepting an invitation: the membership it names becomes active. */
   async activateMembership(tenantId: number, userId: string): Promise<void> {
-    await this.owner('tenant_users').where({ tenant_id: tenantId, user_id: userId, status: 'invited' }).update({ status: 'active', updated_at: clock.now() });
+    await activateMembership(this.owner, tenantId, userId, clock.now());
   }
 
   /** After a password reset every existing session ends. */

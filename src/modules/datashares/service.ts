@@ -16,6 +16,7 @@ import { randomToken, sha256 } from '../../lib/crypto';
 import { iso } from '../catalogue/common';
 import { memberMonthly, memberStats } from '../users/holdings';
 import { assetViews, productViews } from '../catalogue/service';
+import { memberIdsAmong } from '../../repositories/members';
 
 export const RESOURCES = ['payee-analytics', 'catalogue-export'] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -51,7 +52,7 @@ async function checkScope(trx: Trx, input: ShareInput): Promise<Record<string, u
   if (input.resource === 'payee-analytics') {
     if (s.artists !== undefined) throw new ValidationError('Invalid scope', ['scope.artists is not a field of payee-analytics'], 'INVALID_SCOPE');
     if (!s.userId) throw new ValidationError('Invalid scope', ['scope.userId is required for payee-analytics'], 'INVALID_SCOPE');
-    if (!(await trx('tenant_users').where({ id: s.userId }).first('id'))) throw new ValidationError('Invalid scope', [`scope.userId ${s.userId} is not a member of this workspace`], 'INVALID_SCOPE');
+    if (!(await memberIdsAmong(trx, [s.userId])).length) throw new ValidationError('Invalid scope', [`scope.userId ${s.userId} is not a member of this workspace`], 'INVALID_SCOPE');
     if (s.from && s.to && s.from > s.to) throw new ValidationError('Invalid scope', ['scope.from is after scope.to'], 'INVALID_SCOPE');
     return { userId: s.userId, ...(s.from ? { from: s.from } : {}), ...(s.to ? { to: s.to } : {}) };
   }
