@@ -124,3 +124,11 @@ async function createByCode(
     [tenantId, tenantId, tenantId],
   );
 }
+
+export type CatalogueTable = 'artists' | 'assets' | 'products';
+
+/** Which of `ids` are rows of `table` (of the transaction's workspace, under row-level security). */
+export async function existingIds(trx: Knex.Transaction, table: CatalogueTable, ids: readonly string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  return trx(table).whereIn('id', ids).pluck('id');
+}

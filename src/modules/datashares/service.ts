@@ -17,6 +17,7 @@ import { iso } from '../catalogue/common';
 import { memberMonthly, memberStats } from '../users/holdings';
 import { assetViews, productViews } from '../catalogue/service';
 import { memberIdsAmong } from '../../repositories/members';
+import { existingIds } from '../../repositories/catalogue';
 
 export const RESOURCES = ['payee-analytics', 'catalogue-export'] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -60,7 +61,7 @@ async function checkScope(trx: Trx, input: ShareInput): Promise<Record<string, u
   const artists = s.artists ?? 'all';
   if (artists !== 'all') {
     const uniq = [...new Set(artists)];
-    const found = (await trx('artists').whereIn('id', uniq).select('id')).map((r) => r.id as string);
+    const found = await existingIds(trx, 'artists', uniq);
     const missing = uniq.filter((a) => !found.includes(a));
     if (missing.length) throw new ValidationError('Invalid scope', missing.map((a) => `scope.artists: ${a} is not an artist of this workspace`), 'INVALID_SCOPE');
     return { artists: uniq };
