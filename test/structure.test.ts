@@ -17,6 +17,9 @@
  *   rules of a CSV cell) lives in src/domain: it imports nothing of src/http or the modules,
  *   src/http exports none of its names, and no file outside src/http imports policy from
  *   src/http (a name src/domain exports, or one of src/http's files it replaced).
+ * - The statement pipeline: a settled file's notice goes out from the runner alone; no step
+ *   service writes status `failed` or declares a failure type of its own (StepFailure is it);
+ *   every declared step says what it does.
  * - No source file (src/, jobs/, parsers/, web/src) is over 500 lines, but for the files
  *   OVER_LIMIT names, which may not grow and leave the list once they are back under it.
  */
@@ -186,6 +189,33 @@ describe('source structure', () => {
     const { folders, bad } = folderGraph(graph, folderOf);
     for (const f of FOLDERS) assert.ok(folders.has(f), `${f} is a folder of the tree`);
     assert.deepEqual(bad, []);
+  });
+});
+
+describe('statement pipeline: one result, one failure type, one place that settles a file', () => {
+  const text = (f: string) => fs.readFileSync(f, 'utf8');
+  const stepServices = ['src/modules/files/pipeline.ts', 'src/modules/royalty/pipeline.ts', 'src/modules/royalty/allocate.ts', 'src/modules/royalty/decided.ts'];
+
+  it('a settled file\'s notice is sent by the runner alone (announce reaches it through jobs/steps.ts only)', () => {
+    const users = sourceFiles().filter((f) => /\bannounce\b/.test(text(f)) && f !== 'src/modules/royalty/pipeline.ts');
+    assert.deepEqual(users, ['jobs/steps.ts']);
+    assert.match(text('src/pipeline/run-step.ts'), /ports\.notice\(trx, tenantId, file, 'failed'/);
+  });
+
+  it('no step service marks a file failed (the runner\'s markFailed is the one path) or declares a failure type of its own', () => {
+    for (const f of stepServices) {
+      assert.doesNotMatch(text(f), /status:\s*'failed'/, `${f} writes status failed`);
+      // SinkError never leaves the ingest's COPY: it carries the COPY's own error out of the parser's sink
+      const own = [...text(f).matchAll(/class (\w+) extends (\w+)/g)].map((m) => `${m[1]} extends ${m[2]}`).filter((c) => c !== 'SinkError extends Error' && !/extends (Transform)$/.test(c));
+      assert.deepEqual(own, [], `${f} declares a failure type`);
+    }
+    assert.equal([...text('src/pipeline/run-step.ts').matchAll(/status: 'failed'/g)].length, 1, 'one "mark the file failed" path');
+  });
+
+  it('every declared step says what it does; the aggregate step is gone (the allocation builds the rollups)', async () => {
+    const { PIPELINE, STEPS } = await import('../src/pipeline/registry');
+    assert.deepEqual(STEPS, ['file.decompress', 'file.detect', 'file.ingest', 'royalty.allocate']);
+    for (const s of STEPS) assert.ok(PIPELINE[s].does.length > 20, s);
   });
 });
 

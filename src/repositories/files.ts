@@ -53,6 +53,7 @@ export interface FileRow {
   ingest_snapshot: string | null;
   allocation_path: 'in_flight' | 'checked' | null;
   allocated_at: Date | null;
+  /** Its rollups were built beside the ledger (the allocation took the ingest's decisions). */
   rollups_built: boolean;
   processed_at: Date | null;
   created_at: Date;

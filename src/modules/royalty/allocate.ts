@@ -8,7 +8,7 @@
  *      `fx_rate` (1 unit of currency = fx_rate base units) are set. Rate order: 1 for the
  *      base currency; the statement's own rate when it converts to the base currency
  *      (gross_currency = base: base_amount = net / exchange_rate); else the workspace's
- *      monthly rate for the line's sale month. No rate → AllocationFailed naming the
+ *      monthly rate for the line's sale month. No rate → a StepFailure (`missing_rates`) naming the
  *      currency and month: the file fails, nothing is guessed;
  *   4. one UPDATE writes match + currency onto the lines;
  *   5. the file's accounting period: the cadence period containing its reporting month
@@ -31,16 +31,9 @@ import { getSettings } from '../settings/service';
 import { accountingPeriodSql } from '../settings/periods';
 import { applyDspRules, resolveMatchKeys, suggestMatches, MATCH_STATUS_SQL, type Scope } from './match';
 import { fileExpression, fileRow, markAllocated, setAccountingPeriodTo } from '../../repositories/files';
+import { StepFailure } from '../../pipeline/run-step';
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
-
-/** An expected failure: the file is marked failed with this message (no retry). */
-export class AllocationFailed extends Error {
-  /** The currency-months without an exchange rate, when that is why (kept on the file). */
-  constructor(message: string, public missingRates: { currency: string; month: string }[] | null = null) {
-    super(message);
-  }
-}
 
 /** Join of royalty_lines `l` to rm_keys `k` (nullable text keys compared through ''). */
 export const KEY_JOIN = `coalesce(l.isrc, '') = k.isrc AND coalesce(l.upc, '') = k.upc AND coalesce(l.track_title, '') = k.track_title
@@ -370,9 +363,10 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   if (missing.length) {
     const rates = missing.map((r) => ({ currency: r.currency.trim(), month: r.month }));
     const list = rates.map((r) => `${r.currency} ${r.month}`).join(', ');
-    throw new AllocationFailed(
+    throw new StepFailure(
+      'missing_rates',
       `No exchange rate to ${base} for ${list}: add the monthly rate of each to the workspace's exchange rates, then run the file again`,
-      rates,
+      { missing_rates: JSON.stringify(rates) }, // the currency-months to add a rate for, kept on the file
     );
   }
 

@@ -8,13 +8,13 @@
 import { withTenant, type Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import type { AppServices } from '../../services';
-import { AllocationFailed, BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
+import { BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
 import { aggregateFile, analyzeGrown, filePeriodOf, removeFileRollups } from './aggregate';
 import { allocateFileOnce } from './decided';
 import { SHAPES, shapeChains } from './shapes';
 import { reallocateTenant } from './reallocate';
 import { PIPELINE, TERMINAL_STATUSES, stepFor } from '../../pipeline/registry';
-import { StepFailure, type CommitStep, type SettledFile } from '../../pipeline/run-step';
+import type { CommitStep, SettledFile } from '../../pipeline/run-step';
 import { lockedFileRow, updateFile, type FileRow } from '../../repositories/files';
 import { adminsOf, notifyEach } from '../notifications/service';
 import { emitEvent } from '../webhooks/events';
@@ -43,45 +43,39 @@ const sum = (timings: Record<string, number>) => Object.values(timings).reduce((
  * The allocation step, whole: matches what the ingest left, converts currency, writes
  * earnings, posts the ledger and builds the file's analytics rollups, then hands the file to
  * commit as processed with its notice's figures. A missing exchange rate is the step's
- * StepFailure (`missing_rates`); the runner marks the file failed.
+ * StepFailure (`missing_rates`, thrown by allocate.ts); the runner marks the file failed.
  */
 export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fileId: string; force?: boolean }, commit: CommitStep): Promise<FileAllocationResult | null> {
-  let res: FileAllocationResult | null;
-  try {
-    res = await withTenant(svc.db.app, p.tenantId, async (trx) => {
-      await lockTenant(trx, p.tenantId);
-      const f = await lockedFileRow(trx, p.tenantId, p.fileId); // a re-run waits for this step
-      if (!f || !allocatable(f.status, p.force)) return null; // deleted, not ingested, or allocated already: nothing to do
-      await updateFile(trx, p.tenantId, p.fileId, { status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, missing_rates: null, updated_at: clock.now() });
-      const res = await allocateFileOnce(trx, p.tenantId, p.fileId, p.force);
-      // Lines the allocation did not rewrite are final as committed: their rollup shapes are
-      // built now, beside the ledger (two cores at work instead of one). The heaviest chain
-      // of shapes (the catalogue's) on a second connection, the others in this transaction
-      // after the ledger. The second transaction commits just before this one, under its
-      // workspace lock. Lines the allocation rewrote get every shape after the ledger, here.
-      // A failure of either rolls this one back and the job is retried: the shapes of the
-      // file are rebuilt whole, never doubled (docs/engine.md, "Rollups beside the ledger").
-      const period = res.linesUnchanged ? await filePeriodOf(trx, p.tenantId, p.fileId) : null;
-      const [beside, ...after] = shapeChains();
-      const t = Date.now();
-      const shapes = period ? withTenant(svc.db.app, p.tenantId, (t2) => aggregateFile(t2, p.tenantId, p.fileId, { period, shapes: beside })) : null;
-      shapes?.catch(() => undefined); // awaited below, whatever the ledger does
-      try {
-        await runPostAllocationHooks(trx, p.fileId);
-        res.timings.ledger = Date.now() - t;
-        if (shapes) res.timings.rollupsAfterLedger = sum(await aggregateFile(trx, p.tenantId, p.fileId, { shapes: after.flat() }));
-        else res.timings.rollups = sum(await aggregateFile(trx, p.tenantId, p.fileId));
-      } finally {
-        if (shapes) res.timings.rollupsBeside = sum(await shapes);
-      }
-      const summary = await fileSummary(trx, p.tenantId, p.fileId, res.linesUnchanged ? f.decided_in_flight : null);
-      await commit(trx, { advance: true, patch: { progress: 100, rollups_built: true, processed_at: clock.now(), updated_at: clock.now() }, summary });
-      return res;
-    });
-  } catch (err) {
-    if (!(err instanceof AllocationFailed)) throw err;
-    throw new StepFailure('missing_rates', err.message, { missing_rates: err.missingRates ? JSON.stringify(err.missingRates) : null });
-  }
+  const res = await withTenant(svc.db.app, p.tenantId, async (trx) => {
+    await lockTenant(trx, p.tenantId);
+    const f = await lockedFileRow(trx, p.tenantId, p.fileId); // a re-run waits for this step
+    if (!f || !allocatable(f.status, p.force)) return null; // deleted, not ingested, or allocated already: nothing to do
+    await updateFile(trx, p.tenantId, p.fileId, { status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, missing_rates: null, updated_at: clock.now() });
+    const res = await allocateFileOnce(trx, p.tenantId, p.fileId, p.force);
+    // Lines the allocation did not rewrite are final as committed: their rollup shapes are
+    // built now, beside the ledger (two cores at work instead of one). The heaviest chain
+    // of shapes (the catalogue's) on a second connection, the others in this transaction
+    // after the ledger. The second transaction commits just before this one, under its
+    // workspace lock. Lines the allocation rewrote get every shape after the ledger, here.
+    // A failure of either rolls this one back and the job is retried: the shapes of the
+    // file are rebuilt whole, never doubled (docs/engine.md, "Rollups beside the ledger").
+    const period = res.linesUnchanged ? await filePeriodOf(trx, p.tenantId, p.fileId) : null;
+    const [beside, ...after] = shapeChains();
+    const t = Date.now();
+    const shapes = period ? withTenant(svc.db.app, p.tenantId, (t2) => aggregateFile(t2, p.tenantId, p.fileId, { period, shapes: beside })) : null;
+    shapes?.catch(() => undefined); // awaited below, whatever the ledger does
+    try {
+      await runPostAllocationHooks(trx, p.fileId);
+      res.timings.ledger = Date.now() - t;
+      if (shapes) res.timings.rollupsAfterLedger = sum(await aggregateFile(trx, p.tenantId, p.fileId, { shapes: after.flat() }));
+      else res.timings.rollups = sum(await aggregateFile(trx, p.tenantId, p.fileId));
+    } finally {
+      if (shapes) res.timings.rollupsBeside = sum(await shapes);
+    }
+    const summary = await fileSummary(trx, p.tenantId, p.fileId, res.linesUnchanged ? f.decided_in_flight : null);
+    await commit(trx, { advance: true, patch: { progress: 100, rollups_built: !!shapes, processed_at: clock.now(), updated_at: clock.now() }, summary });
+    return res;
+  });
   if (res) {
     svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, ...res }, 'file allocated');
     // The file's rows are committed: statistics that still describe far fewer rows (the first
