@@ -182,7 +182,8 @@ describe('source structure', () => {
       }
     }
     assert.deepEqual(leaks, []);
-    for (const gone of ['src/http/features.ts', 'src/http/quota.ts']) assert.ok(!fs.existsSync(gone), `${gone} is policy: it lives in src/domain`);
+    // plan features and limits were files of src/http: they are policy, in src/domain now
+    for (const name of ['features', 'quota']) assert.ok(!fs.existsSync(`src/http/${name}.ts`) && fs.existsSync(`src/domain/${name}.ts`), name);
   });
 
   it('no import cycle between folders of src/, jobs/, parsers/', () => {
