@@ -11,7 +11,9 @@ export interface ArtistRow {
   tenant_id: number;
   id: string;
   name: string;
-  metadata: Record<string, unknown> | null;
+  external_id: string | null;
+  country: string | null;
+  metadata: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
 }
@@ -23,7 +25,8 @@ interface CatalogueItemRow {
   title: string;
   display_artist: string | null;
   main_artist: string[];
-  main_genre: string[] | null;
+  main_genre: string[];
+  external_id: string | null;
   is_draft: boolean;
   created_at: Date;
   updated_at: Date;
@@ -31,14 +34,22 @@ interface CatalogueItemRow {
 
 /** A recording (`assets`). */
 export interface AssetRow extends CatalogueItemRow {
+  type: string;
   isrc: string | null;
-  sub_genre: string[] | null;
+  iswc: string | null;
+  version: string | null;
+  sub_genre: string[];
+  contributors: unknown[];
 }
 
 /** A product (release format). */
 export interface ProductRow extends CatalogueItemRow {
   upc: string | null;
+  type: string | null;
+  format: string | null;
+  release_date: Date | null;
   label: string | null;
+  catalog_number: string | null;
 }
 
 /** What a content default fills on a new item (defaultsettings/fill.ts). */
