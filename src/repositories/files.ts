@@ -45,7 +45,7 @@ export interface FileRow {
   reconciles: boolean | null;
   error_message: string | null;
   missing_rates: { currency: string; month: string }[] | null;
-  options: Record<string, unknown> | null;
+  options: FileOptions | null;
   uploaded_by: string | null;
   attempts: number;
   /** What the ingest decided in flight, and the snapshot it decided under (royalty/decided.ts). */
@@ -58,6 +58,17 @@ export interface FileRow {
   processed_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A file's options: the upload's, then what a confirmation of its source set. */
+export interface FileOptions {
+  autoProcessIfConfident?: boolean;
+  forceManualConfirmation?: boolean;
+  force?: boolean;
+  reprocess?: boolean;
+  confirmed?: boolean;
+  periodOverride?: { start?: string; end?: string } | null;
+  accountingPeriodOverride?: string | null;
 }
 
 /** What may be written to a row: its columns, or a raw SQL value (`trx.fn.now()`, `trx.raw(…)`). */

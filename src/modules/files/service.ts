@@ -14,6 +14,7 @@ import { FIRST_STEP, IN_FLIGHT_STATUSES, PIPELINE, TERMINAL_STATUSES as SETTLED_
 import { sendToStep, startPipeline } from '../../pipeline/run-step';
 import { FILE_DELETE_HOOKS } from './hooks';
 import { findPattern } from '../sources/service';
+import type { FileRow } from '../../repositories/files';
 
 export interface UploadOptions {
   autoProcessIfConfident: boolean;
@@ -156,7 +157,10 @@ const FILE_COLUMNS = [
   'source_pattern_id', 'pattern_version', 'source_key', 'source_name', 'confidence', 'detection', 'sale_period_start',
   'sale_period_end', 'accounting_period', 'rows_read', 'rows_ingested', 'rows_failed', 'rows_skipped', 'totals',
   'control_totals', 'reconciles', 'error_message', 'missing_rates', 'options', 'uploaded_by', 'attempts', 'processed_at', 'created_at', 'updated_at',
-];
+] as const satisfies readonly (keyof FileRow)[];
+
+/** The columns of a file every answer about it shows. */
+export type PublicFileRow = Pick<FileRow, (typeof FILE_COLUMNS)[number]>;
 
 function isoDate(d: unknown): string | null {
   if (!d) return null;
@@ -164,7 +168,7 @@ function isoDate(d: unknown): string | null {
   return String(d).slice(0, 10);
 }
 
-export function publicFile(r: Record<string, any>) {
+export function publicFile(r: PublicFileRow) {
   return {
     id: r.id,
     parentId: r.parent_id,
@@ -198,8 +202,8 @@ export function publicFile(r: Record<string, any>) {
   };
 }
 
-export async function getFileRow(trx: Trx | Knex, id: string): Promise<Record<string, any>> {
-  const r = await trx('files').where({ id }).first(FILE_COLUMNS);
+export async function getFileRow(trx: Trx | Knex, id: string): Promise<PublicFileRow> {
+  const r: PublicFileRow | undefined = await trx('files').where({ id }).first(FILE_COLUMNS);
   if (!r) throw new NotFoundError('File');
   return r;
 }
