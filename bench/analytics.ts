@@ -276,7 +276,7 @@ async function main() {
         await lockTenant(trx, t.id);
         if (ALLOCATE) await allocateFile(trx, t.id, id);
         else await earningsOnly(trx, t.id, id);
-        await trx('files').where({ id }).update({ status: 'aggregating' });
+        await trx('files').where({ id }).update({ status: 'allocating' }); // allocated; its rollups are built below (the allocation step builds them in the same job)
       });
       timing.alloc += performance.now() - s;
       if (process.argv.includes('--analyze-before-aggregate')) await svc.db.owner.raw('ANALYZE royalty_lines, royalty_share_sets');

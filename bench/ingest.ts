@@ -322,7 +322,7 @@ console.log(`upload (HTTP, streamed)   ${sec(tUpload)} s`);
 console.log(`(a) upload → lines stored ${sec(tStored)} s  → ${rate(LINES, tStored)}`);
 console.log(`(b) upload → analytics    ${sec(tAnalytics)} s  → ${rate(LINES, tAnalytics)} (status processed)`);
 console.log(`jobs (pg-boss started → completed; queue waits are the rest):`);
-for (const name of ['file.decompress', 'file.detect', 'file.ingest', 'royalty.allocate', 'royalty.aggregate']) {
+for (const name of ['file.decompress', 'file.detect', 'file.ingest', 'royalty.allocate']) {
   const list = jobs.filter((j) => j.name === name);
   const ms = list.reduce((a, j) => a + (Number(j.completed) - Number(j.started)), 0);
   console.log(`  ${name.padEnd(18)} ${list.length ? `${sec(ms)} s` : '—'}${list.length > 1 ? ` (${list.length} jobs)` : ''}`);
@@ -331,7 +331,7 @@ if (ingested?.timings) console.log(`  ingest steps (ms)       ${JSON.stringify(i
 console.log(`  CPU while ingesting     ${ingestCpu()}`);
 if (alloc?.timings) console.log(`  allocate steps (ms)     ${JSON.stringify(alloc.timings)}`);
 if (aggregated?.timings) console.log(`  aggregate steps (ms)    ${JSON.stringify(aggregated.timings)}`);
-const known = ['file.decompress', 'file.detect', 'file.ingest', 'royalty.allocate', 'royalty.aggregate'].reduce((a, n) => a + (jobMs(n) || 0), 0);
+const known = ['file.decompress', 'file.detect', 'file.ingest', 'royalty.allocate'].reduce((a, n) => a + (jobMs(n) || 0), 0);
 console.log(`  waits between jobs      ${sec(tAnalytics - tUpload - known)} s (queue polling, 0.5 s interval)`);
 console.log(`bare COPY, rows as stored ${sec(tBareStored)} s  → ${rate(LINES, tBareStored)} (${LINE_COLUMNS.length} columns, ${(sizes.stored / 1e6).toFixed(0)} MB of COPY text)`);
 console.log(`bare COPY, fields only    ${sec(tBare)} s  → ${rate(LINES, tBare)} (the statement's 25 columns, ${(sizes.fields / 1e6).toFixed(0)} MB)`);

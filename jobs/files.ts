@@ -5,6 +5,7 @@ import { runStep } from '../src/pipeline/run-step';
 import { decompressFile, detectFile, ingestFile } from '../src/modules/files/pipeline';
 import { ensureBuiltinPatterns } from '../src/modules/sources/service';
 import type { Queue } from './queue';
+import { stepPorts } from './steps';
 
 export function validFileJob(d: Partial<FileJob> | null | undefined): d is FileJob {
   return !!d && Number.isInteger(d.tenantId) && d.tenantId! > 0 && typeof d.fileId === 'string' && /^[0-9a-f-]{36}$/i.test(d.fileId);
@@ -13,6 +14,7 @@ export function validFileJob(d: Partial<FileJob> | null | undefined): d is FileJ
 export async function registerFileWorkers(svc: AppServices, queue: Queue): Promise<void> {
   await ensureBuiltinPatterns(svc.db.owner);
   const { log } = svc;
+  const ports = stepPorts(svc, queue);
   const steps = {
     'file.decompress': decompressFile,
     'file.detect': detectFile,
@@ -21,7 +23,7 @@ export async function registerFileWorkers(svc: AppServices, queue: Queue): Promi
   for (const [name, service] of Object.entries(steps) as [keyof typeof steps, (typeof steps)[keyof typeof steps]][]) {
     await queue.work(name, async (d) => {
       if (!validFileJob(d)) return log.warn({ d }, `${name}: invalid payload`);
-      await runStep(queue, name, d, (p, commit) => service(svc, p.tenantId, p.fileId, commit));
+      await runStep(ports, name, d, (p, commit) => service(svc, p.tenantId, p.fileId, commit));
     }, { concurrency: JOB_OPTIONS[name].concurrency });
   }
 }

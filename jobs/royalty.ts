@@ -8,8 +8,9 @@ import pg from 'pg';
 import type { AppServices } from '../src/services';
 import type { JobPayloads, JobQueue } from '../src/pipeline/registry';
 import { runStep } from '../src/pipeline/run-step';
-import { runAggregateJob, runAllocateJob, runReallocateJob, tenantsWithMarks } from '../src/modules/royalty/pipeline';
+import { runAllocateJob, runReallocateJob, tenantsWithMarks } from '../src/modules/royalty/pipeline';
 import type { Queue } from './queue';
+import { stepPorts } from './steps';
 
 function valid(p: { tenantId?: unknown; fileId?: unknown }, needFile: boolean): boolean {
   return Number.isInteger(p.tenantId) && (!needFile || (typeof p.fileId === 'string' && /^[0-9a-f-]{36}$/i.test(p.fileId)));
@@ -21,9 +22,10 @@ export async function requestReallocation(queue: JobQueue, tenantId: number): Pr
 
 export async function registerRoyaltyWorkers(svc: AppServices, jobs: Queue): Promise<void> {
   const { log } = svc;
+  const ports = stepPorts(svc, jobs);
   // Unexpected errors are logged here, then rethrown for pg-boss to retry / dead-letter.
   const queue = {
-    work: async <N extends 'royalty.allocate' | 'royalty.aggregate' | 'royalty.reallocate' | 'royalty.sweep'>(
+    work: async <N extends 'royalty.allocate' | 'royalty.reallocate' | 'royalty.sweep'>(
       name: N,
       fn: (data: JobPayloads[N]) => Promise<unknown>,
     ) =>
@@ -38,11 +40,7 @@ export async function registerRoyaltyWorkers(svc: AppServices, jobs: Queue): Pro
   };
   await queue.work('royalty.allocate', async (data) => {
     if (!valid(data, true)) return log.warn({ data }, 'royalty.allocate: bad payload');
-    await runStep(jobs, 'royalty.allocate', data, (p, commit) => runAllocateJob(svc, p, commit));
-  });
-  await queue.work('royalty.aggregate', async (data) => {
-    if (!valid(data, true)) return log.warn({ data }, 'royalty.aggregate: bad payload');
-    await runStep(jobs, 'royalty.aggregate', data, (p, commit) => runAggregateJob(svc, p, commit));
+    await runStep(ports, 'royalty.allocate', data, (p, commit) => runAllocateJob(svc, p, commit));
   });
   await queue.work('royalty.reallocate', async (data) => {
     if (!valid(data, false)) return log.warn({ data }, 'royalty.reallocate: bad payload');

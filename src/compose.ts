@@ -14,7 +14,7 @@ import { NodeTxtResolver } from './lib/dns';
 import { FileMailer, SmtpMailer, type Mailer } from './lib/mailer';
 import { HttpSmsGateway, NoSmsGateway } from './lib/sms';
 import { loadKeys } from './keys';
-import { setBilling } from './http/features';
+import { setBilling } from './domain/features';
 import { Metrics } from './metrics';
 import { AuthService } from './modules/auth/service';
 import { TokenSigner } from './modules/auth/tokens';

@@ -16,6 +16,7 @@
  */
 import client from 'prom-client';
 import type { Knex } from './db';
+import { fileRow } from './repositories/files';
 
 const PREFIX = 'rondo_';
 const TERMINAL = new Set(['processed', 'failed']);
@@ -117,7 +118,7 @@ export class Metrics {
   private async fileState(data: unknown): Promise<FileState> {
     const d = data as { tenantId?: unknown; fileId?: unknown } | null;
     if (!d || !Number.isInteger(d.tenantId) || typeof d.fileId !== 'string' || !FILE_ID_RE.test(d.fileId)) return undefined;
-    return this.owner('files').where({ tenant_id: d.tenantId, id: d.fileId }).first('status', 'rows_ingested');
+    return fileRow(this.owner, d.tenantId as number, d.fileId, ['status', 'rows_ingested']);
   }
 
   /**

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '../src/db/embedded';
 import { connectDb, migrateLatest } from '../src/db';
 import { Queue } from '../jobs/queue';
-import { setBilling } from '../src/http/features';
+import { setBilling } from '../src/domain/features';
 import { grantQueueToApp } from '../src/compose';
 import { setServerUrl, TEMPLATE_DB } from './helpers/db';
 import { ensureWebBuilt } from './web/browser';

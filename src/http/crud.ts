@@ -22,7 +22,8 @@
  * service call, whose answer is shaped here.
  */
 import type Router from '@koa/router';
-import { defineRoutes, ownOnly, route, type RouteDef, type Scope } from './route';
+import { defineRoutes, route, type RouteDef } from './route';
+import { ownOnly, type Scope } from '../domain/roles';
 import { itemProblems, Strict, Type, Uuid, type RoleName, type TSchema } from './schema';
 import type { ErrorShape } from './errors';
 import type { Trx } from '../db';

@@ -33,47 +33,13 @@ const parseBody = bodyParser({
 });
 import type { AppServices } from '../services';
 import { REFRESH_COOKIE, type AuthContext } from '../lib/identity';
-import { missingFeature, type FeatureName } from './features';
+import { missingFeature, type FeatureName } from '../domain/features';
 import { sendTable, withFormatParam, type ExportFormat, type ExportTable } from './export';
+import { rankOf, ROLE_RANK, seesWorkspace, type Scope } from '../domain/roles';
 
 export type { Access } from './schema';
 import type { Access } from './schema';
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-export const ROLE_RANK: Record<RoleName | 'super_admin', number> = { guest: 1, user: 2, admin: 3, owner: 4, super_admin: 5 };
-
-export function rankOf(auth: AuthContext): number {
-  if (auth.isSuperAdmin) return ROLE_RANK.super_admin;
-  return auth.role ? ROLE_RANK[auth.role] : 0;
-}
-
-/**
- * What a member below admin sees of a tenant route they may call (the role matrix,
- * docs/auth.md). Admins and owners always see the whole workspace.
- * - `own`: only what is theirs: their member record, their notifications, what is tied to
- *   their own artists, and of the money only their own share, statements, balances,
- *   payments, requests and settings. The handler narrows its answer with `ownOnly(auth)`
- *   (or the area helpers built on it).
- * - `workspace`: the same answer for every member: the workspace's reference data
- *   (currencies, branding, settings, templates), holding no member's money or contact details.
- * A route open to guests or users must declare one (defineRoutes refuses to start otherwise);
- * anything else of the workspace needs admin.
- */
-export type Scope = 'own' | 'workspace';
-
-/** The one rule behind every `own` route: admins and owners (and super-admins) see the whole workspace. */
-export function seesWorkspace(auth: AuthContext): boolean {
-  return rankOf(auth) >= ROLE_RANK.admin;
-}
-
-/** The member an `own` route narrows its answer to: null for those who see the whole workspace. */
-export function ownOnly(auth: AuthContext): string | null {
-  if (seesWorkspace(auth)) return null;
-  return auth.tenantUserId ?? NO_MEMBER;
-}
-
-/** Stands for "no member" (a workspace key below admin has none): matches no row. */
-export const NO_MEMBER = '00000000-0000-0000-0000-000000000000';
 
 type S<T> = T extends TSchema ? Static<T> : undefined;
 
@@ -123,7 +89,7 @@ export interface RouteDef<BS extends TSchema | undefined = TSchema | undefined, 
   /** Do not parse the body (multipart uploads, raw-body webhooks). */
   rawBody?: boolean;
   description?: string;
-  /** A plan feature the tenant must have (src/http/features.ts): else 403 FEATURE_REQUIRED. */
+  /** A plan feature the tenant must have (src/domain/features.ts): else 403 FEATURE_REQUIRED. */
   feature?: FeatureName;
   /** Left out of the OpenAPI document: a spec route that only refuses, with the reason in docs/decisions.md. */
   undocumented?: true;

@@ -58,7 +58,7 @@ export interface MultipartOptions {
   fieldSize?: number;
   /** Refuse a body without the file part (400 `missingCode`). */
   requireFile?: { code: string; message: string };
-  /** The workspace's storage room (src/http/quota.ts): a file past it is refused with its error, nothing kept. */
+  /** The workspace's storage room (src/domain/quota.ts): a file past it is refused with its error, nothing kept. */
   quota?: Quota | null;
 }
 

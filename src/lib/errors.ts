@@ -78,15 +78,3 @@ export const PG = {
 export function pgCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
 }
-
-/**
- * A statement file's allocation (or a step after it, such as making its expenses) cannot
- * complete for a reason in the file or the workspace's settings: the file is marked failed with
- * this message (no retry).
- */
-export class AllocationFailed extends Error {
-  /** The currency-months without an exchange rate, when that is why (kept on the file). */
-  constructor(message: string, public missingRates: { currency: string; month: string }[] | null = null) {
-    super(message);
-  }
-}

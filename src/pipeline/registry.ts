@@ -3,13 +3,14 @@
  * of the application, so every layer (modules, jobs, recovery, the composition root) may
  * read it without a cycle.
  *
- *   upload ──▶ file.decompress ──▶ file.detect ──(confident)──▶ file.ingest ──▶ royalty.allocate ──▶ royalty.aggregate ──▶ processed
+ *   upload ──▶ file.decompress ──▶ file.detect ──(confident)──▶ file.ingest ──▶ royalty.allocate ──▶ processed
  *                 │ zip: children      └──(not)──▶ needs_confirmation ──POST /file/confirm-detection──┘
  *                 └──▶ each child: file.decompress …
  *
- * Each step owns the file statuses it is queued in and runs in (PIPELINE below). A step's
- * service returns its outcome to runStep (src/pipeline/run-step.ts), which records the
- * status and enqueues the successor in the same transaction. Stale-step recovery and the
+ * Each step owns the file statuses it is queued in and runs in (PIPELINE below) and does its
+ * whole work there: `does` says what. A step's service returns its outcome (or throws its
+ * one failure type) to runStep (src/pipeline/run-step.ts), which records the status and
+ * enqueues the successor in the same transaction, and sends a settled file's notice. Stale-step recovery and the
  * re-run routes read the same table: a file in a step's status is re-sent to that step.
  */
 import type { Knex } from 'knex';
@@ -30,10 +31,8 @@ export interface JobPayloads {
   'file.detect': FileJob;
   /** Stream → readStatement → COPY into royalty_lines, in one transaction. */
   'file.ingest': FileJob;
-  /** Match a file's lines, convert currency, write earnings (status `allocating`). `force`: re-run a processed/failed file. */
+  /** Match what the ingest left unmatched, convert currency, write earnings, post the ledger and build the file's analytics rollups (status `allocating` → `processed`). `force`: re-run a processed/failed file. */
   'royalty.allocate': FileJob & { force?: boolean };
-  /** Rebuild a file's analytics rollups (status `aggregating` → `processed`). */
-  'royalty.aggregate': FileJob;
   /** Re-match / re-allocate what catalogue, split or rule changes affect in one workspace. */
   'royalty.reallocate': { tenantId: number; force?: boolean };
   /** Safety net: a reallocate job for every workspace with pending change marks. */
@@ -59,7 +58,7 @@ export type JobName = keyof JobPayloads;
 /** Statuses of a statement file, in pipeline order. */
 export type FileStatus =
   | 'uploaded' | 'decompressing' | 'detecting' | 'needs_confirmation' | 'queued' | 'ingesting'
-  | 'allocating' | 'aggregating' | 'processed' | 'failed';
+  | 'allocating' | 'processed' | 'failed';
 
 export interface JobOptions {
   retryLimit: number;
@@ -85,7 +84,6 @@ export const JOB_OPTIONS: Record<JobName, JobOptions> = {
   // One 5M-line file takes about a minute; a crashed worker's job is retried once its lease ends (jobs/leases.ts).
   'file.ingest': { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 1800, concurrency: INGEST_CONCURRENCY },
   'royalty.allocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600 },
-  'royalty.aggregate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600 },
   // stately: at most one queued + one running per workspace (singletonKey = tenant), so a
   // burst of catalogue edits becomes one re-allocation.
   'royalty.reallocate': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600, policy: 'stately' },
@@ -113,7 +111,7 @@ export function queueOptions(name: JobName): Omit<JobOptions, 'concurrency' | 'c
 
 // ------------------------------------------------------------------------------ the pipeline
 
-export type StepName = 'file.decompress' | 'file.detect' | 'file.ingest' | 'royalty.allocate' | 'royalty.aggregate';
+export type StepName = 'file.decompress' | 'file.detect' | 'file.ingest' | 'royalty.allocate';
 
 export interface StepDeclaration {
   /** The status a file waits in for this step (what the predecessor hands on). */
@@ -122,15 +120,22 @@ export interface StepDeclaration {
   runningAs: FileStatus;
   /** The step that follows a successful run; null: the file is then `processed`. */
   next: StepName | null;
+  /** The work the step does, all of it in this step (docs/architecture.md, "The pipeline"). */
+  does: string;
 }
 
 /** The step order, in exactly one place. */
 export const PIPELINE: Readonly<Record<StepName, StepDeclaration>> = {
-  'file.decompress': { queuedAs: 'uploaded', runningAs: 'decompressing', next: 'file.detect' },
-  'file.detect': { queuedAs: 'detecting', runningAs: 'detecting', next: 'file.ingest' },
-  'file.ingest': { queuedAs: 'queued', runningAs: 'ingesting', next: 'royalty.allocate' },
-  'royalty.allocate': { queuedAs: 'allocating', runningAs: 'allocating', next: 'royalty.aggregate' },
-  'royalty.aggregate': { queuedAs: 'aggregating', runningAs: 'aggregating', next: null },
+  'file.decompress': { queuedAs: 'uploaded', runningAs: 'decompressing', next: 'file.detect', does: 'zip → a child file per statement; gzip → plain; checks a workbook' },
+  'file.detect': { queuedAs: 'detecting', runningAs: 'detecting', next: 'file.ingest', does: 'the source pattern from the first 64 KB (or needs_confirmation)' },
+  'file.ingest': {
+    queuedAs: 'queued', runningAs: 'ingesting', next: 'royalty.allocate',
+    does: 'reads the lines with the pattern and COPYs them, matched and shared in flight where the catalogue allows it (royalty/prefill.ts)',
+  },
+  'royalty.allocate': {
+    queuedAs: 'allocating', runningAs: 'allocating', next: null,
+    does: 'matches what the ingest left, converts currency, writes earnings, posts the ledger and builds the analytics rollups',
+  },
 };
 
 /** The step an upload (and each child of an archive) starts with. */

@@ -18,6 +18,7 @@ import Decimal from 'decimal.js';
 import type { DemoContext } from './context';
 import { registerFile, storageKey, store, DEFAULT_OPTIONS } from '../modules/files/service';
 import { upsertRates } from '../modules/settings/service';
+import { hasAnyFile } from '../repositories/files';
 
 const STORES: [string, string][] = [['Spotify', 'Streaming'], ['Apple Music', 'Streaming'], ['YouTube Music', 'Streaming'], ['iTunes', 'Download']];
 const COUNTRIES = ['US', 'GB', 'FR', 'DE', 'BR'];
@@ -92,7 +93,7 @@ export const statementsSeeder = {
   name: 'statements',
   async run(ctx: DemoContext): Promise<void> {
     const { trx, tenantId, users } = ctx;
-    if (await trx('files').first('id')) return; // already seeded
+    if (await hasAnyFile(trx)) return; // already seeded
     const rows = await trx('assets as a')
       .join('product_assets as pa', function () {
         this.on('pa.tenant_id', 'a.tenant_id').andOn('pa.asset_id', 'a.id');

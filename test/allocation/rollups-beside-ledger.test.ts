@@ -114,7 +114,7 @@ describe('rollups built beside the ledger', function () {
     assert.ok(ledger.rows[0].n > 0);
   });
 
-  it("checked (a split changed between the ingest and the allocation): the aggregate step builds them", async () => {
+  it("checked (a split changed between the ingest and the allocation): the allocation builds them after the ledger", async () => {
     const [u, o] = [t.users.user!.tenantUserId, t.users.owner!.tenantUserId];
     const lock = await app.svc.db.owner.transaction();
     let id = '';

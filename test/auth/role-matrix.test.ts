@@ -10,7 +10,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { startTestApp, createTestTenant, signIn, type TestApp, type TestTenant } from '../helpers/app';
-import { routeRegistry, ROLE_RANK, type RegisteredRoute } from '../../src/http/route';
+import { routeRegistry, type RegisteredRoute } from '../../src/http/route';
+import { ROLE_RANK } from '../../src/domain/roles';
 import { ensureGlobalUser, upsertMembership } from '../../src/modules/users/service';
 import { withTenant } from '../../src/db';
 import { goodValue, leaves } from '../helpers/schema-leaves';

@@ -8,7 +8,7 @@ import { fixture, upload, waitFile, seedRates } from '../ingest/helpers';
 import { parseMetrics, sample, type Sample } from './prom';
 
 const FIXTURE = 'DistroKid_1693900000000_NovaLune.tsv'; // 24 lines
-const STEPS = ['file.decompress', 'file.detect', 'file.ingest', 'royalty.allocate', 'royalty.aggregate'];
+const STEPS = ['file.decompress', 'file.detect', 'file.ingest', 'royalty.allocate'];
 
 describe('ops: Prometheus metrics', function () {
   this.timeout(120_000);

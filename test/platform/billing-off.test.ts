@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { startTestApp, createTestTenant, type TestApp } from '../helpers/app';
-import { setBilling } from '../../src/http/features';
+import { setBilling } from '../../src/domain/features';
 
 const root = path.resolve(import.meta.dirname, '../..');
 

@@ -83,7 +83,7 @@ describe('account erasure of a person active everywhere', function () {
     await dispatchPending(app.svc);
     // the super-admin looked the person up (audited with the search)
     assert.equal((await app.request('GET', `/godmin/users?q=${encodeURIComponent(EMAIL)}`, { token: god })).status, 200);
-    await app.svc.auth.hitAddressAndAccountLimits('login', '10.9.9.9', EMAIL, { max: 100, windowSeconds: 600 });
+    await app.svc.auth.limits.hitAddressAndAccountLimits('login', '10.9.9.9', EMAIL, { max: 100, windowSeconds: 600 });
   });
   after(() => app.close());
 

@@ -43,7 +43,7 @@ describe('account erasure', function () {
     await signIn(app, EMAIL, 'a long password', a.workspaceId);
     await app.svc.auth.issueOneTime('reset', userId, 3600, { withCode: true });
     await app.svc.auth.createApiKey('user', { tenantId: a.tenantId, tenantUserId: ta, name: 'Zelda laptop' });
-    await app.svc.auth.hitAddressAndAccountLimits('login', '10.77.0.1', EMAIL, { max: 100, windowSeconds: 600 });
+    await app.svc.auth.limits.hitAddressAndAccountLimits('login', '10.77.0.1', EMAIL, { max: 100, windowSeconds: 600 });
     await owner('notifications').insert({ tenant_id: a.tenantId, tenant_user_id: ta, type: 'payment', title: `Payment to ${FIRST} ${LAST}`, content: `Sent to ${EMAIL}` });
     await owner('notification_preferences').insert({ tenant_id: a.tenantId, tenant_user_id: ta, channels: '{}', types: '{}' });
     const [{ id: artistId }] = await owner('artists').insert({ tenant_id: a.tenantId, name: 'The Band' }).returning('id');
@@ -162,7 +162,7 @@ describe('account erasure', function () {
     const attempt = async (ip: string) => {
       clock.freeze(at);
       try {
-        await app.svc.auth.hitAddressAndAccountLimits('login', ip, email, { max: 100, windowSeconds: 600 });
+        await app.svc.auth.limits.hitAddressAndAccountLimits('login', ip, email, { max: 100, windowSeconds: 600 });
       } finally {
         clock.reset();
       }

@@ -9,7 +9,7 @@ import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '.
 import { objectStore } from '../../src/lib/storage';
 import { loadStatement, waitForReallocation, type LineIn } from '../allocation/helpers';
 import { wav } from '../helpers/media';
-import { storageUsed } from '../../src/http/quota';
+import { storageUsed } from '../../src/domain/quota';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 

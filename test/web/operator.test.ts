@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { createTestTenant, signIn as apiSignIn, type TestTenant } from '../helpers/app';
 import { ensureGlobalUser, upsertMembership } from '../../src/modules/users/service';
-import { setBilling } from '../../src/http/features';
+import { setBilling } from '../../src/domain/features';
 import { ARTIFACTS, enforceCsp, screenshot, sidewaysOverflow } from './browser';
 import { browserSuite, checkPage, checkPhone, signIn } from './ops';
 

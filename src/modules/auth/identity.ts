@@ -28,7 +28,7 @@ type Deps = IdentityDeps;
  */
 async function linkRequest(d: Deps, kind: 'forgot' | 'loginlink', email: string, redirect: string | undefined, ip: string, page: string) {
   await checkRedirect(d.db.owner, d.cfg, redirect, 'body.redirect_url'); // a refused target sends nothing, so it is not counted
-  await d.auth.hitAddressAndAccountLimits(kind, ip, email, d.cfg.recipientRateLimit);
+  await d.auth.limits.hitAddressAndAccountLimits(kind, ip, email, d.cfg.recipientRateLimit);
   const userId = await d.auth.userIdByEmail(email);
   const base = await linkBase(d.db.owner, d.cfg, redirect, `${d.cfg.publicUrl}/app/${page}`, { recipientUserId: userId }, 'body.redirect_url');
   return { userId, base };
@@ -45,7 +45,7 @@ export async function requestPasswordReset(d: Deps, email: string, redirect: str
 
 /** PATCH /auth/resetpassword: reset token (Bearer) + e-mailed code → new password; every session ends. */
 export async function resetPassword(d: Deps, token: string | undefined, code: string, email: string, newPassword: string, ip: string): Promise<void> {
-  await d.auth.hitRateLimit(`reset:${ip}`, d.cfg.loginRateLimit.max, d.cfg.loginRateLimit.windowSeconds);
+  await d.auth.limits.hit(`reset:${ip}`, d.cfg.loginRateLimit.max, d.cfg.loginRateLimit.windowSeconds);
   if (!token) throw new UnauthorizedError('Missing reset token', 'MISSING_TOKEN');
   const person = await d.auth.person(await d.auth.oneTimeSubject('reset', token));
   if (!person || person.email.toLowerCase() !== email.trim().toLowerCase()) throw new ValidationError('The e-mail does not match the reset request', ['body.email does not match'], 'EMAIL_MISMATCH');

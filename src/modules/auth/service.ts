@@ -1,6 +1,6 @@
 /**
  * Authentication: passwords, sessions (refresh tokens stored hashed), access tokens,
- * API keys, one-time tokens (reset, invite, login link) and the login rate limit.
+ * API keys and one-time tokens (reset, invite, login link); the rate limits are rate-limit.ts.
  * Identity tables are global (a user may belong to many workspaces), so this service uses
  * the owner pool; it never returns tenant data beyond a user's own memberships.
  */
@@ -9,11 +9,12 @@ import type { Knex } from 'knex';
 import type { Config } from '../../config';
 import { clock } from '../../lib/clock';
 import { randomToken, safeEqual, sha256 } from '../../lib/crypto';
-import { ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, ValidationError } from '../../lib/errors';
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import type { Access, Authenticator, RequestCredentials, RoleName } from '../../lib/identity';
 import type { AppServices } from '../../services';
 import { preparedQuery } from '../../db';
-import { effectivePlanSql } from '../../http/features';
+import { effectivePlanSql } from '../../domain/features';
+import { RateLimits } from './rate-limit';
 import {
   ANONYMOUS,
   type AccessClaims,
@@ -26,6 +27,7 @@ import {
   splitApiKey,
   TokenSigner,
 } from './tokens';
+import { activateMembership, membershipOf } from '../../repositories/members';
 
 export { REFRESH_COOKIE } from './tokens';
 
@@ -60,12 +62,6 @@ interface MemberRow {
   user_id: string;
 }
 
-/** One counted rate-limit hit: its key and 10-second bucket. */
-export interface RateLimitHit {
-  key: string;
-  bucket: Date;
-}
-
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** An access token's session and its workspace membership (AuthService.fromAccess). */
@@ -82,7 +78,12 @@ export class AuthService implements Authenticator {
     private readonly owner: Knex,
     private readonly signer: TokenSigner,
     private readonly cfg: Config,
-  ) {}
+  ) {
+    this.limits = new RateLimits(owner, cfg);
+  }
+
+  /** The sliding-window rate limits (rate-limit.ts). */
+  readonly limits: RateLimits;
 
   // ---- passwords -------------------------------------------------------------------
   hashPassword(password: string): Promise<string> {
@@ -97,48 +98,9 @@ export class AuthService implements Authenticator {
     }
   }
 
-  // ---- rate limit (sliding window in 10-second buckets, shared by every process) -------
-  /** Counts one hit under `key` and refuses it (429) beyond `max` in the window; the hit can be taken back (refundRateLimit). */
-  async hitRateLimit(key: string, max: number, windowSeconds: number): Promise<RateLimitHit> {
-    const now = clock.now();
-    const bucket = new Date(Math.floor(now.getTime() / 10_000) * 10_000);
-    const since = new Date(now.getTime() - windowSeconds * 1000);
-    const [{ total }] = (
-      await this.owner.raw(
-        `WITH hit AS (
-           INSERT INTO rate_limit_hits (key, window_start, count) VALUES (?, ?, 1)
-           ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_hits.count + 1
-           RETURNING count)
-         SELECT (SELECT count FROM hit) + COALESCE((SELECT sum(count) FROM rate_limit_hits WHERE key = ? AND window_start > ? AND window_start <> ?), 0) AS total`,
-        [key, bucket, key, since, bucket],
-      )
-    ).rows as { total: string }[];
-    if (Number(total) > max) {
-      throw new RateLimitError(windowSeconds);
-    }
-    if (Math.random() < 0.01) await this.owner('rate_limit_hits').where('window_start', '<', new Date(now.getTime() - 3600_000)).delete();
-    return { key, bucket };
-  }
-
-  /** Takes back hits that turned out not to count (a sign-in whose password was right); a bucket left at zero goes. */
-  async refundRateLimit(hits: RateLimitHit[]): Promise<void> {
-    for (const h of hits) {
-      await this.owner('rate_limit_hits').where({ key: h.key, window_start: h.bucket }).where('count', '>', 0).decrement('count', 1);
-      await this.owner('rate_limit_hits').where({ key: h.key, window_start: h.bucket, count: 0 }).delete();
-    }
-  }
-
   /** Id of the person with this e-mail (case-insensitive), if any. */
   async userIdByEmail(email: string): Promise<string | undefined> {
     return (await this.owner('users').whereRaw('lower(email) = lower(?)', [email]).first('id'))?.id;
-  }
-
-  /** Per address and per account (or recipient): a limit per address alone falls to many addresses. */
-  async hitAddressAndAccountLimits(action: string, ip: string, email: string, perAccount: { max: number; windowSeconds: number }): Promise<RateLimitHit[]> {
-    const byAddress = await this.hitRateLimit(`${action}:${ip}`, this.cfg.loginRateLimit.max, this.cfg.loginRateLimit.windowSeconds);
-    // keyed by a hash: the limits table holds no e-mail addresses
-    const byAccount = await this.hitRateLimit(`${action}:to:${sha256(email.trim().toLowerCase())}`, perAccount.max, perAccount.windowSeconds);
-    return [byAddress, byAccount];
   }
 
   // ---- login and sessions ---------------------------------------------------------------
@@ -149,13 +111,13 @@ export class AuthService implements Authenticator {
    * it back unless the answer is a wrong e-mail or password.
    */
   async passwordSignIn(email: string, password: string, meta: { ip: string; userAgent?: string; host?: string }) {
-    const [, byAccount] = await this.hitAddressAndAccountLimits('login', meta.ip, email, this.cfg.accountRateLimit);
+    const [, byAccount] = await this.limits.hitAddressAndAccountLimits('login', meta.ip, email, this.cfg.accountRateLimit);
     try {
       const signedIn = await this.login(email, password, meta);
-      await this.refundRateLimit([byAccount!]);
+      await this.limits.refund([byAccount!]);
       return signedIn;
     } catch (err) {
-      if (!(err instanceof UnauthorizedError && err.code === 'INVALID_CREDENTIALS')) await this.refundRateLimit([byAccount!]);
+      if (!(err instanceof UnauthorizedError && err.code === 'INVALID_CREDENTIALS')) await this.limits.refund([byAccount!]);
       throw err;
     }
   }
@@ -248,7 +210,7 @@ export class AuthService implements Authenticator {
       if (!tenant) throw new ValidationError('currentWorkspace is required (no custom domain matches this host)', ['query.currentWorkspace is required'], 'WORKSPACE_REQUIRED');
     }
     if (tenant.status !== 'active') throw new ForbiddenError('Workspace is inactive', 'WORKSPACE_INACTIVE');
-    const member = await this.owner('tenant_users').where({ tenant_id: tenant.id, user_id: auth.userId }).first();
+    const member = auth.userId ? await membershipOf(this.owner, tenant.id, { userId: auth.userId }) : undefined;
     // a payee the workspace listed without inviting (`not_invited`) has no access until invited and accepted
     if (!member || member.status === 'disabled' || member.status === 'not_invited') throw new ForbiddenError('You are not a member of this workspace', 'NOT_A_MEMBER');
     // An invitation is accepted only through the e-mailed link (POST /auth/setpassword or /auth/acceptinvite).
@@ -390,7 +352,7 @@ export class AuthService implements Authenticator {
     if (kind !== 'god' && !opts.tenantId) throw new ValidationError(`a ${kind} key needs --tenant`);
     if (kind === 'user' && !opts.tenantUserId) throw new ValidationError('a user key needs --user (the tenant user id)');
     if (kind === 'user') {
-      const m = await this.owner('tenant_users').where({ tenant_id: opts.tenantId, id: opts.tenantUserId }).first();
+      const m = await membershipOf(this.owner, opts.tenantId!, { id: opts.tenantUserId! }) // both checked above;
       if (!m) throw new NotFoundError('Tenant user');
     }
     if (kind === 'workspace') {
@@ -490,7 +452,7 @@ export class AuthService implements Authenticator {
 
   /** Accepting an invitation: the membership it names becomes active. */
   async activateMembership(tenantId: number, userId: string): Promise<void> {
-    await this.owner('tenant_users').where({ tenant_id: tenantId, user_id: userId, status: 'invited' }).update({ status: 'active', updated_at: clock.now() });
+    await activateMembership(this.owner, tenantId, userId, clock.now());
   }
 
   /** After a password reset every existing session ends. */

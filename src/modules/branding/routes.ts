@@ -9,7 +9,7 @@ import { defineRoutes, route } from '../../http/route';
 import { Strict, Type, Uuid } from '../../http/schema';
 import { Text } from '../../http/limits';
 import { isMultipart, receiveMultipart, receiveRaw } from '../../http/upload';
-import { storageRoom } from '../../http/quota';
+import { storageRoom } from '../../domain/quota';
 import { objectStore } from '../../lib/storage';
 import { ValidationError } from '../../lib/errors';
 import type { AppServices } from '../../services';

@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import PDFDocument from 'pdfkit';
 import type { ObjectStore } from '../../lib/object-store';
 import { withTenant, type Trx } from '../../db';
-import { effectivePlanSql } from '../../http/features';
+import { effectivePlanSql } from '../../domain/features';
 import { clock } from '../../lib/clock';
 import { assertOneLine, NotFoundError, ValidationError } from '../../lib/errors';
 

@@ -15,6 +15,7 @@ import type { AssetInput, ProductInput } from './service';
 import { walkShares, type ShareInput } from './splits';
 import { fillNewItems } from '../defaultsettings/fill';
 import { emitEvents } from '../webhooks/events';
+import { memberIdsAmong } from '../../repositories/members';
 
 const CHUNK = 1000;
 
@@ -45,7 +46,7 @@ function shareErrors(split: ShareInput[], members: Set<string>): string[] {
 async function memberSet(trx: Trx, splits: (ShareInput[] | undefined)[]): Promise<Set<string>> {
   const users = [...new Set(splits.flatMap((s) => (s ?? []).map((x) => x.user)).filter((u) => UUID_RE.test(u)))];
   const set = new Set<string>();
-  for (let i = 0; i < users.length; i += CHUNK) for (const r of await trx('tenant_users').whereIn('id', users.slice(i, i + CHUNK)).pluck('id')) set.add(r);
+  for (let i = 0; i < users.length; i += CHUNK) for (const r of await memberIdsAmong(trx, users.slice(i, i + CHUNK))) set.add(r);
   return set;
 }
 

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { Trx } from '../../db';
 import type { AuthContext } from '../../lib/identity';
-import { NO_MEMBER, ownOnly, seesWorkspace } from '../../http/route';
+import { NO_MEMBER, ownOnly, seesWorkspace } from '../../domain/roles';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { normaliseIsrc, normaliseUpc } from './identifiers';
 import { orderSql, resolveSort, type SortColumns } from '../../http/list-sort';

@@ -19,7 +19,7 @@ import type { AppServices } from '../../services';
 import type { AuthContext } from '../../lib/identity';
 import { rawConnection, withTenant, type Trx } from '../../db';
 import { ownScope as scope, pageList, seesAll, type Entity } from './common';
-import { neutraliseSql } from '../../http/export';
+import { neutraliseSql } from '../../domain/csv';
 
 function scoped(b: Knex.QueryBuilder, s: Knex.Raw | null) {
   if (s) b.whereRaw(s);

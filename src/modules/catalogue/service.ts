@@ -14,6 +14,7 @@ export { ASSET_SORT, PRODUCT_SORT };
 import { fillNewAsset, fillNewProduct } from '../defaultsettings/fill';
 import { mergeArtistLevel } from '../defaultsettings/labels';
 import { changesOf, emitEvent } from '../webhooks/events';
+import { memberIdsAmong } from '../../repositories/members';
 
 // ---------------------------------------------------------------------------------------
 // Artists
@@ -49,7 +50,7 @@ export async function getArtist(trx: Trx, id: string) {
 
 async function setArtistUsers(trx: Trx, tenantId: number, artistId: string, users: string[]) {
   const uniq = [...new Set(users)];
-  const known = uniq.length ? (await trx('tenant_users').whereIn('id', uniq).select('id')).map((r) => r.id) : [];
+  const known = await memberIdsAmong(trx, uniq);
   const unknown = uniq.filter((u) => !known.includes(u));
   if (unknown.length) throw new ValidationError('Unknown users', unknown.map((u) => `user ${u} is not a member of this workspace`), 'UNKNOWN_USER');
   await trx('artist_users').where({ artist_id: artistId }).delete();

@@ -11,6 +11,7 @@ import { NotFoundError, ValidationError } from '../../lib/errors';
 import { dateOnly, iso } from './common';
 import { normaliseTerritory } from './identifiers';
 import { emitEvent, emitEvents } from '../webhooks/events';
+import { memberIdsAmong } from '../../repositories/members';
 
 export const SPLIT_TYPES = ['all', 'stream', 'download', 'ugc', 'physical', 'return', 'radio', 'sync', 'ringtone', 'other'] as const;
 export type SplitType = (typeof SPLIT_TYPES)[number];
@@ -90,7 +91,7 @@ export async function shareProblems(trx: Trx, split: ShareInput[]): Promise<{ er
   ]);
   const ids = [...seen].filter((u) => /^[0-9a-f-]{36}$/i.test(u));
   const bad = [...seen].filter((u) => !/^[0-9a-f-]{36}$/i.test(u));
-  const known = ids.length ? new Set((await trx('tenant_users').whereIn('id', ids).select('id')).map((r) => r.id as string)) : new Set<string>();
+  const known = new Set(await memberIdsAmong(trx, ids));
   for (const u of [...bad, ...ids.filter((u) => !known.has(u))]) errors.push(`user ${u} is not a member of this workspace`);
   if (!total.eq(100)) errors.unshift(`Split shares must sum to 100, got ${total.toString()}`);
   return { errors, total: total.toString() };

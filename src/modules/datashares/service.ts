@@ -17,6 +17,8 @@ import { randomToken, sha256 } from '../../lib/crypto';
 import { iso } from '../catalogue/common';
 import { memberMonthly, memberStats } from '../users/holdings';
 import { assetViews, productViews } from '../catalogue/service';
+import { memberIdsAmong } from '../../repositories/members';
+import { existingIds } from '../../repositories/catalogue';
 
 export const RESOURCES = ['payee-analytics', 'catalogue-export'] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -52,7 +54,7 @@ async function checkScope(trx: Trx, input: ShareInput): Promise<Record<string, u
   if (input.resource === 'payee-analytics') {
     if (s.artists !== undefined) throw new ValidationError('Invalid scope', ['scope.artists is not a field of payee-analytics'], 'INVALID_SCOPE');
     if (!s.userId) throw new ValidationError('Invalid scope', ['scope.userId is required for payee-analytics'], 'INVALID_SCOPE');
-    if (!(await trx('tenant_users').where({ id: s.userId }).first('id'))) throw new ValidationError('Invalid scope', [`scope.userId ${s.userId} is not a member of this workspace`], 'INVALID_SCOPE');
+    if (!(await memberIdsAmong(trx, [s.userId])).length) throw new ValidationError('Invalid scope', [`scope.userId ${s.userId} is not a member of this workspace`], 'INVALID_SCOPE');
     if (s.from && s.to && s.from > s.to) throw new ValidationError('Invalid scope', ['scope.from is after scope.to'], 'INVALID_SCOPE');
     return { userId: s.userId, ...(s.from ? { from: s.from } : {}), ...(s.to ? { to: s.to } : {}) };
   }
@@ -60,7 +62,7 @@ async function checkScope(trx: Trx, input: ShareInput): Promise<Record<string, u
   const artists = s.artists ?? 'all';
   if (artists !== 'all') {
     const uniq = [...new Set(artists)];
-    const found = (await trx('artists').whereIn('id', uniq).select('id')).map((r) => r.id as string);
+    const found = await existingIds(trx, 'artists', uniq);
     const missing = uniq.filter((a) => !found.includes(a));
     if (missing.length) throw new ValidationError('Invalid scope', missing.map((a) => `scope.artists: ${a} is not an artist of this workspace`), 'INVALID_SCOPE');
     return { artists: uniq };

@@ -13,6 +13,7 @@
 import type { Trx } from '../../db';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { CATEGORIES, ENTITY_TYPES, KEYS, type Category, type EntityType } from './keys';
+import { memberPeople } from '../../repositories/members';
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -59,7 +60,7 @@ export async function findEntity(trx: Trx, tenantId: number, type: EntityType, r
   }
   if (type === 'user') {
     const id = uuidOr404(rawId, 'User');
-    const u = await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').where('tu.id', id).first('tu.id', 'u.first_name', 'u.last_name', 'u.email');
+    const [u] = await memberPeople(trx, [id]);
     if (!u) throw new NotFoundError('User', 'USER_NOT_FOUND');
     const name = [u.first_name, u.last_name].filter(Boolean).join(' ') || u.email;
     return { level: 'user', entityId: u.id, name };

@@ -6,6 +6,7 @@
  */
 import type { Trx } from '../../db';
 import { buildChain, chainForItem, labelsNamed, resolveChain, type ChainLink } from './chain';
+import { fillAsset, fillProduct } from '../../repositories/catalogue';
 
 type Content = Record<string, unknown>;
 
@@ -35,12 +36,12 @@ function fillOf(kind: 'asset' | 'product', c: Content, given: AssetGiven & Produ
 
 export async function fillNewAsset(trx: Trx, tenantId: number, userId: string | null, id: string, given: AssetGiven): Promise<void> {
   const upd = fillOf('asset', await contentFor(trx, tenantId, 'asset', id, userId), given);
-  if (Object.keys(upd).length) await trx('assets').where({ id }).update(upd);
+  if (Object.keys(upd).length) await fillAsset(trx, id, upd);
 }
 
 export async function fillNewProduct(trx: Trx, tenantId: number, userId: string | null, id: string, given: ProductGiven): Promise<void> {
   const upd = fillOf('product', await contentFor(trx, tenantId, 'product', id, userId), given);
-  if (Object.keys(upd).length) await trx('products').where({ id }).update(upd);
+  if (Object.keys(upd).length) await fillProduct(trx, id, upd);
 }
 
 /**

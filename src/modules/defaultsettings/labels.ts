@@ -7,6 +7,7 @@ import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import { NotFoundError, ValidationError, PG, pgCode } from '../../lib/errors';
 import { rowOr404, UUID_RE } from './chain';
+import { existingIds } from '../../repositories/catalogue';
 
 function iso(d: unknown): string | null {
   return d ? new Date(d as string).toISOString() : null;
@@ -111,7 +112,7 @@ async function checkCatalog(trx: Trx, id: string | null | undefined) {
 
 async function setArtists(trx: Trx, tenantId: number, labelId: string, artists: string[]) {
   const uniq = [...new Set(artists.map((a) => a.toLowerCase()))];
-  const known = uniq.length ? await trx('artists').whereIn('id', uniq).pluck('id') : [];
+  const known = await existingIds(trx, 'artists', uniq);
   const unknown = uniq.filter((a) => !known.includes(a));
   if (unknown.length) throw new ValidationError('Unknown artists', unknown.map((a) => `body.artists: artist ${a} does not exist`), 'UNKNOWN_ARTIST');
   await trx('label_artists').where({ label_id: labelId }).whereNotIn('artist_id', uniq).delete();

@@ -8,7 +8,8 @@
  */
 import type Router from '@koa/router';
 import { IdParams, ok } from '../../http/crud';
-import { defineRoutes, rankOf, ROLE_RANK, route } from '../../http/route';
+import { defineRoutes, route } from '../../http/route';
+import { rankOf, ROLE_RANK } from '../../domain/roles';
 import { Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import type { AuthContext } from '../auth/tokens';

@@ -12,6 +12,7 @@ import type { MailMessage } from '../../lib/mailer';
 import { assertTemplate, defaultTemplate, placeholdersOf, render, sampleOf, TEMPLATES, TEMPLATE_TYPES, type TemplateData, type TemplateSource, type TemplateType } from './templates';
 import { senderOf } from './settings';
 import { getBranding } from '../branding/service';
+import { activeWorkspacesOf } from '../../repositories/members';
 
 export type MailDeps = Pick<AppServices, 'mailer' | 'cfg' | 'secrets' | 'db'>;
 
@@ -115,8 +116,8 @@ export async function sendMail(d: MailDeps, trx: Trx | null, tenantId: number | 
  * anyone else gets the built-in template.
  */
 export async function sendPersonMail(d: MailDeps, userId: string, type: TemplateType, to: Recipient, data: TemplateData): Promise<void> {
-  const rows = await d.db.owner('tenant_users').where({ user_id: userId, status: 'active' }).limit(2).select('tenant_id');
+  const rows = await activeWorkspacesOf(d.db.owner, userId, 2);
   if (rows.length !== 1) return sendMail(d, null, null, type, to, data);
-  const tenantId = rows[0]!.tenant_id as number;
+  const tenantId = rows[0]!;
   await withTenant(d.db.app, tenantId, (trx) => sendMail(d, trx, tenantId, type, to, data));
 }

@@ -20,30 +20,27 @@ import { Workbook, XlsxError, hasWorkbookName, isOle2, isStoreError, isWorkbook 
 import { detectSource, detectArchive, readStatement, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
 import { JOB_OPTIONS, stepFor } from '../../pipeline/registry';
-import { StepSuperseded, type CommitStep } from '../../pipeline/run-step';
+import { StepFailure, StepSuperseded, type CommitStep } from '../../pipeline/run-step';
+import { fileRow, updateFile, type FileRow } from '../../repositories/files';
 import { childId, ingestLockKey, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
 import { applyRemembered } from '../sources/remembered';
 import { LineMatcher } from '../royalty/prefill';
-import { announce } from '../royalty/pipeline';
 import { LINE_COLUMNS, LineCopyFormatter, cp, expenseRow } from './line-copy';
 import { zipLayoutProblem } from './zip-guard';
 import { copiesLockKey, replaceEarlierCopies } from './replace';
 import { INGEST_LIMITS, openStatementText, openStoredZip, statementHead, type StatementText, type StoredZip } from '../../lib/statement-open';
 import { lineQuotaProblem } from '../platform/plans';
-import { storageRoom } from '../../http/quota';
+import { storageRoom } from '../../domain/quota';
 
 export { INGEST_LIMITS };
 
 /** Detection reads this much of a file. */
 export const DETECT_HEAD_BYTES = 64 * 1024;
 
-/** A deterministic, not-retryable problem with the file itself: the file fails, the job ends. */
-class FileProblem extends Error {}
-
 /** Why a stored file could not be opened: gone, or the object store failed (its own clear message). */
-function unreadable(err: unknown): FileProblem {
-  return new FileProblem(isMissingObject(err) ? 'The stored file is missing' : `The stored file could not be read: ${(err as Error).message}`);
+function unreadable(err: unknown): StepFailure {
+  return new StepFailure('unreadable', isMissingObject(err) ? 'The stored file is missing' : `The stored file could not be read: ${(err as Error).message}`);
 }
 
 /**
@@ -53,19 +50,19 @@ function unreadable(err: unknown): FileProblem {
 type IngestTestHooks = { afterBatch?: (fileId: string, batchNo: number, attempt: number) => Promise<void> | void };
 export const ingestTestHooks: IngestTestHooks = ((globalThis as { __rondoIngestTestHooks?: IngestTestHooks }).__rondoIngestTestHooks ??= {});
 
-async function setStatus(svc: AppServices, tenantId: number, id: string, patch: Record<string, unknown>): Promise<void> {
-  await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id }).update({ ...patch, updated_at: trx.fn.now() }));
+async function setStatus(svc: AppServices, tenantId: number, id: string, patch: Parameters<typeof updateFile>[3]): Promise<void> {
+  await withTenant(svc.db.app, tenantId, (trx) => updateFile(trx, tenantId, id, patch));
 }
 
-async function fail(svc: AppServices, tenantId: number, id: string, message: string): Promise<void> {
-  svc.log.info({ tenantId, fileId: id, message }, 'file failed');
-  await withTenant(svc.db.app, tenantId, async (trx) => {
-    await trx('files').where({ id }).update({ status: 'failed', error_message: message.slice(0, 2000), updated_at: trx.fn.now() });
-    await announce(trx, tenantId, id, 'failed', { error: message.slice(0, 2000) });
-  });
+/** A file row whose bytes are stored (every registered file's are: registerFile sets both). */
+type StoredFile = FileRow & { storage_key: string; sha256: string };
+
+function stored(row: FileRow): StoredFile {
+  if (!row.storage_key || !row.sha256) throw new StepFailure('unreadable', 'The file has no stored content');
+  return row as StoredFile;
 }
 
-function opts(row: Record<string, any>): UploadOptions & Record<string, any> {
+function opts(row: FileRow): UploadOptions & Record<string, any> {
   return { ...DEFAULT_OPTIONS, ...(row.options ?? {}) };
 }
 
@@ -79,7 +76,7 @@ class Limiter extends Transform {
   }
   override _transform(chunk: Buffer, _e: BufferEncoding, cb: (err?: Error | null, data?: Buffer) => void): void {
     this.n += chunk.length;
-    if (this.n > this.limit) return cb(new FileProblem(this.what()));
+    if (this.n > this.limit) return cb(new StepFailure('refused', this.what()));
     cb(null, chunk);
   }
 }
@@ -94,17 +91,17 @@ function ratioLimit(compressed: number): number {
 }
 
 export async function decompressFile(svc: AppServices, tenantId: number, id: string, commit: CommitStep): Promise<void> {
-  const row = await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id }).first());
-  if (!row || stepFor(row.status) !== 'file.decompress') return; // done already, or gone
+  const found = await withTenant(svc.db.app, tenantId, (trx) => fileRow(trx, tenantId, id));
+  if (!found || stepFor(found.status) !== 'file.decompress') return; // done already, or gone
   await setStatus(svc, tenantId, id, { status: 'decompressing', progress: 0 });
   const s = store(svc);
   try {
-    if (!row.storage_key) throw new FileProblem('The file has no stored content');
+    const row = stored(found);
     const head = await readHead(s, row.storage_key, 8).catch((err) => {
       throw unreadable(err);
     });
     const kind = detectArchive(head);
-    if (isOle2(head)) throw new FileProblem('Legacy binary Excel workbooks (.xls) are not read: save the statement as .xlsx or CSV');
+    if (isOle2(head)) throw new StepFailure('refused', 'Legacy binary Excel workbooks (.xls) are not read: save the statement as .xlsx or CSV');
     if (kind === 'zip') {
       const size = Number((await s.stat(row.storage_key))?.size ?? 0);
       let zip: StoredZip;
@@ -112,16 +109,16 @@ export async function decompressFile(svc: AppServices, tenantId: number, id: str
         zip = await openStoredZip(s, row.storage_key, size);
       } catch (err) {
         const what = hasWorkbookName(row.original_name) ? 'The xlsx workbook' : 'The zip file';
-        throw new FileProblem(`${what} is corrupt or truncated: ${(err as Error).message ?? String(err)}`);
+        throw new StepFailure('refused', `${what} is corrupt or truncated: ${(err as Error).message ?? String(err)}`);
       }
       try {
         const layout = zipLayoutProblem(zip.dir.files, size);
-        if (layout) throw new FileProblem(`Refused: the ${hasWorkbookName(row.original_name) ? 'xlsx workbook' : 'zip file'} is malformed: ${layout}`);
+        if (layout) throw new StepFailure('refused', `Refused: the ${hasWorkbookName(row.original_name) ? 'xlsx workbook' : 'zip file'} is malformed: ${layout}`);
         if (isWorkbook(zip.dir.files) || hasWorkbookName(row.original_name)) {
           // A workbook is ONE statement (its sheet is converted to CSV text where it is read).
           await checkWorkbook(zip);
         } else {
-          if (row.parent_id) throw new FileProblem('Nested archives are not supported: a zip inside a zip');
+          if (row.parent_id) throw new StepFailure('refused', 'Nested archives are not supported: a zip inside a zip');
           return await unzipInto(svc, tenantId, row, zip, commit);
         }
       } finally {
@@ -134,7 +131,7 @@ export async function decompressFile(svc: AppServices, tenantId: number, id: str
     }
     await withTenant(svc.db.app, tenantId, (trx) => commit(trx, { advance: true }));
   } catch (err) {
-    if (err instanceof FileProblem || err instanceof XlsxError) return fail(svc, tenantId, id, err.message);
+    if (err instanceof XlsxError) throw new StepFailure('refused', err.message);
     throw err;
   }
 }
@@ -146,11 +143,11 @@ export async function decompressFile(svc: AppServices, tenantId: number, id: str
  */
 async function checkWorkbook(zip: StoredZip): Promise<void> {
   const files = zip.dir.files.filter((f) => f.type === 'File');
-  if (files.length > INGEST_LIMITS.maxEntries) throw new FileProblem(`Refused: the workbook has ${files.length} entries (limit ${INGEST_LIMITS.maxEntries})`);
+  if (files.length > INGEST_LIMITS.maxEntries) throw new StepFailure('refused', `Refused: the workbook has ${files.length} entries (limit ${INGEST_LIMITS.maxEntries})`);
   await Workbook.open(files, INGEST_LIMITS, { strings: false });
 }
 
-async function gunzipInPlace(svc: AppServices, tenantId: number, row: Record<string, any>, commit: CommitStep): Promise<void> {
+async function gunzipInPlace(svc: AppServices, tenantId: number, row: StoredFile, commit: CommitStep): Promise<void> {
   const s = store(svc);
   const plainKey = storageKey(tenantId, row.id, 'plain');
   const compressed = Number(row.size_bytes ?? (await s.stat(row.storage_key))?.size ?? 0);
@@ -167,9 +164,9 @@ async function gunzipInPlace(svc: AppServices, tenantId: number, row: Record<str
     await Promise.all([s.putStream(plainKey, out), piping]);
   } catch (err) {
     await s.delete(plainKey);
-    if (err instanceof FileProblem) throw err;
+    if (err instanceof StepFailure) throw err;
     if ((err as NodeJS.ErrnoException).code?.startsWith?.('Z_') || /unexpected end|incorrect header|invalid/i.test((err as Error).message))
-      throw new FileProblem(`The gzip file is corrupt or truncated: ${(err as Error).message}`);
+      throw new StepFailure('refused', `The gzip file is corrupt or truncated: ${(err as Error).message}`);
     throw err;
   }
   const oldKey = row.storage_key;
@@ -177,22 +174,22 @@ async function gunzipInPlace(svc: AppServices, tenantId: number, row: Record<str
   if (oldKey !== plainKey) await s.delete(oldKey);
 }
 
-async function unzipInto(svc: AppServices, tenantId: number, row: Record<string, any>, zip: StoredZip, commit: CommitStep): Promise<void> {
+async function unzipInto(svc: AppServices, tenantId: number, row: StoredFile, zip: StoredZip, commit: CommitStep): Promise<void> {
   const s = store(svc);
   const dir = zip.dir;
   const entries = dir.files.filter((f) => f.type === 'File' && !isJunkEntry(f.path));
-  if (entries.length === 0) throw new FileProblem('The zip file holds no statement');
-  if (entries.length > INGEST_LIMITS.maxEntries) throw new FileProblem(`Refused: the zip file has ${entries.length} entries (limit ${INGEST_LIMITS.maxEntries})`);
+  if (entries.length === 0) throw new StepFailure('refused', 'The zip file holds no statement');
+  if (entries.length > INGEST_LIMITS.maxEntries) throw new StepFailure('refused', `Refused: the zip file has ${entries.length} entries (limit ${INGEST_LIMITS.maxEntries})`);
   const declared = entries.reduce((a, f) => a + f.uncompressedSize, 0);
-  if (declared > INGEST_LIMITS.maxExpandedBytes) throw new FileProblem(`Refused: the zip file expands to ${declared} bytes (limit ${INGEST_LIMITS.maxExpandedBytes})`);
+  if (declared > INGEST_LIMITS.maxExpandedBytes) throw new StepFailure('refused', `Refused: the zip file expands to ${declared} bytes (limit ${INGEST_LIMITS.maxExpandedBytes})`);
   for (const f of entries) {
     if (f.uncompressedSize > ratioLimit(f.compressedSize))
-      throw new FileProblem(`Refused: entry "${f.path}" expands ${Math.round(f.uncompressedSize / Math.max(1, f.compressedSize))}:1 (limit ${INGEST_LIMITS.maxRatio}:1)`);
+      throw new StepFailure('refused', `Refused: entry "${f.path}" expands ${Math.round(f.uncompressedSize / Math.max(1, f.compressedSize))}:1 (limit ${INGEST_LIMITS.maxRatio}:1)`);
   }
   // The unpacked statements are kept too: they count against the plan's storage (each entry's
   // real bytes are held to its declared size below, so the declared total bounds them).
   const room = await storageRoom(svc.db.owner, tenantId);
-  if (room && declared > room.bytes) throw new FileProblem(`Refused: unpacking the zip file would pass the plan's storage. ${room.error(declared).message}`);
+  if (room && declared > room.bytes) throw new StepFailure('refused', `Refused: unpacking the zip file would pass the plan's storage. ${room.error(declared).message}`);
   const children: { id: string; name: string; key: string; size: number; sha256: string }[] = [];
   let total = 0;
   const written: string[] = [];
@@ -218,8 +215,8 @@ async function unzipInto(svc: AppServices, tenantId: number, row: Record<string,
     }
   } catch (err) {
     for (const k of written) await s.delete(k);
-    if (err instanceof FileProblem) throw err;
-    throw new FileProblem(`The zip file could not be read: ${(err as Error).message}`);
+    if (err instanceof StepFailure) throw err;
+    throw new StepFailure('refused', `The zip file could not be read: ${(err as Error).message}`);
   }
   const o = opts(row);
   await withTenant(svc.db.app, tenantId, async (trx) => {
@@ -239,13 +236,13 @@ async function unzipInto(svc: AppServices, tenantId: number, row: Record<string,
 
 export async function detectFile(svc: AppServices, tenantId: number, id: string, commit: CommitStep): Promise<void> {
   await ensureBuiltinPatterns(svc.db.owner);
-  const row = await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id }).first());
+  const row = await withTenant(svc.db.app, tenantId, (trx) => fileRow(trx, tenantId, id));
   if (!row || stepFor(row.status) !== 'file.detect') return;
   let head: Buffer;
   try {
-    head = await statementHead(store(svc), row.storage_key, INGEST_LIMITS, DETECT_HEAD_BYTES);
+    head = await statementHead(store(svc), stored(row).storage_key, INGEST_LIMITS, DETECT_HEAD_BYTES);
   } catch (err) {
-    return fail(svc, tenantId, id, err instanceof XlsxError ? err.message : unreadable(err).message);
+    throw err instanceof XlsxError ? new StepFailure('refused', err.message) : unreadable(err);
   }
   await withTenant(svc.db.app, tenantId, async (trx) => {
     const patterns = await patternsForDetection(trx);
@@ -319,9 +316,9 @@ function finished(stream: NodeJS.WritableStream & { once: Function }): Promise<v
 export async function ingestFile(svc: AppServices, tenantId: number, id: string, commit: CommitStep): Promise<void> {
   await ensureBuiltinPatterns(svc.db.owner);
   const row = await withTenant(svc.db.app, tenantId, async (trx) => {
-    const r = await trx('files').where({ id }).first();
+    const r = await fileRow(trx, tenantId, id);
     if (!r || stepFor(r.status) !== 'file.ingest') return null;
-    await trx('files').where({ id }).update({ status: 'ingesting', progress: 0, attempts: trx.raw('attempts + 1'), updated_at: trx.fn.now() });
+    await updateFile(trx, tenantId, id, { status: 'ingesting', progress: 0, attempts: trx.raw('attempts + 1') });
     return { ...r, attempts: r.attempts + 1 };
   });
   if (!row) return;
@@ -329,19 +326,18 @@ export async function ingestFile(svc: AppServices, tenantId: number, id: string,
   const pattern = await withTenant(svc.db.app, tenantId, (trx) =>
     row.source_pattern_id ? findPattern(trx, { id: row.source_pattern_id }, row.pattern_version ?? undefined) : Promise.resolve(null),
   );
-  if (!pattern) return fail(svc, tenantId, id, 'The source pattern of this file no longer exists: confirm the source again');
+  if (!pattern) throw new StepFailure('no_pattern', 'The source pattern of this file no longer exists: confirm the source again');
   try {
-    await loadLines(svc, tenantId, row, pattern.definition, o, row.attempts, commit);
+    await loadLines(svc, tenantId, stored(row), pattern.definition, o, row.attempts, commit);
   } catch (err) {
-    if (err instanceof FileProblem) return fail(svc, tenantId, id, err.message);
-    if (err instanceof StepSuperseded) throw err; // the file was started over meanwhile: not this run's failure
-    // Unexpected (database, disk): pg-boss retries. After the last try the file fails visibly.
-    if (row.attempts > JOB_OPTIONS['file.ingest'].retryLimit) await fail(svc, tenantId, id, `Ingestion failed after ${row.attempts} attempts: ${(err as Error).message}`).catch(() => undefined);
+    if (err instanceof StepFailure || err instanceof StepSuperseded) throw err; // the file's own failure; or started over meanwhile: not this run's
+    // Unexpected (database, disk): pg-boss retries. After the last try the file fails visibly (and the job too).
+    if (row.attempts > JOB_OPTIONS['file.ingest'].retryLimit) throw new StepFailure('retries_exhausted', `Ingestion failed after ${row.attempts} attempts: ${(err as Error).message}`, {}, err);
     throw err;
   }
 }
 
-async function loadLines(svc: AppServices, tenantId: number, row: Record<string, any>, pattern: SourcePattern, o: Record<string, any>, attempt: number, commit: CommitStep): Promise<void> {
+async function loadLines(svc: AppServices, tenantId: number, row: StoredFile, pattern: SourcePattern, o: Record<string, any>, attempt: number, commit: CommitStep): Promise<void> {
   const s = store(svc);
   const fileId = row.id as string;
   const total = Number(row.size_bytes ?? 0) || Number((await s.stat(row.storage_key))?.size ?? 0) || 1;
@@ -353,7 +349,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       decimalComma: pattern.format.decimal === ',',
     });
   } catch (err) {
-    throw err instanceof XlsxError ? new FileProblem(err.message) : unreadable(err);
+    throw err instanceof XlsxError ? new StepFailure('refused', err.message) : unreadable(err);
   }
   const counter = text.stream;
 
@@ -425,9 +421,9 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       } catch (e) {
         copy.destroy(); // abandons the COPY; the transaction rolls back below
         if (e instanceof SinkError) throw (e.cause as Error) ?? e;
-        if (e instanceof XlsxError) throw new FileProblem(e.message);
+        if (e instanceof XlsxError) throw new StepFailure('refused', e.message);
         if (isStoreError(e)) throw e; // the object store failed mid-read: retried (the file fails after the last try)
-        throw new FileProblem(`The file could not be read as "${pattern.name}": ${(e as Error).message}`);
+        throw new StepFailure('refused', `The file could not be read as "${pattern.name}": ${(e as Error).message}`);
       }
       try {
         // lines still waiting for their match keys
@@ -455,7 +451,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
       const rowsFailed = summary.rowsFailed + extraFailed;
       const rowsIngested = summary.rowsIngested - extraFailed;
       const overQuota = await lineQuotaProblem(trx, tenantId, rowsIngested, fileId); // plan limit: the file fails, its lines roll back
-      if (overQuota) throw new FileProblem(overQuota);
+      if (overQuota) throw new StepFailure('over_quota', overQuota);
       let totals = summary.totals;
       if (extraFailed) {
         // Lines refused here are not in the table: total what was stored.
@@ -483,8 +479,7 @@ async function loadLines(svc: AppServices, tenantId: number, row: Record<string,
         ...(forced && !nothing ? { duplicate_of: null } : {}),
       };
       if (forced && !nothing) await replaceEarlierCopies(trx, tenantId, fileId, row.sha256);
-      if (nothing) await announce(trx, tenantId, fileId, 'failed', { error: patch.error_message });
-      await commit(trx, nothing ? { advance: false, status: 'failed', patch } : { advance: true, patch });
+      await commit(trx, nothing ? { failed: new StepFailure('no_lines', patch.error_message!, patch) } : { advance: true, patch });
       ingested = { rowsRead: summary.rowsRead, rowsIngested, rowsFailed, matchedInFlight: matcher?.stats ?? null, timings: { parseMatchAndCopy: tRead - started, finish: Date.now() - tRead } };
     });
     if (ingested) svc.log.info({ tenantId, fileId, ...ingested }, 'file ingested');

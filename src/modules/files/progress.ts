@@ -10,7 +10,7 @@ import type { FileStatus } from '../../pipeline/registry';
 export type ProcessingState = 'pending' | 'processing' | 'completed' | 'failed';
 
 /** Statuses where the file's lines are being read, matched and summed (the "processing" of the reference). */
-const PROCESSING: FileStatus[] = ['ingesting', 'allocating', 'aggregating'];
+const PROCESSING: FileStatus[] = ['ingesting', 'allocating'];
 
 export function processingState(status: FileStatus): ProcessingState {
   if (status === 'processed') return 'completed';
@@ -20,7 +20,7 @@ export function processingState(status: FileStatus): ProcessingState {
 
 /**
  * The whole processing's progress, 0–100, from the step's own: reading the lines is 0–89 (the
- * part of the file read), matching and allocating 90, the analytics rollups 95, done 100. A
+ * part of the file read), matching, allocating and the analytics rollups 90, done 100. A
  * failed file keeps where it stopped.
  */
 export function overallProgress(status: FileStatus, stepProgress: number | null): number {
@@ -28,7 +28,6 @@ export function overallProgress(status: FileStatus, stepProgress: number | null)
   switch (status) {
     case 'ingesting': return Math.min(89, Math.floor((p * 90) / 100));
     case 'allocating': return 90;
-    case 'aggregating': return 95;
     case 'processed': return 100;
     case 'failed': return Math.min(99, Math.floor((p * 90) / 100));
     default: return 0;

@@ -11,11 +11,12 @@ import type { Trx } from '../../db';
 import type { AppServices } from '../../services';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../lib/errors';
 import {
-  adoptSignedUpload, assertUploadUnused, createUploadUrl, deleteFileEverywhere, FILE_SORT, getFile, isOwnWorkspace, listFiles, optionsFrom,
-  makeTheFile, registeredFile, registerStored, reprocessFile, rerunDecompress, resendPending, storageKey, store, uploadMessage,
+  deleteFileEverywhere, FILE_SORT, getFile, isOwnWorkspace, listFiles, optionsFrom,
+  makeTheFile, registerStored, reprocessFile, rerunDecompress, resendPending, storageKey, store, uploadMessage,
 } from './service';
+import { adoptSignedUpload, assertUploadUnused, createUploadUrl, registeredFile } from './signed-upload';
 import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from '../../http/upload';
-import { assertStorageRoom, storageRoom } from '../../http/quota';
+import { assertStorageRoom, storageRoom } from '../../domain/quota';
 import { streamErrors, streamFileEvents, visibleFile } from './streams';
 import { fileSources } from '../sources/service';
 import { confirmSession, DetectionAnswer, detectionSession, dropUploadIntent, ProcessingAnswer, processingJob, recordUploadIntent, SessionAnswer, uploadIntent } from './reference-flow';

@@ -6,15 +6,15 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AppServices } from '../../services';
 import { withTenant, type Trx } from '../../db';
-import { isDirectUploadStore, objectStore } from '../../lib/storage';
+import { objectStore } from '../../lib/storage';
 import { NotFoundError, ValidationError } from '../../lib/errors';
-import { clock } from '../../lib/clock';
 import { orderSql, resolveSort, sortColumns } from '../../http/list-sort';
 import { FIRST_STEP, IN_FLIGHT_STATUSES, PIPELINE, TERMINAL_STATUSES as SETTLED_TERMINAL, stepFor, type FileStatus, type StepName } from '../../pipeline/registry';
 import { sendToStep, startPipeline } from '../../pipeline/run-step';
 import { FILE_DELETE_HOOKS } from './hooks';
 import { findPattern } from '../sources/service';
 import { rememberConfirmation } from '../sources/remembered';
+import type { FileRow } from '../../repositories/files';
 
 export interface UploadOptions {
   autoProcessIfConfident: boolean;
@@ -157,7 +157,10 @@ const FILE_COLUMNS = [
   'source_pattern_id', 'pattern_version', 'source_key', 'source_name', 'confidence', 'detection', 'sale_period_start',
   'sale_period_end', 'accounting_period', 'rows_read', 'rows_ingested', 'rows_failed', 'rows_skipped', 'totals',
   'control_totals', 'reconciles', 'error_message', 'missing_rates', 'options', 'uploaded_by', 'attempts', 'processed_at', 'created_at', 'updated_at',
-];
+] as const satisfies readonly (keyof FileRow)[];
+
+/** The columns of a file every answer about it shows. */
+export type PublicFileRow = Pick<FileRow, (typeof FILE_COLUMNS)[number]>;
 
 function isoDate(d: unknown): string | null {
   if (!d) return null;
@@ -165,7 +168,7 @@ function isoDate(d: unknown): string | null {
   return String(d).slice(0, 10);
 }
 
-export function publicFile(r: Record<string, any>) {
+export function publicFile(r: PublicFileRow) {
   return {
     id: r.id,
     parentId: r.parent_id,
@@ -199,8 +202,8 @@ export function publicFile(r: Record<string, any>) {
   };
 }
 
-export async function getFileRow(trx: Trx | Knex, id: string): Promise<Record<string, any>> {
-  const r = await trx('files').where({ id }).first(FILE_COLUMNS);
+export async function getFileRow(trx: Trx | Knex, id: string): Promise<PublicFileRow> {
+  const r: PublicFileRow | undefined = await trx('files').where({ id }).first(FILE_COLUMNS);
   if (!r) throw new NotFoundError('File');
   return r;
 }
@@ -440,19 +443,6 @@ export async function reprocessFile(svc: AppServices, trx: Trx, tenantId: number
 
 // ------------------------------------------------------------------------------------ intake
 
-/** POST /file/upload-url: Rondo's own signed PUT URL on the local store, a presigned S3 PUT on S3. */
-export async function createUploadUrl(svc: AppServices, tenantId: number, by: string | null) {
-  const fileId = crypto.randomUUID();
-  const key = storageKey(tenantId, fileId);
-  const ttl = svc.cfg.uploadUrlTtlSeconds;
-  const expiresAt = new Date((clock.nowSeconds() + ttl) * 1000).toISOString();
-  const s = store(svc);
-  const uploadUrl = isDirectUploadStore(s)
-    ? await s.presignPut(uploadKey(tenantId, fileId), ttl)
-    : `${svc.cfg.publicUrl}/file/upload/${await svc.signer.signPurpose('upload', String(tenantId), ttl, { key, fid: fileId, by })}`;
-  return { uploadUrl, method: 'PUT', fileId, key, expiresAt };
-}
-
 /**
  * Registers an object already stored (a multipart upload or a signed-URL PUT) in its own
  * transaction and answers the file; a failed registration removes the object when `dropOnFailure`.
@@ -467,35 +457,6 @@ export async function registerStored(svc: AppServices, tenantId: number, f: NewF
     if (dropOnFailure) await store(svc).delete(f.storageKey);
     throw err;
   }
-}
-
-/** The file registered under `fileId` (a signed upload registered before), or null. */
-export async function registeredFile(svc: AppServices, tenantId: number, fileId: string) {
-  return withTenant(svc.db.app, tenantId, async (trx) => ((await trx('files').where({ id: fileId }).first('id')) ? getFile(trx, fileId) : null));
-}
-
-/** A signed upload URL is for one upload: refused once its file id is registered. */
-export async function assertUploadUnused(svc: AppServices, tenantId: number, fileId: string): Promise<void> {
-  if (await withTenant(svc.db.app, tenantId, (trx) => trx('files').where({ id: fileId }).first('id'))) {
-    throw new ValidationError('This upload URL was already used', [], 'UPLOAD_URL_USED');
-  }
-}
-
-/**
- * What was PUT to a signed upload URL, at the file's storage key: on S3 the presigned upload is
- * adopted (read once for its sha256, outside any transaction); on the local store it is already there.
- */
-export async function adoptSignedUpload(svc: AppServices, tenantId: number, fileId: string, maxBytes: number): Promise<{ key: string; size: number; sha256: string }> {
-  const key = storageKey(tenantId, fileId);
-  const s = store(svc);
-  let st: { size: number; sha256: string | null } | null = isDirectUploadStore(s) ? await s.adopt(uploadKey(tenantId, fileId), key, maxBytes) : null;
-  st ??= await s.stat(key); // the local store; or an S3 upload adopted by an earlier call whose registration failed
-  if (!st || !st.sha256) throw new ValidationError('Nothing was uploaded to this URL yet', [], 'UPLOAD_MISSING');
-  if (st.size > maxBytes) {
-    await s.delete(key);
-    throw new ValidationError(`The file is larger than ${maxBytes} bytes`, [], 'FILE_TOO_LARGE');
-  }
-  return { key, size: st.size, sha256: st.sha256 };
 }
 
 /** The `{tenant}` path segment names this workspace (its id or uuid). */

@@ -5,11 +5,11 @@
 import type { Writable } from 'node:stream';
 import type { AppServices } from '../../services';
 import { withTenant } from '../../db';
-import { getFileRow, publicFile, TERMINAL_STATUSES } from './service';
-import { csvCell } from '../../http/export';
+import { getFileRow, publicFile, TERMINAL_STATUSES, type PublicFileRow } from './service';
+import { csvCell } from '../../domain/csv';
 
 /** The file exists in the workspace (404 otherwise); its row. */
-export async function visibleFile(svc: AppServices, tenantId: number, id: string): Promise<Record<string, any>> {
+export async function visibleFile(svc: AppServices, tenantId: number, id: string): Promise<PublicFileRow> {
   return withTenant(svc.db.app, tenantId, (trx) => getFileRow(trx, id));
 }
 

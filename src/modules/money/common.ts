@@ -5,10 +5,11 @@
 import Decimal from 'decimal.js';
 import { CurrencyCode, Money, MonthIn } from '../../http/schema';
 import { isIso4217 } from '../../http/limits';
-import { seesWorkspace } from '../../http/route';
+import { seesWorkspace } from '../../domain/roles';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { AuthContext } from '../auth/tokens';
 import type { Trx } from '../../db';
+import { memberIdsAmong } from '../../repositories/members';
 
 export { Decimal };
 
@@ -68,8 +69,7 @@ export function isUuid(s: unknown): s is string {
 export async function existingMembers(trx: Trx, ids: string[]): Promise<Set<string>> {
   const valid = [...new Set(ids.filter(isUuid))];
   if (!valid.length) return new Set();
-  const rows = await trx('tenant_users').whereIn('id', valid).select('id');
-  return new Set(rows.map((r) => r.id as string));
+  return new Set(await memberIdsAmong(trx, valid));
 }
 
 export async function assertMember(trx: Trx, id: string, what = 'User'): Promise<void> {

@@ -17,7 +17,8 @@
  * row's month; a missing rate fails the file naming it, as its lines do.
  */
 import type { Trx } from '../../db';
-import { AllocationFailed } from '../../lib/errors';
+import { StepFailure } from '../../pipeline/run-step';
+import { firstOwnerId, memberIdsAmong } from '../../repositories/members';
 import { clock } from '../../lib/clock';
 import { baseCurrency, dateOnly, dec, toBase, type Decimal } from './common';
 import { reconcileRecoupment } from './ledger';
@@ -100,7 +101,11 @@ export async function syncFileExpenses(trx: Trx, fileId: string): Promise<void> 
     }
     if (missing.size) {
       const list = [...missing.values()];
-      throw new AllocationFailed(`No exchange rate for the statement's expense rows: ${list.map((m) => `${m.currency} ${m.month}`).join(', ')}`, list);
+      throw new StepFailure(
+        'missing_rates',
+        `No exchange rate for the statement's expense rows: ${list.map((m) => `${m.currency} ${m.month}`).join(', ')}`,
+        { missing_rates: JSON.stringify(list) }, // the currency-months to add a rate for, kept on the file
+      );
     }
   }
 
@@ -130,10 +135,10 @@ export async function syncFileExpenses(trx: Trx, fileId: string): Promise<void> 
 /** The member a label's own statement costs are recorded for: the uploader when still a member, else the first owner. */
 async function labelMember(trx: Trx, uploadedBy: string | null): Promise<string> {
   if (uploadedBy) {
-    const m = await trx('tenant_users').where({ id: uploadedBy }).first('id');
-    if (m) return m.id;
+    const [m] = await memberIdsAmong(trx, [uploadedBy]);
+    if (m) return m;
   }
-  const owner = await trx('tenant_users').whereIn('role', ['owner', 'admin']).orderByRaw(`role = 'owner' DESC`).orderBy('created_at').first('id');
-  if (!owner) throw new AllocationFailed('The statement has expense rows but the workspace has no owner to record them for');
-  return owner.id;
+  const owner = await firstOwnerId(trx);
+  if (!owner) throw new StepFailure('refused', 'The statement has expense rows but the workspace has no owner to record them for');
+  return owner;
 }

@@ -25,6 +25,7 @@ import { hashJoins, type Knex, type Trx } from "../../db";
 import { clock } from '../../lib/clock';
 import { baseCurrency } from './common';
 import { apportionSql, minorDigits } from './rounding';
+import { visibleFileRow } from '../../repositories/files';
 
 /** Minor-unit digits of the workspace's base currency (USD 2, JPY 0): every ledger amount has at most these. */
 export async function ledgerDigits(trx: Trx): Promise<number> {
@@ -176,11 +177,11 @@ export async function postRoyaltiesForFile(trx: Trx, fileId: string): Promise<{ 
   await lockLedger(trx, 'shared');
   await lockKey(trx, 'file', [fileId]);
   // A file with its accounting period set (allocated) is summed from its lines (FILES_EXACT).
-  const { rows: period } = await trx.raw(`SELECT 1 FROM files WHERE id = ? AND accounting_period IS NOT NULL`, [fileId]);
+  const allocated = (await visibleFileRow(trx, fileId, ['accounting_period']))?.accounting_period != null;
   // The file's lines are freshly written (stale statistics): grouped and joined by hashing,
   // whatever the planner estimates (a misestimated nested loop or sort took minutes at 1M lines).
   const digits = await ledgerDigits(trx);
-  const royalty = await hashJoins(trx, () => postDiffPayees(trx, royaltySpec([fileId], digits, period.length > 0)), { hashAggregates: true });
+  const royalty = await hashJoins(trx, () => postDiffPayees(trx, royaltySpec([fileId], digits, allocated)), { hashAggregates: true });
   // Only payees with recoupable expenses can have their recoupment changed by new earnings.
   const rows = await trx.raw(
     `SELECT DISTINCT x.tenant_user_id FROM expenses x

@@ -23,6 +23,7 @@ import { lockLedger, lockPayees, reconcilePayments } from './ledger';
 import { minorDigits } from './rounding';
 import { notify } from '../notifications/service';
 import { emitEvent } from '../webhooks/events';
+import { memberPeople } from '../../repositories/members';
 
 export interface PaymentInput {
   firstName?: string | null;
@@ -114,7 +115,7 @@ export function toPaymentView(r: Record<string, unknown>, base: string) {
 }
 
 async function namesOf(trx: Trx, ids: string[]): Promise<Map<string, { first: string | null; last: string | null }>> {
-  const rows = await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereIn('tu.id', ids).select('tu.id', 'u.first_name', 'u.last_name');
+  const rows = await memberPeople(trx, ids);
   return new Map(rows.map((r) => [r.id as string, { first: r.first_name, last: r.last_name }]));
 }
 

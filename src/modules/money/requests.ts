@@ -24,6 +24,7 @@ import { emitEvent } from '../webhooks/events';
 import { minorDigits } from './processor-client';
 import { paymentReference, processorReady, sendPayment } from './processor';
 import { getPayment } from './payments';
+import { memberPeople } from '../../repositories/members';
 
 export function toRequestView(r: Record<string, unknown>) {
   return {
@@ -186,7 +187,7 @@ export async function approveRequest(svc: AppServices, auth: AuthContext, tenant
     const send = await processorReady(trx, svc);
     const ws = await trx('tenants').whereRaw('id = app_tenant_id()').first('uuid');
     const paymentId = crypto.randomUUID();
-    const who = await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').where('tu.id', cur.tenant_user_id).first('u.first_name', 'u.last_name');
+    const [who] = await memberPeople(trx, [cur.tenant_user_id]);
     const base = String(cur.currency).trim();
     const now = clock.now();
     await trx('payments').insert({

@@ -23,7 +23,8 @@ import { dec, Decimal, money } from './common';
 import { EARNINGS_PERIOD, RECOVERY_KIND } from './ledger';
 import { apportion } from './rounding';
 import { periodSpanOf } from '../settings/periods';
-import { csvQuotes, neutralise, type ExportTable } from '../../http/export';
+import { type ExportTable } from '../../http/export';
+import { csvQuotes, neutralise } from '../../domain/csv';
 
 export interface PeriodSpan { start: string; end: string; label: string }
 

@@ -20,7 +20,7 @@
  */
 import Papa from 'papaparse';
 import type { Trx } from '../../db';
-import { neutralise } from '../../http/export';
+import { neutralise } from '../../domain/csv';
 import { figuresTitle, payeeAddress, type Figures, type PayeeDetails } from './statement-build';
 import { PAYEE_LINE_FROM_TOP } from './statement-pdf';
 

@@ -21,6 +21,7 @@ import { baseCurrency, dec, Decimal, existingMembers } from './common';
 import { ledgerDigits, lockLedger } from './ledger';
 import { buildFigures, contentHash, figuresCsv, figuresPdf, parsePeriod, payeeAddress, type Figures, type PayeeDetails, type PeriodSpan, type StatementState } from './statement-build';
 import { payeeById, recordStatementPayee, withPayeeDetails } from './statement-payee';
+import { memberPeople } from '../../repositories/members';
 
 async function lockStatements(trx: Trx): Promise<void> {
   await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended('rondo.statements:' || app_tenant_id(), 0))`);
@@ -43,7 +44,7 @@ async function issuedBefore(trx: Trx, payee: string, start: string) {
  * bodies, which name the payee by id (statement-payee.ts).
  */
 export async function payeeDetails(trx: Trx, ids: string[]): Promise<Map<string, PayeeDetails>> {
-  const rows = ids.length ? await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').whereIn('tu.id', ids).select('tu.id', 'u.email', 'u.first_name', 'u.last_name') : [];
+  const rows = await memberPeople(trx, ids);
   return new Map(
     rows.map((w) => {
       const name = [w.first_name, w.last_name].filter(Boolean).join(' ');

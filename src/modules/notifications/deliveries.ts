@@ -19,6 +19,7 @@ import { JOB_OPTIONS } from '../../pipeline/registry';
 import { sendMail } from '../email/service';
 import { TEMPLATES, templateForNotification, type TemplateData } from '../email/templates';
 import { channelAllowed, EXTERNAL_CHANNELS, type ExternalChannel } from './preferences';
+import { activeMemberIds, memberPeople } from '../../repositories/members';
 
 /** Seconds between two dispatcher sweeps. */
 export const DISPATCH_SECONDS = 2;
@@ -28,7 +29,7 @@ const FINAL = ['sent', 'failed', 'skipped'];
 
 /** Called by notify(): a pending delivery per recipient (the member, else every active member) and allowed channel. */
 export async function planDeliveries(trx: Trx, tenantId: number, notificationId: string, to: string | null, type: string): Promise<void> {
-  const recipients = to ? [to] : (await trx('tenant_users').where({ tenant_id: tenantId, status: 'active' }).select('id')).map((r: { id: string }) => r.id);
+  const recipients = to ? [to] : await activeMemberIds(trx, tenantId);
   if (!recipients.length) return;
   const prefs = new Map((await trx('notification_preferences').whereIn('tenant_user_id', recipients).select('tenant_user_id', 'channels', 'types')).map((p) => [p.tenant_user_id as string, p]));
   const rows = recipients.flatMap((u) =>
@@ -130,7 +131,7 @@ export function notificationData(n: Record<string, any>, publicUrl: string): Tem
 
 async function viaEmail(svc: AppServices, tenantId: number, d: Record<string, any>, n: Record<string, any>): Promise<Outcome> {
   return withTenant(svc.db.app, tenantId, async (trx) => {
-    const who = await trx('tenant_users as tu').join('users as u', 'u.id', 'tu.user_id').where('tu.id', d.tenant_user_id).first('u.email', 'u.first_name', 'u.last_name');
+    const [who] = await memberPeople(trx, [d.tenant_user_id]);
     if (!who?.email) return { ok: false, error: 'the member has no e-mail address', skip: true };
     const name = [who.first_name, who.last_name].filter(Boolean).join(' ') || null;
     await sendMail(svc, trx, tenantId, templateForNotification(n.type), { email: who.email, name }, notificationData(n, svc.cfg.publicUrl));

@@ -12,6 +12,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors
 import { deliveriesOf, planDeliveries } from './deliveries';
 import { DEFAULT_CHANNELS } from './preferences';
 import { rowView } from '../../lib/row-view';
+import { activeAdmins } from '../../repositories/members';
 
 /** The member a notification route acts for: API workspace keys have none. */
 export function memberOf(tuid: string | null): string {
@@ -64,8 +65,7 @@ export async function notifyEach(trx: Trx, to: string[], n: Omit<NewNotification
 
 /** Active admins and owners of the workspace (who hears about workspace matters). */
 export async function adminsOf(trx: Trx, tenantId: number): Promise<string[]> {
-  const rows = await trx('tenant_users').where({ tenant_id: tenantId, status: 'active' }).whereIn('role', ['admin', 'owner']).orderBy('id').select('id');
-  return rows.map((r: { id: string }) => r.id);
+  return (await activeAdmins(trx, tenantId)).map((r) => r.id);
 }
 
 /** The member's notifications: addressed to them or to everyone, not expired. */

@@ -15,6 +15,7 @@ import { saveIntegrationRow } from '../../lib/integration-row';
 import { iso } from '../money/common';
 import { FxPartnerClient } from './fx-client';
 import { tx, viaPartner } from './common';
+import { memberIdsAmong } from '../../repositories/members';
 
 export const FX_PAYOUT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
 
@@ -165,7 +166,7 @@ export async function linkBeneficiary(svc: AppServices, tenantId: number, benefi
   const client = await fxClient(svc, tenantId);
   await viaPartner('Beneficiary', () => client.beneficiary(beneficiaryId));
   return tx(svc, tenantId, async (trx) => {
-    if (!(await trx('tenant_users').where({ id: userId }).first('id'))) throw new NotFoundError('User');
+    if (!(await memberIdsAmong(trx, [userId])).length) throw new NotFoundError('User');
     await trx.raw(
       `INSERT INTO fx_beneficiary_links (tenant_id, beneficiary_id, tenant_user_id, created_at) VALUES (app_tenant_id(), ?, ?, ?)
        ON CONFLICT (tenant_id, beneficiary_id) DO UPDATE SET tenant_user_id = EXCLUDED.tenant_user_id, created_at = EXCLUDED.created_at`,

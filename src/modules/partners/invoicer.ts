@@ -21,6 +21,7 @@ import { createRevenue } from '../money/revenues';
 import { InvoicerClient, type PartnerInvoice, type TokenSet } from './invoicer-client';
 import { PartnerApiError } from './http-client';
 import { tx, viaPartner } from './common';
+import { memberIdsAmong } from '../../repositories/members';
 
 const STATE_TTL_MS = 10 * 60 * 1000;
 /** Refresh this long before the partner's expiry. */
@@ -164,7 +165,7 @@ const MAX_PAGES = 200;
 export async function syncInvoices(svc: AppServices, tenantId: number, auth: AuthContext, userId: string | undefined) {
   const payee = userId ?? auth.tenantUserId;
   if (!payee) throw new ValidationError('Invalid request', ['body must have property "userId"']);
-  if (!(await tx(svc, tenantId, (trx) => trx('tenant_users').where({ id: payee }).first('id')))) throw new NotFoundError('User');
+  if (!(await tx(svc, tenantId, (trx) => memberIdsAmong(trx, [payee]))).length) throw new NotFoundError('User');
   const all: PartnerInvoice[] = [];
   for (let page = 1; page <= MAX_PAGES; page++) {
     const r = await withToken(svc, tenantId, 'Invoices', (c, t) => c.invoices(t, page, 100));

@@ -11,6 +11,7 @@ import { sha256 } from '../../lib/crypto';
 import { ConflictError, NotFoundError } from '../../lib/errors';
 import { writeAudit, type Actor } from './audit';
 import { COPIES, ERASURE_MAP, type Anonymous, type Ref, type TableRule } from './erasure-map';
+import { membershipIdsOfUser } from '../../repositories/members';
 
 interface Subject {
   userId: string;
@@ -55,7 +56,7 @@ async function subjectOf(db: Knex, userId: string, lock = false): Promise<Subjec
   const q = db('users').where({ id: userId });
   const u = await (lock ? q.forUpdate() : q).first('id', 'email', 'first_name', 'last_name');
   if (!u) throw new NotFoundError('User', 'USER_NOT_FOUND');
-  const tus = await db('tenant_users').where({ user_id: userId }).pluck('id');
+  const tus = await membershipIdsOfUser(db, userId);
   const fullName = u.first_name?.trim() && u.last_name?.trim() ? `${u.first_name.trim()} ${u.last_name.trim()}` : null;
   return { userId, email: u.email, fullName, tenantUserIds: tus, apiKeyIds: [] };
 }

@@ -4,7 +4,7 @@ import type { AppServices } from '../../services';
 import { registerGodminRoutes } from './godmin-routes';
 import { registerPlatformRoutes } from './routes';
 
-export { requiresFeature, FEATURES, type FeatureName } from '../../http/features';
+export { requiresFeature, FEATURES, type FeatureName } from '../../domain/features';
 
 export function registerPlatformArea(router: Router, svc: AppServices): void {
   registerPlatformRoutes(router, svc);

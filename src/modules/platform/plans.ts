@@ -6,9 +6,10 @@ import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import type { Trx } from '../../db';
-import { billingEnabled, effectivePlanSql, UNLIMITED_PLAN } from '../../http/features';
-import { membersUsed, planLimit, storageUsed } from '../../http/quota';
+import { billingEnabled, effectivePlanSql, UNLIMITED_PLAN } from '../../domain/features';
+import { membersUsed, planLimit, storageUsed } from '../../domain/quota';
 import { emitEvent } from '../webhooks/events';
+import { linesIngestedSince } from '../../repositories/files';
 
 export interface PlanLimits {
   statementLinesPerMonth: number | null;
@@ -42,10 +43,7 @@ export function currentPeriod(now = clock.now()): { start: string; end: string }
 /** Statement lines ingested this period (files of other periods and this file itself left out). */
 async function linesThisPeriod(trx: Knex, tenantId: number, exceptFileId?: string): Promise<number> {
   const { start } = currentPeriod();
-  const q = trx('files').where({ tenant_id: tenantId }).where('processed_at', '>=', start).whereNotNull('rows_ingested');
-  if (exceptFileId) q.whereNot('id', exceptFileId);
-  const [{ n }] = await q.select(trx.raw('coalesce(sum(rows_ingested), 0)::bigint::text AS n'));
-  return Number(n);
+  return linesIngestedSince(trx, tenantId, start, exceptFileId);
 }
 
 /** The tenant's subscription: plan, state, period, and usage against each limit. Works on a tenant trx or the owner pool. */

@@ -9,7 +9,7 @@ import Papa from 'papaparse';
 import { getStatement, type StatementView } from './statements';
 import type { Trx } from '../../db';
 import type { ObjectStore } from '../../lib/object-store';
-import { csvQuotes } from '../../http/export';
+import { csvQuotes } from '../../domain/csv';
 
 export function statementCsv(s: StatementView): string {
   const rows: (string | number)[][] = [['section', 'work', 'iswc', 'right', 'source', 'lines', 'exact', 'amount', 'currency']];

@@ -14,6 +14,7 @@ import { formatIswc, normaliseIswc } from './identifiers';
 import { DEFAULT_SPLITS, partyShares, shareProblems, type Split } from './shares';
 import { likeOf, pageOf } from './paging';
 import { WORK_SORT } from './sorts';
+import { existingIds } from '../../repositories/catalogue';
 
 type Num = string | number;
 export interface WorkInput {
@@ -270,7 +271,7 @@ async function bulkRemove(trx: Trx, _auth: AuthContext, ids: string[]) {
 
 /** The works a recording is linked to; 404 when the recording is absent (or another workspace's). */
 export async function assetWorks(trx: Trx, assetId: string) {
-  if (!(await trx('assets').where({ id: assetId }).first('id'))) throw new NotFoundError('Asset');
+  if (!(await existingIds(trx, 'assets', [assetId])).length) throw new NotFoundError('Asset');
   const ids = (await trx('work_recordings as r').join('works as w', 'w.id', 'r.work_id').where('r.asset_id', assetId).orderBy('w.title').select('w.id')).map((r: { id: string }) => r.id);
   return workViews(trx, ids);
 }

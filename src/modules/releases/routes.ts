@@ -16,7 +16,7 @@ import * as R from './service';
 import { assertOwnItemOfPath } from '../catalogue/common';
 import * as M from './media-service';
 import { isMultipart, receiveMultipart, receiveRaw, UPLOAD_LIMITS, type UploadSource } from '../../http/upload';
-import { storageRoom } from '../../http/quota';
+import { storageRoom } from '../../domain/quota';
 
 const Str = (max = 500) => Type.String({ maxLength: max });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);

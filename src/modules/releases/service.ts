@@ -17,12 +17,13 @@ import { clock } from '../../lib/clock';
 import { dateOnly, iso, pageList, type ListQuery } from '../catalogue/common';
 import { normaliseIsrc, parseUpc } from '../catalogue/identifiers';
 import type { AuthContext } from '../../lib/identity';
-import { ownOnly, rankOf, ROLE_RANK } from '../../http/route';
+import { ownOnly, rankOf, ROLE_RANK } from '../../domain/roles';
 import type { Knex } from 'knex';
 import { fillNewRelease } from '../defaultsettings/fill';
 import { notify as notifyMember } from '../notifications/service';
 import { emitEvent } from '../webhooks/events';
 import { trackMediaView } from './media';
+import { existingIds } from '../../repositories/catalogue';
 
 export const RELEASE_STATUSES = ['draft', 'submitted', 'in_review', 'approved', 'rejected'] as const;
 export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
@@ -138,8 +139,8 @@ function releaseRow(p: Partial<ReleaseInput>): Record<string, unknown> {
 }
 
 async function checkRefs(trx: Trx, p: Partial<ReleaseInput>) {
-  if (p.artist && !(await trx('artists').where({ id: p.artist }).first('id'))) throw new ValidationError('Unknown artist', [`artist ${p.artist} does not exist`], 'UNKNOWN_ARTIST');
-  if (p.product && !(await trx('products').where({ id: p.product }).first('id'))) throw new ValidationError('Unknown product', [`product ${p.product} does not exist`], 'UNKNOWN_PRODUCT');
+  if (p.artist && !(await existingIds(trx, 'artists', [p.artist])).length) throw new ValidationError('Unknown artist', [`artist ${p.artist} does not exist`], 'UNKNOWN_ARTIST');
+  if (p.product && !(await existingIds(trx, 'products', [p.product])).length) throw new ValidationError('Unknown product', [`product ${p.product} does not exist`], 'UNKNOWN_PRODUCT');
 }
 
 async function notify(trx: Trx, tenantId: number, auth: AuthContext, n: { type: string; title: string; content: string; resourceType: string; resourceId: string; actionUrl: string; metadata: Record<string, unknown> }) {
@@ -214,7 +215,7 @@ export async function updateTrack(trx: Trx, releaseId: string, trackId: string, 
     if (t.isrc && !upd.isrc) throw new ValidationError('Invalid ISRC', [`ISRC "${t.isrc}" is not of the form CC-XXX-YY-NNNNN`], 'INVALID_ISRC');
   }
   if (t.asset !== undefined) {
-    if (t.asset && !(await trx('assets').where({ id: t.asset }).first('id'))) throw new ValidationError('Unknown asset', [`asset ${t.asset} does not exist`], 'UNKNOWN_ASSET');
+    if (t.asset && !(await existingIds(trx, 'assets', [t.asset])).length) throw new ValidationError('Unknown asset', [`asset ${t.asset} does not exist`], 'UNKNOWN_ASSET');
     upd.asset_id = t.asset;
   }
   const [tr] = await trx('tracks').where({ id: trackId }).update(upd).returning('*');

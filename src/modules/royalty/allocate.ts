@@ -8,7 +8,7 @@
  *      `fx_rate` (1 unit of currency = fx_rate base units) are set. Rate order: 1 for the
  *      base currency; the statement's own rate when it converts to the base currency
  *      (gross_currency = base: base_amount = net / exchange_rate); else the workspace's
- *      monthly rate for the line's sale month. No rate → AllocationFailed naming the
+ *      monthly rate for the line's sale month. No rate → a StepFailure (`missing_rates`) naming the
  *      currency and month: the file fails, nothing is guessed;
  *   4. one UPDATE writes match + currency onto the lines;
  *   5. the file's accounting period: the cadence period containing its reporting month
@@ -30,12 +30,10 @@ import { clock } from '../../lib/clock';
 import { getSettings } from '../settings/service';
 import { accountingPeriodSql } from '../settings/periods';
 import { applyDspRules, resolveMatchKeys, suggestMatches, MATCH_STATUS_SQL, type Scope } from './match';
+import { fileExpression, fileRow, markAllocated, setAccountingPeriodTo } from '../../repositories/files';
+import { StepFailure } from '../../pipeline/run-step';
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
-
-/** An expected failure: the file is marked failed with this message (no retry). Post-allocation hooks throw it too. */
-import { AllocationFailed } from '../../lib/errors';
-export { AllocationFailed };
 
 /** Join of royalty_lines `l` to rm_keys `k` (nullable text keys compared through ''). */
 export const KEY_JOIN = `coalesce(l.isrc, '') = k.isrc AND coalesce(l.upc, '') = k.upc AND coalesce(l.track_title, '') = k.track_title
@@ -264,12 +262,7 @@ export async function setWorkMem(trx: Trx, size: string): Promise<void> {
 
 /** The first day of the month a file's lines without a sale month are converted at. */
 async function fallbackMonth(trx: Trx, tenantId: number, fileId: string): Promise<string> {
-  const { rows } = await trx.raw(
-    `SELECT to_char(date_trunc('month', coalesce(f.sale_period_start, f.sale_period_end, f.created_at::date)), 'YYYY-MM-DD') AS m
-       FROM files f WHERE f.tenant_id = ? AND f.id = ?`,
-    [tenantId, fileId],
-  );
-  return rows[0].m;
+  return fileExpression(trx, tenantId, fileId, `to_char(date_trunc('month', coalesce(f.sale_period_start, f.sale_period_end, f.created_at::date)), 'YYYY-MM-DD')`);
 }
 
 /** A line's match key (6 columns, '' for NULL) and currency key, as grouped in al_src. */
@@ -360,8 +353,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   lap('keys');
   // Publishing income (society statements) names works, not recordings: it creates no catalogue
   // rows and gets no recording suggestions; it is matched to works and shared at the end.
-  const { rows: inc } = await trx.raw(`SELECT income FROM files WHERE tenant_id = ? AND id = ?`, [tenantId, fileId]);
-  const publishing = inc[0]?.income === 'publishing';
+  const publishing = (await fileRow(trx, tenantId, fileId, ['income']))?.income === 'publishing';
   await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue && !publishing, keysFrom: KEYS_FROM_SOURCE });
   lap('match');
 
@@ -371,20 +363,16 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   if (missing.length) {
     const rates = missing.map((r) => ({ currency: r.currency.trim(), month: r.month }));
     const list = rates.map((r) => `${r.currency} ${r.month}`).join(', ');
-    throw new AllocationFailed(
+    throw new StepFailure(
+      'missing_rates',
       `No exchange rate to ${base} for ${list}: add the monthly rate of each to the workspace's exchange rates, then run the file again`,
-      rates,
+      { missing_rates: JSON.stringify(rates) }, // the currency-months to add a rate for, kept on the file
     );
   }
 
   // A file allocated before (a forced re-run): its lines' decisions and amounts, for history.
   // (files.allocated_at: the lines' share sets may also be the ingest's in-flight decision.)
-  const { rows: prevRows } = await trx.raw(
-    `UPDATE files f SET allocated_at = ? FROM (SELECT allocated_at FROM files WHERE tenant_id = ? AND id = ?) o
-      WHERE f.tenant_id = ? AND f.id = ? RETURNING o.allocated_at IS NOT NULL AS p`,
-    [now, tenantId, fileId, tenantId, fileId],
-  );
-  const previouslyAllocated: boolean = prevRows[0]?.p === true;
+  const previouslyAllocated = await markAllocated(trx, tenantId, fileId, now);
   if (previouslyAllocated) {
     await trx.raw(`DROP TABLE IF EXISTS al_prev`);
     await trx.raw(
@@ -486,10 +474,5 @@ export async function setAccountingPeriod(trx: Trx, tenantId: number, fileId: st
       f.sale_period_end,
       (SELECT max(l.sale_month) FROM royalty_lines l WHERE l.tenant_id = f.tenant_id AND l.file_id = f.id),
       f.created_at::date)`;
-  const { rows } = await trx.raw(
-    `UPDATE files f SET accounting_period = ${accountingPeriodSql(reporting, '?')}
-      WHERE f.tenant_id = ? AND f.id = ? RETURNING to_char(f.accounting_period, 'YYYY-MM-DD') AS ap`,
-    [cadence, cadence, tenantId, fileId],
-  );
-  return rows[0].ap;
+  return setAccountingPeriodTo(trx, tenantId, fileId, accountingPeriodSql(reporting, '?'), [cadence, cadence]);
 }

@@ -16,6 +16,7 @@ import { getSettings } from '../settings/service';
 import { allocateFile, setAccountingPeriod, setWorkMem, BATCH_WORK_MEM, type FileAllocationResult } from './allocate';
 import { resolveMatchKeys, suggestMatches } from './match';
 import { IN_FLIGHT_STATUSES } from '../../pipeline/registry';
+import { updateFile } from '../../repositories/files';
 
 /** The ingest's counts (files.decided_in_flight). */
 interface InFlight {
@@ -34,7 +35,7 @@ interface InFlight {
 export async function allocateFileOnce(trx: Trx, tenantId: number, fileId: string, force = false): Promise<FileAllocationResult> {
   const decided = force ? null : await allocateAsDecided(trx, tenantId, fileId);
   const res = decided ?? (await allocateFile(trx, tenantId, fileId));
-  if (!decided) await trx.raw(`UPDATE files SET allocation_path = 'checked' WHERE tenant_id = ? AND id = ?`, [tenantId, fileId]);
+  if (!decided) await updateFile(trx, tenantId, fileId, { allocation_path: 'checked', updated_at: trx.raw('updated_at') });
   await pruneChanges(trx, tenantId);
   return res;
 }
@@ -56,7 +57,7 @@ async function allocateAsDecided(trx: Trx, tenantId: number, fileId: string): Pr
   if (!rows.length) return null;
   const d = rows[0].d as InFlight;
   const settings = await getSettings(trx, tenantId);
-  await trx.raw(`UPDATE files SET allocated_at = ?, allocation_path = 'in_flight' WHERE tenant_id = ? AND id = ?`, [clock.now(), tenantId, fileId]);
+  await updateFile(trx, tenantId, fileId, { allocated_at: clock.now(), allocation_path: 'in_flight', updated_at: trx.raw('updated_at') });
   const timings: Record<string, number> = { check: Date.now() - t0 };
   let t = Date.now();
   const accountingPeriod = await setAccountingPeriod(trx, tenantId, fileId, settings.accountingCadence);

@@ -8,6 +8,7 @@ import QueryStream from 'pg-query-stream';
 import { rawConnection, type Trx } from '../../db';
 import type { ExportColumn } from '../../http/export';
 import { NotFoundError } from '../../lib/errors';
+import { visibleFileRow } from '../../repositories/files';
 
 export interface LineSelection {
   fileId?: string;
@@ -95,7 +96,7 @@ function numbered(sql: string): string {
 
 /** The file exists in this workspace (RLS), else 404; its original name. */
 export async function assertFileVisible(trx: Trx, fileId: string): Promise<{ name: string }> {
-  const f = await trx('files').where({ id: fileId }).first('original_name');
+  const f = await visibleFileRow(trx, fileId, ['original_name']);
   if (!f) throw new NotFoundError('File');
   return { name: String(f.original_name ?? fileId) };
 }

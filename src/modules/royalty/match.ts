@@ -16,6 +16,7 @@
  * title + artist), products (by UPC) and their artists are created from statement data.
  */
 import type { Trx } from '../../db';
+import { createFromMatchKeys } from '../../repositories/catalogue';
 
 export interface Scope {
   /** SQL predicate over royalty_lines aliased `l` (tenant_id is added by the caller). */
@@ -85,7 +86,7 @@ export async function resolveMatchKeys(
   await applyRules(trx, tenantId);
   await exactPasses(trx, tenantId, 'isrc', 'upc', 'title');
   if (opts.autoCreate) {
-    await autoCreate(trx, tenantId);
+    await createFromMatchKeys(trx, tenantId);
     await exactPasses(trx, tenantId, 'auto', 'auto', 'auto');
   }
   await trx.raw(
@@ -152,74 +153,6 @@ async function exactPasses(trx: Trx, tenantId: number, isrcHow: string, upcHow: 
       [tenantId, titleHow],
     );
   }
-}
-
-/** autoCreateCatalogue: artists, recordings and products the statements name but the catalogue lacks. */
-async function autoCreate(trx: Trx, tenantId: number): Promise<void> {
-  // Artists named by keys that will create something.
-  await trx.raw(
-    `INSERT INTO artists (tenant_id, name, metadata)
-     SELECT DISTINCT ON (k.artist_n) ?, k.artist, '{"createdFrom":"statement"}'::jsonb
-       FROM rm_keys k
-      WHERE k.artist_n IS NOT NULL
-        AND ((k.asset_id IS NULL AND (k.isrc_n ~ '^[A-Z]{2}[A-Z0-9]{3}[0-9]{7}$' OR k.title_n IS NOT NULL)) OR (k.product_id IS NULL AND k.upc_n <> ''))
-        AND NOT EXISTS (SELECT 1 FROM artists a WHERE a.tenant_id = ? AND rondo_norm(a.name) = k.artist_n)
-      ORDER BY k.artist_n, k.artist`,
-    [tenantId, tenantId],
-  );
-  const artistOf = `(SELECT a.id FROM artists a WHERE a.tenant_id = ? AND rondo_norm(a.name) = n.artist_n ORDER BY a.created_at, a.id LIMIT 1)`;
-  // Recordings with an ISRC.
-  await createByCode(trx, tenantId, artistOf, {
-    table: 'assets', links: 'asset_artists', link: 'asset_id', code: 'isrc', keyCode: 'isrc_n', id: 'asset_id',
-    known: `k.isrc_n ~ '^[A-Z]{2}[A-Z0-9]{3}[0-9]{7}$'`, title: `NULLIF(k.track_title, ''), k.isrc_n`, order: 'k.track_title DESC',
-  });
-  // Recordings without an ISRC: drafts, found again by title + artist.
-  await trx.raw(
-    `WITH n AS (
-       SELECT DISTINCT ON (k.title_n, k.artist_n) k.title_n, k.artist_n, k.track_title AS title, k.artist
-         FROM rm_keys k WHERE k.asset_id IS NULL AND k.isrc_n = '' AND k.title_n IS NOT NULL AND k.artist_n IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM assets x WHERE x.tenant_id = ? AND rondo_norm(x.title) = k.title_n)
-        ORDER BY k.title_n, k.artist_n, k.track_title
-     ), ins AS (
-       INSERT INTO assets (tenant_id, title, display_artist, main_artist, is_draft)
-       SELECT ?, n.title, n.artist, ARRAY[n.artist], true FROM n RETURNING id, title, display_artist
-     )
-     INSERT INTO asset_artists (tenant_id, asset_id, artist_id, position)
-     SELECT ?, ins.id, ${artistOf}, 0 FROM ins JOIN n ON n.title = ins.title AND n.artist = ins.display_artist`,
-    [tenantId, tenantId, tenantId, tenantId],
-  );
-  // Products with a UPC.
-  await createByCode(trx, tenantId, artistOf, {
-    table: 'products', links: 'product_artists', link: 'product_id', code: 'upc', keyCode: 'upc_n', id: 'product_id',
-    known: `k.upc_n <> ''`, title: `NULLIF(k.release_title, ''), NULLIF(k.track_title, ''), k.upc_n`, order: 'k.release_title DESC',
-  });
-}
-
-/**
- * Catalogue items the keys name by code (recordings by ISRC, products by UPC) and the
- * catalogue lacks: one per code (its title from the key that has one), linked to its artist
- * (`artistOf`: the artist id by the key's normalised artist name `n.artist_n`).
- */
-async function createByCode(
-  trx: Trx,
-  tenantId: number,
-  artistOf: string,
-  p: { table: string; links: string; link: string; code: string; keyCode: string; id: string; known: string; title: string; order: string },
-): Promise<void> {
-  await trx.raw(
-    `WITH n AS (
-       SELECT DISTINCT ON (k.${p.keyCode}) k.${p.keyCode} AS code, COALESCE(${p.title}) AS title, NULLIF(k.artist, '') AS artist, k.artist_n
-         FROM rm_keys k WHERE k.${p.id} IS NULL AND ${p.known}
-        ORDER BY k.${p.keyCode}, ${p.order}
-     ), ins AS (
-       INSERT INTO ${p.table} (tenant_id, title, ${p.code}, display_artist, main_artist)
-       SELECT ?, n.title, n.code, n.artist, CASE WHEN n.artist IS NULL THEN '{}'::text[] ELSE ARRAY[n.artist] END FROM n
-       ON CONFLICT DO NOTHING RETURNING id, ${p.code}
-     )
-     INSERT INTO ${p.links} (tenant_id, ${p.link}, artist_id, position)
-     SELECT ?, ins.id, ${artistOf}, 0 FROM ins JOIN n ON n.code = ins.${p.code} WHERE n.artist_n IS NOT NULL`,
-    [tenantId, tenantId, tenantId],
-  );
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The allocation end of the statement pipeline (src/pipeline/registry.ts declares the order):
- *   … ingest → royalty.allocate (status `allocating`) → royalty.aggregate (`aggregating`)
+ *   … ingest → royalty.allocate (status `allocating`: allocation, ledger and rollups)
  *   → `processed`, an in-app notification and a `royalty processing` outbound event.
  * A file whose currency has no rate fails here (`failed`, error_message names currency and
  * month). Catalogue / split / rule changes run royalty.reallocate (reallocate.ts).
@@ -8,13 +8,14 @@
 import { withTenant, type Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import type { AppServices } from '../../services';
-import { AllocationFailed, BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
+import { BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
 import { aggregateFile, analyzeGrown, filePeriodOf, removeFileRollups } from './aggregate';
 import { allocateFileOnce } from './decided';
 import { SHAPES, shapeChains } from './shapes';
 import { reallocateTenant } from './reallocate';
 import { PIPELINE, TERMINAL_STATUSES, stepFor } from '../../pipeline/registry';
-import type { CommitStep } from '../../pipeline/run-step';
+import type { CommitStep, SettledFile } from '../../pipeline/run-step';
+import { lockedFileRow, updateFile, type FileRow } from '../../repositories/files';
 import { adminsOf, notifyEach } from '../notifications/service';
 import { emitEvent } from '../webhooks/events';
 
@@ -38,66 +39,50 @@ function allocatable(status: string, force: boolean | undefined): boolean {
 
 const sum = (timings: Record<string, number>) => Object.values(timings).reduce((a, b) => a + b, 0);
 
+/**
+ * The allocation step, whole: matches what the ingest left, converts currency, writes
+ * earnings, posts the ledger and builds the file's analytics rollups, then hands the file to
+ * commit as processed with its notice's figures. A missing exchange rate is the step's
+ * StepFailure (`missing_rates`, thrown by allocate.ts); the runner marks the file failed.
+ */
 export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fileId: string; force?: boolean }, commit: CommitStep): Promise<FileAllocationResult | null> {
-  try {
-    const res = await withTenant(svc.db.app, p.tenantId, async (trx) => {
-      await lockTenant(trx, p.tenantId);
-      const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).forUpdate().first('status'); // a re-run waits for this step
-      if (!f || !allocatable(f.status, p.force)) return null; // deleted, not ingested, or allocated already: nothing to do
-      await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).update({ status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, missing_rates: null, updated_at: clock.now() });
-      const res = await allocateFileOnce(trx, p.tenantId, p.fileId, p.force);
-      // Lines the allocation did not rewrite are final as committed: their rollup shapes are
-      // built now, beside the ledger (two cores at work instead of one). The heaviest chain
-      // of shapes (the catalogue's) on a second connection, the others in this transaction
-      // after the ledger. The second transaction commits just before this one, under its
-      // workspace lock; the aggregate step then has nothing left to build (rollups_built).
-      // A failure of either rolls this one back and the job is retried: the shapes of the
-      // file are rebuilt whole, never doubled (docs/engine.md, "Rollups beside the ledger").
-      const period = res.linesUnchanged ? await filePeriodOf(trx, p.tenantId, p.fileId) : null;
-      const [beside, ...after] = shapeChains();
-      const t = Date.now();
-      const shapes = period ? withTenant(svc.db.app, p.tenantId, (t2) => aggregateFile(t2, p.tenantId, p.fileId, { period, shapes: beside })) : null;
-      shapes?.catch(() => undefined); // awaited below, whatever the ledger does
-      try {
-        await runPostAllocationHooks(trx, p.fileId);
-        res.timings.ledger = Date.now() - t;
-        if (shapes) res.timings.rollupsAfterLedger = sum(await aggregateFile(trx, p.tenantId, p.fileId, { shapes: after.flat() }));
-      } finally {
-        if (shapes) res.timings.rollupsBeside = sum(await shapes);
-      }
-      await commit(trx, { advance: true, patch: { progress: 90, rollups_built: !!shapes, updated_at: clock.now() } });
-      return res;
-    });
-    if (res) svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, ...res }, 'file allocated');
-    return res;
-  } catch (err) {
-    if (!(err instanceof AllocationFailed)) throw err;
-    await withTenant(svc.db.app, p.tenantId, async (trx) => {
-      const n = await trx('files')
-        .where({ tenant_id: p.tenantId, id: p.fileId })
-        .update({ status: 'failed', error_message: err.message, missing_rates: err.missingRates ? JSON.stringify(err.missingRates) : null, updated_at: clock.now() });
-      if (n) await announce(trx, p.tenantId, p.fileId, 'failed', { error: err.message });
-    });
-    return null;
-  }
-}
-
-export async function runAggregateJob(svc: AppServices, p: { tenantId: number; fileId: string }, commit: CommitStep): Promise<void> {
-  const done = await withTenant(svc.db.app, p.tenantId, async (trx) => {
+  const res = await withTenant(svc.db.app, p.tenantId, async (trx) => {
     await lockTenant(trx, p.tenantId);
-    const f = await trx('files').where({ tenant_id: p.tenantId, id: p.fileId }).forUpdate().first('status', 'rollups_built'); // a re-run waits for this step
-    if (!f || stepFor(f.status) !== 'royalty.aggregate') return false;
-    const t0 = Date.now();
-    // aggregateFile sets its own work_mem (ROLLUP_WORK_MEM); the allocation may have built them already
-    const steps = f.rollups_built ? { builtWithAllocation: 0 } : await aggregateFile(trx, p.tenantId, p.fileId);
-    svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, timings: { aggregate: Date.now() - t0, ...steps } }, 'file aggregated');
-    await commit(trx, { advance: true, patch: { progress: 100, processed_at: clock.now(), updated_at: clock.now() } });
-    await announce(trx, p.tenantId, p.fileId, 'processed', await fileSummary(trx, p.tenantId, p.fileId));
-    return true;
+    const f = await lockedFileRow(trx, p.tenantId, p.fileId); // a re-run waits for this step
+    if (!f || !allocatable(f.status, p.force)) return null; // deleted, not ingested, or allocated already: nothing to do
+    await updateFile(trx, p.tenantId, p.fileId, { status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, missing_rates: null, updated_at: clock.now() });
+    const res = await allocateFileOnce(trx, p.tenantId, p.fileId, p.force);
+    // Lines the allocation did not rewrite are final as committed: their rollup shapes are
+    // built now, beside the ledger (two cores at work instead of one). The heaviest chain
+    // of shapes (the catalogue's) on a second connection, the others in this transaction
+    // after the ledger. The second transaction commits just before this one, under its
+    // workspace lock. Lines the allocation rewrote get every shape after the ledger, here.
+    // A failure of either rolls this one back and the job is retried: the shapes of the
+    // file are rebuilt whole, never doubled (docs/engine.md, "Rollups beside the ledger").
+    const period = res.linesUnchanged ? await filePeriodOf(trx, p.tenantId, p.fileId) : null;
+    const [beside, ...after] = shapeChains();
+    const t = Date.now();
+    const shapes = period ? withTenant(svc.db.app, p.tenantId, (t2) => aggregateFile(t2, p.tenantId, p.fileId, { period, shapes: beside })) : null;
+    shapes?.catch(() => undefined); // awaited below, whatever the ledger does
+    try {
+      await runPostAllocationHooks(trx, p.fileId);
+      res.timings.ledger = Date.now() - t;
+      if (shapes) res.timings.rollupsAfterLedger = sum(await aggregateFile(trx, p.tenantId, p.fileId, { shapes: after.flat() }));
+      else res.timings.rollups = sum(await aggregateFile(trx, p.tenantId, p.fileId));
+    } finally {
+      if (shapes) res.timings.rollupsBeside = sum(await shapes);
+    }
+    const summary = await fileSummary(trx, p.tenantId, p.fileId, res.linesUnchanged ? f.decided_in_flight : null);
+    await commit(trx, { advance: true, patch: { progress: 100, rollups_built: !!shapes, processed_at: clock.now(), updated_at: clock.now() }, summary });
+    return res;
   });
-  // The file's rows are committed: statistics that still describe far fewer rows (the first
-  // statements of a workspace) are refreshed now, not when autovacuum comes by.
-  if (done) await analyzeAfterLoad(svc, p.tenantId, p.fileId);
+  if (res) {
+    svc.log.info({ tenantId: p.tenantId, fileId: p.fileId, ...res }, 'file allocated');
+    // The file's rows are committed: statistics that still describe far fewer rows (the first
+    // statements of a workspace) are refreshed now, not when autovacuum comes by.
+    await analyzeAfterLoad(svc, p.tenantId, p.fileId);
+  }
+  return res;
 }
 
 /** analyzeGrown after a load; logged, and never a failure of the step that committed. */
@@ -113,20 +98,20 @@ async function analyzeAfterLoad(svc: AppServices, tenantId: number, fileId?: str
 
 /**
  * The figures of a processed file's notification: its lines, the matched ones, and their
- * total in the base currency. A file allocated as the ingest decided it has its counts on
- * the file and its total in its rollup rows (Σ revenue = Σ base amount): its lines are not
- * read again. Otherwise they are counted.
+ * total in the base currency. A file allocated as the ingest decided it (`decided`: what the
+ * ingest recorded) has its counts on the file and its total in its rollup rows (Σ revenue =
+ * Σ base amount): its lines are not read again. Otherwise they are counted.
  */
-async function fileSummary(trx: Trx, tenantId: number, fileId: string): Promise<Record<string, unknown>> {
-  const { rows } = await trx.raw(
-    `SELECT (f.decided_in_flight->>'lines')::int AS lines, (f.decided_in_flight->>'matched')::int AS matched,
-            coalesce(r.total, 0)::text AS total, CASE WHEN r.rows > 0 THEN t.base_currency END AS currency
-       FROM files f JOIN tenants t ON t.id = f.tenant_id
-      CROSS JOIN LATERAL (SELECT sum(r.revenue) AS total, count(*) AS rows FROM ${SHAPES[0]!.table} r WHERE r.tenant_id = f.tenant_id AND r.file_id = f.id) r
-      WHERE f.tenant_id = ? AND f.id = ? AND f.allocation_path = 'in_flight' AND f.decided_in_flight IS NOT NULL`,
-    [tenantId, fileId],
-  );
-  if (rows.length) return rows[0];
+async function fileSummary(trx: Trx, tenantId: number, fileId: string, decided: FileRow['decided_in_flight']): Promise<Record<string, unknown>> {
+  if (decided) {
+    const { rows } = await trx.raw(
+      `SELECT coalesce(sum(r.revenue), 0)::text AS total, CASE WHEN count(r.file_id) > 0 THEN max(t.base_currency) END AS currency
+         FROM tenants t LEFT JOIN ${SHAPES[0]!.table} r ON r.tenant_id = t.id AND r.file_id = ?
+        WHERE t.id = ?`,
+      [fileId, tenantId],
+    );
+    return { lines: decided.lines, matched: decided.matched, ...rows[0] };
+  }
   const counted = await trx.raw(
     `SELECT count(*)::int AS lines, count(*) FILTER (WHERE match_status <> 'unmatched')::int AS matched,
             coalesce(sum(base_amount), 0)::text AS total, max(base_currency) AS currency
@@ -177,11 +162,15 @@ export async function removeFilesRoyalties(trx: Trx, tenantId: number, fileIds: 
   for (const id of fileIds) await removeFileRoyalties(trx, tenantId, id);
 }
 
-/** Notification (docs/notifications.md) to the uploader, else the workspace's admins and owners; plus the outbound event. Files' own failing steps call it too. */
-export async function announce(trx: Trx, tenantId: number, fileId: string, outcome: 'processed' | 'failed', info: Record<string, unknown>): Promise<void> {
-  const file = await trx('files').where({ tenant_id: tenantId, id: fileId }).first('original_name', 'uploaded_by', 'accounting_period');
-  const to: string[] = file?.uploaded_by ? [file.uploaded_by] : await adminsOf(trx, tenantId);
-  const name = file?.original_name ?? fileId;
+/**
+ * A settled file's notice (docs/notifications.md), sent by the pipeline runner alone
+ * (src/pipeline/run-step.ts, through jobs/steps.ts): a notification to the uploader, else the
+ * workspace's admins and owners; plus the outbound event.
+ */
+export async function announce(trx: Trx, tenantId: number, file: SettledFile, outcome: 'processed' | 'failed', info: Record<string, unknown>): Promise<void> {
+  const fileId = file.id;
+  const to: string[] = file.uploaded_by ? [file.uploaded_by] : await adminsOf(trx, tenantId);
+  const name = file.original_name ?? fileId;
   const title = outcome === 'processed' ? `Statement processed: ${name}` : `Statement failed: ${name}`;
   const content =
     outcome === 'processed'

@@ -32,6 +32,7 @@ import { getSettings } from '../settings/service';
 import { prepareSplitKeys, writeShareSets, ZERO_UUID } from './allocate';
 import { resolveMatchKeys, MATCH_STATUS_SQL } from './match';
 import { formatScaled } from '../../../parsers/output';
+import { updateFile } from '../../repositories/files';
 
 /** Distinct match keys remembered per file (memory bound: ~300 bytes each). */
 const MAX_KEYS = 100_000;
@@ -149,7 +150,7 @@ export class LineMatcher {
       // First: no setting, rule, rate or catalogue row read below is older than this snapshot.
       const { rows: snap } = await trx.raw(`SELECT pg_current_snapshot()::text AS s`);
       const snapshot: string = snap[0].s;
-      if (fileId) await trx('files').where({ tenant_id: tenantId, id: fileId }).update({ ingest_snapshot: snapshot });
+      if (fileId) await updateFile(trx, tenantId, fileId, { ingest_snapshot: snapshot, updated_at: trx.raw('updated_at') });
       const settings = await getSettings(trx, tenantId);
       if (settings.autoCreateCatalogue) return null;
       const { rows: rules } = await trx.raw(

@@ -11,7 +11,7 @@
  *     allocation (the share set of their effective split) is computed set-based; lines whose
  *     share set changes keep the earlier one in royalty_allocation_history and get the new
  *     one. Nothing else is touched.
- * Only files whose allocation has committed take part (`aggregating`, `processed`): a file
+ * Only files whose allocation has committed take part (`processed`): a file
  * before it is allocated by its own job, which sees every change committed before it
  * (docs/engine.md, "Decided while stored"); a change committed while that job ran is taken
  * here, after it (this job waits for the workspace lock the allocation holds).
@@ -48,7 +48,7 @@ export async function reallocateTenant(trx: Trx, tenantId: number, opts: { force
   const artists = ids(null, 'artist_id');
   const splitIds = ids('split', 'split_id');
 
-  const processed = `l.file_id IN (SELECT f.id FROM files f WHERE f.tenant_id = l.tenant_id AND f.status IN ('aggregating', 'processed'))`;
+  const processed = `l.file_id IN (SELECT f.id FROM files f WHERE f.tenant_id = l.tenant_id AND f.status = 'processed')`;
   const files = new Set<string>();
 
   if (rulesChanged) {

@@ -9,6 +9,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors'
 import type { AppServices } from '../../services';
 import { normaliseIsrc, normaliseUpc } from '../catalogue/identifiers';
 import { rowView } from '../../lib/row-view';
+import { fileRow, updateFile } from '../../repositories/files';
+import { existingIds } from '../../repositories/catalogue';
 
 interface Page {
   page?: number;
@@ -202,12 +204,12 @@ export async function createRule(
   if (b.kind === 'asset') {
     if (!b.assetId) throw new ValidationError('assetId is required for an asset rule', ['body.assetId: required']);
     if (!b.isrc && !b.title) throw new ValidationError('An asset rule needs an isrc or a title', ['body: isrc or title required']);
-    if (!(await trx('assets').where({ id: b.assetId }).first('id'))) throw new NotFoundError('Asset');
+    if (!(await existingIds(trx, 'assets', [b.assetId])).length) throw new NotFoundError('Asset');
     if (b.isrc && !(isrc = normaliseIsrc(b.isrc))) throw new ValidationError(`ISRC "${b.isrc}" is not valid`, ['body.isrc']);
   } else if (b.kind === 'product') {
     if (!b.productId) throw new ValidationError('productId is required for a product rule', ['body.productId: required']);
     if (!b.upc && !b.title) throw new ValidationError('A product rule needs a upc or a title', ['body: upc or title required']);
-    if (!(await trx('products').where({ id: b.productId }).first('id'))) throw new NotFoundError('Product');
+    if (!(await existingIds(trx, 'products', [b.productId])).length) throw new NotFoundError('Product');
     if (b.upc && !(upc = normaliseUpc(b.upc))) throw new ValidationError(`UPC "${b.upc}" is not valid`, ['body.upc']);
   } else if (!b.store || !b.dsp) {
     throw new ValidationError('A dsp rule needs store (as statements write it) and dsp (the name to use)', ['body.store, body.dsp: required']);
@@ -295,12 +297,12 @@ export async function releaseTargets(trx: Trx, releaseId: string): Promise<{ pro
 }
 
 export async function requeueFile(trx: Trx, svc: AppServices, tenantId: number, fileId: string): Promise<void> {
-  const f = await trx('files').where({ id: fileId }).first('status');
+  const f = await fileRow(trx, tenantId, fileId, ['status']);
   if (!f) throw new NotFoundError('File');
   if (!['processed', 'failed'].includes(f.status)) throw new ConflictError(`The file is ${f.status}; it is allocated when its processing reaches that step`, [], 'FILE_BUSY');
   // The file shows its new run at once (not the old result until a worker takes the job), so
   // whoever waits for it to settle waits for this run.
-  await trx('files').where({ id: fileId }).update({ status: 'allocating', progress: 0, error_message: null, updated_at: clock.now() });
+  await updateFile(trx, tenantId, fileId, { status: 'allocating', progress: 0, error_message: null, updated_at: clock.now() });
   await svc.queue.send('royalty.allocate', { tenantId, fileId, force: true }, { trx });
 }
 

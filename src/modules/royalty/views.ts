@@ -5,7 +5,7 @@
  */
 import type { Trx } from '../../db';
 import type { AuthContext } from '../auth/tokens';
-import { ownOnly, seesWorkspace } from '../../http/route';
+import { ownOnly, seesWorkspace } from '../../domain/roles';
 import { royaltyAnalytics, type AnalyticsPaging, type AnalyticsQuery, type GroupBy } from './analytics';
 import { missingSplitsChecklist, releaseTargets, unmatchedChecklist } from './service';
 import { checklist } from '../catalogue/reports';

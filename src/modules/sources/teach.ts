@@ -16,6 +16,7 @@ import { objectStore } from '../../lib/storage';
 import { INGEST_LIMITS } from '../../lib/statement-open';
 import { DRY_RUN_MAX_BYTES, sampleText, dryRun } from './dry-run';
 import { patternsForDetection } from './service';
+import { visibleFileRow } from '../../repositories/files';
 
 export interface Sample {
   bytes: Buffer;
@@ -25,7 +26,7 @@ export interface Sample {
 
 /** The first 10 MB of a file the workspace uploaded, as text (a workbook's first sheet as CSV, gzip opened). */
 export async function storedSample(svc: AppServices, trx: Trx, fileId: string): Promise<Sample> {
-  const row = await trx('files').where({ id: fileId }).first('id', 'original_name', 'storage_key', 'kind');
+  const row = await visibleFileRow(trx, fileId, ['id', 'original_name', 'storage_key', 'kind']);
   if (!row) throw new NotFoundError('File');
   if (!row.storage_key) throw new ValidationError('The file has no stored content', ['fileId'], 'FILE_NOT_STORED');
   let bytes = await statementHead(objectStore(svc.cfg), row.storage_key, INGEST_LIMITS, DRY_RUN_MAX_BYTES);

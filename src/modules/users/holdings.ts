@@ -6,12 +6,13 @@
 import type { Knex } from 'knex';
 import type { Trx } from '../../db';
 import type { AuthContext } from '../../lib/identity';
-import { rankOf, ROLE_RANK } from '../../http/route';
+import { rankOf, ROLE_RANK } from '../../domain/roles';
 import { ForbiddenError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
 import { getUser } from './service';
 import { assetListBase, assetViews, ASSET_SORT, productListBase, productViews, PRODUCT_SORT } from '../catalogue/service';
 import { pageList } from '../catalogue/common';
+import { existingIds } from '../../repositories/catalogue';
 
 export async function assertMayRead(trx: Trx, auth: AuthContext, id: string) {
   if (rankOf(auth) < ROLE_RANK.admin && auth.tenantUserId !== id) throw new ForbiddenError('You can only see your own artists, recordings and earnings', 'INSUFFICIENT_ROLE');
@@ -73,7 +74,7 @@ export async function memberMonthly(trx: Trx, tenantId: number, userId: string, 
 /** Ties members to artists, or unties them; unknown ids are reported, the rest processed. */
 export async function linkMembersToArtists(trx: Trx, tenantId: number, userIds: string[], artistIds: string[], action: 'link' | 'unlink') {
   const users = new Set((await trx('tenant_users').whereIn('id', userIds).select('id')).map((r) => r.id as string));
-  const artists = new Set((await trx('artists').whereIn('id', artistIds).select('id')).map((r) => r.id as string));
+  const artists = new Set(await existingIds(trx, 'artists', artistIds));
   const errors = [
     ...userIds.filter((u) => !users.has(u)).map((u) => `user ${u} is not a member of this workspace`),
     ...artistIds.filter((a) => !artists.has(a)).map((a) => `artist ${a} not found`),

@@ -14,6 +14,7 @@ import { compile, Email } from '../../http/schema';
 import { inputProblems } from '../../http/limits';
 import type { IdentityDeps } from '../auth/identity';
 import { inviteMember } from './invitations';
+import { existingIds } from '../../repositories/catalogue';
 
 /** Largest import file, and most member rows in one. */
 export const IMPORT_MAX_BYTES = 2 * 1024 * 1024;
@@ -111,7 +112,7 @@ async function resolveArtists(trx: Trx, cells: string[]) {
   const wanted = [...new Set(cells.flatMap((c) => c.split(ARTIST_SEPARATORS)).map((s) => s.trim()).filter(Boolean))];
   const ids = wanted.filter((w) => UUID.test(w)).map((w) => w.toLowerCase());
   const names = wanted.filter((w) => !UUID.test(w)).map((w) => w.toLowerCase());
-  const byId = new Set<string>(ids.length ? (await trx('artists').whereIn('id', ids).pluck('id')) : []);
+  const byId = new Set<string>(await existingIds(trx, 'artists', ids));
   const byName = new Map<string, string[]>();
   if (names.length) {
     for (const a of await trx('artists').whereRaw('lower(name) = ANY(?::text[])', [names]).select('id', 'name')) {

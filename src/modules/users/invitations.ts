@@ -8,7 +8,7 @@ import type { Trx } from '../../db';
 import type { RoleName } from '../../lib/identity';
 import { ConflictError, ValidationError } from '../../lib/errors';
 import { clock } from '../../lib/clock';
-import { assertMemberRoom } from '../../http/quota';
+import { assertMemberRoom } from '../../domain/quota';
 import { INVITE_TTL, type IdentityDeps as Deps } from '../auth/identity';
 import { linkBase, withParams } from '../auth/origins';
 import { findOrCreatePerson, getUser, upsertMembership } from './service';

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
-import { defineRoutes, ownOnly, route, rankOf, ROLE_RANK } from '../../http/route';
+import { defineRoutes, route } from '../../http/route';
+import { ownOnly, rankOf, ROLE_RANK } from '../../domain/roles';
 import { Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ForbiddenError } from '../../lib/errors';

@@ -7,10 +7,10 @@ import type { Knex } from 'knex';
 import { clock } from '../../lib/clock';
 import { assertOneLine, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import type { RoleName } from '../../http/schema';
-import { ROLE_RANK } from '../../http/route';
+import { ROLE_RANK } from '../../domain/roles';
 import type { AuthContext } from '../../lib/identity';
 import type { Trx } from '../../db';
-import { assertMemberRoom } from '../../http/quota';
+import { assertMemberRoom } from '../../domain/quota';
 import { orderSql, resolveSort, sortColumns } from '../../http/list-sort';
 import { changesOf, emitEvent } from '../webhooks/events';
 

@@ -13,6 +13,7 @@ import { guardedPost } from '../../lib/outbound';
 import { notify } from '../notifications/service';
 import { cancelPending, signingSecrets } from './service';
 import { withDeliveryBlock } from './reference';
+import { activeAdmins } from '../../repositories/members';
 
 /** Seconds before retry n (1-based) at WEBHOOK_RETRY_SCALE=1: 9 attempts in all over about 24.6 hours. */
 export const RETRY_SCHEDULE = [20, 60, 300, 1800, 7200, 14400, 28800, 36000];
@@ -197,7 +198,7 @@ async function record(trx: Trx, svc: AppServices, p: { tenantId: number; deliver
   const reason = `every delivery failed since ${new Date(ep.failing_since).toISOString()}; last: ${out.error}`;
   await trx('webhook_endpoints').where({ tenant_id: p.tenantId, id: ep.id }).update({ is_enabled: false, disabled_at: now, disabled_reason: reason, updated_at: now });
   await cancelPending(trx, p.tenantId, ep.id, 'endpoint disabled');
-  const admins = await trx('tenant_users').where({ tenant_id: p.tenantId, status: 'active' }).whereIn('role', ['admin', 'owner']).select('id', 'user_id');
+  const admins = await activeAdmins(trx, p.tenantId);
   for (const a of admins) {
     await notify(trx, {
       tenantId: p.tenantId, tenantUserId: a.id, type: 'webhook.endpoint.disabled', title: `Webhook endpoint disabled: ${ep.url}`, content: reason,

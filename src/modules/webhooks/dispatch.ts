@@ -8,7 +8,7 @@
  */
 import { withTenant, type Trx } from '../../db';
 import type { AppServices } from '../../services';
-import { effectivePlanSql } from '../../http/features';
+import { effectivePlanSql } from '../../domain/features';
 import { familyOf, subscribed } from './events';
 import { queueDelivery } from './service';
 import { workspaceFacts, type WorkspaceFacts } from './reference';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { csvQuotes, cellText, csvCell, csvRow, neutralise, trimDecimal, xlsxValue } from '../../../src/http/export';
+import { xlsxValue } from '../../../src/http/export';
+import { csvQuotes, cellText, csvCell, csvRow, neutralise, trimDecimal } from '../../../src/domain/csv';
 import { periodSpanOf } from '../../../src/modules/settings/periods';
 
 describe('exports: cell rules (pure)', () => {

@@ -8,6 +8,7 @@
 import type { Knex } from 'knex';
 import { AppError } from '../lib/errors';
 import { effectivePlanSql } from './features';
+import { seatsHeld } from '../repositories/members';
 
 export type EnforcedLimit = 'members' | 'storageBytes';
 
@@ -45,8 +46,7 @@ export async function storageUsed(db: Knex, tenantId: number): Promise<number> {
 
 /** Members counted against the limit: active or invited. */
 export async function membersUsed(db: Knex, tenantId: number): Promise<number> {
-  const [{ n }] = await db('tenant_users').where({ tenant_id: tenantId }).whereIn('status', ['active', 'invited']).select(db.raw('count(*)::int AS n'));
-  return Number(n);
+  return seatsHeld(db, tenantId);
 }
 
 export interface StorageRoom {
