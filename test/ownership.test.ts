@@ -44,8 +44,10 @@ const JOINS: Record<string, Partial<Record<Table, [number, string]>>> = {
   'src/modules/publishing/works.ts': { assets: [1, 'a work list names its recordings\' ISRCs in the paged query'] },
   'src/modules/royalty/allocate.ts': { files: [4, `the allocation's temp tables join each line's file (publishing lines out, the period, the history); ${PER_ROW}`] },
   'src/modules/royalty/analytics.ts': {
-    files: [2, 'analytics read processed files\' periods and names in the one set-based query'],
-    artists: [1, 'analytics group by artist in the same query'], assets: [1, 'analytics group by recording in the same query'], products: [1, 'analytics group by product in the same query'],
+    files: [3, 'analytics read processed files\' periods and names in the one set-based query; a breakdown sorted by name orders its groups by the file\'s name before the page is taken'],
+    artists: [2, 'analytics group by artist in the same query, and sort the groups by its name before the page is taken'],
+    assets: [2, 'analytics group by recording in the same query, and sort the groups by its title before the page is taken'],
+    products: [2, 'analytics group by product in the same query, and sort the groups by its title before the page is taken'],
   },
   'src/modules/royalty/decided.ts': { files: [2, 'the in-flight check compares the file\'s ingest snapshot with every change row in one statement; the change floor is the oldest snapshot of the workspace\'s files'] },
   'src/modules/royalty/lines.ts': { files: [1, 'the line list joins each line\'s file name in the paged query'] },
@@ -55,7 +57,9 @@ const JOINS: Record<string, Partial<Record<Table, [number, string]>>> = {
   'src/modules/royalty/service.ts': {
     files: [1, 'the catalogue figures read processed recording files\' lines, set-based'],
     assets: [2, 'unmatched and matched line groups name their recording in the grouped query'], products: [2, 'the same groups name their product'],
+    tenant_users: [1, 'the allocation history\'s search finds payees by name or e-mail in an EXISTS of the paged query'],
   },
+  'src/modules/sources/remembered.ts': { files: [1, 'a remembered confirmation is read with the name of the file that taught it, in one query'] },
   'src/modules/royalty/shapes.ts': { files: [1, 'a rollup shape\'s INSERT … SELECT joins its file\'s period'] },
   'src/modules/auth/origins.ts': { tenant_users: [1, 'the origins a person may use: an EXISTS over their active memberships in one query'] },
   'src/modules/auth/service.ts': { tenant_users: [3, 'the access check on every request and a person\'s workspaces join membership, workspace and person in one statement'] },

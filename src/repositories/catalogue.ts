@@ -143,3 +143,10 @@ export async function existingIds(trx: Knex.Transaction, table: CatalogueTable, 
   if (!ids.length) return [];
   return trx(table).whereIn('id', ids).pluck('id');
 }
+
+/** The recording with this ISRC and the product with this UPC/EAN (13 digits), under row-level security; null where none. */
+export async function idsByCodes(trx: Knex.Transaction, isrc: string | null, upc13: string | null): Promise<{ assetId: string | null; productId: string | null }> {
+  const asset = isrc ? await trx('assets').where({ isrc }).first('id') : null;
+  const product = upc13 ? await trx('products').where({ upc: upc13 }).first('id') : null;
+  return { assetId: asset?.id ?? null, productId: product?.id ?? null };
+}

@@ -19,6 +19,8 @@
 import type { Trx } from '../../db';
 import { StepFailure } from '../../pipeline/run-step';
 import { firstOwnerId, memberIdsAmong } from '../../repositories/members';
+import { idsByCodes } from '../../repositories/catalogue';
+import { visibleFileRow } from '../../repositories/files';
 import { clock } from '../../lib/clock';
 import { baseCurrency, dateOnly, dec, toBase, type Decimal } from './common';
 import { reconcileRecoupment } from './ledger';
@@ -55,7 +57,8 @@ export async function syncFileExpenses(trx: Trx, fileId: string): Promise<void> 
 
   const desired: ExpenseRow[] = [];
   if (rows.length) {
-    const file = await trx('files').where({ id: fileId }).first('original_name', 'uploaded_by', trx.raw(`to_char(sale_period_end, 'YYYY-MM-DD') AS period_end`));
+    const f = await visibleFileRow(trx, fileId, ['original_name', 'uploaded_by', 'sale_period_end']);
+    const file = f && { ...f, period_end: dateOnly(f.sale_period_end) };
     const base = await baseCurrency(trx);
     const label = await labelMember(trx, file?.uploaded_by ?? null);
     const missing = new Map<string, { currency: string; month: string }>();
@@ -72,11 +75,10 @@ export async function syncFileExpenses(trx: Trx, fileId: string): Promise<void> 
         }
         rate = dec(fx.rate);
       }
-      const asset = r.isrc ? await trx('assets').where({ isrc: r.isrc }).first('id') : null;
       const upc13 = r.upc ? (r.upc.length === 12 ? '0' + r.upc : r.upc) : null;
-      const product = upc13 ? await trx('products').where({ upc: upc13 }).first('id') : null;
-      const shares = asset || product
-        ? (await trx.raw(`SELECT tenant_user_id, share::text AS share FROM effective_split_shares(app_tenant_id(), ?, ?, ?::date, NULL, NULL) ORDER BY tenant_user_id`, [asset?.id ?? null, product?.id ?? null, date])).rows as { tenant_user_id: string; share: string }[]
+      const { assetId, productId } = await idsByCodes(trx, r.isrc, upc13);
+      const shares = assetId || productId
+        ? (await trx.raw(`SELECT tenant_user_id, share::text AS share FROM effective_split_shares(app_tenant_id(), ?, ?, ?::date, NULL, NULL) ORDER BY tenant_user_id`, [assetId, productId, date])).rows as { tenant_user_id: string; share: string }[]
         : [];
       const title = r.title ? `${r.title}` : 'Statement cost';
       const description = `From the statement "${file?.original_name ?? fileId}", line ${r.line_no}`;
@@ -86,7 +88,7 @@ export async function syncFileExpenses(trx: Trx, fileId: string): Promise<void> 
         desired.push({
           tenant_user_id: payee, title, description, category: 'statement', amount: part.toFixed(), currency, conversion_rate: rate.toFixed(),
           base_amount: toBase(part, rate).toFixed(), expense_date: date, recoupable,
-          target_type: recoupable ? (asset ? 'asset' : 'product') : null, target_id: recoupable ? (asset?.id ?? product!.id) : null, file_line_no: r.line_no,
+          target_type: recoupable ? (assetId ? 'asset' : 'product') : null, target_id: recoupable ? (assetId ?? productId) : null, file_line_no: r.line_no,
         });
       };
       const whole = shares.reduce((t, s) => t.plus(s.share), dec(0)).eq(100);

@@ -4,6 +4,8 @@ import { SUBSCRIPTION_PATTERNS } from './events';
 import { ENVELOPES } from './reference';
 import { DELIVERY_STATUSES } from './service';
 import { PageQuery as ListQuery, PageTotals, Pagination } from '../../http/schema';
+import { sortQuery } from '../../http/list-sort';
+import { DELIVERY_SORT } from './service';
 
 export const Success = <T extends TSchema>(data: T) =>
   Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
@@ -90,7 +92,7 @@ const DeliveryFilter = {
   start: Type.Optional(Type.String({ ...Day, description: 'deliveries created on or after this UTC day' })),
   end: Type.Optional(Type.String({ ...Day, description: 'deliveries created on or before this UTC day' })),
 };
-export const DeliveryListQuery = Type.Object({ page: ListQuery.page, size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })), sort: ListQuery.sort, order: ListQuery.order, ...DeliveryFilter });
+export const DeliveryListQuery = Type.Object({ page: ListQuery.page, size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })), ...sortQuery(DELIVERY_SORT, 'createdAt', 'Part of the event type, the status or the last error'), ...DeliveryFilter });
 export const DeliverySummaryQuery = Type.Object(DeliveryFilter);
 export const AllDeliveries = Type.Object({ status: Type.Literal('success'), message: Type.String(), data: Type.Array(Delivery), pagination: Pagination, ...PageTotals });
 const Counts = Type.Record(Type.String(), Type.Integer());

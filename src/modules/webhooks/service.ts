@@ -13,7 +13,6 @@ import { clock } from '../../lib/clock';
 import { AppError, NotFoundError, ValidationError } from '../../lib/errors';
 import { assertPublicHost } from '../../lib/outbound';
 import { REFERENCE_NAMES, REFERENCE_NOT_SENT, rondoType, SUBSCRIPTION_PATTERNS, TEST_EVENT } from './events';
-import { orderSql, resolveSort } from '../../http/list-sort';
 import { referenceEnvelope, workspaceFacts, type Envelope } from './reference';
 
 export const ROTATION_GRACE_SECONDS = 24 * 3600;
@@ -268,14 +267,12 @@ function filteredDeliveries(trx: Trx, tenantId: number, f: DeliveryFilter) {
 }
 
 /** GET /webhook-deliveries: every endpoint's deliveries, filtered, sorted and paged like the other lists. */
-export async function listAllDeliveries(trx: Trx, tenantId: number, q: DeliveryFilter & { page?: number; size?: number; sort?: string; order?: 'asc' | 'desc' }) {
+export async function listAllDeliveries(trx: Trx, tenantId: number, q: DeliveryFilter & { page?: number; size?: number; sort?: string; order?: 'asc' | 'desc'; search?: string }) {
   const page = q.page ?? 1;
   const size = q.size ?? 20;
-  const sort = resolveSort(q, { createdAt: 'd.created_at', status: 'd.status', eventType: 'd.event_type', attemptCount: 'd.attempt_count', deliveredAt: 'd.delivered_at', endpointId: 'd.endpoint_id' }, 'createdAt');
-  const base = filteredDeliveries(trx, tenantId, q);
-  const [{ count }] = await base.clone().count<{ count: string }[]>({ count: '*' });
-  const rows = await base.clone().select('d.*').orderByRaw(orderSql(sort)).orderBy('d.id', sort.order).limit(size).offset((page - 1) * size);
-  return { data: rows.map(deliveryView), pagination: { page, size, total: Number(count) } };
+  const base = whereSearch(filteredDeliveries(trx, tenantId, q), q.search, ['event_type', 'status', 'last_error']);
+  const { rows, total } = await sortedPage(base, { ...q, page, size }, DELIVERY_SORT, 'createdAt');
+  return { data: rows.map(deliveryView), pagination: { page, size, total } };
 }
 
 /** GET /webhook-deliveries/summary: counts by status, by Rondo event type and by reference event name, under the same filter. */
