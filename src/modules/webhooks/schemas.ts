@@ -2,7 +2,8 @@
 import { Type, Strict, Uuid, type TSchema } from '../../http/schema';
 import { SUBSCRIPTION_PATTERNS } from './events';
 import { ENVELOPES } from './reference';
-import { DELIVERY_STATUSES } from './service';
+import { ALL_DELIVERY_SORT, DELIVERY_STATUSES } from './service';
+import { sortQuery } from '../../http/list-sort';
 import { PageQuery as ListQuery, PageTotals, Pagination } from '../../http/schema';
 
 export const Success = <T extends TSchema>(data: T) =>
@@ -90,7 +91,7 @@ const DeliveryFilter = {
   start: Type.Optional(Type.String({ ...Day, description: 'deliveries created on or after this UTC day' })),
   end: Type.Optional(Type.String({ ...Day, description: 'deliveries created on or before this UTC day' })),
 };
-export const DeliveryListQuery = Type.Object({ page: ListQuery.page, size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })), sort: ListQuery.sort, order: ListQuery.order, ...DeliveryFilter });
+export const DeliveryListQuery = Type.Object({ page: ListQuery.page, size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })), ...sortQuery(ALL_DELIVERY_SORT, 'createdAt', 'Part of the event type, the status or the last error'), ...DeliveryFilter });
 export const DeliverySummaryQuery = Type.Object(DeliveryFilter);
 export const AllDeliveries = Type.Object({ status: Type.Literal('success'), message: Type.String(), data: Type.Array(Delivery), pagination: Pagination, ...PageTotals });
 const Counts = Type.Record(Type.String(), Type.Integer());

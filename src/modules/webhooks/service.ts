@@ -267,12 +267,15 @@ function filteredDeliveries(trx: Trx, tenantId: number, f: DeliveryFilter) {
   });
 }
 
-/** GET /webhook-deliveries: every endpoint's deliveries, filtered, sorted and paged like the other lists. */
-export async function listAllDeliveries(trx: Trx, tenantId: number, q: DeliveryFilter & { page?: number; size?: number; sort?: string; order?: 'asc' | 'desc' }) {
+/** The fields GET /webhook-deliveries sorts by. */
+export const ALL_DELIVERY_SORT = sortColumns({ createdAt: 'd.created_at', status: 'd.status', eventType: 'd.event_type', attemptCount: 'd.attempt_count', deliveredAt: 'd.delivered_at', endpointId: 'd.endpoint_id' });
+
+/** GET /webhook-deliveries: every endpoint's deliveries, filtered, sorted, searched (event type, status, last error) and paged like the other lists. */
+export async function listAllDeliveries(trx: Trx, tenantId: number, q: DeliveryFilter & { page?: number; size?: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
   const page = q.page ?? 1;
   const size = q.size ?? 20;
-  const sort = resolveSort(q, { createdAt: 'd.created_at', status: 'd.status', eventType: 'd.event_type', attemptCount: 'd.attempt_count', deliveredAt: 'd.delivered_at', endpointId: 'd.endpoint_id' }, 'createdAt');
-  const base = filteredDeliveries(trx, tenantId, q);
+  const sort = resolveSort(q, ALL_DELIVERY_SORT, 'createdAt');
+  const base = whereSearch(filteredDeliveries(trx, tenantId, q), q.search, ['d.event_type', 'd.status', 'd.last_error']);
   const [{ count }] = await base.clone().count<{ count: string }[]>({ count: '*' });
   const rows = await base.clone().select('d.*').orderByRaw(orderSql(sort)).orderBy('d.id', sort.order).limit(size).offset((page - 1) * size);
   return { data: rows.map(deliveryView), pagination: { page, size, total: Number(count) } };
