@@ -11,19 +11,26 @@ import { Type } from './schema';
 import type { Knex } from 'knex';
 import { ValidationError } from '../lib/errors';
 
-export type SortColumns = Readonly<Record<string, string>>;
+/**
+ * An SQL expression a list sorts by where the field is not one plain column (a grouped list's
+ * aggregate, a coalesce of two columns): written in the code, never from the client.
+ */
+export interface SortExpr { readonly sql: string }
+export const sortExpr = (sql: string): SortExpr => Object.freeze({ sql });
+
+export type SortColumns = Readonly<Record<string, string | SortExpr>>;
 
 const COLUMN = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
 
-/** A list's sortable fields: the name the item shows → the real column (`alias.column`). */
-export function sortColumns<T extends Record<string, string>>(cols: T): Readonly<T> {
+/** A list's sortable fields: the name the item shows → the real column (`alias.column`) or a sortExpr. */
+export function sortColumns<T extends Record<string, string | SortExpr>>(cols: T): Readonly<T> {
   for (const [field, col] of Object.entries(cols)) {
-    if (!COLUMN.test(col)) throw new Error(`sort column of ${field} is not a plain column: ${col}`);
+    if (typeof col === 'string' && !COLUMN.test(col)) throw new Error(`sort column of ${field} is not a plain column: ${col}`);
   }
   return Object.freeze({ ...cols });
 }
 
-export interface SortChoice { field: string; column: string; order: 'asc' | 'desc' }
+export interface SortChoice { field: string; column: string | SortExpr; order: 'asc' | 'desc' }
 
 /**
  * The column and direction a list query asks for; 400 naming a field the list does not sort by.
@@ -41,7 +48,7 @@ export function resolveSort(q: { sort?: string; order?: 'asc' | 'desc' }, cols: 
 
 /** `orderByRaw` text for a choice (the column is one of sortColumns', never client text). */
 export function orderSql(c: SortChoice): string {
-  return `${quoted(c.column)} ${c.order === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
+  return `${typeof c.column === 'string' ? quoted(c.column) : c.column.sql} ${c.order === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
 }
 
 /** A plain column (`alias.column`, checked by sortColumns) quoted, so a column named like a keyword (`right`) works. */
@@ -53,10 +60,10 @@ function quoted(column: string): string {
  * The query parameters of a sortable list (spread into its query schema beside page/size):
  * `sort` documents the fields it takes, `order` and `search`.
  */
-export function sortQuery(cols: SortColumns, defaultSort: string, searchAbout = 'text to look for') {
+export function sortQuery(cols: SortColumns, defaultSort: string, searchAbout = 'text to look for', sortNote?: string) {
   return {
     search: Type.Optional(Type.String({ maxLength: 200, description: searchAbout })),
-    sort: Type.Optional(Type.String({ maxLength: 64, description: `A field of the item: ${Object.keys(cols).join(', ')} (default ${defaultSort})`, examples: [defaultSort] })),
+    sort: Type.Optional(Type.String({ maxLength: 64, description: `A field of the item: ${Object.keys(cols).join(', ')} (default ${defaultSort})${sortNote ? `. ${sortNote}` : ''}`, examples: [defaultSort] })),
     order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'asc or desc (default desc for dates, asc otherwise)' })),
   };
 }
@@ -77,17 +84,22 @@ export function whereSearch(b: Knex.QueryBuilder, search: string | undefined, co
 /**
  * One page of a sortable list: how many rows `base` has in all, and this page's rows in the
  * order the query asks (`sort`/`order`, resolveSort), the id last so pages never overlap.
+ * A grouped list (no id) names its group key's columns as `id`, and `tieOrder` when its ties
+ * always break one way (its order before it took `sort`).
  */
 export async function sortedPage(
   base: Knex.QueryBuilder,
   q: { page: number; size: number; sort?: string; order?: 'asc' | 'desc' },
   cols: SortColumns,
   defaultSort: string,
-  id = 'id',
+  id: string | readonly string[] = 'id',
   defaultOrder?: 'asc' | 'desc',
+  tieOrder?: 'asc' | 'desc',
 ): Promise<{ rows: Record<string, unknown>[]; total: number }> {
   const sort = resolveSort(q, cols, defaultSort, defaultOrder);
   const [{ count }] = await base.clone().clearSelect().clearOrder().count<{ count: string }[]>('* as count');
-  const rows = await base.clone().clearOrder().orderByRaw(orderSql(sort)).orderBy(id, sort.order).limit(q.size).offset((q.page - 1) * q.size);
+  const page = base.clone().clearOrder().orderByRaw(orderSql(sort));
+  for (const c of typeof id === 'string' ? [id] : id) page.orderBy(c, tieOrder ?? sort.order);
+  const rows = await page.limit(q.size).offset((q.page - 1) * q.size);
   return { rows: rows as Record<string, unknown>[], total: Number(count) };
 }

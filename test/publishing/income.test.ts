@@ -138,6 +138,18 @@ describe('publishing income: society statements, works, shares, publisher statem
     assert.equal(un.status, 200, un.text);
     const titles = un.body.data.map((r: any) => r.title);
     assert.ok(titles.includes('Glass Tide') && titles.includes('Night Ferry'), JSON.stringify(titles));
+    // largest amount first by default; sort, order and search like every list
+    const amounts = (rows: any[]) => rows.map((r) => new Decimal(r.amount));
+    const desc = amounts(un.body.data);
+    assert.ok(desc.length > 2 && desc.every((x: Decimal, i: number) => i === 0 || desc[i - 1]!.gte(x)), JSON.stringify(un.body.data));
+    const asc = await app.request('GET', '/publishing/income/unmatched?size=50&sort=amount&order=asc', { token: admin });
+    assert.deepEqual(amounts(asc.body.data).map(String), [...desc].reverse().map(String));
+    const ferry = await app.request('GET', '/publishing/income/unmatched?search=night%20fer&sort=lines&order=desc', { token: admin });
+    assert.equal(ferry.status, 200, ferry.text);
+    assert.ok(ferry.body.data.length >= 1 && ferry.body.data.every((r: any) => r.title === 'Night Ferry'), JSON.stringify(ferry.body.data));
+    assert.equal(ferry.body.totalItems, ferry.body.data.length);
+    const badSort = await app.request('GET', '/publishing/income/unmatched?sort=work', { token: admin });
+    assert.deepEqual([badSort.status, badSort.body.code], [400, 'INVALID_SORT']);
     const sug = await app.request('GET', '/publishing/income/suggestions', { token: admin });
     assert.equal(sug.status, 200, sug.text);
     const glass = sug.body.data.filter((s: any) => s.work.id === party.works.glassTide);

@@ -11,6 +11,8 @@ import { PageQuery, Strict, Type } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { CHECKLISTS, checklist, openCsv, summary } from './reports';
 
+const STATEMENT_CHECKLISTS = new Set<string>(['royaltyassets', 'royaltyproducts', 'missingroyaltysplits']);
+
 export function registerReportRoutes(router: Router, svc: AppServices): void {
   const summaries = (['product', 'asset', 'artist', 'user', 'split'] as const).map((e) =>
     route({
@@ -20,7 +22,9 @@ export function registerReportRoutes(router: Router, svc: AppServices): void {
       },
     }),
   );
-  const checklists = CHECKLISTS.map((c) =>
+  // the statement-side checklists are served by the royalty area (catalogue items plus the
+  // statement lines behind them, through `checklist` below); it registers those paths first
+  const checklists = CHECKLISTS.filter((c) => !STATEMENT_CHECKLISTS.has(c)).map((c) =>
     route({
       method: 'get', path: `/checklist/${c}`, summary: `Checklist ${c} (admins: workspace; others: own artists)`, access: 'guest',
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(CHECKLIST_SORT, 'title', 'Part of the title or name') }),

@@ -11,21 +11,37 @@ import { allocatePublishing, RIGHT_TYPE, TITLE_NORM, WRITERS_NORM, type Publishi
 
 const PUB_LINES = `l.file_id IN (SELECT f.id FROM files f WHERE f.tenant_id = l.tenant_id AND f.income = 'publishing')`;
 
-export async function unmatched(trx: Trx, tenantId: number, page: number, size: number) {
-  const base = `FROM royalty_lines l WHERE l.tenant_id = ? AND ${PUB_LINES} AND l.work_id IS NULL`;
-  const { rows } = await trx.raw(
-    `SELECT min(coalesce(l.extra->>'workTitle', l.track_title)) AS title, min(l.extra->>'writers') AS writers, min(l.extra->>'iswc') AS iswc,
-            min(l.extra->>'societyWorkId') AS "societyWorkId", ${RIGHT_TYPE} AS "rightType", count(*)::int AS lines,
-            coalesce(sum(l.base_amount), 0)::text AS amount, min(l.base_currency) AS currency, count(DISTINCT l.file_id)::int AS files,
-            count(*) OVER ()::int AS total
-       ${base}
-      GROUP BY ${TITLE_NORM}, ${WRITERS_NORM}, coalesce(l.extra->>'iswc', ''), ${RIGHT_TYPE}
-      ORDER BY sum(l.base_amount) DESC NULLS LAST, 1
-      LIMIT ? OFFSET ?`,
-    [tenantId, size, (page - 1) * size],
+/**
+ * The fields the unmatched list sorts by: the group's columns (`g`, below). By default the
+ * largest amount first, ties by title; every sort groups the unmatched lines first, so each
+ * costs the same as the default.
+ */
+export const UNMATCHED_SORT = sortColumns({
+  amount: 'g.amount', title: 'g.title', writers: 'g.writers', iswc: 'g.iswc', societyWorkId: 'g.society_work_id',
+  rightType: 'g.right_type', lines: 'g.lines', currency: 'g.currency', files: 'g.files',
+});
+
+/** Publishing lines matched to no work, grouped by title, writers, ISWC and right; `search` over title, writers, ISWC and society work id. */
+export async function unmatched(trx: Trx, tenantId: number, q: { page: number; size: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
+  const groups = trx.raw(
+    `(SELECT min(coalesce(l.extra->>'workTitle', l.track_title)) AS title, min(l.extra->>'writers') AS writers, min(l.extra->>'iswc') AS iswc,
+             min(l.extra->>'societyWorkId') AS society_work_id, ${RIGHT_TYPE} AS right_type, count(*)::int AS lines,
+             sum(l.base_amount) AS amount, min(l.base_currency) AS currency, count(DISTINCT l.file_id)::int AS files,
+             ${TITLE_NORM} AS k_title, ${WRITERS_NORM} AS k_writers, coalesce(l.extra->>'iswc', '') AS k_iswc
+        FROM royalty_lines l WHERE l.tenant_id = ? AND ${PUB_LINES} AND l.work_id IS NULL
+       GROUP BY ${TITLE_NORM}, ${WRITERS_NORM}, coalesce(l.extra->>'iswc', ''), ${RIGHT_TYPE}) AS g`,
+    [tenantId],
   );
-  const total = rows[0]?.total ?? 0;
-  return { rows: rows.map(({ total: _t, ...r }: Record<string, unknown>) => ({ ...r, currency: r.currency ? String(r.currency).trim() : null })), total };
+  const base = trx.queryBuilder().from(groups).select('g.*');
+  whereSearch(base, q.search, ['g.title', 'g.writers', 'g.iswc', 'g.society_work_id']);
+  const { rows, total } = await sortedPage(base, q, UNMATCHED_SORT, 'amount', ['g.title', 'g.k_title', 'g.k_writers', 'g.k_iswc', 'g.right_type'], 'desc', 'asc');
+  return {
+    rows: rows.map((r) => ({
+      title: r.title, writers: r.writers, iswc: r.iswc, societyWorkId: r.society_work_id, rightType: r.right_type, lines: r.lines,
+      amount: r.amount == null ? '0' : String(r.amount), currency: r.currency ? String(r.currency).trim() : null, files: r.files,
+    })),
+    total,
+  };
 }
 
 /** The fields the suggestion list sorts by (`work` by the work's title); by default the best score first. */

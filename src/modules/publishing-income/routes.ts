@@ -42,11 +42,11 @@ export function registerPublishingIncomeRoutes(router: Router, svc: AppServices)
   const common = { access: 'admin' as const, feature: 'publishing' as const };
   defineRoutes(router, svc, { tag: 'Publishing income', errorShape: 'status' }, [
     route({ ...common, method: 'get', path: '/publishing/income/unmatched', summary: 'Publishing income lines matched to no work, grouped by title, writers, ISWC and right (largest amount first)',
-      query: Type.Object({ page: PageQuery.page, size: PageQuery.size }),
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(income.UNMATCHED_SORT, 'amount', 'Part of the title, the writers, the ISWC or the society work id') }),
       responses: { 200: Paged(Type.Object({ title: Nullable(Str), writers: Nullable(Str), iswc: Nullable(Str), societyWorkId: Nullable(Str), rightType: Str, lines: Type.Integer(), amount: Str, currency: Nullable(Str), files: Type.Integer() })) },
       async handler({ trx, tenantId, query }) {
         return pagedList('Unmatched publishing income', query, async (page, size) => {
-          const r = await income.unmatched(trx, tenantId, page, size);
+          const r = await income.unmatched(trx, tenantId, { ...query, page, size });
           return { data: r.rows, total: r.total };
         });
       } }),

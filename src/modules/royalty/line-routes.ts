@@ -10,7 +10,8 @@ import { Pagination, Type, Uuid } from '../../http/schema';
 import { ValidationError } from '../../lib/errors';
 import type { AppServices } from '../../services';
 import { periodSpanOf } from '../settings/periods';
-import { assertFileVisible, lineColumns, pageLines, streamLines, type LineSelection } from './lines';
+import { assertFileVisible, checkLineSort, LINE_SORT, lineColumns, pageLines, streamLines, type LineSelection } from './lines';
+import { sortQuery } from '../../http/list-sort';
 import { payeeOf } from './views';
 
 const PeriodLabel = Type.String({ maxLength: 7, pattern: '^\\d{4}-(0[1-9]|1[0-2]|Q[1-4]|H[12])$', description: 'Accounting period: YYYY-MM, YYYY-Qn or YYYY-Hn' });
@@ -18,6 +19,10 @@ const Paging = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'JSON only (default 100); csv and xlsx answer every line' })),
 };
+const Sorting = sortQuery(
+  LINE_SORT, 'lineNo', 'Part of the ISRC, UPC, track or release title, artist, label, DSP or country (every selected line is read: slow over millions of lines)',
+  "Members' share and earnings are not sort fields. Only lineNo of a file is indexed; any other field, and any sort of a period's lines, sorts every selected line before the page is taken (seconds over millions of lines)",
+);
 const Cell = Type.Union([Type.String(), Type.Integer(), Type.Null()]);
 const LineRow = Type.Object(
   Object.fromEntries(lineColumns('member').map((c) => [c.key, c.key === 'share' || c.key === 'earnings' ? Type.Optional(Cell) : Cell])),
@@ -26,7 +31,14 @@ const LineRow = Type.Object(
 const Answer = Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Array(LineRow), pagination: Pagination });
 const DESCRIPTION =
   'Admins and owners: every stored line. Other members: the lines that pay them, with their `share` and `earnings`. ' +
-  'Amounts are exact decimal strings (trailing zeros trimmed). `format=csv|xlsx` streams every line in line order (docs/exports.md).';
+  'Amounts are exact decimal strings (trailing zeros trimmed). `format=csv|xlsx` streams every line `search` selects, in the order `sort`/`order` ask (line order by default; docs/exports.md).';
+
+/** The query's sort, order and search, checked before anything is read (400 INVALID_SORT). */
+function selection(sel: LineSelection, q: { sort?: string; order?: 'asc' | 'desc'; search?: string }): LineSelection {
+  const s = { ...sel, sort: q.sort, order: q.order, search: q.search };
+  checkLineSort(s);
+  return s;
+}
 
 function periodOf(label: string): LineSelection['period'] {
   const span = periodSpanOf(label);
@@ -43,17 +55,19 @@ export function registerLineRoutes(router: Router, svc: AppServices): void {
       description: DESCRIPTION,
       access: 'user',
       params: Type.Object({ id: Uuid }),
-      query: Type.Object(Paging),
+      query: Type.Object({ ...Paging, ...Sorting }),
       responses: { 200: Answer },
       async handler({ trx, auth, params, query }) {
         await assertFileVisible(trx, params.id);
-        const r = await pageLines(trx, payeeOf(auth), { fileId: params.id }, query.page ?? 1, query.size ?? 100);
+        const sel = selection({ fileId: params.id }, query);
+        const r = await pageLines(trx, payeeOf(auth), sel, query.page ?? 1, query.size ?? 100);
         return { success: true, message: 'Statement lines', ...r };
       },
-      async export({ trx, auth, params }) {
+      async export({ trx, auth, params, query }) {
+        const sel = selection({ fileId: params.id }, query);
         const f = await assertFileVisible(trx, params.id);
         const payee = payeeOf(auth);
-        return { filename: `${f.name}.lines`, columns: lineColumns(payee), rows: streamLines(trx, payee, { fileId: params.id }) };
+        return { filename: `${f.name}.lines`, columns: lineColumns(payee), rows: streamLines(trx, payee, sel) };
       },
     }),
     route({
@@ -62,15 +76,15 @@ export function registerLineRoutes(router: Router, svc: AppServices): void {
       summary: 'The statement lines of an accounting period (processed files; JSON pages, or every line as CSV / XLSX)',
       description: `${DESCRIPTION} A line belongs to the period of its file (the file's accounting period); a quarter or half-year covers the files of every period within it.`,
       access: 'user',
-      query: Type.Object({ period: PeriodLabel, ...Paging }),
+      query: Type.Object({ period: PeriodLabel, ...Paging, ...Sorting }),
       responses: { 200: Answer },
       async handler({ trx, auth, query }) {
-        const r = await pageLines(trx, payeeOf(auth), { period: periodOf(query.period) }, query.page ?? 1, query.size ?? 100);
+        const r = await pageLines(trx, payeeOf(auth), selection({ period: periodOf(query.period) }, query), query.page ?? 1, query.size ?? 100);
         return { success: true, message: 'Statement lines', ...r };
       },
       export({ trx, auth, query }) {
         const payee = payeeOf(auth);
-        return { filename: `lines-${query.period}`, columns: lineColumns(payee), rows: streamLines(trx, payee, { period: periodOf(query.period) }) };
+        return { filename: `lines-${query.period}`, columns: lineColumns(payee), rows: streamLines(trx, payee, selection({ period: periodOf(query.period) }, query)) };
       },
     }),
   ]);

@@ -9,11 +9,16 @@ import { rawConnection, type Trx } from '../../db';
 import type { ExportColumn } from '../../http/export';
 import { NotFoundError } from '../../lib/errors';
 import { visibleFileRow } from '../../repositories/files';
+import { likeText, orderSql, resolveSort, sortColumns, sortExpr } from '../../http/list-sort';
 
 export interface LineSelection {
   fileId?: string;
   /** Accounting period [start, end) (files' accounting period; processed files only). */
   period?: { start: string; end: string };
+  /** `sort`/`order` (LINE_SORT) and `search` (LINE_SEARCH); without sort and order, line order. */
+  sort?: string;
+  order?: 'asc' | 'desc';
+  search?: string;
 }
 
 const TEXT = (key: string): ExportColumn => ({ key });
@@ -59,11 +64,33 @@ const EARNINGS_SQL: [ExportColumn, string][] = [
   [DEC('earnings'), 'l.base_amount * e.share * 0.01'],
 ];
 
+/**
+ * The fields the lines sort by: every field the line shows but a member's `share` and
+ * `earnings` (line order is their natural order). Only `lineNo` of one file is indexed
+ * (tenant, file, line); any other sort of a large file, and every sort of a period, sorts
+ * the selected lines on the server before the page is taken.
+ */
+const LINE_FIELD_SORT = Object.fromEntries(LINE_SQL.map(([c, sql]) => [c.key, /^l\.[a-z_]+$/.test(sql) ? sql : null]));
+export const LINE_SORT = sortColumns({
+  ...(LINE_FIELD_SORT as Record<string, string>),
+  saleMonth: 'l.sale_month',
+  accountingPeriod: sortExpr('coalesce(f.accounting_period, l.accounting_period)'),
+});
+/** A period's lines by number: file by file in upload order, each file's lines by number (its default order). */
+const PERIOD_LINE_SORT = sortColumns({ ...LINE_SORT, lineNo: sortExpr('(f.created_at, l.file_id, l.line_no)') });
+/** The text `search` looks in (case-insensitive, anywhere in the value). */
+const LINE_SEARCH = ['l.isrc', 'l.upc', 'l.track_title', 'l.artist', 'l.release_title', 'l.label', 'l.dsp', 'l.country'];
+
+/** 400 INVALID_SORT for a field the lines do not sort by (before anything is streamed). */
+export function checkLineSort(sel: LineSelection): void {
+  if (sel.sort !== undefined || sel.order !== undefined) resolveSort(sel, sel.fileId ? LINE_SORT : PERIOD_LINE_SORT, 'lineNo');
+}
+
 export function lineColumns(payee: string | null): ExportColumn[] {
   return [...LINE_SQL, ...(payee ? EARNINGS_SQL : [])].map(([c]) => c);
 }
 
-function linesQuery(payee: string | null, sel: LineSelection): { sql: string; bindings: unknown[] } {
+function linesQuery(payee: string | null, sel: LineSelection): { sql: string; countSql: string; bindings: unknown[] } {
   const cols = [...LINE_SQL, ...(payee ? EARNINGS_SQL : [])]
     .map(([c, sql]) => `${c.kind === 'decimal' ? `trim_scale(${sql})` : sql}${c.kind === 'integer' ? '' : '::text'} AS "${c.key}"`)
     .join(', ');
@@ -77,6 +104,11 @@ function linesQuery(payee: string | null, sel: LineSelection): { sql: string; bi
     where.push(`f.status = 'processed' AND coalesce(f.accounting_period, l.accounting_period) >= ?::date AND coalesce(f.accounting_period, l.accounting_period) < ?::date`);
     bindings.push(sel.period.start, sel.period.end);
   }
+  const search = sel.search?.trim();
+  if (search) {
+    where.push(`(${LINE_SEARCH.map((c) => `${c}::text ILIKE ?`).join(' OR ')})`);
+    bindings.push(...LINE_SEARCH.map(() => likeText(search)));
+  }
   let from = `royalty_lines l LEFT JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id`;
   if (payee) {
     // RLS keeps the tenant; the member sees the lines that pay them, with their current share.
@@ -84,8 +116,13 @@ function linesQuery(payee: string | null, sel: LineSelection): { sql: string; bi
                AND e.tenant_user_id = ? AND e.superseded_at IS NULL`;
     bindings.unshift(payee);
   }
-  const order = sel.fileId ? 'l.line_no' : 'f.created_at, l.file_id, l.line_no';
-  return { sql: `SELECT ${cols} FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order}`, bindings };
+  // without sort and order, line order as ever; else the field asked, ties by file and line
+  const ties = sel.fileId ? ['l.line_no'] : ['l.file_id', 'l.line_no'];
+  const choice = sel.sort === undefined && sel.order === undefined ? null : resolveSort(sel, sel.fileId ? LINE_SORT : PERIOD_LINE_SORT, 'lineNo');
+  const order = choice ? [orderSql(choice), ...ties.map((t) => `${t} ${choice.order === 'desc' ? 'DESC' : 'ASC'}`)].join(', ')
+    : sel.fileId ? 'l.line_no' : 'f.created_at, l.file_id, l.line_no';
+  const rows = `FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  return { sql: `SELECT ${cols} ${rows} ORDER BY ${order}`, countSql: `SELECT count(*)::int AS n ${rows}`, bindings };
 }
 
 /** `?` placeholders → `$n` (pg-query-stream speaks the wire protocol, not knex). */
@@ -105,7 +142,7 @@ export async function assertFileVisible(trx: Trx, fileId: string): Promise<{ nam
 export async function pageLines(trx: Trx, payee: string | null, sel: LineSelection, page: number, size: number) {
   const q = linesQuery(payee, sel);
   const { rows } = await trx.raw(`${q.sql} LIMIT ${Number(size)} OFFSET ${(Number(page) - 1) * Number(size)}`, q.bindings as never[]);
-  const count = await trx.raw(`SELECT count(*)::int AS n FROM (${q.sql}) c`, q.bindings as never[]);
+  const count = await trx.raw(q.countSql, q.bindings as never[]);
   return { data: rows as Record<string, unknown>[], pagination: { page, size, total: Number(count.rows[0]?.n ?? 0) } };
 }
 

@@ -10,6 +10,7 @@ import { payeeOf, releaseAnalytics, royaltyChecklist } from './views';
 import { breakdownColumns, breakdownRows } from './exports';
 import { ReferenceAnalyticsQuery, referenceAnalytics } from './reference';
 import { createAsset } from '../catalogue/operations';
+import { CHECKLIST_SORT } from '../catalogue/sorts';
 import './pipeline'; // registers the file-delete hook
 
 /** Largest analytics page (rows per answer). */
@@ -122,10 +123,17 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
         method: 'get',
         path: `/checklist/${name}`,
         summary: `Checklist ${name}: catalogue items (admins: workspace; others: own artists) and, for admins, ${what.toLowerCase()}`,
-        description: '`data`/`pagination`: catalogue items with issues. `statementLines.data`/`statementLines.pagination` (admins; same page/size): ' + what + '.',
+        description: name === 'missingroyaltysplits'
+          ? '`data`/`pagination`: catalogue items with issues, in the order `sort` asks. `statementLines.data`/`statementLines.pagination` (admins; same page/size and search, largest amount first): ' + what + '.'
+          : '`data`/`pagination` (admins and owners): ' + what + ', in the order `sort` asks (largest amount first by default). `catalogueItems` (same page/size and search, by title): the catalogue items with issues.',
         access: 'guest',
         errorShape: 'catalogue',
-        query: Type.Object({ page: PageQuery.page, size: PageQuery.size, search: PageQuery.search }),
+        query: Type.Object({
+          page: PageQuery.page, size: PageQuery.size,
+          ...(name === 'missingroyaltysplits'
+            ? sortQuery(CHECKLIST_SORT, 'title', 'Part of the title (and of the statement lines\' recording or product title, ISRC or UPC)')
+            : sortQuery(name === 'royaltyassets' ? svcMatch.UNMATCHED_ASSET_SORT : svcMatch.UNMATCHED_PRODUCT_SORT, 'amount', 'Part of the code as written, the title or the artist (and of the catalogue items\' title)')),
+        }),
         async handler({ trx, tenantId, auth, query }) {
           const r = await royaltyChecklist(trx, tenantId, auth, name, query);
           return { success: true, message: `Checklist ${name}`, ...r };

@@ -1,7 +1,7 @@
 /**
  * Royalty services behind the checklist, matching and allocation routes (no Koa here).
  */
-import { likeText, orderSql, resolveSort, sortColumns } from '../../http/list-sort';
+import { likeText, orderSql, resolveSort, sortColumns, sortedPage, whereSearch } from '../../http/list-sort';
 import Decimal from 'decimal.js';
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
@@ -35,23 +35,35 @@ function groupSearch(ident: string, title: string, search: string | undefined): 
   return [`(coalesce(l.${ident}, l.${ident}_raw) ILIKE ? OR l.${title} ILIKE ? OR l.artist ILIKE ?)`, [like, like, like]];
 }
 
+/**
+ * The fields the statement-side checklists sort by, over their groups (`g`): by default the
+ * largest amount first, ties by code, title and artist. Every sort groups the unmatched lines
+ * first, so each costs the same as the default.
+ */
+const GROUP_SORT = { title: 'g.title', artist: 'g.artist', lines: 'g.lines', amount: 'g.amount', quantity: 'g.quantity', files: 'g.files' } as const;
+export const UNMATCHED_ASSET_SORT = sortColumns({ isrc: 'g.isrc', ...GROUP_SORT });
+export const UNMATCHED_PRODUCT_SORT = sortColumns({ upc: 'g.upc', ...GROUP_SORT });
+/** missingroyaltysplits' statement lines (beside the catalogue items its `sort` orders): always the largest amount first. */
+const MISSING_SPLIT_LINES_SORT = sortColumns({ amount: 'g.amount' });
+
+type Sorted = Page & { sort?: string; order?: 'asc' | 'desc' };
+
 /** GET /checklist/royaltyassets | royaltyproducts: the recordings (products) statements name that the catalogue lacks. */
-export async function unmatchedChecklist(trx: Trx, tenantId: number, kind: 'asset' | 'product', q: Page) {
-  const { page, size, offset } = paging(q);
+export async function unmatchedChecklist(trx: Trx, tenantId: number, kind: 'asset' | 'product', q: Sorted) {
+  const { page, size } = paging(q);
   const [col, ident, title] = kind === 'asset' ? ['asset_id', 'isrc', 'track_title'] : ['product_id', 'upc', 'release_title'];
   const [found, binds] = groupSearch(ident, title, q.search);
-  const { rows } = await trx.raw(
-    `SELECT coalesce(l.${ident}, l.${ident}_raw) AS ${ident}, l.${title} AS title, l.artist,
-            count(*)::int AS lines, sum(l.base_amount)::text AS amount, sum(l.quantity)::text AS quantity,
-            count(DISTINCT l.file_id)::int AS files, count(*) OVER ()::int AS total_groups
-       FROM royalty_lines l
-      WHERE l.tenant_id = ? AND l.${col} IS NULL AND ${PROCESSED} AND ${found}
-      GROUP BY 1, 2, 3
-      ORDER BY sum(l.base_amount) DESC NULLS LAST, 1, 2, 3
-      LIMIT ? OFFSET ?`,
-    [tenantId, ...binds, size, offset],
+  const groups = trx.raw(
+    `(SELECT coalesce(l.${ident}, l.${ident}_raw) AS ${ident}, l.${title} AS title, l.artist,
+             count(*)::int AS lines, sum(l.base_amount) AS amount, sum(l.quantity) AS quantity,
+             count(DISTINCT l.file_id)::int AS files
+        FROM royalty_lines l
+       WHERE l.tenant_id = ? AND l.${col} IS NULL AND ${PROCESSED} AND ${found}
+       GROUP BY 1, 2, 3) AS g`,
+    [tenantId, ...binds],
   );
-  const total = rows[0]?.total_groups ?? (offset ? (await countGroups(trx, tenantId, col, ident, title, q.search)) : 0);
+  const { rows, total } = await sortedPage(trx.queryBuilder().from(groups).select('g.*'), { ...q, page, size },
+    kind === 'asset' ? UNMATCHED_ASSET_SORT : UNMATCHED_PRODUCT_SORT, 'amount', [`g.${ident}`, 'g.title', 'g.artist'], 'desc', 'asc');
   return {
     data: rows.map((r: Record<string, unknown>) => ({
       [ident]: r[ident] ?? null,
@@ -66,32 +78,23 @@ export async function unmatchedChecklist(trx: Trx, tenantId: number, kind: 'asse
   };
 }
 
-async function countGroups(trx: Trx, tenantId: number, col: string, ident: string, title: string, search?: string): Promise<number> {
-  const [found, binds] = groupSearch(ident, title, search);
-  const { rows } = await trx.raw(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM royalty_lines l WHERE l.tenant_id = ? AND l.${col} IS NULL AND ${PROCESSED} AND ${found}
-       GROUP BY coalesce(l.${ident}, l.${ident}_raw), l.${title}, l.artist) g`,
-    [tenantId, ...binds],
-  );
-  return rows[0].n;
-}
-
-/** GET /checklist/missingroyaltysplits */
+/** GET /checklist/missingroyaltysplits: the matched lines no split pays, by recording and product (`statementLines`). */
 export async function missingSplitsChecklist(trx: Trx, tenantId: number, q: Page) {
-  const { page, size, offset } = paging(q);
-  const { rows } = await trx.raw(
-    `SELECT l.asset_id, l.product_id, a.title AS asset_title, a.isrc, p.title AS product_title, p.upc,
-            count(*)::int AS lines, sum(l.base_amount)::text AS amount, count(*) OVER ()::int AS total_groups
-       FROM royalty_lines l
-       LEFT JOIN assets a ON a.tenant_id = l.tenant_id AND a.id = l.asset_id
-       LEFT JOIN products p ON p.tenant_id = l.tenant_id AND p.id = l.product_id
-      WHERE l.tenant_id = ? AND (l.asset_id IS NOT NULL OR l.product_id IS NOT NULL) AND ${PROCESSED}
-        AND l.share_set_id IS NULL
-      GROUP BY l.asset_id, l.product_id, a.title, a.isrc, p.title, p.upc
-      ORDER BY sum(l.base_amount) DESC NULLS LAST, a.title, p.title
-      LIMIT ? OFFSET ?`,
-    [tenantId, size, offset],
+  const { page, size } = paging(q);
+  const groups = trx.raw(
+    `(SELECT l.asset_id, l.product_id, a.title AS asset_title, a.isrc, p.title AS product_title, p.upc,
+             count(*)::int AS lines, sum(l.base_amount) AS amount
+        FROM royalty_lines l
+        LEFT JOIN assets a ON a.tenant_id = l.tenant_id AND a.id = l.asset_id
+        LEFT JOIN products p ON p.tenant_id = l.tenant_id AND p.id = l.product_id
+       WHERE l.tenant_id = ? AND (l.asset_id IS NOT NULL OR l.product_id IS NOT NULL) AND ${PROCESSED}
+         AND l.share_set_id IS NULL
+       GROUP BY l.asset_id, l.product_id, a.title, a.isrc, p.title, p.upc) AS g`,
+    [tenantId],
   );
+  const base = trx.queryBuilder().from(groups).select('g.*');
+  whereSearch(base, q.search, ['g.asset_title', 'g.isrc', 'g.product_title', 'g.upc']);
+  const { rows, total } = await sortedPage(base, { page, size }, MISSING_SPLIT_LINES_SORT, 'amount', ['g.asset_title', 'g.product_title', 'g.asset_id', 'g.product_id'], 'desc', 'asc');
   return {
     data: rows.map((r: Record<string, unknown>) => ({
       assetId: r.asset_id,
@@ -103,7 +106,7 @@ export async function missingSplitsChecklist(trx: Trx, tenantId: number, q: Page
       lines: r.lines,
       amount: dec(r.amount),
     })),
-    pagination: { page, size, total: rows[0]?.total_groups ?? 0 },
+    pagination: { page, size, total },
   };
 }
 

@@ -7,7 +7,8 @@ import type { Trx } from '../../db';
 import type { AuthContext } from '../auth/tokens';
 import { ownOnly, seesWorkspace } from '../../domain/roles';
 import { royaltyAnalytics, type AnalyticsPaging, type AnalyticsQuery, type GroupBy } from './analytics';
-import { missingSplitsChecklist, releaseTargets, unmatchedChecklist } from './service';
+import { missingSplitsChecklist, releaseTargets, unmatchedChecklist, UNMATCHED_ASSET_SORT, UNMATCHED_PRODUCT_SORT } from './service';
+import { resolveSort } from '../../http/list-sort';
 import { checklist } from '../catalogue/reports';
 
 /** Admins and owners read the whole workspace; any other member their own earnings. */
@@ -28,13 +29,18 @@ export type RoyaltyChecklist = 'royaltyassets' | 'royaltyproducts' | 'missingroy
  * missingroyaltysplits: the catalogue checklist in `data`, and for admins the statement lines
  * behind it in `statementLines` (same page/size).
  */
-export async function royaltyChecklist(trx: Trx, tenantId: number, auth: AuthContext, name: RoyaltyChecklist, query: { page?: number; size?: number; search?: string }) {
-  const cat = await checklist(trx, auth, name, query);
+export async function royaltyChecklist(trx: Trx, tenantId: number, auth: AuthContext, name: RoyaltyChecklist, query: { page?: number; size?: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
+  const { sort, order, ...paging } = query;
   const none = { data: [] as unknown[], pagination: { page: query.page ?? 1, size: query.size ?? 20, total: 0 } };
   if (name !== 'missingroyaltysplits') {
+    // `sort` orders `data` (the statements' groups); the catalogue's half keeps its own order
+    const cols = name === 'royaltyassets' ? UNMATCHED_ASSET_SORT : UNMATCHED_PRODUCT_SORT;
+    resolveSort(query, cols, 'amount', 'desc');
+    const cat = await checklist(trx, auth, name, paging);
     const missing = seesWorkspace(auth) ? await unmatchedChecklist(trx, tenantId, name === 'royaltyassets' ? 'asset' : 'product', query) : none;
     return { data: missing.data, pagination: missing.pagination, catalogueItems: { data: cat.data, pagination: cat.pagination } };
   }
-  const statementLines = seesWorkspace(auth) ? await missingSplitsChecklist(trx, tenantId, query) : none;
+  const cat = await checklist(trx, auth, name, { ...paging, sort, order });
+  const statementLines = seesWorkspace(auth) ? await missingSplitsChecklist(trx, tenantId, paging) : none;
   return { ...cat, statementLines: { data: statementLines.data, pagination: statementLines.pagination } };
 }

@@ -2,10 +2,9 @@
 import { Type, Strict, Uuid, type TSchema } from '../../http/schema';
 import { SUBSCRIPTION_PATTERNS } from './events';
 import { ENVELOPES } from './reference';
-import { DELIVERY_STATUSES } from './service';
-import { PageQuery as ListQuery, PageTotals, Pagination } from '../../http/schema';
+import { DELIVERY_SORT, DELIVERY_STATUSES } from './service';
 import { sortQuery } from '../../http/list-sort';
-import { DELIVERY_SORT } from './service';
+import { PageQuery as ListQuery, PageTotals, Pagination } from '../../http/schema';
 
 export const Success = <T extends TSchema>(data: T) =>
   Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
