@@ -98,4 +98,22 @@ export const CatalogueError = Type.Object(
 export const DataAnswer = <T extends TSchema>(data: T, withMessage = false) =>
   Type.Object({ success: Type.Literal(true), ...(withMessage ? { message: Type.String() } : {}), data });
 
+/**
+ * A success answer that is not JSON (CSV, XLSX, PDF, zip, HTML, an event stream): its media type
+ * is what the OpenAPI document declares for it (openapi.ts reads `contentMediaType`).
+ */
+export const FileAnswer = (mediaType: string, description: string) => Type.String({ contentMediaType: mediaType, format: 'binary', description });
+/** A success answer without a body (a redirect, 204): documented with its description only. */
+export const NoBody = (description: string) => Type.Unsafe<undefined>({ 'x-no-body': true, description });
+
+/** Answers are checked as sent (JSON text), with no coercion or defaults: see checkAnswer in ./route. */
+export const responseAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const answerCache = new WeakMap<object, ValidateFunction>();
+/** What `body` (a JSON answer) breaks of `schema`: empty when it conforms. */
+export function answerProblems(schema: TSchema, body: unknown): string[] {
+  let v = answerCache.get(schema);
+  if (!v) answerCache.set(schema, (v = responseAjv.compile(schema)));
+  return v(body) ? [] : formatAjvErrors('answer', v.errors);
+}
+
 export const StatusError = Type.Object({ status: Type.Literal('error'), message: Type.String(), code: Type.String({ examples: ['PERIOD_CLOSED'] }), details: Type.Optional(Type.Array(Type.String())) }, { $id: 'StatusError' });
