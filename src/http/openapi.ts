@@ -51,7 +51,11 @@ function responsesOf(r: RegisteredRoute, components: object): Record<string, unk
       continue;
     }
     const media = s.contentMediaType ?? 'application/json';
-    responses[code] = { description: Number(code) < 400 ? 'OK' : code, content: { [media]: { schema: s, example: exampleOf(s, components) } } };
+    const files = (s as { 'x-files'?: Record<string, string> })['x-files'] ?? {};
+    delete (s as { 'x-files'?: unknown })['x-files'];
+    const content: Record<string, unknown> = { [media]: { schema: s, example: exampleOf(s, components) } };
+    for (const [type, description] of Object.entries(files)) content[type] = { schema: { type: 'string', format: 'binary', description }, example: `(${description})` };
+    responses[code] = { description: Number(code) < 400 ? 'OK' : code, content };
   }
   if (r.export && responses[String(r.status ?? 200)]) {
     // ?format=csv|xlsx: the same rows as a file (src/http/export.ts).

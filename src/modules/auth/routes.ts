@@ -9,7 +9,7 @@ import { acceptInvitation, requestLoginLink, requestPasswordReset, resetPassword
 
 const Password = Type.String({ minLength: 8, maxLength: 200 });
 
-const WorkspaceSchema = Type.Object({
+export const WorkspaceSchema = Type.Object({
   workspaceId: Uuid,
   tenantId: Type.Integer(),
   name: Type.String(),

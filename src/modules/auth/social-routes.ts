@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { defineRoutes, route } from '../../http/route';
-import { Type } from '../../http/schema';
+import { NoBody, Type } from '../../http/schema';
+import { WorkspaceSchema } from './routes';
 import type { AppServices } from '../../services';
 import { SOCIAL_PROVIDERS } from '../../config';
 import { AppError, ForbiddenError, UnauthorizedError, ValidationError } from '../../lib/errors';
@@ -50,6 +51,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
       summary: `Redirect to the ${provider} consent screen`,
       access: 'public',
       query: Type.Object({ redirect: Type.Optional(Type.String({ maxLength: 2000 })) }),
+      responses: { 302: NoBody(`Redirect to the ${provider} consent screen`) },
       async handler({ ctx, query }) {
         ctx.redirect(await begin(ctx, provider, 'login', null, query.redirect));
       },
@@ -60,6 +62,13 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
       summary: `The ${provider} consent screen returns here: code → session; refresh token kept in a cookie`,
       access: 'public',
       query: Type.Object({ code: Type.Optional(Type.String({ maxLength: 4000 })), state: Type.String({ maxLength: 4000 }), error: Type.Optional(Type.String({ maxLength: 500 })), ...PROVIDER_CALLBACK_EXTRAS }),
+      responses: {
+        200: Type.Union([
+          Type.Object({ message: Type.String(), workspaces: Type.Array(WorkspaceSchema) }, { description: 'Signed in (the refresh token is in the httpOnly cookie)' }),
+          Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Object({ provider: Type.String() }) }, { description: 'The provider was linked to the signed-in account' }),
+        ]),
+        302: NoBody('To the redirect the sign-in began with (an origin of one of the person\'s workspaces), or to the sign-in page with the reason'),
+      },
       async handler({ ctx, query }) {
         try {
           return await callback(ctx, query);

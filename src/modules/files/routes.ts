@@ -18,6 +18,7 @@ import { receiveMultipart, receiveRaw, UPLOAD_LIMITS } from '../../http/upload';
 import { assertStorageRoom, storageRoom } from '../../http/quota';
 import { streamErrors, streamFileEvents, visibleFile } from './streams';
 import { fileSources } from '../sources/service';
+import * as Res from './responses';
 
 /** The cloud-drive routes of the spec only refuse (docs/decisions.md, "No cloud-drive import"). */
 const DRIVE_REFUSAL =
@@ -72,7 +73,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Files', errorShape: 'catalogue' }, [
     route({
       method: 'post',
-      path: '/file/royalty',
+      path: '/file/royalty', responses: { 201: Res.PostFileRoyalty },
       summary: 'Upload a statement (multipart, field "file"; optional fields autoProcessIfConfident, forceManualConfirmation, reprocess (a duplicate re-reads its original in place), force (a duplicate replaces its original)). Streams to storage; answers at once',
       access: 'admin',
       status: 201,
@@ -163,7 +164,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/file/sources',
+      path: '/file/sources', responses: { 200: Res.GetFileSources },
       summary: 'Sources: includeAll=true (default) all active public sources; false the workspace\'s configured ones',
       access: 'user',
       scope: 'workspace',
@@ -185,7 +186,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'put',
-      path: '/file/royalty/decompress/:tenant/:id',
+      path: '/file/royalty/decompress/:tenant/:id', responses: { 200: Res.PutFileRoyaltyDecompressByTenantById },
       summary: 'Re-run decompression (and the steps after it) for a file',
       access: 'admin',
       params: Type.Object({ tenant: Type.String({ maxLength: 64 }), id: Uuid }),
@@ -206,7 +207,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     ),
     route({
       method: 'get',
-      path: '/file/',
+      path: '/file/', responses: { 200: Res.GetFile },
       summary: 'Statement files (paged; filter by status (comma-separated), source (key, name or id), period (YYYY-MM), periodStart/periodEnd, parentId; topLevel=true: none of an archive\'s members)',
       access: 'admin',
       query: Type.Object({
@@ -228,7 +229,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/file/:id',
+      path: '/file/:id', responses: { 200: Res.GetFileById },
       summary: 'One file: status, progress, source and confidence, periods, counts, totals, control totals, first errors, children',
       access: 'admin',
       params: IdParams,
@@ -238,7 +239,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/file/:id/errors',
+      path: '/file/:id/errors', responses: { 200: Res.GetFileByIdErrors },
       summary: 'Every rejected line as CSV (line_no, reason, raw), streamed',
       access: 'admin',
       params: IdParams,
@@ -254,7 +255,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/file/:id/events',
+      path: '/file/:id/events', responses: { 200: Res.GetFileByIdEvents },
       summary: 'Server-sent events: `progress` with status, progress and counts on every change, until processed or failed',
       access: 'admin',
       params: IdParams,

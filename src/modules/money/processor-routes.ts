@@ -13,17 +13,18 @@ import { receiveBuffer } from '../../http/upload';
 import type { AppServices } from '../../services';
 import * as S from './schemas';
 import * as proc from './processor';
+import * as Res from './responses';
 
 /** Largest webhook body read (bytes). */
 const WEBHOOK_MAX_BYTES = 1024 * 1024;
 
 export function registerProcessorRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Integration', errorShape: 'status', scope: 'workspace' }, [
-    route({ method: 'get', path: '/integrations/all', summary: "The workspace's integrations and their state (secrets masked)", access: 'admin',
+    route({ method: 'get', path: '/integrations/all', responses: { 200: Res.GetIntegrationsAll }, summary: "The workspace's integrations and their state (secrets masked)", access: 'admin',
       async handler({ trx }) {
         return ok('Integrations', [await proc.integrationStatus(trx, svc)]);
       } }),
-    route({ method: 'get', path: '/integrations/info', summary: 'Integrations this installation offers', access: 'user',
+    route({ method: 'get', path: '/integrations/info', responses: { 200: Res.GetIntegrationsInfo }, summary: 'Integrations this installation offers', access: 'user',
       async handler() {
         return ok('Available integrations', proc.availableIntegrations(svc));
       } }),
@@ -35,7 +36,7 @@ export function registerProcessorRoutes(router: Router, svc: AppServices): void 
       async handler({ trx, body }) {
         return ok('Processor integration saved', await proc.setIntegration(trx, svc, body, 'create'));
       } }),
-    route({ method: 'get', path: '/integrations/workspace', summary: 'Processor integration status (masked: hasSecret, secretHint, secretUpdatedAt)', access: 'admin',
+    route({ method: 'get', path: '/integrations/workspace', responses: { 200: Res.GetIntegrationsWorkspace }, summary: 'Processor integration status (masked: hasSecret, secretHint, secretUpdatedAt)', access: 'admin',
       async handler({ trx }) {
         return ok('Processor integration', await proc.integrationStatus(trx, svc));
       } }),

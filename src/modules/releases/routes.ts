@@ -16,6 +16,7 @@ import { assertOwnItemOfPath } from '../catalogue/common';
 import * as M from './media-service';
 import { isMultipart, receiveMultipart, receiveRaw, UPLOAD_LIMITS, type UploadSource } from '../../http/upload';
 import { storageRoom } from '../../http/quota';
+import * as Res from './responses';
 
 const Str = (max = 500) => Type.String({ maxLength: max });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -103,72 +104,72 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Media', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([...mediaRoutes(svc, 'asset'), ...mediaRoutes(svc, 'product')], assertOwnItemOfPath));
   defineRoutes(router, svc, { tag: 'Release', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([
     route({
-      method: 'post', path: '/releases', summary: 'Create a release (draft), optionally with tracks; writes in-app notifications', access: 'user', status: 201, body: ReleaseBody,
+      method: 'post', path: '/releases', responses: { 201: Res.PostReleases }, summary: 'Create a release (draft), optionally with tracks; writes in-app notifications', access: 'user', status: 201, body: ReleaseBody,
       async handler({ trx, tenantId, auth, body }) {
         return { success: true, message: 'Release created', data: await R.createRelease(trx, tenantId, auth, body) };
       },
     }),
     route({
-      method: 'get', path: '/releases', summary: 'List releases (paged; search title/artist/UPC; filter by status, artist)', access: 'guest',
+      method: 'get', path: '/releases', responses: { 200: Res.GetReleases }, summary: 'List releases (paged; search title/artist/UPC; filter by status, artist)', access: 'guest',
       query: Type.Object({ ...PageQuery, status: Type.Optional(Type.Union(R.RELEASE_STATUSES.map((s) => Type.Literal(s)))), artist: Type.Optional(Uuid) }),
       async handler({ trx, auth, query }) {
         return { success: true, message: 'Releases', ...(await R.listReleases(trx, auth, query)) };
       },
     }),
     route({
-      method: 'get', path: '/releases/stats', summary: 'Release counts by status, and tracks', access: 'guest',
+      method: 'get', path: '/releases/stats', responses: { 200: Res.GetReleasesStats }, summary: 'Release counts by status, and tracks', access: 'guest',
       async handler({ trx, auth }) {
         return { success: true, message: 'Release stats', data: await R.releaseStats(trx, auth) };
       },
     }),
     route({
-      method: 'get', path: '/releases/:id', summary: 'One release with its tracks', access: 'guest', params: IdParams,
+      method: 'get', path: '/releases/:id', responses: { 200: Res.GetReleasesById }, summary: 'One release with its tracks', access: 'guest', params: IdParams,
       async handler({ trx, params }) {
         return { success: true, message: 'Release', data: await R.getRelease(trx, params.id) };
       },
     }),
     route({
-      method: 'put', path: '/releases/:id', summary: 'Update a release (draft or rejected only)', access: 'user', params: IdParams, body: ReleasePatch,
+      method: 'put', path: '/releases/:id', responses: { 200: Res.PutReleasesById }, summary: 'Update a release (draft or rejected only)', access: 'user', params: IdParams, body: ReleasePatch,
       async handler({ trx, params, body }) {
         return { success: true, message: 'Release updated', data: await R.updateRelease(trx, params.id, body) };
       },
     }),
     route({
-      method: 'delete', path: '/releases/:id', summary: 'Delete a release with its tracks and media records (admin)', access: 'admin', params: IdParams,
+      method: 'delete', path: '/releases/:id', responses: { 200: Res.DeleteReleasesById }, summary: 'Delete a release with its tracks and media records (admin)', access: 'admin', params: IdParams,
       async handler({ trx, params }) {
         await R.deleteRelease(trx, params.id);
         return { success: true, message: 'Release deleted', data: { id: params.id } };
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/submit', summary: 'Submit: draft|rejected → submitted (needs a track)', access: 'user', params: IdParams,
+      method: 'post', path: '/releases/:id/submit', responses: { 200: Res.PostReleasesByIdSubmit }, summary: 'Submit: draft|rejected → submitted (needs a track)', access: 'user', params: IdParams,
       body: Strict({ message: Type.Optional(Type.String({ maxLength: 5000 })) }),
       async handler({ trx, tenantId, auth, params, body }) {
         return { success: true, message: 'Release submitted', data: await R.submitRelease(trx, tenantId, auth, params.id, body.message) };
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/review', summary: 'Review (admin): submitted → in_review|approved|rejected; in_review → approved|rejected', access: 'admin', params: IdParams,
+      method: 'post', path: '/releases/:id/review', responses: { 200: Res.PostReleasesByIdReview }, summary: 'Review (admin): submitted → in_review|approved|rejected; in_review → approved|rejected', access: 'admin', params: IdParams,
       body: Strict({ status: Type.Union([Type.Literal('in_review'), Type.Literal('approved'), Type.Literal('rejected')]), message: Type.Optional(Type.String({ maxLength: 5000 })) }),
       async handler({ trx, tenantId, auth, params, body }) {
         return { success: true, message: `Release ${body.status.replace('_', ' ')}`, data: await R.reviewRelease(trx, tenantId, auth, params.id, body.status, body.message) };
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/feedback', summary: 'Leave feedback; admins may send a submitted/in_review release back to draft (requestChanges)', access: 'user', params: IdParams,
+      method: 'post', path: '/releases/:id/feedback', responses: { 200: Res.PostReleasesByIdFeedback }, summary: 'Leave feedback; admins may send a submitted/in_review release back to draft (requestChanges)', access: 'user', params: IdParams,
       body: Strict({ message: Type.String({ minLength: 1, maxLength: 5000 }), requestChanges: Type.Optional(Type.Boolean()) }),
       async handler({ trx, tenantId, auth, params, body }) {
         return { success: true, message: 'Feedback recorded', data: await R.feedbackRelease(trx, tenantId, auth, params.id, body.message, body.requestChanges) };
       },
     }),
     route({
-      method: 'get', path: '/releases/:id/feedback', summary: 'Status moves and feedback of a release, oldest first', access: 'guest', params: IdParams,
+      method: 'get', path: '/releases/:id/feedback', responses: { 200: Res.GetReleasesByIdFeedback }, summary: 'Status moves and feedback of a release, oldest first', access: 'guest', params: IdParams,
       async handler({ trx, params }) {
         return { success: true, message: 'Release feedback', data: await R.releaseEvents(trx, params.id) };
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/tracks', summary: 'Add a track (writes an in-app notification)', access: 'user', status: 201, params: IdParams, body: TrackBody,
+      method: 'post', path: '/releases/:id/tracks', responses: { 201: Res.PostReleasesByIdTracks }, summary: 'Add a track (writes an in-app notification)', access: 'user', status: 201, params: IdParams, body: TrackBody,
       async handler({ trx, tenantId, auth, params, body }) {
         return { success: true, message: 'Track created', data: await R.addTrack(trx, tenantId, auth, params.id, body) };
       },
@@ -187,20 +188,20 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/tracks/:trackId/media/link', summary: 'Link an audio or video file to a track (one per track; link validated, stored for processing)', access: 'user', params: TrackParams, noTransaction: true,
+      method: 'post', path: '/releases/:id/tracks/:trackId/media/link', responses: { 200: Res.PostReleasesByIdTracksByTrackIdMediaLink }, summary: 'Link an audio or video file to a track (one per track; link validated, stored for processing)', access: 'user', params: TrackParams, noTransaction: true,
       body: Strict({ url: Type.String({ format: 'uri', maxLength: 2000 }), name: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })), type: Type.Optional(Type.Union([Type.Literal('audio'), Type.Literal('video')])) }),
       async handler({ tenantId, params, body }) {
         return { success: true, message: 'Media link stored for processing', data: await M.linkTrackMedia(svc, tenantId, params.id, params.trackId, body) };
       },
     }),
     route({
-      method: 'get', path: '/releases/:id/tracks/:trackId/media', summary: 'The media record of a track', access: 'guest', params: TrackParams,
+      method: 'get', path: '/releases/:id/tracks/:trackId/media', responses: { 200: Res.GetReleasesByIdTracksByTrackIdMedia }, summary: 'The media record of a track', access: 'guest', params: TrackParams,
       async handler({ trx, params }) {
         return { success: true, message: 'Track media', data: await M.getTrackMedia(trx, params.id, params.trackId) };
       },
     }),
     route({
-      method: 'delete', path: '/releases/:id/tracks/:trackId/media', summary: 'Remove the media of a track', access: 'user', params: TrackParams,
+      method: 'delete', path: '/releases/:id/tracks/:trackId/media', responses: { 200: Res.DeleteReleasesByIdTracksByTrackIdMedia }, summary: 'Remove the media of a track', access: 'user', params: TrackParams,
       async handler({ trx, params }) {
         await M.removeTrackMedia(trx, params.id, params.trackId);
         return { success: true, message: 'Track media removed', data: null };

@@ -1,13 +1,14 @@
 import type Router from '@koa/router';
 import { IdParams } from '../../http/crud';
 import { defineRoutes, route, type RouteDef } from '../../http/route';
-import { IdInt, MonthOrDateIn, Strict, Type, Uuid, PageQuery } from '../../http/schema';
+import { IdInt, MonthOrDateIn, OpenObject, Pagination, StatusAnswer, Strict, Type, Uuid, PageQuery } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
 import { payeeOf, releaseAnalytics, royaltyChecklist } from './views';
 import { breakdownColumns, breakdownRows } from './exports';
 import { ReferenceAnalyticsQuery, referenceAnalytics } from './reference';
+import * as Res from './responses';
 import './pipeline'; // registers the file-delete hook
 
 /** Largest analytics page (rows per answer). */
@@ -45,6 +46,20 @@ const BREAKDOWNS: [string, GroupBy, string][] = [
   ['/royalty/tables', 'file', 'Royalties by statement file (table), with its data source'],
 ];
 
+/** One row of a breakdown: its key (month, accountingPeriod, dsp, country, saleType, aggregator, artistId, productId, assetId or fileId, with their names) and the figures. */
+const BreakdownRow = OpenObject({
+  revenue: Type.String(), quantity: Type.String(), lines: Type.Integer(),
+  Royalty: Type.String(), Count: Type.String(),
+  RatePer1K: Type.Union([Type.String(), Type.Null()]), RoyaltyPercentage: Type.Union([Type.String(), Type.Null()]), CountPercentage: Type.Union([Type.String(), Type.Null()]),
+  PreviousRoyalty: Type.Optional(Type.String()), PreviousCount: Type.Optional(Type.String()),
+}, 'The row\'s key columns depend on the breakdown (month, accountingPeriod, dsp, country, saleType, aggregator, artistId/artistName, productId, assetId, fileId…)');
+const Totals = Type.Object({ revenue: Type.String(), quantity: Type.String(), lines: Type.Integer() });
+/** A breakdown: its rows, the total of every row of every page, the paging, and with includePreviousPeriod the previous period's total. */
+const BreakdownAnswer = StatusAnswer(Type.Object({
+  currency: Type.String(), rows: Type.Array(BreakdownRow), total: Totals, pagination: Pagination,
+  previous: Type.Optional(Type.Object({ start: Type.String(), end: Type.String(), total: Totals })),
+}));
+
 const DESCRIPTION =
   'Amounts are decimal strings in the workspace base currency. Admins and owners see every line of the workspace (matched or not); other members only their own earnings. ' +
   '`start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months (`periodFilterType=sale`, default) or accounting periods (`accounting`) overlapping the range. ' +
@@ -63,7 +78,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       description: DESCRIPTION,
       access: group === 'file' ? 'admin' : 'guest',
       snapshot: true, // a member's view may take two statements (analytics.ts, memberCatalogue); an export, many pages
-      query: Type.Object({ ...AnalyticsQuery, ...ReferenceAnalyticsQuery }),
+      query: Type.Object({ ...AnalyticsQuery, ...ReferenceAnalyticsQuery }), responses: { 200: BreakdownAnswer },
       async handler({ trx, tenantId, auth, query }) {
         const { page, size, ...q } = query;
         const r = await referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size });
@@ -93,6 +108,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
         ...AnalyticsQuery,
         groupBy: Type.Optional(Type.Union(['month', 'accountingperiod', 'dsp', 'country', 'saletype', 'aggregator', 'asset', 'total'].map((g) => Type.Literal(g)))),
       }),
+      responses: { 200: BreakdownAnswer },
       async handler({ trx, tenantId, auth, query, params }) {
         const { groupBy, page, size, ...q } = query;
         const r = await releaseAnalytics(trx, tenantId, auth, params.id, (groupBy ?? 'month') as GroupBy, q, { page, size });
@@ -214,7 +230,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     // Allocation.
     route({
       method: 'get',
-      path: '/royalty/allocations/history',
+      path: '/royalty/allocations/history', responses: { 200: Res.GetRoyaltyAllocationsHistory },
       summary: 'Allocation rows of a file or one of its lines (lineId = line number in the file), current and superseded (members: only their own rows)',
       access: 'guest',
       query: Type.Object({ lineId: Type.Optional(IdInt()), fileId: Type.Optional(Uuid), ...PageQuery }),

@@ -3,6 +3,7 @@ import { dataRoute, defineRoutes, route } from '../../http/route';
 import { CurrencyCode, MonthIn, Rate, Strict, Type } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { getSettings, updateSettings, ratesWithBase, saveRates, deleteRate } from './service';
+import * as Res from './responses';
 
 const Currency = CurrencyCode();
 const Month = MonthIn();
@@ -11,7 +12,7 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Workspace settings', errorShape: 'catalogue', scope: 'workspace' }, [
     dataRoute({
       method: 'get',
-      path: '/settings/workspace',
+      path: '/settings/workspace', data: Res.SettingsView,
       summary: 'Workspace settings: base currency, accounting cadence, catalogue auto-creation',
       access: 'guest',
       message: 'Workspace settings',
@@ -37,7 +38,7 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
     }),
     dataRoute({
       method: 'get',
-      path: '/currency/rates',
+      path: '/currency/rates', data: Res.RatesView,
       summary: 'Monthly exchange rates to the base currency (filter by currency and month range YYYY-MM)',
       access: 'user',
       query: Type.Object({ currency: Type.Optional(Currency), from: Type.Optional(Month), to: Type.Optional(Month) }),

@@ -9,6 +9,7 @@ import { MonthIn, PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { listArtists } from '../catalogue/service';
 import { assertMayRead, linkMembersToArtists, memberMonthly, memberStats, ownedCatalogue } from './holdings';
+import * as Res from './responses';
 
 const IdParams = Type.Object({ id: Uuid });
 const ListQ = Type.Object({ ...PageQuery });
@@ -43,7 +44,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
     ),
     route({
       method: 'get',
-      path: '/user/:id/stats',
+      path: '/user/:id/stats', responses: { 200: Res.GetUserByIdStats },
       summary: "A member's totals: earnings (base currency), lines, own artists, recordings, products, splits held",
       access: 'user',
       params: IdParams,
@@ -54,7 +55,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/user/:id/monthly',
+      path: '/user/:id/monthly', responses: { 200: Res.GetUserByIdMonthly },
       summary: "A member's earnings per sale month (base currency; optional from/to YYYY-MM)",
       access: 'user',
       params: IdParams,

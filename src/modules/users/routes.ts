@@ -8,6 +8,7 @@ import { sortQuery } from '../../http/list-sort';
 import { authOf } from '../auth/service';
 import { inviteMember, inviteMembers, resendInvitation, withdrawInvitationLinks } from './invitations';
 import { userEntityRoutes } from './entities';
+import * as Res from './responses';
 
 const IdParams = Type.Object({ id: Uuid });
 const MemberStatus = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
@@ -58,7 +59,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue', scope: 'own' }, [
     route({
       method: 'get',
-      path: '/user',
+      path: '/user', responses: { 200: Res.GetUser },
       summary: 'The signed-in user in the current workspace (data.id is the tenant user id)',
       access: 'guest',
       async handler({ auth, trx, tenantId }) {
@@ -71,7 +72,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/user/',
+      path: '/user/', responses: { 200: Res.GetUserList },
       summary: 'Members of the workspace (paged; search by name or e-mail; filter by role); a member below admin gets only themselves',
       access: 'user',
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(USER_SORT, 'createdAt', 'Part of the e-mail, first or last name'), role: Type.Optional(Role) }),
@@ -153,7 +154,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/user/:id',
+      path: '/user/:id', responses: { 200: Res.GetUserById },
       summary: 'One member by tenant user id (guests and users may read only themselves)',
       access: 'guest',
       params: IdParams,

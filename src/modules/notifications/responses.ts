@@ -1,0 +1,9 @@
+/**
+ * The success answers of this area's routes (their `responses`): the OpenAPI document and the
+ * web app's generated types (npm run web:types). Tests check every JSON answer against them.
+ */
+import { Type, StatusAnswer } from '../../http/schema';
+
+export const GetNotifications = StatusAnswer(Type.Object({ notifications: Type.Array(Type.Object({ id: Type.String(), type: Type.String(), title: Type.String(), content: Type.String(), resourceType: Type.String(), resourceId: Type.String(), actionUrl: Type.String(), isRead: Type.Boolean(), isImportant: Type.Boolean(), isArchived: Type.Boolean(), metadata: Type.Record(Type.String(), Type.Unknown()), expiresAt: Type.Union([Type.String(), Type.Null()]), TenantId: Type.Number(), TenantUserId: Type.String(), createdAt: Type.String(), updatedAt: Type.String(), deliveries: Type.Array(Type.Object({ id: Type.String(), channel: Type.String(), recipient: Type.String(), status: Type.String(), attempts: Type.Number(), lastError: Type.Union([Type.String(), Type.Null()]), history: Type.Array(Type.Unknown()), sentAt: Type.Union([Type.String(), Type.Null()]), updatedAt: Type.String() })) })), total: Type.Number(), page: Type.Number(), pageSize: Type.Number(), totalPages: Type.Number() }));
+export const GetNotificationsUnreadCount = StatusAnswer(Type.Object({ count: Type.Number() }));
+export const GetNotificationsPreferences = StatusAnswer(Type.Object({ channels: Type.Object({ inApp: Type.Boolean(), email: Type.Boolean(), sms: Type.Boolean(), push: Type.Boolean() }), types: Type.Object({  }), smsNumber: Type.Unknown() }));
