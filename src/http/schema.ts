@@ -124,7 +124,10 @@ const answerCache = new WeakMap<object, ValidateFunction>();
 /** What `body` (a JSON answer) breaks of `schema`: empty when it conforms. */
 export function answerProblems(schema: TSchema, body: unknown): string[] {
   let v = answerCache.get(schema);
-  if (!v) answerCache.set(schema, (v = responseAjv.compile(schema)));
+  // a shared component ($id Pagination…) may appear more than once in an answer: compiled without ids
+  const withoutIds = (n: unknown): unknown =>
+    Array.isArray(n) ? n.map(withoutIds) : n && typeof n === 'object' ? Object.fromEntries(Object.entries(n).filter(([k]) => k !== '$id').map(([k, x]) => [k, withoutIds(x)])) : n;
+  if (!v) answerCache.set(schema, (v = responseAjv.compile(withoutIds(schema) as TSchema)));
   return v(body) ? [] : formatAjvErrors('answer', v.errors);
 }
 

@@ -11,6 +11,7 @@ import { authOf, REFRESH_COOKIE } from './service';
 import { REFRESH_TTL_SECONDS } from './tokens';
 import { safeEqual } from '../../lib/crypto';
 import { allowedForUser, checkRedirect } from './origins';
+import * as Res from './responses';
 
 const STATE_COOKIE = 'rondo_oauth_state';
 const STATE_TTL = 600;
@@ -114,7 +115,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
     ...routes,
     route({
       method: 'get',
-      path: '/auth/social/providers',
+      path: '/auth/social/providers', responses: { 200: Res.GetAuthSocialProviders },
       summary: 'Social providers connected to your account, and those this server offers',
       access: 'session',
       async handler({ auth: who }) {
@@ -124,7 +125,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/auth/social/:provider/link',
+      path: '/auth/social/:provider/link', responses: { 200: Res.PostAuthSocialByProviderLink },
       summary: 'Start linking a social provider: returns the consent URL to send the browser to',
       access: 'session',
       params: Type.Object({ provider: Provider }),
@@ -136,7 +137,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/auth/social/:provider/unlink',
+      path: '/auth/social/:provider/unlink', responses: { 200: Res.DeleteAuthSocialByProviderUnlink },
       summary: 'Unlink a social provider (refused when it is your only way to sign in)',
       access: 'session',
       params: Type.Object({ provider: Provider }),

@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import { checkingOwnership, defineRoutes, route } from '../../http/route';
 import { assertOwnItemOfPath, ownScope } from './common';
-import { DataAnswer, Int32, PagedAnswer, Strict, Type, Uuid } from '../../http/schema';
+import { OpenObject, DataAnswer, Int32, PagedAnswer, Strict, Type, Uuid } from '../../http/schema';
 import { BulkDeleteAnswer } from '../../http/crud';
 import type { AppServices } from '../../services';
 import * as S from './schemas';
@@ -154,7 +154,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       },
     }),
     route({
-      method: 'post', path: '/artist/bulk', summary: 'Create many artists; bad items reported in errors (admin)', access: 'admin', body: S.BulkArtists, items: { field: 'artists', schema: S.ArtistBody },
+      method: 'post', path: '/artist/bulk', responses: { 200: Type.Object({ message: Type.String(), createdArtists: Type.Array(Type.Unknown()), processedCount: Type.Number(), errors: Type.Array(Type.String()) }) }, summary: 'Create many artists; bad items reported in errors (admin)', access: 'admin', body: S.BulkArtists, items: { field: 'artists', schema: S.ArtistBody },
       async handler({ trx, tenantId, body }) {
         const { createdArtists, errors } = await O.bulkCreateArtists(trx, tenantId, body.artists);
         return { message: `${createdArtists.length} of ${body.artists.length} artists created`, createdArtists, processedCount: createdArtists.length, errors };
@@ -189,13 +189,13 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       },
     }),
     route({
-      method: 'put', path: '/artist/:id', summary: 'Update an artist; `users` replaces the members tied to it (admin)', access: 'admin', params: S.IdParams, body: S.ArtistPatch,
+      method: 'put', path: '/artist/:id', responses: { 200: Res.GetArtistById }, summary: 'Update an artist; `users` replaces the members tied to it (admin)', access: 'admin', params: S.IdParams, body: S.ArtistPatch,
       async handler({ trx, tenantId, params, body }) {
         return { success: true, message: 'Artist updated', data: await C.updateArtist(trx, tenantId, params.id, body) };
       },
     }),
     route({
-      method: 'delete', path: '/artist/:id', summary: 'Delete an artist with its links and default splits (admin)', access: 'admin', params: S.IdParams,
+      method: 'delete', path: '/artist/:id', responses: { 200: DataAnswer(Type.Object({ id: Uuid }), true) }, summary: 'Delete an artist with its links and default splits (admin)', access: 'admin', params: S.IdParams,
       async handler({ trx, auth, params }) {
         await O.deleteOne(trx, auth, 'artists', params.id, 'Artist', 'ARTIST_NOT_FOUND');
         return { success: true, message: 'Artist deleted', data: { id: params.id } };
@@ -215,7 +215,7 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       },
     }),
     route({
-      method: 'get', path: '/artist/:id/products', summary: 'Products of an artist (paged)', access: 'guest', params: S.IdParams, query: S.ProductListQuery,
+      method: 'get', path: '/artist/:id/products', responses: { 200: PagedAnswer(OpenObject({ id: Uuid, title: Type.String() }, 'A product of the artist')) }, summary: 'Products of an artist (paged)', access: 'guest', params: S.IdParams, query: S.ProductListQuery,
       async handler({ trx, params, query }) {
         return { success: true, message: 'Artist products', ...(await O.artistProducts(trx, params.id, query)) };
       },

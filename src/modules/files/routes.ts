@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import { PassThrough } from 'node:stream';
 import { defineRoutes, route } from '../../http/route';
-import { DateIn, PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import { DataAnswer, DateIn, PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
 import { sortQuery } from '../../http/list-sort';
 import type { Trx } from '../../db';
 import type { AppServices } from '../../services';
@@ -44,7 +44,7 @@ function sourceChoiceRoute<C>(
   run: (svc: AppServices, trx: Trx, tenantId: number, id: string, choice: C) => Promise<unknown>,
 ) {
   return route({
-    method: 'post', path, summary, access: 'admin', params: IdParams, body: Strict({ source, ...PERIOD_CHOICE }),
+    method: 'post', path, summary, access: 'admin', params: IdParams, body: Strict({ source, ...PERIOD_CHOICE }), responses: { 200: DataAnswer(Res.FileView, true) },
     async handler({ svc, trx, tenantId, params, body }) {
       return { success: true, message, data: await run(svc, trx, tenantId, params.id, body as C) };
     },
@@ -60,7 +60,7 @@ const UploadOptionsProps = {
 export function registerFileRoutes(router: Router, svc: AppServices): void {
   const uploadUrl = route({
     method: 'post',
-    path: '/file/upload-url',
+    path: '/file/upload-url', responses: { 201: Res.PostFileUploadUrl },
     summary: 'A signed, expiring URL to PUT a statement to (then POST /file/createroyalty): Rondo\'s own on the local store, a presigned S3 PUT on the S3 store',
     access: 'admin',
     status: 201,
@@ -95,7 +95,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     { ...uploadUrl, path: '/file/getuUloadurl', summary: 'Legacy alias of POST /file/upload-url' },
     route({
       method: 'put',
-      path: '/file/upload/:token',
+      path: '/file/upload/:token', responses: { 200: Res.PutFileUploadByToken },
       summary: 'The target of a signed upload URL: the raw request body is the file (streamed to storage)',
       access: 'public',
       rawBody: true,
@@ -114,7 +114,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/file/createroyalty',
+      path: '/file/createroyalty', responses: { 201: Res.PostFileCreateroyalty },
       summary: 'Register a statement PUT to a signed upload URL and start processing it',
       access: 'admin',
       status: 201,
@@ -176,7 +176,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/file/resend-pending-files',
+      path: '/file/resend-pending-files', responses: { 200: Res.PostFileResendPendingFiles },
       summary: 'Re-queue every file of the workspace stuck before the end of the pipeline',
       access: 'admin',
       async handler({ trx, tenantId }) {
@@ -278,7 +278,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/file/:id',
+      path: '/file/:id', responses: { 200: Res.DeleteFileById },
       summary: 'Delete a file, its children, lines, errors, derived data and stored objects',
       access: 'admin',
       params: IdParams,

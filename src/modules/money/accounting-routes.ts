@@ -10,7 +10,8 @@ import { objectStore } from '../../lib/storage';
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { IdParams, ok, pagedList } from '../../http/crud';
-import { StatusAnswer, Type, type TSchema } from '../../http/schema';
+import { OpenObject, OrFile, StatusAnswer, Type, type TSchema } from '../../http/schema';
+import { XLSX_TYPE } from '../../http/export';
 import type { AppServices } from '../../services';
 import type { Trx } from '../../db';
 import { ValidationError } from '../../lib/errors';
@@ -64,7 +65,7 @@ export function registerAccountingRoutes(router: Router, svc: AppServices): void
       async handler({ trx }) {
         return ok('Reconciliation', await acct.reconciliation(trx));
       } }),
-    route({ method: 'get', path: '/accounting/statement/:userId', summary: 'Payee statement for one accounting period (json, csv, pdf or xlsx): the issued one as stored, else the live statement, marked as not issued', access: 'user', params: S.StatementParams, query: S.StatementQuery,
+    route({ method: 'get', path: '/accounting/statement/:userId', responses: { 200: OrFile(StatusAnswer(OpenObject({ status: Type.Union([Type.Literal('issued'), Type.Literal('live')]), statementId: Type.Optional(Type.String()), number: Type.Optional(Type.Union([Type.Number(), Type.Null()])), contentHash: Type.Optional(Type.String()) }, "The statement's figures (as GET /statements/{id} `figures`), issued as stored or live")), { 'text/csv': 'format=csv: the statement as CSV', 'application/pdf': 'format=pdf: the statement as PDF', [XLSX_TYPE]: 'format=xlsx: the statement as a workbook' }) }, summary: 'Payee statement for one accounting period (json, csv, pdf or xlsx): the issued one as stored, else the live statement, marked as not issued', access: 'user', params: S.StatementParams, query: S.StatementQuery,
       async handler({ trx, auth, params, query, ctx, tenantId }) {
         scopeUser(auth, params.userId);
         // An issued (frozen) statement for the period is shown as stored.

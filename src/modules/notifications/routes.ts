@@ -53,7 +53,7 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
     }),
     route({
       method: 'patch',
-      path: '/notifications/mark-all-read',
+      path: '/notifications/mark-all-read', responses: { 200: Res.PatchNotificationsMarkAllRead },
       summary: 'Mark all your notifications read',
       access: 'user',
       async handler({ trx, auth, tenantId }) {
@@ -62,7 +62,7 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
     }),
     route({
       method: 'patch',
-      path: '/notifications/:notificationId/read',
+      path: '/notifications/:notificationId/read', responses: { 200: Res.PatchNotificationsByNotificationIdRead },
       summary: 'Mark one notification read',
       access: 'user',
       params: Type.Object({ notificationId: Uuid }),
@@ -95,7 +95,7 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
     ...(['put', 'post'] as const).map((method) =>
       route({
         method,
-        path: '/notifications/preferences',
+        path: '/notifications/preferences', responses: { 200: Res.GetNotificationsPreferences },
         summary: 'Change your delivery preferences (merged into the current ones)',
         access: 'user',
         body: PrefsBody,

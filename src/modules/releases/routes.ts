@@ -6,7 +6,7 @@
 import type Router from '@koa/router';
 import path from 'node:path';
 import { checkingOwnership, defineRoutes, route } from '../../http/route';
-import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import { DataAnswer, PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
 import { objectStore } from '../../lib/storage';
@@ -73,7 +73,7 @@ function sanitize(name: string): string {
 function mediaRoutes(svc: AppServices, entity: 'asset' | 'product') {
   return [
     route({
-      method: 'post', path: `/${entity}/:id/media`, summary: `Upload a media file of a ${entity} (multipart "file"); streams to the object store, metadata extracted (admin)`,
+      method: 'post', path: `/${entity}/:id/media`, responses: { 201: DataAnswer(Res.MediaView, true) }, summary: `Upload a media file of a ${entity} (multipart "file"); streams to the object store, metadata extracted (admin)`,
       access: 'admin', status: 201, params: IdParams, rawBody: true, noTransaction: true,
       // a raw (not multipart) body names its file here
       query: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'File name of a raw (not multipart) body', examples: ['cover.jpg'] })) }),
@@ -84,13 +84,13 @@ function mediaRoutes(svc: AppServices, entity: 'asset' | 'product') {
       },
     }),
     route({
-      method: 'get', path: `/${entity}/:id/media`, summary: `Media files of a ${entity}`, access: 'guest', params: IdParams,
+      method: 'get', path: `/${entity}/:id/media`, responses: { 200: DataAnswer(Type.Array(Res.MediaView), true) }, summary: `Media files of a ${entity}`, access: 'guest', params: IdParams,
       async handler({ trx, params }) {
         return { success: true, message: 'Media', data: await M.listCatalogueMedia(trx, entity, params.id) };
       },
     }),
     route({
-      method: 'delete', path: `/${entity}/:id/media/:mediaName`, summary: `Delete a media file of a ${entity} by name (admin)`, access: 'admin',
+      method: 'delete', path: `/${entity}/:id/media/:mediaName`, responses: { 200: DataAnswer(Type.Object({ name: Type.String() }), true) }, summary: `Delete a media file of a ${entity} by name (admin)`, access: 'admin',
       params: Type.Object({ id: Uuid, mediaName: Type.String({ minLength: 1, maxLength: 300 }) }),
       async handler({ trx, params }) {
         const name = await M.deleteCatalogueMedia(trx, svc, entity, params.id, params.mediaName);
@@ -175,13 +175,13 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'put', path: '/releases/:id/tracks/:trackId', summary: 'Update a track', access: 'user', params: TrackParams, body: Type.Partial(TrackBody, { additionalProperties: false, minProperties: 1 }),
+      method: 'put', path: '/releases/:id/tracks/:trackId', responses: { 200: Res.PostReleasesByIdTracks }, summary: 'Update a track', access: 'user', params: TrackParams, body: Type.Partial(TrackBody, { additionalProperties: false, minProperties: 1 }),
       async handler({ trx, params, body }) {
         return { success: true, message: 'Track updated', data: await R.updateTrack(trx, params.id, params.trackId, body) };
       },
     }),
     route({
-      method: 'delete', path: '/releases/:id/tracks/:trackId', summary: 'Delete a track', access: 'user', params: TrackParams,
+      method: 'delete', path: '/releases/:id/tracks/:trackId', responses: { 200: DataAnswer(Type.Object({ id: Type.String() }), true) }, summary: 'Delete a track', access: 'user', params: TrackParams,
       async handler({ trx, params }) {
         await R.deleteTrack(trx, params.id, params.trackId);
         return { success: true, message: 'Track deleted', data: { id: params.trackId } };

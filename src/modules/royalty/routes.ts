@@ -131,7 +131,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     ).map(([name, what]) =>
       route({
         method: 'get',
-        path: `/checklist/${name}`,
+        path: `/checklist/${name}`, responses: { 200: Res.RoyaltyChecklist },
         summary: `Checklist ${name}: catalogue items (admins: workspace; others: own artists) and, for admins, ${what.toLowerCase()}`,
         description: '`data`/`pagination`: catalogue items with issues. `statementLines.data`/`statementLines.pagination` (admins; same page/size): ' + what + '.',
         access: 'guest',
@@ -147,7 +147,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     // Matching suggestions and rules.
     route({
       method: 'get',
-      path: '/royalty/matches/suggestions',
+      path: '/royalty/matches/suggestions', responses: { 200: Res.GetRoyaltyMatchesSuggestions },
       summary: 'Fuzzy match suggestions waiting for a decision (admin)',
       access: 'admin',
       query: Type.Object({
@@ -161,7 +161,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/royalty/matches/accept',
+      path: '/royalty/matches/accept', responses: { 200: Res.PostRoyaltyMatchesAccept },
       summary: 'Accept a suggestion: saves a matching rule; the lines it covers are re-matched and re-allocated (admin)',
       access: 'admin',
       body: Strict({ suggestionId: Uuid, dspOnly: Type.Optional(Type.String({ maxLength: 200 })) }),
@@ -172,7 +172,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/royalty/matches/reject',
+      path: '/royalty/matches/reject', responses: { 200: Res.PostRoyaltyMatchesAccept },
       summary: 'Reject a suggestion (admin)',
       access: 'admin',
       body: Strict({ suggestionId: Uuid }),
@@ -183,7 +183,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/royalty/matching-rules',
+      path: '/royalty/matching-rules', responses: { 200: Res.GetRoyaltyMatchingRules },
       summary: 'Saved matching corrections (admin)',
       access: 'admin',
       async handler({ trx }) {
@@ -192,7 +192,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/royalty/matching-rules',
+      path: '/royalty/matching-rules', responses: { 201: Res.PostRoyaltyMatchingRules },
       summary: 'Save a matching correction that applies to existing and later statements (admin)',
       description:
         'kind `asset`: lines with this `isrc`, or this `title` (+ optional `artist`), optionally only from `dsp`, belong to `assetId`. ' +
@@ -217,7 +217,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/royalty/matching-rules/:id',
+      path: '/royalty/matching-rules/:id', responses: { 200: Type.Object({ status: Type.Literal('success'), message: Type.String() }) },
       summary: 'Remove a matching rule (admin); lines it placed are re-matched',
       access: 'admin',
       params: IdParams,
@@ -240,7 +240,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/royalty/files/:id/allocate',
+      path: '/royalty/files/:id/allocate', responses: { 200: Res.PostRoyaltyFilesByIdAllocate },
       summary: 'Allocate a file again (after setting a missing exchange rate, or to refresh it) (admin)',
       access: 'admin',
       params: IdParams,
@@ -251,7 +251,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/royalty/reallocate',
+      path: '/royalty/reallocate', responses: { 200: StatusAnswer(Type.Null()) },
       summary: 'Re-match and re-allocate the workspace now (admin; normally automatic after catalogue and split changes)',
       access: 'admin',
       async handler({ trx, tenantId }) {

@@ -20,7 +20,7 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
     }),
     dataRoute({
       method: 'put',
-      path: '/settings/workspace',
+      path: '/settings/workspace', data: Res.SettingsView,
       summary: 'Change workspace settings (admin; the base currency is locked once royalties are allocated)',
       access: 'admin',
       body: Strict(
@@ -47,7 +47,7 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'put',
-      path: '/currency/rates',
+      path: '/currency/rates', responses: { 200: Res.PutCurrencyRates },
       summary: 'Set monthly rates (admin): 1 unit of `currency` = `rate` base-currency units for sales in `month`',
       description: 'Rates are decimal strings (or numbers); invalid items are reported in `errors` and the rest saved.',
       access: 'admin',
@@ -61,7 +61,7 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/currency/rates/:currency/:month',
+      path: '/currency/rates/:currency/:month', responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String() }) },
       summary: 'Remove one monthly rate (admin)',
       access: 'admin',
       params: Type.Object({ currency: Currency, month: Month }),

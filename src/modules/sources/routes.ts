@@ -4,7 +4,7 @@
  */
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
-import { Strict, Type, Uuid } from '../../http/schema';
+import { StatusAnswer, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
 import { receiveMultipartHead } from '../../http/upload';
@@ -47,7 +47,7 @@ export function registerSourceAdminRoutes(router: Router, svc: AppServices): voi
     }),
     route({
       method: 'get',
-      path: '/sources/admin/:id',
+      path: '/sources/admin/:id', responses: { 200: Res.PutSourcesAdminById },
       summary: 'One global source pattern with its definition and version history',
       access: 'super_admin',
       params: IdParams,
@@ -82,7 +82,7 @@ export function registerSourceAdminRoutes(router: Router, svc: AppServices): voi
   defineRoutes(router, svc, { tag: 'Pattern creator' }, [
     route({
       method: 'get',
-      path: '/pattern-creator/schema',
+      path: '/pattern-creator/schema', responses: { 200: StatusAnswer(Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON Schema' })) },
       summary: 'The JSON Schema every source pattern is validated against',
       access: 'super_admin',
       handler: () => ({ status: 'success', message: 'Source pattern schema', data: SourcePatternSchema }),
@@ -170,7 +170,7 @@ export function registerWorkspaceSourceRoutes(router: Router, svc: AppServices):
     ] as const).map(([verb, active, summary]) =>
       route({
         method: 'post',
-        path: `/sources/:id/${verb}`,
+        path: `/sources/:id/${verb}`, responses: { 200: Res.SourceActive },
         summary,
         access: 'admin',
         params: IdParams,

@@ -5,7 +5,7 @@
  */
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
-import { MonthIn, PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import { OpenObject, PagedAnswer, MonthIn, PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { listArtists } from '../catalogue/service';
 import { assertMayRead, linkMembersToArtists, memberMonthly, memberStats, ownedCatalogue } from './holdings';
@@ -18,7 +18,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue', scope: 'own' }, [
     route({
       method: 'get',
-      path: '/user/:id/artists',
+      path: '/user/:id/artists', responses: { 200: Res.GetUserByIdArtists },
       summary: "A member's own artists (self, or admin)",
       access: 'user',
       params: IdParams,
@@ -31,7 +31,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
     ...(['assets', 'products'] as const).map((what) =>
       route({
         method: 'get',
-        path: `/user/:id/${what}`,
+        path: `/user/:id/${what}`, responses: { 200: PagedAnswer(OpenObject({ id: Uuid, title: Type.String() }, 'A recording or product of the member\'s own artists')) },
         summary: `${what === 'assets' ? 'Recordings' : 'Products'} of a member's own artists (self, or admin)`,
         access: 'user',
         params: IdParams,
@@ -67,7 +67,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/user/bulk/entity',
+      path: '/user/bulk/entity', responses: { 200: Res.PostUserBulkEntity },
       summary: 'Tie members to artists (their "own artists"), or untie them (admin)',
       access: 'admin',
       body: Strict({

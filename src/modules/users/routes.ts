@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { defineRoutes, ownOnly, route, rankOf, ROLE_RANK } from '../../http/route';
-import { Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
+import { StatusAnswer, Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ForbiddenError } from '../../lib/errors';
 import { getUser, listUsers, memberIdByEmail, removeUser, removeUsers, updateUser, USER_SORT, workspaceSummary } from './service';
@@ -43,6 +43,7 @@ function updateMemberRoute(def: { method: 'put' | 'patch'; path: string; summary
   return route({
     method: def.method,
     path: def.path,
+    responses: { 200: Res.MemberUpdated },
     summary: def.summary,
     access: def.access,
     params: IdParams,
@@ -83,7 +84,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/user/',
+      path: '/user/', responses: { 201: Res.PostUser },
       summary: 'Add a member (admin): the person gets an invitation e-mail and is `invited` until they accept it; with `invite: false` a payee who does not sign in',
       description: 'A workspace never chooses a password for anyone: `password` is refused with 400 (PASSWORD_NOT_ALLOWED). An existing person keeps their password, names and sign-in methods.',
       access: 'admin',
@@ -103,7 +104,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/user/bulk',
+      path: '/user/bulk', responses: { 200: Res.PostUserBulk },
       summary: 'Add several members at once (admin); each failure is reported, the rest are added',
       access: 'admin',
       body: Strict({ users: Type.Array(Type.Object({}, { additionalProperties: true }), { minItems: 1, maxItems: 500 }) }),
@@ -124,7 +125,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/user/bulk/delete',
+      path: '/user/bulk/delete', responses: { 200: Res.PostUserBulkDelete },
       summary: 'Remove several members (admin); failures reported per id',
       access: 'admin',
       body: Strict({ ids: Type.Array(Uuid, { minItems: 1, maxItems: 500 }) }),
@@ -135,7 +136,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/user/remove/email',
+      path: '/user/remove/email', responses: { 200: Res.DeleteUserRemoveEmail },
       summary: 'Remove a member by e-mail address (admin)',
       access: 'admin',
       body: Strict({ email: Email }),
@@ -174,7 +175,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/user/:id',
+      path: '/user/:id', responses: { 200: Res.DeleteUserById },
       summary: 'Remove a member from the workspace (admin; only owners remove owners; never the last owner)',
       access: 'admin',
       params: IdParams,
@@ -188,7 +189,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/user/:id/invitation',
+      path: '/user/:id/invitation', responses: { 200: StatusAnswer(Type.Record(Type.String(), Type.Unknown(), { description: 'The invitation sent again' })) },
       summary: 'Send the invitation (again) (admin): a new link by e-mail, valid for 7 days; the earlier links stop working; a payee listed without an invitation becomes invited',
       description: 'Only while the member is `invited` or `not_invited` (400 NOT_AN_INVITATION once accepted). The membership, its role and the splits naming it stay as they are. To cancel an invitation, remove the member (DELETE /user/{id}): its link then stops working.',
       access: 'admin',
