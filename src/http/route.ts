@@ -6,7 +6,6 @@
  *   defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue' }, [ { method, path, ... } ])
  */
 import type Router from '@koa/router';
-import { appendFileSync } from 'node:fs';
 import type { Context } from 'koa';
 import type { TSchema, Static } from '@sinclair/typebox';
 import { answerProblems, compile, DataAnswer, formatAjvErrors, type RoleName } from './schema';
@@ -234,12 +233,6 @@ export function checkAnswer(def: Pick<RouteDef, 'method' | 'path' | 'responses'>
   else if (json) {
     if ((schema as { contentMediaType?: string }).contentMediaType) problems = ['answered JSON but declares a file answer'];
     else problems = answerProblems(schema, JSON.parse(JSON.stringify(body)));
-  }
-  const capture = process.env.RONDO_CAPTURE_ANSWERS;
-  if (capture) {
-    const cut = (v: unknown, d = 0): unknown => Array.isArray(v) ? v.slice(0, 25).map((x) => cut(x, d + 1)) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x, d + 1)])) : v;
-    appendFileSync(capture, JSON.stringify({ key: `${def.method.toUpperCase()} ${def.path}`, status: ctx.status, declared: !!schema, problems, kind: json ? 'json' : typeof body, body: json ? cut(JSON.parse(JSON.stringify(body))) : null }) + '\n');
-    return;
   }
   if (!problems.length) return;
   const message = `Answer differs from the declared response schema of ${where}: ${problems.slice(0, 10).join('; ')}`;

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { defineRoutes, ownOnly, route, rankOf, ROLE_RANK } from '../../http/route';
-import { StatusAnswer, Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
+import { Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ForbiddenError } from '../../lib/errors';
 import { getUser, listUsers, memberIdByEmail, removeUser, removeUsers, updateUser, USER_SORT, workspaceSummary } from './service';
@@ -189,7 +189,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/user/:id/invitation', responses: { 200: StatusAnswer(Type.Record(Type.String(), Type.Unknown(), { description: 'The invitation sent again' })) },
+      path: '/user/:id/invitation', responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Record(Type.String(), Type.Unknown(), { description: 'The invitation sent again' }) }) },
       summary: 'Send the invitation (again) (admin): a new link by e-mail, valid for 7 days; the earlier links stop working; a payee listed without an invitation becomes invited',
       description: 'Only while the member is `invited` or `not_invited` (400 NOT_AN_INVITATION once accepted). The membership, its role and the splits naming it stay as they are. To cancel an invitation, remove the member (DELETE /user/{id}): its link then stops working.',
       access: 'admin',

@@ -1,12 +1,12 @@
 /** Money: payees' balances and statements, expenses, payment requests (approve/decline), payments. */
 import { useState } from 'preact/hooks';
-import { api, download } from '../api';
+import { api, download, client, ok, type Answer } from '../api';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, money, useAction, useLoad, type Loaded } from '../ui';
 import { localDate, localMoney } from '../words';
 import { PeriodsAndRuns } from './periods';
 
 type Any = Record<string, any>;
-interface Member { id: string; email: string; firstName?: string; lastName?: string; role: string }
+type Member = Answer<'/user/'>['data'][number];
 export interface Stats { user: string; currency: string; earnings: string; recouped: string; payments: string; due: string; available: string; pendingRequests: string; firstPeriod: string | null; lastPeriod: string | null }
 
 export const memberName = (m: Member | undefined, id?: string) => (m ? [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email : id ?? '—');
@@ -45,7 +45,7 @@ export function StatementDownload({ stats, label }: { stats: Stats; label: strin
 }
 
 function Balances({ members, gen, stats }: { members: Member[]; gen: number; stats: Loaded<Stats[]> }) {
-  const due = useLoad(() => api<{ data: Any }>('GET', '/accounting/gettotaldue'), [gen]);
+  const due = useLoad(() => ok(client.GET('/accounting/gettotaldue')), [gen]);
   const byId = new Map(members.map((m) => [m.id, m]));
   return (
     <Section title="Balances">
@@ -64,7 +64,7 @@ function Balances({ members, gen, stats }: { members: Member[]; gen: number; sta
 }
 
 function Expenses({ members, base }: { members: Member[]; base: string }) {
-  const list = useLoad(() => api<{ data: Any[] }>('GET', '/expense/?size=50'), []);
+  const list = useLoad(() => ok(client.GET('/expense/', { params: { query: { size: 50 } } })), []);
   const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, recoupable: true });
   const a = useAction();
   const byId = new Map(members.map((m) => [m.id, m]));
@@ -76,7 +76,7 @@ function Expenses({ members, base }: { members: Member[]; base: string }) {
         { label: 'Title', cell: (r) => r.title }, { label: 'Amount', cell: (r) => localMoney(r.amount, r.currency), num: true },
       ]} />
       <form class="row wrap" aria-label="Add an expense" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('POST', '/expense/', { body: { user: f.user, title: f.title, amount: f.amount, currency: f.currency } });
+        await ok(client.POST('/expense/', { body: { user: f.user, title: f.title, amount: f.amount, currency: f.currency } }));
         list.reload();
         return 'Expense added.';
       }); }}>
@@ -102,7 +102,7 @@ export function requestColumns(byId: Map<string, Member>) {
 }
 
 function Requests({ members, onChange }: { members: Member[]; onChange: () => void }) {
-  const list = useLoad(() => api<{ data: Any[] }>('GET', '/payment-request/?size=50'), []);
+  const list = useLoad(() => ok(client.GET('/payment-request/', { params: { query: { size: 50 } } })), []);
   const a = useAction();
   const byId = new Map(members.map((m) => [m.id, m]));
   const act = (r: Any, verb: 'approve' | 'decline') => a.run(async () => {
@@ -112,7 +112,7 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
     return verb === 'approve' ? 'Request approved: a payment was created.' : 'Request declined.';
   });
   const paid = (r: Any) => a.run(async () => {
-    await api('PUT', `/payment/${r.paymentId}`, { body: { status: 'completed' } });
+    await ok(client.PUT('/payment/{id}', { params: { path: { id: r.paymentId } }, body: { status: 'completed' } }));
     list.reload();
     onChange();
     return `The payout to ${memberName(byId.get(r.user), r.user)} is marked paid.`;
@@ -135,13 +135,13 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
 }
 
 function Payments({ members, gen, base, onChange }: { members: Member[]; gen: number; base: string; onChange: () => void }) {
-  const list = useLoad(() => api<{ data: Any[] }>('GET', '/payment/?size=50'), [gen]);
+  const list = useLoad(() => ok(client.GET('/payment/', { params: { query: { size: 50 } } })), [gen]);
   const byId = new Map(members.map((m) => [m.id, m]));
   const today = new Date().toISOString().slice(0, 10);
   const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, date: today });
   const a = useAction();
   const paid = (r: Any) => a.run(async () => {
-    await api('PUT', `/payment/${r.id}`, { body: { status: 'completed' } });
+    await ok(client.PUT('/payment/{id}', { params: { path: { id: r.id } }, body: { status: 'completed' } }));
     onChange();
     return `The payment to ${memberName(byId.get(r.user), r.user)} is marked paid.`;
   });
@@ -159,7 +159,7 @@ function Payments({ members, gen, base, onChange }: { members: Member[]; gen: nu
       <h3>Record a payment</h3>
       <p class="muted">A payment made outside Rondo (a bank transfer, for instance): it is taken off the payee's balance.</p>
       <form class="row wrap" aria-label="Record a payment" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('POST', '/payment/', { body: { user: f.user, title: f.title || undefined, amount: f.amount, currency: f.currency, transactionDate: `${f.date}T00:00:00Z`, status: 'completed' } });
+        await ok(client.POST('/payment/', { body: { user: f.user, title: f.title || undefined, amount: f.amount, currency: f.currency, transactionDate: `${f.date}T00:00:00Z`, status: 'completed' } }));
         setF({ ...f, title: '', amount: '' });
         onChange();
         return `Payment of ${localMoney(f.amount, f.currency)} to ${memberName(byId.get(f.user), f.user)} recorded.`;
@@ -176,12 +176,12 @@ function Payments({ members, gen, base, onChange }: { members: Member[]; gen: nu
 }
 
 export function MoneyPage() {
-  const members = useLoad(() => api<{ data: Member[] }>('GET', '/user/?size=200'), []);
-  const base = useLoad(() => api<{ data: { baseCurrency: string } }>('GET', '/settings/workspace').then((r) => r.data.baseCurrency), []);
+  const members = useLoad(() => ok(client.GET('/user/', { params: { query: { size: 200 } } })), []);
+  const base = useLoad(() => ok(client.GET('/settings/workspace')).then((r) => r.data.baseCurrency), []);
   const m = members.data?.data ?? [];
   const [gen, setGen] = useState(0);
   const bump = () => setGen((g) => g + 1);
-  const stats = useLoad(() => Promise.all(m.map((x) => api<{ data: Stats }>('GET', `/accounting/${x.id}/stats`).then((r) => r.data))), [m.length, gen]);
+  const stats = useLoad(() => Promise.all(m.map((x) => ok(client.GET('/accounting/{id}/stats', { params: { path: { id: x.id } } })).then((r) => r.data))), [m.length, gen]);
   const months = [...new Set((stats.data ?? []).flatMap((s) => periodsBetween(s.firstPeriod, s.lastPeriod)))];
   return (
     <>

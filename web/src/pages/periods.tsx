@@ -4,7 +4,7 @@
  * and the period's issued statements with their numbers.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, download, qs } from '../api';
+import { download, qs, client, ok, type Answer } from '../api';
 import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Loading, Notice, Section, Table, useAction, useLoad } from '../ui';
 import { localDate, localMoney, monthName } from '../words';
@@ -14,7 +14,7 @@ interface RunStatement { id: string; user: string; number: number | null; openin
 interface DiffRow { user: string; status: string; change: { closingBalance: string } }
 interface Run { id: string; period: string; status: string; statements: RunStatement[]; diff: DiffRow[] | null; issuedAt: string | null }
 interface Issued { id: string; number: number; user: string; period: string; issuedAt: string; currency: string; closingBalance: string }
-interface Member { id: string; email: string; firstName?: string; lastName?: string }
+type Member = Answer<'/user/'>['data'][number];
 
 const nameOf = (m: Member | undefined, id: string) => (m ? [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email : id);
 
@@ -70,12 +70,12 @@ function PeriodStatus({ state, busy, onClose, onReopen }: { state: PeriodState; 
 }
 
 export function PeriodsAndRuns({ members, months, currency, onChange }: { members: Member[]; months: string[]; currency: string; onChange: () => void }) {
-  const settings = useLoad(() => api<{ data: { accountingCadence: string } }>('GET', '/settings/workspace'), []);
+  const settings = useLoad(() => ok(client.GET('/settings/workspace')), []);
   const labels = periodLabels(settings.data?.data.accountingCadence ?? 'monthly', months);
   const [period, setPeriod] = useState('');
   useEffect(() => { if (!period && labels.length) setPeriod(labels[0]); }, [labels.join()]);
-  const state = useLoad(() => (period ? api<{ data: PeriodState }>('GET', `/accounting/periods/${period}`).then((r) => r.data) : Promise.resolve(undefined)), [period]);
-  const issued = useLoad(() => (period ? api<{ data: Issued[] }>('GET', `/statements${qs({ period, size: 100 })}`).then((r) => r.data) : Promise.resolve([])), [period]);
+  const state = useLoad(() => (period ? ok(client.GET('/accounting/periods/{period}', { params: { path: { period } } })).then((r) => r.data) : Promise.resolve(undefined)), [period]);
+  const issued = useLoad(() => (period ? ok(client.GET('/statements', { params: { query: { period, size: 100 } } })).then((r) => r.data) : Promise.resolve([])), [period]);
   const [run, setRun] = useState<Run | null>(null);
   const a = useAction();
   const c = useConfirm();
@@ -83,10 +83,10 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
   useEffect(() => setRun(null), [period]);
 
   const refresh = () => { state.reload(); issued.reload(); onChange(); };
-  const close = () => a.run(async () => { await api('POST', `/accounting/periods/${period}/close`, { body: {} }); refresh(); return `${periodWords(period)} is closed.`; });
-  const reopen = () => a.run(async () => { await api('POST', `/accounting/periods/${period}/reopen`, { body: {} }); refresh(); return `${periodWords(period)} is open again.`; });
+  const close = () => a.run(async () => { await ok(client.POST('/accounting/periods/{period}/close', { params: { path: { period } } })); refresh(); return `${periodWords(period)} is closed.`; });
+  const reopen = () => a.run(async () => { await ok(client.POST('/accounting/periods/{period}/reopen', { params: { path: { period } } })); refresh(); return `${periodWords(period)} is open again.`; });
   const preview = () => a.run(async () => {
-    const r = (await api<{ data: Run }>('POST', '/statements/runs', { body: { period } })).data;
+    const r = (await ok(client.POST('/statements/runs', { body: { period } }))).data;
     setRun(r);
     return r.statements.length ? `Draft statements of ${periodWords(period)}: check them, then issue them.` : `Every payee's statement of ${periodWords(period)} is issued already.`;
   });
@@ -95,7 +95,7 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
     body: <p>Issuing gives each of the {run!.statements.length} statements its number and freezes it: its figures, PDF and CSV never change afterwards. Each payee is then e-mailed that their statement is ready (unless they turned statement e-mails off) and sees it in Rondo.</p>,
     action: 'Issue statements',
     run: async () => {
-      const r = (await api<{ data: Run }>('POST', `/statements/runs/${run!.id}/issue`, { body: {} })).data;
+      const r = (await ok(client.POST('/statements/runs/{id}/issue', { params: { path: { id: run!.id } } }))).data;
       setRun(r);
       refresh();
       await a.run(async () => `${r.statements.length} ${r.statements.length === 1 ? 'statement' : 'statements'} of ${periodWords(r.period)} issued; each payee is e-mailed that theirs is ready.`);
