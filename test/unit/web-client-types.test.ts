@@ -42,7 +42,7 @@ export async function probe(): Promise<string> {
   it('a call of a route the server does not have fails the type-check', async () => {
     const errors = await typeErrors('route', `import { client, ok } from '../src/api';
 export async function probe(): Promise<unknown> {
-  return ok(client.GET('/no-such-route'));
+  return ok(client.GET('/no-such-route', {}));
 }
 `);
     assert.match(errors, /probe\.ts\(3,.*'"\/no-such-route"'/);
