@@ -9,7 +9,7 @@
  * and off.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, qs, client, ok } from '../api';
+import { api, client, ok } from '../api';
 import { ErrorBox, Field, Link, Loading, Notice, Section, Table, decimal, param, pct, useAction, useLoad } from '../ui';
 import { currencyName } from '../words';
 
@@ -336,7 +336,9 @@ function Editor({ e, setE, sample, onSaved }: { e: Editing; setE: (e: Editing | 
     // the file that prompted it is read again with the saved layout
     const f = (await ok(client.GET('/file/{id}', { params: { path: { id: sample.fileId } } }))).data;
     const how = f.status === 'needs_confirmation' ? 'confirm-detection' : 'reprocess';
-    await api('POST', `/file/${how}/${sample.fileId}`, { body: { source: saved.source.id } });
+    const at = { params: { path: { id: sample.fileId! } }, body: { source: saved.source.id } };
+    if (how === 'reprocess') await ok(client.POST('/file/reprocess/{id}', at));
+    else await ok(client.POST('/file/confirm-detection/{id}', at));
     let now = f;
     for (let i = 0; i < 120; i++) {
       await new Promise((r) => setTimeout(r, 1000));
@@ -433,7 +435,9 @@ function Sources({ gen, onEdit, onView }: { gen: number; onEdit: (s: Any) => voi
   const builtin = useLoad(() => ok(client.GET('/file/sources')), []);
   const a = useAction();
   const toggle = (s: Any) => a.run(async () => {
-    await api('POST', `/sources/${s.id}/${s.active ? 'deactivate' : 'activate'}`);
+    const at = { params: { path: { id: s.id } } };
+    if (s.active) await ok(client.POST('/sources/{id}/deactivate', at));
+    else await ok(client.POST('/sources/{id}/activate', at));
     configured.reload();
     return `${s.name} ${s.active ? 'is no longer used to recognise files' : 'is used to recognise files again'}.`;
   });

@@ -46,7 +46,9 @@ function Suggestions({ gen, onChange }: { gen: number; onChange: () => void }) {
   const a = useAction();
   const rows = sugg.data?.data ?? [];
   const decide = (s: Suggestion, verb: 'accept' | 'reject') => a.run(async () => {
-    await api('POST', `/royalty/matches/${verb}`, { body: { suggestionId: s.id } });
+    const body = { body: { suggestionId: s.id } };
+    if (verb === 'accept') await ok(client.POST('/royalty/matches/accept', body));
+    else await ok(client.POST('/royalty/matches/reject', body));
     onChange();
     return verb === 'accept' ? `Accepted: “${s.statement.title ?? s.statement.isrc}” is now ${s.candidate.title}. Its lines are being re-matched.` : 'Suggestion rejected.';
   });

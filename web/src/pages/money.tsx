@@ -1,6 +1,6 @@
 /** Money: payees' balances and statements, expenses, payment requests (approve/decline), payments. */
 import { useState } from 'preact/hooks';
-import { api, download, client, ok, type Answer } from '../api';
+import { download, client, ok, type Answer } from '../api';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, money, useAction, useLoad, type Loaded } from '../ui';
 import { localDate, localMoney } from '../words';
 import { PeriodsAndRuns } from './periods';
@@ -106,7 +106,9 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
   const a = useAction();
   const byId = new Map(members.map((m) => [m.id, m]));
   const act = (r: Any, verb: 'approve' | 'decline') => a.run(async () => {
-    await api('PATCH', `/payment-request/${r.id}/${verb}`, { body: {} });
+    const at = { params: { path: { id: r.id } }, body: {} };
+    if (verb === 'approve') await ok(client.PATCH('/payment-request/{id}/approve', at));
+    else await ok(client.PATCH('/payment-request/{id}/decline', at));
     list.reload();
     onChange();
     return verb === 'approve' ? 'Request approved: a payment was created.' : 'Request declined.';

@@ -1,6 +1,6 @@
 /** The notification centre: what happened, unread first in the header's count; mark read; how each kind reaches you. */
 import { useEffect, useState } from 'preact/hooks';
-import { api, client, ok } from '../api';
+import { client, ok } from '../api';
 import { useApp } from '../state';
 import { ErrorBox, Link, Loading, Notice, Section, date, param, useAction, useLoad } from '../ui';
 
@@ -56,7 +56,7 @@ export function NotificationBell(p: { current: boolean }) {
 function List() {
   const { isAdmin } = useApp();
   const [unreadOnly, setUnreadOnly] = useState(false);
-  const list = useLoad(() => api<{ data: { notifications: Note[] } }>('GET', `/notifications?pageSize=50${unreadOnly ? '&unread=true' : ''}`), [unreadOnly]);
+  const list = useLoad(() => ok(client.GET('/notifications', { params: { query: { pageSize: 50, ...(unreadOnly ? { unread: true } : {}) } } })), [unreadOnly]);
   const a = useAction();
   const focus = param('id');
   const notes = list.data?.data.notifications ?? [];

@@ -4,7 +4,7 @@
  * erasure, its plan previewed before it runs, then the job followed to its end.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, qs, client, ok } from '../api';
+import { client, ok } from '../api';
 import { useConfirm } from '../confirm';
 import { date, ErrorBox, Field, Loading, Notice, Pager, SearchBox, Section, Table, useAction, useLoad } from '../ui';
 
@@ -112,7 +112,7 @@ function Suspension({ tenant, onChanged }: { tenant: Any; onChanged: (status: st
   const a = useAction();
   const { ask, dialog } = useConfirm();
   const open = tenant.status === 'active';
-  const act = (action: 'suspend' | 'reactivate') => api<{ data: { status: string } }>('POST', `/godmin/tenants/${tenant.tenantId}/${action}`, { body: reason.trim() ? { reason: reason.trim() } : {} });
+  const act = (action: 'suspend' | 'reactivate') => (async () => { const at = { params: { path: { tenantId: tenant.tenantId } }, body: reason.trim() ? { reason: reason.trim() } : {} }; return action === 'suspend' ? ok(client.POST('/godmin/tenants/{tenantId}/suspend', at)) : ok(client.POST('/godmin/tenants/{tenantId}/reactivate', at)); })();
   return (
     <Section title="Open or suspended">
       <ErrorBox error={a.error} /><Notice text={a.done} />

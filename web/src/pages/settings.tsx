@@ -28,7 +28,7 @@ function BrandingForm({ b, onSaved }: { b: Branding; onSaved: () => void }) {
   const [logo, setLogo] = useState<File | null>(null);
   const a = useAction();
   const preview = useLoad(
-    () => api<{ data: { subject: string; text: string; html: string } }>('POST', '/settings/email-templates/statement_issued/preview', { body: { data: { brand: { primaryColor: HEX.test(f.primaryColor) ? f.primaryColor.toLowerCase() : '#3b5bdb', senderName: f.senderName || (b.senderName ?? '') } } } }),
+    () => ok(client.POST('/settings/email-templates/{type}/preview', { params: { path: { type: 'statement_issued' } }, body: { data: { brand: { primaryColor: HEX.test(f.primaryColor) ? f.primaryColor.toLowerCase() : '#3b5bdb', senderName: f.senderName || (b.senderName ?? '') } } } })),
     [f.primaryColor, f.senderName, b.senderName],
   );
   const save = (e: Event) => {
