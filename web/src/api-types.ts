@@ -8067,7 +8067,7 @@ export interface paths {
                                 id: string;
                                 title: string;
                                 type: string;
-                                isrc: string;
+                                isrc: string | null;
                                 iswc: unknown;
                                 displayArtist: unknown;
                                 mainArtist: unknown[];
@@ -8827,7 +8827,7 @@ export interface paths {
                                 id: string;
                                 title: string;
                                 type: string;
-                                isrc: string;
+                                isrc: string | null;
                                 iswc: null | string;
                                 displayArtist: null | string;
                                 mainArtist: string[];
@@ -8960,7 +8960,7 @@ export interface paths {
                                 id: string;
                                 title: string;
                                 type: string;
-                                isrc: string;
+                                isrc: string | null;
                                 iswc: null | string;
                                 displayArtist: null | string;
                                 mainArtist: string[];
@@ -9552,7 +9552,7 @@ export interface paths {
                                 id: string;
                                 title: string;
                                 type: string;
-                                isrc: string;
+                                isrc: string | null;
                                 iswc: null | string;
                                 displayArtist: null | string;
                                 mainArtist: string[];
@@ -9675,7 +9675,7 @@ export interface paths {
                                 id: string;
                                 title: string;
                                 type: string;
-                                isrc: string;
+                                isrc: string | null;
                                 iswc: null | string;
                                 displayArtist: null | string;
                                 mainArtist: string[];
@@ -9868,7 +9868,7 @@ export interface paths {
                                 id: string;
                                 title: string;
                                 type: string;
-                                isrc: string;
+                                isrc: string | null;
                                 iswc: null | string;
                                 displayArtist: null | string;
                                 mainArtist: string[];
@@ -10191,7 +10191,7 @@ export interface paths {
                             message: string;
                             data: {
                                 id: string;
-                                upc: string;
+                                upc: string | null;
                                 title: string;
                                 displayArtist: string | null;
                                 mainArtist: string[];
@@ -10320,7 +10320,7 @@ export interface paths {
                             message: string;
                             data: {
                                 id: string;
-                                upc: string;
+                                upc: string | null;
                                 title: string;
                                 displayArtist: string | null;
                                 mainArtist: string[];
@@ -10909,7 +10909,7 @@ export interface paths {
                             message: string;
                             data: {
                                 id: string;
-                                upc: string;
+                                upc: string | null;
                                 title: string;
                                 displayArtist: string | null;
                                 mainArtist: string[];
@@ -11028,7 +11028,7 @@ export interface paths {
                             message: string;
                             data: {
                                 id: string;
-                                upc: string;
+                                upc: string | null;
                                 title: string;
                                 displayArtist: string | null;
                                 mainArtist: string[];
@@ -11219,7 +11219,7 @@ export interface paths {
                             message: string;
                             data: {
                                 id: string;
-                                upc: string;
+                                upc: string | null;
                                 title: string;
                                 displayArtist: string | null;
                                 mainArtist: string[];
@@ -11540,7 +11540,7 @@ export interface paths {
                             message: string;
                             data: {
                                 id: string;
-                                upc: string;
+                                upc: string | null;
                                 title: string;
                                 displayArtist: unknown;
                                 mainArtist: unknown[];
@@ -13440,7 +13440,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 title: string;
-                                artistName: string;
+                                artistName: string | null;
                                 artist: unknown;
                                 product: unknown;
                                 type: string;
@@ -13454,8 +13454,8 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 createdBy: string;
-                                submittedAt: string;
-                                reviewedAt: string;
+                                submittedAt: string | null;
+                                reviewedAt: string | null;
                                 reviewedBy: string;
                                 delivery: {
                                     status: string | null;
@@ -13579,7 +13579,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 title: string;
-                                artistName: string;
+                                artistName: string | null;
                                 artist: unknown;
                                 product: unknown;
                                 type: string;
@@ -13802,7 +13802,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 title: string;
-                                artistName: string;
+                                artistName: string | null;
                                 artist: unknown;
                                 product: unknown;
                                 type: string;
@@ -13934,7 +13934,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 title: string;
-                                artistName: string;
+                                artistName: string | null;
                                 artist: unknown;
                                 product: unknown;
                                 type: string;
@@ -13948,7 +13948,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 createdBy: string;
-                                submittedAt: string;
+                                submittedAt: string | null;
                                 reviewedAt: string | null;
                                 reviewedBy: string | null;
                                 delivery: {
@@ -14144,7 +14144,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 title: string;
-                                artistName: string;
+                                artistName: string | null;
                                 artist: unknown;
                                 product: unknown;
                                 type: string;
@@ -14158,7 +14158,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 createdBy: string;
-                                submittedAt: string;
+                                submittedAt: string | null;
                                 reviewedAt: null | string;
                                 reviewedBy: null | string;
                                 delivery: {
@@ -14280,7 +14280,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 title: string;
-                                artistName: string;
+                                artistName: string | null;
                                 artist: unknown;
                                 product: unknown;
                                 type: string;
@@ -14294,8 +14294,8 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 createdBy: string;
-                                submittedAt: string;
-                                reviewedAt: string;
+                                submittedAt: string | null;
+                                reviewedAt: string | null;
                                 reviewedBy: string;
                                 delivery: {
                                     status: string | null;
@@ -14497,7 +14497,7 @@ export interface paths {
                                 release: {
                                     id: string;
                                     title: string;
-                                    artistName: string;
+                                    artistName: string | null;
                                     artist: unknown;
                                     product: unknown;
                                     type: string;
@@ -14511,7 +14511,7 @@ export interface paths {
                                         [key: string]: unknown;
                                     };
                                     createdBy: string;
-                                    submittedAt: string;
+                                    submittedAt: string | null;
                                     reviewedAt: string | null;
                                     reviewedBy: string | null;
                                     delivery: {
@@ -14651,7 +14651,7 @@ export interface paths {
                                 release: string;
                                 asset: unknown;
                                 title: string;
-                                isrc: string;
+                                isrc: string | null;
                                 position: number;
                                 explicit: boolean;
                                 metadata: {
@@ -14765,7 +14765,7 @@ export interface paths {
                                 release: string;
                                 asset: unknown;
                                 title: string;
-                                isrc: string;
+                                isrc: string | null;
                                 position: number;
                                 explicit: boolean;
                                 metadata: {
@@ -19420,7 +19420,7 @@ export interface paths {
                                         accountingPeriod: null | string;
                                         dsp: null | string;
                                         country: string;
-                                        isrc: string;
+                                        isrc: string | null;
                                         upc: null | string;
                                         trackTitle: string;
                                         artist: null | string;
@@ -21596,7 +21596,7 @@ export interface paths {
                                 attempts: number;
                                 createdAt: string;
                                 updatedAt: string;
-                                processedAt: string;
+                                processedAt: string | null;
                                 detection: {
                                     threshold: number;
                                     candidates: {
@@ -23498,8 +23498,8 @@ export interface paths {
                                 due: string;
                                 pendingRequests: string;
                                 available: string;
-                                firstPeriod: string;
-                                lastPeriod: string;
+                                firstPeriod: string | null;
+                                lastPeriod: string | null;
                                 files: number;
                                 recoupableExpenses: number;
                                 unrecouped: string;
@@ -23983,7 +23983,7 @@ export interface paths {
                                 period: string;
                                 runId: string;
                                 contentHash: string;
-                                issuedAt: string;
+                                issuedAt: string | null;
                                 currency: string;
                                 closingBalance: string;
                             }[];
@@ -24950,7 +24950,7 @@ export interface paths {
                                 category: string | null;
                                 amount: string;
                                 currency: string;
-                                conversionRate: string;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 date: string;
@@ -25076,7 +25076,7 @@ export interface paths {
                                 category: string | null;
                                 amount: string;
                                 currency: string;
-                                conversionRate: string;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 date: string;
@@ -25184,7 +25184,7 @@ export interface paths {
                                 category: string | null;
                                 amount: string;
                                 currency: string;
-                                conversionRate: string;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 date: string;
@@ -25300,7 +25300,7 @@ export interface paths {
                                 category: string | null;
                                 amount: string;
                                 currency: string;
-                                conversionRate: string;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 date: string;
@@ -25696,7 +25696,7 @@ export interface paths {
                                 source: null | string;
                                 amount: string;
                                 currency: string;
-                                conversionRate: string;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 date: string;
@@ -25825,7 +25825,7 @@ export interface paths {
                                 source: null | string;
                                 amount: string;
                                 currency: string;
-                                conversionRate: string;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 date: string;
@@ -25933,7 +25933,7 @@ export interface paths {
                                 source: null | string;
                                 amount: string;
                                 currency: string;
-                                conversionRate: string;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 date: string;
@@ -26052,7 +26052,7 @@ export interface paths {
                                 source: null | string;
                                 amount: string;
                                 currency: string;
-                                conversionRate: string;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 date: string;
@@ -26542,8 +26542,8 @@ export interface paths {
                                 transactionDate: string;
                                 currency: string;
                                 amount: string;
-                                amountUSD: string;
-                                conversionRate: string;
+                                amountUSD: string | null;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 status: string;
@@ -26670,8 +26670,8 @@ export interface paths {
                                 transactionDate: string;
                                 currency: string;
                                 amount: string;
-                                amountUSD: string;
-                                conversionRate: string;
+                                amountUSD: string | null;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 status: string;
@@ -26781,8 +26781,8 @@ export interface paths {
                                 transactionDate: string;
                                 currency: string;
                                 amount: string;
-                                amountUSD: string;
-                                conversionRate: string;
+                                amountUSD: string | null;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 status: string;
@@ -26899,8 +26899,8 @@ export interface paths {
                                 transactionDate: string;
                                 currency: string;
                                 amount: string;
-                                amountUSD: string;
-                                conversionRate: string;
+                                amountUSD: string | null;
+                                conversionRate: string | null;
                                 baseAmount: string;
                                 baseCurrency: string;
                                 status: string;
@@ -27688,7 +27688,7 @@ export interface paths {
                                 status: string;
                                 paymentId: string | null;
                                 decidedBy: string;
-                                decidedAt: string;
+                                decidedAt: string | null;
                                 declineReason: string | null;
                                 createdAt: string;
                                 updatedAt: string;
@@ -27702,8 +27702,8 @@ export interface paths {
                                     transactionDate: string;
                                     currency: string;
                                     amount: string;
-                                    amountUSD: string;
-                                    conversionRate: string;
+                                    amountUSD: string | null;
+                                    conversionRate: string | null;
                                     baseAmount: string;
                                     baseCurrency: string;
                                     status: string;
@@ -27819,7 +27819,7 @@ export interface paths {
                                 status: string;
                                 paymentId: string | null;
                                 decidedBy: string;
-                                decidedAt: string;
+                                decidedAt: string | null;
                                 declineReason: string;
                                 createdAt: string;
                                 updatedAt: string;
@@ -28593,7 +28593,7 @@ export interface paths {
                             data: {
                                 provider: string;
                                 name: string;
-                                description: string;
+                                description: string | null;
                                 available: boolean;
                                 configureWith: string;
                             }[];
