@@ -20785,11 +20785,11 @@ export interface paths {
                             data: {
                                 id: string;
                                 parentId: string | null;
-                                kind: string;
+                                kind: string | null;
                                 fileName: string;
                                 contentType: string | null;
-                                size: number;
-                                sha256: string;
+                                size: number | null;
+                                sha256: string | null;
                                 duplicateOf: null | string;
                                 reprocess: null | {
                                     method: string;
@@ -20822,7 +20822,7 @@ export interface paths {
                                 options: {
                                     [key: string]: unknown;
                                 };
-                                uploadedBy: string;
+                                uploadedBy: string | null;
                                 attempts: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -21122,8 +21122,8 @@ export interface paths {
                             data: {
                                 fileId: string;
                                 key: string;
-                                size: number;
-                                sha256: string;
+                                size: number | null;
+                                sha256: string | null;
                             };
                         };
                     };
@@ -21210,11 +21210,11 @@ export interface paths {
                             data: {
                                 id: string;
                                 parentId: string | null;
-                                kind: string;
+                                kind: string | null;
                                 fileName: string;
                                 contentType: string | null;
-                                size: number;
-                                sha256: string;
+                                size: number | null;
+                                sha256: string | null;
                                 duplicateOf: string | null;
                                 reprocess: {
                                     method: string;
@@ -21247,7 +21247,7 @@ export interface paths {
                                 options: {
                                     [key: string]: unknown;
                                 };
-                                uploadedBy: string;
+                                uploadedBy: string | null;
                                 attempts: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -21545,11 +21545,11 @@ export interface paths {
                             data: {
                                 id: string;
                                 parentId: string | null;
-                                kind: string;
+                                kind: string | null;
                                 fileName: string;
                                 contentType: string | null;
-                                size: number;
-                                sha256: string;
+                                size: number | null;
+                                sha256: string | null;
                                 duplicateOf: string | null;
                                 reprocess: {
                                     method: string;
@@ -21572,7 +21572,7 @@ export interface paths {
                                     start: string;
                                     end: string;
                                 };
-                                accountingPeriod: string;
+                                accountingPeriod: string | null;
                                 counts: {
                                     rowsRead: number;
                                     rowsIngested: number;
@@ -21592,7 +21592,7 @@ export interface paths {
                                 options: {
                                     [key: string]: unknown;
                                 };
-                                uploadedBy: string;
+                                uploadedBy: string | null;
                                 attempts: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -21721,11 +21721,11 @@ export interface paths {
                             data: {
                                 id: string;
                                 parentId: null | string;
-                                kind: string;
+                                kind: string | null;
                                 fileName: string;
                                 contentType: string | null;
-                                size: number;
-                                sha256: string;
+                                size: number | null;
+                                sha256: string | null;
                                 duplicateOf: null | string;
                                 reprocess: {
                                     method: string;
@@ -21770,7 +21770,7 @@ export interface paths {
                                 options: {
                                     [key: string]: unknown;
                                 };
-                                uploadedBy: string;
+                                uploadedBy: string | null;
                                 attempts: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -21907,11 +21907,11 @@ export interface paths {
                             data: {
                                 id: string;
                                 parentId: null | string;
-                                kind: string;
+                                kind: string | null;
                                 fileName: string;
                                 contentType: string | null;
-                                size: number;
-                                sha256: string;
+                                size: number | null;
+                                sha256: string | null;
                                 duplicateOf: null | string;
                                 reprocess: {
                                     method: string;
@@ -21956,7 +21956,7 @@ export interface paths {
                                 options: {
                                     [key: string]: unknown;
                                 };
-                                uploadedBy: string;
+                                uploadedBy: string | null;
                                 attempts: number;
                                 createdAt: string;
                                 updatedAt: string;
@@ -22093,7 +22093,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 parentId: null | string;
-                                kind: string;
+                                kind: string | null;
                                 fileName: string;
                                 contentType: null | string;
                                 size: null | number;
@@ -22120,7 +22120,7 @@ export interface paths {
                                     start: null | string;
                                     end: null | string;
                                 };
-                                accountingPeriod: string;
+                                accountingPeriod: string | null;
                                 counts: null | {
                                     rowsRead: number;
                                     rowsIngested: number;
@@ -22249,11 +22249,11 @@ export interface paths {
                             data: {
                                 id: string;
                                 parentId: null | string;
-                                kind: string;
+                                kind: string | null;
                                 fileName: string;
                                 contentType: string | null;
-                                size: number;
-                                sha256: string;
+                                size: number | null;
+                                sha256: string | null;
                                 duplicateOf: null | string;
                                 reprocess: {
                                     method: string;
@@ -22298,7 +22298,7 @@ export interface paths {
                                 options: {
                                     [key: string]: unknown;
                                 };
-                                uploadedBy: string;
+                                uploadedBy: string | null;
                                 attempts: number;
                                 createdAt: string;
                                 updatedAt: string;
