@@ -4588,7 +4588,7 @@ export interface paths {
                                     isrc: string | null;
                                     upc: string | null;
                                     title: string;
-                                    artist: string;
+                                    artist: string | null;
                                 };
                                 candidate: {
                                     assetId?: string;
@@ -8309,7 +8309,7 @@ export interface paths {
                                 target: string;
                                 asset: unknown;
                                 product: unknown;
-                                artist: string;
+                                artist: string | null;
                                 type: string;
                                 name: string | null;
                                 conditions: {
@@ -8419,7 +8419,7 @@ export interface paths {
                                 target: string;
                                 asset: unknown;
                                 product: unknown;
-                                artist: string;
+                                artist: string | null;
                                 type: string;
                                 name: string | null;
                                 conditions: {
@@ -8525,7 +8525,7 @@ export interface paths {
                                 target: string;
                                 asset: unknown;
                                 product: unknown;
-                                artist: string;
+                                artist: string | null;
                                 type: string;
                                 name: string | null;
                                 conditions: {
@@ -8634,7 +8634,7 @@ export interface paths {
                                 target: string;
                                 asset: unknown;
                                 product: unknown;
-                                artist: string;
+                                artist: string | null;
                                 type: string;
                                 name: string | null;
                                 conditions: {
@@ -10073,7 +10073,7 @@ export interface paths {
                                 id: string;
                                 target: string;
                                 asset: unknown;
-                                product: string;
+                                product: string | null;
                                 artist: unknown;
                                 type: string;
                                 name: string | null;
@@ -11424,7 +11424,7 @@ export interface paths {
                                 id: string;
                                 target: string;
                                 asset: unknown;
-                                product: string;
+                                product: string | null;
                                 artist: unknown;
                                 type: string;
                                 name: string | null;
@@ -11915,7 +11915,7 @@ export interface paths {
                                 target: string;
                                 asset: unknown;
                                 product: unknown;
-                                artist: string;
+                                artist: string | null;
                                 type: string;
                                 name: string | null;
                                 conditions: {
@@ -12125,8 +12125,8 @@ export interface paths {
                             success: true;
                             message: string;
                             data: {
-                                asset: string;
-                                product: string;
+                                asset: string | null;
+                                product: string | null;
                                 level: null | string;
                                 split: null | {
                                     id: string;
@@ -12247,7 +12247,7 @@ export interface paths {
                                 seq: number;
                                 splitId: string;
                                 target: string;
-                                asset: string;
+                                asset: string | null;
                                 product: unknown;
                                 artist: unknown;
                                 type: string;
@@ -12361,7 +12361,7 @@ export interface paths {
                                 id: string;
                                 target: string;
                                 asset: unknown;
-                                product: string;
+                                product: string | null;
                                 artist: unknown;
                                 type: string;
                                 name: string | null;
@@ -12470,7 +12470,7 @@ export interface paths {
                                 id: string;
                                 target: string;
                                 asset: unknown;
-                                product: string;
+                                product: string | null;
                                 artist: unknown;
                                 type: string;
                                 name: string | null;
@@ -12650,7 +12650,7 @@ export interface paths {
                                 seq: number;
                                 splitId: string;
                                 target: string;
-                                asset: string;
+                                asset: string | null;
                                 product: unknown;
                                 artist: unknown;
                                 type: string;
