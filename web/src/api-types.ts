@@ -5002,15 +5002,15 @@ export interface paths {
                             data: {
                                 id: string;
                                 kind: string;
-                                dsp: unknown;
+                                dsp: string | null;
                                 isrc: string | null;
                                 upc: string | null;
                                 title: string | null;
-                                artist: unknown;
+                                artist: string | null;
                                 assetId: string | null;
                                 productId: string | null;
-                                store: string;
-                                dspTarget: string;
+                                store: string | null;
+                                dspTarget: string | null;
                                 note: string | null;
                                 createdAt: string;
                             };
