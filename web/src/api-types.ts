@@ -8313,9 +8313,9 @@ export interface paths {
                                 type: string;
                                 name: string | null;
                                 conditions: {
-                                    validFrom: unknown;
-                                    validTo: unknown;
-                                    territories: unknown;
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    territories: string[] | null;
                                 };
                                 split: {
                                     user: string;
@@ -8423,9 +8423,9 @@ export interface paths {
                                 type: string;
                                 name: string | null;
                                 conditions: {
-                                    validFrom: unknown;
-                                    validTo: unknown;
-                                    territories: unknown;
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    territories: string[] | null;
                                 };
                                 split: {
                                     user: string;
@@ -8529,9 +8529,9 @@ export interface paths {
                                 type: string;
                                 name: string | null;
                                 conditions: {
-                                    validFrom: unknown;
-                                    validTo: unknown;
-                                    territories: unknown;
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    territories: string[] | null;
                                 };
                                 split: {
                                     user: string;
@@ -8638,9 +8638,9 @@ export interface paths {
                                 type: string;
                                 name: string | null;
                                 conditions: {
-                                    validFrom: unknown;
-                                    validTo: unknown;
-                                    territories: unknown;
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    territories: string[] | null;
                                 };
                                 split: {
                                     user: string;
@@ -10078,9 +10078,9 @@ export interface paths {
                                 type: string;
                                 name: string | null;
                                 conditions: {
-                                    validFrom: unknown;
-                                    validTo: unknown;
-                                    territories: unknown;
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    territories: string[] | null;
                                 };
                                 split: {
                                     user: string;
@@ -11429,9 +11429,9 @@ export interface paths {
                                 type: string;
                                 name: string | null;
                                 conditions: {
-                                    validFrom: unknown;
-                                    validTo: unknown;
-                                    territories: unknown;
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    territories: string[] | null;
                                 };
                                 split: {
                                     user: string;
@@ -11670,8 +11670,8 @@ export interface paths {
                                 type: string;
                                 name: string | null;
                                 conditions: {
-                                    validFrom: unknown;
-                                    validTo: unknown;
+                                    validFrom: string | null;
+                                    validTo: string | null;
                                     territories: null | string[];
                                 };
                                 split: {
@@ -11796,7 +11796,7 @@ export interface paths {
                                 name: string | null;
                                 conditions: {
                                     validFrom: null | string;
-                                    validTo: unknown;
+                                    validTo: string | null;
                                     territories: null | string[];
                                 };
                                 split: {
@@ -11919,9 +11919,9 @@ export interface paths {
                                 type: string;
                                 name: string | null;
                                 conditions: {
-                                    validFrom: unknown;
-                                    validTo: unknown;
-                                    territories: unknown;
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    territories: string[] | null;
                                 };
                                 split: {
                                     user: string;
@@ -12138,7 +12138,7 @@ export interface paths {
                                     name: string | null;
                                     conditions: {
                                         validFrom: null | string;
-                                        validTo: unknown;
+                                        validTo: string | null;
                                         territories: null | string[];
                                     };
                                     split: {
@@ -12366,9 +12366,9 @@ export interface paths {
                                 type: string;
                                 name: string | null;
                                 conditions: {
-                                    validFrom: unknown;
-                                    validTo: unknown;
-                                    territories: unknown;
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    territories: string[] | null;
                                 };
                                 split: {
                                     user: string;
@@ -12475,9 +12475,9 @@ export interface paths {
                                 type: string;
                                 name: string | null;
                                 conditions: {
-                                    validFrom: unknown;
-                                    validTo: unknown;
-                                    territories: string[];
+                                    validFrom: string | null;
+                                    validTo: string | null;
+                                    territories: string[] | null;
                                 };
                                 split: {
                                     user: string;
