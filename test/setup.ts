@@ -14,6 +14,9 @@ import { grantQueueToApp } from '../src/compose';
 import { setServerUrl, TEMPLATE_DB } from './helpers/db';
 import { ensureWebBuilt } from './web/browser';
 
+// Every JSON answer of every route is checked against the schema the route declares (checkAnswer, src/http/route.ts).
+process.env.RONDO_CHECK_RESPONSES ??= '1';
+
 let embedded: EmbeddedHandle | null = null;
 
 /**

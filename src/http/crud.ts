@@ -24,7 +24,7 @@
 import type Router from '@koa/router';
 import { defineRoutes, route, type RouteDef } from './route';
 import { ownOnly, type Scope } from '../domain/roles';
-import { itemProblems, Strict, Type, Uuid, type RoleName, type TSchema } from './schema';
+import { itemProblems, PagedAnswer, StatusAnswer, Strict, Type, Uuid, type RoleName, type TSchema } from './schema';
 import type { ErrorShape } from './errors';
 import type { Trx } from '../db';
 import type { AppServices } from '../services';
@@ -50,6 +50,9 @@ export async function pagedList(
   const r = await fetch(page, size);
   return paged(message, r.data, page, size, r.total);
 }
+
+/** The answer of POST {base}/bulk/delete. */
+export const BulkDeleteAnswer = Type.Object({ message: Type.String(), processedCount: Type.Integer(), failedDeletions: Type.Array(Type.Object({ id: Type.String(), error: Type.String() })) });
 
 export interface BulkDeleteResult {
   message: string;
@@ -95,6 +98,11 @@ export interface CrudArea {
   bulkErrorShape?: ErrorShape;
   /** The area's own routes, defined before the generated ones but after the summary. */
   extra?: RouteDef[];
+  /**
+   * What the generated routes answer (their response schemas): `view` one record (create, list
+   * items, get, update), `summary` the summary's figures, `bulk` the bulk create's answer.
+   */
+  answers?: { view: TSchema; summary?: TSchema; bulk?: TSchema };
 }
 
 export function crudRoutes(area: CrudArea): RouteDef[] {
@@ -155,7 +163,21 @@ export function crudRoutes(area: CrudArea): RouteDef[] {
         return ok(`${noun} deleted`, null);
       } }));
   }
-  return defs.map((d) => ({ ...d, scope: d.scope ?? area.scope ?? 'own' }));
+  const answers = area.answers;
+  const own = new Set(area.extra ?? []);
+  const answerOf = (d: RouteDef): TSchema | undefined => {
+    if (!answers || own.has(d)) return undefined;
+    if (d.path === `${base}/summary`) return answers.summary && Type.Object({ message: Type.String(), summary: answers.summary });
+    if (d.path === `${base}/bulk`) return answers.bulk;
+    if (d.path === `${base}/bulk/delete`) return BulkDeleteAnswer;
+    if (d.method === 'get' && d.path === area.path) return PagedAnswer(answers.view);
+    if (d.method === 'delete') return StatusAnswer(Type.Null());
+    return StatusAnswer(answers.view);
+  };
+  return defs.map((d) => {
+    const answer = d.responses ? undefined : answerOf(d);
+    return { ...d, scope: d.scope ?? area.scope ?? 'own', ...(answer ? { responses: { [d.status ?? 200]: answer } } : {}) };
+  });
 }
 
 /** Defines an area's routes: summary and its own routes first, then bulk create and the resource routes. */

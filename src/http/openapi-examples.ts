@@ -133,20 +133,6 @@ export function errorExample(shape: ErrorShape, status: string): unknown {
   return errorBody(shape, Number(status), e.code, e.message, e.details);
 }
 
-/** Routes whose success body has no schema yet: the area's envelope, with a sampled page for lists. */
-export function envelopeSchema(r: RegisteredRoute): Record<string, unknown> {
-  const q = (r.query as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
-  const paged = r.method === 'get' && 'page' in q;
-  const data = paged ? { type: 'array', items: { type: 'object', additionalProperties: true } } : { type: 'object', additionalProperties: true };
-  const message = { type: 'string', examples: [r.summary.split(/[.:(]/)[0]!.trim()] };
-  const props: Record<string, unknown> =
-    r.errorShape === 'catalogue'
-      ? { success: { type: 'boolean', const: true }, message, data }
-      : { status: { type: 'string', const: 'success' }, message, data };
-  if (paged) props.pagination = { $ref: '#/components/schemas/Pagination', examples: [{ page: 1, size: 20, total: 1 }] };
-  return { type: 'object', description: 'The success envelope of this area; `data` is not described in detail yet.', properties: props };
-}
-
 /** Raw-body routes (uploads, signed webhooks) take no JSON Schema: what they read instead. */
 export function rawRequestBody(r: RegisteredRoute): Record<string, unknown> {
   if (/multipart/i.test(`${r.summary} ${r.description ?? ''}`)) {

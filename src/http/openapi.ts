@@ -8,7 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { routeRegistry, type RegisteredRoute } from './route';
 import { aliasRegistry } from './method-aliases';
 import { CatalogueError, PageTotals, Pagination, StatusError } from './schema';
-import { envelopeSchema, errorExample, exampleOf, rawRequestBody } from './openapi-examples';
+import { errorExample, exampleOf, rawRequestBody } from './openapi-examples';
 import { CSV_TYPE, XLSX_TYPE } from './export';
 
 /** The interface (spec) version this API implements. */
@@ -45,15 +45,19 @@ function withPageTotalsSchema<T>(schema: T): T {
 function responsesOf(r: RegisteredRoute, components: object): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [code, schema] of Object.entries(r.responses ?? {})) {
-    const s = withPageTotalsSchema(clean(schema) as { contentMediaType?: string });
+    const s = withPageTotalsSchema(clean(schema) as { contentMediaType?: string; description?: string; 'x-no-body'?: true });
+    if (s['x-no-body']) {
+      responses[code] = { description: s.description ?? 'OK' };
+      continue;
+    }
     const media = s.contentMediaType ?? 'application/json';
-    responses[code] = { description: Number(code) < 400 ? 'OK' : code, content: { [media]: { schema: s, example: exampleOf(s, components) } } };
+    const files = (s as { 'x-files'?: Record<string, string> })['x-files'] ?? {};
+    delete (s as { 'x-files'?: unknown })['x-files'];
+    const content: Record<string, unknown> = { [media]: { schema: s, example: exampleOf(s, components) } };
+    for (const [type, description] of Object.entries(files)) content[type] = { schema: { type: 'string', format: 'binary', description }, example: `(${description})` };
+    responses[code] = { description: Number(code) < 400 ? 'OK' : code, content };
   }
-  if (!Object.keys(responses).length) {
-    const s = withPageTotalsSchema(envelopeSchema(r));
-    responses[String(r.status ?? 200)] = { description: 'OK', content: { 'application/json': { schema: s, example: exampleOf(s, components) } } };
-  }
-  if (r.export) {
+  if (r.export && responses[String(r.status ?? 200)]) {
     // ?format=csv|xlsx: the same rows as a file (src/http/export.ts).
     const ok = responses[String(r.status ?? 200)] as { description: string; content: Record<string, unknown> };
     ok.description = 'OK: JSON, or with `format=csv` / `format=xlsx` the rows as a file (attachment)';

@@ -8,7 +8,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { TSchema, Static } from '@sinclair/typebox';
-import { compile, DataAnswer, formatAjvErrors, type RoleName } from './schema';
+import { answerProblems, compile, DataAnswer, formatAjvErrors, type RoleName } from './schema';
 import { inputProblems } from './limits';
 import type { ErrorShape } from './errors';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors';
@@ -68,7 +68,12 @@ export interface RouteDef<BS extends TSchema | undefined = TSchema | undefined, 
   params?: PS;
   /** Success status (default 200, 201 is common for creates). */
   status?: number;
-  /** Response schemas by status, for the OpenAPI document. */
+  /**
+   * Response schemas by status: the OpenAPI document and the web app's generated types. Every
+   * route declares its success answer (test/http/response-schemas.test.ts); a non-JSON answer
+   * declares its media type (FileAnswer), a redirect or empty answer NoBody (./schema). Under
+   * tests every JSON answer is checked against it (checkAnswer).
+   */
   responses?: Record<number, TSchema>;
   errorShape?: ErrorShape;
   /** Tenant routes run in a tenant transaction by default; streaming routes open their own. */
@@ -184,6 +189,29 @@ export function withPageTotals(result: unknown): unknown {
   return { ...r, totalItems: p.total, totalPages, currentPage: p.page };
 }
 
+/**
+ * Tests (RONDO_CHECK_RESPONSES=1, set by test/setup.ts) check every JSON answer of a success
+ * status against the schema the route declares for it, as it is sent (JSON text): an answer
+ * its declaration does not describe is a 500 naming what differs, printed on stderr.
+ */
+export function checkAnswer(def: Pick<RouteDef, 'method' | 'path' | 'responses'>, ctx: Pick<Context, 'status' | 'body'>): void {
+  if (process.env.RONDO_CHECK_RESPONSES !== '1' || ctx.status >= 400) return;
+  const body = ctx.body as unknown;
+  const json = body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function';
+  const schema = def.responses?.[ctx.status];
+  const where = `${def.method.toUpperCase()} ${def.path} (${ctx.status})`;
+  let problems: string[] = [];
+  if (!schema) problems = [`declares no response schema for status ${ctx.status}`];
+  else if (json) {
+    if ((schema as { contentMediaType?: string }).contentMediaType) problems = ['answered JSON but declares a file answer'];
+    else problems = answerProblems(schema, JSON.parse(JSON.stringify(body)));
+  }
+  if (!problems.length) return;
+  const message = `Answer differs from the declared response schema of ${where}: ${problems.slice(0, 10).join('; ')}`;
+  console.error(message);
+  throw new Error(message);
+}
+
 /** Roles below admin: a route open to them declares what they see. */
 const BELOW_ADMIN = new Set<Access>(['guest', 'user']);
 
@@ -275,6 +303,7 @@ export function defineRoutes(router: Router, svc: AppServices, group: { tag: str
       };
       if (tenantRoute && !def.noTransaction) await withTenant(svc.db.app, auth.tenantId!, (trx) => run(trx), { snapshot: def.snapshot });
       else await run(null);
+      checkAnswer(def, ctx);
     };
     routeRegistry.push({ ...def, query: querySchema, errorShape: shape, tag: group.tag, koaHandler });
     router[def.method](def.path, koaHandler);

@@ -98,4 +98,37 @@ export const CatalogueError = Type.Object(
 export const DataAnswer = <T extends TSchema>(data: T, withMessage = false) =>
   Type.Object({ success: Type.Literal(true), ...(withMessage ? { message: Type.String() } : {}), data });
 
+/** `{status: 'success', message, data}`: one record (crud.ts `ok`). */
+export const StatusAnswer = <T extends TSchema>(data: T) => Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
+/** `{success: true, message, data: [...], pagination}`: a page of a list (crud.ts `paged`; the route layer adds the page totals). */
+export const PagedAnswer = <T extends TSchema>(item: T) => Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Array(item), pagination: Pagination });
+/** An object whose other properties are left undescribed (free-form settings, figures keyed by the data). */
+export const OpenObject = <T extends TProperties>(props: T, description?: string) => Type.Object(props, { additionalProperties: true, ...(description ? { description } : {}) });
+
+/**
+ * A success answer that is not JSON (CSV, XLSX, PDF, zip, HTML, an event stream): its media type
+ * is what the OpenAPI document declares for it (openapi.ts reads `contentMediaType`).
+ */
+export const FileAnswer = (mediaType: string, description: string) => Type.String({ contentMediaType: mediaType, format: 'binary', description });
+/**
+ * A JSON answer that the same status also gives as a file (`?format=csv|pdf|xlsx`): the JSON
+ * schema, with each other media type and what it holds (openapi.ts documents them beside it).
+ */
+export const OrFile = <T extends TSchema>(json: T, files: Record<string, string>) => ({ ...json, 'x-files': files }) as T;
+/** A success answer without a body (a redirect, 204): documented with its description only. */
+export const NoBody = (description: string) => Type.Unsafe<undefined>({ 'x-no-body': true, description });
+
+/** Answers are checked as sent (JSON text), with no coercion or defaults: see checkAnswer in ./route. */
+export const responseAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const answerCache = new WeakMap<object, ValidateFunction>();
+/** What `body` (a JSON answer) breaks of `schema`: empty when it conforms. */
+export function answerProblems(schema: TSchema, body: unknown): string[] {
+  let v = answerCache.get(schema);
+  // a shared component ($id Pagination…) may appear more than once in an answer: compiled without ids
+  const withoutIds = (n: unknown): unknown =>
+    Array.isArray(n) ? n.map(withoutIds) : n && typeof n === 'object' ? Object.fromEntries(Object.entries(n).filter(([k]) => k !== '$id').map(([k, x]) => [k, withoutIds(x)])) : n;
+  if (!v) answerCache.set(schema, (v = responseAjv.compile(withoutIds(schema) as TSchema)));
+  return v(body) ? [] : formatAjvErrors('answer', v.errors);
+}
+
 export const StatusError = Type.Object({ status: Type.Literal('error'), message: Type.String(), code: Type.String({ examples: ['PERIOD_CLOSED'] }), details: Type.Optional(Type.Array(Type.String())) }, { $id: 'StatusError' });

@@ -156,6 +156,8 @@ describe('web app: statement files in headless Chromium', function () {
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await page.getByText(`${name} was deleted.`).waitFor();
     assert.equal((await app.request('GET', `/file/${id}`, { token })).status, 404);
+    // the list reloads after the notice: wait for the row to go (a list that never reloads fails here)
+    await row(name).first().waitFor({ state: 'detached' });
     assert.equal(await row(name).count(), 0);
   });
 

@@ -2,6 +2,8 @@
  * The public API, with the same tokens as any client: a refresh token (kept in localStorage, or
  * the httpOnly cookie after a social sign-in) buys a short access token for one workspace.
  */
+import createClient from 'openapi-fetch';
+import type { paths } from './api-types';
 import { inWords, statusWords, UNREACHABLE } from './words';
 
 export interface Workspace { workspaceId: string; tenantId: number; name: string; role: string; status: string }
@@ -40,11 +42,16 @@ export const session = {
   },
 };
 
+/** An error answer (either error shape, docs/errors.md) as an ApiError in people's words. */
+function errorFrom(status: number, body: any): ApiError {
+  const e = body?.error ?? body ?? {};
+  return new ApiError(status, e.message ? inWords(e.message) : statusWords(status), Array.isArray(e.details) ? e.details.map((d: unknown) => inWords(String(d))) : [], e.code);
+}
+
 async function errorOf(res: Response): Promise<ApiError> {
   let body: any = null;
   try { body = await res.json(); } catch { /* not JSON */ }
-  const e = body?.error ?? body ?? {};
-  return new ApiError(res.status, e.message ? inWords(e.message) : statusWords(res.status), Array.isArray(e.details) ? e.details.map((d: unknown) => inWords(String(d))) : [], e.code);
+  return errorFrom(res.status, body);
 }
 
 /** fetch, with a network failure ("Failed to fetch") told in words; an abort stays an abort. */
@@ -72,6 +79,60 @@ export async function renewAccess(): Promise<string> {
   sessionStorage.setItem(K.access, token);
   return token;
 }
+
+/** Sent by `anonymous` to call without the session's token (sign-in, links); never leaves the browser. */
+const ANONYMOUS = 'x-rondo-anonymous';
+/** Options of a typed call made without the session's token (sign-in, password links). */
+export const anonymous = { headers: { [ANONYMOUS]: '1' } };
+
+/**
+ * Every call of the typed client: the session's access token unless the call brings its own
+ * `authorization` (or is `anonymous`), renewed once on 401; a network failure told in words.
+ */
+async function sessionFetch(request: Request): Promise<Response> {
+  const headers = new Headers(request.headers);
+  const explicit = headers.has('authorization') || headers.has(ANONYMOUS);
+  headers.delete(ANONYMOUS);
+  // read once (a streamed request body needs HTTP/2 in Chromium), sent again after a renewal
+  const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
+  const send = (token: string | null) => {
+    const h = new Headers(headers);
+    if (token && !h.has('authorization')) h.set('authorization', `Bearer ${token}`);
+    return reach(request.url, { method: request.method, headers: h, body, credentials: 'same-origin', signal: request.signal });
+  };
+  let res = await send(explicit ? null : session.access ?? (session.signedIn() ? await renewAccess() : null));
+  if (res.status === 401 && !explicit && session.signedIn()) res = await send(await renewAccess());
+  return res;
+}
+
+/**
+ * The typed client (openapi-fetch) over the types generated from the server's OpenAPI document
+ * (web/src/api-types.ts, `npm run web:types`): a path, parameter, body or answer field the
+ * server does not have does not compile. Pages call `ok(client.GET('/path/{id}', {...}))`.
+ */
+export const client = createClient<paths>({ credentials: 'same-origin', fetch: sessionFetch });
+
+/** The success answer of a typed call; an error answer becomes an ApiError in people's words. */
+export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const r = await call;
+  if (!r.response.ok) throw errorFrom(r.response.status, r.error);
+  return r.data as T;
+}
+
+type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : never;
+/**
+ * The JSON success answer of a route, from the generated types: `Answer<'/file/{id}'>` (GET),
+ * `Answer<'/statements/runs', 'post'>`. Pages name the shapes they keep in state with it.
+ */
+export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'patch' | 'delete' = 'get'> =
+  paths[P][M] extends { responses: infer R } ? JsonOf<R[Extract<keyof R, 200 | 201>]> : never;
+
+/** The JSON request body of a route, from the generated types: `Body<'/user/', 'post'>`. */
+export type Body<P extends keyof paths, M extends 'post' | 'put' | 'patch' | 'delete'> =
+  paths[P][M] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+
+/** The API's paths (the generated `paths`): what `download` and raw calls may name. */
+export type ApiPath = keyof paths;
 
 export interface CallOptions { body?: unknown; form?: FormData; token?: string | null; raw?: boolean; signal?: AbortSignal }
 

@@ -1,15 +1,16 @@
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
-import { Email, Strict, Type, Uuid } from '../../http/schema';
+import { StatusAnswer, Email, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
 import { authOf, bearerToken, REFRESH_COOKIE } from './service';
 import { RedirectUrl } from './origins';
 import { acceptInvitation, requestLoginLink, requestPasswordReset, resetPassword, signInWithLink } from './identity';
+import * as Res from './responses';
 
 const Password = Type.String({ minLength: 8, maxLength: 200 });
 
-const WorkspaceSchema = Type.Object({
+export const WorkspaceSchema = Type.Object({
   workspaceId: Uuid,
   tenantId: Type.Integer(),
   name: Type.String(),
@@ -31,7 +32,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
   const emailLinkRoute = (path: string, summary: string, description: string, send: typeof requestLoginLink, message: string) =>
     route({
       method: 'post',
-      path,
+      path, responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String() }) },
       summary,
       description,
       access: 'public',
@@ -57,7 +58,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/auth/authtoken',
+      path: '/auth/authtoken', responses: { 200: StatusAnswer(Type.Object({ access_token: Type.String() })) },
       summary: 'Exchange the refresh token for an access token to one workspace (call again to switch)',
       description: "currentWorkspace (workspace id or tenant id) names the workspace; on a workspace's verified, active custom domain (the Host header) it may be left out.",
       access: 'refresh',
@@ -69,7 +70,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/auth/logout',
+      path: '/auth/logout', responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String() }) },
       summary: 'End the session: the stored refresh token is removed and its access tokens stop working',
       access: 'session',
       async handler({ ctx, auth: who }) {
@@ -88,7 +89,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
     ),
     route({
       method: 'patch',
-      path: '/auth/resetpassword',
+      path: '/auth/resetpassword', responses: { 200: Res.PatchAuthResetpassword },
       summary: 'Set a new password with the reset token (Bearer) and the e-mailed code (query `code`)',
       description: 'Five wrong codes kill the token. Every session of the person ends, and every other reset or sign-in link still out stops working.',
       access: 'public',
@@ -132,7 +133,7 @@ export function registerAuthRoutes(router: Router, svc: AppServices): void {
     ),
     route({
       method: 'get',
-      path: '/auth',
+      path: '/auth', responses: { 200: Res.GetAuth },
       summary: 'With ?token= (from a sign-in link): sign in. With a bearer token: who am I',
       access: 'public',
       query: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2000 })) }),

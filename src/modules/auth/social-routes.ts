@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { defineRoutes, route } from '../../http/route';
-import { Type } from '../../http/schema';
+import { NoBody, Type } from '../../http/schema';
+import { WorkspaceSchema } from './routes';
 import type { AppServices } from '../../services';
 import { SOCIAL_PROVIDERS } from '../../config';
 import { AppError, ForbiddenError, UnauthorizedError, ValidationError } from '../../lib/errors';
@@ -10,6 +11,7 @@ import { authOf, REFRESH_COOKIE } from './service';
 import { REFRESH_TTL_SECONDS } from './tokens';
 import { safeEqual } from '../../lib/crypto';
 import { allowedForUser, checkRedirect } from './origins';
+import * as Res from './responses';
 
 const STATE_COOKIE = 'rondo_oauth_state';
 const STATE_TTL = 600;
@@ -50,6 +52,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
       summary: `Redirect to the ${provider} consent screen`,
       access: 'public',
       query: Type.Object({ redirect: Type.Optional(Type.String({ maxLength: 2000 })) }),
+      responses: { 302: NoBody(`Redirect to the ${provider} consent screen`) },
       async handler({ ctx, query }) {
         ctx.redirect(await begin(ctx, provider, 'login', null, query.redirect));
       },
@@ -60,6 +63,13 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
       summary: `The ${provider} consent screen returns here: code → session; refresh token kept in a cookie`,
       access: 'public',
       query: Type.Object({ code: Type.Optional(Type.String({ maxLength: 4000 })), state: Type.String({ maxLength: 4000 }), error: Type.Optional(Type.String({ maxLength: 500 })), ...PROVIDER_CALLBACK_EXTRAS }),
+      responses: {
+        200: Type.Union([
+          Type.Object({ message: Type.String(), workspaces: Type.Array(WorkspaceSchema) }, { description: 'Signed in (the refresh token is in the httpOnly cookie)' }),
+          Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Object({ provider: Type.String() }) }, { description: 'The provider was linked to the signed-in account' }),
+        ]),
+        302: NoBody('To the redirect the sign-in began with (an origin of one of the person\'s workspaces), or to the sign-in page with the reason'),
+      },
       async handler({ ctx, query }) {
         try {
           return await callback(ctx, query);
@@ -105,7 +115,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
     ...routes,
     route({
       method: 'get',
-      path: '/auth/social/providers',
+      path: '/auth/social/providers', responses: { 200: Res.GetAuthSocialProviders },
       summary: 'Social providers connected to your account, and those this server offers',
       access: 'session',
       async handler({ auth: who }) {
@@ -115,7 +125,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/auth/social/:provider/link',
+      path: '/auth/social/:provider/link', responses: { 200: Res.PostAuthSocialByProviderLink },
       summary: 'Start linking a social provider: returns the consent URL to send the browser to',
       access: 'session',
       params: Type.Object({ provider: Provider }),
@@ -127,7 +137,7 @@ export function registerSocialRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/auth/social/:provider/unlink',
+      path: '/auth/social/:provider/unlink', responses: { 200: Res.DeleteAuthSocialByProviderUnlink },
       summary: 'Unlink a social provider (refused when it is your only way to sign in)',
       access: 'session',
       params: Type.Object({ provider: Provider }),

@@ -14,6 +14,7 @@ import { objectStore } from '../../lib/storage';
 import { ValidationError } from '../../lib/errors';
 import type { AppServices } from '../../services';
 import { brandingView, LOGO_MAX_BYTES, LOGO_TYPES, publicLogo, removeLogo, replaceLogo, updateBranding } from './service';
+import * as Res from './responses';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);
 const Hex = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', maxLength: 7, description: 'A colour as #rrggbb', examples: ['#1f6feb'] });
@@ -100,7 +101,7 @@ export function registerBrandingRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/branding/:workspaceId/logo',
+      path: '/branding/:workspaceId/logo', responses: { 200: Res.GetBrandingByWorkspaceIdLogo200, 304: Res.GetBrandingByWorkspaceIdLogo304 },
       summary: "A workspace's logo (public: the web app and e-mails show it); 404 when it has none or its plan lacks branding",
       access: 'public',
       params: Type.Object({ workspaceId: Uuid }),

@@ -20,6 +20,7 @@ import { assertStorageRoom, storageRoom } from '../../domain/quota';
 import { streamErrors, streamFileEvents, visibleFile } from './streams';
 import { fileSources } from '../sources/service';
 import { confirmSession, DetectionAnswer, detectionSession, dropUploadIntent, ProcessingAnswer, processingJob, recordUploadIntent, SessionAnswer, uploadIntent } from './reference-flow';
+import * as Res from './responses';
 
 /** The cloud-drive routes of the spec only refuse (docs/decisions.md, "No cloud-drive import"). */
 const DRIVE_REFUSAL =
@@ -45,7 +46,7 @@ function sourceChoiceRoute<C>(
   run: (svc: AppServices, trx: Trx, tenantId: number, id: string, choice: C) => Promise<unknown>,
 ) {
   return route({
-    method: 'post', path, summary, access: 'admin', params: IdParams, body: Strict({ source, ...PERIOD_CHOICE }),
+    method: 'post', path, summary, access: 'admin', params: IdParams, body: Strict({ source, ...PERIOD_CHOICE }), responses: { 200: DataAnswer(Res.FileView, true) },
     async handler({ svc, trx, tenantId, params, body }) {
       return { success: true, message, data: await run(svc, trx, tenantId, params.id, body as C) };
     },
@@ -62,6 +63,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
   const uploadUrl = route({
     method: 'post',
     path: '/file/upload-url',
+    responses: { 201: Res.PostFileUploadUrl },
     summary: 'A signed, expiring URL to PUT a statement to (then POST /file/createroyalty, or /file/confirm-upload-completion with the fileId): Rondo\'s own on the local store, a presigned S3 PUT on the S3 store. `url` and `uploadUrl` are the same URL',
     access: 'admin',
     status: 201,
@@ -89,7 +91,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Files', errorShape: 'catalogue' }, [
     route({
       method: 'post',
-      path: '/file/royalty',
+      path: '/file/royalty', responses: { 201: Res.PostFileRoyalty },
       summary: 'Upload a statement (multipart, field "file"; optional fields autoProcessIfConfident, forceManualConfirmation, reprocess (a duplicate re-reads its original in place), force (a duplicate replaces its original)). Streams to storage; answers at once',
       access: 'admin',
       status: 201,
@@ -111,7 +113,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     { ...uploadUrl, path: '/file/getuUloadurl', summary: 'Legacy alias of POST /file/upload-url' },
     route({
       method: 'put',
-      path: '/file/upload/:token',
+      path: '/file/upload/:token', responses: { 200: Res.PutFileUploadByToken },
       summary: 'The target of a signed upload URL: the raw request body is the file (streamed to storage)',
       access: 'public',
       rawBody: true,
@@ -130,7 +132,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/file/createroyalty',
+      path: '/file/createroyalty', responses: { 201: Res.PostFileCreateroyalty },
       summary: 'Register a statement PUT to a signed upload URL and start processing it',
       access: 'admin',
       status: 201,
@@ -189,7 +191,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/file/sources',
+      path: '/file/sources', responses: { 200: Res.GetFileSources },
       summary: 'Sources: includeAll=true (default) all active public sources; false the workspace\'s configured ones',
       access: 'user',
       scope: 'workspace',
@@ -201,7 +203,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/file/resend-pending-files',
+      path: '/file/resend-pending-files', responses: { 200: Res.PostFileResendPendingFiles },
       summary: 'Re-queue every file of the workspace stuck before the end of the pipeline',
       access: 'admin',
       async handler({ trx, tenantId }) {
@@ -211,7 +213,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'put',
-      path: '/file/royalty/decompress/:tenant/:id',
+      path: '/file/royalty/decompress/:tenant/:id', responses: { 200: Res.PutFileRoyaltyDecompressByTenantById },
       summary: 'Re-run decompression (and the steps after it) for a file',
       access: 'admin',
       params: Type.Object({ tenant: Type.String({ maxLength: 64 }), id: Uuid }),
@@ -271,7 +273,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/file/',
+      path: '/file/', responses: { 200: Res.GetFile },
       summary: 'Statement files (paged; filter by status (comma-separated), source (key, name or id), period (YYYY-MM), periodStart/periodEnd, parentId; topLevel=true: none of an archive\'s members)',
       access: 'admin',
       query: Type.Object({
@@ -293,7 +295,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/file/:id',
+      path: '/file/:id', responses: { 200: Res.GetFileById },
       summary: 'One file: status, progress, source and confidence, periods, counts, totals, control totals, first errors, children',
       access: 'admin',
       params: IdParams,
@@ -303,7 +305,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/file/:id/errors',
+      path: '/file/:id/errors', responses: { 200: Res.GetFileByIdErrors },
       summary: 'Every rejected line as CSV (line_no, reason, raw), streamed',
       access: 'admin',
       params: IdParams,
@@ -319,7 +321,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/file/:id/events',
+      path: '/file/:id/events', responses: { 200: Res.GetFileByIdEvents },
       summary: 'Server-sent events: `progress` with status, progress and counts on every change, until processed or failed',
       access: 'admin',
       params: IdParams,
@@ -342,7 +344,7 @@ export function registerFileRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/file/:id',
+      path: '/file/:id', responses: { 200: Res.DeleteFileById },
       summary: 'Delete a file, its children, lines, errors, derived data and stored objects',
       access: 'admin',
       params: IdParams,

@@ -10,7 +10,8 @@ import { objectStore } from '../../lib/storage';
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { IdParams, ok, pagedList } from '../../http/crud';
-import { Type } from '../../http/schema';
+import { OpenObject, OrFile, StatusAnswer, Type, type TSchema } from '../../http/schema';
+import { XLSX_TYPE } from '../../http/export';
 import type { AppServices } from '../../services';
 import type { Trx } from '../../db';
 import { ValidationError } from '../../lib/errors';
@@ -20,6 +21,7 @@ import * as acct from './accounting';
 import { issuedFor, liveStatement } from './statement-runs';
 import { statementXlsx } from './statement-build';
 import { sendTable } from '../../http/export';
+import * as Res from './responses';
 
 /** ?from=2026-01&to=2026-03 → [2026-01-01, 2026-04-01) */
 const range = (q: { from?: string; to?: string }) => ({ from: q.from ? periodBounds(q.from).start : undefined, to: q.to ? periodBounds(q.to).end : undefined });
@@ -27,9 +29,9 @@ const PayeeQuery = Type.Object(S.UserQuery);
 const PayeePeriodQuery = Type.Object({ ...S.UserQuery, ...S.Period });
 
 /** GET figures of the ledger for a payee (members: themselves; admins: anyone, or the whole workspace) within optional periods. */
-function ledgerFigures(path: string, summary: string, message: string, figures: (trx: Trx, o: { payee: string | null; from?: string; to?: string }) => Promise<unknown>) {
+function ledgerFigures(path: string, summary: string, message: string, figures: (trx: Trx, o: { payee: string | null; from?: string; to?: string }) => Promise<unknown>, answer: TSchema) {
   return route({
-    method: 'get', path, summary, access: 'user', query: PayeePeriodQuery,
+    method: 'get', path, summary, access: 'user', query: PayeePeriodQuery, responses: { 200: StatusAnswer(answer) },
     async handler({ trx, auth, query }) {
       return ok(message, await figures(trx, { payee: scopeUser(auth, query.userId), ...range(query) }));
     },
@@ -38,32 +40,32 @@ function ledgerFigures(path: string, summary: string, message: string, figures: 
 
 export function registerAccountingRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Accounting', errorShape: 'status', scope: 'own' }, [
-    route({ method: 'get', path: '/accounting/getcurrentdue', summary: "What is due to a payee now (the ledger's sum), their pending requests and what they may still request", access: 'user', query: PayeeQuery,
+    route({ method: 'get', path: '/accounting/getcurrentdue', responses: { 200: Res.GetAccountingGetcurrentdue }, summary: "What is due to a payee now (the ledger's sum), their pending requests and what they may still request", access: 'user', query: PayeeQuery,
       async handler({ trx, auth, query }) {
         const payee = scopeUser(auth, query.userId) ?? auth.tenantUserId;
         if (!payee) throw new ValidationError('userId is required for a workspace key', [], 'USER_REQUIRED');
         return ok('Current due', await acct.currentDue(trx, payee));
       } }),
-    route({ method: 'get', path: '/accounting/gettotaldue', summary: 'Total due: tenant-wide for admins (sum of every payee balance, and of the positive ones), own for members', access: 'user', query: PayeeQuery,
+    route({ method: 'get', path: '/accounting/gettotaldue', responses: { 200: Res.GetAccountingGettotaldue }, summary: 'Total due: tenant-wide for admins (sum of every payee balance, and of the positive ones), own for members', access: 'user', query: PayeeQuery,
       async handler({ trx, auth, query }) {
         return ok('Total due', await acct.totalDue(trx, scopeUser(auth, query.userId)));
       } }),
-    ledgerFigures('/accounting/transactions/summary', 'Ledger totals by kind and the due they add up to (optionally within periods)', 'Transaction summary', acct.transactionSummary),
-    ledgerFigures('/accounting/transactions/monthly', 'Per accounting period: totals by kind, net and running (closing) balance', 'Monthly transactions', acct.monthly),
-    route({ method: 'get', path: '/accounting/transactions', summary: 'Ledger entries (paged, newest first)', access: 'user', query: S.TransactionsQuery,
+    ledgerFigures('/accounting/transactions/summary', 'Ledger totals by kind and the due they add up to (optionally within periods)', 'Transaction summary', acct.transactionSummary, Res.LedgerSummary),
+    ledgerFigures('/accounting/transactions/monthly', 'Per accounting period: totals by kind, net and running (closing) balance', 'Monthly transactions', acct.monthly, Res.LedgerMonthly),
+    route({ method: 'get', path: '/accounting/transactions', responses: { 200: Res.GetAccountingTransactions }, summary: 'Ledger entries (paged, newest first)', access: 'user', query: S.TransactionsQuery,
       async handler({ trx, auth, query }) {
         const payee = scopeUser(auth, query.userId);
         return pagedList('Transactions', query, (page, size) => acct.transactions(trx, { payee, page, size, kind: query.kind, search: query.search, sort: query.sort, order: query.order, ...range(query) }));
       } }),
-    route({ method: 'get', path: '/accounting/refresh', summary: 'Re-derive the ledger from source rows (admin): posts only differences; nothing when nothing changed', access: 'admin',
+    route({ method: 'get', path: '/accounting/refresh', responses: { 200: Res.GetAccountingRefresh }, summary: 'Re-derive the ledger from source rows (admin): posts only differences; nothing when nothing changed', access: 'admin',
       async handler({ trx }) {
         return ok('Ledger refreshed', await acct.refresh(trx));
       } }),
-    route({ method: 'get', path: '/accounting/refreshstats', summary: 'Reconciliation check (admin): what a refresh would post, and the identities', access: 'admin',
+    route({ method: 'get', path: '/accounting/refreshstats', responses: { 200: Res.GetAccountingRefreshstats }, summary: 'Reconciliation check (admin): what a refresh would post, and the identities', access: 'admin',
       async handler({ trx }) {
         return ok('Reconciliation', await acct.reconciliation(trx));
       } }),
-    route({ method: 'get', path: '/accounting/statement/:userId', summary: 'Payee statement for one accounting period (json, csv, pdf or xlsx): the issued one as stored, else the live statement, marked as not issued', access: 'user', params: S.StatementParams, query: S.StatementQuery,
+    route({ method: 'get', path: '/accounting/statement/:userId', responses: { 200: OrFile(StatusAnswer(OpenObject({ status: Type.Union([Type.Literal('issued'), Type.Literal('live')]), statementId: Type.Optional(Type.String()), number: Type.Optional(Type.Union([Type.Number(), Type.Null()])), contentHash: Type.Optional(Type.String()) }, "The statement's figures (as GET /statements/{id} `figures`), issued as stored or live")), { 'text/csv': 'format=csv: the statement as CSV', 'application/pdf': 'format=pdf: the statement as PDF', [XLSX_TYPE]: 'format=xlsx: the statement as a workbook' }) }, summary: 'Payee statement for one accounting period (json, csv, pdf or xlsx): the issued one as stored, else the live statement, marked as not issued', access: 'user', params: S.StatementParams, query: S.StatementQuery,
       async handler({ trx, auth, params, query, ctx, tenantId }) {
         scopeUser(auth, params.userId);
         // An issued (frozen) statement for the period is shown as stored.
@@ -93,7 +95,7 @@ export function registerAccountingRoutes(router: Router, svc: AppServices): void
         }
         return ok('Statement', { ...live.figures, status: 'live' });
       } }),
-    route({ method: 'get', path: '/accounting/:id/stats', summary: "A payee's figures: earnings, recouped, payments, reversals, due, available, periods", access: 'user', params: IdParams,
+    route({ method: 'get', path: '/accounting/:id/stats', responses: { 200: Res.GetAccountingByIdStats }, summary: "A payee's figures: earnings, recouped, payments, reversals, due, available, periods", access: 'user', params: IdParams,
       async handler({ trx, auth, params }) {
         scopeUser(auth, params.id);
         return ok('Payee stats', await acct.payeeStats(trx, params.id));

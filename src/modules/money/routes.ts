@@ -20,6 +20,7 @@ import * as rev from './revenues';
 import * as pay from './payments';
 import * as reqs from './requests';
 import * as sets from './settings';
+import * as Res from './responses';
 
 const ADMIN_WRITES = { read: 'user', write: 'admin' } as const;
 const OWN_RECORDS = { read: 'user', write: 'user' } as const;
@@ -44,22 +45,22 @@ const ABOUT = {
 
 export function registerMoneyResourceRoutes(router: Router, svc: AppServices): void {
   defineCrudRoutes(router, svc, { noun: 'Expense', path: '/expense/', access: ADMIN_WRITES, service: exp.expenseCrud, about: ABOUT.expense,
-    schemas: { list: S.ExpenseListQuery, create: S.ExpenseBody, update: S.ExpensePatch }, bulk: { key: 'expenses', item: S.ExpenseBody } });
+    schemas: { list: S.ExpenseListQuery, create: S.ExpenseBody, update: S.ExpensePatch }, bulk: { key: 'expenses', item: S.ExpenseBody }, answers: { view: Res.ExpenseView, summary: Res.ExpenseSummary, bulk: Res.ExpensesCreated } });
   defineCrudRoutes(router, svc, { noun: 'Revenue', path: '/revenue/', access: ADMIN_WRITES, service: rev.revenueCrud, about: ABOUT.revenue,
-    schemas: { list: S.RevenueListQuery, create: S.RevenueBody, update: S.RevenuePatch }, bulk: { key: 'revenues', item: S.RevenueBody } });
+    schemas: { list: S.RevenueListQuery, create: S.RevenueBody, update: S.RevenuePatch }, bulk: { key: 'revenues', item: S.RevenueBody }, answers: { view: Res.RevenueView, summary: Res.RevenueSummary, bulk: Res.RevenuesCreated } });
   defineCrudRoutes(router, svc, { noun: 'Payment', path: '/payment/', access: ADMIN_WRITES, service: pay.paymentCrud, about: ABOUT.payment,
-    schemas: { list: S.PaymentListQuery, create: S.PaymentBody, update: S.PaymentPatch }, bulk: { key: 'payments', item: S.PaymentItem } });
+    schemas: { list: S.PaymentListQuery, create: S.PaymentBody, update: S.PaymentPatch }, bulk: { key: 'payments', item: S.PaymentItem }, answers: { view: Res.PaymentView, summary: Res.PaymentSummary, bulk: Res.PaymentsCreated } });
   defineCrudRoutes(router, svc, { noun: 'Payment setting', path: '/payment-setting', access: OWN_RECORDS, service: sets.settingCrud(svc.secrets), about: ABOUT.setting,
-    schemas: { list: S.SettingListQuery, create: S.SettingBody, update: S.SettingPatch } });
+    schemas: { list: S.SettingListQuery, create: S.SettingBody, update: S.SettingPatch }, answers: { view: Res.PaymentSettingView } });
   defineCrudRoutes(router, svc, {
     noun: 'Payment request', path: '/payment-request/', access: OWN_RECORDS, service: reqs.requestCrud, about: ABOUT.request,
-    schemas: { list: S.RequestListQuery, create: S.RequestBody, update: S.RequestPatch },
+    schemas: { list: S.RequestListQuery, create: S.RequestBody, update: S.RequestPatch }, answers: { view: Res.PaymentRequestView },
     extra: [
-      route({ method: 'patch', path: '/payment-request/:id/approve', summary: 'Approve (admin): amount checked against what is due now, payment created and sent to the processor', access: 'admin', params: IdParams, body: S.ApproveBody, noTransaction: true,
+      route({ method: 'patch', path: '/payment-request/:id/approve', responses: { 200: Res.PatchPaymentRequestByIdApprove }, summary: 'Approve (admin): amount checked against what is due now, payment created and sent to the processor', access: 'admin', params: IdParams, body: S.ApproveBody, noTransaction: true,
         async handler({ auth, tenantId, params, body }) {
           return ok('Payment request approved', await reqs.approveRequest(svc, auth, tenantId, params.id, body.memo ?? null));
         } }),
-      route({ method: 'patch', path: '/payment-request/:id/decline', summary: 'Decline a pending request (admin)', access: 'admin', params: IdParams, body: S.DeclineBody,
+      route({ method: 'patch', path: '/payment-request/:id/decline', responses: { 200: Res.PatchPaymentRequestByIdDecline }, summary: 'Decline a pending request (admin)', access: 'admin', params: IdParams, body: S.DeclineBody,
         async handler({ trx, auth, params, body }) {
           return ok('Payment request declined', await reqs.declineRequest(trx, auth, params.id, body.reason ?? null));
         } }),

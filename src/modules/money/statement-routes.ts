@@ -20,6 +20,7 @@ import type { AppServices } from '../../services';
 import { scopeUser } from './common';
 import { UserQuery } from './schemas';
 import * as runs from './statement-runs';
+import * as Res from './responses';
 
 const PeriodLabel = Type.String({ maxLength: 7, pattern: '^\\d{4}-(0[1-9]|1[0-2]|Q[1-4]|H[12])$', description: 'YYYY-MM, YYYY-Qn or YYYY-Hn' });
 const RunBody = Type.Object({ period: PeriodLabel, payees: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 10000 })) }, { additionalProperties: false });
@@ -106,7 +107,7 @@ export function registerStatementRoutes(router: Router, svc: AppServices): void 
         streamRunArchive(svc, tenantId, run.label, statements, archive);
         return undefined;
       } }),
-    route({ method: 'get', path: '/statements', summary: 'Issued statements, newest number first (admins: all or ?userId=; members: their own)', access: 'user',
+    route({ method: 'get', path: '/statements', responses: { 200: Res.GetStatements }, summary: 'Issued statements, newest number first (admins: all or ?userId=; members: their own)', access: 'user',
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(STATEMENT_SORT, 'number', "Part of the period's label"), ...UserQuery, period: Type.Optional(PeriodLabel) }),
       async handler({ trx, auth, query }) {
         const payee = scopeUser(auth, query.userId);
@@ -121,13 +122,13 @@ export function registerStatementRoutes(router: Router, svc: AppServices): void 
         const s = await runs.getStatement(trx, params.id, scopeUser(auth, undefined));
         return ok('Statement', { statement: s.meta, figures: s.figures });
       } }),
-    route({ method: 'get', path: '/statements/:id/pdf', summary: "The PDF of a statement: its stored bytes (unchanged once issued) and the payee's name and e-mail appended", access: 'user', params: IdParams,
+    route({ method: 'get', path: '/statements/:id/pdf', responses: { 200: Res.GetStatementsByIdPdf }, summary: "The PDF of a statement: its stored bytes (unchanged once issued) and the payee's name and e-mail appended", access: 'user', params: IdParams,
       async handler({ trx, auth, params, ctx }) {
         const s = await runs.getStatement(trx, params.id, scopeUser(auth, undefined));
         sendFile(ctx, 'application/pdf', `statement-${s.meta.period}-${String(s.meta.number ?? 'draft')}.pdf`, await s.pdf());
         return undefined;
       } }),
-    route({ method: 'get', path: '/statements/:id/csv', summary: "The CSV of a statement: its stored bytes (unchanged once issued) with the payee's name", access: 'user', params: IdParams,
+    route({ method: 'get', path: '/statements/:id/csv', responses: { 200: Res.GetStatementsByIdCsv }, summary: "The CSV of a statement: its stored bytes (unchanged once issued) with the payee's name", access: 'user', params: IdParams,
       async handler({ trx, auth, params, ctx }) {
         const s = await runs.getStatement(trx, params.id, scopeUser(auth, undefined));
         sendFile(ctx, 'text/csv; charset=utf-8', `statement-${s.meta.period}-${String(s.meta.number ?? 'draft')}.csv`, s.csv);

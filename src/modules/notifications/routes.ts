@@ -5,6 +5,7 @@ import type { AppServices } from '../../services';
 import { getPreferences, listNotifications, markAllRead, markRead, memberOf as me, setPreferences, unreadCount } from './service';
 import { listDeliveries } from './deliveries';
 import { Delivery, ok } from './schemas';
+import * as Res from './responses';
 
 const Channels = Strict({
   inApp: Type.Optional(Type.Boolean()),
@@ -25,7 +26,7 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
   defineRoutes(router, svc, { tag: 'Notifications', errorShape: 'status', scope: 'own' }, [
     route({
       method: 'get',
-      path: '/notifications',
+      path: '/notifications', responses: { 200: Res.GetNotifications },
       summary: 'Your notifications, newest first (query: page, pageSize ≤ 100, unread, archived, type, important)',
       access: 'user',
       query: Type.Object({
@@ -43,7 +44,7 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
     }),
     route({
       method: 'get',
-      path: '/notifications/unread/count',
+      path: '/notifications/unread/count', responses: { 200: Res.GetNotificationsUnreadCount },
       summary: 'How many of your notifications are unread',
       access: 'user',
       async handler({ trx, auth }) {
@@ -52,7 +53,7 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
     }),
     route({
       method: 'patch',
-      path: '/notifications/mark-all-read',
+      path: '/notifications/mark-all-read', responses: { 200: Res.PatchNotificationsMarkAllRead },
       summary: 'Mark all your notifications read',
       access: 'user',
       async handler({ trx, auth, tenantId }) {
@@ -61,7 +62,7 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
     }),
     route({
       method: 'patch',
-      path: '/notifications/:notificationId/read',
+      path: '/notifications/:notificationId/read', responses: { 200: Res.PatchNotificationsByNotificationIdRead },
       summary: 'Mark one notification read',
       access: 'user',
       params: Type.Object({ notificationId: Uuid }),
@@ -84,7 +85,7 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
     }),
     route({
       method: 'get',
-      path: '/notifications/preferences',
+      path: '/notifications/preferences', responses: { 200: Res.GetNotificationsPreferences },
       summary: 'Your delivery preferences: channels (inApp, email, sms, push) overall and per notification type',
       access: 'user',
       async handler({ trx, auth }) {
@@ -94,7 +95,7 @@ export function registerNotificationRoutes(router: Router, svc: AppServices): vo
     ...(['put', 'post'] as const).map((method) =>
       route({
         method,
-        path: '/notifications/preferences',
+        path: '/notifications/preferences', responses: { 200: Res.GetNotificationsPreferences },
         summary: 'Change your delivery preferences (merged into the current ones)',
         access: 'user',
         body: PrefsBody,

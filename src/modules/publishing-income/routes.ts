@@ -15,6 +15,7 @@ import * as income from './income';
 import { publisherStatementPdf, statementCsv } from './render';
 import { objectStore } from '../../lib/storage';
 import * as st from './statements';
+import * as Res from './responses';
 
 const answer = (data: ReturnType<typeof Type.Object> | ReturnType<typeof Type.Array>) => Type.Object({ status: Type.Literal('success'), message: Type.String(), data });
 const Str = Type.String();
@@ -106,13 +107,13 @@ export function registerPublishingIncomeRoutes(router: Router, svc: AppServices)
       async handler({ trx, tenantId, auth, params, body }) {
         return ok('Adjustment added', await st.addAdjustment(trx, tenantId, params.id, body, auth.tenantUserId ?? null));
       } }),
-    route({ ...common, method: 'get', path: '/publisher-statements/:id/pdf', summary: 'The statement as PDF (the same rounded figures as the CSV)', params: IdParams,
+    route({ ...common, method: 'get', path: '/publisher-statements/:id/pdf', responses: { 200: Res.GetPublisherStatementsByIdPdf }, summary: 'The statement as PDF (the same rounded figures as the CSV)', params: IdParams,
       async handler({ trx, params, ctx, tenantId }) {
         const { statement: s, pdf } = await publisherStatementPdf(trx, objectStore(svc.cfg), tenantId, params.id);
         sendFile(ctx, 'application/pdf', `publisher-statement-${s.periodStart}-${s.id}.pdf`, pdf);
         return undefined;
       } }),
-    route({ ...common, method: 'get', path: '/publisher-statements/:id/csv', summary: 'The statement as CSV: work lines, income total, adjustments, total', params: IdParams,
+    route({ ...common, method: 'get', path: '/publisher-statements/:id/csv', responses: { 200: Res.GetPublisherStatementsByIdCsv }, summary: 'The statement as CSV: work lines, income total, adjustments, total', params: IdParams,
       async handler({ trx, params, ctx }) {
         const s = await st.getStatement(trx, params.id);
         sendFile(ctx, 'text/csv; charset=utf-8', `publisher-statement-${s.periodStart}-${s.id}.csv`, statementCsv(s));

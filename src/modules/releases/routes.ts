@@ -7,7 +7,7 @@ import { sortQuery } from '../../http/list-sort';
 import type Router from '@koa/router';
 import path from 'node:path';
 import { checkingOwnership, defineRoutes, route } from '../../http/route';
-import { PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
+import { DataAnswer, PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
 import { objectStore } from '../../lib/storage';
@@ -17,6 +17,7 @@ import { assertOwnItemOfPath } from '../catalogue/common';
 import * as M from './media-service';
 import { isMultipart, receiveMultipart, receiveRaw, UPLOAD_LIMITS, type UploadSource } from '../../http/upload';
 import { storageRoom } from '../../domain/quota';
+import * as Res from './responses';
 
 const Str = (max = 500) => Type.String({ maxLength: max });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -128,7 +129,7 @@ function sanitize(name: string): string {
 function mediaRoutes(svc: AppServices, entity: 'asset' | 'product') {
   return [
     route({
-      method: 'post', path: `/${entity}/:id/media`, summary: `Upload a media file of a ${entity} (multipart "file"); streams to the object store, metadata extracted (admin)`,
+      method: 'post', path: `/${entity}/:id/media`, responses: { 201: DataAnswer(Res.MediaView, true) }, summary: `Upload a media file of a ${entity} (multipart "file"); streams to the object store, metadata extracted (admin)`,
       access: 'admin', status: 201, params: IdParams, rawBody: true, noTransaction: true,
       // a raw (not multipart) body names its file here
       query: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'File name of a raw (not multipart) body', examples: ['cover.jpg'] })) }),
@@ -139,13 +140,13 @@ function mediaRoutes(svc: AppServices, entity: 'asset' | 'product') {
       },
     }),
     route({
-      method: 'get', path: `/${entity}/:id/media`, summary: `Media files of a ${entity}`, access: 'guest', params: IdParams,
+      method: 'get', path: `/${entity}/:id/media`, responses: { 200: DataAnswer(Type.Array(Res.MediaView), true) }, summary: `Media files of a ${entity}`, access: 'guest', params: IdParams,
       async handler({ trx, params }) {
         return { success: true, message: 'Media', data: await M.listCatalogueMedia(trx, entity, params.id) };
       },
     }),
     route({
-      method: 'delete', path: `/${entity}/:id/media/:mediaName`, summary: `Delete a media file of a ${entity} by name (admin)`, access: 'admin',
+      method: 'delete', path: `/${entity}/:id/media/:mediaName`, responses: { 200: DataAnswer(Type.Object({ name: Type.String() }), true) }, summary: `Delete a media file of a ${entity} by name (admin)`, access: 'admin',
       params: Type.Object({ id: Uuid, mediaName: Type.String({ minLength: 1, maxLength: 300 }) }),
       async handler({ trx, params }) {
         const name = await M.deleteCatalogueMedia(trx, svc, entity, params.id, params.mediaName);
@@ -159,38 +160,38 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Media', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([...mediaRoutes(svc, 'asset'), ...mediaRoutes(svc, 'product')], assertOwnItemOfPath));
   defineRoutes(router, svc, { tag: 'Release', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([
     route({
-      method: 'post', path: '/releases', summary: 'Create a release (draft), optionally with tracks; writes in-app notifications', access: 'user', status: 201, body: ReleaseBody,
+      method: 'post', path: '/releases', responses: { 201: Res.PostReleases }, summary: 'Create a release (draft), optionally with tracks; writes in-app notifications', access: 'user', status: 201, body: ReleaseBody,
       async handler({ trx, tenantId, auth, body }) {
         return { success: true, message: 'Release created', data: await R.createRelease(trx, tenantId, auth, body) };
       },
     }),
     route({
-      method: 'get', path: '/releases', summary: 'List releases (paged; search title/artist/UPC; filter by status, artist)', access: 'guest',
+      method: 'get', path: '/releases', responses: { 200: Res.GetReleases }, summary: 'List releases (paged; search title/artist/UPC; filter by status, artist)', access: 'guest',
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(R.RELEASE_SORT, 'createdAt', "Part of the title or the artist's name, or the UPC"), status: Type.Optional(Type.Union(R.RELEASE_STATUSES.map((s) => Type.Literal(s)))), artist: Type.Optional(Uuid) }),
       async handler({ trx, auth, query }) {
         return { success: true, message: 'Releases', ...(await R.listReleases(trx, auth, query)) };
       },
     }),
     route({
-      method: 'get', path: '/releases/stats', summary: 'Release counts by status, and tracks', access: 'guest',
+      method: 'get', path: '/releases/stats', responses: { 200: Res.GetReleasesStats }, summary: 'Release counts by status, and tracks', access: 'guest',
       async handler({ trx, auth }) {
         return { success: true, message: 'Release stats', data: await R.releaseStats(trx, auth) };
       },
     }),
     route({
-      method: 'get', path: '/releases/:id', summary: 'One release with its tracks', access: 'guest', params: IdParams,
+      method: 'get', path: '/releases/:id', responses: { 200: Res.GetReleasesById }, summary: 'One release with its tracks', access: 'guest', params: IdParams,
       async handler({ trx, params }) {
         return { success: true, message: 'Release', data: await R.getRelease(trx, params.id) };
       },
     }),
     route({
-      method: 'put', path: '/releases/:id', summary: 'Update a release (draft or rejected only)', access: 'user', params: IdParams, body: ReleasePatch,
+      method: 'put', path: '/releases/:id', responses: { 200: Res.PutReleasesById }, summary: 'Update a release (draft or rejected only)', access: 'user', params: IdParams, body: ReleasePatch,
       async handler({ trx, params, body }) {
         return { success: true, message: 'Release updated', data: await R.updateRelease(trx, params.id, body) };
       },
     }),
     route({
-      method: 'delete', path: '/releases/:id', summary: 'Delete a release with its tracks and media records (admin)', access: 'admin', params: IdParams,
+      method: 'delete', path: '/releases/:id', responses: { 200: Res.DeleteReleasesById }, summary: 'Delete a release with its tracks and media records (admin)', access: 'admin', params: IdParams,
       async handler({ trx, params }) {
         const objects = await M.releaseObjects(trx, params.id);
         await R.deleteRelease(trx, params.id);
@@ -199,7 +200,7 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/submit', summary: 'Submit: draft|rejected → submitted (needs a track)', access: 'user', params: IdParams,
+      method: 'post', path: '/releases/:id/submit', responses: { 200: Res.PostReleasesByIdSubmit }, summary: 'Submit: draft|rejected → submitted (needs a track)', access: 'user', params: IdParams,
       body: Strict({ message: Type.Optional(Type.String({ maxLength: 5000 })) }),
       async handler({ trx, tenantId, auth, params, body }) {
         return { success: true, message: 'Release submitted', data: await R.submitRelease(trx, tenantId, auth, params.id, body.message) };
@@ -251,20 +252,20 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/feedback', summary: 'Leave feedback; admins may send a submitted/in_review release back to draft (requestChanges)', access: 'user', params: IdParams,
+      method: 'post', path: '/releases/:id/feedback', responses: { 200: Res.PostReleasesByIdFeedback }, summary: 'Leave feedback; admins may send a submitted/in_review release back to draft (requestChanges)', access: 'user', params: IdParams,
       body: Strict({ message: Type.String({ minLength: 1, maxLength: 5000 }), requestChanges: Type.Optional(Type.Boolean()) }),
       async handler({ trx, tenantId, auth, params, body }) {
         return { success: true, message: 'Feedback recorded', data: await R.feedbackRelease(trx, tenantId, auth, params.id, body.message, body.requestChanges) };
       },
     }),
     route({
-      method: 'get', path: '/releases/:id/feedback', summary: 'Status moves and feedback of a release, oldest first', access: 'guest', params: IdParams,
+      method: 'get', path: '/releases/:id/feedback', responses: { 200: Res.GetReleasesByIdFeedback }, summary: 'Status moves and feedback of a release, oldest first', access: 'guest', params: IdParams,
       async handler({ trx, params }) {
         return { success: true, message: 'Release feedback', data: await R.releaseEvents(trx, params.id) };
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/tracks', summary: 'Add a track (writes an in-app notification); isrc also as ISRC', access: 'user', status: 201, params: IdParams, body: TrackBody,
+      method: 'post', path: '/releases/:id/tracks', responses: { 201: Res.PostReleasesByIdTracks }, summary: 'Add a track (writes an in-app notification); isrc also as ISRC', access: 'user', status: 201, params: IdParams, body: TrackBody,
       async handler({ trx, tenantId, auth, params, body }) {
         return { success: true, message: 'Track created', data: await R.addTrack(trx, tenantId, auth, params.id, oneIsrc(body)) };
       },
@@ -277,20 +278,20 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'put', path: '/releases/:id/tracks/:trackId', summary: 'Update a track', access: 'user', params: TrackParams, body: Type.Partial(TrackBody, { additionalProperties: false, minProperties: 1 }),
+      method: 'put', path: '/releases/:id/tracks/:trackId', responses: { 200: Res.PostReleasesByIdTracks }, summary: 'Update a track', access: 'user', params: TrackParams, body: Type.Partial(TrackBody, { additionalProperties: false, minProperties: 1 }),
       async handler({ trx, params, body }) {
         return { success: true, message: 'Track updated', data: await R.updateTrack(trx, params.id, params.trackId, oneIsrc(body)) };
       },
     }),
     route({
-      method: 'delete', path: '/releases/:id/tracks/:trackId', summary: 'Delete a track', access: 'user', params: TrackParams,
+      method: 'delete', path: '/releases/:id/tracks/:trackId', responses: { 200: DataAnswer(Type.Object({ id: Type.String() }), true) }, summary: 'Delete a track', access: 'user', params: TrackParams,
       async handler({ trx, params }) {
         await R.deleteTrack(trx, params.id, params.trackId);
         return { success: true, message: 'Track deleted', data: { id: params.trackId } };
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/tracks/:trackId/media/link', summary: 'Link an audio or video file to a track (one per track; link validated, stored for processing)', access: 'user', params: TrackParams, noTransaction: true,
+      method: 'post', path: '/releases/:id/tracks/:trackId/media/link', responses: { 200: Res.PostReleasesByIdTracksByTrackIdMediaLink }, summary: 'Link an audio or video file to a track (one per track; link validated, stored for processing)', access: 'user', params: TrackParams, noTransaction: true,
       body: Strict({ url: Type.String({ format: 'uri', maxLength: 2000 }), name: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })), type: Type.Optional(Type.Union([Type.Literal('audio'), Type.Literal('video')])) }),
       async handler({ tenantId, params, body }) {
         return { success: true, message: 'Media link stored for processing', data: await M.linkTrackMedia(svc, tenantId, params.id, params.trackId, body) };
@@ -317,13 +318,13 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'get', path: '/releases/:id/tracks/:trackId/media', summary: 'The media record of a track', access: 'guest', params: TrackParams,
+      method: 'get', path: '/releases/:id/tracks/:trackId/media', responses: { 200: Res.GetReleasesByIdTracksByTrackIdMedia }, summary: 'The media record of a track', access: 'guest', params: TrackParams,
       async handler({ trx, params }) {
         return { success: true, message: 'Track media', data: await M.getTrackMedia(trx, params.id, params.trackId) };
       },
     }),
     route({
-      method: 'delete', path: '/releases/:id/tracks/:trackId/media', summary: 'Remove the media of a track', access: 'user', params: TrackParams,
+      method: 'delete', path: '/releases/:id/tracks/:trackId/media', responses: { 200: Res.DeleteReleasesByIdTracksByTrackIdMedia }, summary: 'Remove the media of a track', access: 'user', params: TrackParams,
       async handler({ trx, params }) {
         await M.removeTrackMedia(trx, svc, params.id, params.trackId);
         return { success: true, message: 'Track media removed', data: null };

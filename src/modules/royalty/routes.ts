@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { sortQuery } from '../../http/list-sort';
 import { IdParams } from '../../http/crud';
 import { defineRoutes, route, type RouteDef } from '../../http/route';
-import { IdInt, MonthOrDateIn, Strict, Type, Uuid, PageQuery } from '../../http/schema';
+import { IdInt, MonthOrDateIn, OpenObject, Pagination, StatusAnswer, Strict, Type, Uuid, PageQuery } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ANALYTICS_SORTS, DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
@@ -11,6 +11,7 @@ import { breakdownColumns, breakdownRows } from './exports';
 import { ReferenceAnalyticsQuery, referenceAnalytics } from './reference';
 import { createAsset } from '../catalogue/operations';
 import { CHECKLIST_SORT } from '../catalogue/sorts';
+import * as Res from './responses';
 import './pipeline'; // registers the file-delete hook
 
 /** Largest analytics page (rows per answer). */
@@ -50,6 +51,20 @@ const BREAKDOWNS: [string, GroupBy, string][] = [
   ['/royalty/tables', 'file', 'Royalties by statement file (table), with its data source'],
 ];
 
+/** One row of a breakdown: its key (month, accountingPeriod, dsp, country, saleType, aggregator, artistId, productId, assetId or fileId, with their names) and the figures. */
+const BreakdownRow = OpenObject({
+  revenue: Type.String(), quantity: Type.String(), lines: Type.Integer(),
+  Royalty: Type.String(), Count: Type.String(),
+  RatePer1K: Type.Union([Type.String(), Type.Null()]), RoyaltyPercentage: Type.Union([Type.String(), Type.Null()]), CountPercentage: Type.Union([Type.String(), Type.Null()]),
+  PreviousRoyalty: Type.Optional(Type.String()), PreviousCount: Type.Optional(Type.String()),
+}, 'The row\'s key columns depend on the breakdown (month, accountingPeriod, dsp, country, saleType, aggregator, artistId/artistName, productId, assetId, fileId…)');
+const Totals = Type.Object({ revenue: Type.String(), quantity: Type.String(), lines: Type.Integer() });
+/** A breakdown: its rows, the total of every row of every page, the paging, and with includePreviousPeriod the previous period's total. */
+const BreakdownAnswer = StatusAnswer(Type.Object({
+  currency: Type.String(), rows: Type.Array(BreakdownRow), total: Totals, pagination: Pagination,
+  previous: Type.Optional(Type.Object({ start: Type.String(), end: Type.String(), total: Totals })),
+}));
+
 const DESCRIPTION =
   'Amounts are decimal strings in the workspace base currency. Admins and owners see every line of the workspace (matched or not); other members only their own earnings. ' +
   '`start`/`end` (YYYY-MM or YYYY-MM-DD, inclusive) select sale months (`periodFilterType=sale`, default) or accounting periods (`accounting`) overlapping the range. ' +
@@ -69,7 +84,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       description: DESCRIPTION,
       access: group === 'file' ? 'admin' : 'guest',
       snapshot: true, // a member's view may take two statements (analytics.ts, memberCatalogue); an export, many pages
-      query: Type.Object({ ...AnalyticsQuery, ...ReferenceAnalyticsQuery }),
+      query: Type.Object({ ...AnalyticsQuery, ...ReferenceAnalyticsQuery }), responses: { 200: BreakdownAnswer },
       async handler({ trx, tenantId, auth, query }) {
         const { page, size, sort, order, ...q } = query;
         const r = await referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size, sort, order });
@@ -99,6 +114,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
         ...AnalyticsQuery,
         groupBy: Type.Optional(Type.Union(['month', 'accountingperiod', 'dsp', 'country', 'saletype', 'aggregator', 'asset', 'total'].map((g) => Type.Literal(g)))),
       }),
+      responses: { 200: BreakdownAnswer },
       async handler({ trx, tenantId, auth, query, params }) {
         const { groupBy, page, size, sort, order, ...q } = query;
         const r = await releaseAnalytics(trx, tenantId, auth, params.id, (groupBy ?? 'month') as GroupBy, q, { page, size, sort, order });
@@ -121,7 +137,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     ).map(([name, what]) =>
       route({
         method: 'get',
-        path: `/checklist/${name}`,
+        path: `/checklist/${name}`, responses: { 200: Res.RoyaltyChecklist },
         summary: `Checklist ${name}: catalogue items (admins: workspace; others: own artists) and, for admins, ${what.toLowerCase()}`,
         description: name === 'missingroyaltysplits'
           ? '`data`/`pagination`: catalogue items with issues, in the order `sort` asks. `statementLines.data`/`statementLines.pagination` (admins; same page/size and search, largest amount first): ' + what + '.'
@@ -166,7 +182,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     // Matching suggestions and rules.
     route({
       method: 'get',
-      path: '/royalty/matches/suggestions',
+      path: '/royalty/matches/suggestions', responses: { 200: Res.GetRoyaltyMatchesSuggestions },
       summary: 'Fuzzy match suggestions waiting for a decision (admin)',
       access: 'admin',
       query: Type.Object({
@@ -182,7 +198,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/royalty/matches/accept',
+      path: '/royalty/matches/accept', responses: { 200: Res.PostRoyaltyMatchesAccept },
       summary: 'Accept a suggestion: saves a matching rule; the lines it covers are re-matched and re-allocated (admin)',
       access: 'admin',
       body: Strict({ suggestionId: Uuid, dspOnly: Type.Optional(Type.String({ maxLength: 200 })) }),
@@ -193,7 +209,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/royalty/matches/reject',
+      path: '/royalty/matches/reject', responses: { 200: Res.PostRoyaltyMatchesAccept },
       summary: 'Reject a suggestion (admin)',
       access: 'admin',
       body: Strict({ suggestionId: Uuid }),
@@ -204,7 +220,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/royalty/matching-rules',
+      path: '/royalty/matching-rules', responses: { 200: Res.GetRoyaltyMatchingRules },
       summary: 'Saved matching corrections (admin)',
       access: 'admin',
       async handler({ trx }) {
@@ -213,7 +229,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/royalty/matching-rules',
+      path: '/royalty/matching-rules', responses: { 201: Res.PostRoyaltyMatchingRules },
       summary: 'Save a matching correction that applies to existing and later statements (admin)',
       description:
         'kind `asset`: lines with this `isrc`, or this `title` (+ optional `artist`), optionally only from `dsp`, belong to `assetId`. ' +
@@ -238,7 +254,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/royalty/matching-rules/:id',
+      path: '/royalty/matching-rules/:id', responses: { 200: Type.Object({ status: Type.Literal('success'), message: Type.String() }) },
       summary: 'Remove a matching rule (admin); lines it placed are re-matched',
       access: 'admin',
       params: IdParams,
@@ -251,7 +267,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     // Allocation.
     route({
       method: 'get',
-      path: '/royalty/allocations/history',
+      path: '/royalty/allocations/history', responses: { 200: Res.GetRoyaltyAllocationsHistory },
       summary: 'Allocation rows of a file or one of its lines (lineId = line number in the file), current and superseded (members: only their own rows)',
       access: 'guest',
       query: Type.Object({ lineId: Type.Optional(IdInt()), fileId: Type.Optional(Uuid), page: PageQuery.page, size: PageQuery.size, ...sortQuery(svcMatch.ALLOCATION_HISTORY_SORT, 'lineId', "Part of the payee's e-mail or name") }),
@@ -261,7 +277,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/royalty/files/:id/allocate',
+      path: '/royalty/files/:id/allocate', responses: { 200: Res.PostRoyaltyFilesByIdAllocate },
       summary: 'Allocate a file again (after setting a missing exchange rate, or to refresh it) (admin)',
       access: 'admin',
       params: IdParams,
@@ -272,7 +288,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/royalty/reallocate',
+      path: '/royalty/reallocate', responses: { 200: StatusAnswer(Type.Null()) },
       summary: 'Re-match and re-allocate the workspace now (admin; normally automatic after catalogue and split changes)',
       access: 'admin',
       async handler({ trx, tenantId }) {

@@ -3,6 +3,7 @@ import { dataRoute, defineRoutes, route } from '../../http/route';
 import { CurrencyCode, MonthIn, Rate, Strict, Type } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { getSettings, updateSettings, ratesWithBase, saveRates, deleteRate } from './service';
+import * as Res from './responses';
 
 const Currency = CurrencyCode();
 const Month = MonthIn();
@@ -11,7 +12,7 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Workspace settings', errorShape: 'catalogue', scope: 'workspace' }, [
     dataRoute({
       method: 'get',
-      path: '/settings/workspace',
+      path: '/settings/workspace', data: Res.SettingsView,
       summary: 'Workspace settings: base currency, accounting cadence, catalogue auto-creation',
       access: 'guest',
       message: 'Workspace settings',
@@ -19,7 +20,7 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
     }),
     dataRoute({
       method: 'put',
-      path: '/settings/workspace',
+      path: '/settings/workspace', data: Res.SettingsView,
       summary: 'Change workspace settings (admin; the base currency is locked once royalties are allocated)',
       access: 'admin',
       body: Strict(
@@ -37,7 +38,7 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
     }),
     dataRoute({
       method: 'get',
-      path: '/currency/rates',
+      path: '/currency/rates', data: Res.RatesView,
       summary: 'Monthly exchange rates to the base currency (filter by currency and month range YYYY-MM)',
       access: 'user',
       query: Type.Object({ currency: Type.Optional(Currency), from: Type.Optional(Month), to: Type.Optional(Month) }),
@@ -46,7 +47,7 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'put',
-      path: '/currency/rates',
+      path: '/currency/rates', responses: { 200: Res.PutCurrencyRates },
       summary: 'Set monthly rates (admin): 1 unit of `currency` = `rate` base-currency units for sales in `month`',
       description: 'Rates are decimal strings (or numbers); invalid items are reported in `errors` and the rest saved.',
       access: 'admin',
@@ -60,7 +61,7 @@ export function registerSettingsRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/currency/rates/:currency/:month',
+      path: '/currency/rates/:currency/:month', responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String() }) },
       summary: 'Remove one monthly rate (admin)',
       access: 'admin',
       params: Type.Object({ currency: Currency, month: Month }),

@@ -4,7 +4,7 @@
  */
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
-import { Strict, Type, Uuid } from '../../http/schema';
+import { StatusAnswer, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
 import { receiveMultipartHead } from '../../http/upload';
@@ -14,6 +14,7 @@ import {
   listGlobalPatterns, listTenantSources, setTenantSourceActive, updateGlobalPattern, updateTenantSource,
 } from './service';
 import { DRY_RUN_MAX_BYTES, dryRun } from './dry-run';
+import * as Res from './responses';
 
 const IdParams = Type.Object({ id: Uuid });
 const PatternObject = Type.Object({}, { additionalProperties: true, description: 'A source pattern (GET /pattern-creator/schema)' });
@@ -25,7 +26,7 @@ export function registerSourceAdminRoutes(router: Router, svc: AppServices): voi
   defineRoutes(router, svc, { tag: 'Sources (admin)' }, [
     route({
       method: 'get',
-      path: '/sources/admin',
+      path: '/sources/admin', responses: { 200: Res.GetSourcesAdmin },
       summary: 'Every global source pattern (built-in and posted); includeInactive=true adds deactivated ones',
       access: 'super_admin',
       query: Type.Object({ includeInactive: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) }),
@@ -35,7 +36,7 @@ export function registerSourceAdminRoutes(router: Router, svc: AppServices): voi
     }),
     route({
       method: 'post',
-      path: '/sources/admin',
+      path: '/sources/admin', responses: { 201: Res.PostSourcesAdmin },
       summary: 'Create a global source pattern (validated); used by the very next detection',
       access: 'super_admin',
       status: 201,
@@ -46,7 +47,7 @@ export function registerSourceAdminRoutes(router: Router, svc: AppServices): voi
     }),
     route({
       method: 'get',
-      path: '/sources/admin/:id',
+      path: '/sources/admin/:id', responses: { 200: Res.PutSourcesAdminById },
       summary: 'One global source pattern with its definition and version history',
       access: 'super_admin',
       params: IdParams,
@@ -56,7 +57,7 @@ export function registerSourceAdminRoutes(router: Router, svc: AppServices): voi
     }),
     route({
       method: 'put',
-      path: '/sources/admin/:id',
+      path: '/sources/admin/:id', responses: { 200: Res.PutSourcesAdminById },
       summary: 'Change a global source: a new definition becomes a new version (old versions are kept); active; name',
       access: 'super_admin',
       params: IdParams,
@@ -67,7 +68,7 @@ export function registerSourceAdminRoutes(router: Router, svc: AppServices): voi
     }),
     route({
       method: 'delete',
-      path: '/sources/admin/:id',
+      path: '/sources/admin/:id', responses: { 200: Res.DeleteSourcesAdminById },
       summary: 'Delete a global source (a built-in is deactivated instead)',
       access: 'super_admin',
       params: IdParams,
@@ -81,14 +82,14 @@ export function registerSourceAdminRoutes(router: Router, svc: AppServices): voi
   defineRoutes(router, svc, { tag: 'Pattern creator' }, [
     route({
       method: 'get',
-      path: '/pattern-creator/schema',
+      path: '/pattern-creator/schema', responses: { 200: StatusAnswer(Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON Schema' })) },
       summary: 'The JSON Schema every source pattern is validated against',
       access: 'super_admin',
       handler: () => ({ status: 'success', message: 'Source pattern schema', data: SourcePatternSchema }),
     }),
     route({
       method: 'post',
-      path: '/pattern-creator/validate',
+      path: '/pattern-creator/validate', responses: { 200: Res.PostPatternCreatorValidate },
       summary: 'Validate a pattern without saving it',
       access: 'super_admin',
       body: Strict({ pattern: PatternObject }),
@@ -99,7 +100,7 @@ export function registerSourceAdminRoutes(router: Router, svc: AppServices): voi
     }),
     route({
       method: 'post',
-      path: '/pattern-creator/dry-run',
+      path: '/pattern-creator/dry-run', responses: { 200: Res.PostPatternCreatorDryRun },
       summary: 'Multipart: `file` (a sample statement, ≤10 MB read) and optional `pattern` (JSON). Shows detection scores and the first mapped lines; saves nothing',
       access: 'super_admin',
       rawBody: true,
@@ -117,7 +118,7 @@ export function registerWorkspaceSourceRoutes(router: Router, svc: AppServices):
   defineRoutes(router, svc, { tag: 'Sources', scope: 'workspace' }, [
     route({
       method: 'get',
-      path: '/sources',
+      path: '/sources', responses: { 200: Res.GetSources },
       summary: "The workspace's configured sources",
       access: 'user',
       async handler({ trx }) {
@@ -126,7 +127,7 @@ export function registerWorkspaceSourceRoutes(router: Router, svc: AppServices):
     }),
     route({
       method: 'post',
-      path: '/sources',
+      path: '/sources', responses: { 201: Res.PostSources },
       summary: 'Configure a source: a global one (sourceId or sourceKey) or the workspace\'s own pattern (pattern)',
       access: 'admin',
       status: 201,
@@ -144,7 +145,7 @@ export function registerWorkspaceSourceRoutes(router: Router, svc: AppServices):
     }),
     route({
       method: 'get',
-      path: '/sources/:id',
+      path: '/sources/:id', responses: { 200: Res.GetSourcesById },
       summary: 'One configured source with its pattern',
       access: 'user',
       params: IdParams,
@@ -154,7 +155,7 @@ export function registerWorkspaceSourceRoutes(router: Router, svc: AppServices):
     }),
     route({
       method: 'put',
-      path: '/sources/:id',
+      path: '/sources/:id', responses: { 200: Res.PutSourcesById },
       summary: "Rename, change settings or (the workspace's own pattern only) change the pattern: a new version",
       access: 'admin',
       params: IdParams,
@@ -169,7 +170,7 @@ export function registerWorkspaceSourceRoutes(router: Router, svc: AppServices):
     ] as const).map(([verb, active, summary]) =>
       route({
         method: 'post',
-        path: `/sources/:id/${verb}`,
+        path: `/sources/:id/${verb}`, responses: { 200: Res.SourceActive },
         summary,
         access: 'admin',
         params: IdParams,

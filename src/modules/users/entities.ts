@@ -7,10 +7,11 @@ import { sortQuery } from '../../http/list-sort';
 import { ARTIST_SORT, ASSET_SORT, PRODUCT_SORT } from '../catalogue/sorts';
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
-import { MonthIn, PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import { OpenObject, PagedAnswer, MonthIn, PageQuery, Strict, Type, Uuid } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { listArtists } from '../catalogue/service';
 import { assertMayRead, linkMembersToArtists, memberMonthly, memberStats, ownedCatalogue } from './holdings';
+import * as Res from './responses';
 
 const IdParams = Type.Object({ id: Uuid });
 
@@ -18,7 +19,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue', scope: 'own' }, [
     route({
       method: 'get',
-      path: '/user/:id/artists',
+      path: '/user/:id/artists', responses: { 200: Res.GetUserByIdArtists },
       summary: "A member's own artists (self, or admin)",
       access: 'user',
       params: IdParams,
@@ -31,7 +32,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
     ...(['assets', 'products'] as const).map((what) =>
       route({
         method: 'get',
-        path: `/user/:id/${what}`,
+        path: `/user/:id/${what}`, responses: { 200: PagedAnswer(OpenObject({ id: Uuid, title: Type.String() }, 'A recording or product of the member\'s own artists')) },
         summary: `${what === 'assets' ? 'Recordings' : 'Products'} of a member's own artists (self, or admin)`,
         access: 'user',
         params: IdParams,
@@ -44,7 +45,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
     ),
     route({
       method: 'get',
-      path: '/user/:id/stats',
+      path: '/user/:id/stats', responses: { 200: Res.GetUserByIdStats },
       summary: "A member's totals: earnings (base currency), lines, own artists, recordings, products, splits held",
       access: 'user',
       params: IdParams,
@@ -55,7 +56,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/user/:id/monthly',
+      path: '/user/:id/monthly', responses: { 200: Res.GetUserByIdMonthly },
       summary: "A member's earnings per sale month (base currency; optional from/to YYYY-MM)",
       access: 'user',
       params: IdParams,
@@ -67,7 +68,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/user/bulk/entity',
+      path: '/user/bulk/entity', responses: { 200: Res.PostUserBulkEntity },
       summary: 'Tie members to artists (their "own artists"), or untie them (admin)',
       access: 'admin',
       body: Strict({

@@ -8,6 +8,7 @@ import { authOf } from '../auth/service';
 import { inviteMember } from './invitations';
 import { receiveMultipartBuffer } from '../../http/upload';
 import { dryRunOf, importMembersFile, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from './import';
+import * as Res from './responses';
 
 const ImportRow = Type.Object({
   line: Type.Integer({ description: 'Line of the file where the row starts (the header is line 1)' }),
@@ -38,7 +39,7 @@ export function registerInviteRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Auth', errorShape: 'catalogue' }, [
     route({
       method: 'post',
-      path: '/auth/invite',
+      path: '/auth/invite', responses: { 201: Res.PostAuthInvite },
       summary: 'Invite someone to this workspace by e-mail (admin)',
       access: 'admin',
       status: 201,

@@ -9,6 +9,7 @@ import { sortQuery } from '../../http/list-sort';
 import { authOf } from '../auth/service';
 import { inviteMember, inviteMembers, resendInvitation, withdrawInvitationLinks } from './invitations';
 import { userEntityRoutes } from './entities';
+import * as Res from './responses';
 
 const IdParams = Type.Object({ id: Uuid });
 const MemberStatus = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
@@ -43,6 +44,7 @@ function updateMemberRoute(def: { method: 'put' | 'patch'; path: string; summary
   return route({
     method: def.method,
     path: def.path,
+    responses: { 200: Res.MemberUpdated },
     summary: def.summary,
     access: def.access,
     params: IdParams,
@@ -59,7 +61,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Users', errorShape: 'catalogue', scope: 'own' }, [
     route({
       method: 'get',
-      path: '/user',
+      path: '/user', responses: { 200: Res.GetUser },
       summary: 'The signed-in user in the current workspace (data.id is the tenant user id)',
       access: 'guest',
       async handler({ auth, trx, tenantId }) {
@@ -72,7 +74,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/user/',
+      path: '/user/', responses: { 200: Res.GetUserList },
       summary: 'Members of the workspace (paged; search by name or e-mail; filter by role); a member below admin gets only themselves',
       access: 'user',
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(USER_SORT, 'createdAt', 'Part of the e-mail, first or last name'), role: Type.Optional(Role) }),
@@ -83,7 +85,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/user/',
+      path: '/user/', responses: { 201: Res.PostUser },
       summary: 'Add a member (admin): the person gets an invitation e-mail and is `invited` until they accept it; with `invite: false` a payee who does not sign in',
       description: 'A workspace never chooses a password for anyone: `password` is refused with 400 (PASSWORD_NOT_ALLOWED). An existing person keeps their password, names and sign-in methods.',
       access: 'admin',
@@ -103,7 +105,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/user/bulk',
+      path: '/user/bulk', responses: { 200: Res.PostUserBulk },
       summary: 'Add several members at once (admin); each failure is reported, the rest are added',
       access: 'admin',
       body: Strict({ users: Type.Array(Type.Object({}, { additionalProperties: true }), { minItems: 1, maxItems: 500 }) }),
@@ -124,7 +126,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/user/bulk/delete',
+      path: '/user/bulk/delete', responses: { 200: Res.PostUserBulkDelete },
       summary: 'Remove several members (admin); failures reported per id',
       access: 'admin',
       body: Strict({ ids: Type.Array(Uuid, { minItems: 1, maxItems: 500 }) }),
@@ -135,7 +137,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/user/remove/email',
+      path: '/user/remove/email', responses: { 200: Res.DeleteUserRemoveEmail },
       summary: 'Remove a member by e-mail address (admin)',
       access: 'admin',
       body: Strict({ email: Email }),
@@ -154,7 +156,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'get',
-      path: '/user/:id',
+      path: '/user/:id', responses: { 200: Res.GetUserById },
       summary: 'One member by tenant user id (guests and users may read only themselves)',
       access: 'guest',
       params: IdParams,
@@ -174,7 +176,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'delete',
-      path: '/user/:id',
+      path: '/user/:id', responses: { 200: Res.DeleteUserById },
       summary: 'Remove a member from the workspace (admin; only owners remove owners; never the last owner)',
       access: 'admin',
       params: IdParams,
@@ -188,7 +190,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
     }),
     route({
       method: 'post',
-      path: '/user/:id/invitation',
+      path: '/user/:id/invitation', responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Record(Type.String(), Type.Unknown(), { description: 'The invitation sent again' }) }) },
       summary: 'Send the invitation (again) (admin): a new link by e-mail, valid for 7 days; the earlier links stop working; a payee listed without an invitation becomes invited',
       description: 'Only while the member is `invited` or `not_invited` (400 NOT_AN_INVITATION once accepted). The membership, its role and the splits naming it stay as they are. To cancel an invitation, remove the member (DELETE /user/{id}): its link then stops working.',
       access: 'admin',

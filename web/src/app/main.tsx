@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import '../style.css';
-import { api, session, type Branding, type Me, type Workspace } from '../api';
+import { session, type Branding, type Me, type Workspace, client, ok } from '../api';
 import { AppCtx, ADMIN_ROLES, type AppState } from '../state';
 import { ErrorBox, Link, Loading, navigate, useRoute } from '../ui';
 import { AUTH_PAGES } from '../pages/auth';
@@ -76,10 +76,11 @@ function Shell() {
     let live = true;
     setError(null);
     (async () => {
-      const me = (await api<{ data: Me }>('GET', '/user')).data;
-      const who = (await api<{ data: { workspaces: Workspace[] } }>('GET', '/auth')).data;
+      const me = (await ok(client.GET('/user'))).data;
+      const whoAmI = await ok(client.GET('/auth'));
+      const who = 'data' in whoAmI ? whoAmI.data : { workspaces: whoAmI.workspaces };
       // the header shows the workspace's logo and primary colour; without them it stays Rondo's
-      const branding = await api<{ data: Branding }>('GET', '/settings/branding').then((r) => (r.data.active ? r.data : null), () => null);
+      const branding = await ok(client.GET('/settings/branding')).then((r) => (r.data.active ? r.data : null), () => null);
       if (!live) return;
       setState({
         me,
@@ -88,7 +89,7 @@ function Shell() {
         isAdmin: ADMIN_ROLES.includes(me.role),
         switchWorkspace: (id) => { session.setWorkspace(id); setState(null); setGen((g) => g + 1); navigate('/'); },
         signOut: async () => {
-          try { await api('POST', '/auth/logout'); } catch { /* the session may be gone already */ }
+          try { await ok(client.POST('/auth/logout')); } catch { /* the session may be gone already */ }
           session.clear();
           setState(null);
           navigate('/signin');

@@ -1,6 +1,6 @@
 /** Admin: a link to the statement layouts (layouts.tsx), exchange rates, settings. Members and invitations: people.tsx. */
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
+import { client, ok } from '../api';
 import { ErrorBox, Field, Link, Loading, Notice, Section, Table, useAction, useLoad } from '../ui';
 
 type Any = Record<string, any>;
@@ -16,7 +16,7 @@ function Sources() {
 }
 
 function Rates() {
-  const list = useLoad(() => api<{ data: { baseCurrency: string; rates: Any[] } }>('GET', '/currency/rates'), []);
+  const list = useLoad(() => ok(client.GET('/currency/rates')), []);
   const [f, setF] = useState({ currency: '', month: '', rate: '' });
   const a = useAction();
   const base = list.data?.data.baseCurrency ?? '';
@@ -25,10 +25,10 @@ function Rates() {
       <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
       <Table caption={`Monthly rates to ${base}`} rows={list.data?.data.rates} rowKey={(r) => r.currency + r.month} columns={[
         { label: 'Currency', cell: (r) => r.currency }, { label: 'Month', cell: (r) => r.month }, { label: `1 unit in ${base}`, cell: (r) => r.rate, num: true },
-        { label: 'Remove', cell: (r) => <button type="button" aria-label={`Remove the ${r.currency} rate of ${r.month}`} onClick={() => a.run(async () => { await api('DELETE', `/currency/rates/${r.currency}/${r.month}`); list.reload(); return 'Rate removed.'; })}>Remove</button> },
+        { label: 'Remove', cell: (r) => <button type="button" aria-label={`Remove the ${r.currency} rate of ${r.month}`} onClick={() => a.run(async () => { await ok(client.DELETE('/currency/rates/{currency}/{month}', { params: { path: { currency: r.currency, month: r.month } } })); list.reload(); return 'Rate removed.'; })}>Remove</button> },
       ]} />
       <form class="row wrap" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('PUT', '/currency/rates', { body: { rates: [{ currency: f.currency, month: f.month, rate: f.rate }] } });
+        await ok(client.PUT('/currency/rates', { body: { rates: [{ currency: f.currency, month: f.month, rate: f.rate }] } }));
         list.reload();
         return `Rate saved: 1 ${f.currency} = ${f.rate} ${base} in ${f.month}.`;
       }); }}>
@@ -42,7 +42,7 @@ function Rates() {
 }
 
 function Settings() {
-  const s = useLoad(() => api<{ data: Any }>('GET', '/settings/workspace'), []);
+  const s = useLoad(() => ok(client.GET('/settings/workspace')), []);
   const [f, setF] = useState<Any>({});
   const a = useAction();
   useEffect(() => { if (s.data) setF(s.data.data); }, [s.data]);
@@ -52,7 +52,7 @@ function Settings() {
       <form class="stack narrow" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
         const body: Any = { name: f.name, accountingCadence: f.accountingCadence, autoCreateCatalogue: !!f.autoCreateCatalogue };
         if (f.baseCurrency !== s.data?.data.baseCurrency) body.baseCurrency = f.baseCurrency;
-        await api('PUT', '/settings/workspace', { body });
+        await ok(client.PUT('/settings/workspace', { body }));
         s.reload();
         return 'Settings saved.';
       }); }}>

@@ -5,7 +5,7 @@
  * and shown beside the current one.
  */
 import { useState } from 'preact/hooks';
-import { api, download, qs } from '../api';
+import { api, download, qs, client, ok } from '../api';
 import { ChartCanvas, CHART_COLOURS } from '../chart';
 import { ErrorBox, Field, Loading, Pager, Section, decimal, useAction } from '../ui';
 import { useLoad } from '../ui';
@@ -102,8 +102,8 @@ function change(cur: string, prev: string | undefined): string {
 export function AnalyticsPage() {
   const [by, setBy] = useState('month');
   const [f, setF] = useState<Filters>({ periodFilterType: 'sale', start: '', end: '', artist: '', dsp: '', country: '', saleType: '', file: '' });
-  const artists = useLoad(() => api<{ data: { id: string; name: string }[] }>('GET', '/artist/?size=200'), []);
-  const files = useLoad(() => api<{ data: { id: string; fileName: string }[] }>('GET', '/file/?size=100'), []);
+  const artists = useLoad(() => ok(client.GET('/artist/', { params: { query: { size: 200 } } })), []);
+  const files = useLoad(() => ok(client.GET('/file/', { params: { query: { size: 100 } } })), []);
   const [applied, setApplied] = useState(f);
   const prevRange = previousRange(applied.start, applied.end);
   const prevFilters = prevRange ? { ...applied, ...prevRange } : null;

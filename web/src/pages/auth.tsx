@@ -1,6 +1,6 @@
 /** Sign-in and the pages the e-mails link to: set password, reset password, sign-in link, invitation. */
 import { useEffect, useState } from 'preact/hooks';
-import { api, session, type Workspace } from '../api';
+import { session, type Workspace, client, ok, anonymous } from '../api';
 import { ErrorBox, Field, Link, Notice, navigate, param, useAction, useLoad } from '../ui';
 
 interface Props { onSignedIn: () => void }
@@ -60,7 +60,7 @@ function SignIn(p: Props) {
   const submit = (e: Event) => {
     e.preventDefault();
     a.run(async () => {
-      const r = await api<{ refresh_token: string; workspaces: Workspace[] }>('POST', '/auth/login', { body: { email, password }, token: null });
+      const r = await ok(client.POST('/auth/login', { body: { email, password }, ...anonymous }));
       afterLogin(r.refresh_token, r.workspaces, p);
     });
   };
@@ -90,8 +90,8 @@ function SignedIn(p: Props) {
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     session.start(null);
-    api<{ data: { workspaces: Workspace[] } }>('GET', '/auth', { token: null }) // the httpOnly refresh cookie answers
-      .then((r) => afterLogin(null, r.data.workspaces, p))
+    ok(client.GET('/auth', { ...anonymous })) // the httpOnly refresh cookie answers
+      .then((r) => afterLogin(null, 'data' in r ? r.data.workspaces : r.workspaces, p))
       .catch((e) => { session.clear(); setError(e); });
   }, []);
   return <Card title="Signing in…">{error ? <><ErrorBox error={error} /><Link to="/signin">Back to sign-in</Link></> : <p role="status">One moment.</p>}</Card>;
@@ -104,14 +104,15 @@ function LoginLink(p: Props) {
   useEffect(() => {
     if (!token) return;
     a.run(async () => {
-      const r = await api<{ refresh_token: string; workspaces: Workspace[] }>('GET', `/auth?token=${encodeURIComponent(token)}`, { token: null });
+      const r = await ok(client.GET('/auth', { params: { query: { token: token } }, ...anonymous }));
+      if (!('refresh_token' in r)) throw new Error('This sign-in link did not sign you in: ask for a new one.');
       afterLogin(r.refresh_token, r.workspaces, p);
     });
   }, [token]);
   if (token) return <Card title="Signing in with your link">{a.error ? <><ErrorBox error={a.error} /><Link to="/signin">Back to sign-in</Link></> : <p role="status">One moment.</p>}</Card>;
   return (
     <Card title="Sign in by e-mail">
-      <form class="stack" onSubmit={(e) => { e.preventDefault(); a.run(async () => { await api('POST', '/auth/loginlink', { body: { email }, token: null }); return 'If the address is registered, a sign-in link is on its way.'; }); }}>
+      <form class="stack" onSubmit={(e) => { e.preventDefault(); a.run(async () => { await ok(client.POST('/auth/loginlink', { body: { email }, ...anonymous })); return 'If the address is registered, a sign-in link is on its way.'; }); }}>
         <Field label="E-mail"><input type="email" required autoComplete="username" value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></Field>
         <ErrorBox error={a.error} /><Notice text={a.done} />
         <button type="submit" class="primary" disabled={a.busy}>Send the link</button>
@@ -127,7 +128,7 @@ function ForgotPassword() {
   return (
     <Card title="Forgot your password?">
       <form class="stack" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('POST', '/auth/forgotpassword', { body: { email }, token: null });
+        await ok(client.POST('/auth/forgotpassword', { body: { email }, ...anonymous }));
         return 'If the address is registered, an e-mail with a code and a link is on its way.';
       }); }}>
         <Field label="E-mail"><input type="email" required autoComplete="username" value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></Field>
@@ -149,7 +150,7 @@ function ResetPassword() {
     <Card title="Choose a new password">
       {!token ? <p class="error" role="alert">This page needs the link from the reset e-mail; start again from “Forgot your password?” if you have none.</p> : null}
       <form class="stack" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('PATCH', `/auth/resetpassword?code=${encodeURIComponent(code)}`, { body: { email, new_password: password }, token });
+        await ok(client.PATCH('/auth/resetpassword', { params: { query: { code: code } }, body: { email, new_password: password }, headers: { authorization: `Bearer ${token}` } }));
         return 'Your password has been changed. Sign in with it now.';
       }); }}>
         <Field label="E-mail"><input type="email" required autoComplete="username" value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></Field>
@@ -174,7 +175,7 @@ function SetPassword(p: Props) {
       {!token ? <p class="error" role="alert">This page needs the link from your invitation e-mail.</p> : null}
       <form class="stack" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
         if (password !== again) throw new Error('The two passwords differ');
-        const r = await api<Accepted>('POST', '/auth/setpassword', { body: { password }, token });
+        const r = await ok(client.POST('/auth/setpassword', { body: { password }, headers: { authorization: `Bearer ${token}` } }));
         afterLogin(r.refresh_token, r.workspaces, p, r.workspaceId);
       }); }}>
         <Field label="Password" hint="At least 8 characters"><input type="password" required minLength={8} autoComplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></Field>
@@ -197,7 +198,7 @@ function AcceptInvitation(p: Props) {
       {!token ? <p class="error" role="alert">This page needs the link from your invitation e-mail.</p> : null}
       <ErrorBox error={a.error} /><Notice text={a.done} />
       <button type="button" class="primary" disabled={a.busy || !token} onClick={() => a.run(async () => {
-        const r = await api<Accepted>('POST', '/auth/acceptinvite', { token });
+        const r = await ok(client.POST('/auth/acceptinvite', { headers: { authorization: `Bearer ${token}` } }));
         afterLogin(r.refresh_token, r.workspaces, p, r.workspaceId);
       })}>Accept the invitation</button>
       <p><Link to="/signin">Sign in</Link></p>

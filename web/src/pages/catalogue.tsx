@@ -4,7 +4,7 @@
  * and artists downloaded as CSV; recordings and products imported from a CSV file.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, download, qs } from '../api';
+import { api, download, qs, client, ok } from '../api';
 import { useConfirm } from '../confirm';
 import { Dialog, ErrorBox, Field, Loading, Notice, Pager, SearchBox, Section, Table, useAction, useLoad, type Column } from '../ui';
 import { localDate } from '../words';
@@ -123,25 +123,25 @@ function CsvImport({ def, onImported }: { def: KindDef; onImported: () => void }
     a.run(async () => {
       if (!file) throw new Error('Choose a CSV file first.');
       const csv = await file.text();
-      const { data } = await api<{ data: { jobId: string; batchId: string } }>('POST', '/fetch', { body: { provider: 'file', query: { csv } } });
+      const { data } = await ok(client.POST('/fetch', { body: { provider: 'file', query: { csv } } }));
       let job: Job;
       for (;;) {
-        job = (await api<{ data: Job }>('GET', `/job/${data.jobId}`)).data;
+        job = (await ok(client.GET('/job/{jobId}', { params: { path: { jobId: data.jobId } } }))).data as unknown as Job; // the job's answer is declared as a free-form object
         if (job.status === 'staged' || job.status === 'failed') break;
         await new Promise((r) => setTimeout(r, 400));
       }
       if (job.status === 'failed') throw new Error(`The file could not be read: ${job.error ?? 'unknown reason'}`);
-      const diff = (await api<{ data: { items: DiffItem[]; pagination: { total: number } } }>('GET', `/batch/${data.batchId}/diff?size=500`)).data;
+      const diff = (await ok(client.GET('/batch/{batchId}/diff', { params: { path: { batchId: data.batchId }, query: { size: 500 } } }))).data as unknown as { items: DiffItem[]; pagination: { total: number } }; // declared free-form
       setBatch({ id: data.batchId, items: diff.items, total: diff.pagination.total });
     });
   };
   const apply = () => a.run(async () => {
-    const r = (await api<{ data: { imported: number; failed: number } }>('POST', '/apply', { body: { batchId: batch!.id } })).data;
+    const r = (await ok(client.POST('/apply', { body: { batchId: batch!.id } }))).data;
     setBatch(null); setFile(null); onImported();
     return `${r.imported} imported${r.failed ? `, ${r.failed} refused (see the rows of the file)` : ''}.`;
   });
   const discard = () => a.run(async () => {
-    await api('POST', '/reject', { body: { batchId: batch!.id } });
+    await ok(client.POST('/reject', { body: { batchId: batch!.id } }));
     setBatch(null);
     return 'The file was discarded: nothing changed.';
   });

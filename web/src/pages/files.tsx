@@ -5,23 +5,14 @@
  * file again, its rejected lines, delete (after confirmation).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, qs } from '../api';
+import { api, qs, client, ok, type Answer } from '../api';
 import { useConfirm } from '../confirm';
 import { Dialog, ErrorBox, Field, Link, Loading, Notice, Section, Table, decimal, pct, useAction, useLoad } from '../ui';
 import { currencyName, inWords, localDate, monthName } from '../words';
 
 export interface MissingRate { currency: string; month: string }
-export interface FileRow {
-  id: string; parentId: string | null; kind: string | null; fileName: string; status: string; progress: number; size: number;
-  source: { id: string; key: string; name: string } | null;
-  confidence: { source?: number; schema?: number; period?: number } | null;
-  salePeriod: { start: string | null; end: string | null } | null; accountingPeriod: string | null;
-  counts: { rowsRead: number; rowsIngested: number; rowsFailed: number; rowsSkipped: number } | null;
-  totals: Record<string, string> | null; error: string | null; createdAt?: string; updatedAt?: string; duplicateOf?: string | null;
-  missingRates: MissingRate[] | null;
-  /** A duplicate upload: the original can be read again in place. */
-  reprocess?: { method: string; path: string } | null;
-}
+/** A statement file as the file routes answer it (generated from the server's schema). */
+export type FileRow = Answer<'/file/'>['data'][number];
 type Page = { data: FileRow[]; pagination: { total: number; size: number } };
 
 const SETTLED = ['processed', 'failed', 'needs_confirmation'];
@@ -32,7 +23,7 @@ const isArchive = (f: FileRow) => f.kind === 'archive';
 async function settled(id: string, before: string | undefined): Promise<void> {
   for (let i = 0; i < 240; i++) {
     await new Promise((r) => setTimeout(r, 1000));
-    const f = (await api<{ data: FileRow }>('GET', `/file/${id}`)).data;
+    const f = (await ok(client.GET('/file/{id}', { params: { path: { id } } }))).data;
     if (SETTLED.includes(f.status) && f.updatedAt !== before) return;
   }
 }
@@ -61,17 +52,17 @@ interface TenantSource { id: string; name: string; active: boolean; source: { id
 /** Names a held file's source: the workspace's own taught layouts first, then the built-in sources. */
 function ConfirmDialog({ file, onClose }: { file: FileRow | null; onClose: (changed: boolean) => void }) {
   // read when the dialog opens: a layout taught since the page loaded is offered too
-  const builtIn = useLoad(() => (file ? api<{ data: Layout[] }>('GET', '/file/sources') : Promise.resolve(undefined)), [file?.id]);
-  const own = useLoad(() => (file ? api<{ data: TenantSource[] }>('GET', '/file/sources?includeAll=false') : Promise.resolve(undefined)), [file?.id]);
+  const builtIn = useLoad(() => (file ? ok(client.GET('/file/sources')) : Promise.resolve(undefined)), [file?.id]);
+  const own = useLoad(() => (file ? ok(client.GET('/file/sources', { params: { query: { includeAll: 'false' } } })) : Promise.resolve(undefined)), [file?.id]);
   const [source, setSource] = useState('');
   const [start, setStart] = useState('');
   const [end, setEnd] = useState('');
   const [acct, setAcct] = useState('');
   const a = useAction();
-  const taught = (own.data?.data ?? []).filter((s) => s.source.scope === 'tenant');
+  const taught = (own.data?.data ?? []).filter((s) => s.source?.scope === 'tenant');
   useEffect(() => {
     // a taught layout is named by its id (its key may also be a built-in source's)
-    setSource(taught.some((s) => s.source.id === file?.source?.id) ? file!.source!.id : file?.source?.key ?? '');
+    setSource(taught.some((s) => s.source?.id === file?.source?.id) ? file!.source!.id : file?.source?.key ?? '');
     setStart(file?.salePeriod?.start ?? '');
     setEnd(file?.salePeriod?.end ?? '');
     setAcct(file?.accountingPeriod ?? '');
@@ -79,7 +70,7 @@ function ConfirmDialog({ file, onClose }: { file: FileRow | null; onClose: (chan
   return (
     <Dialog title={`Confirm the detection of ${file?.fileName ?? ''}`} open={!!file} onClose={() => onClose(false)}>
       <form method="dialog" class="stack" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('POST', `/file/confirm-detection/${file!.id}`, { body: { source, periodStart: start || undefined, periodEnd: end || undefined, accountingPeriod: acct || undefined } });
+        await ok(client.POST('/file/confirm-detection/{id}', { params: { path: { id: file!.id } }, body: { source, periodStart: start || undefined, periodEnd: end || undefined, accountingPeriod: acct || undefined } }));
         onClose(true);
       }); }}>
         <p class="muted">Detected: {file?.source?.name ?? 'no source'} (confidence {pct(file?.confidence?.source)})</p>
@@ -88,7 +79,7 @@ function ConfirmDialog({ file, onClose }: { file: FileRow | null; onClose: (chan
             <option value="">Choose…</option>
             {taught.length ? (
               <optgroup label="Your workspace's layouts">
-                {taught.map((s) => <option key={s.id} value={s.source.id}>{s.name}</option>)}
+                {taught.map((s) => <option key={s.id} value={s.source?.id}>{s.name}</option>)}
               </optgroup>
             ) : null}
             <optgroup label="Built-in sources">
@@ -123,7 +114,7 @@ function ErrorsDialog({ file, onClose }: { file: FileRow | null; onClose: () => 
 
 /** The rates a file failed for, asked for in place; saved, then the file runs again. */
 function MissingRates({ file, onRerun }: { file: FileRow; onRerun: (f: FileRow, how: () => Promise<unknown>, msg: string) => void }) {
-  const base = useLoad(() => api<{ data: { baseCurrency: string } }>('GET', '/settings/workspace').then((r) => r.data.baseCurrency), []);
+  const base = useLoad(() => ok(client.GET('/settings/workspace')).then((r) => r.data.baseCurrency), []);
   const missing = file.missingRates ?? [];
   const [rates, setRates] = useState<Record<string, string>>({});
   const key = (r: MissingRate) => `${r.currency} ${r.month}`;
@@ -132,8 +123,8 @@ function MissingRates({ file, onRerun }: { file: FileRow; onRerun: (f: FileRow, 
     <form class="rates" aria-label={`Exchange rates missing for ${file.fileName}`} onSubmit={(e) => {
       e.preventDefault();
       onRerun(file, async () => {
-        await api('PUT', '/currency/rates', { body: { rates: missing.map((r) => ({ currency: r.currency, month: r.month, rate: rates[key(r)] })) } });
-        await api('POST', `/royalty/files/${file.id}/allocate`, { body: {} });
+        await ok(client.PUT('/currency/rates', { body: { rates: missing.map((r) => ({ currency: r.currency, month: r.month, rate: rates[key(r)] })) } }));
+        await ok(client.POST('/royalty/files/{id}/allocate', { params: { path: { id: file.id } } }));
       }, `Rates saved; ${file.fileName} is running again.`);
     }}>
       <p><strong>This file needs {missing.length === 1 ? 'an exchange rate' : `${missing.length} exchange rates`}</strong> to convert its earnings to {cur ? `${currencyName(cur)} (${cur})` : 'the workspace currency'}:</p>
@@ -205,7 +196,7 @@ function FileRowView({ f, act, member }: { f: FileRow; act: RowActions; member?:
         {f.status === 'needs_confirmation' ? <button type="button" class="primary" onClick={() => act.confirm(f)} aria-label={`Confirm detection: ${f.fileName}`}>Confirm detection</button> : null}
         {f.counts?.rowsFailed ? <button type="button" onClick={() => act.errors(f)} aria-label={`Rejected lines of ${f.fileName}`}>Rejected lines</button> : null}
         {['processed', 'failed'].includes(f.status) && !f.reprocess && !f.missingRates?.length ? (
-          <button type="button" disabled={act.busy} onClick={() => act.rerun(f, () => api('POST', `/file/reprocess/${f.id}`, { body: {} }), `${f.fileName} is being read again; its lines are replaced, not copied.`)}
+          <button type="button" disabled={act.busy} onClick={() => act.rerun(f, () => ok(client.POST('/file/reprocess/{id}', { params: { path: { id: f.id } }, body: {} })), `${f.fileName} is being read again; its lines are replaced, not copied.`)}
             aria-label={`Run again: ${f.fileName}`}>Run again</button>
         ) : null}
         {member ? null : <button type="button" onClick={() => act.remove(f)} aria-label={`Delete ${f.fileName}`}>Delete</button>}
@@ -229,7 +220,7 @@ function FileRowView({ f, act, member }: { f: FileRow; act: RowActions; member?:
 
 /** An archive: one heading row, then its statements. */
 function ArchiveGroup({ f, act, gen }: { f: FileRow; act: RowActions; gen: number }) {
-  const members = useLoad(() => api<Page>('GET', `/file/${qs({ parentId: f.id, size: 100 })}`), [f.id, gen]);
+  const members = useLoad(() => ok(client.GET('/file/', { params: { query: { parentId: f.id, size: 100 } } })), [f.id, gen]);
   const list = members.data?.data ?? [];
   return (
     <>
@@ -248,7 +239,7 @@ function ArchiveGroup({ f, act, gen }: { f: FileRow; act: RowActions; gen: numbe
 
 export function FileList({ gen, onChange }: { gen: number; onChange: () => void }) {
   const [page, setPage] = useState(1);
-  const files = useLoad(() => api<Page>('GET', `/file/${qs({ page, size: 20, topLevel: 'true' })}`), [page, gen]);
+  const files = useLoad(() => ok(client.GET('/file/', { params: { query: { page, size: 20, topLevel: 'true' } } })), [page, gen]);
   const [confirm, setConfirm] = useState<FileRow | null>(null);
   const [errors, setErrors] = useState<FileRow | null>(null);
   const a = useAction();
@@ -266,7 +257,7 @@ export function FileList({ gen, onChange }: { gen: number; onChange: () => void 
       body: <p>{members ? `The archive and its ${members} statements` : 'The file'}, {members ? 'their' : 'its'} lines, the earnings they brought and {members ? 'their' : 'its'} rejected lines are removed. This cannot be undone.</p>,
       action: 'Delete',
       run: async () => {
-        await api('DELETE', `/file/${f.id}`);
+        await ok(client.DELETE('/file/{id}', { params: { path: { id: f.id } } }));
         setDeleted(`${f.fileName} was deleted.`);
         onChange();
       },

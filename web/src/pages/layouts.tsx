@@ -9,7 +9,7 @@
  * and off.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, qs } from '../api';
+import { api, client, ok } from '../api';
 import { ErrorBox, Field, Link, Loading, Notice, Section, Table, decimal, param, pct, useAction, useLoad } from '../ui';
 import { currencyName } from '../words';
 
@@ -317,7 +317,7 @@ function Editor({ e, setE, sample, onSaved }: { e: Editing; setE: (e: Editing | 
   const runCheck = (pattern: Pattern) => a.run(async () => {
     setDry(null);
     if (!sample) {
-      setCheck((await api<{ data: Any }>('POST', '/sources/validate', { body: { pattern } })).data);
+      setCheck((await ok(client.POST('/sources/validate', { body: { pattern } as never })) /* JSON {pattern} or multipart: the document names the multipart form */).data);
       return;
     }
     setCheck((await sampleCall('/sources/validate', sample, pattern)).data);
@@ -328,19 +328,21 @@ function Editor({ e, setE, sample, onSaved }: { e: Editing; setE: (e: Editing | 
   const save = () => a.run(async () => {
     const p = e.pattern;
     const saved = e.sourceId
-      ? (await api<{ data: Any }>('PUT', `/sources/${e.sourceId}`, { body: { pattern: p } })).data
-      : (await api<{ data: Any }>('POST', '/sources', { body: { pattern: p } })).data;
+      ? (await ok(client.PUT('/sources/{id}', { params: { path: { id: e.sourceId } }, body: { pattern: p } }))).data
+      : (await ok(client.POST('/sources', { body: { pattern: p } }))).data;
     setE({ ...e, sourceId: saved.id, title: `Your layout: ${p.name}` });
     onSaved();
     if (!sample?.fileId) return `${p.name} is saved as your workspace's layout: files of this layout are read with it from now on.`;
     // the file that prompted it is read again with the saved layout
-    const f = (await api<{ data: Any }>('GET', `/file/${sample.fileId}`)).data;
+    const f = (await ok(client.GET('/file/{id}', { params: { path: { id: sample.fileId } } }))).data;
     const how = f.status === 'needs_confirmation' ? 'confirm-detection' : 'reprocess';
-    await api('POST', `/file/${how}/${sample.fileId}`, { body: { source: saved.source.id } });
+    const at = { params: { path: { id: sample.fileId! } }, body: { source: saved.source.id } };
+    if (how === 'reprocess') await ok(client.POST('/file/reprocess/{id}', at));
+    else await ok(client.POST('/file/confirm-detection/{id}', at));
     let now = f;
     for (let i = 0; i < 120; i++) {
       await new Promise((r) => setTimeout(r, 1000));
-      now = (await api<{ data: Any }>('GET', `/file/${sample.fileId}`)).data;
+      now = (await ok(client.GET('/file/{id}', { params: { path: { id: sample.fileId } } }))).data;
       if (SETTLED.includes(now.status) && now.updatedAt !== f.updatedAt && !(how === 'confirm-detection' && now.status === 'needs_confirmation')) break;
     }
     setResult(now);
@@ -402,7 +404,7 @@ function DryRun({ d, patternKey }: { d: Any; patternKey?: string }) {
 
 /** Where a layout starts: a sample statement chosen here, or a file waiting for confirmation. */
 function Start({ onDraft, onSample, onDry }: { onDraft: (s: Sample) => void; onSample: (s: Sample) => void; onDry: (s: Sample) => void }) {
-  const waiting = useLoad(() => api<{ data: Any[] }>('GET', `/file/${qs({ status: 'needs_confirmation', size: 50 })}`), []);
+  const waiting = useLoad(() => ok(client.GET('/file/', { params: { query: { status: 'needs_confirmation', size: 50 } } })), []);
   const [file, setFile] = useState<File | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const pick = (go: (s: Sample) => void) => { if (!file) { setErr('Choose a sample statement first.'); return; } setErr(null); const s = { file, fileName: file.name }; onSample(s); go(s); };
@@ -429,11 +431,13 @@ function Start({ onDraft, onSample, onDry }: { onDraft: (s: Sample) => void; onS
 }
 
 function Sources({ gen, onEdit, onView }: { gen: number; onEdit: (s: Any) => void; onView: (key: string) => void }) {
-  const configured = useLoad(() => api<{ data: Any[] }>('GET', '/sources'), [gen]);
-  const builtin = useLoad(() => api<{ data: Any[] }>('GET', '/file/sources'), []);
+  const configured = useLoad(() => ok(client.GET('/sources')), [gen]);
+  const builtin = useLoad(() => ok(client.GET('/file/sources')), []);
   const a = useAction();
   const toggle = (s: Any) => a.run(async () => {
-    await api('POST', `/sources/${s.id}/${s.active ? 'deactivate' : 'activate'}`);
+    const at = { params: { path: { id: s.id } } };
+    if (s.active) await ok(client.POST('/sources/{id}/deactivate', at));
+    else await ok(client.POST('/sources/{id}/activate', at));
     configured.reload();
     return `${s.name} ${s.active ? 'is no longer used to recognise files' : 'is used to recognise files again'}.`;
   });
@@ -476,11 +480,11 @@ export function LayoutsPage() {
   });
   const dryRun = (s: Sample) => a.run(async () => { setDry((await sampleCall('/sources/dry-run', s)).data); });
   const view = (key: string) => a.run(async () => {
-    const b = (await api<{ data: Any }>('GET', `/sources/builtin/${encodeURIComponent(key)}`)).data;
+    const b = (await ok(client.GET('/sources/builtin/{key}', { params: { path: { key: encodeURIComponent(key) } } }))).data;
     show({ pattern: b.pattern, readOnly: true, title: `${b.name} (built in, version ${b.version})` });
   });
   const edit = (s: Any) => a.run(async () => {
-    const full = (await api<{ data: Any }>('GET', `/sources/${s.id}`)).data;
+    const full = (await ok(client.GET('/sources/{id}', { params: { path: { id: s.id } } }))).data;
     show({ pattern: full.pattern, sourceId: s.id, title: `Your layout: ${s.name}` });
   });
   // a file waiting for confirmation, from the Statements page
@@ -488,7 +492,7 @@ export function LayoutsPage() {
     const id = param('file');
     if (!id) return;
     void a.run(async () => {
-      const f = (await api<{ data: Any }>('GET', `/file/${encodeURIComponent(id)}`)).data;
+      const f = (await ok(client.GET('/file/{id}', { params: { path: { id: encodeURIComponent(id) } } }))).data;
       const s = { fileId: f.id, fileName: f.fileName };
       setSample(s);
       const d = (await sampleCall('/sources/draft', s)).data;

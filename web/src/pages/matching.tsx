@@ -5,11 +5,11 @@
  * so later statements match too) or made a new one.
  */
 import { useState } from 'preact/hooks';
-import { api, qs } from '../api';
+import { api, qs, client, ok, type Answer } from '../api';
 import { Dialog, ErrorBox, Loading, Notice, Pager, SearchBox, Section, Table, pct, useAction, useLoad } from '../ui';
 import { localMoney } from '../words';
 
-interface Suggestion { id: string; kind: string; statement: { isrc?: string; upc?: string; title?: string; artist?: string }; candidate: { assetId?: string; productId?: string; title?: string; isrc?: string; upc?: string }; score: string; reason: string }
+type Suggestion = Answer<'/royalty/matches/suggestions'>['data'][number];
 interface Unmatched { isrc?: string | null; upc?: string | null; title: string | null; artist: string | null; lines: number; amount: string; quantity: string; files?: number }
 interface Paged<T> { data: T[]; pagination: { page: number; size: number; total: number } }
 interface Found { id: string; title: string; displayArtist?: string | null; isrc?: string | null; upc?: string | null }
@@ -41,18 +41,20 @@ const groupName = (u: Unmatched) => u.title ?? u.isrc ?? u.upc ?? 'Untitled';
 
 function Suggestions({ gen, onChange }: { gen: number; onChange: () => void }) {
   const [page, setPage] = useState(1);
-  const sugg = useLoad(() => api<Paged<Suggestion>>('GET', `/royalty/matches/suggestions${qs({ page, size: PAGE })}`), [gen, page]);
+  const sugg = useLoad(() => ok(client.GET('/royalty/matches/suggestions', { params: { query: { page, size: PAGE } } })), [gen, page]);
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const a = useAction();
   const rows = sugg.data?.data ?? [];
   const decide = (s: Suggestion, verb: 'accept' | 'reject') => a.run(async () => {
-    await api('POST', `/royalty/matches/${verb}`, { body: { suggestionId: s.id } });
+    const body = { body: { suggestionId: s.id } };
+    if (verb === 'accept') await ok(client.POST('/royalty/matches/accept', body));
+    else await ok(client.POST('/royalty/matches/reject', body));
     onChange();
     return verb === 'accept' ? `Accepted: “${s.statement.title ?? s.statement.isrc}” is now ${s.candidate.title}. Its lines are being re-matched.` : 'Suggestion rejected.';
   });
   const acceptPicked = () => a.run(async () => {
     const chosen = rows.filter((s) => picked.has(s.id));
-    for (const s of chosen) await api('POST', '/royalty/matches/accept', { body: { suggestionId: s.id } });
+    for (const s of chosen) await ok(client.POST('/royalty/matches/accept', { body: { suggestionId: s.id } }));
     setPicked(new Set());
     onChange();
     return `${chosen.length} ${chosen.length === 1 ? 'suggestion' : 'suggestions'} accepted; their lines are being re-matched.`;
@@ -96,7 +98,7 @@ function MatchDialog({ kind, group, onClose }: { kind: Kind; group: Unmatched | 
   const match = (r: Found) => a.run(async () => {
     const g = group!;
     const key = code ? { [kind.code]: code } : { title: g.title ?? '', ...(g.artist ? { artist: g.artist } : {}) };
-    await api('POST', '/royalty/matching-rules', { body: { kind: kind.rule, ...key, [kind.idField]: r.id } });
+    await ok(client.POST('/royalty/matching-rules', { body: { kind: kind.rule, ...key, [kind.idField]: r.id } }));
     onClose(`The lines of “${groupName(g)}” are being matched to “${r.title}”. Later statements with the same ${code ? kind.codeLabel : 'title and artist'} will be too.`);
   });
   return (
@@ -157,7 +159,7 @@ function UnmatchedGroups({ kind, gen, onChange, currency }: { kind: Kind; gen: n
 }
 
 export function Matching({ gen, onChange }: { gen: number; onChange: () => void }) {
-  const base = useLoad(() => api<{ data: { baseCurrency: string } }>('GET', '/settings/workspace').then((r) => r.data.baseCurrency), []);
+  const base = useLoad(() => ok(client.GET('/settings/workspace')).then((r) => r.data.baseCurrency), []);
   return (
     <>
       <Suggestions gen={gen} onChange={onChange} />

@@ -3,13 +3,13 @@
  * every list a page of the server's (20 rows, a pager when there are more).
  */
 import { useState } from 'preact/hooks';
-import { api, download, qs } from '../api';
+import { api, client, download, ok, qs, type Answer } from '../api';
 import { ErrorBox, Field, Loading, Notice, Pager, Section, Table, date, money, useAction, useLoad } from '../ui';
 import { localDate, localMoney } from '../words';
 import { PeriodsAndRuns } from './periods';
 
 type Any = Record<string, any>;
-interface Member { id: string; email: string; firstName?: string; lastName?: string; role: string }
+type Member = Answer<'/user/'>['data'][number];
 export interface Stats { user: string; currency: string; earnings: string; recouped: string; payments: string; due: string; available: string; pendingRequests: string; firstPeriod: string | null; lastPeriod: string | null }
 
 const PAGE = 20;
@@ -96,7 +96,7 @@ function Expenses({ members, base }: { members: Member[]; base: string }) {
       ]} />
       {pager('Expenses pages', ['expense', 'expenses'])}
       <form class="row wrap" aria-label="Add an expense" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('POST', '/expense/', { body: { user: f.user, title: f.title, amount: f.amount, currency: f.currency } });
+        await ok(client.POST('/expense/', { body: { user: f.user, title: f.title, amount: f.amount, currency: f.currency } }));
         list.reload();
         return 'Expense added.';
       }); }}>
@@ -126,13 +126,15 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
   const a = useAction();
   const byId = new Map(members.map((m) => [m.id, m]));
   const act = (r: Any, verb: 'approve' | 'decline') => a.run(async () => {
-    await api('PATCH', `/payment-request/${r.id}/${verb}`, { body: {} });
+    const at = { params: { path: { id: r.id } }, body: {} };
+    if (verb === 'approve') await ok(client.PATCH('/payment-request/{id}/approve', at));
+    else await ok(client.PATCH('/payment-request/{id}/decline', at));
     list.reload();
     onChange();
     return verb === 'approve' ? 'Request approved: a payment was created.' : 'Request declined.';
   });
   const paid = (r: Any) => a.run(async () => {
-    await api('PUT', `/payment/${r.paymentId}`, { body: { status: 'completed' } });
+    await ok(client.PUT('/payment/{id}', { params: { path: { id: r.paymentId } }, body: { status: 'completed' } }));
     list.reload();
     onChange();
     return `The payout to ${memberName(byId.get(r.user), r.user)} is marked paid.`;
@@ -162,7 +164,7 @@ function Payments({ members, gen, base, onChange }: { members: Member[]; gen: nu
   const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, date: today });
   const a = useAction();
   const paid = (r: Any) => a.run(async () => {
-    await api('PUT', `/payment/${r.id}`, { body: { status: 'completed' } });
+    await ok(client.PUT('/payment/{id}', { params: { path: { id: r.id } }, body: { status: 'completed' } }));
     onChange();
     return `The payment to ${memberName(byId.get(r.user), r.user)} is marked paid.`;
   });
@@ -181,7 +183,7 @@ function Payments({ members, gen, base, onChange }: { members: Member[]; gen: nu
       <h3>Record a payment</h3>
       <p class="muted">A payment made outside Rondo (a bank transfer, for instance): it is taken off the payee's balance.</p>
       <form class="row wrap" aria-label="Record a payment" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('POST', '/payment/', { body: { user: f.user, title: f.title || undefined, amount: f.amount, currency: f.currency, transactionDate: `${f.date}T00:00:00Z`, status: 'completed' } });
+        await ok(client.POST('/payment/', { body: { user: f.user, title: f.title || undefined, amount: f.amount, currency: f.currency, transactionDate: `${f.date}T00:00:00Z`, status: 'completed' } }));
         setF({ ...f, title: '', amount: '' });
         onChange();
         return `Payment of ${localMoney(f.amount, f.currency)} to ${memberName(byId.get(f.user), f.user)} recorded.`;

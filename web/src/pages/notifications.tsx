@@ -1,6 +1,6 @@
 /** The notification centre: what happened, unread first in the header's count; mark read; how each kind reaches you. */
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
+import { client, ok } from '../api';
 import { useApp } from '../state';
 import { ErrorBox, Link, Loading, Notice, Section, date, param, useAction, useLoad } from '../ui';
 
@@ -39,7 +39,7 @@ export function NotificationBell(p: { current: boolean }) {
   const [n, setN] = useState<number | null>(null);
   useEffect(() => {
     let live = true;
-    const load = () => api<{ data: { count: number } }>('GET', '/notifications/unread/count').then((r) => live && setN(r.data.count), () => live && setN(null));
+    const load = () => ok(client.GET('/notifications/unread/count')).then((r) => live && setN(r.data.count), () => live && setN(null));
     load();
     countListeners.add(load);
     return () => { live = false; countListeners.delete(load); };
@@ -56,12 +56,12 @@ export function NotificationBell(p: { current: boolean }) {
 function List() {
   const { isAdmin } = useApp();
   const [unreadOnly, setUnreadOnly] = useState(false);
-  const list = useLoad(() => api<{ data: { notifications: Note[] } }>('GET', `/notifications?pageSize=50${unreadOnly ? '&unread=true' : ''}`), [unreadOnly]);
+  const list = useLoad(() => ok(client.GET('/notifications', { params: { query: { pageSize: 50, ...(unreadOnly ? { unread: true } : {}) } } })), [unreadOnly]);
   const a = useAction();
   const focus = param('id');
   const notes = list.data?.data.notifications ?? [];
-  const read = (n: Note) => a.run(async () => { await api('PATCH', `/notifications/${n.id}/read`); list.reload(); countChanged(); });
-  const readAll = () => a.run(async () => { await api('PATCH', '/notifications/mark-all-read'); list.reload(); countChanged(); return 'Every notification is marked read.'; });
+  const read = (n: Note) => a.run(async () => { await ok(client.PATCH('/notifications/{notificationId}/read', { params: { path: { notificationId: n.id } } })); list.reload(); countChanged(); });
+  const readAll = () => a.run(async () => { await ok(client.PATCH('/notifications/mark-all-read')); list.reload(); countChanged(); return 'Every notification is marked read.'; });
   return (
     <Section title="What happened" actions={<div class="row tight">
       <label class="check"><input type="checkbox" checked={unreadOnly} onChange={(e) => setUnreadOnly(e.currentTarget.checked)} /> Unread only</label>
@@ -93,7 +93,7 @@ function List() {
 
 function Preferences() {
   const { isAdmin } = useApp();
-  const loaded = useLoad(() => api<{ data: Prefs }>('GET', '/notifications/preferences'), []);
+  const loaded = useLoad(() => ok(client.GET('/notifications/preferences')), []);
   const [p, setP] = useState<Prefs | null>(null);
   const a = useAction();
   useEffect(() => { if (loaded.data) setP(loaded.data.data); }, [loaded.data]);
@@ -103,7 +103,7 @@ function Preferences() {
   const save = (e: Event) => {
     e.preventDefault();
     a.run(async () => {
-      const r = await api<{ data: Prefs }>('PUT', '/notifications/preferences', { body: { channels: p!.channels, types: p!.types, smsNumber: p!.smsNumber || null } });
+      const r = await ok(client.PUT('/notifications/preferences', { body: { channels: p!.channels, types: p!.types, smsNumber: p!.smsNumber || null } }));
       setP(r.data);
       return 'Your choices are saved.';
     });

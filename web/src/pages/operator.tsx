@@ -4,7 +4,7 @@
  * erasure, its plan previewed before it runs, then the job followed to its end.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, qs } from '../api';
+import { client, ok } from '../api';
 import { useConfirm } from '../confirm';
 import { date, ErrorBox, Field, Loading, Notice, Pager, SearchBox, Section, Table, useAction, useLoad } from '../ui';
 
@@ -29,7 +29,7 @@ function Workspaces({ onOpen }: { onOpen: (t: Any) => void }) {
   const [q, setQ] = useState('');
   const [page, setPage] = useState(1);
   useEffect(() => setPage(1), [q]);
-  const list = useLoad(() => api<{ data: { items: Any[]; total: number } }>('GET', `/godmin/tenants${qs({ q: q.trim(), page, limit: SIZE })}`), [q, page]);
+  const list = useLoad(() => ok(client.GET('/godmin/tenants', { params: { query: { q: q.trim(), page, limit: SIZE } } })), [q, page]);
   const total = list.data?.data.total ?? 0;
   return (
     <Section title="Workspaces">
@@ -62,8 +62,8 @@ function Usage({ s }: { s: Any }) {
 }
 
 function Subscription({ tenant, onChanged }: { tenant: Any; onChanged: () => void }) {
-  const sub = useLoad(() => api<{ data: Any }>('GET', `/godmin/tenants/${tenant.tenantId}/subscription`), [tenant.tenantId]);
-  const plans = useLoad(() => api<{ data: Any[] }>('GET', '/billing/plans'), []);
+  const sub = useLoad(() => ok(client.GET('/godmin/tenants/{tenantId}/subscription', { params: { path: { tenantId: tenant.tenantId } } })), [tenant.tenantId]);
+  const plans = useLoad(() => ok(client.GET('/billing/plans')), []);
   const [f, setF] = useState({ plan: '', state: '' });
   const a = useAction();
   const s = sub.data?.data;
@@ -85,7 +85,7 @@ function Subscription({ tenant, onChanged }: { tenant: Any; onChanged: () => voi
             if (f.plan !== s.plan) body.plan = f.plan;
             if (f.state !== s.state) body.state = f.state;
             if (!Object.keys(body).length) return 'Nothing changed.';
-            await api('PUT', `/godmin/tenants/${tenant.tenantId}/subscription`, { body });
+            await ok(client.PUT('/godmin/tenants/{tenantId}/subscription', { params: { path: { tenantId: tenant.tenantId } }, body }));
             sub.reload(); onChanged();
             return `Saved: plan ${f.plan}, subscription ${STATE_WORDS[f.state] ?? f.state}.`;
           }); }}>
@@ -112,7 +112,7 @@ function Suspension({ tenant, onChanged }: { tenant: Any; onChanged: (status: st
   const a = useAction();
   const { ask, dialog } = useConfirm();
   const open = tenant.status === 'active';
-  const act = (action: 'suspend' | 'reactivate') => api<{ data: { status: string } }>('POST', `/godmin/tenants/${tenant.tenantId}/${action}`, { body: reason.trim() ? { reason: reason.trim() } : {} });
+  const act = (action: 'suspend' | 'reactivate') => (async () => { const at = { params: { path: { tenantId: tenant.tenantId } }, body: reason.trim() ? { reason: reason.trim() } : {} }; return action === 'suspend' ? ok(client.POST('/godmin/tenants/{tenantId}/suspend', at)) : ok(client.POST('/godmin/tenants/{tenantId}/reactivate', at)); })();
   return (
     <Section title="Open or suspended">
       <ErrorBox error={a.error} /><Notice text={a.done} />
@@ -159,7 +159,7 @@ function ErasureJob({ jobId }: { jobId: string }) {
     let timer: ReturnType<typeof setTimeout>;
     const poll = async () => {
       try {
-        const j = (await api<{ data: Any }>('GET', `/godmin/account-erasure/jobs/${jobId}`)).data;
+        const j = (await ok(client.GET('/godmin/account-erasure/jobs/{jobId}', { params: { path: { jobId } } }))).data;
         if (!live) return;
         setJob(j);
         if (j.status === 'queued' || j.status === 'running') timer = setTimeout(poll, 1000);
@@ -186,7 +186,7 @@ function ErasureJob({ jobId }: { jobId: string }) {
 
 /** A person's erasure: preview (the plan), confirm, then the job's progress. */
 function Erasure({ person, onClose }: { person: Any; onClose: () => void }) {
-  const preview = useLoad(() => api<Any>('POST', '/godmin/account-erasure/preview', { body: { userId: person.id } }), [person.id]);
+  const preview = useLoad(() => ok(client.POST('/godmin/account-erasure/preview', { body: { userId: person.id } })), [person.id]);
   const [jobId, setJobId] = useState<string | null>(null);
   const a = useAction();
   const { ask, dialog } = useConfirm();
@@ -206,7 +206,7 @@ function Erasure({ person, onClose }: { person: Any; onClose: () => void }) {
                 body: <p>{person.email} will be erased as listed. This cannot be undone.</p>,
                 run: async () => {
                   try {
-                    setJobId((await api<{ data: Any }>('POST', '/godmin/account-erasure/execute', { body: { userId: person.id, planHash: plan.planHash } })).data.jobId);
+                    setJobId((await ok(client.POST('/godmin/account-erasure/execute', { body: { userId: person.id, planHash: plan.planHash } }))).data.jobId);
                   } catch (e) {
                     if ((e as Any).code === 'PLAN_CHANGED') preview.reload(); // the new plan is shown to confirm again
                     throw e;
@@ -225,7 +225,7 @@ function Members({ tenant, onErase }: { tenant: Any; onErase: (p: Any) => void }
   const [q, setQ] = useState('');
   const [page, setPage] = useState(1);
   useEffect(() => setPage(1), [q]);
-  const list = useLoad(() => api<{ data: { items: Any[]; total: number } }>('GET', `/godmin/users${qs({ tenantId: tenant.tenantId, q: q.trim(), page, limit: SIZE })}`), [tenant.tenantId, q, page]);
+  const list = useLoad(() => ok(client.GET('/godmin/users', { params: { query: { tenantId: tenant.tenantId, q: q.trim(), page, limit: SIZE } } })), [tenant.tenantId, q, page]);
   const role = (u: Any) => u.memberships.find((m: Any) => m.tenantId === tenant.tenantId)?.role ?? '—';
   return (
     <Section title="Members">

@@ -5,7 +5,7 @@
  * breakdowns (a member's own share), their statements and payment requests.
  */
 import { useState } from 'preact/hooks';
-import { api, download } from '../api';
+import { api, download, client, ok } from '../api';
 import { useApp } from '../state';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, decimal, money, param, useAction, useLoad } from '../ui';
 import type { Stats } from './money';
@@ -67,7 +67,7 @@ function Earnings() {
 }
 
 function Statements() {
-  const list = useLoad(() => api<{ data: StatementMeta[] }>('GET', '/statements?size=100'), []);
+  const list = useLoad(() => ok(client.GET('/statements', { params: { query: { size: 100 } } })), []);
   const a = useAction();
   const focus = param('statement');
   const get = (s: StatementMeta, kind: 'pdf' | 'csv') => a.run(async () => { await download(`/statements/${s.id}/${kind}`, `statement-${s.number ?? s.period}.${kind}`); });
@@ -91,7 +91,7 @@ function Statements() {
 }
 
 function Requests({ onChange }: { onChange: () => void }) {
-  const requests = useLoad(() => api<{ data: Row[] }>('GET', '/payment-request/?size=50'), []);
+  const requests = useLoad(() => ok(client.GET('/payment-request/', { params: { query: { size: 50 } } })), []);
   const [amount, setAmount] = useState('');
   const [memo, setMemo] = useState('');
   const a = useAction();
@@ -105,7 +105,7 @@ function Requests({ onChange }: { onChange: () => void }) {
         { label: 'Status', cell: (r) => <span class={`badge s-${r.status}`}>{r.status}</span> },
       ]} />
       <form class="row wrap" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('POST', '/payment-request/', { body: { amount, memo: memo || undefined } });
+        await ok(client.POST('/payment-request/', { body: { amount, memo: memo || undefined } }));
         requests.reload(); onChange(); setAmount(''); setMemo('');
         return 'Request sent to the label.';
       }); }}>
@@ -175,7 +175,7 @@ function PaymentSettings() {
 
 export function PayeePage() {
   const { me } = useApp();
-  const stats = useLoad(() => api<{ data: Stats }>('GET', `/accounting/${me.id}/stats`), [me.id]);
+  const stats = useLoad(() => ok(client.GET('/accounting/{id}/stats', { params: { path: { id: me.id } } })), [me.id]);
   const s = stats.data?.data;
   return (
     <>

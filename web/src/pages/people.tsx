@@ -4,7 +4,7 @@
  * details), who can be named in splits and invited later.
  */
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { client, ok, type Body } from '../api';
 import { useApp } from '../state';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad } from '../ui';
 
@@ -34,7 +34,7 @@ function RoleSelect(p: { member: Member; onChange: (role: string) => void; disab
 
 export function PeoplePage() {
   const { me } = useApp();
-  const list = useLoad(() => api<{ data: Member[] }>('GET', '/user/?size=200'), []);
+  const list = useLoad(() => ok(client.GET('/user/', { params: { query: { size: 200 } } })), []);
   const a = useAction();
   const [f, setF] = useState({ email: '', firstName: '', lastName: '', role: 'user' });
   const all = list.data?.data ?? [];
@@ -43,34 +43,34 @@ export function PeoplePage() {
   const listed = all.filter((m) => m.status === 'not_invited');
 
   const setRole = (m: Member, role: string) => a.run(async () => {
-    await api('PATCH', `/user/${m.id}`, { body: { role } });
+    await ok(client.PATCH('/user/{id}', { params: { path: { id: m.id } }, body: { role: role as Body<'/user/{id}', 'patch'>['role'] } }));
     list.reload();
     return `${m.email} is now ${ROLE_SHORT[role]!.toLowerCase()}.`;
   });
   const remove = (m: Member) => a.run(async () => {
     if (!confirm(`Remove ${m.email} from the workspace? They can no longer sign in to it.`)) return;
-    await api('DELETE', `/user/${m.id}`);
+    await ok(client.DELETE('/user/{id}', { params: { path: { id: m.id } } }));
     list.reload();
     return `${m.email} was removed from the workspace.`;
   });
   const resend = (m: Member) => a.run(async () => {
-    await api('POST', `/user/${m.id}/invitation`);
+    await ok(client.POST('/user/{id}/invitation', { params: { path: { id: m.id } } }));
     list.reload();
     return `The invitation was sent to ${m.email} again, with a new link. The earlier link no longer works.`;
   });
   const cancel = (m: Member) => a.run(async () => {
     if (!confirm(`Cancel the invitation of ${m.email}? Its link stops working.`)) return;
-    await api('DELETE', `/user/${m.id}`);
+    await ok(client.DELETE('/user/{id}', { params: { path: { id: m.id } } }));
     list.reload();
     return `The invitation of ${m.email} was cancelled.`;
   });
   const invite = (e: Event) => {
     e.preventDefault();
     a.run(async () => {
-      const body: Record<string, string> = { email: f.email.trim(), role: f.role };
+      const body: Body<'/user/', 'post'> = { email: f.email.trim(), role: f.role as Body<'/user/', 'post'>['role'] };
       if (f.firstName.trim()) body.firstName = f.firstName.trim();
       if (f.lastName.trim()) body.lastName = f.lastName.trim();
-      await api('POST', '/user/', { body });
+      await ok(client.POST('/user/', { body }));
       list.reload();
       setF({ email: '', firstName: '', lastName: '', role: f.role });
       return `Invitation sent to ${body.email}. They join once they follow the link in the e-mail.`;
@@ -141,7 +141,7 @@ type Setting = { id: string; user: string; method: string; details: Record<strin
 
 /** Payees listed without an invitation: add one (with payment details), invite later, remove. */
 function ListedPayees(p: { listed: Member[]; busy: boolean; run: (fn: () => Promise<string | void>) => Promise<void>; onChange: () => void }) {
-  const settings = useLoad(() => api<{ data: Setting[] }>('GET', '/payment-setting?size=200'), [p.listed.length]);
+  const settings = useLoad(() => ok(client.GET('/payment-setting', { params: { query: { size: 200 } } })), [p.listed.length]);
   const [f, setF] = useState({ firstName: '', lastName: '', email: '', method: '', details: {} as Record<string, string> });
   const method = METHODS.find((m) => m.key === f.method)!;
   const payoutOf = (m: Member) => {
@@ -151,11 +151,11 @@ function ListedPayees(p: { listed: Member[]; busy: boolean; run: (fn: () => Prom
   const add = (e: Event) => {
     e.preventDefault();
     p.run(async () => {
-      const body: Record<string, unknown> = { email: f.email.trim(), firstName: f.firstName.trim(), role: 'user', invite: false };
+      const body: Body<'/user/', 'post'> = { email: f.email.trim(), firstName: f.firstName.trim(), role: 'user', invite: false };
       if (f.lastName.trim()) body.lastName = f.lastName.trim();
-      const made = (await api<{ data: Member }>('POST', '/user/', { body })).data;
+      const made = (await ok(client.POST('/user/', { body }))).data;
       const details = Object.fromEntries(Object.entries(f.details).filter(([k, v]) => v.trim() && method.fields.some(([fk]) => fk === k)).map(([k, v]) => [k, v.trim()]));
-      if (f.method && Object.keys(details).length) await api('POST', '/payment-setting', { body: { user: made.id, method: f.method, details } });
+      if (f.method && Object.keys(details).length) await ok(client.POST('/payment-setting', { body: { user: made.id, method: f.method as Body<'/payment-setting', 'post'>['method'], details } }));
       p.onChange();
       settings.reload();
       setF({ firstName: '', lastName: '', email: '', method: '', details: {} });
@@ -163,13 +163,13 @@ function ListedPayees(p: { listed: Member[]; busy: boolean; run: (fn: () => Prom
     });
   };
   const invite = (m: Member) => p.run(async () => {
-    await api('POST', `/user/${m.id}/invitation`);
+    await ok(client.POST('/user/{id}/invitation', { params: { path: { id: m.id } } }));
     p.onChange();
     return `${m.email} was invited to sign in. Everything already about them stays.`;
   });
   const remove = (m: Member) => p.run(async () => {
     if (!confirm(`Remove ${nameOf(m) || m.email} from the workspace?`)) return;
-    await api('DELETE', `/user/${m.id}`);
+    await ok(client.DELETE('/user/{id}', { params: { path: { id: m.id } } }));
     p.onChange();
     return `${nameOf(m) || m.email} was removed.`;
   });

@@ -5,7 +5,7 @@
  * run as one ZIP, and the period's issued statements with their numbers.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, download, qs } from '../api';
+import { download, qs, client, ok, type Answer } from '../api';
 import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Loading, Notice, Pager, Section, Table, useAction, useLoad } from '../ui';
 import { localDate, localMoney, monthName } from '../words';
@@ -14,8 +14,8 @@ interface PeriodState { period: string; periodStart: string; periodEnd: string; 
 interface RunStatement { id: string; user: string; number: number | null; openingBalance: string; royaltiesTotal: string; adjustmentsTotal: string; closingBalance: string }
 interface DiffRow { user: string; status: string; change: { closingBalance: string } }
 interface Run { id: string; period: string; status: string; statements: RunStatement[]; diff: DiffRow[] | null; issuedAt: string | null; sentAt: string | null; sent?: number }
-interface Issued { id: string; number: number; user: string; period: string; runId: string; issuedAt: string; currency: string; closingBalance: string }
-interface Member { id: string; email: string; firstName?: string; lastName?: string }
+type Issued = Answer<'/statements'>['data'][number];
+type Member = Answer<'/user/'>['data'][number];
 
 const ISSUED_PAGE = 20;
 const nameOf = (m: Member | undefined, id: string) => (m ? [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email : id);
@@ -87,20 +87,20 @@ function RunActions({ run, label, busy, onSend, onDownload }: { run: Run; label:
 }
 
 export function PeriodsAndRuns({ members, months, currency, onChange }: { members: Member[]; months: string[]; currency: string; onChange: () => void }) {
-  const settings = useLoad(() => api<{ data: { accountingCadence: string } }>('GET', '/settings/workspace'), []);
+  const settings = useLoad(() => ok(client.GET('/settings/workspace')), []);
   const labels = periodLabels(settings.data?.data.accountingCadence ?? 'monthly', months);
   const [period, setPeriod] = useState('');
   useEffect(() => { if (!period && labels.length) setPeriod(labels[0]); }, [labels.join()]);
-  const state = useLoad(() => (period ? api<{ data: PeriodState }>('GET', `/accounting/periods/${period}`).then((r) => r.data) : Promise.resolve(undefined)), [period]);
+  const state = useLoad(() => (period ? ok(client.GET('/accounting/periods/{period}', { params: { path: { period } } })).then((r) => r.data) : Promise.resolve(undefined)), [period]);
   // the period's issued statements, a page of the server's at a time
   const [issuedPage, setIssuedPage] = useState(1);
-  const issuedList = useLoad(() => (period ? api<{ data: Issued[]; pagination: { total: number } }>('GET', `/statements${qs({ period, page: issuedPage, size: ISSUED_PAGE })}`) : Promise.resolve({ data: [] as Issued[], pagination: { total: 0 } })), [period, issuedPage]);
+  const issuedList = useLoad(() => (period ? ok(client.GET('/statements', { params: { query: { period, page: issuedPage, size: ISSUED_PAGE } } })) : Promise.resolve({ data: [] as Issued[], pagination: { page: 1, size: ISSUED_PAGE, total: 0 } })), [period, issuedPage]);
   const issued = { ...issuedList, data: issuedList.data?.data };
   useEffect(() => setIssuedPage(1), [period]);
   const [run, setRun] = useState<Run | null>(null);
   // the runs the period's issued statements come from (one, unless payees were issued apart)
   const runIds = [...new Set((issued.data ?? []).map((s) => s.runId))];
-  const issuedRuns = useLoad(() => Promise.all(runIds.map((id) => api<{ data: Run }>('GET', `/statements/runs/${id}`).then((r) => r.data))), [runIds.join()]);
+  const issuedRuns = useLoad(() => Promise.all(runIds.map((id) => ok(client.GET('/statements/runs/{id}', { params: { path: { id } } })).then((r) => r.data))), [runIds.join()]);
   const a = useAction();
   const c = useConfirm();
   const byId = new Map(members.map((m) => [m.id, m]));
@@ -112,17 +112,17 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
     body: <p>Each of the {r.statements.length} payees is told by e-mail that their statement is ready, with a link to read and download it in Rondo (unless they turned statement e-mails off; they see it in Rondo either way).{r.sentAt ? ` They were told already on ${localDate(r.sentAt)}: they will be told again.` : ''}</p>,
     action: r.sentAt ? 'Send again' : 'Send by e-mail',
     run: async () => {
-      const done = (await api<{ data: Run }>('POST', `/statements/runs/${r.id}/send`, { body: {} })).data;
+      const done = (await ok(client.POST('/statements/runs/{id}/send', { params: { path: { id: r.id } } }))).data;
       if (run?.id === done.id) setRun(done);
       refresh();
       await a.run(async () => `${done.sent} ${done.sent === 1 ? 'payee was' : 'payees were'} sent their statement of ${periodWords(done.period)}.`);
     },
   });
   const downloadAll = (r: Run) => a.run(() => download(`/statements/runs/${r.id}/zip`, `statements-${r.period}.zip`));
-  const close = () => a.run(async () => { await api('POST', `/accounting/periods/${period}/close`, { body: {} }); refresh(); return `${periodWords(period)} is closed.`; });
-  const reopen = () => a.run(async () => { await api('POST', `/accounting/periods/${period}/reopen`, { body: {} }); refresh(); return `${periodWords(period)} is open again.`; });
+  const close = () => a.run(async () => { await ok(client.POST('/accounting/periods/{period}/close', { params: { path: { period } } })); refresh(); return `${periodWords(period)} is closed.`; });
+  const reopen = () => a.run(async () => { await ok(client.POST('/accounting/periods/{period}/reopen', { params: { path: { period } } })); refresh(); return `${periodWords(period)} is open again.`; });
   const preview = () => a.run(async () => {
-    const r = (await api<{ data: Run }>('POST', '/statements/runs', { body: { period } })).data;
+    const r = (await ok(client.POST('/statements/runs', { body: { period } }))).data;
     setRun(r);
     return r.statements.length ? `Draft statements of ${periodWords(period)}: check them, then issue them.` : `Every payee's statement of ${periodWords(period)} is issued already.`;
   });
@@ -131,7 +131,7 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
     body: <p>Issuing gives each of the {run!.statements.length} statements its number and freezes it: its figures, PDF and CSV never change afterwards. Nobody is told yet: send them to the payees by e-mail afterwards, when you are ready.</p>,
     action: 'Issue statements',
     run: async () => {
-      const r = (await api<{ data: Run }>('POST', `/statements/runs/${run!.id}/issue`, { body: {} })).data;
+      const r = (await ok(client.POST('/statements/runs/{id}/issue', { params: { path: { id: run!.id } } }))).data;
       setRun(r);
       refresh();
       await a.run(async () => `${r.statements.length} ${r.statements.length === 1 ? 'statement' : 'statements'} of ${periodWords(r.period)} issued. Send them to the payees by e-mail when you are ready.`);

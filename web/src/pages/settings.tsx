@@ -4,7 +4,7 @@
  * with each attempt, retry); who e-mails come from.
  */
 import { useState } from 'preact/hooks';
-import { api, type Branding } from '../api';
+import { api, type Branding, client, ok, type Body } from '../api';
 import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad, useSettled } from '../ui';
 import { EmailTemplates } from './email-templates';
@@ -13,7 +13,7 @@ type Any = Record<string, any>;
 const HEX = /^#[0-9a-f]{6}$/i;
 
 function BrandingSettings() {
-  const loaded = useLoad(() => api<{ data: Branding }>('GET', '/settings/branding'), []);
+  const loaded = useLoad(() => ok(client.GET('/settings/branding')), []);
   const b = loaded.data?.data;
   return (
     <Section title="Branding">
@@ -29,13 +29,13 @@ function BrandingForm({ b, onSaved }: { b: Branding; onSaved: () => void }) {
   const [logo, setLogo] = useState<File | null>(null);
   const a = useAction();
   const preview = useLoad(
-    () => api<{ data: { subject: string; text: string; html: string } }>('POST', '/settings/email-templates/statement_issued/preview', { body: { data: { brand: { primaryColor: HEX.test(f.primaryColor) ? f.primaryColor.toLowerCase() : '#3b5bdb', senderName: f.senderName || (b.senderName ?? '') } } } }),
+    () => ok(client.POST('/settings/email-templates/{type}/preview', { params: { path: { type: 'statement_issued' } }, body: { data: { brand: { primaryColor: HEX.test(f.primaryColor) ? f.primaryColor.toLowerCase() : '#3b5bdb', senderName: f.senderName || (b.senderName ?? '') } } } })),
     [f.primaryColor, f.senderName, b.senderName],
   );
   const save = (e: Event) => {
     e.preventDefault();
     a.run(async () => {
-      await api('PUT', '/settings/branding', { body: { primaryColor: f.primaryColor.toLowerCase(), accentColor: f.accentColor.toLowerCase(), senderName: f.senderName.trim() || null } });
+      await ok(client.PUT('/settings/branding', { body: { primaryColor: f.primaryColor.toLowerCase(), accentColor: f.accentColor.toLowerCase(), senderName: f.senderName.trim() || null } }));
       if (logo) {
         const form = new FormData();
         form.append('file', logo, logo.name);
@@ -91,12 +91,12 @@ const FAMILIES: [string, string][] = [
 ];
 
 function Deliveries({ endpoint }: { endpoint: Any }) {
-  const list = useLoad(() => api<{ data: Any[] }>('GET', `/webhooks/${endpoint.id}/deliveries?size=20`), [endpoint.id]);
+  const list = useLoad(() => ok(client.GET('/webhooks/{id}/deliveries', { params: { path: { id: endpoint.id }, query: { size: 20 } } })), [endpoint.id]);
   const [open, setOpen] = useState<Any | null>(null);
   const a = useAction();
-  const show = (d: Any) => a.run(async () => { setOpen((await api<{ data: Any }>('GET', `/webhook-deliveries/${d.id}`)).data); });
-  const retry = (d: Any) => a.run(async () => { await api('POST', `/webhook-deliveries/${d.id}/retry`); list.reload(); return 'Sent again.'; });
-  const test = () => a.run(async () => { await api('POST', `/webhooks/${endpoint.id}/test`); list.reload(); return 'A test event is on its way.'; });
+  const show = (d: Any) => a.run(async () => { setOpen((await ok(client.GET('/webhook-deliveries/{id}', { params: { path: { id: d.id } } }))).data); });
+  const retry = (d: Any) => a.run(async () => { await ok(client.POST('/webhook-deliveries/{id}/retry', { params: { path: { id: d.id } } })); list.reload(); return 'Sent again.'; });
+  const test = () => a.run(async () => { await ok(client.POST('/webhooks/{id}/test', { params: { path: { id: endpoint.id } } })); list.reload(); return 'A test event is on its way.'; });
   return (
     <div class="stack">
       <div class="row tight">
@@ -131,7 +131,7 @@ function Deliveries({ endpoint }: { endpoint: Any }) {
 }
 
 function Webhooks() {
-  const list = useLoad(() => api<{ data: Any[] }>('GET', '/webhooks'), []);
+  const list = useLoad(() => ok(client.GET('/webhooks')), []);
   const [f, setF] = useState({ url: '', description: '', events: ['*'] as string[], token: '' });
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [chosen, setChosen] = useState<string | null>(null);
@@ -140,21 +140,21 @@ function Webhooks() {
     e.preventDefault();
     a.run(async () => {
       if (!f.events.length) throw new Error('Choose at least one kind of event.');
-      const body: Any = { url: f.url.trim(), events: f.events };
+      const body: Body<'/webhooks', 'post'> = { url: f.url.trim(), events: f.events };
       if (f.description.trim()) body.description = f.description.trim();
       if (f.token.trim()) body.auth = { type: 'bearer', token: f.token.trim() };
-      const made = (await api<{ data: Any }>('POST', '/webhooks', { body })).data;
+      const made = (await ok(client.POST('/webhooks', { body }))).data;
       setSecret({ url: made.url, secret: made.secret });
       setF({ url: '', description: '', events: ['*'], token: '' });
       list.reload();
     });
   };
-  const toggle = (ep: Any) => a.run(async () => { await api('PUT', `/webhooks/${ep.id}`, { body: { isEnabled: !ep.isEnabled } }); list.reload(); return `${ep.url} is ${ep.isEnabled ? 'paused' : 'on'}.`; });
+  const toggle = (ep: Any) => a.run(async () => { await ok(client.PUT('/webhooks/{id}', { params: { path: { id: ep.id } }, body: { isEnabled: !ep.isEnabled } })); list.reload(); return `${ep.url} is ${ep.isEnabled ? 'paused' : 'on'}.`; });
   const remove = (ep: Any) => a.run(async () => {
     if (!confirm(`Delete the webhook to ${ep.url} and its deliveries?`)) return;
-    await api('DELETE', `/webhooks/${ep.id}`); list.reload(); return 'Webhook deleted.';
+    await ok(client.DELETE('/webhooks/{id}', { params: { path: { id: ep.id } } })); list.reload(); return 'Webhook deleted.';
   });
-  const rotate = (ep: Any) => a.run(async () => { const r = (await api<{ data: Any }>('POST', `/webhooks/${ep.id}/rotate-secret`)).data; setSecret({ url: ep.url, secret: r.secret }); list.reload(); });
+  const rotate = (ep: Any) => a.run(async () => { const r = (await ok(client.POST('/webhooks/{id}/rotate-secret', { params: { path: { id: ep.id } } }))).data; setSecret({ url: ep.url, secret: r.secret }); list.reload(); });
   const endpoints = list.data?.data ?? [];
   const current = endpoints.find((x) => x.id === chosen);
   return (
@@ -203,7 +203,7 @@ function Webhooks() {
 }
 
 function EmailSettings() {
-  const loaded = useLoad(() => api<{ data: Any }>('GET', '/settings/email'), []);
+  const loaded = useLoad(() => ok(client.GET('/settings/email')), []);
   return (
     <Section title="Who e-mails come from">
       <ErrorBox error={loaded.error} />
@@ -218,7 +218,7 @@ function EmailForm({ current, onSaved }: { current: Any; onSaved: () => void }) 
   const a = useAction();
   return (
     <form class="stack narrow" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-      await api('PUT', '/settings/email', { body: { fromName: f.fromName.trim() || null, fromEmail: f.fromEmail.trim() || null, replyTo: f.replyTo.trim() || null } });
+      await ok(client.PUT('/settings/email', { body: { fromName: f.fromName.trim() || null, fromEmail: f.fromEmail.trim() || null, replyTo: f.replyTo.trim() || null } }));
       onSaved();
       return 'Saved: the next e-mails use it.';
     }); }}>
@@ -238,9 +238,9 @@ function SmtpForm({ smtp, onSaved }: { smtp: Any | null; onSaved: () => void }) 
   const { ask, dialog } = useConfirm();
   return (
     <form class="stack narrow" aria-labelledby="h-smtp" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-      const body: Any = { host: f.host.trim(), port: Number(f.port), secure: f.secure, username: f.username.trim() || null };
+      const body: NonNullable<Body<'/settings/email', 'put'>['smtp']> = { host: f.host.trim(), port: Number(f.port), secure: f.secure, username: f.username.trim() || null };
       if (f.password) body.password = f.password;
-      await api('PUT', '/settings/email', { body: { smtp: body } });
+      await ok(client.PUT('/settings/email', { body: { smtp: body } }));
       setF({ ...f, password: '' });
       onSaved();
       return 'Saved: e-mails now leave through this mail server.';
@@ -255,7 +255,7 @@ function SmtpForm({ smtp, onSaved }: { smtp: Any | null; onSaved: () => void }) 
       <ErrorBox error={a.error} /><Notice text={a.done} />
       <div class="row tight">
         <button type="submit" class="primary" disabled={a.busy}>Use this mail server</button>
-        {smtp ? <button type="button" class="danger" onClick={() => ask({ title: 'Stop using your mail server?', action: 'Stop using it', body: <p>E-mails will leave through Rondo's mail server again; the saved password is deleted.</p>, run: async () => { await api('PUT', '/settings/email', { body: { smtp: null } }); setF({ host: '', port: '587', username: '', password: '', secure: false }); onSaved(); } })}>Stop using it…</button> : null}
+        {smtp ? <button type="button" class="danger" onClick={() => ask({ title: 'Stop using your mail server?', action: 'Stop using it', body: <p>E-mails will leave through Rondo's mail server again; the saved password is deleted.</p>, run: async () => { await ok(client.PUT('/settings/email', { body: { smtp: null } })); setF({ host: '', port: '587', username: '', password: '', secure: false }); onSaved(); } })}>Stop using it…</button> : null}
       </div>
       {dialog}
     </form>
@@ -266,7 +266,7 @@ const PURPOSE: Record<string, string> = { verification: 'Proves the domain is yo
 
 /** Sender domains: the DNS records to publish, then a check that they are found. */
 function EmailDomains() {
-  const list = useLoad(() => api<{ data: Any[] }>('GET', '/email-domains'), []);
+  const list = useLoad(() => ok(client.GET('/email-domains')), []);
   const [domain, setDomain] = useState('');
   const a = useAction();
   const { ask, dialog } = useConfirm();
@@ -275,7 +275,7 @@ function EmailDomains() {
       <p>Send e-mails from your own domain: add it, publish the DNS records shown at your DNS provider, then “Check the records”. Once verified, e-mails can come from an address on it and are signed for it.</p>
       <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
       <form class="row wrap" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('POST', '/email-domains', { body: { domain: domain.trim() } });
+        await ok(client.POST('/email-domains', { body: { domain: domain.trim() } }));
         setDomain(''); list.reload();
         return 'Domain added: publish its records below, then check them.';
       }); }}>
@@ -294,11 +294,11 @@ function EmailDomains() {
           ]} />
           <div class="row tight">
             <button type="button" disabled={a.busy} onClick={() => a.run(async () => {
-              const r = (await api<{ data: Any }>('POST', `/email-domains/${d.id}/verify`)).data;
+              const r = (await ok(client.POST('/email-domains/{domainId}/verify', { params: { path: { domainId: d.id } } }))).data;
               list.reload();
               return r.status === 'verified' ? `${d.domain} is verified.` : `${d.domain}: not every record was found yet. DNS changes can take a while to appear.`;
             })}>Check the records</button>
-            <button type="button" class="danger" onClick={() => ask({ title: `Remove ${d.domain}?`, action: 'Remove', body: <p>E-mails will no longer come from this domain; its signing key is deleted.</p>, run: async () => { await api('DELETE', `/email-domains/${d.id}`); list.reload(); } })}>Remove…</button>
+            <button type="button" class="danger" onClick={() => ask({ title: `Remove ${d.domain}?`, action: 'Remove', body: <p>E-mails will no longer come from this domain; its signing key is deleted.</p>, run: async () => { await ok(client.DELETE('/email-domains/{domainId}', { params: { path: { domainId: d.id } } })); list.reload(); } })}>Remove…</button>
           </div>
         </div>
       ))}

@@ -5,7 +5,7 @@
  * including payees who do not sign in.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, qs } from '../api';
+import { api, qs, client, ok } from '../api';
 import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Loading, Notice, Pager, SearchBox, Section, Table, useAction, useLoad } from '../ui';
 import { localDate } from '../words';
@@ -43,7 +43,7 @@ function memberName(m: Member): string {
 function useMembers() {
   const [known, setKnown] = useState<Map<string, Member>>(new Map());
   const learn = (ms: Member[]) => setKnown((k) => { const n = new Map(k); ms.forEach((m) => n.set(m.id, m)); return n; });
-  const first = useLoad(() => api<{ data: Member[] }>('GET', '/user/?size=200'), []);
+  const first = useLoad(() => ok(client.GET('/user/', { params: { query: { size: 200 } } })), []);
   useEffect(() => { if (first.data) learn(first.data.data); }, [first.data]);
   const name = (id: string | null) => (id ? (known.get(id) ? memberName(known.get(id)!) : 'a former member') : '—');
   return { known, learn, name, error: first.error };
@@ -54,7 +54,7 @@ type Members = ReturnType<typeof useMembers>;
 function PayeePicker({ n, value, onChange, members }: { n: number; value: string; onChange: (id: string) => void; members: Members }) {
   const [find, setFind] = useState('');
   const q = useDebounced(find);
-  const found = useLoad(() => (q ? api<{ data: Member[] }>('GET', `/user/${qs({ search: q, size: 20 })}`) : Promise.resolve({ data: [] as Member[] })), [q]);
+  const found = useLoad(() => (q ? ok(client.GET('/user/', { params: { query: { search: q, size: 20 } } })) : Promise.resolve({ data: [] as Member[] })), [q]);
   useEffect(() => { if (found.data?.data.length) members.learn(found.data.data); }, [found.data]);
   const list = q ? found.data?.data ?? [] : [...members.known.values()];
   const options = value && !list.some((m) => m.id === value) && members.known.get(value) ? [members.known.get(value)!, ...list] : list;
@@ -94,21 +94,21 @@ function SplitForm({ target, item, draft, members, onSaved, onCancel }: { target
   const setRows = (r: Draft['rows']) => setD({ ...d, rows: r });
   const units = rows.map((r) => shareUnits(r.share));
   const total = units.reduce<bigint>((t, u) => t + (u ?? 0n), 0n);
-  const ok = !units.some((u) => u === null) && !rows.some((r) => !r.user) && total === 100_000_000n && rows.length > 0;
+  const adds = !units.some((u) => u === null) && !rows.some((r) => !r.user) && total === 100_000_000n && rows.length > 0;
   const noun = TARGETS[target].noun;
   const save = (e: Event) => {
     e.preventDefault();
     a.run(async () => {
       if (rows.some((r) => !r.user)) throw new Error('Choose a payee on every row.');
-      if (!ok) throw new Error(`The shares add up to ${unitsText(total)} %, not 100 %`);
+      if (!adds) throw new Error(`The shares add up to ${unitsText(total)} %, not 100 %`);
       const territories = d.territories.split(/[\s,;]+/).map((t) => t.trim().toUpperCase()).filter(Boolean);
       const bad = territories.filter((t) => !/^[A-Z]{2}$/.test(t));
       if (bad.length) throw new Error(`Territories are two-letter country codes (FR, US…): ${bad.join(', ')} is not one.`);
       if (d.validFrom && d.validTo && d.validTo < d.validFrom) throw new Error('The last date comes before the first date.');
       const conditions = { validFrom: d.validFrom || null, validTo: d.validTo || null, territories: territories.length ? territories : null };
       const split = rows.map((r) => ({ user: r.user, share: r.share.trim() }));
-      if (d.id) await api('PUT', `/split/${d.id}`, { body: { split, type: d.type, conditions } });
-      else await api('POST', '/split/', { body: { [target]: item.id, type: d.type, conditions, split } });
+      if (d.id) await ok(client.PUT('/split/{id}', { params: { path: { id: d.id } }, body: { split, type: d.type, conditions } }));
+      else await ok(client.POST('/split/', { body: { [target]: item.id, type: d.type, conditions, split } }));
       onSaved();
       return d.id ? 'Split saved: its royalties are re-allocated.' : target === 'artist' ? 'Default split saved: recordings and products of this artist without a split of their own now use it.' : `Split saved: the ${noun} now has its own split; its royalties are re-allocated.`;
     });
@@ -134,7 +134,7 @@ function SplitForm({ target, item, draft, members, onSaved, onCancel }: { target
         ))}
         <button type="button" onClick={() => setRows([...rows, { user: '', share: '0' }])}>Add a payee</button>
       </fieldset>
-      <p role="status" class={ok ? 'ok-text' : 'error-text'} data-testid="split-total">Total: {unitsText(total)} %{ok ? '' : total !== 100_000_000n ? ' — must be exactly 100 %' : ' — choose a payee on every row'}</p>
+      <p role="status" class={adds ? 'ok-text' : 'error-text'} data-testid="split-total">Total: {unitsText(total)} %{adds ? '' : total !== 100_000_000n ? ' — must be exactly 100 %' : ' — choose a payee on every row'}</p>
       <ErrorBox error={a.error} /><Notice text={a.done} />
       <div class="row tight">
         <button type="submit" class="primary" disabled={a.busy}>Save split</button>
@@ -147,7 +147,7 @@ function SplitForm({ target, item, draft, members, onSaved, onCancel }: { target
 /** Every share change of the item's splits, newest first, paged on the server. */
 function History({ target, item, gen, members }: { target: Target; item: Any; gen: number; members: Members }) {
   const [page, setPage] = useState(1);
-  const h = useLoad(() => api<{ data: Any[]; pagination: { total: number } }>('GET', `/split/history${qs({ [target]: item.id, page, size: SIZE })}`), [item.id, page, gen]);
+  const h = useLoad(() => ok(client.GET('/split/history', { params: { query: { [target]: item.id, page, size: SIZE } } })), [item.id, page, gen]);
   const words: Record<string, string> = { add: 'added', change: 'changed', remove: 'removed', move: 'moved from a merged artist' };
   return (
     <Section title={`History of the splits of ${TARGETS[target].title(item)}`} id="h-split-history">
@@ -168,8 +168,8 @@ function History({ target, item, gen, members }: { target: Target; item: Any; ge
 
 function SplitsOf({ target, item, members }: { target: Target; item: Any; members: Members }) {
   const [gen, setGen] = useState(0);
-  const own = useLoad(() => api<{ data: Any[] }>('GET', `/split/${qs({ [target]: item.id, size: 200 })}`), [item.id, gen]);
-  const eff = useLoad(() => (target === 'asset' ? api<{ data: { level: string | null; split: Any | null } }>('POST', '/split/match', { body: { asset: item.id } }) : Promise.resolve(null)), [item.id, gen]);
+  const own = useLoad(() => ok(client.GET('/split/', { params: { query: { [target]: item.id, size: 200 } } })), [item.id, gen]);
+  const eff = useLoad(() => (target === 'asset' ? ok(client.POST('/split/match', { body: { asset: item.id } })) : Promise.resolve(null)), [item.id, gen]);
   const [draft, setDraft] = useState<Draft>(emptyDraft());
   const confirm = useConfirm();
   const splits = (own.data?.data ?? []).filter((s) => s[target] === item.id);
@@ -183,7 +183,7 @@ function SplitsOf({ target, item, members }: { target: Target; item: Any; member
   const remove = (s: Any) => confirm.ask({
     title: 'Delete split', action: 'Delete the split',
     body: <p>Delete the split of <strong>{title}</strong> for {typeName(s.type).toLowerCase()} ({conditionsText(s.conditions)})? {target === 'artist' ? 'Recordings and products that used it as their default' : 'Its sales'} fall back to the next split that applies, or stay unallocated.</p>,
-    run: async () => { await api('DELETE', `/split/${s.id}`); setDraft(emptyDraft()); setGen((g) => g + 1); },
+    run: async () => { await ok(client.DELETE('/split/{id}', { params: { path: { id: s.id } } })); setDraft(emptyDraft()); setGen((g) => g + 1); },
   });
   return (
     <>

@@ -1,6 +1,6 @@
 /** Statements: upload (drag and drop or file input), live progress, files, detection, errors, matching. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, fileEvents } from '../api';
+import { api, fileEvents, client, ok } from '../api';
 import { Section } from '../ui';
 import { inWords } from '../words';
 import { FileList, type FileRow } from './files';
@@ -11,7 +11,7 @@ interface Upload { key: string; name: string; id?: string; status: string; progr
 /** An archive's statements, followed until each is settled (an archive itself reads no lines). */
 async function followMembers(id: string, set: (m: Upload['members']) => void, signal: AbortSignal): Promise<void> {
   for (let i = 0; i < 600 && !signal.aborted; i++) {
-    const f = (await api<{ data: { kind: string | null; children: NonNullable<Upload['members']> } }>('GET', `/file/${id}`, { signal })).data;
+    const f = (await ok(client.GET('/file/{id}', { params: { path: { id } }, signal }))).data;
     if (f.kind !== 'archive') return;
     set(f.children);
     if (f.children.every((c) => ['processed', 'failed', 'needs_confirmation'].includes(c.status))) return;
