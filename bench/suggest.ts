@@ -7,13 +7,14 @@
  * Keys (KEYS, default 2,000, ISRCs and UPCs nobody has): one in NEAR_EVERY (4; 0: none) carries a near-catalogue
  *   title ("Midnight Tides (Live) 20004", similar to the 2,500 recordings of its stem), the rest
  *   unrelated titles ("Guest Song 17"); artists "Guest Artist n % 50"; releases
- *   "Guest Release n % 200" (200 distinct).
+ *   "Guest Release n % 200" (200 distinct, each similar to every "Release N": all 2,000 releases
+ *   are candidates of every key), or with RELEASES=unrelated "Bootleg Tapes n % 200".
  * Measure: the time of one `suggestMatches` call (both kinds: recordings and products), the
  *   suggestions it stored; then each kind's search alone. (Two runs do not store the same
  *   suggestions: equal scores are ordered by the recordings' random ids; compare with COMPARE=1.)
  * COMPARE=1: then the search that scores the whole catalogue (the code before the indexed
  *   search) on the same rows, its time, and the suggestions found by one search only (none).
- * Env: KEYS, NEAR_EVERY, COMPARE, BENCH_DATA_DIR.
+ * Env: KEYS, NEAR_EVERY, RELEASES, COMPARE, BENCH_DATA_DIR.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -27,6 +28,7 @@ import { DK_ARTIST, DK_RECORDINGS, dkTitle } from './distrokid-gen';
 
 const KEYS = Number(process.env.KEYS ?? 2000);
 const NEAR_EVERY = Number(process.env.NEAR_EVERY ?? 4);
+const UNRELATED_RELEASES = process.env.RELEASES === 'unrelated';
 const STEMS = ['Midnight Tides', 'Sél de Mer', 'Glass Harbour', 'Northern Static', 'Paper Suns', 'Low Orbit', 'Quiet Engines', 'Velvet Rain'];
 
 const dataDir = process.env.BENCH_DATA_DIR || (await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-bench-suggest-')));
@@ -55,7 +57,7 @@ try {
     upc: String(900000000000 + n),
     title: NEAR_EVERY > 0 && n % NEAR_EVERY === 0 ? `${STEMS[(n / 4) % STEMS.length]} (Live) ${20000 + n}` : `Guest Song ${n}`,
     artist: `Guest Artist ${n % 50}`,
-    release: `Guest Release ${n % 200}`,
+    release: UNRELATED_RELEASES ? `Bootleg Tapes ${n % 200}` : `Guest Release ${n % 200}`,
   }));
   const res = await withTenant(svc.db.app, t.id, async (trx) => {
     await trx.raw(
