@@ -90,6 +90,23 @@ describe('match suggestions: the candidate search is served by an index', functi
     });
   });
 
+  it('the lookups past the row policy return only the workspace the transaction is set to', async () => {
+    const b = await createTestTenant(app, 'SuggestIdxB');
+    const byA = await tx(app, a.tenantId, async (trx) => {
+      await trx.raw(`SELECT set_config('pg_trgm.similarity_threshold', ?, true)`, [String(SUGGEST_TITLE_THRESHOLD)]);
+      const like = (await trx.raw(`SELECT count(*)::int AS n FROM rondo_assets_titled_like('Midnight Tides 40')`)).rows[0].n;
+      const same = (await trx.raw(`SELECT count(*)::int AS n FROM rondo_assets_titled('midnighttides40')`)).rows[0].n;
+      return { like, same };
+    });
+    assert.ok(byA.like > 0);
+    assert.equal(byA.same, 1);
+    await tx(app, b.tenantId, async (trx) => {
+      await trx.raw(`SELECT set_config('pg_trgm.similarity_threshold', ?, true)`, [String(SUGGEST_TITLE_THRESHOLD)]);
+      for (const q of [`rondo_assets_titled_like('Midnight Tides 40')`, `rondo_products_titled_like('Release')`, `rondo_assets_titled('midnighttides40')`])
+        assert.equal((await trx.raw(`SELECT count(*)::int AS n FROM ${q}`)).rows[0].n, 0, q);
+    });
+  });
+
   it('still suggests a title whose similarity is below the default threshold but reaches the score, and leaves the threshold as it was', async () => {
     await tx(app, a.tenantId, async (trx) => {
       const [glass] = await trx('assets').insert({ tenant_id: a.tenantId, title: 'Glass Harbour', isrc: 'QZIDX9999999', display_artist: 'Nova Lune', main_artist: ['Nova Lune'] }).returning('id');
