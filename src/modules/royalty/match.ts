@@ -156,43 +156,76 @@ async function exactPasses(trx: Trx, tenantId: number, isrcHow: string, upcHow: 
 }
 
 /**
+ * The lowest title similarity that can still reach a fuzzy suggestion's score (0.45): with an
+ * artist 0.7 · title + 0.3 · artist ≥ 0.45 needs title ≥ 0.15 / 0.7 ≈ 0.2143 (without one the
+ * score is the title's similarity itself). A little below it, so no suggestion is lost to
+ * rounding; the exact score is computed on the candidates the `%` prefilter lets through.
+ */
+export const SUGGEST_TITLE_THRESHOLD = 0.21;
+
+/**
+ * The INSERT of one kind's suggestions from `rm_keys` (bindings: suggestionBindings). With
+ * `fuzzy` it expects pg_trgm.similarity_threshold at SUGGEST_TITLE_THRESHOLD (suggestMatches
+ * sets it).
+ */
+export function suggestionInsertSql(kind: 'asset' | 'product', fuzzy: boolean): string {
+  const table = kind === 'asset' ? 'assets' : 'products';
+  const titleN = kind === 'asset' ? 'title_n' : 'release_n';
+  const title = kind === 'asset' ? 'track_title' : 'release_title';
+  const ident = kind === 'asset' ? 'isrc' : 'upc';
+  const score = fuzzy
+    ? `CASE WHEN k.artist_n IS NULL THEN similarity(lower(x.title), lower(k.${title}))
+            ELSE 0.7 * similarity(lower(x.title), lower(k.${title})) + 0.3 * similarity(lower(COALESCE(x.display_artist, '')), lower(k.artist)) END`
+    : `CASE WHEN rondo_norm(x.title) = k.${titleN} THEN CASE WHEN rondo_norm(x.display_artist) = k.artist_n THEN 1 ELSE 0.8 END ELSE 0 END`;
+  // the candidates by index (migration title_search_indexes): every row that can reach the score
+  const candidates = fuzzy ? `rondo_${table}_titled_like(k.${title})` : `rondo_${table}_titled(k.${titleN})`;
+  return `INSERT INTO match_suggestions (tenant_id, kind, ${ident}, title, artist, title_norm, artist_norm, ${kind}_id, score, reason)
+     SELECT ?, ?, NULLIF(k.${ident}_n, ''), NULLIF(k.${title}, ''), NULLIF(k.artist, ''), k.${titleN}, k.artist_n, c.id, c.score, c.reason
+       FROM (SELECT DISTINCT ON (${ident}_n, ${titleN}, artist_n) * FROM rm_keys
+              WHERE ${kind}_id IS NULL AND ${titleN} IS NOT NULL
+                -- keys already offered (open, accepted or rejected) are not searched again
+                AND NOT EXISTS (SELECT 1 FROM match_suggestions s WHERE s.tenant_id = ? AND s.kind = ? AND coalesce(s.${ident}, '') = rm_keys.${ident}_n
+                                  AND s.title_norm = rm_keys.${titleN} AND s.artist_norm IS NOT DISTINCT FROM rm_keys.artist_n)
+              ORDER BY ${ident}_n, ${titleN}, artist_n) k
+       CROSS JOIN LATERAL (
+         SELECT x.id, round(s.score::numeric, 4) AS score,
+                CASE WHEN rondo_norm(x.title) = k.${titleN} AND x.${ident} IS NOT NULL AND k.${ident}_n <> '' AND x.${ident} <> k.${ident}_n
+                       THEN 'same title; the statement ${ident.toUpperCase()} differs'
+                     WHEN rondo_norm(x.title) = k.${titleN} THEN 'same title; several candidates or a different artist'
+                     ELSE 'similar title' END AS reason
+           FROM ${candidates} cand(id) JOIN ${table} x ON x.tenant_id = ? AND x.id = cand.id
+          CROSS JOIN LATERAL (SELECT (${score}) AS score) s
+          WHERE s.score >= 0.45
+          ORDER BY s.score DESC, x.id LIMIT 3) c
+     ON CONFLICT DO NOTHING`;
+}
+
+export const suggestionBindings = (tenantId: number, kind: 'asset' | 'product') => [tenantId, kind, tenantId, kind, tenantId];
+
+/**
  * Fuzzy suggestions for the keys left without a recording / product. Stored once per
  * (statement key, candidate); a rejected suggestion stays rejected.
+ * Candidates are found by index, not by scoring the whole catalogue for each key: with pg_trgm
+ * the titles `%`-similar at SUGGEST_TITLE_THRESHOLD (rondo_assets_titled_like: trigram GIN
+ * index on lower(title)), without it the equal normalised titles (rondo_assets_titled: index on
+ * rondo_norm(title)); the products' likewise.
  */
 export async function suggestMatches(trx: Trx, tenantId: number): Promise<number> {
   const fuzzy = await hasTrgm(trx);
+  let previous: string | null = null;
+  if (fuzzy) {
+    const { rows } = await trx.raw(
+      `SELECT current_setting('pg_trgm.similarity_threshold', true) AS previous, set_config('pg_trgm.similarity_threshold', ?, true)`,
+      [String(SUGGEST_TITLE_THRESHOLD)],
+    );
+    previous = rows[0].previous;
+  }
   let n = 0;
   for (const kind of ['asset', 'product'] as const) {
-    const table = kind === 'asset' ? 'assets' : 'products';
-    const titleN = kind === 'asset' ? 'title_n' : 'release_n';
-    const title = kind === 'asset' ? 'track_title' : 'release_title';
-    const ident = kind === 'asset' ? 'isrc' : 'upc';
-    const score = fuzzy
-      ? `CASE WHEN k.artist_n IS NULL THEN similarity(lower(x.title), lower(k.${title}))
-              ELSE 0.7 * similarity(lower(x.title), lower(k.${title})) + 0.3 * similarity(lower(COALESCE(x.display_artist, '')), lower(k.artist)) END`
-      : `CASE WHEN rondo_norm(x.title) = k.${titleN} THEN CASE WHEN rondo_norm(x.display_artist) = k.artist_n THEN 1 ELSE 0.8 END ELSE 0 END`;
-    const r = await trx.raw(
-      `INSERT INTO match_suggestions (tenant_id, kind, ${ident}, title, artist, title_norm, artist_norm, ${kind}_id, score, reason)
-       SELECT ?, ?, NULLIF(k.${ident}_n, ''), NULLIF(k.${title}, ''), NULLIF(k.artist, ''), k.${titleN}, k.artist_n, c.id, c.score, c.reason
-         FROM (SELECT DISTINCT ON (${ident}_n, ${titleN}, artist_n) * FROM rm_keys
-                WHERE ${kind}_id IS NULL AND ${titleN} IS NOT NULL
-                  -- keys already offered (open, accepted or rejected) are not searched again
-                  AND NOT EXISTS (SELECT 1 FROM match_suggestions s WHERE s.tenant_id = ? AND s.kind = ? AND coalesce(s.${ident}, '') = rm_keys.${ident}_n
-                                    AND s.title_norm = rm_keys.${titleN} AND s.artist_norm IS NOT DISTINCT FROM rm_keys.artist_n)
-                ORDER BY ${ident}_n, ${titleN}, artist_n) k
-         CROSS JOIN LATERAL (
-           SELECT x.id, round(s.score::numeric, 4) AS score,
-                  CASE WHEN rondo_norm(x.title) = k.${titleN} AND x.${ident} IS NOT NULL AND k.${ident}_n <> '' AND x.${ident} <> k.${ident}_n
-                         THEN 'same title; the statement ${ident.toUpperCase()} differs'
-                       WHEN rondo_norm(x.title) = k.${titleN} THEN 'same title; several candidates or a different artist'
-                       ELSE 'similar title' END AS reason
-             FROM ${table} x CROSS JOIN LATERAL (SELECT (${score}) AS score) s
-            WHERE x.tenant_id = ? AND s.score >= 0.45
-            ORDER BY s.score DESC, x.id LIMIT 3) c
-       ON CONFLICT DO NOTHING`,
-      [tenantId, kind, tenantId, kind, tenantId],
-    );
+    const r = await trx.raw(suggestionInsertSql(kind, fuzzy), suggestionBindings(tenantId, kind));
     n += r.rowCount ?? 0;
   }
+  // the transaction's later statements see the threshold they had before
+  if (fuzzy) await trx.raw(`SELECT set_config('pg_trgm.similarity_threshold', ?, true)`, [previous ?? '0.3']);
   return n;
 }
