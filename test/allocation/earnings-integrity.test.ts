@@ -64,7 +64,7 @@ describe('royalty_earnings integrity without per-row foreign keys', () => {
       Number((await app.svc.db.owner('royalty_earnings').where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
     assert.ok((await count(a.tenantId)) >= 2);
     // The rollup shapes' rows go with their workspace (the tenants trigger royalty_rollups_tenant_gone).
-    const row = { file_id: '00000000-0000-0000-0000-000000000001', revenue: 1, quantity: 1, lines: 1 };
+    const row = { file_id: '00000000-0000-0000-0000-000000000001', revenue: 1, quantity: 1, streams: 0, downloads: 0, lines: 1 };
     for (const table of SHAPE_TABLES) await app.svc.db.owner(table).insert([{ tenant_id: a.tenantId, ...row }, { tenant_id: b.tenantId, ...row }]);
     const rowsOf = async (table: string, tenantId: number) =>
       Number((await app.svc.db.owner(table).where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);

@@ -44,11 +44,11 @@ interface Line {
 }
 
 const LINES: (Line | null)[] = [
-  { day: 45672, iso: '2025-01-15', country: 'US', store: 'Spotify', service: 'Premium', track: 'Low Orbit', upc: 'empty:00602445791234', isrc: 'QZES81912345', type: 'Stream', qty: '12', saleCur: 'USD', gross: '0.0426', rate: '1', cur: 'USD', net: '0.0213', netX: '0.021299999999999999' },
-  { day: 45672, iso: '2025-01-15', country: 'US', store: 'Apple Music', service: '', track: 'Low Orbit', upc: '602445791234', upcNumber: true, isrc: 'qzes81912345', type: 'Stream', qty: '1', saleCur: 'USD', gross: '0.0024', rate: '1', cur: 'USD', net: '0.0012', netX: '1.2E-3' },
+  { day: 45672, iso: '2025-01-15', country: 'US', store: 'Spotify', service: 'Premium', track: 'Low Orbit', upc: 'empty:00602445791231', isrc: 'QZES81912345', type: 'Stream', qty: '12', saleCur: 'USD', gross: '0.0426', rate: '1', cur: 'USD', net: '0.0213', netX: '0.021299999999999999' },
+  { day: 45672, iso: '2025-01-15', country: 'US', store: 'Apple Music', service: '', track: 'Low Orbit', upc: '602445791231', upcNumber: true, isrc: 'qzes81912345', type: 'Stream', qty: '1', saleCur: 'USD', gross: '0.0024', rate: '1', cur: 'USD', net: '0.0012', netX: '1.2E-3' },
   { day: 45673, iso: '2025-01-16', country: 'GB', store: 'iTunes', service: 'Download', track: 'Paper Suns, "live"', upc: 'empty:', isrc: 'QZES81912346', type: 'Download', qty: '1', saleCur: 'GBP', gross: '1.05', rate: '1.19047619', cur: 'USD', net: '1.25' },
   null, // a blank line / a missing row
-  { day: 45674, iso: '2025-01-17', country: 'US', store: 'Spotify', service: '', track: 'Low Orbit', upc: 'empty:00602445791234', isrc: 'QZES81912345', type: 'Adjustment', qty: '-3', saleCur: 'USD', gross: '-1', rate: '1', cur: 'USD', net: '-0.5' },
+  { day: 45674, iso: '2025-01-17', country: 'US', store: 'Spotify', service: '', track: 'Low Orbit', upc: 'empty:00602445791231', isrc: 'QZES81912345', type: 'Adjustment', qty: '-3', saleCur: 'USD', gross: '-1', rate: '1', cur: 'USD', net: '-0.5' },
   { day: 45672, iso: '2025-01-15', country: 'FR', store: 'Deezer', service: 'Premium', track: 'Chanson No\u00ebl', upc: '3617052461238', isrc: 'FRZ031800001', type: 'Stream', qty: '5', saleCur: 'EUR', gross: '0.2', rate: '1', cur: 'EUR', net: '0.1', netX: '0.10000000000000001' },
   { day: 45688, iso: '2025-01-31', country: 'DE', store: 'Amazon', service: '', track: 'Paper Suns, "live"', upc: '3617052461238', isrc: 'FRZ031800002', type: 'Download', qty: '2', saleCur: 'EUR', gross: '5', rate: '1', cur: 'EUR', net: '2.5' },
   { day: 45688, iso: '2025-01-31', country: 'DE', store: 'Amazon', service: 'Unlimited', track: 'Tiefe See', upc: '3617052461238', isrc: 'FRZ031800003', type: 'Stream', qty: '40', saleCur: 'EUR', gross: '0.666666666666', rate: '1', cur: 'EUR', net: '0.333333333333' },
@@ -130,9 +130,9 @@ describe('statement ingestion: .xlsx workbooks', function () {
     const first = lx[0]!;
     assert.equal(first.sale_month, '2025-01-01');
     assert.equal(first.net, '0.0213');
-    assert.equal(first.upc, '00602445791234');
+    assert.equal(first.upc, '00602445791231');
     assert.equal(lx[1]!.isrc, 'QZES81912345');
-    assert.equal(lx[1]!.upc, '602445791234');
+    assert.equal(lx[1]!.upc, '602445791231');
     assert.equal(lx[2]!.upc, null);
     assert.equal(lx[2]!.track_title, 'Paper Suns, "live"');
     assert.equal(lx[2]!.artist, 'Nova Lune');

@@ -113,6 +113,8 @@ describe('web app: teaching a statement layout in headless Chromium', function (
     await view.getByRole('button', { name: 'Use as a starting point' }).click();
     const editor = page.getByRole('region', { name: 'Your layout' });
     await editor.waitFor();
+    // the form turns editable once the derived draft is in place (it may render a moment before)
+    await editor.getByLabel('Name', { exact: true }).and(page.locator(':enabled')).waitFor();
     assert.equal(await editor.getByLabel('Name', { exact: true }).isDisabled(), false);
     await editor.getByRole('button', { name: 'Save as your layout' }).click();
     await editor.getByText(/is saved as your workspace's layout/).waitFor();

@@ -82,7 +82,7 @@ export const DeliveryDetail = Type.Object({ ...Delivery.properties, payload: Typ
 export const DeliveryList = Type.Object({ status: Type.Literal('success'), message: Type.String(), data: Type.Array(Delivery), pagination: Type.Object({ page: Type.Integer(), size: Type.Integer(), total: Type.Integer() }) });
 export const RetryResult = Type.Object({ jobId: Type.Union([Type.String(), Type.Null()]), deliveryId: Uuid });
 
-export const DeliveryIdParam = Type.Object({ id: Type.String({ pattern: '^(whd_)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'the delivery id, also with the reference envelope\'s whd_ prefix' }) });
+export const DeliveryIdParam = Type.Object({ id: Type.String({ maxLength: 40, pattern: '^(whd_)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'the delivery id, also with the reference envelope\'s whd_ prefix' }) });
 const Day = Type.String({ format: 'date', examples: ['2026-11-01'] });
 const DeliveryFilter = {
   status: Type.Optional(StatusT),
