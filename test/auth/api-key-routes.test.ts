@@ -118,6 +118,15 @@ describe('API keys from the web app: workspace keys (admins) and personal keys (
     assert.equal((await req('POST', '/settings/my-api-keys', token, { name: 'fits again' })).status, 201);
   });
 
+  it('requests at once never pass the limit together: with one place left, one of five is made', async () => {
+    const token = a.users.user!.token;
+    const have = (await req('GET', '/settings/my-api-keys', token)).body.data.length;
+    for (let i = have; i < 24; i++) assert.equal((await req('POST', '/settings/my-api-keys', token, { name: `u${i}` })).status, 201);
+    const answers = await Promise.all([1, 2, 3, 4, 5].map((i) => req('POST', '/settings/my-api-keys', token, { name: `race ${i}` })));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [201, 400, 400, 400, 400]);
+    assert.equal((await req('GET', '/settings/my-api-keys', token)).body.data.length, 25);
+  });
+
   it('every key route declares its answer', () => {
     const routes = routeRegistry.filter((r) => r.path.startsWith('/settings/api-keys') || r.path.startsWith('/settings/my-api-keys'));
     assert.equal(routes.length, 6);

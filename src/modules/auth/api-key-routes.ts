@@ -62,11 +62,16 @@ async function createKey(svc: AppServices, auth: AuthContext, o: Owner, name: st
   const trimmed = name.trim();
   if (!trimmed) throw new ValidationError('Invalid request', ['body.name: must not be blank']);
   if (/[\r\n]/.test(trimmed)) throw new ValidationError('Invalid request', ['body.name: must not hold line breaks']);
-  const [{ count }] = await activeKeys(svc, o).count<{ count: string }[]>({ count: '*' });
-  if (Number(count) >= MAX_ACTIVE_KEYS) {
-    throw new ValidationError(`At most ${MAX_ACTIVE_KEYS} keys may be active at once: revoke one you no longer use first`, [], 'TOO_MANY_KEYS');
-  }
-  const made = await svc.auth.createApiKey(o.kind, { tenantId: o.tenantId, ...(o.tenantUserId ? { tenantUserId: o.tenantUserId } : {}), name: trimmed });
+  // one key made at a time per holder (workspace or person): two requests at once cannot both
+  // pass the count; the lock is held until the key is stored (its own statement) and counted
+  const made = await svc.db.owner.transaction(async (trx) => {
+    await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('rondo api keys'), hashtext(?))`, [`${o.kind}:${o.tenantId}:${o.tenantUserId ?? ''}`]);
+    const [{ count }] = await activeKeys(svc, o).transacting(trx).count<{ count: string }[]>({ count: '*' });
+    if (Number(count) >= MAX_ACTIVE_KEYS) {
+      throw new ValidationError(`At most ${MAX_ACTIVE_KEYS} keys may be active at once: revoke one you no longer use first`, [], 'TOO_MANY_KEYS');
+    }
+    return svc.auth.createApiKey(o.kind, { tenantId: o.tenantId, ...(o.tenantUserId ? { tenantUserId: o.tenantUserId } : {}), name: trimmed });
+  });
   const row: KeyRow = await svc.db.owner('api_keys').where({ id: made.id }).first('id', 'kind', 'key_id', 'name', 'created_at');
   return { ...view(row), key: made.token };
 }
