@@ -4317,25 +4317,25 @@ export interface paths {
                             /** @constant */
                             success: true;
                             message: string;
-                            data: {
-                                kind: string;
-                                id: string;
-                                title: string;
-                                code: string | null;
-                                issues: string[];
-                            }[];
+                            data: ({
+                                lines: number;
+                                amount: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
                             pagination: {
                                 page: number;
                                 size: number;
                                 total: number;
                             };
-                            statementLines: {
-                                data: ({
-                                    lines: number;
-                                    amount: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
+                            catalogueItems: {
+                                data: {
+                                    kind: string;
+                                    id: string;
+                                    title: string;
+                                    code: string | null;
+                                    issues: string[];
+                                }[];
                                 pagination: {
                                     page: number;
                                     size: number;
@@ -4445,25 +4445,25 @@ export interface paths {
                             /** @constant */
                             success: true;
                             message: string;
-                            data: {
-                                kind: string;
-                                id: string;
-                                title: string;
-                                code: string | null;
-                                issues: string[];
-                            }[];
+                            data: ({
+                                lines: number;
+                                amount: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
                             pagination: {
                                 page: number;
                                 size: number;
                                 total: number;
                             };
-                            statementLines: {
-                                data: ({
-                                    lines: number;
-                                    amount: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
+                            catalogueItems: {
+                                data: {
+                                    kind: string;
+                                    id: string;
+                                    title: string;
+                                    code: string | null;
+                                    issues: string[];
+                                }[];
                                 pagination: {
                                     page: number;
                                     size: number;
@@ -13720,7 +13720,7 @@ export interface paths {
                                 createdBy: string;
                                 submittedAt: string | null;
                                 reviewedAt: string | null;
-                                reviewedBy: string;
+                                reviewedBy: string | null;
                                 delivery: {
                                     status: string | null;
                                     message: string | null;
@@ -16722,7 +16722,8 @@ export interface paths {
                                 id: string;
                                 currency: string;
                                 months: {
-                                    month: string;
+                                    /** @description the sale month (YYYY-MM); null for lines whose statement gave none */
+                                    month: string | null;
                                     earnings: string;
                                     lines: number;
                                 }[];

@@ -10,10 +10,18 @@ export const PostRoyaltyMatchesAccept = StatusAnswer(Type.Object({ suggestionId:
 export const GetRoyaltyMatchingRules = StatusAnswer(Type.Array(Type.Object({ id: Type.String(), kind: Type.String(), dsp: Type.Unknown(), isrc: Type.Union([Type.String(), Type.Null()]), upc: Type.Union([Type.String(), Type.Null()]), title: Type.Union([Type.Null(), Type.String()]), artist: Type.Union([Type.Null(), Type.String()]), assetId: Type.Union([Type.Null(), Type.String()]), productId: Type.Union([Type.String(), Type.Null()]), store: Type.Union([Type.String(), Type.Null()]), dspTarget: Type.Union([Type.String(), Type.Null()]), note: Type.Union([Type.Null(), Type.String()]), createdAt: Type.String() })));
 export const PostRoyaltyMatchingRules = StatusAnswer(Type.Object({ id: Type.String(), kind: Type.String(), dsp: Type.Union([Type.String(), Type.Null()]), isrc: Type.Union([Type.String(), Type.Null()]), upc: Type.Union([Type.String(), Type.Null()]), title: Type.Union([Type.String(), Type.Null()]), artist: Type.Union([Type.String(), Type.Null()]), assetId: Type.Union([Type.String(), Type.Null()]), productId: Type.Union([Type.String(), Type.Null()]), store: Type.Union([Type.String(), Type.Null()]), dspTarget: Type.Union([Type.String(), Type.Null()]), note: Type.Union([Type.String(), Type.Null()]), createdAt: Type.String() }));
 export const PostRoyaltyFilesByIdAllocate = StatusAnswer(Type.Object({ fileId: Type.String() }));
+const ChecklistItem = Type.Object({ kind: Type.String(), id: Type.String(), title: Type.String(), code: Type.Union([Type.String(), Type.Null()]), issues: Type.Array(Type.String()) });
+/** royaltyassets / royaltyproducts: the statements' groups with no recording (product) in `data` (admins; others an empty list), the catalogue's own checklist in `catalogueItems`. */
+export const RoyaltyMissingChecklist = Type.Object({
+  success: Type.Literal(true), message: Type.String(),
+  data: Type.Array(Type.Object({ lines: Type.Number(), amount: Type.String() }, { additionalProperties: true, description: 'The group: the code as written, its title and artist, with the lines and amount' })),
+  pagination: Pagination,
+  catalogueItems: Type.Object({ data: Type.Array(ChecklistItem), pagination: Pagination }),
+});
 /** A royalty checklist: the catalogue's items with issues and, for admins, the statement lines behind them (grouped by what identifies them). */
 export const RoyaltyChecklist = Type.Object({
   success: Type.Literal(true), message: Type.String(),
-  data: Type.Array(Type.Object({ kind: Type.String(), id: Type.String(), title: Type.String(), code: Type.Union([Type.String(), Type.Null()]), issues: Type.Array(Type.String()) })),
+  data: Type.Array(ChecklistItem),
   pagination: Pagination,
   statementLines: Type.Object({
     data: Type.Array(Type.Object({ lines: Type.Number(), amount: Type.String() }, { additionalProperties: true, description: 'The group: isrc/title/artist (royaltyassets), upc/title/artist (royaltyproducts), assetId/assetTitle/isrc/productId/productTitle/upc (missingroyaltysplits)' })),
