@@ -12,6 +12,7 @@ import { orderSql, resolveSort, sortColumns } from '../../http/list-sort';
 import { FIRST_STEP, IN_FLIGHT_STATUSES, PIPELINE, TERMINAL_STATUSES as SETTLED_TERMINAL, stepFor, type FileStatus, type StepName } from '../../pipeline/registry';
 import { sendToStep, startPipeline } from '../../pipeline/run-step';
 import { FILE_DELETE_HOOKS } from './hooks';
+import { emitEvent } from '../webhooks/events';
 import { findPattern } from '../sources/service';
 import { rememberConfirmation } from '../sources/remembered';
 import type { FileRow } from '../../repositories/files';
@@ -122,6 +123,8 @@ export interface NewFile {
  * Records a stored object as a file and enqueues its first job in the same transaction.
  * A duplicate (same SHA-256 as a file the tenant already has) is recorded as `failed` with
  * `duplicate_of` set and is not processed unless `options.force`. Idempotent on the id.
+ * A top-level file (no parent: one a person uploaded, a duplicate included) emits
+ * `royalty.file.uploaded` in the same transaction, once, when its row is inserted.
  */
 export async function registerFile(svc: AppServices, trx: Trx, tenantId: number, f: NewFile): Promise<void> {
   const dup = await findOriginal(trx, f.sha256, f.id);
@@ -146,6 +149,8 @@ export async function registerFile(svc: AppServices, trx: Trx, tenantId: number,
     .onConflict(['tenant_id', 'id'])
     .ignore()
     .returning('id');
+  // A file a person uploaded (top level): a zip's members are read as part of it and send none.
+  if (inserted.length && !f.parentId) await emitEvent(trx, tenantId, 'royalty.file.uploaded', { fileId: f.id, name: f.originalName, size: f.size, duplicateOf: dup });
   if (inserted.length && !skip) await startPipeline(svc.queue, trx, tenantId, f.id);
   if (inserted.length && reread) await reprocessFile(svc, trx, tenantId, dup, {});
 }

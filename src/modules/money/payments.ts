@@ -241,6 +241,15 @@ async function announcePayment(trx: Trx, cur: Record<string, any>, status: strin
   });
 }
 
+/**
+ * The `payment.<status>` event of a payment entering `processing`, `completed`, `failed` or
+ * `reversed` (one payload shape; `previousStatus` null: the payment was created in that status),
+ * written in the transaction of the change.
+ */
+export async function emitPaymentStatus(trx: Trx, p: { id: string; tenant_id: number; tenant_user_id: string; amount: unknown; currency: unknown }, status: Exclude<PaymentStatus, 'pending'>, previousStatus: PaymentStatus | null, reason: string | null = null): Promise<void> {
+  await emitEvent(trx, p.tenant_id, `payment.${status}`, { paymentId: p.id, userId: p.tenant_user_id, amount: String(p.amount), currency: String(p.currency).trim(), status, previousStatus, reason });
+}
+
 export async function setPaymentStatus(trx: Trx, paymentId: string, status: PaymentStatus, extra: { reason?: string | null; completedAt?: Date | null } = {}) {
   const cur = await trx('payments').where({ id: paymentId }).forUpdate().first();
   if (!cur) throw new NotFoundError('Payment');
@@ -252,7 +261,7 @@ export async function setPaymentStatus(trx: Trx, paymentId: string, status: Paym
   await trx('payments').where({ id: paymentId }).update(patch);
   if (status !== cur.status) await announcePayment(trx, cur, status, extra.reason ?? null);
   await reconcilePayments(trx, [paymentId]);
-  if (status !== cur.status && (status === 'completed' || status === 'failed' || status === 'reversed')) await emitEvent(trx, cur.tenant_id, `payment.${status}`, { paymentId, userId: cur.tenant_user_id, amount: String(cur.amount), currency: String(cur.currency).trim(), status, previousStatus: cur.status, reason: extra.reason ?? null });
+  if (status !== cur.status && status !== 'pending') await emitPaymentStatus(trx, cur, status, cur.status, extra.reason ?? null);
   if (cur.payment_request_id) {
     if (status === 'failed' || status === 'reversed') {
       await trx('payment_requests').where({ id: cur.payment_request_id, payment_id: paymentId }).update({ status: 'pending', payment_id: null, updated_at: clock.now() });

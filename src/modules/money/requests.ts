@@ -23,7 +23,7 @@ import { balanceOf, lockLedger, lockPayees, reconcilePayments } from './ledger';
 import { emitEvent } from '../webhooks/events';
 import { minorDigits } from './processor-client';
 import { paymentReference, processorReady, sendPayment } from './processor';
-import { getPayment } from './payments';
+import { emitPaymentStatus, getPayment } from './payments';
 import { memberPeople } from '../../repositories/members';
 
 export function toRequestView(r: Record<string, unknown>) {
@@ -212,6 +212,7 @@ export async function approveRequest(svc: AppServices, auth: AuthContext, tenant
       updated_at: now,
     });
     await reconcilePayments(trx, [paymentId]);
+    if (send) await emitPaymentStatus(trx, { id: paymentId, tenant_id: cur.tenant_id, tenant_user_id: cur.tenant_user_id, amount: amount.toFixed(), currency: base }, 'processing', null);
     await trx('payment_requests').where({ id }).update({ status: 'approved', payment_id: paymentId, decided_by: auth.tenantUserId, decided_at: now, updated_at: now });
     await emitEvent(trx, null, 'payment.request.approved', { ...requestEvent({ ...cur, status: 'approved' }), paymentId });
     return { paymentId, send };

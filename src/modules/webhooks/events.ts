@@ -10,8 +10,8 @@ import type { Knex } from 'knex';
 
 /** Every event type, by family (docs/webhooks.md documents each payload). */
 export const EVENT_FAMILIES = {
-  payment: ['payment.created', 'payment.completed', 'payment.failed', 'payment.reversed', 'payment.deleted', 'payment.request.sent', 'payment.request.approved', 'payment.request.rejected'],
-  royalty: ['royalty.file.processed', 'royalty.file.failed', 'royalty.reallocated'],
+  payment: ['payment.created', 'payment.processing', 'payment.completed', 'payment.failed', 'payment.reversed', 'payment.deleted', 'payment.request.sent', 'payment.request.approved', 'payment.request.rejected'],
+  royalty: ['royalty.file.uploaded', 'royalty.file.processed', 'royalty.file.failed', 'royalty.reallocated'],
   asset: ['asset.created', 'asset.updated', 'asset.deleted'],
   product: ['product.created', 'product.updated', 'product.deleted'],
   artist: ['artist.created', 'artist.updated', 'artist.deleted'],
@@ -55,9 +55,6 @@ export const REFERENCE_NAMES: Readonly<Record<string, string>> = Object.fromEntr
 export function rondoType(referenceName: string): string | undefined {
   return Object.keys(REFERENCE_NAMES).find((t) => REFERENCE_NAMES[t] === referenceName);
 }
-
-/** The reference service's event names that Rondo never sends (an endpoint subscribing to one is refused, naming it). */
-export const REFERENCE_NOT_SENT: readonly string[] = ['PAYMENT_PROCESSING', 'ROYALTY_FILE_UPLOADED'];
 
 /** What an endpoint may subscribe to: an event type (Rondo's or its reference name), `<family>.*` or `*`. */
 export const SUBSCRIPTION_PATTERNS: readonly string[] = [

@@ -97,7 +97,7 @@ export function registerWebhookRoutes(router: Router, svc: AppServices): void {
       async handler({ trx, tenantId, body }) {
         return ok('Webhook updated', await wh.setWebhookActive(trx, svc, tenantId, body.isActive));
       } }),
-    route({ method: 'put', path: '/tenant/settings/webhook-enabledEvents', summary: 'The events the workspace webhook receives (reference names or Rondo types); a reference event Rondo does not send is refused, naming it', access: 'admin', feature: 'webhooks', body: S.WebhookEventsBody,
+    route({ method: 'put', path: '/tenant/settings/webhook-enabledEvents', summary: 'The events the workspace webhook receives (reference names or Rondo types); a name that is no event is refused, naming it', access: 'admin', feature: 'webhooks', body: S.WebhookEventsBody,
       responses: { 200: S.Success(S.WebhookSettings), ...errs },
       async handler({ trx, tenantId, body }) {
         return ok('Webhook updated', await wh.setWebhookEvents(trx, svc, tenantId, body.enabledEvents));

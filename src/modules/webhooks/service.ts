@@ -12,7 +12,7 @@ import type { AppServices } from '../../services';
 import { clock } from '../../lib/clock';
 import { AppError, NotFoundError, ValidationError } from '../../lib/errors';
 import { assertPublicHost } from '../../lib/outbound';
-import { REFERENCE_NAMES, REFERENCE_NOT_SENT, rondoType, SUBSCRIPTION_PATTERNS, TEST_EVENT } from './events';
+import { REFERENCE_NAMES, rondoType, SUBSCRIPTION_PATTERNS, TEST_EVENT } from './events';
 import { referenceEnvelope, workspaceFacts, type Envelope } from './reference';
 
 export const ROTATION_GRACE_SECONDS = 24 * 3600;
@@ -51,9 +51,7 @@ async function checkInput(svc: AppServices, b: EndpointInput): Promise<void> {
   if (b.events) {
     const bad = b.events.filter((e) => !SUBSCRIPTION_PATTERNS.includes(e));
     if (bad.length) {
-      throw new ValidationError('Unknown event type', bad.map((e) => (REFERENCE_NOT_SENT.includes(e)
-        ? `events: ${e} is an event Rondo does not send`
-        : `events: ${e} is not an event type, a family wildcard or *`)));
+      throw new ValidationError('Unknown event type', bad.map((e) => `events: ${e} is not an event type, a family wildcard or *`));
     }
   }
   for (const name of Object.keys(b.headers ?? {})) {
