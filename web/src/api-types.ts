@@ -30044,7 +30044,7 @@ export interface paths {
                                 amount: string;
                                 currency: string;
                                 memo: string | null;
-                                paymentSettingId: string;
+                                paymentSettingId: string | null;
                                 status: string;
                                 paymentId: string | null;
                                 decidedBy: string;
