@@ -49711,7 +49711,7 @@ export interface paths {
                             /** @constant */
                             success: true;
                             data: {
-                                type: string;
+                                type: "invitation" | "password_reset" | "login_link" | "statement_issued" | "file_processed" | "file_failed" | "payment_status" | "release_review" | "notification";
                                 description: string;
                                 placeholders: string[];
                                 /** @description false: the built-in template is in force */
@@ -49808,7 +49808,7 @@ export interface paths {
                             /** @constant */
                             success: true;
                             data: {
-                                type: string;
+                                type: "invitation" | "password_reset" | "login_link" | "statement_issued" | "file_processed" | "file_failed" | "payment_status" | "release_review" | "notification";
                                 description: string;
                                 placeholders: string[];
                                 /** @description false: the built-in template is in force */
@@ -49898,7 +49898,7 @@ export interface paths {
                             /** @constant */
                             success: true;
                             data: {
-                                type: string;
+                                type: "invitation" | "password_reset" | "login_link" | "statement_issued" | "file_processed" | "file_failed" | "payment_status" | "release_review" | "notification";
                                 description: string;
                                 placeholders: string[];
                                 /** @description false: the built-in template is in force */
@@ -49981,7 +49981,7 @@ export interface paths {
                             /** @constant */
                             success: true;
                             data: {
-                                type: string;
+                                type: "invitation" | "password_reset" | "login_link" | "statement_issued" | "file_processed" | "file_failed" | "payment_status" | "release_review" | "notification";
                                 description: string;
                                 placeholders: string[];
                                 /** @description false: the built-in template is in force */
