@@ -4318,24 +4318,27 @@ export interface paths {
                             success: true;
                             message: string;
                             data: {
-                                kind: string;
-                                id: string;
-                                title: string;
-                                code: string | null;
-                                issues: string[];
+                                isrc: string | null;
+                                title: string | null;
+                                artist: string | null;
+                                lines: number;
+                                amount: string;
+                                quantity: string;
+                                files: number;
                             }[];
                             pagination: {
                                 page: number;
                                 size: number;
                                 total: number;
                             };
-                            statementLines: {
-                                data: ({
-                                    lines: number;
-                                    amount: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
+                            catalogueItems: {
+                                data: {
+                                    kind: string;
+                                    id: string;
+                                    title: string;
+                                    code: string | null;
+                                    issues: string[];
+                                }[];
                                 pagination: {
                                     page: number;
                                     size: number;
@@ -4446,24 +4449,27 @@ export interface paths {
                             success: true;
                             message: string;
                             data: {
-                                kind: string;
-                                id: string;
-                                title: string;
-                                code: string | null;
-                                issues: string[];
+                                upc: string | null;
+                                title: string | null;
+                                artist: string | null;
+                                lines: number;
+                                amount: string;
+                                quantity: string;
+                                files: number;
                             }[];
                             pagination: {
                                 page: number;
                                 size: number;
                                 total: number;
                             };
-                            statementLines: {
-                                data: ({
-                                    lines: number;
-                                    amount: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
+                            catalogueItems: {
+                                data: {
+                                    kind: string;
+                                    id: string;
+                                    title: string;
+                                    code: string | null;
+                                    issues: string[];
+                                }[];
                                 pagination: {
                                     page: number;
                                     size: number;

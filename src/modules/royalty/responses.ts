@@ -10,6 +10,21 @@ export const PostRoyaltyMatchesAccept = StatusAnswer(Type.Object({ suggestionId:
 export const GetRoyaltyMatchingRules = StatusAnswer(Type.Array(Type.Object({ id: Type.String(), kind: Type.String(), dsp: Type.Unknown(), isrc: Type.Union([Type.String(), Type.Null()]), upc: Type.Union([Type.String(), Type.Null()]), title: Type.Union([Type.Null(), Type.String()]), artist: Type.Union([Type.Null(), Type.String()]), assetId: Type.Union([Type.Null(), Type.String()]), productId: Type.Union([Type.String(), Type.Null()]), store: Type.Union([Type.String(), Type.Null()]), dspTarget: Type.Union([Type.String(), Type.Null()]), note: Type.Union([Type.Null(), Type.String()]), createdAt: Type.String() })));
 export const PostRoyaltyMatchingRules = StatusAnswer(Type.Object({ id: Type.String(), kind: Type.String(), dsp: Type.Union([Type.String(), Type.Null()]), isrc: Type.Union([Type.String(), Type.Null()]), upc: Type.Union([Type.String(), Type.Null()]), title: Type.Union([Type.String(), Type.Null()]), artist: Type.Union([Type.String(), Type.Null()]), assetId: Type.Union([Type.String(), Type.Null()]), productId: Type.Union([Type.String(), Type.Null()]), store: Type.Union([Type.String(), Type.Null()]), dspTarget: Type.Union([Type.String(), Type.Null()]), note: Type.Union([Type.String(), Type.Null()]), createdAt: Type.String() }));
 export const PostRoyaltyFilesByIdAllocate = StatusAnswer(Type.Object({ fileId: Type.String() }));
+const ChecklistItem = Type.Object({ kind: Type.String(), id: Type.String(), title: Type.String(), code: Type.Union([Type.String(), Type.Null()]), issues: Type.Array(Type.String()) });
+/**
+ * royaltyassets (`code` isrc) and royaltyproducts (upc): the statement lines no catalogue item
+ * matches, grouped by code, title and artist (`data`; none but for admins and owners), and the
+ * catalogue's items with issues (`catalogueItems`).
+ */
+export const UnmatchedChecklist = (code: 'isrc' | 'upc') => Type.Object({
+  success: Type.Literal(true), message: Type.String(),
+  data: Type.Array(Type.Object({
+    [code]: Type.Union([Type.String(), Type.Null()]), title: Type.Union([Type.String(), Type.Null()]), artist: Type.Union([Type.String(), Type.Null()]),
+    lines: Type.Integer(), amount: Type.String(), quantity: Type.String(), files: Type.Integer(),
+  })),
+  pagination: Pagination,
+  catalogueItems: Type.Object({ data: Type.Array(ChecklistItem), pagination: Pagination }),
+});
 /** A royalty checklist: the catalogue's items with issues and, for admins, the statement lines behind them (grouped by what identifies them). */
 export const RoyaltyChecklist = Type.Object({
   success: Type.Literal(true), message: Type.String(),
