@@ -4,7 +4,7 @@
  * and artists downloaded as CSV; recordings and products imported from a CSV file.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, download, qs, client, ok } from '../api';
+import { api, download, qs, client, ok, type ApiPath } from '../api';
 import { useConfirm } from '../confirm';
 import { Dialog, ErrorBox, Field, Loading, Notice, Pager, SearchBox, Section, Table, useAction, useLoad, type Column } from '../ui';
 import { localDate } from '../words';
@@ -21,10 +21,11 @@ export function useDebounced(v: string, ms = 250): string {
 interface FormField { key: string; label: string; input?: 'date' | 'select'; options?: string[]; required?: boolean; hint?: string }
 interface KindDef {
   label: string; noun: string; plural: string;
-  list: string; item: (id: string) => string;
+  /** the list's route (a path of the API's; the item's path takes a run-time id) */
+  list: ApiPath; item: (id: string) => string;
   title: (r: Any) => string;
-  bulkDelete?: string;
-  csv?: { path: string; file: string };
+  bulkDelete?: ApiPath;
+  csv?: { path: ApiPath; file: string };
   importable?: boolean;
   sorts: [string, string][];
   fields: FormField[];

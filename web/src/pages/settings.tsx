@@ -4,7 +4,7 @@
  * with each attempt, retry); who e-mails come from.
  */
 import { useState } from 'preact/hooks';
-import { api, type Branding, client, ok, type Body } from '../api';
+import { api, type ApiPath, type Branding, client, ok, type Body } from '../api';
 import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad, useSettled } from '../ui';
 import { EmailTemplates } from './email-templates';
@@ -39,7 +39,7 @@ function BrandingForm({ b, onSaved }: { b: Branding; onSaved: () => void }) {
       if (logo) {
         const form = new FormData();
         form.append('file', logo, logo.name);
-        await api('PUT', '/settings/branding/logo', { form });
+        await api('PUT', '/settings/branding/logo' satisfies ApiPath, { form });
       }
       onSaved();
       return 'Branding saved. It shows in the header after the next sign-in, and in e-mails and statements from now on.';
