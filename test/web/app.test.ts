@@ -225,7 +225,7 @@ describe('web app in headless Chromium', function () {
     assert.equal(await shown.getAttribute('data-value'), stats.body.data.earnings);
     assert.equal(Number(stats.body.data.earnings).toFixed(2), '14.91'); // 60 % of 24.85
     const nav = await p.getByRole('navigation', { name: 'Main' }).innerText();
-    assert.deepEqual(nav.split('\n').map((s) => s.trim()).filter(Boolean), ['My earnings', 'API keys']);
+    assert.deepEqual(nav.split('\n').map((s) => s.trim()).filter(Boolean), ['My earnings', 'API keys']); // a payee's pages: their own view and their personal keys
     await p.goto(`${app.url}/app/money`);
     await p.waitForURL(/\/app\/me$/);
     await check(p, 'payee');

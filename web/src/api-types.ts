@@ -4317,12 +4317,15 @@ export interface paths {
                             /** @constant */
                             success: true;
                             message: string;
-                            data: ({
+                            data: {
+                                isrc: string | null;
+                                title: string | null;
+                                artist: string | null;
                                 lines: number;
                                 amount: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                quantity: string;
+                                files: number;
+                            }[];
                             pagination: {
                                 page: number;
                                 size: number;
@@ -4445,12 +4448,15 @@ export interface paths {
                             /** @constant */
                             success: true;
                             message: string;
-                            data: ({
+                            data: {
+                                upc: string | null;
+                                title: string | null;
+                                artist: string | null;
                                 lines: number;
                                 amount: string;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                                quantity: string;
+                                files: number;
+                            }[];
                             pagination: {
                                 page: number;
                                 size: number;
@@ -49712,7 +49718,7 @@ export interface paths {
                             /** @constant */
                             success: true;
                             data: {
-                                type: string;
+                                type: "invitation" | "password_reset" | "login_link" | "statement_issued" | "file_processed" | "file_failed" | "payment_status" | "release_review" | "notification";
                                 description: string;
                                 placeholders: string[];
                                 /** @description false: the built-in template is in force */
@@ -49809,7 +49815,7 @@ export interface paths {
                             /** @constant */
                             success: true;
                             data: {
-                                type: string;
+                                type: "invitation" | "password_reset" | "login_link" | "statement_issued" | "file_processed" | "file_failed" | "payment_status" | "release_review" | "notification";
                                 description: string;
                                 placeholders: string[];
                                 /** @description false: the built-in template is in force */
@@ -49899,7 +49905,7 @@ export interface paths {
                             /** @constant */
                             success: true;
                             data: {
-                                type: string;
+                                type: "invitation" | "password_reset" | "login_link" | "statement_issued" | "file_processed" | "file_failed" | "payment_status" | "release_review" | "notification";
                                 description: string;
                                 placeholders: string[];
                                 /** @description false: the built-in template is in force */
@@ -49982,7 +49988,7 @@ export interface paths {
                             /** @constant */
                             success: true;
                             data: {
-                                type: string;
+                                type: "invitation" | "password_reset" | "login_link" | "statement_issued" | "file_processed" | "file_failed" | "payment_status" | "release_review" | "notification";
                                 description: string;
                                 placeholders: string[];
                                 /** @description false: the built-in template is in force */

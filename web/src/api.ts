@@ -119,6 +119,15 @@ export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response:
   return r.data as T;
 }
 
+/**
+ * The JSON answer of a route that may also answer a file (`format=csv`): a call that asks for no
+ * file gets JSON, so a text answer here is the server's mistake, told as one.
+ */
+export function json<T>(answer: T): Exclude<T, string> {
+  if (typeof answer === 'string') throw new ApiError(500, statusWords(500));
+  return answer as Exclude<T, string>;
+}
+
 type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : never;
 /**
  * The JSON success answer of a route, from the generated types: `Answer<'/file/{id}'>` (GET),

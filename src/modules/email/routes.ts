@@ -11,9 +11,10 @@ import { TEMPLATE_TYPES, type TemplateType } from './templates';
 const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
 const Done = Type.Object({ success: Type.Literal(true), message: Type.String() });
 
-const TypeParam = Type.Object({ type: Type.Union(TEMPLATE_TYPES.map((t) => Type.Literal(t))) });
+const TemplateTypeSchema = Type.Union(TEMPLATE_TYPES.map((t) => Type.Literal(t)));
+const TypeParam = Type.Object({ type: TemplateTypeSchema });
 const Template = Type.Object({
-  type: Type.String({ examples: ['statement_issued'] }),
+  type: TemplateTypeSchema,
   description: Type.String(),
   placeholders: Type.Array(Type.String({ examples: ['workspace.name'] })),
   customised: Type.Boolean({ description: 'false: the built-in template is in force' }),

@@ -11,10 +11,17 @@ export const GetRoyaltyMatchingRules = StatusAnswer(Type.Array(Type.Object({ id:
 export const PostRoyaltyMatchingRules = StatusAnswer(Type.Object({ id: Type.String(), kind: Type.String(), dsp: Type.Union([Type.String(), Type.Null()]), isrc: Type.Union([Type.String(), Type.Null()]), upc: Type.Union([Type.String(), Type.Null()]), title: Type.Union([Type.String(), Type.Null()]), artist: Type.Union([Type.String(), Type.Null()]), assetId: Type.Union([Type.String(), Type.Null()]), productId: Type.Union([Type.String(), Type.Null()]), store: Type.Union([Type.String(), Type.Null()]), dspTarget: Type.Union([Type.String(), Type.Null()]), note: Type.Union([Type.String(), Type.Null()]), createdAt: Type.String() }));
 export const PostRoyaltyFilesByIdAllocate = StatusAnswer(Type.Object({ fileId: Type.String() }));
 const ChecklistItem = Type.Object({ kind: Type.String(), id: Type.String(), title: Type.String(), code: Type.Union([Type.String(), Type.Null()]), issues: Type.Array(Type.String()) });
-/** royaltyassets / royaltyproducts: the statements' groups with no recording (product) in `data` (admins; others an empty list), the catalogue's own checklist in `catalogueItems`. */
-export const RoyaltyMissingChecklist = Type.Object({
+/**
+ * royaltyassets (`code` isrc) and royaltyproducts (upc): the statement lines no catalogue item
+ * matches, grouped by code, title and artist (`data`; none but for admins and owners), and the
+ * catalogue's items with issues (`catalogueItems`).
+ */
+export const UnmatchedChecklist = (code: 'isrc' | 'upc') => Type.Object({
   success: Type.Literal(true), message: Type.String(),
-  data: Type.Array(Type.Object({ lines: Type.Number(), amount: Type.String() }, { additionalProperties: true, description: 'The group: the code as written, its title and artist, with the lines and amount' })),
+  data: Type.Array(Type.Object({
+    [code]: Type.Union([Type.String(), Type.Null()]), title: Type.Union([Type.String(), Type.Null()]), artist: Type.Union([Type.String(), Type.Null()]),
+    lines: Type.Integer(), amount: Type.String(), quantity: Type.String(), files: Type.Integer(),
+  })),
   pagination: Pagination,
   catalogueItems: Type.Object({ data: Type.Array(ChecklistItem), pagination: Pagination }),
 });

@@ -137,7 +137,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
     ).map(([name, what]) =>
       route({
         method: 'get',
-        path: `/checklist/${name}`, responses: { 200: name === 'missingroyaltysplits' ? Res.RoyaltyChecklist : Res.RoyaltyMissingChecklist },
+        path: `/checklist/${name}`, responses: { 200: name === 'missingroyaltysplits' ? Res.RoyaltyChecklist : Res.UnmatchedChecklist(name === 'royaltyassets' ? 'isrc' : 'upc') },
         summary: `Checklist ${name}: catalogue items (admins: workspace; others: own artists) and, for admins, ${what.toLowerCase()}`,
         description: name === 'missingroyaltysplits'
           ? '`data`/`pagination`: catalogue items with issues, in the order `sort` asks. `statementLines.data`/`statementLines.pagination` (admins; same page/size and search, largest amount first): ' + what + '.'

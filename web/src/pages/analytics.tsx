@@ -5,13 +5,16 @@
  * and shown beside the current one.
  */
 import { useState } from 'preact/hooks';
-import { api, download, qs, client, ok } from '../api';
+import { api, download, qs, client, ok, type Answer, type ApiPath } from '../api';
 import { ChartCanvas, CHART_COLOURS } from '../chart';
 import { ErrorBox, Field, Loading, Pager, Section, decimal, useAction } from '../ui';
 import { useLoad } from '../ui';
 import { everyMonth, localMoney, monthName } from '../words';
 
-const BREAKDOWNS: [string, string][] = [
+type Group = 'month' | 'accountingperiod' | 'dsp' | 'country' | 'artist' | 'product' | 'asset' | 'saletype' | 'aggregator';
+/** Each breakdown's route (a group without its route does not compile); every one answers the same shape. */
+const routeOf = (g: Group): Extract<ApiPath, `/royalty/${Group}`> => `/royalty/${g}`;
+const BREAKDOWNS: [Group, string][] = [
   ['month', 'Month'], ['accountingperiod', 'Accounting period'], ['dsp', 'Store'], ['country', 'Country'], ['artist', 'Artist'],
   ['product', 'Product'], ['asset', 'Recording'], ['saletype', 'Sale type'], ['aggregator', 'Aggregator'],
 ];
@@ -24,8 +27,8 @@ const NAME: Record<string, string> = { artist: 'artist', product: 'product', ass
 const PAGE = 50;
 const TOP = 10;
 const STORES = 6;
-interface Row { revenue: string; quantity: string; lines: number; [k: string]: unknown }
-interface Result { currency: string; rows: Row[]; total: { revenue: string; quantity: string; lines: number }; pagination?: { total: number } }
+type Result = Answer<'/royalty/month'>['data'];
+type Row = Result['rows'][number];
 type Filters = { periodFilterType: string; start: string; end: string; artist: string; dsp: string; country: string; saleType: string; file: string };
 
 function labelOf(r: Row, by: string): string {
@@ -100,15 +103,15 @@ function change(cur: string, prev: string | undefined): string {
 }
 
 export function AnalyticsPage() {
-  const [by, setBy] = useState('month');
+  const [by, setBy] = useState<Group>('month');
   const [f, setF] = useState<Filters>({ periodFilterType: 'sale', start: '', end: '', artist: '', dsp: '', country: '', saleType: '', file: '' });
   const artists = useLoad(() => ok(client.GET('/artist/', { params: { query: { size: 200 } } })), []);
   const files = useLoad(() => ok(client.GET('/file/', { params: { query: { size: 100 } } })), []);
   const [applied, setApplied] = useState(f);
   const prevRange = previousRange(applied.start, applied.end);
   const prevFilters = prevRange ? { ...applied, ...prevRange } : null;
-  const get = (group: string, filters: Filters, size: number, more: Record<string, string | number | undefined> = {}) =>
-    api<{ data: Result }>('GET', `/royalty/${group}${qs({ ...filters, size, ...more })}`).then((r) => r.data);
+  const get = (group: Group, filters: Filters, size: number, more: Record<string, string | number | undefined> = {}) =>
+    api<Answer<'/royalty/month'>>('GET', `${routeOf(group)}${qs({ ...filters, size, ...more })}`).then((r) => r.data);
   const key = JSON.stringify([by, applied]);
   // What the charts draw: every month of the range, the top rows and the largest stores (each a bounded page).
   const data = useLoad(async () => {
@@ -127,7 +130,7 @@ export function AnalyticsPage() {
   const table = useLoad(async () => ({ key: tableKey, res: by === 'month' ? null
     : await get(by, applied, PAGE, { page, sort: sort?.id, order: sort?.dir, ...(prevFilters ? { includePreviousPeriod: 'true' } : {}) }) }), [tableKey]);
   const tableRes = table.data?.key === tableKey ? table.data.res : null;
-  const chooseBy = (k: string) => { setBy(k); setSort(null); setPage(1); };
+  const chooseBy = (k: Group) => { setBy(k); setSort(null); setPage(1); };
   const d = data.data;
   const res = d?.months;
   const fill = (r: Result, a: Filters) => (a.periodFilterType === 'sale' ? everyMonth(r.rows, a.start, a.end) : r.rows);

@@ -4,7 +4,7 @@
  * and artists downloaded as CSV; recordings and products imported from a CSV file.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, download, qs, client, ok } from '../api';
+import { api, download, qs, client, ok, type Answer, type ApiPath } from '../api';
 import { useConfirm } from '../confirm';
 import { Dialog, ErrorBox, Field, Loading, Notice, Pager, SearchBox, Section, Table, useAction, useLoad, type Column } from '../ui';
 import { localDate } from '../words';
@@ -21,10 +21,12 @@ export function useDebounced(v: string, ms = 250): string {
 interface FormField { key: string; label: string; input?: 'date' | 'select'; options?: string[]; required?: boolean; hint?: string }
 interface KindDef {
   label: string; noun: string; plural: string;
-  list: string; item: (id: string) => string;
+  /** the list's route (a path of the API's; the item's path takes a run-time id) */
+  list: ApiPath; item: (id: string) => string;
   title: (r: Any) => string;
-  bulkDelete?: string;
-  csv?: { path: string; file: string };
+  /** the bulk deletion's route; every one answers as the artists' does */
+  bulkDelete?: Extract<ApiPath, '/artist/bulk/delete' | '/asset/bulk/delete' | '/product/bulk/delete'>;
+  csv?: { path: ApiPath; file: string };
   importable?: boolean;
   sorts: [string, string][];
   fields: FormField[];
@@ -202,7 +204,7 @@ export function CataloguePage() {
     title: `Delete ${picked.size} ${def.plural}`, action: `Delete ${picked.size} ${def.plural}`,
     body: <p>Delete the {picked.size} selected {def.plural}, with their splits and links? This cannot be undone.</p>,
     run: async () => {
-      const r = await api<{ processedCount: number; failedDeletions: { id: string; error: string }[] }>('POST', def.bulkDelete!, { body: { ids: [...picked] } });
+      const r = await api<Answer<'/artist/bulk/delete', 'post'>>('POST', def.bulkDelete!, { body: { ids: [...picked] } });
       setNotice(`${r.processedCount} ${def.plural} deleted.${r.failedDeletions.length ? ` ${r.failedDeletions.length} could not be: ${r.failedDeletions.map((f) => f.error).join('; ')}.` : ''}`);
       setPicked(new Set()); list.reload();
     },

@@ -6,19 +6,20 @@
  * values (templates) are applied in one go.
  */
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { client, ok, type Answer } from '../api';
 import { ErrorBox, Field, Loading, Notice, Section, Table, useAction, useLoad } from '../ui';
 
-type Any = Record<string, any>;
-type Level = 'tenant' | 'catalog' | 'label' | 'artist' | 'user';
-interface Effective { value: unknown; level: Level | 'default'; entityId: string | null; settingId: string | null }
-interface Preview { chain: { level: Level; entityId: string; name: string | null }[]; settings: Record<string, Record<string, Effective>> }
+type Preview = Answer<'/defaultsettings/preview/resolve', 'post'>['data'];
+type Level = Preview['chain'][number]['level'];
+type Category = keyof Preview['settings'];
+type Effective = Preview['settings'][Category][string];
+type Template = Answer<'/defaultsettings/templates'>['data'][number];
 
 const LEVELS: [Level, string][] = [['tenant', 'The whole workspace'], ['catalog', 'A catalog'], ['label', 'A label'], ['artist', 'An artist'], ['user', 'A member or payee']];
 const LEVEL_WORDS: Record<string, string> = { tenant: 'the workspace', catalog: 'the catalog', label: 'the label', artist: 'the artist', user: 'the member', default: 'built in' };
 
 type Kind = 'text' | 'list' | 'yesno' | { choices: [string, string][] };
-interface FieldDef { category: string; key: string; label: string; kind: Kind; hint?: string }
+interface FieldDef { category: Category; key: string; label: string; kind: Kind; hint?: string }
 const FIELDS: FieldDef[] = [
   { category: 'content', key: 'genre', label: 'Genre', kind: 'text', hint: 'Given to new recordings, products and releases.' },
   { category: 'content', key: 'subGenre', label: 'Sub-genre', kind: 'text' },
@@ -53,7 +54,7 @@ function parsed(text: string, kind: Kind): unknown {
   return text.trim();
 }
 
-function Row({ f, eff, here, base, onChanged }: { f: FieldDef; eff: Effective | undefined; here: { level: Level; entityId: string }; base: string; onChanged: () => void }) {
+function Row({ f, eff, here, onChanged }: { f: FieldDef; eff: Effective | undefined; here: { level: Level; entityId: string }; onChanged: () => void }) {
   const setHere = !!eff && eff.level === here.level && eff.entityId === here.entityId;
   const [text, setText] = useState(setHere ? (f.kind === 'yesno' ? shown(eff!.value, 'yesno') : f.kind === 'list' ? shown(eff!.value, 'list') : String(eff!.value)) : f.kind === 'yesno' ? 'no' : typeof f.kind === 'object' ? f.kind.choices[0]![0] : '');
   const a = useAction();
@@ -61,11 +62,12 @@ function Row({ f, eff, here, base, onChanged }: { f: FieldDef; eff: Effective | 
   const id = `def-${f.category}-${f.key}`;
   const save = () => a.run(async () => {
     const value = parsed(text, f.kind);
-    if (setHere) await api('PUT', `${base}/${eff!.settingId}`, { body: { value } });
-    else await api('POST', base, { body: { category: f.category, key: f.key, value } });
+    const where = { entityType: here.level, entityId: here.entityId };
+    if (setHere) await ok(client.PUT('/defaultsettings/{entityType}/{entityId}/{settingId}', { params: { path: { ...where, settingId: eff!.settingId! } }, body: { value } }));
+    else await ok(client.POST('/defaultsettings/{entityType}/{entityId}', { params: { path: where }, body: { category: f.category, key: f.key, value } }));
     onChanged();
   });
-  const remove = () => a.run(async () => { await api('DELETE', `${base}/${eff!.settingId}`); onChanged(); });
+  const remove = () => a.run(async () => { await ok(client.DELETE('/defaultsettings/{entityType}/{entityId}/{settingId}', { params: { path: { entityType: here.level, entityId: here.entityId, settingId: eff!.settingId! } } })); onChanged(); });
   return (
     <tr data-testid={id}>
       <td data-label="Default"><label for={id}>{f.label}</label>{f.hint ? <><br /><small class="muted">{f.hint}</small></> : null}</td>
@@ -89,14 +91,13 @@ function Row({ f, eff, here, base, onChanged }: { f: FieldDef; eff: Effective | 
 }
 
 function Values({ level, entityId }: { level: Level; entityId: string }) {
-  const preview = useLoad(() => api<{ data: Preview }>('POST', '/defaultsettings/preview/resolve', { body: { entityType: level, entityId } }), [level, entityId]);
-  const templates = useLoad(() => api<{ data: Any[] }>('GET', '/defaultsettings/templates'), []);
+  const preview = useLoad(() => ok(client.POST('/defaultsettings/preview/resolve', { body: { entityType: level, entityId } })), [level, entityId]);
+  const templates = useLoad(() => ok(client.GET('/defaultsettings/templates')), []);
   const a = useAction();
   const p = preview.data?.data;
   const here = p?.chain[0];
-  const base = here ? `/defaultsettings/${here.level}/${here.entityId}` : '';
-  const apply = (t: Any) => a.run(async () => {
-    const r = (await api<{ data: Any }>('POST', `/defaultsettings/templates/${t.id}/apply`, { body: { entityType: here!.level, entityId: here!.entityId } })).data;
+  const apply = (t: Template) => a.run(async () => {
+    const r = (await ok(client.POST('/defaultsettings/templates/{templateId}/apply', { params: { path: { templateId: t.id } }, body: { entityType: here!.level, entityId: here!.entityId } }))).data;
     preview.reload();
     return `“${t.name}” applied: ${r.created.length} set${r.skipped.length ? `, ${r.skipped.length} left as they were (already set here)` : ''}.`;
   });
@@ -113,16 +114,16 @@ function Values({ level, entityId }: { level: Level; entityId: string }) {
               <tbody>
                 {FIELDS.map((f) => {
                   const eff = p.settings[f.category]?.[f.key];
-                  return <Row key={`${here.entityId}:${f.category}.${f.key}:${eff?.settingId ?? ''}:${JSON.stringify(eff?.value ?? null)}`} f={f} eff={eff} here={here} base={base} onChanged={preview.reload} />;
+                  return <Row key={`${here.entityId}:${f.category}.${f.key}:${eff?.settingId ?? ''}:${JSON.stringify(eff?.value ?? null)}`} f={f} eff={eff} here={here} onChanged={preview.reload} />;
                 })}
               </tbody>
             </table>
           </div>
           <h3>Apply a saved set</h3>
           <ErrorBox error={templates.error ?? a.error} /><Notice text={a.done} />
-          <Table<Any> caption="Saved sets of defaults" rows={templates.data?.data} rowKey={(t) => t.id} empty="None yet." columns={[
+          <Table<Template> caption="Saved sets of defaults" rows={templates.data?.data} rowKey={(t) => t.id} empty="None yet." columns={[
             { label: 'Name', cell: (t) => t.name },
-            { label: 'What it sets', cell: (t) => t.settings.map((s: Any) => FIELDS.find((f) => f.category === s.category && f.key === s.key)?.label ?? OTHER_WORDS[s.key] ?? s.key).join('; ') },
+            { label: 'What it sets', cell: (t) => t.settings.map((s) => FIELDS.find((f) => f.category === s.category && f.key === s.key)?.label ?? OTHER_WORDS[s.key] ?? s.key).join('; ') },
             { label: 'Actions', cell: (t) => <button type="button" disabled={a.busy} onClick={() => apply(t)} aria-label={`Apply here: ${t.name}`}>Apply here</button> },
           ]} />
         </>
@@ -135,10 +136,10 @@ function Values({ level, entityId }: { level: Level; entityId: string }) {
 function useEntities(level: Level) {
   return useLoad(async (): Promise<[string, string][]> => {
     if (level === 'tenant') return [['current', 'This workspace']];
-    if (level === 'catalog') return (await api<{ data: Any[] }>('GET', '/catalogs')).data.map((c) => [c.id, c.name]);
-    if (level === 'label') return (await api<{ data: Any[] }>('GET', '/labels')).data.map((l) => [l.id, l.name]);
-    if (level === 'artist') return (await api<{ data: Any[] }>('GET', '/artist/?size=200')).data.map((x) => [x.id, x.name]);
-    return (await api<{ data: Any[] }>('GET', '/user/?size=200')).data.map((m) => [m.id, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email]);
+    if (level === 'catalog') return (await ok(client.GET('/catalogs'))).data.map((c) => [c.id, c.name]);
+    if (level === 'label') return (await ok(client.GET('/labels'))).data.map((l) => [l.id, l.name]);
+    if (level === 'artist') return (await ok(client.GET('/artist/', { params: { query: { size: 200 } } }))).data.map((x) => [x.id, x.name]);
+    return (await ok(client.GET('/user/', { params: { query: { size: 200 } } }))).data.map((m) => [m.id, [m.firstName, m.lastName].filter(Boolean).join(' ') || m.email]);
   }, [level]);
 }
 

@@ -4,12 +4,11 @@
  * or saved), “Save this e-mail”, and “Back to the built-in e-mail”.
  */
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { client, ok, type Answer } from '../api';
 import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Loading, Notice, Section, useAction, useLoad, useSettled } from '../ui';
 
-interface Template { type: string; description: string; placeholders: string[]; customised: boolean; subject: string; text: string; html: string | null; updatedAt: string | null }
-interface Rendered { subject: string; text: string; html: string }
+type Template = Answer<'/settings/email-templates'>['data'][number];
 
 /** What the page calls each e-mail (the server's description says when it is sent). */
 const NAMES: Record<string, string> = {
@@ -21,7 +20,7 @@ function Editor({ t, onChanged }: { t: Template; onChanged: (done: string) => vo
   const [f, setF] = useState({ subject: t.subject, text: t.text, html: t.html ?? '' });
   const settled = useSettled(f);
   const preview = useLoad(
-    () => api<{ data: Rendered }>('POST', `/settings/email-templates/${t.type}/preview`, { body: { subject: settled.subject || undefined, text: settled.text || undefined, html: settled.html.trim() ? settled.html : null } }),
+    () => ok(client.POST('/settings/email-templates/{type}/preview', { params: { path: { type: t.type } }, body: { subject: settled.subject || undefined, text: settled.text || undefined, html: settled.html.trim() ? settled.html : null } })),
     [t.type, settled.subject, settled.text, settled.html],
   );
   const a = useAction();
@@ -32,7 +31,7 @@ function Editor({ t, onChanged }: { t: Template; onChanged: (done: string) => vo
     <div class="stack" data-testid={`template-${t.type}`}>
       <p class="muted">{t.description}. {t.customised ? 'This workspace has its own version.' : 'The built-in e-mail is in use.'}</p>
       <form class="stack" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        await api('PUT', `/settings/email-templates/${t.type}`, { body: { subject: f.subject, text: f.text, html: f.html.trim() ? f.html : null } });
+        await ok(client.PUT('/settings/email-templates/{type}', { params: { path: { type: t.type } }, body: { subject: f.subject, text: f.text, html: f.html.trim() ? f.html : null } }));
         onChanged(`Saved: the next “${name}” e-mails use it.`);
       }); }}>
         <Field label="Subject"><input required maxLength={500} value={f.subject} onInput={(e) => setF({ ...f, subject: e.currentTarget.value })} /></Field>
@@ -50,7 +49,7 @@ function Editor({ t, onChanged }: { t: Template; onChanged: (done: string) => vo
             <button type="button" class="danger" onClick={() => ask({
               title: `Go back to the built-in “${name}” e-mail?`, action: 'Use the built-in e-mail',
               body: <p>This workspace's version is deleted; the next e-mails use Rondo's built-in text.</p>,
-              run: async () => { await api('DELETE', `/settings/email-templates/${t.type}`); onChanged(`“${name}” e-mails use the built-in text again.`); },
+              run: async () => { await ok(client.DELETE('/settings/email-templates/{type}', { params: { path: { type: t.type } } })); onChanged(`“${name}” e-mails use the built-in text again.`); },
             })}>Back to the built-in e-mail…</button>
           ) : null}
         </div>
@@ -70,7 +69,7 @@ function Editor({ t, onChanged }: { t: Template; onChanged: (done: string) => vo
 }
 
 export function EmailTemplates() {
-  const list = useLoad(() => api<{ data: Template[] }>('GET', '/settings/email-templates'), []);
+  const list = useLoad(() => ok(client.GET('/settings/email-templates')), []);
   const [type, setType] = useState('invitation');
   // said above the editor: saving reloads the list, and the editor starts again from what was saved
   const [done, setDone] = useState<string | null>(null);

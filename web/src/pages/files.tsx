@@ -5,7 +5,7 @@
  * file again, its rejected lines, delete (after confirmation).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, qs, client, ok, type Answer } from '../api';
+import { client, ok, type Answer } from '../api';
 import { useConfirm } from '../confirm';
 import { Dialog, ErrorBox, Field, Link, Loading, Notice, Section, Table, decimal, pct, useAction, useLoad } from '../ui';
 import { currencyName, inWords, localDate, monthName } from '../words';
@@ -100,7 +100,7 @@ function ConfirmDialog({ file, onClose }: { file: FileRow | null; onClose: (chan
 }
 
 function ErrorsDialog({ file, onClose }: { file: FileRow | null; onClose: () => void }) {
-  const rows = useLoad(async () => (file ? parseCsv(await (await api<Response>('GET', `/file/${file.id}/errors`, { raw: true })).text()).slice(1) : []), [file?.id]);
+  const rows = useLoad(async () => (file ? parseCsv(await ok(client.GET('/file/{id}/errors', { params: { path: { id: file.id } }, parseAs: 'text' }))).slice(1) : []), [file?.id]);
   return (
     <Dialog title={`Rejected lines of ${file?.fileName ?? ''}`} open={!!file} onClose={onClose}>
       <Loading show={rows.loading} /><ErrorBox error={rows.error} />
@@ -271,7 +271,8 @@ export function FileList({ gen, onChange }: { gen: number; onChange: () => void 
     }),
     reread: (f) => a.run(async () => {
       setDeleted(null);
-      await api('POST', f.reprocess!.path, { body: {} });
+      // the original named by the row's `reprocess` (POST /file/reprocess/{its duplicateOf})
+      await ok(client.POST('/file/reprocess/{id}', { params: { path: { id: f.duplicateOf! } }, body: {} }));
       onChange();
       return `The original of ${f.fileName} is being read again; its lines will be replaced, not copied.`;
     }),
@@ -281,7 +282,7 @@ export function FileList({ gen, onChange }: { gen: number; onChange: () => void 
       action: 'Use this upload',
       run: async () => {
         setDeleted(null);
-        await api('POST', `/file/replace-original/${f.id}`, { body: {} });
+        await ok(client.POST('/file/replace-original/{id}', { params: { path: { id: f.id } } }));
         setDeleted(`${f.fileName} is being read; it replaces the earlier upload.`);
         onChange();
       },

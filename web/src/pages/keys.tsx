@@ -4,20 +4,34 @@
  * is shown once, when made; afterwards only its start tells keys apart. Revoking stops a key at once.
  */
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { client, ok, type Answer } from '../api';
 import { useApp } from '../state';
 import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Notice, Section, Table, date, useAction, useLoad } from '../ui';
 
-interface ApiKey { id: string; kind: 'workspace' | 'user'; name: string | null; prefix: string; createdAt: string }
+type ApiKey = Answer<'/settings/api-keys'>['data'][number];
 
-function KeyList({ base, title, intro, noun }: { base: string; title: string; intro: string; noun: string }) {
-  const list = useLoad(() => api<{ data: ApiKey[] }>('GET', base), [base]);
+/** The routes of each list: the workspace's keys and my personal keys. */
+const ROUTES = {
+  workspace: {
+    list: () => ok(client.GET('/settings/api-keys')),
+    make: (name: string) => ok(client.POST('/settings/api-keys', { body: { name } })),
+    revoke: (keyId: string) => ok(client.DELETE('/settings/api-keys/{keyId}', { params: { path: { keyId } } })),
+  },
+  personal: {
+    list: () => ok(client.GET('/settings/my-api-keys')),
+    make: (name: string) => ok(client.POST('/settings/my-api-keys', { body: { name } })),
+    revoke: (keyId: string) => ok(client.DELETE('/settings/my-api-keys/{keyId}', { params: { path: { keyId } } })),
+  },
+};
+
+function KeyList({ slug, title, intro, noun }: { slug: keyof typeof ROUTES; title: string; intro: string; noun: string }) {
+  const routes = ROUTES[slug];
+  const list = useLoad(() => routes.list(), [slug]);
   const [name, setName] = useState('');
   const [shown, setShown] = useState<{ name: string; key: string } | null>(null);
   const a = useAction();
   const { ask, dialog } = useConfirm();
-  const slug = base.includes('my-') ? 'personal' : 'workspace';
   return (
     <Section title={title}>
       <p class="muted">{intro}</p>
@@ -37,12 +51,12 @@ function KeyList({ base, title, intro, noun }: { base: string; title: string; in
           <button type="button" class="danger" aria-label={`Revoke ${k.name ?? k.prefix}`} onClick={() => ask({
             title: `Revoke “${k.name ?? k.prefix}”?`, action: 'Revoke',
             body: <p>Programs using this key stop getting in at once. This cannot be undone: make a new key if one is needed again.</p>,
-            run: async () => { await api('DELETE', `${base}/${k.id}`); setShown(null); list.reload(); },
+            run: async () => { await routes.revoke(k.id); setShown(null); list.reload(); },
           })}>Revoke…</button>
         ) },
       ]} />
       <form class="row wrap" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
-        const made = (await api<{ data: ApiKey & { key: string } }>('POST', base, { body: { name: name.trim() } })).data;
+        const made = (await routes.make(name.trim())).data;
         setShown({ name: made.name ?? '', key: made.key });
         setName('');
         list.reload();
@@ -62,10 +76,10 @@ export function KeysPage() {
       <h1>API keys</h1>
       <p>A key lets a program (a spreadsheet, your accounting system, a script) read and change this workspace without your password. Give each program its own key, so that you can stop one without the others.</p>
       {isAdmin ? (
-        <KeyList base="/settings/api-keys" title="Workspace keys" noun="workspace key"
+        <KeyList slug="workspace" title="Workspace keys" noun="workspace key"
           intro="A workspace key acts for the workspace with an admin's rights, whoever made it. Every admin sees and can revoke these keys." />
       ) : null}
-      <KeyList base="/settings/my-api-keys" title="My personal keys" noun="personal key"
+      <KeyList slug="personal" title="My personal keys" noun="personal key"
         intro={`A personal key acts as you (${me.email}) in this workspace, with your role (${me.role}). Only you see your keys.`} />
     </>
   );

@@ -9,7 +9,7 @@
  * and off.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, client, ok } from '../api';
+import { api, client, ok, type ApiPath } from '../api';
 import { ErrorBox, Field, Link, Loading, Notice, Section, Table, decimal, param, pct, useAction, useLoad } from '../ui';
 import { currencyName } from '../words';
 
@@ -49,7 +49,7 @@ interface Editing {
 }
 
 /** Sends the sample with a request: JSON with the file's id, or the chosen file as multipart. */
-function sampleCall(path: string, sample: Sample, pattern?: Pattern) {
+function sampleCall(path: Extract<ApiPath, '/sources/validate' | '/sources/dry-run' | '/sources/draft'>, sample: Sample, pattern?: Pattern) {
   if (sample.fileId) return api<{ data: Any }>('POST', path, { body: { fileId: sample.fileId, ...(pattern ? { pattern } : {}) } });
   const form = new FormData();
   if (pattern) form.append('pattern', JSON.stringify(pattern));

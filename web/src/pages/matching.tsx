@@ -5,32 +5,45 @@
  * so later statements match too) or made a new one.
  */
 import { useState } from 'preact/hooks';
-import { api, qs, client, ok, type Answer } from '../api';
+import { client, ok, type Answer } from '../api';
 import { Dialog, ErrorBox, Loading, Notice, Pager, SearchBox, Section, Table, pct, useAction, useLoad } from '../ui';
 import { localMoney } from '../words';
 
 type Suggestion = Answer<'/royalty/matches/suggestions'>['data'][number];
-interface Unmatched { isrc?: string | null; upc?: string | null; title: string | null; artist: string | null; lines: number; amount: string; quantity: string; files?: number }
-interface Paged<T> { data: T[]; pagination: { page: number; size: number; total: number } }
-interface Found { id: string; title: string; displayArtist?: string | null; isrc?: string | null; upc?: string | null }
+type AssetGroup = Answer<'/checklist/royaltyassets'>['data'][number];
+type ProductGroup = Answer<'/checklist/royaltyproducts'>['data'][number];
+/** A group of statement lines of either kind: its code is the kind's `code` (isrc or upc). */
+type Unmatched = Omit<AssetGroup, 'isrc'> & Partial<Pick<AssetGroup, 'isrc'> & Pick<ProductGroup, 'upc'>>;
+type Found = Pick<Answer<'/asset'>['data'][number] | Answer<'/product/'>['data'][number], 'id' | 'title' | 'displayArtist'> & { isrc?: string | null; upc?: string | null };
+type Page<T> = { data: T[]; pagination: { total: number } };
 
-/** What the two kinds of group differ in: recordings (ISRC) and products (UPC). */
+/** What the two kinds of group differ in: recordings (ISRC) and products (UPC), with their routes. */
 interface Kind {
-  checklist: string; code: 'isrc' | 'upc'; codeLabel: string; noun: string; search: string; rule: 'asset' | 'product'; idField: 'assetId' | 'productId';
-  section: string; about: string; caption: string; create: (u: Unmatched) => { path: string; body: Record<string, unknown> };
+  code: 'isrc' | 'upc'; codeLabel: string; noun: string; rule: 'asset' | 'product'; idField: 'assetId' | 'productId';
+  section: string; about: string; caption: string;
+  /** a page of the checklist of unmatched groups */
+  groups: (query: { page: number; size: number }) => Promise<Page<Unmatched>>;
+  /** the catalogue items found by a search */
+  find: (search: string) => Promise<Page<Found>>;
+  /** a new catalogue item for the group */
+  create: (u: Unmatched) => Promise<unknown>;
 }
 const KINDS: Record<'asset' | 'product', Kind> = {
   asset: {
-    checklist: 'royaltyassets', code: 'isrc', codeLabel: 'ISRC', noun: 'recording', search: '/asset', rule: 'asset', idField: 'assetId',
+    code: 'isrc', codeLabel: 'ISRC', noun: 'recording', rule: 'asset', idField: 'assetId',
     section: 'Unmatched lines', caption: 'Statement lines matching no recording',
     about: 'Statement lines that match no recording, grouped by ISRC, title and artist, the largest amounts first.',
-    create: (u) => ({ path: '/asset', body: { title: u.title || u.isrc || 'Untitled', isrc: u.isrc || undefined, displayArtist: u.artist || undefined, artists: u.artist ? [u.artist] : undefined } }),
+    groups: (query) => ok(client.GET('/checklist/royaltyassets', { params: { query } })),
+    find: (search) => ok(client.GET('/asset', { params: { query: { search, size: 10 } } })),
+    create: (u) => ok(client.POST('/asset', { body: { title: u.title || u.isrc || 'Untitled', isrc: u.isrc || undefined, displayArtist: u.artist || undefined, artists: u.artist ? [u.artist] : undefined } })),
   },
   product: {
-    checklist: 'royaltyproducts', code: 'upc', codeLabel: 'UPC', noun: 'product', search: '/product', rule: 'product', idField: 'productId',
+    code: 'upc', codeLabel: 'UPC', noun: 'product', rule: 'product', idField: 'productId',
     section: 'Unmatched releases', caption: 'Statement lines matching no product',
     about: 'Statement lines that name a release (UPC or release title) matching no product, grouped by UPC, release title and artist.',
-    create: (u) => ({ path: '/product', body: { title: u.title || u.upc || 'Untitled', upc: u.upc || undefined, displayArtist: u.artist || undefined } }),
+    groups: (query) => ok(client.GET('/checklist/royaltyproducts', { params: { query } })),
+    find: (search) => ok(client.GET('/product/', { params: { query: { search, size: 10 } } })),
+    create: (u) => ok(client.POST('/product/', { body: { title: u.title || u.upc || 'Untitled', upc: u.upc || undefined, displayArtist: u.artist || undefined } })),
   },
 };
 
@@ -92,7 +105,7 @@ function MatchDialog({ kind, group, onClose }: { kind: Kind; group: Unmatched | 
   const [q, setQ] = useState('');
   const [shown, setShown] = useState<Unmatched | null>(null);
   if (group !== shown) { setShown(group); setQ(group?.title ?? group?.[kind.code] ?? ''); }
-  const found = useLoad(() => (group && q.trim() ? api<Paged<Found>>('GET', `${kind.search}${qs({ search: q.trim(), size: 10 })}`) : Promise.resolve(undefined)), [q, group]);
+  const found = useLoad(() => (group && q.trim() ? kind.find(q.trim()) : Promise.resolve(undefined)), [q, group]);
   const a = useAction();
   const code = group?.[kind.code] ?? null;
   const match = (r: Found) => a.run(async () => {
@@ -121,14 +134,13 @@ function MatchDialog({ kind, group, onClose }: { kind: Kind; group: Unmatched | 
 
 function UnmatchedGroups({ kind, gen, onChange, currency }: { kind: Kind; gen: number; onChange: () => void; currency: string | undefined }) {
   const [page, setPage] = useState(1);
-  const list = useLoad(() => api<Paged<Unmatched>>('GET', `/checklist/${kind.checklist}${qs({ page, size: PAGE })}`), [gen, page]);
+  const list = useLoad(() => kind.groups({ page, size: PAGE }), [gen, page]);
   const [matching, setMatching] = useState<Unmatched | null>(null);
   const [matched, setMatched] = useState<string | null>(null);
   const a = useAction();
   const create = (u: Unmatched) => a.run(async () => {
     setMatched(null);
-    const c = kind.create(u);
-    await api('POST', c.path, { body: c.body });
+    await kind.create(u);
     onChange();
     return `${kind.noun === 'recording' ? 'Recording' : 'Product'} “${groupName(u)}” created; its lines are being matched.`;
   });

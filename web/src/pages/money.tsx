@@ -3,21 +3,20 @@
  * every list a page of the server's (20 rows, a pager when there are more).
  */
 import { useState } from 'preact/hooks';
-import { api, client, download, ok, qs, type Answer } from '../api';
+import { client, download, json, ok, type Answer } from '../api';
 import { ErrorBox, Field, Loading, Notice, Pager, Section, Table, date, money, useAction, useLoad } from '../ui';
 import { localDate, localMoney } from '../words';
 import { PeriodsAndRuns } from './periods';
 
-type Any = Record<string, any>;
 type Member = Answer<'/user/'>['data'][number];
-export interface Stats { user: string; currency: string; earnings: string; recouped: string; payments: string; due: string; available: string; pendingRequests: string; firstPeriod: string | null; lastPeriod: string | null }
+export type Stats = Answer<'/accounting/{id}/stats'>['data'];
+type PaymentRequest = Answer<'/payment-request/'>['data'][number];
 
 const PAGE = 20;
-type Paged = { data: Any[]; pagination?: { total: number } };
-/** One page of a list route, with its pager. */
-function usePaged(path: string, deps: unknown[]) {
+/** One page of a list route (`load` calls it with the page asked for), with its pager. */
+function usePaged<T extends { pagination?: { total: number } }>(load: (query: { page: number; size: number }) => Promise<T>, deps: unknown[]) {
   const [page, setPage] = useState(1);
-  const list = useLoad(() => api<Paged>('GET', `${path}${qs({ page, size: PAGE })}`), [page, ...deps]);
+  const list = useLoad(() => load({ page, size: PAGE }), [page, ...deps]);
   const total = list.data?.pagination?.total ?? 0;
   const pager = (label: string, noun: [string, string]) => (total > PAGE ? <Pager page={page} size={PAGE} total={total} onPage={setPage} label={label} noun={noun} /> : null);
   return { list, pager };
@@ -60,10 +59,10 @@ export function StatementDownload({ stats, label }: { stats: Stats; label: strin
 
 /** The balances of one page of members (their figures asked for that page only). */
 function Balances({ gen }: { gen: number }) {
-  const due = useLoad(() => api<{ data: Any }>('GET', '/accounting/gettotaldue'), [gen]);
-  const { list: people, pager } = usePaged('/user/', [gen]);
+  const due = useLoad(() => ok(client.GET('/accounting/gettotaldue')), [gen]);
+  const { list: people, pager } = usePaged((query) => ok(client.GET('/user/', { params: { query } })), [gen]);
   const onPage = people.data?.data ?? [];
-  const stats = useLoad(() => Promise.all(onPage.map((x) => api<{ data: Stats }>('GET', `/accounting/${x.id}/stats`).then((r) => r.data))), [onPage.map((x) => x.id).join(), gen]);
+  const stats = useLoad(() => Promise.all(onPage.map((x) => ok(client.GET('/accounting/{id}/stats', { params: { path: { id: x.id } } })).then((r) => r.data))), [onPage.map((x) => x.id).join(), gen]);
   const byId = new Map(onPage.map((m) => [m.id as string, m as Member]));
   return (
     <Section title="Balances">
@@ -83,7 +82,7 @@ function Balances({ gen }: { gen: number }) {
 }
 
 function Expenses({ members, base }: { members: Member[]; base: string }) {
-  const { list, pager } = usePaged('/expense/', []);
+  const { list, pager } = usePaged((query) => ok(client.GET('/expense/', { params: { query } })), []);
   const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, recoupable: true });
   const a = useAction();
   const byId = new Map(members.map((m) => [m.id, m]));
@@ -113,19 +112,19 @@ function Expenses({ members, base }: { members: Member[]; base: string }) {
 
 export function requestColumns(byId: Map<string, Member>) {
   return [
-    { label: 'Requested', cell: (r: Any) => date(r.createdAt) },
-    { label: 'Payee', cell: (r: Any) => memberName(byId.get(r.user), r.user) },
-    { label: 'Amount', cell: (r: Any) => money(r.amount, r.currency), num: true },
-    { label: 'Memo', cell: (r: Any) => r.memo ?? '—' },
-    { label: 'Status', cell: (r: Any) => <span class={`badge s-${r.status}`}>{r.status}</span> },
+    { label: 'Requested', cell: (r: PaymentRequest) => date(r.createdAt) },
+    { label: 'Payee', cell: (r: PaymentRequest) => memberName(byId.get(r.user), r.user) },
+    { label: 'Amount', cell: (r: PaymentRequest) => money(r.amount, r.currency), num: true },
+    { label: 'Memo', cell: (r: PaymentRequest) => r.memo ?? '—' },
+    { label: 'Status', cell: (r: PaymentRequest) => <span class={`badge s-${r.status}`}>{r.status}</span> },
   ];
 }
 
 function Requests({ members, onChange }: { members: Member[]; onChange: () => void }) {
-  const { list, pager } = usePaged('/payment-request/', []);
+  const { list, pager } = usePaged((query) => ok(client.GET('/payment-request/', { params: { query } })), []);
   const a = useAction();
   const byId = new Map(members.map((m) => [m.id, m]));
-  const act = (r: Any, verb: 'approve' | 'decline') => a.run(async () => {
+  const act = (r: PaymentRequest, verb: 'approve' | 'decline') => a.run(async () => {
     const at = { params: { path: { id: r.id } }, body: {} };
     if (verb === 'approve') await ok(client.PATCH('/payment-request/{id}/approve', at));
     else await ok(client.PATCH('/payment-request/{id}/decline', at));
@@ -133,8 +132,8 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
     onChange();
     return verb === 'approve' ? 'Request approved: a payment was created.' : 'Request declined.';
   });
-  const paid = (r: Any) => a.run(async () => {
-    await ok(client.PUT('/payment/{id}', { params: { path: { id: r.paymentId } }, body: { status: 'completed' } }));
+  const paid = (r: PaymentRequest) => a.run(async () => {
+    await ok(client.PUT('/payment/{id}', { params: { path: { id: r.paymentId! } }, body: { status: 'completed' } }));
     list.reload();
     onChange();
     return `The payout to ${memberName(byId.get(r.user), r.user)} is marked paid.`;
@@ -143,7 +142,7 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
     <Section title="Payment requests">
       <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
       <Table caption="Payment requests" rows={list.data?.data} rowKey={(r) => r.id} columns={[...requestColumns(byId), {
-        label: 'Decision', cell: (r: Any) => (r.status === 'pending' ? (
+        label: 'Decision', cell: (r: PaymentRequest) => (r.status === 'pending' ? (
           <div class="row tight">
             <button type="button" class="primary" disabled={a.busy} onClick={() => act(r, 'approve')} aria-label={`Approve the request of ${memberName(byId.get(r.user), r.user)}`}>Approve</button>
             <button type="button" disabled={a.busy} onClick={() => act(r, 'decline')} aria-label={`Decline the request of ${memberName(byId.get(r.user), r.user)}`}>Decline</button>
@@ -158,12 +157,12 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
 }
 
 function Payments({ members, gen, base, onChange }: { members: Member[]; gen: number; base: string; onChange: () => void }) {
-  const { list, pager } = usePaged('/payment/', [gen]);
+  const { list, pager } = usePaged((query) => ok(client.GET('/payment/', { params: { query } })), [gen]);
   const byId = new Map(members.map((m) => [m.id, m]));
   const today = new Date().toISOString().slice(0, 10);
   const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, date: today });
   const a = useAction();
-  const paid = (r: Any) => a.run(async () => {
+  const paid = (r: Answer<'/payment/'>['data'][number]) => a.run(async () => {
     await ok(client.PUT('/payment/{id}', { params: { path: { id: r.id } }, body: { status: 'completed' } }));
     onChange();
     return `The payment to ${memberName(byId.get(r.user), r.user)} is marked paid.`;
@@ -201,13 +200,13 @@ function Payments({ members, gen, base, onChange }: { members: Member[]; gen: nu
 
 export function MoneyPage() {
   // the payee pickers of the forms (a payee is chosen among the workspace's members)
-  const members = useLoad(() => api<{ data: Member[] }>('GET', '/user/?size=200'), []);
-  const base = useLoad(() => api<{ data: { baseCurrency: string } }>('GET', '/settings/workspace').then((r) => r.data.baseCurrency), []);
+  const members = useLoad(() => ok(client.GET('/user/', { params: { query: { size: 200 } } })), []);
+  const base = useLoad(() => ok(client.GET('/settings/workspace')).then((r) => r.data.baseCurrency), []);
   const m = members.data?.data ?? [];
   const [gen, setGen] = useState(0);
   const bump = () => setGen((g) => g + 1);
   // the accounting periods with earnings, first to last (the workspace's, not one page of payees')
-  const periods = useLoad(() => api<{ data: { rows: { accountingPeriod: string }[] } }>('GET', `/royalty/accountingperiod${qs({ size: 1000 })}`).then((r) => r.data.rows.map((x) => x.accountingPeriod.slice(0, 7)).sort()), [gen]);
+  const periods = useLoad(() => ok(client.GET('/royalty/accountingperiod', { params: { query: { size: 1000 } } })).then((r) => json(r).data.rows.map((x) => String(x.accountingPeriod).slice(0, 7)).sort()), [gen]);
   const ps = periods.data ?? [];
   const months = ps.length ? periodsBetween(ps[0]!, ps[ps.length - 1]!) : [];
   return (

@@ -5,22 +5,25 @@
  * breakdowns (a member's own share), their statements and payment requests.
  */
 import { useState } from 'preact/hooks';
-import { api, download, client, ok } from '../api';
+import { download, client, json, ok, type Answer, type Body } from '../api';
 import { useApp } from '../state';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, decimal, money, param, useAction, useLoad } from '../ui';
 import type { Stats } from './money';
 import { METHODS } from './people';
 import { useConfirm } from '../confirm';
 
-type Row = Record<string, any>;
-interface Breakdown { currency: string; rows: Row[]; total: { revenue: string } }
-interface StatementMeta { id: string; number: number | null; period: string; issuedAt: string | null; currency: string; closingBalance: string }
+type Breakdown = Answer<'/royalty/month'>['data'];
+type Row = Breakdown['rows'][number];
+type StatementMeta = Answer<'/statements'>['data'][number];
+type PaySetting = Answer<'/payment-setting'>['data'][number];
+type PayMethod = Body<'/payment-setting', 'post'>['method'];
 
-const VIEWS: { key: string; path: string; tab: string; label: string; name: (r: Row) => string }[] = [
-  { key: 'month', path: '/royalty/month', tab: 'By month', label: 'Sale month', name: (r) => r.month },
-  { key: 'asset', path: '/royalty/asset?size=50', tab: 'By recording', label: 'Recording', name: (r) => r.asset ?? r.isrc ?? '—' },
-  { key: 'dsp', path: '/royalty/dsp', tab: 'By store', label: 'Store', name: (r) => r.dsp ?? '—' },
-  { key: 'country', path: '/royalty/country', tab: 'By country', label: 'Country', name: (r) => r.country ?? '—' },
+/** Each view's breakdown: a member's own share (the group's key is a field of its rows). */
+const VIEWS: { key: string; load: () => Promise<Breakdown>; tab: string; label: string; name: (r: Row) => string }[] = [
+  { key: 'month', load: async () => json(await ok(client.GET('/royalty/month'))).data, tab: 'By month', label: 'Sale month', name: (r) => String(r.month) },
+  { key: 'asset', load: async () => json(await ok(client.GET('/royalty/asset', { params: { query: { size: 50 } } }))).data, tab: 'By recording', label: 'Recording', name: (r) => String(r.asset ?? r.isrc ?? '—') },
+  { key: 'dsp', load: async () => json(await ok(client.GET('/royalty/dsp'))).data, tab: 'By store', label: 'Store', name: (r) => String(r.dsp ?? '—') },
+  { key: 'country', load: async () => json(await ok(client.GET('/royalty/country'))).data, tab: 'By country', label: 'Country', name: (r) => String(r.country ?? '—') },
 ];
 
 /** Horizontal bars, each as wide as its share of the largest amount (display only; the table holds the exact figures). */
@@ -42,8 +45,8 @@ function Bars({ rows, name, currency }: { rows: Row[]; name: (r: Row) => string;
 
 function Earnings() {
   const [view, setView] = useState(VIEWS[0]!);
-  const data = useLoad(() => api<{ data: Breakdown }>('GET', view.path), [view.key]);
-  const b = data.data?.data;
+  const data = useLoad(() => view.load(), [view.key]);
+  const b = data.data;
   const rows = view.key === 'month' ? [...(b?.rows ?? [])].sort((x, y) => String(x.month).localeCompare(String(y.month))) : b?.rows ?? [];
   return (
     <Section title="My earnings">
@@ -118,12 +121,10 @@ function Requests({ onChange }: { onChange: () => void }) {
   );
 }
 
-interface PaySetting { id: string; method: string; label: string | null; details: Record<string, string>; isDefault: boolean }
-
 /** How I am paid: my payout methods (details shown masked once saved), the one used by default. */
 function PaymentSettings() {
-  const list = useLoad(() => api<{ data: PaySetting[] }>('GET', '/payment-setting?size=50'), []);
-  const [f, setF] = useState({ method: 'bank_transfer', label: '', details: {} as Record<string, string>, isDefault: true });
+  const list = useLoad(() => ok(client.GET('/payment-setting', { params: { query: { size: 50 } } })), []);
+  const [f, setF] = useState({ method: 'bank_transfer' as PayMethod, label: '', details: {} as Record<string, string>, isDefault: true });
   const a = useAction();
   const { ask, dialog } = useConfirm();
   const method = METHODS.find((m) => m.key === f.method)!;
@@ -133,7 +134,7 @@ function PaymentSettings() {
     a.run(async () => {
       const details = Object.fromEntries(method.fields.map(([k]) => [k, (f.details[k] ?? '').trim()]).filter(([, v]) => v));
       if (!Object.keys(details).length) throw new Error('Fill in at least one of the details.');
-      await api('POST', '/payment-setting', { body: { method: f.method, details, isDefault: f.isDefault, ...(f.label.trim() ? { label: f.label.trim() } : {}) } });
+      await ok(client.POST('/payment-setting', { body: { method: f.method, details, isDefault: f.isDefault, ...(f.label.trim() ? { label: f.label.trim() } : {}) } }));
       setF({ method: f.method, label: '', details: {}, isDefault: false });
       list.reload();
       return 'Saved. The label pays you this way from now on' + (f.isDefault ? '.' : ' when you choose it.');
@@ -149,15 +150,15 @@ function PaymentSettings() {
         { label: 'Details', cell: (s) => Object.entries(s.details).map(([k, v]) => `${METHODS.flatMap((m) => m.fields).find(([fk]) => fk === k)?.[1] ?? k} ${v}`).join(' · ') },
         { label: 'Actions', cell: (s) => (
           <div class="row tight">
-            {!s.isDefault ? <button type="button" disabled={a.busy} aria-label={`Use by default: ${words(s)}`} onClick={() => a.run(async () => { await api('PUT', `/payment-setting/${s.id}`, { body: { isDefault: true } }); list.reload(); return `${words(s)} is used by default now.`; })}>Use by default</button> : null}
-            <button type="button" class="danger" aria-label={`Remove ${words(s)}`} onClick={() => ask({ title: `Remove ${words(s)}?`, action: 'Remove', body: <p>The label will no longer pay you this way.</p>, run: async () => { await api('DELETE', `/payment-setting/${s.id}`); list.reload(); } })}>Remove…</button>
+            {!s.isDefault ? <button type="button" disabled={a.busy} aria-label={`Use by default: ${words(s)}`} onClick={() => a.run(async () => { await ok(client.PUT('/payment-setting/{id}', { params: { path: { id: s.id } }, body: { isDefault: true } })); list.reload(); return `${words(s)} is used by default now.`; })}>Use by default</button> : null}
+            <button type="button" class="danger" aria-label={`Remove ${words(s)}`} onClick={() => ask({ title: `Remove ${words(s)}?`, action: 'Remove', body: <p>The label will no longer pay you this way.</p>, run: async () => { await ok(client.DELETE('/payment-setting/{id}', { params: { path: { id: s.id } } })); list.reload(); } })}>Remove…</button>
           </div>
         ) },
       ]} />
       <form class="stack narrow" onSubmit={add}>
         <h3>Add a way to be paid</h3>
         <Field label="Method">
-          <select value={f.method} onChange={(e) => setF({ ...f, method: e.currentTarget.value, details: {} })}>
+          <select value={f.method} onChange={(e) => setF({ ...f, method: e.currentTarget.value as PayMethod, details: {} })}>
             {METHODS.filter((m) => m.key).map((m) => <option key={m.key} value={m.key}>{m.label}</option>)}
           </select>
         </Field>

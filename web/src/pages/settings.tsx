@@ -4,7 +4,7 @@
  * with each attempt, retry); who e-mails come from.
  */
 import { useState } from 'preact/hooks';
-import { api, type Branding, client, ok, type Body } from '../api';
+import { api, type ApiPath, type Branding, client, ok, type Body } from '../api';
 import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad, useSettled } from '../ui';
 import { EmailTemplates } from './email-templates';
@@ -39,7 +39,7 @@ function BrandingForm({ b, onSaved }: { b: Branding; onSaved: () => void }) {
       if (logo) {
         const form = new FormData();
         form.append('file', logo, logo.name);
-        await api('PUT', '/settings/branding/logo', { form });
+        await api('PUT', '/settings/branding/logo' satisfies ApiPath, { form });
       }
       onSaved();
       return 'Branding saved. It shows in the header after the next sign-in, and in e-mails and statements from now on.';
@@ -48,7 +48,7 @@ function BrandingForm({ b, onSaved }: { b: Branding; onSaved: () => void }) {
   const p = preview.data?.data;
   // the statement PDF, drawn by the server with the colours and name typed so far
   const settled = useSettled({ primaryColor: HEX.test(f.primaryColor) ? f.primaryColor.toLowerCase() : null, accentColor: HEX.test(f.accentColor) ? f.accentColor.toLowerCase() : null, senderName: f.senderName.trim() || null });
-  const pdf = useLoad(() => api<{ data: { url: string } }>('POST', '/settings/branding/preview/statement', { body: settled }), [settled.primaryColor, settled.accentColor, settled.senderName]);
+  const pdf = useLoad(() => ok(client.POST('/settings/branding/preview/statement', { body: settled })), [settled.primaryColor, settled.accentColor, settled.senderName]);
   return (
     <>
       {!b.active ? <p class="muted">Your plan does not include branding: what you save here is applied once it does.</p> : null}
@@ -312,12 +312,12 @@ function EmailDomains() {
  * accept invitations or reset passwords) lists that site here; anything else is refused.
  */
 function RedirectOrigins() {
-  const loaded = useLoad(() => api<{ data: { publicUrl: string; origins: string[] } }>('GET', '/settings/redirect-origins'), []);
+  const loaded = useLoad(() => ok(client.GET('/settings/redirect-origins')), []);
   const [origin, setOrigin] = useState('');
   const a = useAction();
   const d = loaded.data?.data;
   const save = (origins: string[], done: string) => a.run(async () => {
-    await api('PUT', '/settings/redirect-origins', { body: { origins } });
+    await ok(client.PUT('/settings/redirect-origins', { body: { origins } }));
     loaded.reload();
     return done;
   });

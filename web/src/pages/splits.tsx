@@ -5,7 +5,7 @@
  * including payees who do not sign in.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, qs, client, ok } from '../api';
+import { api, qs, client, ok, type ApiPath } from '../api';
 import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Loading, Notice, Pager, SearchBox, Section, Table, useAction, useLoad } from '../ui';
 import { localDate } from '../words';
@@ -13,7 +13,7 @@ import { useDebounced } from './catalogue';
 
 type Any = Record<string, any>;
 type Target = 'asset' | 'product' | 'artist';
-const TARGETS: Record<Target, { label: string; noun: string; list: string; title: (r: Any) => string; code: (r: Any) => string }> = {
+const TARGETS: Record<Target, { label: string; noun: string; list: ApiPath; title: (r: Any) => string; code: (r: Any) => string }> = {
   asset: { label: 'Recordings', noun: 'recording', list: '/asset', title: (r) => r.title, code: (r) => r.isrc ?? '—' },
   product: { label: 'Products', noun: 'product', list: '/product/', title: (r) => r.title, code: (r) => r.upc ?? '—' },
   artist: { label: 'Artists', noun: 'artist', list: '/artist/', title: (r) => r.name, code: (r) => r.country ?? '—' },

@@ -1,9 +1,9 @@
 /** Statements: upload (drag and drop or file input), live progress, files, detection, errors, matching. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, fileEvents, client, ok } from '../api';
+import { api, fileEvents, client, ok, type Answer, type ApiPath } from '../api';
 import { Section } from '../ui';
 import { inWords } from '../words';
-import { FileList, type FileRow } from './files';
+import { FileList } from './files';
 import { Matching } from './matching';
 
 interface Upload { key: string; name: string; id?: string; status: string; progress: number; error?: string; members?: { id: string; fileName: string; status: string; progress: number }[] }
@@ -33,7 +33,7 @@ function UploadPanel({ onChange }: { onChange: () => void }) {
       (async () => {
         const form = new FormData();
         form.append('file', f, f.name);
-        const r = await api<{ data: FileRow; message: string }>('POST', '/file/royalty', { form });
+        const r = await api<Answer<'/file/royalty', 'post'>>('POST', '/file/royalty' satisfies ApiPath, { form });
         patch(key, { id: r.data.id, status: r.data.status, progress: r.data.progress ?? 0, error: r.data.duplicateOf ? inWords(r.message) : undefined } as Partial<Upload>);
         onChange();
         const ac = new AbortController();
