@@ -28,14 +28,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const ROOTS = ['src', 'jobs', 'parsers'];
-const COMPOSITION_ROOT = new Set(['src/compose.ts', 'src/app.ts', 'src/server.ts', 'src/worker.ts', 'src/cli.ts']);
+const COMPOSITION_ROOT = new Set(['src/compose.ts', 'src/app.ts', 'src/server.ts', 'src/worker.ts', 'src/cli.ts', 'src/openapi-offline.ts']);
 /** Folders that must exist for the folder check to mean anything. */
 const FOLDERS = ['jobs', 'parsers', 'src', 'src/pipeline', 'src/db', 'src/lib', 'src/http', 'src/domain', 'src/modules/auth', 'src/modules/users', 'src/modules/catalogue', 'src/modules/money'];
 
 /** A file's most lines. */
 const MAX_LINES = 500;
 /** Files over MAX_LINES today, each at its present length: they may shrink, never grow. */
-const OVER_LIMIT: Record<string, number> = { 'web/src/pages/layouts.tsx': 511 };
+const OVER_LIMIT: Record<string, number> = {};
+/** Generated files (npm run web:types writes the web app's API types from the OpenAPI document): no one edits them. */
+const GENERATED = new Set(['web/src/api-types.ts']);
 
 function sourceFiles(roots = ROOTS, ext = /\.ts$/): string[] {
   const out: string[] = [];
@@ -252,7 +254,7 @@ describe('web app structure (web/src)', () => {
 
 describe('file size', () => {
   const lines = (f: string) => { const t = fs.readFileSync(f, 'utf8'); return t.split('\n').length - (t.endsWith('\n') ? 1 : 0); };
-  const files = [...sourceFiles(), ...sourceFiles(['web/src'], /\.tsx?$/)];
+  const files = [...sourceFiles(), ...sourceFiles(['web/src'], /\.tsx?$/)].filter((f) => !GENERATED.has(f));
 
   it(`no source file of src/, jobs/, parsers/, web/src is over ${MAX_LINES} lines (the listed ones do not grow)`, () => {
     assert.ok(files.length > 300 && files.includes('web/src/api.ts'), `${files.length} files`);

@@ -1,7 +1,7 @@
 /**
  * `npm run web:types`: writes web/src/api-types.ts, the TypeScript types of every route of the
  * server's OpenAPI document (openapi-typescript), built from the routes' own schemas without a
- * database (src/http/openapi-offline.ts). `--check` writes nothing and fails when the committed
+ * database (src/openapi-offline.ts). `--check` writes nothing and fails when the committed
  * file differs from what the server's schemas give (the type-check runs it first).
  *
  * openapi-typescript needs the TypeScript 5 JS API; the repo compiles with TypeScript 7 (native,
@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { offlineOpenApi } from '../../src/http/openapi-offline';
+import { offlineOpenApi } from '../../src/openapi-offline';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const TYPES_FILE = path.join(here, '..', 'src', 'api-types.ts');

@@ -5,13 +5,13 @@
  * net amount, the draft's doubts in words; a preview of the parsed lines with every field,
  * totals per currency and the file's own totals; a dry run; saving it as the workspace's layout,
  * after which the file that prompted it is read again. Built-in layouts are shown read-only in
- * the same form and can be the starting point of the workspace's own; sources are switched on
- * and off.
+ * the same form and can be the starting point of the workspace's own; sources switched on and off.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, client, ok, type ApiPath } from '../api';
 import { ErrorBox, Field, Link, Loading, Notice, Section, Table, decimal, param, pct, useAction, useLoad } from '../ui';
 import { currencyName } from '../words';
+import { colId, colLabel, columnOf, mappingWords, minus } from './layout-words';
 
 type Any = Record<string, any>;
 type Pattern = Any;
@@ -57,37 +57,6 @@ function sampleCall(path: Extract<ApiPath, '/sources/validate' | '/sources/dry-r
   return api<{ data: Any }>('POST', path, { form });
 }
 
-/** The column a simple mapping reads: its header name, or "#n" by position. */
-function columnOf(m: Any | undefined): string | null {
-  if (!m || m.compute) return null;
-  if (typeof m.from === 'string') return m.from;
-  if (Array.isArray(m.from)) return m.from[0] ?? null;
-  if (typeof m.column === 'number') return `#${m.column}`;
-  return null;
-}
-const colId = (c: Any) => c.name ?? `#${c.index}`;
-const colLabel = (c: Any) => c.name ?? `Column ${c.index + 1}`;
-
-/** How one line field is read, in words. */
-function mappingWords(m: Any | undefined): string {
-  if (!m) return '—';
-  const parts: string[] = [];
-  const col = (c: string | number) => (typeof c === 'number' ? `column ${c + 1}` : `“${c}”`);
-  if (m.compute) {
-    const op: Record<string, string> = { sum: 'the sum of', difference: 'the first minus the others of', product: 'the product of', join: 'joined' };
-    parts.push(`${op[m.compute.op] ?? m.compute.op} ${m.compute.of.map(col).join(', ')}`);
-  } else if (m.from !== undefined) parts.push(`the column ${[].concat(m.from).map((x: string) => col(x)).join(' or ')}`);
-  else if (m.column !== undefined) parts.push(col(m.column));
-  if (m.preamble) parts.push(`the line “${m.preamble}” above the header`);
-  if (m.fileName) parts.push('the file name');
-  if (m.const !== undefined) parts.push(parts.length ? `else always ${m.const}` : `always ${m.const}`);
-  if (m.default !== undefined) parts.push(`${m.default} when empty`);
-  if (m.map) parts.push(`values translated (${Object.entries(m.map).slice(0, 3).map(([k, v]) => `${k} → ${v}`).join(', ')}${Object.keys(m.map).length > 3 ? '…' : ''})`);
-  if (m.negativeWhen) parts.push(`negative when “${m.negativeWhen.column}” is ${m.negativeWhen.values.join(' or ')}`);
-  if (m.extract) parts.push('part of the cell');
-  return parts.join('; ') || '—';
-}
-
 /** A checker's message about a pattern, with the field named in words. */
 function problemWords(s: string): string {
   return s
@@ -95,22 +64,6 @@ function problemWords(s: string): string {
     .replace(/\/format\/delimiter/g, 'the delimiter').replace(/\/format\/encoding/g, 'the encoding')
     .replace(/^\/key\b/, 'The short name (key)').replace(/^\/name\b/, 'The name').replace(/^\/aggregator\b/, 'The sender')
     .replace(/^\/ /, '');
-}
-
-/** a − b on decimal strings, exactly (scaled integers). */
-function minus(a: string, b: string): string {
-  const places = Math.max((a.split('.')[1] ?? '').length, (b.split('.')[1] ?? '').length);
-  const scale = (s: string) => {
-    const neg = s.startsWith('-');
-    const [i, f = ''] = s.replace('-', '').split('.');
-    const v = BigInt(i + f.padEnd(places, '0'));
-    return neg ? -v : v;
-  };
-  const d = scale(a) - scale(b);
-  const neg = d < 0n;
-  const digits = (neg ? -d : d).toString().padStart(places + 1, '0');
-  const out = places ? `${digits.slice(0, -places)}.${digits.slice(-places)}` : digits;
-  return (neg ? '-' : '') + out;
 }
 
 /** The layout as a form. */
@@ -317,8 +270,7 @@ function Editor({ e, setE, sample, onSaved }: { e: Editing; setE: (e: Editing | 
   const runCheck = (pattern: Pattern) => a.run(async () => {
     setDry(null);
     if (!sample) {
-      setCheck((await ok(client.POST('/sources/validate', { body: { pattern } as never })) /* JSON {pattern} or multipart: the document names the multipart form */).data);
-      return;
+      return void setCheck((await ok(client.POST('/sources/validate', { body: { pattern } as never })) /* JSON {pattern} or multipart: the document names the multipart form */).data);
     }
     setCheck((await sampleCall('/sources/validate', sample, pattern)).data);
   });
@@ -436,8 +388,7 @@ function Sources({ gen, onEdit, onView }: { gen: number; onEdit: (s: Any) => voi
   const a = useAction();
   const toggle = (s: Any) => a.run(async () => {
     const at = { params: { path: { id: s.id } } };
-    if (s.active) await ok(client.POST('/sources/{id}/deactivate', at));
-    else await ok(client.POST('/sources/{id}/activate', at));
+    await ok(s.active ? client.POST('/sources/{id}/deactivate', at) : client.POST('/sources/{id}/activate', at));
     configured.reload();
     return `${s.name} ${s.active ? 'is no longer used to recognise files' : 'is used to recognise files again'}.`;
   });
