@@ -2,7 +2,7 @@
  * The public API, with the same tokens as any client: a refresh token (kept in localStorage, or
  * the httpOnly cookie after a social sign-in) buys a short access token for one workspace.
  */
-import createClient from 'openapi-fetch';
+import createClient, { createQuerySerializer } from 'openapi-fetch';
 import type { paths } from './api-types';
 import { inWords, statusWords, UNREACHABLE } from './words';
 
@@ -110,7 +110,13 @@ async function sessionFetch(request: Request): Promise<Response> {
  * (web/src/api-types.ts, `npm run web:types`): a path, parameter, body or answer field the
  * server does not have does not compile. Pages call `ok(client.GET('/path/{id}', {...}))`.
  */
-export const client = createClient<paths>({ credentials: 'same-origin', fetch: sessionFetch });
+const serialize = createQuerySerializer();
+export const client = createClient<paths>({
+  credentials: 'same-origin',
+  fetch: sessionFetch,
+  // an empty search box sends no parameter (as qs() does): the server refuses an empty one
+  querySerializer: (q) => serialize(Object.fromEntries(Object.entries(q).filter(([, v]) => v !== ''))),
+});
 
 /** The success answer of a typed call; an error answer becomes an ApiError in people's words. */
 export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {

@@ -29,7 +29,7 @@ function Workspaces({ onOpen }: { onOpen: (t: Any) => void }) {
   const [q, setQ] = useState('');
   const [page, setPage] = useState(1);
   useEffect(() => setPage(1), [q]);
-  const list = useLoad(() => ok(client.GET('/godmin/tenants', { params: { query: { q: q.trim(), page, limit: SIZE } } })), [q, page]);
+  const list = useLoad(() => ok(client.GET('/godmin/tenants', { params: { query: { q: q.trim() || undefined, page, limit: SIZE } } })), [q, page]);
   const total = list.data?.data.total ?? 0;
   return (
     <Section title="Workspaces">
@@ -225,7 +225,7 @@ function Members({ tenant, onErase }: { tenant: Any; onErase: (p: Any) => void }
   const [q, setQ] = useState('');
   const [page, setPage] = useState(1);
   useEffect(() => setPage(1), [q]);
-  const list = useLoad(() => ok(client.GET('/godmin/users', { params: { query: { tenantId: tenant.tenantId, q: q.trim(), page, limit: SIZE } } })), [tenant.tenantId, q, page]);
+  const list = useLoad(() => ok(client.GET('/godmin/users', { params: { query: { tenantId: tenant.tenantId, q: q.trim() || undefined, page, limit: SIZE } } })), [tenant.tenantId, q, page]);
   const role = (u: Any) => u.memberships.find((m: Any) => m.tenantId === tenant.tenantId)?.role ?? '—';
   return (
     <Section title="Members">
