@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { waitFor } from '../allocation/helpers';
 import { startFakeProcessor, type FakeProcessor } from '../money/helpers';
-import { fixture, upload, waitChildren } from '../ingest/helpers';
+import { fixture, seedRates, upload, waitChildren, waitFile } from '../ingest/helpers';
 import { zipBuffers } from '../ingest/zip-writer';
 
 interface Received { path: string; body: any }
@@ -51,6 +51,7 @@ describe('webhooks: PAYMENT_PROCESSING and ROYALTY_FILE_UPLOADED', function () {
     app = await startTestApp({ workers: true, config: { processorApiUrl: fp.url, webhooks: { timeoutMs: 1500, retryScale: 0.01, ratePerMinute: 1000, disableAfterSeconds: 86400, sweepSeconds: 0.2 } } });
     const god = (await app.svc.auth.createApiKey('god', { name: 'ops' })).token;
     a = await createTestTenant(app, 'RefSentA');
+    await seedRates(app, a.tenantId); // the original must be read (a failed file is no original of a duplicate)
     assert.equal((await app.request('PUT', `/godmin/tenants/${a.tenantId}/subscription`, { token: god, body: { plan: 'pro', state: 'active' } })).status, 200);
     assert.equal((await req('POST', '/integrations/workspace', { secretKey: secret })).status, 201);
     rx = await receiver();
@@ -89,6 +90,7 @@ describe('webhooks: PAYMENT_PROCESSING and ROYALTY_FILE_UPLOADED', function () {
     assert.equal(ev.data.event.category, 'royalty');
     assert.deepEqual(ev.data.resource, { type: 'royalty_file', id, url: `/file/${id}`, displayName: 'believe-english.csv' });
     assert.deepEqual(ev.data.attributes, { fileId: id, name: 'believe-english.csv', size: bytes.length, duplicateOf: null });
+    assert.equal((await waitFile(app, admin(), id)).status, 'processed');
     const again = await upload(app, admin(), 'believe-again.csv', bytes);
     assert.equal(again.status, 201, again.text);
     assert.deepEqual((await arrived('ROYALTY_FILE_UPLOADED', again.body.data.id)).data.attributes, { fileId: again.body.data.id, name: 'believe-again.csv', size: bytes.length, duplicateOf: id });
