@@ -6,29 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { waitFor } from '../allocation/helpers';
+import { webhookReceiver } from '../helpers/webhook-receiver';
 
-interface Received { path: string; headers: http.IncomingHttpHeaders; body: string }
 
-/** The receiver a client would write: `/ok` answers 200, `/fail` 500, `/hang` never answers. */
-async function receiver() {
-  const got: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      got.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (req.url === '/hang') return; // the sender's time limit ends it
-      res.writeHead(req.url === '/fail' ? 500 : 200, { 'content-type': 'text/plain' }).end(req.url === '/fail' ? 'down' : 'ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { got, base, close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }) };
-}
 
 /** Rondo's signature header `t=<seconds>,v1=<hex>`: HMAC-SHA256 of "<t>.<body>". */
 function signedBy(secret: string, header: string, body: string): boolean {
@@ -44,7 +26,7 @@ describe('reference client flow: webhooks (settings url, envelope, deliveries)',
   let app: TestApp;
   let a: TestTenant;
   let b: TestTenant;
-  let rx: Awaited<ReturnType<typeof receiver>>;
+  let rx: Awaited<ReturnType<typeof webhookReceiver>>;
   let secret = '';
   let settingsId = '';
   let assetId = '';
@@ -58,7 +40,7 @@ describe('reference client flow: webhooks (settings url, envelope, deliveries)',
     a = await createTestTenant(app, 'RefHookA');
     b = await createTestTenant(app, 'RefHookB');
     for (const t of [a, b]) assert.equal((await app.request('PUT', `/godmin/tenants/${t.tenantId}/subscription`, { token: god, body: { plan: 'pro', state: 'active' } })).status, 200);
-    rx = await receiver();
+    rx = await webhookReceiver((path) => (path === '/hang' ? null : path === '/fail' ? 500 : 200));
     // the plan changes' billing events are dispatched (to no endpoint) before any endpoint exists
     await waitFor('the outbox emptied', async () => !(await app.svc.db.owner('outbound_events').where({ status: 'pending' }).first('id')));
   });

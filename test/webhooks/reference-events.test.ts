@@ -7,42 +7,24 @@
  * get 3 attempts, Rondo's keep retrying.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { waitFor } from '../allocation/helpers';
+import { webhookReceiver } from '../helpers/webhook-receiver';
 
-interface Received { path: string; body: any }
 
-/** A receiver: paths starting with `/fail` answer 500, the others 200. */
-async function receiver() {
-  const got: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      got.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      const fail = (req.url ?? '').startsWith('/fail');
-      res.writeHead(fail ? 500 : 200, { 'content-type': 'text/plain' }).end(fail ? 'down' : 'ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { got, base, close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }) };
-}
 
 describe('webhooks: the reference events of products, artists, members, money and splits', function () {
   this.timeout(120_000);
   let app: TestApp;
   let a: TestTenant;
   let b: TestTenant;
-  let rx: Awaited<ReturnType<typeof receiver>>;
+  let rx: Awaited<ReturnType<typeof webhookReceiver>>;
   const admin = () => a.users.admin!.token;
   const req = (method: string, path: string, body?: unknown, token = admin()) => app.request(method, path, { token, body });
 
   /** The reference envelope of `event` about resource `id` received at `/a`. */
   const arrived = (event: string, id: string, pred: (e: any) => boolean = () => true) =>
-    waitFor(`${event} of ${id}`, async () => rx.got.find((g) => g.path === '/a' && g.body.event === event && g.body.data.resource.id === id && pred(g.body))?.body);
+    waitFor(`${event} of ${id}`, async () => rx.got.find((g) => g.path === '/a' && g.json.event === event && g.json.data.resource.id === id && pred(g.json))?.json);
 
   before(async () => {
     app = await startTestApp({ workers: true, config: { webhooks: { timeoutMs: 1500, retryScale: 0.01, ratePerMinute: 1000, disableAfterSeconds: 86400, sweepSeconds: 0.2 } } });
@@ -50,7 +32,7 @@ describe('webhooks: the reference events of products, artists, members, money an
     a = await createTestTenant(app, 'RefEventsA');
     b = await createTestTenant(app, 'RefEventsB');
     for (const t of [a, b]) assert.equal((await app.request('PUT', `/godmin/tenants/${t.tenantId}/subscription`, { token: god, body: { plan: 'pro', state: 'active' } })).status, 200);
-    rx = await receiver();
+    rx = await webhookReceiver((path) => (path.startsWith('/fail') ? 500 : 200));
     await waitFor('the outbox emptied', async () => !(await app.svc.db.owner('outbound_events').where({ status: 'pending' }).first('id')));
     for (const [t, path] of [[a, '/a'], [b, '/b']] as const) {
       const r = await app.request('POST', '/webhooks', { token: t.users.admin!.token, body: { url: `${rx.base}${path}`, events: ['*'], envelope: 'reference' } });
@@ -221,7 +203,7 @@ describe('webhooks: the reference events of products, artists, members, money an
     assert.equal((await req('PUT', `/split/${sid}`, { split: [{ user: payee, share: 100 }] })).status, 200);
     const removed = await arrived('USER_REMOVED_FROM_SPLIT', sid);
     assert.deepEqual(removed.data.attributes, { splitId: sid, userId: other, share: '40' });
-    assert.equal(rx.got.filter((g) => g.body.event === 'USER_REMOVED_FROM_SPLIT' && g.body.data.resource.id === sid).length, 1, 'the member who stays is not removed');
+    assert.equal(rx.got.filter((g) => g.json.event === 'USER_REMOVED_FROM_SPLIT' && g.json.data.resource.id === sid).length, 1, 'the member who stays is not removed');
   });
 
   it('another workspace\'s endpoint receives none of them', async () => {
@@ -230,7 +212,7 @@ describe('webhooks: the reference events of products, artists, members, money an
     assert.equal(Number(theirs[0]!.n), 0);
     assert.equal(rx.got.filter((g) => g.path === '/b').length, 0);
     assert.ok(rx.got.filter((g) => g.path === '/a').length > 20);
-    assert.ok(rx.got.filter((g) => g.path === '/a').every((g) => g.body.tenant.id === a.workspaceId));
+    assert.ok(rx.got.filter((g) => g.path === '/a').every((g) => g.json.tenant.id === a.workspaceId));
   });
 
   it('retries: a reference-envelope endpoint gets 3 attempts (maxAttempts 3), a Rondo endpoint keeps retrying', async () => {
@@ -242,7 +224,7 @@ describe('webhooks: the reference events of products, artists, members, money an
     const list = async (endpointId: string) => (await req('GET', `/webhook-deliveries?endpointId=${endpointId}`)).body.data[0];
     const failed = await waitFor('the reference delivery failed', async () => { const d = await list(ref.body.data.id); return d?.status === 'failed' && d; });
     assert.equal(failed.attemptCount, 3);
-    const bodies = rx.got.filter((g) => g.path === '/fail-ref').map((g) => g.body.delivery);
+    const bodies = rx.got.filter((g) => g.path === '/fail-ref').map((g) => g.json.delivery);
     assert.deepEqual(bodies.map((d) => [d.attempt, d.maxAttempts, d.nextRetryAt === null]), [[1, 3, false], [2, 3, false], [3, 3, true]]);
     const rondo = await waitFor('the Rondo delivery\'s third attempt', async () => { const d = await list(own.body.data.id); return d?.attemptCount >= 3 && d; });
     assert.equal(rondo.status, 'pending');

@@ -5,43 +5,27 @@
  * none. Each reaches a local receiver under its reference name in the reference envelope.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import crypto from 'node:crypto';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { waitFor } from '../allocation/helpers';
+import { webhookReceiver } from '../helpers/webhook-receiver';
 import { startFakeProcessor, type FakeProcessor } from '../money/helpers';
 import { fixture, seedRates, upload, waitChildren, waitFile } from '../ingest/helpers';
 import { zipBuffers } from '../ingest/zip-writer';
 
-interface Received { path: string; body: any }
 
-async function receiver() {
-  const got: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      got.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { got, base, close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }) };
-}
 
 describe('webhooks: PAYMENT_PROCESSING and ROYALTY_FILE_UPLOADED', function () {
   this.timeout(120_000);
   let app: TestApp;
   let fp: FakeProcessor;
   let a: TestTenant;
-  let rx: Awaited<ReturnType<typeof receiver>>;
+  let rx: Awaited<ReturnType<typeof webhookReceiver>>;
   const secret = 'sk_test_R_' + crypto.randomUUID().replace(/-/g, '');
   const admin = () => a.users.admin!.token;
   const req = (method: string, path: string, body?: unknown, token = admin()) => app.request(method, path, { token, body });
   const arrived = (event: string, id: string) =>
-    waitFor(`${event} of ${id}`, async () => rx.got.find((g) => g.path === '/a' && g.body.event === event && g.body.data.resource.id === id)?.body);
+    waitFor(`${event} of ${id}`, async () => rx.got.find((g) => g.path === '/a' && g.json.event === event && g.json.data.resource.id === id)?.json);
   /** The outbox rows of `type` in workspace A naming file `fileId` (written in the transaction that registered the file). */
   const outboxed = async (type: string, fileId: string) =>
     Number((await app.svc.db.owner('outbound_events').where({ tenant_id: a.tenantId, type }).whereRaw("payload->>'fileId' = ?", [fileId]).count<{ n: string }[]>({ n: '*' }))[0]!.n);
@@ -54,7 +38,7 @@ describe('webhooks: PAYMENT_PROCESSING and ROYALTY_FILE_UPLOADED', function () {
     await seedRates(app, a.tenantId); // the original must be read (a failed file is no original of a duplicate)
     assert.equal((await app.request('PUT', `/godmin/tenants/${a.tenantId}/subscription`, { token: god, body: { plan: 'pro', state: 'active' } })).status, 200);
     assert.equal((await req('POST', '/integrations/workspace', { secretKey: secret })).status, 201);
-    rx = await receiver();
+    rx = await webhookReceiver();
     const r = await req('POST', '/webhooks', { url: `${rx.base}/a`, events: ['PAYMENT_PROCESSING', 'ROYALTY_FILE_UPLOADED'], envelope: 'reference' });
     assert.equal(r.status, 201, r.text);
   });
