@@ -87,17 +87,20 @@ describe("the reference service's upload flow with detection and Socket.io progr
     const socket = io(app.url, { auth: token === undefined ? {} : { token }, transports: ['websocket'], reconnection: false, forceNew: true });
     clients.push(socket);
     const received: Received[] = [];
-    const waiting: { fileId: string; event: string; resolve: (p: any) => void }[] = [];
+    const waiting: { fileId: string; event: string; resolve: (p: any) => void; reject: (e: Error) => void }[] = [];
+    // the other end of a file, received while its awaited end is not: the wait fails at once
+    const otherEnd = (event: string) => (event === 'file:processing:completed' ? 'file:processing:failed' : event === 'file:processing:failed' ? 'file:processing:completed' : null);
     socket.onAny((event: string, payload: any) => {
       received.push({ event, payload });
-      for (const w of waiting.filter((x) => x.fileId === payload?.fileId && x.event === event)) {
+      for (const w of waiting.filter((x) => x.fileId === payload?.fileId && (x.event === event || otherEnd(x.event) === event))) {
         waiting.splice(waiting.indexOf(w), 1);
-        w.resolve(payload);
+        if (w.event === event) w.resolve(payload);
+        else w.reject(new Error(`${event} instead of ${w.event}: ${JSON.stringify(payload)}`));
       }
     });
     const next = (fileId: string, event: string) => {
       const seen = received.find((r) => r.payload?.fileId === fileId && r.event === event);
-      return seen ? Promise.resolve(seen.payload) : new Promise<any>((resolve) => waiting.push({ fileId, event, resolve }));
+      return seen ? Promise.resolve(seen.payload) : new Promise<any>((resolve, reject) => waiting.push({ fileId, event, resolve, reject }));
     };
     return new Promise((resolve, reject) => {
       socket.once('connect', () => resolve({ socket, received, next }));

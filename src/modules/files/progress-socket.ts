@@ -13,7 +13,8 @@
  * API process reads, every half second and only while members are connected, the rows of
  * the files those members uploaded that are in flight, that it follows, or that were
  * uploaded in the last RECENT_MS since it began watching the workspace (one that ended
- * between two readings): one query per workspace, in the workspace's own transaction
+ * between two readings; the watch begins when the workspace's first member connects, by the
+ * database's clock): one query per workspace, in the workspace's own transaction
  * (row-level security applies). The token is checked when a client connects.
  */
 import type { Server as HttpServer } from 'node:http';
@@ -34,10 +35,10 @@ const RECENT_MS = 120_000;
 interface Workspace {
   /** Connected members (tenant user ids) and their number of sockets. */
   members: Map<string, number>;
-  /** The database's time when the watcher began reading this workspace (null: not yet). */
-  since: Date | null;
+  /** The database's time when the workspace's first connected member connected. */
+  since: Date;
   /** The oldest upload the current reading looks at besides those in flight and followed. */
-  window: Date | null;
+  window: Date;
   files: Map<string, Followed>;
 }
 
@@ -66,7 +67,12 @@ export function attachProgressSocket(server: HttpServer, svc: AppServices): Prog
         if (auth.tenantId == null || !auth.tenantUserId) return next(new Error('Unauthorized: the token names no member of a workspace'));
         socket.data.tenantId = auth.tenantId;
         socket.data.tenantUserId = auth.tenantUserId;
-        next();
+        // The database's time as the client connects, before it can upload anything: a file it
+        // uploads next is never older than the watcher's window, however late the first reading.
+        return svc.db.app.raw(`SELECT now() AS now`).then((r: { rows: { now: Date }[] }) => {
+          socket.data.connectedAt = new Date(r.rows[0]!.now);
+          next();
+        });
       })
       .catch((err: Error) => next(new Error(`Unauthorized: ${err.message}`)));
   });
@@ -76,7 +82,8 @@ export function attachProgressSocket(server: HttpServer, svc: AppServices): Prog
     const member = socket.data.tenantUserId as string;
     void socket.join(room(member));
     let ws = workspaces.get(tenantId);
-    if (!ws) workspaces.set(tenantId, (ws = { members: new Map(), since: null, window: null, files: new Map() }));
+    const connectedAt = socket.data.connectedAt as Date;
+    if (!ws) workspaces.set(tenantId, (ws = { members: new Map(), since: connectedAt, window: connectedAt, files: new Map() }));
     ws.members.set(member, (ws.members.get(member) ?? 0) + 1);
     socket.on('disconnect', () => {
       const w = workspaces.get(tenantId);
@@ -98,12 +105,11 @@ export function attachProgressSocket(server: HttpServer, svc: AppServices): Prog
         .where((w) => w.whereNull('kind').orWhereNot('kind', 'archive')) // an archive's statements are files of their own
         .where((w) => {
           w.whereIn('status', IN_FLIGHT_STATUSES).orWhereIn('id', [...ws.files.keys()]);
-          if (ws.window) w.orWhere('created_at', '>=', ws.window);
+          w.orWhere('created_at', '>=', ws.window);
         })
         .select([...PAYLOAD_COLUMNS, 'uploaded_by']);
       return { rows: await q, now };
     });
-    ws.since ??= now;
     ws.window = new Date(Math.max(ws.since.getTime(), new Date(now).getTime() - RECENT_MS));
     const seen = new Set<string>();
     for (const r of rows) {
