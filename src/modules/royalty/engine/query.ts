@@ -43,15 +43,15 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
              ${gc.length ? `GROUP BY ${gc.join(', ')}` : 'HAVING count(*) > 0'}`;
     b = whereB;
   } else {
-    // Per share set: the revenue's integer and fractional parts apart (ri, rf), so that each
-    // times the share stays within DECIMAL(38): ri × share has 6 decimals, rf × share 26 and
-    // less than 100 × the lines. Postgres adds them and applies the 0.01 (analytics.ts).
+    // Per share set: its revenue's integer and fractional parts apart, so that each times the
+    // share stays within DECIMAL(38): the integer part × share has 6 decimals, the fraction ×
+    // share 26 and is under 100. Postgres adds them and applies the 0.01 (analytics.ts).
     const mine = `share_set_id IN (SELECT share_set_id FROM ${s}.share_sets WHERE tenant_user_id = ?::UUID)`;
-    sql = `WITH g0 AS (SELECT ${[...gc, 'share_set_id'].join(', ')}, sum(CAST(trunc(revenue) AS DECIMAL(38,0))) AS ri, sum(revenue - trunc(revenue)) AS rf,
+    sql = `WITH g0 AS (SELECT ${[...gc, 'share_set_id'].join(', ')}, sum(revenue) AS r,
                               sum(quantity) AS quantity, count(*) AS lines, sum(streams) AS streams, sum(downloads) AS downloads, max(rs) AS rs, max(qs) AS qs
                          FROM ${s}.lines WHERE ${[...where, mine].join(' AND ')}
                         GROUP BY ${[...gc, 'share_set_id'].join(', ')})
-           SELECT ${[...gc.map((c) => `CAST(g0.${c} AS VARCHAR) AS ${c}`), str('sum(g0.ri * ss.share)', 'revenue'), str('sum(g0.rf * ss.share)', 'revenue2'),
+           SELECT ${[...gc.map((c) => `CAST(g0.${c} AS VARCHAR) AS ${c}`), str('sum(CAST(trunc(g0.r) AS DECIMAL(38,0)) * ss.share)', 'revenue'), str('sum((g0.r - trunc(g0.r)) * ss.share)', 'revenue2'),
                      ...['quantity', 'lines', 'streams', 'downloads'].map((m) => str(`sum(g0.${m})`, m)), str('max(g0.rs) + 8', 'rscale'), str('max(g0.qs)', 'qscale')].join(', ')}
              FROM g0 JOIN ${s}.share_sets ss ON ss.share_set_id = g0.share_set_id AND ss.tenant_user_id = ?::UUID
              ${gc.length ? `GROUP BY ${gc.map((c) => `g0.${c}`).join(', ')}` : 'HAVING count(*) > 0'}`;
