@@ -23,6 +23,7 @@ import { registerWorkers } from '../jobs';
 import type { AppServices, Runtime as BaseRuntime } from './services';
 import { FILE_DELETE_HOOKS } from './modules/files/hooks';
 import { postAllocationHooks, removeFilesRoyalties } from './modules/royalty/pipeline';
+import { closeAnalyticsEngine } from './modules/royalty/analytics-engine';
 import { postRoyaltiesForFile } from './modules/money/ledger';
 import { syncFileExpenses } from './modules/money/file-expenses';
 
@@ -118,6 +119,7 @@ export async function boot(cfg: Config, opts: BootOptions): Promise<Runtime> {
       svc,
       async shutdown() {
         stopping = true;
+        await closeAnalyticsEngine(svc);
         if (useQueue) await queue.stop(cfg.shutdownTimeoutSeconds * 1000).catch((err) => log.error({ err }, 'queue stop failed'));
         await db.close();
         if (embedded) await embedded.stop();

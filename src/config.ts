@@ -94,6 +94,18 @@ export interface Config {
   s3: S3Config | null;
   /** Signed upload URLs (Rondo's own or presigned S3 PUTs) live this long, seconds. */
   uploadUrlTtlSeconds: number;
+  /**
+   * Which engine sums the /royalty/* breakdowns (ANALYTICS_ENGINE): 'duckdb' (default; an
+   * embedded replica of the analytics columns, following Postgres) or 'postgres' (Postgres alone).
+   */
+  analyticsEngine: 'duckdb' | 'postgres';
+  /** The replica's file (ANALYTICS_REPLICA_PATH); unset: DATA_DIR/analytics/replica-<PORT>.duckdb. One file per process. */
+  analyticsReplicaPath: string;
+  /** The replica's memory limit (ANALYTICS_REPLICA_MEMORY, a DuckDB size such as 200MB) and threads (ANALYTICS_REPLICA_THREADS). */
+  analyticsReplicaMemory: string;
+  analyticsReplicaThreads: number;
+  /** How long a request waits for the replica to catch up with its snapshot before Postgres answers (ANALYTICS_REPLICA_WAIT_MS). */
+  analyticsReplicaWaitMs: number;
 }
 
 export interface InvoicerConfig {
@@ -289,6 +301,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     objectStore: (env.OBJECT_STORE || 'local') as Config['objectStore'],
     s3: s3FromEnv(env),
     uploadUrlTtlSeconds: int('UPLOAD_URL_TTL_SECONDS', env.UPLOAD_URL_TTL_SECONDS, 3600),
+    analyticsEngine: (env.ANALYTICS_ENGINE || 'duckdb') as Config['analyticsEngine'],
+    analyticsReplicaPath: env.ANALYTICS_REPLICA_PATH ? path.resolve(env.ANALYTICS_REPLICA_PATH) : '',
+    analyticsReplicaMemory: env.ANALYTICS_REPLICA_MEMORY || '200MB',
+    analyticsReplicaThreads: int('ANALYTICS_REPLICA_THREADS', env.ANALYTICS_REPLICA_THREADS, 2),
+    analyticsReplicaWaitMs: int('ANALYTICS_REPLICA_WAIT_MS', env.ANALYTICS_REPLICA_WAIT_MS, 2000),
     ...overrides,
   };
   if (cfg.detectionThreshold < 0 || cfg.detectionThreshold > 1) throw new Error('DETECTION_THRESHOLD must be between 0 and 1');
@@ -299,6 +316,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (!cfg.s3.accessKeyId !== !cfg.s3.secretAccessKey) throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
     if (cfg.s3.prefix && !/^[A-Za-z0-9._\-/]+\/$/.test(cfg.s3.prefix)) throw new Error('S3_PREFIX may hold letters, digits and ._-/ only');
   }
+  if (cfg.analyticsEngine !== 'duckdb' && cfg.analyticsEngine !== 'postgres') throw new Error(`ANALYTICS_ENGINE must be "duckdb" or "postgres", got "${cfg.analyticsEngine}"`);
+  if (!/^\d+(\.\d+)?\s*(B|KB|MB|GB|KiB|MiB|GiB)$/i.test(cfg.analyticsReplicaMemory)) throw new Error(`ANALYTICS_REPLICA_MEMORY is a size such as 200MB, got "${cfg.analyticsReplicaMemory}"`);
+  if (cfg.analyticsReplicaThreads < 1) throw new Error('ANALYTICS_REPLICA_THREADS must be at least 1');
+  if (!cfg.analyticsReplicaPath) cfg.analyticsReplicaPath = path.join(cfg.dataDir, 'analytics', `replica-${cfg.port}.duckdb`);
   if (cfg.jwtSecret && cfg.jwtSecretFile) throw new Error('Set JWT_SECRET or JWT_SECRET_FILE, not both');
   if (cfg.encryptionKey && cfg.encryptionKeyFile) throw new Error('Set ENCRYPTION_KEY or ENCRYPTION_KEY_FILE, not both');
   for (const o of cfg.corsOrigins) {

@@ -6,7 +6,9 @@
  * both, several at once), whichever rollup answers them — after a random change that moves
  * rollups: a file deleted, or a split's shares changed (re-allocation). Paging: the pages of
  * a breakdown, concatenated, are its rows in order; `total` is the same on every page. And
- * every line's current earnings sum exactly to its base amount.
+ * every line's current earnings sum exactly to its base amount. The routes are answered by the
+ * default engine (the DuckDB replica) and by Postgres alone; the replica's answers equal the
+ * lines' in every field.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -16,6 +18,8 @@ const Decimal = DecimalBase.clone({ precision: 80 }); // exact sums of NUMERIC(2
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createProduct, createSplit, loadStatement, setShares, tx, waitForReallocation, type LineIn } from './helpers';
 import { royaltyAnalytics, type AnalyticsQuery, type GroupBy } from '../../src/modules/royalty/analytics';
+import { analyticsEngineOf } from '../../src/modules/royalty/analytics-engine';
+import { withTenant } from '../../src/db';
 
 const ROUTES: [string, string, string][] = [
   // route, response key, SQL key expression
@@ -45,6 +49,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
 
   before(async () => {
     app = await startTestApp({ workers: true });
+    assert.equal(app.svc.cfg.analyticsEngine, 'duckdb', 'the replica is the default engine');
     t = await createTestTenant(app, 'Prop');
     const u = t.users;
     artists = [await createArtist(app, t.tenantId, 'Alpha'), await createArtist(app, t.tenantId, 'Beta')];
@@ -248,9 +253,12 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     );
   });
 
-  it('every filter case once, admin and member, on the final state (each rollup source exercised)', async () => {
+  it('every filter case once, admin and member, on the final state (each rollup source exercised), from each engine', async () => {
     const u = t.users;
     const cases = filterCases();
+    // The default engine (the replica) answered the property above; now each engine in turn.
+    for (const engine of ['duckdb', 'postgres'] as const) {
+    app.svc.cfg.analyticsEngine = engine;
     for (const [qs, where, b] of cases) {
       for (const [route, key, keyExpr] of ROUTES) {
         for (const who of ['admin', 'user'] as const) {
@@ -260,10 +268,12 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
           const want = await expected(payee, keyExpr, where, b);
           const got = new Map<string, unknown>();
           for (const r of res.body.data.rows) got.set(String(key ? r[key] ?? '' : ''), { revenue: r.revenue, quantity: r.quantity, lines: r.lines });
-          assert.deepEqual(got, want, `${who} ${route}?${qs}`);
+          assert.deepEqual(got, want, `${engine}: ${who} ${route}?${qs}`);
         }
       }
     }
+    }
+    app.svc.cfg.analyticsEngine = 'duckdb';
   });
 
   it('the planner\'s shape answers exactly what the lines answer, for every route × filter case × view; the shape is the coarsest that holds the request', async () => {
@@ -306,6 +316,10 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
           const r = await tx(app, t.tenantId, (trx) => royaltyAnalytics(trx, t.tenantId, payee, group, q, { size: 1000 }));
           const raw = await tx(app, t.tenantId, (trx) => royaltyAnalytics(trx, t.tenantId, payee, group, q, { raw: true, size: 1000 }));
           assert.deepEqual({ rows: r.rows, total: r.total }, { rows: raw.rows, total: raw.total }, `${payee ?? 'admin'} ${group} ${JSON.stringify(q)} (${r.source})`);
+          // The replica's answer: every field of every row (derived ones too) as Postgres' own.
+          const d = await withTenant(app.svc.db.app, t.tenantId, (trx) => royaltyAnalytics(trx, t.tenantId, payee, group, q, { size: 1000, engine: analyticsEngineOf(app.svc) }), { snapshot: true });
+          assert.equal(d.source, payee ? 'duckdb:lines × share sets' : 'duckdb:lines');
+          assert.deepEqual({ rows: d.rows, total: d.total, pagination: d.pagination, currency: d.currency }, { rows: raw.rows, total: raw.total, pagination: raw.pagination, currency: raw.currency }, `duckdb ${payee ?? 'admin'} ${group} ${JSON.stringify(q)}`);
           if (!r.source.startsWith('lines')) fromShapes++;
         }
       }

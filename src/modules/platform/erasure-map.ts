@@ -119,6 +119,9 @@ export const ERASURE_MAP: Record<string, TableRule> = {
   split_history: { action: 'retain', refs: [...tu, ...actor('changed_by')], why: 'history of split contracts, by payee id' },
   splits: byActor('created_by'),
   ...Object.fromEntries(SHAPE_TABLES.map((t) => [t, none('sums of statement lines per file and share set (no person)')])),
+  analytics_versions: none('a counter of analytics changes per workspace (no person)'),
+  analytics_changes: none('which statement files each analytics version changed (no person)'),
+  analytics_identity: none('the random id of this database, for the analytics replicas (no person)'),
   // --- workspace data with actor columns -------------------------------------------------
   files: byActor('uploaded_by'),
   file_upload_intents: byActor('created_by'),

@@ -13,7 +13,8 @@
 import type { Knex } from 'knex';
 import { hashJoins, type Trx } from '../../db';
 import { planAnalytics, type AnalyticsQuery, type GroupBy, type Plan } from './planner';
-import { CATALOGUE, CATALOGUE_SHAPE, DIMENSION_COLUMNS, LINE_DOWNLOADS, LINE_STREAMS, SHAPES, shapeKeys } from './shapes';
+import { CATALOGUE, CATALOGUE_SHAPE, DIMENSION_COLUMNS, KEY_TYPES, LINE_DOWNLOADS, LINE_STREAMS, SHAPES, shapeKeys } from './shapes';
+import { duckdbGrouped, type AnalyticsReplica } from './engine';
 
 export type { AnalyticsQuery, GroupBy } from './planner';
 
@@ -165,30 +166,67 @@ const REFERENCE_FIELDS_SQL = `trim_scale(round(p.revenue * 1000 / nullif(p.quant
            trim_scale(round(p.revenue * 100 / nullif(t.t_revenue, 0), ${PERCENT_PLACES})) AS "RoyaltyPercentage",
            trim_scale(round(p.quantity * 100 / nullif(t.t_quantity, 0), ${PERCENT_PLACES})) AS "CountPercentage"`;
 
+/** The Postgres types of the grouped rows' columns (the replica's rows are bound as arrays of them). */
+const GROUPED_TYPES: Record<string, string> = {
+  ...KEY_TYPES, accounting_period: 'date', ap_end: 'date', file_id: 'uuid',
+  revenue: 'numeric', revenue2: 'numeric', quantity: 'numeric', lines: 'bigint', streams: 'numeric', downloads: 'numeric', rscale: 'int', qscale: 'int',
+};
+
+/**
+ * How a breakdown is computed besides its paging: `raw` (the statement lines in Postgres
+ * whatever could answer: the benches' and tests' reference), `all` (every row, no page),
+ * `engine` (the process's analytics replica, when on: engine/index.ts analyticsEngineOf).
+ */
+export interface AnalyticsOptions extends AnalyticsPaging {
+  raw?: boolean;
+  all?: boolean;
+  engine?: AnalyticsReplica | null;
+}
+
 export async function royaltyAnalytics(
   trx: Trx,
   tenantId: number,
   payee: string | null,
   group: GroupBy,
   q: AnalyticsQuery,
-  opts: { raw?: boolean; all?: boolean } & AnalyticsPaging = {},
+  opts: AnalyticsOptions = {},
 ): Promise<AnalyticsResult> {
   const plan = planAnalytics(group, q, payee !== null, { raw: opts.raw });
   const { groupCols } = plan;
-  // A member's lines narrowed to what their splits pay, unless a recording, product or artist
-  // filter already reads only that catalogue item's lines.
-  const byCatalogue = plan.filters.some((f) => f.cols.some((c) => (CATALOGUE as readonly string[]).includes(c)));
-  const mine = plan.member && !plan.shape && !byCatalogue ? await memberCatalogue(trx, tenantId, payee!) : null;
-  const [from, fromB, source] = sourceOf(plan, tenantId, payee, mine);
-  // The lines read a product or an artist through their recordings (planner.ts, viaRecordings).
-  const filters = plan.filters.map((f) => (!plan.shape && f.lines ? f.lines(tenantId) : f));
-  const where = filters.length ? `WHERE ${filters.map((f) => f.sql).join(' AND ')}` : '';
-  const whereB = filters.flatMap((f) => f.b);
-  const sel = groupCols.length ? `${groupCols.join(', ')}, ` : '';
-  const groupSql = groupCols.length ? `GROUP BY ${groupCols.join(', ')}` : '';
-  // Sums as they are (trim_scale only on what is answered: the page's rows and the total).
-  let sql = `SELECT ${sel}sum(revenue) AS revenue, sum(quantity) AS quantity, sum(lines)::bigint AS lines, sum(streams) AS streams, sum(downloads) AS downloads FROM ${from} ${where} ${groupSql}`;
-  if (group === 'total') sql = `SELECT * FROM (${sql}) g WHERE g.lines IS NOT NULL`;
+  // The grouped sums `g`: from the replica when it holds the workspace as this request's
+  // snapshot sees it (engine/, docs/engine.md "The analytics engine"), else from Postgres.
+  // Everything after `g` (names, order, paging, totals, derived fields) is Postgres' either way.
+  const grouped = opts.engine && !opts.raw ? await duckdbGrouped(opts.engine, trx, tenantId, payee, plan) : null;
+  let sql: string;
+  let sqlB: unknown[];
+  let source: string;
+  if (grouped) {
+    // Each sum at the scale Postgres' own sum would have (the largest of its terms'; a
+    // member's: the amounts' + 8, share × 0.01): exact (the sum has no more digits), and the
+    // divisions of the derived fields then round alike.
+    const cols = [...groupCols, 'revenue', 'revenue2', 'quantity', 'lines', 'streams', 'downloads', 'rscale', 'qscale'];
+    const revenue = `round((g.revenue + g.revenue2)${plan.member ? ' * 0.01' : ''}, g.rscale)`;
+    sql = `SELECT ${[...groupCols.map((c) => `g.${c}`), `${revenue} AS revenue`, `round(g.quantity, g.qscale) AS quantity`, 'g.lines', 'g.streams', 'g.downloads'].join(', ')}
+             FROM unnest(${cols.map((c) => `?::${GROUPED_TYPES[c]}[]`).join(', ')}) AS g(${cols.join(', ')})`;
+    sqlB = cols.map((c) => grouped.map((r) => r[c] ?? null));
+    source = plan.member ? 'duckdb:lines × share sets' : 'duckdb:lines';
+  } else {
+    // A member's lines narrowed to what their splits pay, unless a recording, product or artist
+    // filter already reads only that catalogue item's lines.
+    const byCatalogue = plan.filters.some((f) => f.cols.some((c) => (CATALOGUE as readonly string[]).includes(c)));
+    const mine = plan.member && !plan.shape && !byCatalogue ? await memberCatalogue(trx, tenantId, payee!) : null;
+    const [from, fromB, src] = sourceOf(plan, tenantId, payee, mine);
+    // The lines read a product or an artist through their recordings (planner.ts, viaRecordings).
+    const filters = plan.filters.map((f) => (!plan.shape && f.lines ? f.lines(tenantId) : f));
+    const where = filters.length ? `WHERE ${filters.map((f) => f.sql).join(' AND ')}` : '';
+    const sel = groupCols.length ? `${groupCols.join(', ')}, ` : '';
+    const groupSql = groupCols.length ? `GROUP BY ${groupCols.join(', ')}` : '';
+    // Sums as they are (trim_scale only on what is answered: the page's rows and the total).
+    sql = `SELECT ${sel}sum(revenue) AS revenue, sum(quantity) AS quantity, sum(lines)::bigint AS lines, sum(streams) AS streams, sum(downloads) AS downloads FROM ${from} ${where} ${groupSql}`;
+    if (group === 'total') sql = `SELECT * FROM (${sql}) g WHERE g.lines IS NOT NULL`;
+    sqlB = [...fromB, ...filters.flatMap((f) => f.b)];
+    source = src;
+  }
   // Order (by default month and accounting-period rows chronological, others by revenue), then
   // one page: the page is taken first (a bounded top-N sort of the groups, not a sort of all
   // of them under a window), then numbered from its offset.
@@ -228,14 +266,14 @@ export async function royaltyAnalytics(
            ${REFERENCE_FIELDS_SQL}
       FROM t LEFT JOIN p ON true ${joins[group] ?? ''}
      ORDER BY p.rn`;
-  const bindings = [...fromB, ...whereB, tenantId, ...(joins[group] ? [tenantId] : [])];
+  const bindings = [...sqlB, tenantId, ...(joins[group] ? [tenantId] : [])];
   // A member's share sets are joined by hash, never by a nested loop: with the statistics of
   // a table loaded a moment ago (still those of an empty one) the planner took the share
   // sets for a row or two and read every rollup row once per share set — minutes for a
   // payee on most of the catalogue. A hash join reads each side once whatever the
   // estimates (docs/analytics.md, "Plans without fresh statistics").
   const run = () => trx.raw(finalSql, bindings as Knex.RawBinding[]);
-  const { rows } = plan.member ? await hashJoins(trx, run) : await run();
+  const { rows } = plan.member && !grouped ? await hashJoins(trx, run) : await run();
 
   const head = rows[0] ?? {};
   const out = rows

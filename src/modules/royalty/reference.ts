@@ -6,7 +6,7 @@
 import { ValidationError } from '../../lib/errors';
 import type { Trx } from '../../db';
 import { Type } from '../../http/schema';
-import { royaltyAnalytics, type AnalyticsPaging, type AnalyticsQuery, type AnalyticsResult, type GroupBy } from './analytics';
+import { royaltyAnalytics, type AnalyticsOptions, type AnalyticsQuery, type AnalyticsResult, type GroupBy } from './analytics';
 import { checkDate, endDate, startDate } from './sale-dates';
 
 /** A comma-separated list of uuids. */
@@ -127,7 +127,7 @@ export async function referenceAnalytics(
   payee: string | null,
   group: GroupBy,
   q: ReferenceParams & AnalyticsQuery,
-  paging: AnalyticsPaging,
+  paging: AnalyticsOptions,
 ): Promise<AnalyticsResult & { previous?: { start: string; end: string; total: AnalyticsResult['total'] } }> {
   if (q.includePreviousPeriod && (!q.start || !q.end)) {
     throw new ValidationError('includePreviousPeriod needs start and end', [`query.${q.start ? 'end' : 'start'}: required with includePreviousPeriod`]);
@@ -136,7 +136,7 @@ export async function referenceAnalytics(
   const r = await royaltyAnalytics(trx, tenantId, payee, group, planned, paging);
   if (!q.includePreviousPeriod) return r;
   const prev = previousPeriod(q.start!, q.end!);
-  const p = await royaltyAnalytics(trx, tenantId, payee, group, { ...planned, start: prev.start, end: prev.end }, { all: true });
+  const p = await royaltyAnalytics(trx, tenantId, payee, group, { ...planned, start: prev.start, end: prev.end }, { all: true, engine: paging.engine });
   const byKey = new Map(p.rows.map((row) => [ownKey(group, row), row]));
   const rows = r.rows.map((row) => {
     const before = byKey.get(keyOf(group, row, prev.months));

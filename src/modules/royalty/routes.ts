@@ -4,6 +4,7 @@ import { IdParams } from '../../http/crud';
 import { defineRoutes, route, type RouteDef } from '../../http/route';
 import { IdInt, MonthOrDateIn, OpenObject, Pagination, StatusAnswer, Strict, Type, Uuid, PageQuery } from '../../http/schema';
 import type { AppServices } from '../../services';
+import { analyticsEngineOf } from './analytics-engine';
 import { ANALYTICS_SORTS, DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
 import { payeeOf, releaseAnalytics, royaltyChecklist } from './views';
@@ -87,7 +88,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       query: Type.Object({ ...AnalyticsQuery, ...ReferenceAnalyticsQuery }), responses: { 200: BreakdownAnswer },
       async handler({ trx, tenantId, auth, query }) {
         const { page, size, sort, order, ...q } = query;
-        const r = await referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size, sort, order });
+        const r = await referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size, sort, order, engine: analyticsEngineOf(svc) });
         return {
           status: 'success',
           message: summary,
@@ -97,7 +98,7 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       export: ({ trx, tenantId, auth, query: { page: _p, size: _s, sort, order, ...q } }) => ({
         filename: `royalty-${group}`,
         columns: breakdownColumns(group),
-        rows: breakdownRows((page, size) => referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size, sort, order })),
+        rows: breakdownRows((page, size) => referenceAnalytics(trx, tenantId, payeeOf(auth), group, q, { page, size, sort, order, engine: analyticsEngineOf(svc) })),
       }),
     }),
   );
@@ -117,12 +118,12 @@ export function registerRoyaltyRoutes(router: Router, svc: AppServices): void {
       responses: { 200: BreakdownAnswer },
       async handler({ trx, tenantId, auth, query, params }) {
         const { groupBy, page, size, sort, order, ...q } = query;
-        const r = await releaseAnalytics(trx, tenantId, auth, params.id, (groupBy ?? 'month') as GroupBy, q, { page, size, sort, order });
+        const r = await releaseAnalytics(trx, tenantId, auth, params.id, (groupBy ?? 'month') as GroupBy, q, { page, size, sort, order, engine: analyticsEngineOf(svc) });
         return { status: 'success', message: 'Release analytics', data: { currency: r.currency, rows: r.rows, total: r.total, pagination: r.pagination } };
       },
       export: ({ trx, tenantId, auth, query: { groupBy, page: _p, size: _s, sort, order, ...q }, params }) => {
         const group = (groupBy ?? 'month') as GroupBy;
-        return { filename: `release-${group}`, columns: breakdownColumns(group), rows: breakdownRows((page, size) => releaseAnalytics(trx, tenantId, auth, params.id, group, q, { page, size, sort, order })) };
+        return { filename: `release-${group}`, columns: breakdownColumns(group), rows: breakdownRows((page, size) => releaseAnalytics(trx, tenantId, auth, params.id, group, q, { page, size, sort, order, engine: analyticsEngineOf(svc) })) };
       },
     }),
 

@@ -6,7 +6,7 @@
 import type { Trx } from '../../db';
 import type { AuthContext } from '../auth/tokens';
 import { ownOnly, seesWorkspace } from '../../domain/roles';
-import { royaltyAnalytics, type AnalyticsPaging, type AnalyticsQuery, type GroupBy } from './analytics';
+import { royaltyAnalytics, type AnalyticsOptions, type AnalyticsQuery, type GroupBy } from './analytics';
 import { missingSplitsChecklist, releaseTargets, unmatchedChecklist, UNMATCHED_ASSET_SORT, UNMATCHED_PRODUCT_SORT } from './service';
 import { resolveSort } from '../../http/list-sort';
 import { checklist } from '../catalogue/reports';
@@ -15,7 +15,7 @@ import { checklist } from '../catalogue/reports';
 export const payeeOf = ownOnly;
 
 /** A release's royalties: the lines of its product and of its tracks' recordings. */
-export async function releaseAnalytics(trx: Trx, tenantId: number, auth: AuthContext, releaseId: string, group: GroupBy, filters: AnalyticsQuery, page: AnalyticsPaging) {
+export async function releaseAnalytics(trx: Trx, tenantId: number, auth: AuthContext, releaseId: string, group: GroupBy, filters: AnalyticsQuery, page: AnalyticsOptions) {
   const rel = await releaseTargets(trx, releaseId);
   return royaltyAnalytics(trx, tenantId, payeeOf(auth), group, { ...filters, product: rel.productId ?? undefined, releaseAssets: rel.assetIds }, page);
 }

@@ -1,0 +1,7 @@
+/**
+ * The embedded analytics engine: a DuckDB replica following Postgres (replica.ts) and the
+ * grouped sums of a breakdown read from it (query.ts). Infrastructure only: what it copies
+ * and when it is made are the royalty area's (../analytics-engine.ts).
+ */
+export { AnalyticsReplica, REPLICA_LINE_COLUMNS, SHARE_SET_COLUMNS, type GroupedRows, type ReplicaOptions } from './replica';
+export { duckdbGrouped, type GroupedPlan } from './query';

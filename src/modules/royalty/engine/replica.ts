@@ -1,0 +1,359 @@
+/**
+ * The analytics replica: an embedded DuckDB file holding, per workspace, the columns every
+ * /royalty/* breakdown sums (docs/engine.md, "The analytics engine"). Postgres stays the
+ * source of truth; the replica follows it.
+ *
+ * - Layout: one schema per workspace, `t<tenantId>`, with `lines` (the allocated lines of its
+ *   processed files, each with its file's accounting period as the rollups hold it) and
+ *   `share_sets` (immutable rows, copied once). A query names only its workspace's schema.
+ *   `main.replica_tenants` records the Postgres version each workspace was applied at, and
+ *   whether its quantities fit DECIMAL(38,12) (`exact`; else Postgres answers it).
+ * - Following: every POLL_MS the versions table of Postgres (analytics_versions, bumped in the
+ *   transaction of every change of a file's rollups) is read; a workspace whose version moved
+ *   has its changed files (analytics_changes) re-read in ONE Postgres REPEATABLE READ snapshot
+ *   that also reads the version, and applied in ONE DuckDB transaction that records it: a
+ *   reader sees the workspace at one version or the next, never in between.
+ * - Opened lazily (the first analytics request of the process), closed with the process.
+ */
+import { DuckDBConnection, DuckDBInstance, listValue, type DuckDBValue } from '@duckdb/node-api';
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import pgCopy from 'pg-copy-streams';
+import { rawConnection, withTenant, type Db, type Trx } from '../../../db';
+import type { Logger } from '../../../lib/logger';
+
+export interface ReplicaOptions {
+  /** The replica's file. */
+  path: string;
+  /** DuckDB memory_limit (e.g. 200MB) and threads. */
+  memory: string;
+  threads: number;
+  /** How often Postgres' versions are read, milliseconds. */
+  pollMs?: number;
+  /** How long a request waits for the replica to reach its snapshot's version before Postgres answers it. */
+  waitMs: number;
+  /**
+   * The Postgres SELECTs of a workspace's rows (of the files named, or all; ids checked as
+   * uuids, written into the SQL: COPY takes no parameters), in the columns'
+   * order: REPLICA_LINE_COLUMNS and SHARE_SET_COLUMNS.
+   */
+  linesSql: (tenantId: number, files: string[] | null) => string;
+  shareSetsSql: (tenantId: number, files: string[] | null) => string;
+}
+
+/** The replica's columns of a line, with their DuckDB types (docs/engine.md lists why each is exact). */
+export const REPLICA_LINE_COLUMNS: readonly (readonly [string, string])[] = [
+  ['file_id', 'UUID'],
+  ['sale_month', 'DATE'],
+  ['accounting_period', 'DATE'],
+  ['ap_end', 'DATE'],
+  ['share_set_id', 'UUID'],
+  ['artist_id', 'UUID'],
+  ['product_id', 'UUID'],
+  ['asset_id', 'UUID'],
+  ['dsp', 'VARCHAR'],
+  ['country', 'VARCHAR'],
+  ['sale_type', 'VARCHAR'],
+  ['aggregator', 'VARCHAR'],
+  // base_amount and quantity are unconstrained numerics: a line whose amount has more than 20
+  // decimals (allocation writes at most max(20, decimals of net)) or 17 integer digits, or whose
+  // quantity has more than 12 decimals or 26 integer digits, is copied as NULL and its workspace
+  // answered by Postgres (never rounded).
+  ['revenue', 'DECIMAL(38,20)'],
+  ['quantity', 'DECIMAL(38,12)'],
+  ['streams', 'DECIMAL(38,12)'],
+  ['downloads', 'DECIMAL(38,12)'],
+  // The scales of the line's amount and quantity as Postgres holds them: a sum's scale in
+  // Postgres is the largest of its terms', which the derived fields' divisions depend on.
+  ['rs', 'UTINYINT'],
+  ['qs', 'UTINYINT'],
+];
+export const SHARE_SET_COLUMNS: readonly (readonly [string, string])[] = [
+  ['share_set_id', 'UUID'],
+  ['tenant_user_id', 'UUID'],
+  ['share', 'DECIMAL(9,6)'],
+];
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const readCsv = (file: string, cols: readonly (readonly [string, string])[]) =>
+  `read_csv('${file.replace(/'/g, "''")}', columns = {${cols.map(([c, t]) => `'${c}': '${t}'`).join(', ')}}, header = false, auto_detect = false, nullstr = '\\N', allow_quoted_nulls = false, quote = '"', escape = '"', delim = ',')`;
+
+/** A workspace's state in the replica. */
+interface Applied {
+  version: number;
+  exact: boolean;
+}
+
+/** Grouped sums of one breakdown, every value a string (decimals exact, as DuckDB prints them). */
+export type GroupedRows = Record<string, string | null>[];
+
+export class AnalyticsReplica {
+  private instance: DuckDBInstance | null = null;
+  private writer: DuckDBConnection | null = null;
+  private opening: Promise<boolean> | null = null;
+  private readonly applied = new Map<number, Applied>();
+  /** Workspaces whose last apply failed: not tried again before this time (ms). */
+  private readonly failedUntil = new Map<number, number>();
+  private closed = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private readonly waiters = new Set<() => void>();
+  private readonly reads = new Set<Promise<unknown>>();
+  private readonly pollMs: number;
+  /** Requests the replica answered, and those Postgres answered instead (behind, not exact, failed). */
+  readonly stats = { answered: 0, postgres: 0 };
+  /** Set once the first pass over every workspace is done (tests, benches). */
+  firstPass: Promise<void>;
+  private firstPassDone!: () => void;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+    private readonly opts: ReplicaOptions,
+  ) {
+    this.pollMs = opts.pollMs ?? 300;
+    this.firstPass = new Promise((r) => (this.firstPassDone = r));
+  }
+
+  /** Opens the file (once) and starts following Postgres; false when the replica cannot be used (Postgres answers). */
+  open(): Promise<boolean> {
+    this.opening ??= this.doOpen().catch((err) => {
+      this.log.warn({ err, path: this.opts.path }, 'analytics replica not opened: Postgres answers analytics');
+      return false;
+    });
+    return this.opening;
+  }
+
+  private async doOpen(): Promise<boolean> {
+    if (this.closed) return false;
+    await fs.mkdir(path.dirname(this.opts.path), { recursive: true });
+    const instance = await DuckDBInstance.create(this.opts.path, { memory_limit: this.opts.memory, threads: String(this.opts.threads) });
+    this.instance = instance;
+    const w = await instance.connect();
+    this.writer = w;
+    await w.run(`CREATE TABLE IF NOT EXISTS main.replica_identity (id VARCHAR NOT NULL)`);
+    await w.run(`CREATE TABLE IF NOT EXISTS main.replica_tenants (tenant_id INTEGER PRIMARY KEY, version BIGINT NOT NULL, exact BOOLEAN NOT NULL)`);
+    const { rows } = await this.db.owner.raw(`SELECT id::text FROM analytics_identity LIMIT 1`);
+    const identity = String(rows[0]?.id ?? '');
+    const mine = (await w.runAndReadAll(`SELECT id FROM main.replica_identity`)).getRowsJson()[0]?.[0];
+    if (mine !== identity) {
+      // Built from another database (or new): every workspace is built again from scratch.
+      const schemas = (await w.runAndReadAll(`SELECT schema_name FROM information_schema.schemata WHERE catalog_name = current_database() AND regexp_matches(schema_name, '^t[0-9]+$')`)).getRowsJson();
+      await w.run('BEGIN TRANSACTION');
+      for (const [s] of schemas) await w.run(`DROP SCHEMA ${String(s)} CASCADE`);
+      await w.run(`DELETE FROM main.replica_tenants`);
+      await w.run(`DELETE FROM main.replica_identity`);
+      await w.run(`INSERT INTO main.replica_identity VALUES (?)`, [identity]);
+      await w.run('COMMIT');
+      if (mine) this.log.info({ path: this.opts.path }, 'analytics replica of another database: built again');
+    }
+    for (const [t, v, exact] of (await w.runAndReadAll(`SELECT tenant_id, version, exact FROM main.replica_tenants`)).getRowsJson()) {
+      this.applied.set(Number(t), { version: Number(v), exact: Boolean(exact) });
+    }
+    if (this.closed) return false;
+    this.loop = this.follow();
+    return true;
+  }
+
+  /** The version of a workspace the replica holds (0: none yet), and whether it answers exactly. */
+  state(tenantId: number): Applied | undefined {
+    return this.applied.get(tenantId);
+  }
+
+  /**
+   * True when the replica holds the workspace at `version` or later and answers it exactly,
+   * waiting at most `waitMs` for the follower to get there.
+   */
+  async ready(tenantId: number, version: number, waitMs = this.opts.waitMs): Promise<boolean> {
+    if (!(await this.open())) return false;
+    const ok = () => {
+      const a = this.applied.get(tenantId);
+      return version === 0 || (!!a && a.version >= version);
+    };
+    if (!ok()) {
+      this.wake?.();
+      const deadline = Date.now() + waitMs;
+      while (!ok() && !this.closed && Date.now() < deadline) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            this.waiters.delete(done);
+            resolve();
+          };
+          const timer = setTimeout(done, Math.max(1, deadline - Date.now()));
+          this.waiters.add(done);
+        });
+      }
+      if (!ok()) return false;
+    }
+    return version === 0 || this.applied.get(tenantId)!.exact;
+  }
+
+  /** Runs a read (SQL over `t<tenantId>` only) on a connection of its own; every value as DuckDB prints it. */
+  async query(sql: string, values: unknown[]): Promise<GroupedRows> {
+    if (!this.instance || this.closed) throw new Error('analytics replica closed');
+    const run = (async () => {
+      const c = await this.instance!.connect();
+      try {
+        const bound = values.map((v) => (Array.isArray(v) ? listValue(v.map(String)) : (v as DuckDBValue)));
+        const r = await c.runAndReadAll(sql, bound);
+        return r.getRowObjectsJson() as GroupedRows;
+      } finally {
+        c.closeSync();
+      }
+    })();
+    this.reads.add(run);
+    try {
+      return await run;
+    } finally {
+      this.reads.delete(run);
+    }
+  }
+
+  /** Logs a warning in the replica's log. */
+  warn(o: object, msg: string): void {
+    this.log.warn(o, msg);
+  }
+
+  /** Whether the workspace has data in the replica (its schema exists). */
+  has(tenantId: number): boolean {
+    return this.applied.has(tenantId);
+  }
+
+  private async follow(): Promise<void> {
+    let first = true;
+    while (!this.closed) {
+      try {
+        await this.pass();
+      } catch (err) {
+        if (!this.closed) this.log.warn({ err }, 'analytics replica: reading Postgres versions failed');
+      }
+      if (first) {
+        first = false;
+        this.firstPassDone();
+      }
+      if (this.closed) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.wake = null;
+          resolve();
+        }, this.pollMs);
+        timer.unref?.();
+        this.wake = () => {
+          clearTimeout(timer);
+          this.wake = null;
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** One pass: every workspace whose Postgres version differs from the replica's is applied. */
+  private async pass(): Promise<void> {
+    const { rows } = await this.db.owner.raw(`SELECT tenant_id, version FROM analytics_versions ORDER BY tenant_id`);
+    for (const r of rows as { tenant_id: number; version: string }[]) {
+      if (this.closed) return;
+      const t = Number(r.tenant_id);
+      const a = this.applied.get(t);
+      if (a && a.version === Number(r.version)) continue;
+      if ((this.failedUntil.get(t) ?? 0) > Date.now()) continue;
+      try {
+        await this.applyTenant(t);
+        this.failedUntil.delete(t);
+      } catch (err) {
+        if (this.closed) return;
+        this.failedUntil.set(t, Date.now() + 30_000);
+        this.log.warn({ err, tenantId: t }, 'analytics replica: a workspace was not applied (Postgres answers it; tried again in 30 s)');
+      }
+      for (const w of [...this.waiters]) w();
+    }
+  }
+
+  /**
+   * Brings one workspace to Postgres' current version: its changed files (or, when new to the
+   * replica or behind a restored database, all) read in one snapshot with the version, then
+   * applied in one DuckDB transaction with it.
+   */
+  private async applyTenant(tenantId: number): Promise<void> {
+    const before = this.applied.get(tenantId);
+    const dir = `${this.opts.path}.tmp`;
+    await fs.mkdir(dir, { recursive: true });
+    const stamp = crypto.randomBytes(6).toString('hex');
+    const linesCsv = path.join(dir, `t${tenantId}-${stamp}-lines.csv`);
+    const setsCsv = path.join(dir, `t${tenantId}-${stamp}-sets.csv`);
+    try {
+      const read = await withTenant(this.db.app, tenantId, async (trx) => {
+        const { rows } = await trx.raw(`SELECT version FROM analytics_versions WHERE tenant_id = ?`, [tenantId]);
+        const version = Number(rows[0]?.version ?? 0);
+        // A replica ahead of Postgres (a restored database) is built again.
+        let files: string[] | null = null;
+        if (before && before.version <= version) {
+          if (before.version === version) return { version, files: [] as string[], skip: true };
+          const changed = await trx.raw(`SELECT DISTINCT file_id::text AS id FROM analytics_changes WHERE tenant_id = ? AND version > ? AND version <= ?`, [tenantId, before.version, version]);
+          files = changed.rows.map((c: { id: string }) => c.id);
+          if (files!.some((f) => !UUID_RE.test(f))) throw new Error('unexpected file id');
+        }
+        await copyOut(trx, this.opts.linesSql(tenantId, files), linesCsv);
+        await copyOut(trx, this.opts.shareSetsSql(tenantId, files), setsCsv);
+        return { version, files, skip: false };
+      }, { snapshot: true });
+      if (read.skip || this.closed) return;
+      const w = this.writer!;
+      const s = `t${tenantId}`;
+      await w.run('BEGIN TRANSACTION');
+      try {
+        if (read.files === null) {
+          await w.run(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
+          await w.run(`CREATE SCHEMA ${s}`);
+          await w.run(`CREATE TABLE ${s}.lines (${REPLICA_LINE_COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')})`);
+          await w.run(`CREATE TABLE ${s}.share_sets (${SHARE_SET_COLUMNS.map(([c, t]) => `${c} ${t} NOT NULL`).join(', ')})`);
+        } else if (read.files.length) {
+          await w.run(`DELETE FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [listValue(read.files)]);
+        }
+        await w.run(`INSERT INTO ${s}.lines SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
+        await w.run(
+          `INSERT INTO ${s}.share_sets SELECT DISTINCT n.* FROM ${readCsv(setsCsv, SHARE_SET_COLUMNS)} n
+            WHERE NOT EXISTS (SELECT 1 FROM ${s}.share_sets o WHERE o.share_set_id = n.share_set_id AND o.tenant_user_id = n.tenant_user_id)`,
+        );
+        const wide = (await w.runAndReadAll(`SELECT count(*) FROM ${s}.lines WHERE quantity IS NULL OR revenue IS NULL`)).getRowsJson()[0]?.[0];
+        const exact = Number(wide) === 0;
+        await w.run(`INSERT OR REPLACE INTO main.replica_tenants VALUES (?, ?, ?)`, [tenantId, read.version, exact]);
+        await w.run('COMMIT');
+        this.applied.set(tenantId, { version: read.version, exact });
+      } catch (err) {
+        await w.run('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    } finally {
+      await fs.rm(linesCsv, { force: true });
+      await fs.rm(setsCsv, { force: true });
+    }
+  }
+
+  /** Stops following, waits for reads and the apply under way, and closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.wake?.();
+    for (const w of [...this.waiters]) w();
+    await this.opening?.catch(() => undefined);
+    await this.loop?.catch(() => undefined);
+    await Promise.allSettled([...this.reads]);
+    this.writer?.closeSync();
+    this.instance?.closeSync();
+    this.writer = null;
+    this.instance = null;
+    await fs.rm(`${this.opts.path}.tmp`, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** COPY (sql) TO a CSV file (NULL as \N), on the transaction's own connection (its snapshot). */
+async function copyOut(trx: Trx, sql: string, file: string): Promise<void> {
+  const conn = await rawConnection(trx);
+  const src = conn.query(pgCopy.to(`COPY (${sql}) TO STDOUT WITH (FORMAT csv, NULL '\\N')`));
+  await pipeline(src, createWriteStream(file));
+}
