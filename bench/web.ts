@@ -18,7 +18,7 @@
  *   first load: when it left on the page's clock, the browser's time for it, and the server's
  *   own time (a Server-Timing header this process adds), so the queue shows as the difference.
  * Prints a table (median and worst of the runs, target 300 ms) and asserts nothing.
- * Env: BENCH_DATA_DIR, CHROMIUM_PATH; flags --keep, --reuse, --runs N.
+ * Env: BENCH_DATA_DIR, CHROMIUM_PATH, ANALYTICS_ENGINE; flags --keep, --reuse, --runs N.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -57,7 +57,9 @@ const dir = process.env.BENCH_DATA_DIR || (await fsp.mkdtemp(path.join(os.tmpdir
 await fsp.mkdir(dir, { recursive: true });
 await fsp.chmod(dir, 0o755); // the embedded Postgres may run as a `postgres` system user (when we are root)
 const dataDir = path.join(dir, 'data');
-const cfg = loadConfig({}, { dataDir, logLevel: 'warn', queuePollSeconds: 0.5, passwordHashMemoryKiB: 1024 });
+// ANALYTICS_ENGINE=postgres|duckdb picks the analytics engine (the default's otherwise)
+const engine = process.env.ANALYTICS_ENGINE ? { ANALYTICS_ENGINE: process.env.ANALYTICS_ENGINE } : {};
+const cfg = loadConfig(engine, { dataDir, logLevel: 'warn', queuePollSeconds: 0.5, passwordHashMemoryKiB: 1024 });
 const rt = await boot(cfg, { workers: true, migrate: true });
 const svc = rt.svc;
 const server = createApp(svc).listen(0, '127.0.0.1');
@@ -232,7 +234,7 @@ try {
   await page.waitForURL(/\/app\/statements$/);
   await page.waitForLoadState('networkidle');
 
-  console.log(`\nweb pages, Chromium, ${LINES.toLocaleString('en')} lines, ${DK_RECORDINGS.toLocaleString('en')} recordings, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${RUNS} runs each (median / worst), target ${TARGET_MS} ms`);
+  console.log(`\nweb pages (analytics engine ${cfg.analyticsEngine}), Chromium, ${LINES.toLocaleString('en')} lines, ${DK_RECORDINGS.toLocaleString('en')} recordings, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${RUNS} runs each (median / worst), target ${TARGET_MS} ms`);
   const rows: string[] = [];
   const slow: string[] = [];
   for (const step of STEPS) {
