@@ -4,6 +4,7 @@
  * exact decimal string (net amounts are whole micro-dollars: summed as BigInt).
  */
 import fs from 'node:fs';
+import { gtinCheckDigit } from '../src/modules/catalogue/identifiers';
 
 export const DK_HEADER = 'Date Inserted\tReporting Date\tSale Month\tStore\tArtist\tTitle\tISRC\tUPC\tQuantity\tTeam Percentage\tSource Type\tCountry of Sale\tSongwriter Royalties Withheld (USD)\tEarnings (USD)\tRecoup (USD)\n';
 const STORES = ['Spotify', 'Apple Music', 'YouTube Music', 'Amazon Music', 'Deezer', 'Tidal', 'TikTok', 'Instagram/Facebook'];
@@ -16,8 +17,14 @@ export const DK_ARTIST = 'Nova Lune';
 export const DK_RECORDINGS = 20_000;
 export const dkTitle = (t: number) => `${TITLES[t % TITLES.length]} ${t}`;
 export const dkIsrc = (t: number) => `QZES8${String(1900000 + t).padStart(7, '0')}`;
-/** The statement's 12-digit UPC of release r (the catalogue stores it as GTIN-13: a leading 0). */
-export const dkUpc = (r: number) => `8597${String(10000000 + r).padStart(8, '0')}`;
+/**
+ * The statement's 12-digit UPC of release r, its check digit right (a wrong one leaves the line
+ * without its UPC, matched to no product); the catalogue stores it as GTIN-13: a leading 0.
+ */
+export const dkUpc = (r: number) => {
+  const body = `8597${String(1000000 + r).padStart(7, '0')}`;
+  return `${body}${gtinCheckDigit(body)}`;
+};
 
 function rng(seed: number) {
   let s = seed >>> 0;

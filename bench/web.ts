@@ -14,16 +14,18 @@
  *   page RUNS times (a full navigation, the app's bundle cached as a returning person has it).
  *   A script added before the page's own records, on the page's clock (0 = navigation start),
  *   when each of the page's data elements first appears (a table row that is not the empty
- *   row, a figure); the tabs of a page are timed from the click. Also the time every API call
- *   of the first load took (the browser's own timing), and the slowest of them.
+ *   row, a figure); the tabs of a page are timed from the click. Also every API call of the
+ *   first load: when it left on the page's clock, the browser's time for it, and the server's
+ *   own time (a Server-Timing header this process adds), so the queue shows as the difference.
  * Prints a table (median and worst of the runs, target 300 ms) and asserts nothing.
- * Env: BENCH_DATA_DIR, CHROMIUM_PATH; flags --keep, --reuse, --runs N.
+ * Env: BENCH_DATA_DIR, CHROMIUM_PATH, ANALYTICS_ENGINE; flags --keep, --reuse, --runs N.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Page, Request } from 'playwright-core';
 import { loadConfig } from '../src/config';
 import { boot } from '../src/compose';
@@ -55,10 +57,22 @@ const dir = process.env.BENCH_DATA_DIR || (await fsp.mkdtemp(path.join(os.tmpdir
 await fsp.mkdir(dir, { recursive: true });
 await fsp.chmod(dir, 0o755); // the embedded Postgres may run as a `postgres` system user (when we are root)
 const dataDir = path.join(dir, 'data');
-const cfg = loadConfig({}, { dataDir, logLevel: 'warn', queuePollSeconds: 0.5, passwordHashMemoryKiB: 1024 });
+// ANALYTICS_ENGINE=postgres|duckdb picks the analytics engine (the default's otherwise)
+const engine = process.env.ANALYTICS_ENGINE ? { ANALYTICS_ENGINE: process.env.ANALYTICS_ENGINE } : {};
+const cfg = loadConfig(engine, { dataDir, logLevel: 'warn', queuePollSeconds: 0.5, passwordHashMemoryKiB: 1024 });
 const rt = await boot(cfg, { workers: true, migrate: true });
 const svc = rt.svc;
 const server = createApp(svc).listen(0, '127.0.0.1');
+// each answer says how long the server took over it (request in → headers out, which for a JSON
+// answer is its end): beside the browser's time of the same call, the rest is the queue
+server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+  const t = performance.now();
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...a: Parameters<ServerResponse['writeHead']>) {
+    if (!this.headersSent) this.setHeader('server-timing', `app;dur=${(performance.now() - t).toFixed(1)}`);
+    return writeHead.apply(this, a);
+  } as ServerResponse['writeHead'];
+});
 await new Promise((r) => server.once('listening', r));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -167,18 +181,25 @@ const setMarks = (page: Page, marks: Record<string, string>) => page.evaluate((m
 const allSeen = (page: Page, marks: Record<string, string>) =>
   page.waitForFunction((keys) => { const g = globalThis as any; g.__check?.(); return keys.every((k: string) => k in (g.__seen ?? {})); }, Object.keys(marks), { timeout: 120_000, polling: 50 });
 
-async function measure(page: Page, step: Step): Promise<{ marks: Record<string, number>; calls: { path: string; ms: number }[] }> {
+/** One API call of a measured load: when it left (page clock), the browser's time for it, the server's own. */
+interface Call { path: string; at: number; ms: number; server: number }
+
+async function measure(page: Page, step: Step): Promise<{ marks: Record<string, number>; calls: Call[] }> {
   if (step.tab) {
     await setMarks(page, step.tab.home);
     await page.goto(`${base}/app${step.url}`);
     await allSeen(page, step.tab.home);
     await page.waitForLoadState('networkidle');
   }
-  const calls: { path: string; ms: number }[] = [];
+  const finished: Promise<Omit<Call, 'at'> & { start: number }>[] = [];
   const done = (r: Request) => {
     const u = new URL(r.url());
     if (u.origin !== base || u.pathname.startsWith('/app')) return;
-    calls.push({ path: `${r.method()} ${u.pathname}${u.search}`, ms: r.timing().responseEnd });
+    const t = r.timing();
+    finished.push(r.response().then((res) => ({
+      path: `${r.method()} ${u.pathname}${u.search}`, start: t.startTime, ms: t.responseEnd,
+      server: Number(/dur=([\d.]+)/.exec(res?.headers()['server-timing'] ?? '')?.[1] ?? NaN),
+    })));
   };
   page.on('requestfinished', done);
   try {
@@ -191,6 +212,9 @@ async function measure(page: Page, step: Step): Promise<{ marks: Record<string, 
     }
     await allSeen(page, step.marks);
     await page.waitForLoadState('networkidle');
+    // the page's clock: its time origin (epoch ms) plus the moment of the tab's click
+    const [origin, from] = await page.evaluate(() => [(globalThis as any).performance.timeOrigin, (globalThis as any).__from]) as [number, number];
+    const calls = (await Promise.all(finished)).map(({ start, ...c }) => ({ ...c, at: start - origin - from }));
     return { marks: (await page.evaluate(() => (globalThis as any).__seen)) as Record<string, number>, calls };
   } finally {
     page.off('requestfinished', done);
@@ -210,7 +234,7 @@ try {
   await page.waitForURL(/\/app\/statements$/);
   await page.waitForLoadState('networkidle');
 
-  console.log(`\nweb pages, Chromium, ${LINES.toLocaleString('en')} lines, ${DK_RECORDINGS.toLocaleString('en')} recordings, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${RUNS} runs each (median / worst), target ${TARGET_MS} ms`);
+  console.log(`\nweb pages (analytics engine ${cfg.analyticsEngine}), Chromium, ${LINES.toLocaleString('en')} lines, ${DK_RECORDINGS.toLocaleString('en')} recordings, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${RUNS} runs each (median / worst), target ${TARGET_MS} ms`);
   const rows: string[] = [];
   const slow: string[] = [];
   for (const step of STEPS) {
@@ -221,12 +245,17 @@ try {
       const ok = Math.max(...xs) <= TARGET_MS;
       rows.push(`${`${step.name}: ${k}`.padEnd(52)} ${median(xs).toFixed(0).padStart(6)} ms ${Math.max(...xs).toFixed(0).padStart(6)} ms  ${ok ? 'ok' : 'OVER'}`);
     }
-    const byPath = new Map<string, number[]>();
-    for (const r of runs) for (const c of r.calls) byPath.set(c.path, [...(byPath.get(c.path) ?? []), c.ms]);
-    for (const [p, xs] of byPath) {
-      const line = `    ${p.length > 90 ? `${p.slice(0, 87)}...` : p.padEnd(90)} ${median(xs).toFixed(0).padStart(5)} ms ${Math.max(...xs).toFixed(0).padStart(5)} ms`;
+    // each call of the page: when it left, the browser's time for it and the server's own
+    // (medians of the runs; the worst browser time): what the browser's time has beyond the
+    // server's is the queue (the browser's six connections, the 2 cores)
+    const byPath = new Map<string, Call[]>();
+    for (const r of runs) for (const c of r.calls) byPath.set(c.path, [...(byPath.get(c.path) ?? []), c]);
+    for (const [p, cs] of [...byPath].sort((a, b) => median(a[1].map((c) => c.at)) - median(b[1].map((c) => c.at)))) {
+      const ms = cs.map((c) => c.ms);
+      const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '?').padStart(5);
+      const line = `    ${p.length > 70 ? `${p.slice(0, 67)}...` : p.padEnd(70)} at ${f(median(cs.map((c) => c.at)))} took ${f(median(ms))} (worst ${f(Math.max(...ms))}), server ${f(median(cs.map((c) => c.server)))} ms`;
       rows.push(line);
-      if (median(xs) > TARGET_MS) slow.push(line);
+      if (median(ms) > TARGET_MS) slow.push(line);
     }
   }
   console.log(`${'page: first data'.padEnd(52)} ${'median'.padStart(9)} ${'worst'.padStart(9)}`);

@@ -85,7 +85,8 @@ export function whereSearch(b: Knex.QueryBuilder, search: string | undefined, co
  * One page of a sortable list: how many rows `base` has in all, and this page's rows in the
  * order the query asks (`sort`/`order`, resolveSort), the id last so pages never overlap.
  * A grouped list (no id) names its group key's columns as `id`, and `tieOrder` when its ties
- * always break one way (its order before it took `sort`).
+ * always break one way (its order before it took `sort`). `oneScan`: `base` is read once, the
+ * count a window over the same rows (for a base that groups many rows).
  */
 export async function sortedPage(
   base: Knex.QueryBuilder,
@@ -95,11 +96,21 @@ export async function sortedPage(
   id: string | readonly string[] = 'id',
   defaultOrder?: 'asc' | 'desc',
   tieOrder?: 'asc' | 'desc',
+  opts: { oneScan?: boolean } = {},
 ): Promise<{ rows: Record<string, unknown>[]; total: number }> {
   const sort = resolveSort(q, cols, defaultSort, defaultOrder);
-  const [{ count }] = await base.clone().clearSelect().clearOrder().count<{ count: string }[]>('* as count');
+  const count = async () => Number((await base.clone().clearSelect().clearOrder().count<{ count: string }[]>('* as count'))[0]!.count);
   const page = base.clone().clearOrder().orderByRaw(orderSql(sort));
   for (const c of typeof id === 'string' ? [id] : id) page.orderBy(c, tieOrder ?? sort.order);
+  if (opts.oneScan) {
+    // a costly `base` (lines grouped as they are read) read once: the page's rows carry the
+    // count of all rows; an empty first page has none, and only a page past the end counts apart
+    const rows = (await page.select(base.client.raw('count(*) OVER () AS "__total"')).limit(q.size).offset((q.page - 1) * q.size)) as Record<string, unknown>[];
+    const total = rows.length ? Number(rows[0]!.__total) : q.page === 1 ? 0 : await count();
+    for (const r of rows) delete r.__total;
+    return { rows, total };
+  }
+  const total = await count();
   const rows = await page.limit(q.size).offset((q.page - 1) * q.size);
-  return { rows: rows as Record<string, unknown>[], total: Number(count) };
+  return { rows: rows as Record<string, unknown>[], total };
 }

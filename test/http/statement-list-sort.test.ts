@@ -79,6 +79,14 @@ describe('statement lines and checklists: sort, order, search', function () {
     const files = await get('/checklist/royaltyassets?sort=files&order=desc&size=1');
     assert.deepEqual([files.data[0].isrc, files.totalItems, files.totalPages], ['USAAA2400003', 3, 3]);
     assert.deepEqual((await get('/checklist/royaltyassets?search=alp')).data.map((g: any) => g.title), ['Alpha']);
+    // the groups are read once, their count a window over them: a page past the end and an
+    // empty first page still say how many there are
+    const past = await get('/checklist/royaltyassets?size=2&page=3');
+    assert.deepEqual([past.data, past.pagination.total], [[], 3]);
+    const second = await get('/checklist/royaltyassets?size=2&page=2');
+    assert.deepEqual([second.data.map((g: any) => g.isrc), second.pagination.total], [['USAAA2400001'], 3]);
+    const none = await get('/checklist/royaltyassets?search=nothing-like-this');
+    assert.deepEqual([none.data, none.pagination.total, none.catalogueItems.pagination.total], [[], 0, 0]);
     assert.equal((await get('/checklist/royaltyassets?sort=kind', 400)).error.code, 'INVALID_SORT');
     const products = await get('/checklist/royaltyproducts?sort=upc&order=asc');
     assert.deepEqual(products.data.map((g: any) => g.upc), ['0012345678905', null]);

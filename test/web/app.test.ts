@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, waitForReallocation } from '../allocation/helpers';
 import { mailsTo } from '../helpers/mail';
@@ -93,6 +93,31 @@ describe('web app in headless Chromium', function () {
     assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent), 'Skip to content');
     await page.keyboard.press('Enter');
     assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.id), 'main');
+  });
+
+  it('starts up in one round trip: who is signed in, their workspaces and the branding are asked together', async () => {
+    // each of the three is held until all three have been asked: asked one after another, the
+    // second never comes while the first is held
+    const START = ['/user', '/auth', '/settings/branding'];
+    const held: { path: string; route: Route }[] = [];
+    let allAsked!: () => void;
+    const asked = new Promise<void>((r) => { allAsked = r; });
+    const hold = (route: Route) => {
+      held.push({ path: new URL(route.request().url()).pathname, route });
+      if (held.length === START.length) allAsked();
+    };
+    const isStart = (u: URL) => u.origin === app.url && START.includes(u.pathname);
+    await page.route(isStart, hold);
+    try {
+      await page.goto(`${app.url}/app/statements`); // the next test goes on from the statements page
+      await Promise.race([asked, page.waitForTimeout(20_000)]);
+      assert.deepEqual(held.map((h) => h.path).sort(), [...START].sort(), 'the three start-up calls are all under way at once');
+    } finally {
+      for (const h of held) await h.route.continue();
+      await page.unroute(isStart, hold);
+    }
+    await page.getByRole('heading', { name: 'Statements', level: 1 }).waitFor();
+    assert.equal(await page.getByLabel('Workspace').inputValue(), t.workspaceId);
   });
 
   it('uploads a statement and follows its progress to 100 %', async () => {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter(Boolean) as string[];
 export const ARTIFACTS = path.resolve('test/artifacts/web');
@@ -49,6 +49,47 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * A picture of `what` with the sandboxed `srcdoc` frames inside it shown: headless Chromium's
+ * capture leaves such a frame empty. Each frame's document is drawn on a page of its own at the
+ * frame's size (scripts off, as the sandbox has them) and laid over the frame as an image while
+ * the picture is taken, then removed; the page's sandbox and policy are left as they are.
+ */
+export async function screenshotWithFrames(what: Locator, frames: Locator, file: string): Promise<void> {
+  const page = what.page();
+  const shots: string[] = [];
+  for (const frame of await frames.all()) {
+    const [html, box] = await Promise.all([frame.getAttribute('srcdoc'), frame.evaluate((el) => ({ width: (el as any).clientWidth as number, height: (el as any).clientHeight as number }))]);
+    const ctx = await page.context().browser()!.newContext({ viewport: { width: Math.max(1, box.width), height: Math.max(1, box.height) }, javaScriptEnabled: false });
+    try {
+      const p = await ctx.newPage();
+      await p.setContent(html ?? '', { waitUntil: 'load' });
+      shots.push(`data:image/png;base64,${(await p.screenshot()).toString('base64')}`);
+    } finally {
+      await ctx.close();
+    }
+  }
+  const all = await frames.all();
+  await Promise.all(all.map((frame, i) => frame.evaluate((el: any, src: string) => {
+    const img = el.ownerDocument.createElement('img');
+    img.src = src;
+    img.alt = '';
+    img.dataset.framePicture = '';
+    img.style.cssText = `display:block;width:${el.clientWidth}px;height:${el.clientHeight}px;border:${el.ownerDocument.defaultView.getComputedStyle(el).border}`;
+    el.style.display = 'none';
+    el.before(img);
+    return img.decode();
+  }, shots[i]!)));
+  try {
+    await what.screenshot({ path: file });
+  } finally {
+    await Promise.all(all.map((frame) => frame.evaluate((el: any) => {
+      el.previousElementSibling?.matches('img[data-frame-picture]') && el.previousElementSibling.remove();
+      el.style.display = '';
+    })));
+  }
 }
 
 /** A strict policy like the one production headers set: the app must work with no inline script. */

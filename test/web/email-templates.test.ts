@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createTestTenant } from '../helpers/app';
 import { mailPartsTo } from '../helpers/mail';
 import { waitFor } from '../allocation/helpers';
-import { ARTIFACTS } from './browser';
+import { ARTIFACTS, screenshotWithFrames } from './browser';
 import { browserSuite, checkPage, checkPhone } from './ops';
 
 /** The workspace's e-mails edited in the browser: preview from sample data as you type, save, the next mail uses it, back to built-in. */
@@ -46,7 +46,8 @@ describe('web app: e-mail templates', function () {
     await s.getByText('Saved: the next “Invitation” e-mails use it.').waitFor();
     await s.getByLabel('E-mail to change').locator('option', { hasText: 'Invitation (changed)' }).waitFor({ state: 'attached' });
     await page.frameLocator('iframe[title="Preview of the “Invitation” e-mail"]').getByText(/^Hello Luna Vale, Open this link/).waitFor();
-    await s.screenshot({ path: path.join(ARTIFACTS, 'docs-email-templates.png') });
+    // the picture in docs/web.md (docs/img/web/email-templates.png), the preview's frame shown
+    await screenshotWithFrames(s, s.locator('iframe[srcdoc]'), path.join(ARTIFACTS, 'docs-email-templates.png'));
     await checkPage(page, 'email-templates');
 
     const saved = (await app.request('GET', '/settings/email-templates/invitation', { token: admin })).body.data;

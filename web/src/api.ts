@@ -64,9 +64,23 @@ async function reach(input: string, init: RequestInit): Promise<Response> {
   }
 }
 
-/** A new access token for the chosen workspace (refresh token as Bearer, or the session cookie). */
-export async function renewAccess(): Promise<string> {
+/** The renewal under way and its workspace: calls made together (the app's start-up, a page's lists) share one. */
+let renewing: { ws: string | null; token: Promise<string> } | null = null;
+
+/**
+ * A new access token for the chosen workspace (refresh token as Bearer, or the session cookie);
+ * calls that need one while a renewal for the same workspace is under way wait for it instead
+ * of starting their own.
+ */
+export function renewAccess(): Promise<string> {
   const ws = session.workspace;
+  if (renewing?.ws === ws) return renewing.token;
+  const mine = { ws, token: renewOnce(ws).finally(() => { if (renewing === mine) renewing = null; }) };
+  renewing = mine;
+  return mine.token;
+}
+
+async function renewOnce(ws: string | null): Promise<string> {
   const headers: Record<string, string> = {};
   if (session.refresh) headers.authorization = `Bearer ${session.refresh}`;
   const res = await reach(`/auth/authtoken${ws ? `?currentWorkspace=${encodeURIComponent(ws)}` : ''}`, { headers, credentials: 'same-origin' });

@@ -1,19 +1,27 @@
 /**
- * A Chart.js chart on a canvas, with only the parts the app draws registered (the bundle keeps
- * just those). Chart.js draws on the canvas and sets sizes through the style object, which the
- * strict content policy allows (no style elements, no inline scripts).
+ * A Chart.js chart on a canvas, with only the parts the app draws registered. Chart.js draws on
+ * the canvas and sets sizes through the style object, which the strict content policy allows
+ * (no style elements, no inline scripts).
  *
  * A canvas says nothing to a screen reader: `label` is its text alternative (it names the
  * figures), and every chart in the app has the table of the same figures beside it.
  * Values are numbers for drawing only; the figures people read are the API's decimal strings.
  */
 import { useEffect, useRef } from 'preact/hooks';
-import {
-  ArcElement, BarController, BarElement, CategoryScale, Chart, DoughnutController, Legend,
-  LineController, LineElement, LinearScale, PointElement, Tooltip, type ChartConfiguration,
-} from 'chart.js';
+import type { Chart, ChartConfiguration } from 'chart.js';
 
-Chart.register(ArcElement, BarController, BarElement, CategoryScale, DoughnutController, Legend, LineController, LineElement, LinearScale, PointElement, Tooltip);
+/**
+ * Chart.js, fetched the first time a chart is drawn (a bundle of its own): the pages without a
+ * chart, and the start of every page, do not parse it.
+ */
+let chartJs: Promise<typeof Chart> | null = null;
+const loadChart = () => (chartJs ??= import('chart.js').then(({
+  ArcElement, BarController, BarElement, CategoryScale, Chart: ChartJs, DoughnutController, Legend,
+  LineController, LineElement, LinearScale, PointElement, Tooltip,
+}) => {
+  ChartJs.register(ArcElement, BarController, BarElement, CategoryScale, DoughnutController, Legend, LineController, LineElement, LinearScale, PointElement, Tooltip);
+  return ChartJs;
+}));
 
 /** Colours with enough contrast on white, current period first. */
 export const CHART_COLOURS = ['#2f5fd0', '#8a93a6', '#b45309', '#0f766e', '#7c3aed', '#b42318', '#4a5263'];
@@ -22,13 +30,16 @@ export function ChartCanvas({ config, label, testId }: { config: ChartConfigurat
   const ref = useRef<HTMLCanvasElement>(null);
   const chart = useRef<Chart | null>(null);
   useEffect(() => {
-    if (!ref.current) return;
-    chart.current?.destroy();
-    chart.current = new Chart(ref.current, {
-      ...config,
-      options: { responsive: true, maintainAspectRatio: false, animation: false, ...config.options },
+    let live = true;
+    void loadChart().then((ChartJs) => {
+      if (!live || !ref.current) return;
+      chart.current?.destroy();
+      chart.current = new ChartJs(ref.current, {
+        ...config,
+        options: { responsive: true, maintainAspectRatio: false, animation: false, ...config.options },
+      });
     });
-    return () => { chart.current?.destroy(); chart.current = null; };
+    return () => { live = false; chart.current?.destroy(); chart.current = null; };
   }, [JSON.stringify(config.data), config.type]);
   return (
     <div class="chart-box">

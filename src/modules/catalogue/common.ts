@@ -35,19 +35,27 @@ export async function pageList<T>(
   select: (b: Knex.QueryBuilder) => Knex.QueryBuilder,
   idColumn: string,
   map: (r: Record<string, unknown>) => T | Promise<T>,
+  opts: { oneScan?: boolean } = {},
 ) {
   const page = q.page ?? 1;
   const size = q.size ?? 20;
   const sort = resolveSort(q, sortable, defaultSort);
-  const [{ count }] = await base.clone().clearSelect().count<{ count: string }[]>({ count: '*' });
-  const rows = await select(base.clone())
+  const count = async () => Number((await base.clone().clearSelect().count<{ count: string }[]>({ count: '*' }))[0]!.count);
+  const rowsOf = select(base.clone())
     .orderByRaw(orderSql(sort))
     .orderBy(idColumn, sort.order)
     .limit(size)
     .offset((page - 1) * size);
+  // `oneScan`: a costly base (every row tested) read once, the count a window over the same
+  // rows; an empty first page has none, and only a page past the end counts apart
+  const rows = (await (opts.oneScan ? rowsOf.select(base.client.raw('count(*) OVER () AS "__total"')) : rowsOf)) as Record<string, unknown>[];
+  const total = !opts.oneScan ? await count() : rows.length ? Number(rows[0]!.__total) : page === 1 ? 0 : await count();
   const data: T[] = [];
-  for (const r of rows) data.push(await map(r));
-  return { data, pagination: { page, size, total: Number(count) } };
+  for (const r of rows) {
+    delete r.__total;
+    data.push(await map(r));
+  }
+  return { data, pagination: { page, size, total } };
 }
 
 /** Search across title (or name), ISRC, UPC and artist names, the same way for every entity. */

@@ -108,6 +108,16 @@ export async function summary(trx: Trx, auth: AuthContext, entity: Entity): Prom
   }
 }
 
+/**
+ * What each checklist item has to fix, and (HAS_ISSUE) the same test as one condition the
+ * planner can read: the array is only built for the rows of the page, not for every row of
+ * the workspace to learn which have an issue.
+ */
+const HAS_ISSUE = {
+  asset: `(a.is_draft OR a.isrc IS NULL OR NOT EXISTS (SELECT 1 FROM asset_artists x WHERE x.asset_id = a.id))`,
+  product: `(p.is_draft OR p.upc IS NULL OR NOT EXISTS (SELECT 1 FROM product_artists x WHERE x.product_id = p.id)
+           OR NOT EXISTS (SELECT 1 FROM product_assets x WHERE x.product_id = p.id))`,
+};
 const ISSUES = {
   asset: `array_remove(ARRAY[CASE WHEN a.is_draft THEN 'draft' END, CASE WHEN a.isrc IS NULL THEN 'missing ISRC' END,
            CASE WHEN NOT EXISTS (SELECT 1 FROM asset_artists x WHERE x.asset_id = a.id) THEN 'no artist' END], NULL)`,
@@ -130,8 +140,8 @@ export async function checklist(trx: Trx, auth: AuthContext, name: string, q: { 
       .select(trx.raw(`'product' AS kind, p.id, p.title, p.upc AS code, ${issue} AS issues, p.created_at`));
   let base: Knex.QueryBuilder;
   switch (name) {
-    case 'royaltyassets': base = assets(`cardinality(${ISSUES.asset}) > 0`, ISSUES.asset); break;
-    case 'royaltyproducts': base = products(`cardinality(${ISSUES.product}) > 0`, ISSUES.product); break;
+    case 'royaltyassets': base = assets(HAS_ISSUE.asset, ISSUES.asset); break;
+    case 'royaltyproducts': base = products(HAS_ISSUE.product, ISSUES.product); break;
     case 'assetsplits': base = assets(`NOT ${HAS_OWN_SPLIT('a', 'asset_id')}`, `ARRAY['no asset split']`); break;
     case 'productsplits': base = products(`NOT ${HAS_OWN_SPLIT('p', 'product_id')}`, `ARRAY['no product split']`); break;
     case 'allsplits':
@@ -149,7 +159,7 @@ export async function checklist(trx: Trx, auth: AuthContext, name: string, q: { 
   const wrapped = trx.queryBuilder().from(base.as('c'));
   return pageList(wrapped, { page: q.page, size: q.size, sort: q.sort, order: q.order }, CHECKLIST_SORT, 'title', (b) => b.select('c.*'), 'c.id', (r) => ({
     kind: r.kind, id: r.id, title: r.title, code: r.code ?? null, issues: r.issues,
-  }));
+  }), { oneScan: true });
 }
 
 export const CHECKLISTS = ['royaltyassets', 'royaltyproducts', 'assetsplits', 'productsplits', 'allsplits', 'missingroyaltysplits', 'artistsplits'] as const;

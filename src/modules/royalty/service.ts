@@ -63,7 +63,7 @@ export async function unmatchedChecklist(trx: Trx, tenantId: number, kind: 'asse
     [tenantId, ...binds],
   );
   const { rows, total } = await sortedPage(trx.queryBuilder().from(groups).select('g.*'), { ...q, page, size },
-    kind === 'asset' ? UNMATCHED_ASSET_SORT : UNMATCHED_PRODUCT_SORT, 'amount', [`g.${ident}`, 'g.title', 'g.artist'], 'desc', 'asc');
+    kind === 'asset' ? UNMATCHED_ASSET_SORT : UNMATCHED_PRODUCT_SORT, 'amount', [`g.${ident}`, 'g.title', 'g.artist'], 'desc', 'asc', { oneScan: true });
   return {
     data: rows.map((r: Record<string, unknown>) => ({
       [ident]: r[ident] ?? null,

@@ -76,11 +76,17 @@ function Shell() {
     let live = true;
     setError(null);
     (async () => {
-      const me = (await ok(client.GET('/user'))).data;
-      const whoAmI = await ok(client.GET('/auth'));
+      // one round trip: who is signed in (role, workspace), their workspaces and the header's
+      // branding are asked together; the page renders only once all three are known, so a
+      // role changed since the last visit never shows a page the person cannot use
+      const [meAnswer, whoAmI, branding] = await Promise.all([
+        ok(client.GET('/user')),
+        ok(client.GET('/auth')),
+        // the header shows the workspace's logo and primary colour; without them it stays Rondo's
+        ok(client.GET('/settings/branding')).then((r) => (r.data.active ? r.data : null), () => null),
+      ]);
+      const me = meAnswer.data;
       const who = 'data' in whoAmI ? whoAmI.data : { workspaces: whoAmI.workspaces };
-      // the header shows the workspace's logo and primary colour; without them it stays Rondo's
-      const branding = await ok(client.GET('/settings/branding')).then((r) => (r.data.active ? r.data : null), () => null);
       if (!live) return;
       setState({
         me,

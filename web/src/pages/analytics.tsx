@@ -4,7 +4,7 @@
  * With a From and To range the previous range of the same length is asked with the same filters
  * and shown beside the current one.
  */
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { api, download, qs, client, ok, type Answer, type ApiPath } from '../api';
 import { ChartCanvas, CHART_COLOURS } from '../chart';
 import { ErrorBox, Field, Loading, Pager, Section, decimal, useAction } from '../ui';
@@ -105,30 +105,40 @@ function change(cur: string, prev: string | undefined): string {
 export function AnalyticsPage() {
   const [by, setBy] = useState<Group>('month');
   const [f, setF] = useState<Filters>({ periodFilterType: 'sale', start: '', end: '', artist: '', dsp: '', country: '', saleType: '', file: '' });
-  const artists = useLoad(() => ok(client.GET('/artist/', { params: { query: { size: 200 } } })), []);
-  const files = useLoad(() => ok(client.GET('/file/', { params: { query: { size: 100 } } })), []);
   const [applied, setApplied] = useState(f);
   const prevRange = previousRange(applied.start, applied.end);
   const prevFilters = prevRange ? { ...applied, ...prevRange } : null;
   const get = (group: Group, filters: Filters, size: number, more: Record<string, string | number | undefined> = {}) =>
     api<Answer<'/royalty/month'>>('GET', `${routeOf(group)}${qs({ ...filters, size, ...more })}`).then((r) => r.data);
   const key = JSON.stringify([by, applied]);
+  const withPrevious = prevFilters ? { includePreviousPeriod: 'true' } : {};
+  // The breakdown's first page in the server's own order (largest revenue first): the table's
+  // first page until it is sorted, and, its first rows, the chart's top rows and (by store) the
+  // largest stores. One call where there were three, each reading every row of the breakdown.
+  const firstPage = useMemo(() => (by === 'month' ? null : get(by, applied, PAGE, { page: 1, ...withPrevious })), [key]);
+  const firstRows = (r: Result, n: number): Result => ({ ...r, rows: r.rows.slice(0, n) });
   // What the charts draw: every month of the range, the top rows and the largest stores (each a bounded page).
   const data = useLoad(async () => {
     const [months, top, stores, prevMonths] = await Promise.all([
       get('month', applied, 1000),
-      by === 'month' ? null : get(by, applied, TOP, prevFilters ? { includePreviousPeriod: 'true' } : {}),
-      get('dsp', applied, STORES),
+      firstPage ? firstPage.then((r) => firstRows(r, TOP)) : null,
+      by === 'dsp' && firstPage ? firstPage.then((r) => firstRows(r, STORES)) : get('dsp', applied, STORES),
       prevFilters ? get('month', prevFilters, 1000) : null,
     ]);
     return { by, applied, months, top, stores, prevMonths };
   }, [key]);
+  // the filters' artists and files, asked for once the figures are shown (the page's first
+  // data does not wait in the queue behind them; a list opened before has them a moment later)
+  const shown = !!(data.data || data.error);
+  const artists = useLoad(() => (shown ? ok(client.GET('/artist/', { params: { query: { size: 200 } } })) : Promise.resolve(undefined)), [shown]);
+  const files = useLoad(() => (shown ? ok(client.GET('/file/', { params: { query: { size: 100 } } })) : Promise.resolve(undefined)), [shown]);
   // The table: one page, sorted by the server.
   const [sort, setSort] = useState<Sort | null>(null);
   const [page, setPage] = useState(1);
   const tableKey = JSON.stringify([key, page, sort]);
   const table = useLoad(async () => ({ key: tableKey, res: by === 'month' ? null
-    : await get(by, applied, PAGE, { page, sort: sort?.id, order: sort?.dir, ...(prevFilters ? { includePreviousPeriod: 'true' } : {}) }) }), [tableKey]);
+    : page === 1 && !sort && firstPage ? await firstPage
+    : await get(by, applied, PAGE, { page, sort: sort?.id, order: sort?.dir, ...withPrevious }) }), [tableKey]);
   const tableRes = table.data?.key === tableKey ? table.data.res : null;
   const chooseBy = (k: Group) => { setBy(k); setSort(null); setPage(1); };
   const d = data.data;

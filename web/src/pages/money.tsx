@@ -81,22 +81,38 @@ function Balances({ gen }: { gen: number }) {
   );
 }
 
-function Expenses({ members, base }: { members: Member[]; base: string }) {
+/**
+ * The members (names and payee pickers) and the workspace's currency (the forms' default) are
+ * asked for beside each section's own list, not before it: a section's rows wait for the names,
+ * its form for both.
+ */
+type Known = Member[] | undefined;
+const namesOf = (members: Known) => new Map((members ?? []).map((m) => [m.id as string, m]));
+
+function Expenses({ members, base }: { members: Known; base: string | undefined }) {
   const { list, pager } = usePaged((query) => ok(client.GET('/expense/', { params: { query } })), []);
-  const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, recoupable: true });
-  const a = useAction();
-  const byId = new Map(members.map((m) => [m.id, m]));
+  const byId = namesOf(members);
   return (
     <Section title="Expenses">
       <ErrorBox error={list.error} />
-      <Table caption="Expenses" rows={list.data?.data} rowKey={(r) => r.id} columns={[
+      <Table caption="Expenses" rows={members && list.data?.data} rowKey={(r) => r.id} columns={[
         { label: 'Date', cell: (r) => localDate(r.date ?? r.createdAt) }, { label: 'Payee', cell: (r) => memberName(byId.get(r.user), r.user) },
         { label: 'Title', cell: (r) => r.title }, { label: 'Amount', cell: (r) => localMoney(r.amount, r.currency), num: true },
       ]} />
       {pager('Expenses pages', ['expense', 'expenses'])}
+      {members && base ? <ExpenseForm members={members} base={base} onAdded={list.reload} /> : null}
+    </Section>
+  );
+}
+
+function ExpenseForm({ members, base, onAdded }: { members: Member[]; base: string; onAdded: () => void }) {
+  const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, recoupable: true });
+  const a = useAction();
+  return (
+    <>
       <form class="row wrap" aria-label="Add an expense" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
         await ok(client.POST('/expense/', { body: { user: f.user, title: f.title, amount: f.amount, currency: f.currency } }));
-        list.reload();
+        onAdded();
         return 'Expense added.';
       }); }}>
         <Field label="Payee"><select required value={f.user} onChange={(e) => setF({ ...f, user: e.currentTarget.value })}><option value="">Choose…</option>{members.map((m) => <option key={m.id} value={m.id}>{memberName(m)}</option>)}</select></Field>
@@ -106,7 +122,7 @@ function Expenses({ members, base }: { members: Member[]; base: string }) {
         <button type="submit" class="primary" disabled={a.busy}>Add expense</button>
       </form>
       <ErrorBox error={a.error} /><Notice text={a.done} />
-    </Section>
+    </>
   );
 }
 
@@ -120,10 +136,10 @@ export function requestColumns(byId: Map<string, Member>) {
   ];
 }
 
-function Requests({ members, onChange }: { members: Member[]; onChange: () => void }) {
+function Requests({ members, onChange }: { members: Known; onChange: () => void }) {
   const { list, pager } = usePaged((query) => ok(client.GET('/payment-request/', { params: { query } })), []);
   const a = useAction();
-  const byId = new Map(members.map((m) => [m.id, m]));
+  const byId = namesOf(members);
   const act = (r: PaymentRequest, verb: 'approve' | 'decline') => a.run(async () => {
     const at = { params: { path: { id: r.id } }, body: {} };
     if (verb === 'approve') await ok(client.PATCH('/payment-request/{id}/approve', at));
@@ -141,7 +157,7 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
   return (
     <Section title="Payment requests">
       <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
-      <Table caption="Payment requests" rows={list.data?.data} rowKey={(r) => r.id} columns={[...requestColumns(byId), {
+      <Table caption="Payment requests" rows={members && list.data?.data} rowKey={(r) => r.id} columns={[...requestColumns(byId), {
         label: 'Decision', cell: (r: PaymentRequest) => (r.status === 'pending' ? (
           <div class="row tight">
             <button type="button" class="primary" disabled={a.busy} onClick={() => act(r, 'approve')} aria-label={`Approve the request of ${memberName(byId.get(r.user), r.user)}`}>Approve</button>
@@ -156,11 +172,9 @@ function Requests({ members, onChange }: { members: Member[]; onChange: () => vo
   );
 }
 
-function Payments({ members, gen, base, onChange }: { members: Member[]; gen: number; base: string; onChange: () => void }) {
+function Payments({ members, gen, base, onChange }: { members: Known; gen: number; base: string | undefined; onChange: () => void }) {
   const { list, pager } = usePaged((query) => ok(client.GET('/payment/', { params: { query } })), [gen]);
-  const byId = new Map(members.map((m) => [m.id, m]));
-  const today = new Date().toISOString().slice(0, 10);
-  const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, date: today });
+  const byId = namesOf(members);
   const a = useAction();
   const paid = (r: Answer<'/payment/'>['data'][number]) => a.run(async () => {
     await ok(client.PUT('/payment/{id}', { params: { path: { id: r.id } }, body: { status: 'completed' } }));
@@ -170,7 +184,7 @@ function Payments({ members, gen, base, onChange }: { members: Member[]; gen: nu
   return (
     <Section title="Payments">
       <ErrorBox error={list.error ?? a.error} /><Notice text={a.done} />
-      <Table caption="Payments" rows={list.data?.data} rowKey={(r) => r.id} columns={[
+      <Table caption="Payments" rows={members && list.data?.data} rowKey={(r) => r.id} columns={[
         { label: 'Date', cell: (r) => localDate(r.transactionDate ?? r.createdAt) }, { label: 'Payee', cell: (r) => memberName(byId.get(r.user), r.user) },
         { label: 'Title', cell: (r) => r.title ?? '—' }, { label: 'Amount', cell: (r) => localMoney(r.amount, r.currency), num: true },
         { label: 'Status', cell: (r) => <span class={`badge s-${r.status}`}>{r.status ?? '—'}</span> },
@@ -181,6 +195,18 @@ function Payments({ members, gen, base, onChange }: { members: Member[]; gen: nu
       {pager('Payments pages', ['payment', 'payments'])}
       <h3>Record a payment</h3>
       <p class="muted">A payment made outside Rondo (a bank transfer, for instance): it is taken off the payee's balance.</p>
+      {members && base ? <PaymentForm members={members} base={base} onChange={onChange} /> : null}
+    </Section>
+  );
+}
+
+function PaymentForm({ members, base, onChange }: { members: Member[]; base: string; onChange: () => void }) {
+  const byId = namesOf(members);
+  const today = new Date().toISOString().slice(0, 10);
+  const [f, setF] = useState({ user: '', title: '', amount: '', currency: base, date: today });
+  const a = useAction();
+  return (
+    <>
       <form class="row wrap" aria-label="Record a payment" onSubmit={(e) => { e.preventDefault(); a.run(async () => {
         await ok(client.POST('/payment/', { body: { user: f.user, title: f.title || undefined, amount: f.amount, currency: f.currency, transactionDate: `${f.date}T00:00:00Z`, status: 'completed' } }));
         setF({ ...f, title: '', amount: '' });
@@ -194,15 +220,19 @@ function Payments({ members, gen, base, onChange }: { members: Member[]; gen: nu
         <Field label="Paid on"><input required type="date" value={f.date} onInput={(e) => setF({ ...f, date: e.currentTarget.value })} /></Field>
         <button type="submit" class="primary" disabled={a.busy}>Record payment</button>
       </form>
-    </Section>
+      <ErrorBox error={a.error} /><Notice text={a.done} />
+    </>
   );
 }
 
 export function MoneyPage() {
-  // the payee pickers of the forms (a payee is chosen among the workspace's members)
+  // the payee pickers of the forms (a payee is chosen among the workspace's members), the
+  // workspace's currency and cadence, and the periods with earnings: asked for beside the
+  // sections' own lists, each section showing its rows once the names are known
   const members = useLoad(() => ok(client.GET('/user/', { params: { query: { size: 200 } } })), []);
-  const base = useLoad(() => ok(client.GET('/settings/workspace')).then((r) => r.data.baseCurrency), []);
-  const m = members.data?.data ?? [];
+  const settings = useLoad(() => ok(client.GET('/settings/workspace')).then((r) => r.data), []);
+  const m = members.data?.data;
+  const base = settings.data?.baseCurrency;
   const [gen, setGen] = useState(0);
   const bump = () => setGen((g) => g + 1);
   // the accounting periods with earnings, first to last (the workspace's, not one page of payees')
@@ -212,16 +242,12 @@ export function MoneyPage() {
   return (
     <>
       <h1>Money</h1>
-      <Loading show={members.loading || base.loading} /><ErrorBox error={members.error ?? base.error ?? periods.error} />
-      {members.data && base.data ? (
-        <>
-          <Balances gen={gen} />
-          <PeriodsAndRuns members={m} months={months} currency={base.data} onChange={bump} />
-          <Requests members={m} onChange={bump} />
-          <Payments members={m} gen={gen} base={base.data} onChange={bump} />
-          <Expenses members={m} base={base.data} />
-        </>
-      ) : null}
+      <Loading show={members.loading || settings.loading} /><ErrorBox error={members.error ?? settings.error ?? periods.error} />
+      <Balances gen={gen} />
+      <PeriodsAndRuns members={m} months={months} currency={base} cadence={settings.data?.accountingCadence} onChange={bump} />
+      <Requests members={m} onChange={bump} />
+      <Payments members={m} gen={gen} base={base} onChange={bump} />
+      <Expenses members={m} base={base} />
     </>
   );
 }

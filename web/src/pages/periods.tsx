@@ -86,9 +86,13 @@ function RunActions({ run, label, busy, onSend, onDownload }: { run: Run; label:
   );
 }
 
-export function PeriodsAndRuns({ members, months, currency, onChange }: { members: Member[]; months: string[]; currency: string; onChange: () => void }) {
-  const settings = useLoad(() => ok(client.GET('/settings/workspace')), []);
-  const labels = periodLabels(settings.data?.data.accountingCadence ?? 'monthly', months);
+/**
+ * The periods and statement runs of the money page; `members` (names), `currency` (the
+ * workspace's) and `cadence` come from the page, undefined while it is still asking.
+ */
+export function PeriodsAndRuns({ members, months, currency, cadence, onChange }: { members: Member[] | undefined; months: string[]; currency: string | undefined; cadence: string | undefined; onChange: () => void }) {
+  // the labels wait for the cadence: a quarterly workspace's first label is not a month's
+  const labels = cadence ? periodLabels(cadence, months) : [];
   const [period, setPeriod] = useState('');
   useEffect(() => { if (!period && labels.length) setPeriod(labels[0]); }, [labels.join()]);
   const state = useLoad(() => (period ? ok(client.GET('/accounting/periods/{period}', { params: { path: { period } } })).then((r) => r.data) : Promise.resolve(undefined)), [period]);
@@ -103,7 +107,7 @@ export function PeriodsAndRuns({ members, months, currency, onChange }: { member
   const issuedRuns = useLoad(() => Promise.all(runIds.map((id) => ok(client.GET('/statements/runs/{id}', { params: { path: { id } } })).then((r) => r.data))), [runIds.join()]);
   const a = useAction();
   const c = useConfirm();
-  const byId = new Map(members.map((m) => [m.id, m]));
+  const byId = new Map((members ?? []).map((m) => [m.id, m]));
   useEffect(() => setRun(null), [period]);
 
   const refresh = () => { state.reload(); issued.reload(); issuedRuns.reload(); onChange(); };
