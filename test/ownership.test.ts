@@ -35,21 +35,20 @@ const PER_ROW = 'moving it to the repository would read the row once per line or
 /** Read-only joins inside set-based SQL that stay where they are: [count, reason]. */
 const JOINS: Record<string, Partial<Record<Table, [number, string]>>> = {
   'src/domain/quota.ts': { files: [1, 'storage used: one sum over files, media and logos in one statement'] },
-  'src/modules/money/ledger.ts': { files: [1, `ledger postings join each line's file for its accounting period; ${PER_ROW}`] },
   'src/modules/money/statement-runs.ts': { files: [1, 'a statement\'s source lines name their file in the set-based read of the run'] },
   'src/modules/money/statement-build.ts': { assets: [1, `a statement's earnings name their recording; ${PER_ROW}`] },
   'src/modules/publishing-income/allocate.ts': { files: [2, 'publishing lines are chosen by their file\'s income inside the set-based allocation'] },
   'src/modules/publishing-income/income.ts': { files: [1, 'publishing lines are chosen by their file\'s income inside the set-based reads'] },
   'src/modules/publishing/cwr-works.ts': { assets: [1, 'a CWR export names each work\'s recordings in one query'], products: [1, 'the first release date of each recording, in the same query'] },
   'src/modules/publishing/works.ts': { assets: [1, 'a work list names its recordings\' ISRCs in the paged query'] },
-  'src/modules/royalty/allocate.ts': { files: [4, `the allocation's temp tables join each line's file (publishing lines out, the period, the history); ${PER_ROW}`] },
+  'src/modules/royalty/allocate.ts': { files: [3, `a re-allocation's temp tables join each line's file (publishing lines out, the period, the history); ${PER_ROW}`] },
   'src/modules/royalty/analytics.ts': {
     files: [3, 'analytics read processed files\' periods and names in the one set-based query; a breakdown sorted by name orders its groups by the file\'s name before the page is taken'],
     artists: [2, 'analytics group by artist in the same query, and sort the groups by its name before the page is taken'],
     assets: [2, 'analytics group by recording in the same query, and sort the groups by its title before the page is taken'],
     products: [2, 'analytics group by product in the same query, and sort the groups by its title before the page is taken'],
   },
-  'src/modules/royalty/decided.ts': { files: [2, 'the in-flight check compares the file\'s ingest snapshot with every change row in one statement; the change floor is the oldest snapshot of the workspace\'s files'] },
+  'src/modules/royalty/decided.ts': { files: [1, 'the change floor is the oldest ingest snapshot of the workspace\'s files not yet allocated, in one statement'] },
   'src/modules/royalty/lines.ts': { files: [1, 'the line list joins each line\'s file name in the paged query'] },
   'src/modules/royalty/match.ts': { artists: [1, `matching finds each key's artist by its normalised name in the set-based pass; ${PER_ROW}`] },
   'src/modules/royalty/reallocate.ts': { files: [1, 'a re-allocation takes the lines of processed files, set-based'] },
