@@ -123,14 +123,15 @@ const SETTLED_COLUMNS = ['id', 'original_name', 'uploaded_by'];
  */
 async function markFailed(ports: StepPorts, trx: Knex.Transaction, step: StepName, tenantId: number, fileId: string, failure: StepFailure): Promise<Written> {
   const message = failure.message.slice(0, 2000);
+  const written: Written = { status: 'failed', patch: failure.patch };
   ports.log.info({ tenantId, fileId, step, reason: failure.reason, message }, 'file failed');
   const [file] = await trx('files')
     .where({ tenant_id: tenantId, id: fileId })
     .whereIn('status', [PIPELINE[step].queuedAs, PIPELINE[step].runningAs])
-    .update({ updated_at: trx.fn.now(), ...failure.patch, status: 'failed', error_message: message }, SETTLED_COLUMNS);
+    .update({ updated_at: trx.fn.now(), ...failure.patch, status: written.status, error_message: message }, SETTLED_COLUMNS);
   if (!file) throw new StepSuperseded(step, fileId);
   await ports.notice(trx, tenantId, file, 'failed', { error: message });
-  return { status: 'failed', patch: failure.patch };
+  return written;
 }
 
 /** The commit function of `step` for one file; `wrote` hears what it wrote (inside the transaction). */
