@@ -94,10 +94,12 @@ export async function visibleFileRow<K extends keyof FileRow>(trx: Knex.Transact
   return trx('files').where({ id }).first(columns) as Promise<Pick<FileRow, K> | undefined>;
 }
 
-/** The workspace's files among `ids` (one statement), in no particular order. */
+/** The workspace's files among `ids` (one statement), in the order of `ids` (an id without a file is left out). */
 export async function fileRows(db: Db, tenantId: number, ids: readonly string[]): Promise<FileRow[]> {
   if (!ids.length) return [];
-  return db('files').where({ tenant_id: tenantId }).whereIn('id', ids);
+  const rows: FileRow[] = await db('files').where({ tenant_id: tenantId }).whereIn('id', ids);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /**
