@@ -38,6 +38,7 @@ import { hashJoins, withTenant } from '../src/db';
 import { allocateFile, lockTenant, setAccountingPeriod } from '../src/modules/royalty/allocate';
 import type { Trx } from '../src/db';
 import { aggregateFile } from '../src/modules/royalty/aggregate';
+import { lockedFileRow } from '../src/repositories/files';
 import { royaltyAnalytics, type GroupBy } from '../src/modules/royalty/analytics';
 import { planAnalytics } from '../src/modules/royalty/planner';
 import { pct } from './stats';
@@ -274,7 +275,7 @@ async function main() {
       s = performance.now();
       await withTenant(db, t.id, async (trx) => {
         await lockTenant(trx, t.id);
-        if (ALLOCATE) await allocateFile(trx, t.id, id);
+        if (ALLOCATE) await allocateFile(trx, (await lockedFileRow(trx, t.id, id))!);
         else await earningsOnly(trx, t.id, id);
         await trx('files').where({ id }).update({ status: 'allocating' }); // allocated; its rollups are built below (the allocation step builds them in the same job)
       });

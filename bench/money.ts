@@ -68,14 +68,15 @@ async function main() {
       }
       await db.owner.raw(`ANALYZE royalty_lines`);
     });
+    // the lines have no file row (nothing allocated them): posted as files without an accounting period
     const files: string[] = (await db.owner.raw(`SELECT DISTINCT file_id FROM royalty_lines WHERE tenant_id = ?`, [t.id])).rows.map((r: { file_id: string }) => r.file_id);
     const post = await timed(`post ${files.length} files to the ledger (postRoyaltiesForFile)`, async () => {
       let n = 0;
-      for (const f of files) n += (await withTenant(db.app, t.id, (trx) => postRoyaltiesForFile(trx, f))).royaltyEntries;
+      for (const f of files) n += (await withTenant(db.app, t.id, (trx) => postRoyaltiesForFile(trx, { id: f, accounting_period: null }))).royaltyEntries;
       await db.owner.raw(`ANALYZE ledger_entries`);
       return n;
     });
-    const again = await timed(`re-post one file (idempotent, nothing changes)`, () => withTenant(db.app, t.id, (trx) => postRoyaltiesForFile(trx, files[0]!)));
+    const again = await timed(`re-post one file (idempotent, nothing changes)`, () => withTenant(db.app, t.id, (trx) => postRoyaltiesForFile(trx, { id: files[0]!, accounting_period: null })));
     console.log(`ledger entries: ${post.v.toLocaleString()} (re-post added ${again.v.royaltyEntries})`);
 
     const dueAll = `SELECT tenant_user_id, sum(amount) AS due FROM ledger_entries GROUP BY 1`;

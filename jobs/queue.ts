@@ -32,7 +32,7 @@ export class Queue implements JobQueue {
   /** Aborted when stop() gives up waiting: handlers pass it to their own I/O (webhook requests). */
   private readonly shutdown = new AbortController();
   /** Wraps every job run of this process (metrics: src/metrics.ts). */
-  jobHook: ((queue: string, data: unknown, run: () => Promise<void>) => Promise<void>) | null = null;
+  jobHook: ((queue: string, run: () => Promise<void>) => Promise<void>) | null = null;
   /** Told which jobs of dead workers this process handed back to the queue (logs). */
   onReclaimed: ((jobs: ReclaimedJob[]) => void) | null = null;
   /** The leases of this process's running jobs and the sweep for abandoned ones (jobs/leases.ts). */
@@ -131,7 +131,7 @@ export class Queue implements JobQueue {
           for (const job of jobs) {
             await this.leases.hold(job.id);
             try {
-              if (this.jobHook) await this.jobHook(name, job.data, () => handler(job.data, job));
+              if (this.jobHook) await this.jobHook(name, () => handler(job.data, job));
               else await handler(job.data, job);
             } finally {
               this.leases.release(job.id);

@@ -16,13 +16,10 @@
  */
 import client from 'prom-client';
 import type { Knex } from './db';
-import { fileRow } from './repositories/files';
+import type { StepRecord } from './pipeline/run-step';
 
 const PREFIX = 'rondo_';
 const TERMINAL = new Set(['processed', 'failed']);
-/** The step that stores a file's lines (jobs/index.ts). */
-const INGEST_STEP = 'file.ingest';
-const FILE_ID_RE = /^[0-9a-f-]{36}$/i;
 
 /**
  * Process metrics (CPU, memory, event loop, GC) are per process, not per runtime: collected
@@ -36,8 +33,6 @@ function processMetrics(): client.Registry {
   }
   return client.register;
 }
-
-type FileState = { status: string; rows_ingested: number | string | null } | undefined;
 
 export class Metrics {
   readonly registry = new client.Registry();
@@ -115,18 +110,8 @@ export class Metrics {
     this.httpDuration.observe({ method, route, status: String(status) }, seconds);
   }
 
-  private async fileState(data: unknown): Promise<FileState> {
-    const d = data as { tenantId?: unknown; fileId?: unknown } | null;
-    if (!d || !Number.isInteger(d.tenantId) || typeof d.fileId !== 'string' || !FILE_ID_RE.test(d.fileId)) return undefined;
-    return fileRow(this.owner, d.tenantId as number, d.fileId, ['status', 'rows_ingested']);
-  }
-
-  /**
-   * Wraps every job run (Queue.jobHook): its duration by queue; for a file's step, the file's
-   * status before and after tells whether this run finished the file and how many lines it stored.
-   */
-  readonly jobHook = async (queue: string, data: unknown, run: () => Promise<void>): Promise<void> => {
-    const before = await this.fileState(data).catch(() => undefined);
+  /** Wraps every job run (Queue.jobHook): its duration by queue. */
+  readonly jobHook = async (queue: string, run: () => Promise<void>): Promise<void> => {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
@@ -135,16 +120,18 @@ export class Metrics {
       this.jobDuration.observe({ queue, outcome: 'failed' }, seconds());
       throw err;
     }
-    const took = seconds();
-    this.jobDuration.observe({ queue, outcome: 'completed' }, took);
-    if (!before) return;
-    const after = await this.fileState(data).catch(() => undefined);
-    if (!after || after.status === before.status) return; // a no-op run (already done, or taken by another job)
-    if (TERMINAL.has(after.status)) this.filesFinished.inc({ status: after.status });
-    const lines = Number(after.rows_ingested ?? 0);
-    if (queue === INGEST_STEP && lines > 0) {
-      this.linesIngested.inc(lines);
-      if (took > 0) this.lastLinesPerSecond.set(lines / took);
+    this.jobDuration.observe({ queue, outcome: 'completed' }, seconds());
+  };
+
+  /**
+   * A step's run that moved its file (the pipeline runner reports it once its transaction
+   * committed: src/pipeline/run-step.ts): a file that finished, the lines an ingest stored.
+   */
+  readonly stepRecorded = (r: StepRecord): void => {
+    if (TERMINAL.has(r.status)) this.filesFinished.inc({ status: r.status });
+    if (r.linesStored > 0) {
+      this.linesIngested.inc(r.linesStored);
+      if (r.seconds > 0) this.lastLinesPerSecond.set(r.linesStored / r.seconds);
     }
   };
 

@@ -63,16 +63,33 @@ export interface SettledFile {
 }
 
 /**
+ * What a run of a step did to its file, once the transaction that wrote it committed: the
+ * status it left the file in, the lines it stored (the ingest's `rows_ingested`, 0 for the
+ * other steps) and how long the run took. The metrics count it: they need not read the file.
+ */
+export interface StepRecord {
+  step: StepName;
+  status: FileStatus;
+  linesStored: number;
+  seconds: number;
+}
+
+/**
  * What the runner needs of the application, handed in by jobs/ (this file imports nothing of
- * the modules): the queue, a transaction of a workspace, and the notice of a file that
- * settled (`processed` or `failed`: a notification and an outbound event).
+ * the modules): the queue, a transaction of a workspace, the notice of a file that settled
+ * (`processed` or `failed`: a notification and an outbound event), and where a run's record
+ * goes (the metrics).
  */
 export interface StepPorts {
   queue: JobQueue;
   inTenant<T>(tenantId: number, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   notice(trx: Knex.Transaction, tenantId: number, file: SettledFile, outcome: 'processed' | 'failed', info: Record<string, unknown>): Promise<void>;
+  recorded?(record: StepRecord): void;
   log: { info(obj: object, msg: string): void };
 }
+
+/** What commit wrote: the status and the patch (reported once the step's transaction committed). */
+type Written = { status: FileStatus; patch: Record<string, unknown> };
 
 /** Records a step's outcome inside `trx` (the transaction that holds the step's own writes). */
 export type CommitStep = (trx: Knex.Transaction, outcome: StepOutcome) => Promise<void>;
@@ -104,29 +121,32 @@ const SETTLED_COLUMNS = ['id', 'original_name', 'uploaded_by'];
  * The one "mark the file failed" path: status `failed`, the message and the failure's patch,
  * while the file is still in `step`'s own statuses (else StepSuperseded), then the notice.
  */
-async function markFailed(ports: StepPorts, trx: Knex.Transaction, step: StepName, tenantId: number, fileId: string, failure: StepFailure): Promise<void> {
+async function markFailed(ports: StepPorts, trx: Knex.Transaction, step: StepName, tenantId: number, fileId: string, failure: StepFailure): Promise<Written> {
   const message = failure.message.slice(0, 2000);
+  const written: Written = { status: 'failed', patch: failure.patch };
   ports.log.info({ tenantId, fileId, step, reason: failure.reason, message }, 'file failed');
   const [file] = await trx('files')
     .where({ tenant_id: tenantId, id: fileId })
     .whereIn('status', [PIPELINE[step].queuedAs, PIPELINE[step].runningAs])
-    .update({ updated_at: trx.fn.now(), ...failure.patch, status: 'failed', error_message: message }, SETTLED_COLUMNS);
+    .update({ updated_at: trx.fn.now(), ...failure.patch, status: written.status, error_message: message }, SETTLED_COLUMNS);
   if (!file) throw new StepSuperseded(step, fileId);
   await ports.notice(trx, tenantId, file, 'failed', { error: message });
+  return written;
 }
 
-/** The commit function of `step` for one file. */
-export function stepCommit(ports: StepPorts, step: StepName, tenantId: number, fileId: string): CommitStep {
+/** The commit function of `step` for one file; `wrote` hears what it wrote (inside the transaction). */
+function stepCommit(ports: StepPorts, step: StepName, tenantId: number, fileId: string, wrote: (w: Written) => void): CommitStep {
   const own = [PIPELINE[step].queuedAs, PIPELINE[step].runningAs];
   return async (trx, outcome) => {
     if (stepTestHooks.beforeCommit) await stepTestHooks.beforeCommit(step, fileId);
-    if ('failed' in outcome) return markFailed(ports, trx, step, tenantId, fileId, outcome.failed);
+    if ('failed' in outcome) return wrote(await markFailed(ports, trx, step, tenantId, fileId, outcome.failed));
     const status = outcome.advance ? statusAfter(step) : outcome.status;
     const [file] = await trx('files')
       .where({ tenant_id: tenantId, id: fileId })
       .whereIn('status', own)
       .update({ updated_at: trx.fn.now(), ...outcome.patch, status }, SETTLED_COLUMNS);
     if (!file) throw new StepSuperseded(step, fileId);
+    wrote({ status, patch: outcome.patch ?? {} });
     const next = PIPELINE[step].next;
     if (outcome.advance && next) await ports.queue.send(next, { tenantId, fileId }, { trx, singletonKey: fileId });
     if (outcome.advance && !next) await ports.notice(trx, tenantId, file, 'processed', outcome.summary ?? {});
@@ -139,13 +159,21 @@ export function stepCommit(ports: StepPorts, step: StepName, tenantId: number, f
  * meanwhile (StepSuperseded) ends the job quietly; anything else is thrown for a retry.
  */
 export async function runStep<P extends { tenantId: number; fileId: string }>(ports: StepPorts, step: StepName, payload: P, service: StepService<P>): Promise<unknown> {
+  const started = process.hrtime.bigint();
+  const record = (w: Written) => {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    ports.recorded?.({ step, status: w.status, linesStored: Number(w.patch.rows_ingested ?? 0) || 0, seconds });
+  };
+  let written: Written | null = null;
   try {
-    return await service(payload, stepCommit(ports, step, payload.tenantId, payload.fileId));
+    const out = await service(payload, stepCommit(ports, step, payload.tenantId, payload.fileId, (w) => (written = w)));
+    if (written) record(written); // the service returned: the transaction that wrote it committed
+    return out;
   } catch (err) {
     if (err instanceof StepSuperseded) return null; // an expected no-op: the file moved on without this run
     if (!(err instanceof StepFailure)) throw err;
     try {
-      await ports.inTenant(payload.tenantId, (trx) => markFailed(ports, trx, step, payload.tenantId, payload.fileId, err));
+      record(await ports.inTenant(payload.tenantId, (trx) => markFailed(ports, trx, step, payload.tenantId, payload.fileId, err)));
     } catch (e) {
       if (err.failedCause === undefined && !(e instanceof StepSuperseded)) throw e;
     }

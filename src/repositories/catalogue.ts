@@ -7,7 +7,8 @@
 import type { Knex } from 'knex';
 import type { Trx } from '../db';
 
-export interface ArtistRow {
+// Rows are type aliases, not interfaces: a row is then also a Record<string, unknown> (the catalogue's views take those).
+export type ArtistRow = {
   tenant_id: number;
   id: string;
   name: string;
@@ -16,10 +17,10 @@ export interface ArtistRow {
   metadata: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
-}
+};
 
 /** The columns a recording or a product share (each has more of its own). */
-interface CatalogueItemRow {
+type CatalogueItemRow = {
   tenant_id: number;
   id: string;
   title: string;
@@ -30,27 +31,27 @@ interface CatalogueItemRow {
   is_draft: boolean;
   created_at: Date;
   updated_at: Date;
-}
+};
 
 /** A recording (`assets`). */
-export interface AssetRow extends CatalogueItemRow {
+export type AssetRow = CatalogueItemRow & {
   type: string;
   isrc: string | null;
   iswc: string | null;
   version: string | null;
   sub_genre: string[];
   contributors: unknown[];
-}
+};
 
 /** A product (release format). */
-export interface ProductRow extends CatalogueItemRow {
+export type ProductRow = CatalogueItemRow & {
   upc: string | null;
   type: string | null;
   format: string | null;
   release_date: Date | null;
   label: string | null;
   catalog_number: string | null;
-}
+};
 
 /** What a content default fills on a new item (defaultsettings/fill.ts). */
 export type AssetFill = Partial<Pick<AssetRow, 'main_genre' | 'sub_genre'>>;
@@ -149,4 +150,111 @@ export async function idsByCodes(trx: Knex.Transaction, isrc: string | null, upc
   const asset = isrc ? await trx('assets').where({ isrc }).first('id') : null;
   const product = upc13 ? await trx('products').where({ upc: upc13 }).first('id') : null;
   return { assetId: asset?.id ?? null, productId: product?.id ?? null };
+}
+
+/** The row type of each catalogue table. */
+export interface CatalogueRows {
+  artists: ArtistRow;
+  assets: AssetRow;
+  products: ProductRow;
+}
+
+/** One row of `table` by id (the columns asked for), under row-level security; undefined when none. */
+export async function catalogueRow<T extends CatalogueTable, K extends keyof CatalogueRows[T] & string>(
+  trx: Knex.Transaction, table: T, id: string, columns: K[],
+): Promise<Pick<CatalogueRows[T], K> | undefined> {
+  return trx(table).where({ id }).first(columns) as Promise<Pick<CatalogueRows[T], K> | undefined>;
+}
+
+/** The rows of `table` among `ids` (the columns asked for), in no particular order. */
+export async function catalogueRows<T extends CatalogueTable, K extends keyof CatalogueRows[T] & string>(
+  trx: Knex.Transaction, table: T, ids: readonly string[], columns: K[],
+): Promise<Pick<CatalogueRows[T], K>[]> {
+  if (!ids.length) return [];
+  return trx(table).whereIn('id', ids).select(columns) as Promise<Pick<CatalogueRows[T], K>[]>;
+}
+
+/** Whether the workspace has any artist (RLS: on a tenant transaction). */
+export async function hasAnyArtist(trx: Knex.Transaction): Promise<boolean> {
+  return !!(await trx('artists').first('id'));
+}
+
+/** Every artist's id, by name. */
+export async function artistIdsByName(trx: Knex.Transaction): Promise<string[]> {
+  return trx('artists').orderBy('name').pluck('id');
+}
+
+/** The artists whose name is one of `lowerNames` without case (`lowerNames` in lower case). */
+export async function artistsNamedAnyCase(trx: Knex.Transaction, lowerNames: readonly string[]): Promise<Pick<ArtistRow, 'id' | 'name'>[]> {
+  if (!lowerNames.length) return [];
+  return trx('artists').whereRaw('lower(name) = ANY(?::text[])', [[...lowerNames]]).select('id', 'name');
+}
+
+/** The names of the artists linked to each of the recordings or products `ids`, in their order (position, then artist id, as the catalogue lists them): one row per link. */
+export async function linkedArtistNames(trx: Knex.Transaction, kind: 'asset' | 'product', ids: readonly string[]): Promise<{ item_id: string; name: string }[]> {
+  if (!ids.length) return [];
+  const [link, fk] = kind === 'asset' ? ['asset_artists', 'asset_id'] : ['product_artists', 'product_id'];
+  return trx(`${link} as l`)
+    .join('artists as a', (j) => j.on('a.tenant_id', 'l.tenant_id').andOn('a.id', 'l.artist_id'))
+    .whereIn(`l.${fk}`, ids)
+    .orderBy([`l.${fk}`, 'l.position', 'l.artist_id'])
+    .select({ item_id: `l.${fk}`, name: 'a.name' });
+}
+
+/** The recording with this ISRC, whole; undefined when none. */
+export async function assetByIsrc(trx: Knex.Transaction, isrc: string): Promise<AssetRow | undefined> {
+  return trx('assets').where({ isrc }).first();
+}
+
+/** The product with this UPC, whole; undefined when none. */
+export async function productByUpc(trx: Knex.Transaction, upc: string): Promise<ProductRow | undefined> {
+  return trx('products').where({ upc }).first();
+}
+
+/** The recordings with these ISRCs: their ids by ISRC. */
+export async function assetIdsByIsrc(trx: Knex.Transaction, isrcs: readonly string[]): Promise<Map<string, string>> {
+  if (!isrcs.length) return new Map();
+  const rows: Pick<AssetRow, 'id' | 'isrc'>[] = await trx('assets').whereIn('isrc', isrcs).select('id', 'isrc');
+  return new Map(rows.map((r) => [r.isrc!, r.id]));
+}
+
+/** A product's recordings in track order (disc, track). */
+export async function productTracks(trx: Knex.Transaction, productId: string): Promise<Pick<AssetRow, 'id' | 'title' | 'isrc'>[]> {
+  return trx('product_assets as pa')
+    .join('assets as a', (j) => j.on('a.tenant_id', 'pa.tenant_id').andOn('a.id', 'pa.asset_id'))
+    .where('pa.product_id', productId)
+    .orderBy(['pa.disc_number', 'pa.track_number'])
+    .select('a.id', 'a.title', 'a.isrc');
+}
+
+/** The product released first (by release date, then title); undefined when there is none. */
+export async function firstReleasedProduct(trx: Knex.Transaction): Promise<Pick<ProductRow, 'id' | 'title' | 'upc' | 'release_date'> | undefined> {
+  return trx('products').orderBy(['release_date', 'title']).first('id', 'title', 'upc', 'release_date');
+}
+
+/** Every recording on a product, once per product it is on, with that product's UPC, by ISRC. */
+export async function recordingsOnProducts(trx: Knex.Transaction): Promise<(Pick<AssetRow, 'title' | 'display_artist' | 'isrc'> & Pick<ProductRow, 'upc'>)[]> {
+  return trx('assets as a')
+    .join('product_assets as pa', (j) => j.on('pa.tenant_id', 'a.tenant_id').andOn('pa.asset_id', 'a.id'))
+    .join('products as p', (j) => j.on('p.tenant_id', 'pa.tenant_id').andOn('p.id', 'pa.product_id'))
+    .orderBy('a.isrc')
+    .select('a.title', 'a.display_artist', 'a.isrc', 'p.upc');
+}
+
+/**
+ * The workspace's recordings or products that are not drafts, by title, at most `limit`: of
+ * the artists `artists` only (linked to one of them), or all.
+ */
+export async function publishedItems(trx: Knex.Transaction, table: 'assets', artists: readonly string[] | 'all', limit: number): Promise<AssetRow[]>;
+export async function publishedItems(trx: Knex.Transaction, table: 'products', artists: readonly string[] | 'all', limit: number): Promise<ProductRow[]>;
+export async function publishedItems(trx: Knex.Transaction, table: 'assets' | 'products', artists: readonly string[] | 'all', limit: number): Promise<(AssetRow | ProductRow)[]> {
+  const [link, fk] = table === 'assets' ? ['asset_artists', 'asset_id'] : ['product_artists', 'product_id'];
+  return trx(`${table} as x`)
+    .modify((b) => {
+      if (artists !== 'all') b.whereExists((e) => e.select(trx.raw('1')).from(`${link} as l`).whereRaw(`l.${fk} = x.id`).whereIn('l.artist_id', [...artists]));
+    })
+    .where('x.is_draft', false)
+    .orderBy(['x.title', 'x.id'])
+    .limit(limit)
+    .select('x.*');
 }

@@ -76,6 +76,13 @@ export type FilePatch = { [K in Exclude<keyof FileRow, 'tenant_id' | 'id'>]?: Fi
 
 type Db = Knex | Knex.Transaction;
 
+/** A DATE column of the row as 'YYYY-MM-DD' (node-pg gives a DATE as the local midnight of that day). */
+export function dayOf(v: Date | string | null): string | null {
+  if (v == null) return null;
+  if (typeof v === 'string') return v.slice(0, 10);
+  return `${v.getFullYear()}-${String(v.getMonth() + 1).padStart(2, '0')}-${String(v.getDate()).padStart(2, '0')}`;
+}
+
 /** One file's row (or the columns asked for); undefined when the workspace has no such file. */
 export async function fileRow<K extends keyof FileRow = keyof FileRow>(db: Db, tenantId: number, id: string, columns?: K[]): Promise<Pick<FileRow, K> | undefined> {
   const q = db('files').where({ tenant_id: tenantId, id });
@@ -87,13 +94,18 @@ export async function visibleFileRow<K extends keyof FileRow>(trx: Knex.Transact
   return trx('files').where({ id }).first(columns) as Promise<Pick<FileRow, K> | undefined>;
 }
 
-/** One SQL expression over the file's row `f` (a value Postgres computes from its columns). */
-export async function fileExpression<T = string>(db: Db, tenantId: number, id: string, expression: string): Promise<T> {
-  const { rows } = await db.raw(`SELECT ${expression} AS v FROM files f WHERE f.tenant_id = ? AND f.id = ?`, [tenantId, id]);
-  return rows[0]?.v;
+/** The workspace's files among `ids` (one statement), in the order of `ids` (an id without a file is left out). */
+export async function fileRows(db: Db, tenantId: number, ids: readonly string[]): Promise<FileRow[]> {
+  if (!ids.length) return [];
+  const rows: FileRow[] = await db('files').where({ tenant_id: tenantId }).whereIn('id', ids);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** The row, locked for the rest of the transaction (a step that checks the status first: a re-run waits for it). */
+/**
+ * The row, locked for the rest of the transaction (a step that checks the status first: a re-run
+ * waits for it). The step reads its file here, once, and hands this row to what it calls.
+ */
 export async function lockedFileRow(trx: Knex.Transaction, tenantId: number, id: string): Promise<FileRow | undefined> {
   return trx('files').where({ tenant_id: tenantId, id }).forUpdate().first();
 }
@@ -104,16 +116,14 @@ export async function updateFile(db: Db, tenantId: number, id: string, patch: Fi
 }
 
 /**
- * Marks a file allocated now; whether it had been allocated before (a forced re-run: its
- * lines' earlier decisions go to history).
+ * Moves a file that is in one of `from` to the step's running mark (`patch` holds the status
+ * and what else the claim writes) and answers the row as written; undefined when the file is
+ * gone or in another status (another run has it, or it moved on). The claim and the row in one
+ * statement: the step reads nothing more of its file.
  */
-export async function markAllocated(db: Db, tenantId: number, id: string, at: Date): Promise<boolean> {
-  const { rows } = await db.raw(
-    `UPDATE files f SET allocated_at = ? FROM (SELECT allocated_at FROM files WHERE tenant_id = ? AND id = ?) o
-      WHERE f.tenant_id = ? AND f.id = ? RETURNING o.allocated_at IS NOT NULL AS p`,
-    [at, tenantId, id, tenantId, id],
-  );
-  return rows[0]?.p === true;
+export async function claimFile(db: Db, tenantId: number, id: string, from: readonly FileStatus[], patch: FilePatch): Promise<FileRow | undefined> {
+  const [row] = await db('files').where({ tenant_id: tenantId, id }).whereIn('status', [...from]).update({ updated_at: db.fn.now(), ...patch }, '*');
+  return row;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { DemoContext } from './context';
 import { gtinCheckDigit } from '../modules/catalogue/identifiers';
 import { createArtist, createAsset, createProduct } from '../modules/catalogue/service';
 import { upsertSplit } from '../modules/catalogue/splits';
+import { hasAnyArtist } from '../repositories/catalogue';
 
 function demoUpc(n: number): string {
   const body = `8594${String(40000 + n).padStart(8, '0')}`; // 12 digits → GTIN-13 body
@@ -22,7 +23,7 @@ const ARTISTS = [
 export const catalogueSeeder = {
   name: 'catalogue',
   async run({ trx, tenantId, users }: DemoContext): Promise<void> {
-    if (await trx('artists').first('id')) return; // already seeded
+    if (await hasAnyArtist(trx)) return; // already seeded
     const owner = users.owner!;
     const finance = users.finance!;
     let n = 0;

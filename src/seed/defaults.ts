@@ -9,6 +9,7 @@ import { createSetting } from '../modules/defaultsettings/service';
 import { createRelease } from '../modules/releases/service';
 import { ANONYMOUS } from '../modules/auth/tokens';
 import { dateOnly } from '../modules/catalogue/common';
+import { artistIdsByName, firstReleasedProduct, productTracks } from '../repositories/catalogue';
 
 export const defaultSettingsSeeder = {
   name: 'default-settings',
@@ -17,7 +18,7 @@ export const defaultSettingsSeeder = {
     const owner = users.owner!;
     const actor = { tenantUserId: owner, isAdmin: true };
     const catalog = await createCatalog(trx, tenantId, { name: 'Frontline', description: 'Current releases' });
-    const artists = await trx('artists').orderBy('name').pluck('id');
+    const artists = await artistIdsByName(trx);
     const label = await createLabel(trx, tenantId, { name: 'Moonlight Records', catalogId: catalog.id, artists });
     const tenant = { entityType: 'tenant' as const, entityId: 'current' };
     for (const [key, value] of [
@@ -28,10 +29,9 @@ export const defaultSettingsSeeder = {
     await createSetting(trx, tenantId, actor, onLabel, { category: 'content', key: 'pLine', value: '2026 Moonlight Records' });
     await createSetting(trx, tenantId, actor, onLabel, { category: 'content', key: 'genre', value: 'Pop' });
 
-    const product = await trx('products').orderBy(['release_date', 'title']).first('id', 'title', 'upc', 'release_date');
+    const product = await firstReleasedProduct(trx);
     if (!product) return;
-    const tracks = await trx('product_assets as pa').join('assets as a', (j) => j.on('a.tenant_id', 'pa.tenant_id').andOn('a.id', 'pa.asset_id'))
-      .where('pa.product_id', product.id).orderBy(['pa.disc_number', 'pa.track_number']).select('a.id', 'a.title');
+    const tracks = await productTracks(trx, product.id);
     const artist = await trx('product_artists').where({ product_id: product.id }).orderBy('position').first('artist_id');
     await createRelease(trx, tenantId, { ...ANONYMOUS, tenantId, tenantUserId: owner, role: 'owner' }, {
       title: product.title, artist: artist?.artist_id ?? null, product: product.id, type: 'Album', upc: product.upc,

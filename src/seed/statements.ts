@@ -19,6 +19,7 @@ import type { DemoContext } from './context';
 import { registerFile, storageKey, store, DEFAULT_OPTIONS } from '../modules/files/service';
 import { upsertRates } from '../modules/settings/service';
 import { hasAnyFile } from '../repositories/files';
+import { recordingsOnProducts } from '../repositories/catalogue';
 
 const STORES: [string, string][] = [['Spotify', 'Streaming'], ['Apple Music', 'Streaming'], ['YouTube Music', 'Streaming'], ['iTunes', 'Download']];
 const COUNTRIES = ['US', 'GB', 'FR', 'DE', 'BR'];
@@ -94,16 +95,8 @@ export const statementsSeeder = {
   async run(ctx: DemoContext): Promise<void> {
     const { trx, tenantId, users } = ctx;
     if (await hasAnyFile(trx)) return; // already seeded
-    const rows = await trx('assets as a')
-      .join('product_assets as pa', function () {
-        this.on('pa.tenant_id', 'a.tenant_id').andOn('pa.asset_id', 'a.id');
-      })
-      .join('products as p', function () {
-        this.on('p.tenant_id', 'pa.tenant_id').andOn('p.id', 'pa.product_id');
-      })
-      .orderBy('a.isrc')
-      .select('a.title', 'a.display_artist as artist', 'a.isrc', 'p.upc');
-    const recordings: Recording[] = rows.map((r: Record<string, string>) => ({ title: r.title!, artist: r.artist!, isrc: r.isrc!, upc: r.upc! }));
+    const rows = await recordingsOnProducts(trx);
+    const recordings: Recording[] = rows.map((r) => ({ title: r.title, artist: r.display_artist!, isrc: r.isrc!, upc: r.upc! }));
     if (!recordings.length) return; // no catalogue seeded: nothing to earn from
     // a recording the label has not entered yet: unmatched, listed by /checklist/royaltyassets
     const unknown: Recording = { title: 'Glass Garden (Live)', artist: 'Nina Sol', isrc: 'GBMLR2699001', upc: recordings[0]!.upc };

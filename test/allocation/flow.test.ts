@@ -4,7 +4,7 @@ import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '.
 import {
   createArtist, createAsset, createProduct, createSplit, exactEarnings, fileRow, loadStatement, setShares, tx, waitFor, waitForReallocation, type LineIn,
 } from './helpers';
-import { removeFileRoyalties } from '../../src/modules/royalty/pipeline';
+import { removeFilesRoyalties } from '../../src/modules/royalty/pipeline';
 
 const ISRC1 = 'USAAA2400001';
 const ISRC2 = 'USAAA2400002';
@@ -304,7 +304,7 @@ describe('royalty allocation: matching, splits, currency, history', function () 
     const f = await loadStatement(app, a.tenantId, { salePeriodEnd: '2024-01-31', lines: [line({ isrc: ISRC2, net: '1000', dsp: 'Tidal' })] });
     const with_ = await app.request('GET', '/royalty/dsp', { token: a.users.admin!.token });
     assert.equal(with_.body.data.rows.find((r: any) => r.dsp === 'Tidal').revenue, '1000');
-    await tx(app, a.tenantId, (trx) => removeFileRoyalties(trx, a.tenantId, f));
+    await tx(app, a.tenantId, (trx) => removeFilesRoyalties(trx, a.tenantId, [f]));
     const without = await app.request('GET', '/royalty/dsp', { token: a.users.admin!.token });
     assert.equal(without.body.data.rows.find((r: any) => r.dsp === 'Tidal'), undefined);
     assert.equal((await tx(app, a.tenantId, (trx) => trx('royalty_earnings').where({ file_id: f }))).length, 0);

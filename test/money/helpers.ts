@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import Decimal from 'decimal.js';
 import { withTenant } from '../../src/db';
 import { postRoyaltiesForFile } from '../../src/modules/money/ledger';
+import { fileRow } from '../../src/repositories/files';
 import { signBody } from '../../src/modules/money/processor';
 import type { TestApp } from '../helpers/app';
 import { FakeProcessorServer, type FakeTransfer } from '../../src/sandbox/processor';
@@ -76,7 +77,8 @@ export async function allocateFile(app: TestApp, tenantId: number, fileId: strin
       );
     }
     if (opts.post === false) return null;
-    return postRoyaltiesForFile(trx, fileId);
+    // the row as the allocation step holds it (these lines have no file row: nothing allocated it)
+    return postRoyaltiesForFile(trx, (await fileRow(trx, tenantId, fileId)) ?? { id: fileId, accounting_period: null });
   });
 }
 

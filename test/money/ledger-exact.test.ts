@@ -66,7 +66,7 @@ describe('money: the ledger sums a file per share set exactly as the per-line ru
               }));
               await trx('royalty_lines').insert(rows);
             }
-            const exact = await trx.raw(`SELECT tenant_user_id, exact::text AS v FROM (${FILES_EXACT}) x ORDER BY 1`, [[file]]);
+            const exact = await trx.raw(`SELECT tenant_user_id, exact::text AS v FROM (${FILES_EXACT}) x ORDER BY 1`, [[file], ['2026-10-01']]);
             const view = await trx.raw(`SELECT tenant_user_id, sum(amount)::text AS v FROM royalty_earnings WHERE file_id = ? AND superseded_at IS NULL GROUP BY 1 ORDER BY 1`, [file]);
             assert.deepEqual(
               exact.rows.map((r: { tenant_user_id: string; v: string }) => [r.tenant_user_id, D(r.v).toFixed()]),

@@ -61,7 +61,7 @@ describe('money: figures in minor units', function () {
           tenant_id: t.tenantId, file_id: file, line_no: 1, net: '0.02', currency: 'USD', base_amount: '0.02', base_currency: 'USD',
           share_set_id: set, sale_month: '2026-10-01', accounting_period: '2026-10-01', asset_id: asset,
         });
-        await postRoyaltiesForFile(trx, file);
+        await postRoyaltiesForFile(trx, { id: file, accounting_period: '2026-10-01' });
       });
     }
     // the expense is recorded after the files (its recoupment is derived then), and the ledger refreshed

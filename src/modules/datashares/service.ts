@@ -18,7 +18,7 @@ import { iso } from '../catalogue/common';
 import { memberMonthly, memberStats } from '../users/holdings';
 import { assetViews, productViews } from '../catalogue/service';
 import { memberIdsAmong } from '../../repositories/members';
-import { existingIds } from '../../repositories/catalogue';
+import { existingIds, publishedItems } from '../../repositories/catalogue';
 
 export const RESOURCES = ['payee-analytics', 'catalogue-export'] as const;
 export type Resource = (typeof RESOURCES)[number];
@@ -168,16 +168,8 @@ async function readShared(svc: AppServices, granterTenantId: number, shareId: st
 }
 
 async function catalogueExport(trx: Trx, artists: string[] | 'all') {
-  const pick = (table: 'assets' | 'products', link: 'asset_artists' | 'product_artists', fk: 'asset_id' | 'product_id') =>
-    trx(`${table} as x`)
-      .modify((b) => {
-        if (artists !== 'all') b.whereExists((e) => e.select(trx.raw('1')).from(`${link} as l`).whereRaw(`l.${fk} = x.id`).whereIn('l.artist_id', artists));
-      })
-      .where('x.is_draft', false)
-      .orderBy(['x.title', 'x.id'])
-      .limit(EXPORT_LIMIT + 1)
-      .select('x.*');
-  const [a, p] = [await pick('assets', 'asset_artists', 'asset_id'), await pick('products', 'product_artists', 'product_id')];
+  const a = await publishedItems(trx, 'assets', artists, EXPORT_LIMIT + 1);
+  const p = await publishedItems(trx, 'products', artists, EXPORT_LIMIT + 1);
   const strip = <T extends { splits?: unknown; split?: unknown }>(v: T) => {
     // shares of members are the granting workspace's own business: never exported
     const { splits: _s, split: _p, ...rest } = v as T & Record<string, unknown>;

@@ -14,6 +14,7 @@ import type { Trx } from '../../db';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { CATEGORIES, ENTITY_TYPES, KEYS, type Category, type EntityType } from './keys';
 import { memberPeople } from '../../repositories/members';
+import { catalogueRow, catalogueRows } from '../../repositories/catalogue';
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -90,7 +91,7 @@ export async function buildChain(trx: Trx, tenantId: number, start: ChainStart):
     artists.push(...own);
   }
   const artistIds = [...new Set(artists)];
-  const artistRows = artistIds.length ? await trx('artists').whereIn('id', artistIds).select('id', 'name') : [];
+  const artistRows = await catalogueRows(trx, 'artists', artistIds, ['id', 'name']);
   for (const id of artistIds) {
     const a = artistRows.find((r) => r.id === id);
     if (a) chain.push({ level: 'artist', entityId: a.id, name: a.name });
@@ -141,12 +142,12 @@ export async function chainForItem(trx: Trx, tenantId: number, kind: 'asset' | '
   const what = kind[0]!.toUpperCase() + kind.slice(1);
   if (!UUID_RE.test(id)) throw new NotFoundError(what, `${kind.toUpperCase()}_NOT_FOUND`);
   if (kind === 'asset') {
-    if (!(await trx('assets').where({ id }).first('id'))) throw new NotFoundError(what, 'ASSET_NOT_FOUND');
+    if (!(await catalogueRow(trx, 'assets', id, ['id']))) throw new NotFoundError(what, 'ASSET_NOT_FOUND');
     const artistIds = await trx('asset_artists').where({ asset_id: id }).orderBy(['position', 'artist_id']).pluck('artist_id');
     return buildChain(trx, tenantId, { userId, artistIds });
   }
   if (kind === 'product') {
-    const p = await trx('products').where({ id }).first('id', 'label');
+    const p = await catalogueRow(trx, 'products', id, ['id', 'label']);
     if (!p) throw new NotFoundError(what, 'PRODUCT_NOT_FOUND');
     const artistIds = await trx('product_artists').where({ product_id: id }).orderBy(['position', 'artist_id']).pluck('artist_id');
     return buildChain(trx, tenantId, { userId, artistIds, labelIds: await labelsNamed(trx, p.label) });

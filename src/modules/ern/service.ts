@@ -24,6 +24,7 @@ import { NotFoundError, ValidationError } from '../../lib/errors';
 import { chainForItem, resolveChain, valuesOf, UUID_RE } from '../defaultsettings/chain';
 import { dateOnly } from '../catalogue/common';
 import { buildErn, containerOf, MESSAGE_TYPES, type ErnTrack, type MessageType, type TechnicalDetails } from './builder';
+import { catalogueRow, catalogueRows, linkedArtistNames } from '../../repositories/catalogue';
 
 export interface GenerateInput {
   releaseId: string;
@@ -72,7 +73,7 @@ export async function generateErn(trx: Trx, tenantId: number, callerId: string |
   const ddex = valuesOf(eff, 'ddex');
   const rules = valuesOf(eff, 'validation');
   const workspace = await trx('tenants').where({ id: tenantId }).first('name');
-  const product = r.product_id ? await trx('products').where({ id: r.product_id }).first('upc', 'label') : null;
+  const product = r.product_id ? await catalogueRow(trx, 'products', r.product_id, ['upc', 'label']) : null;
   const meta = (r.metadata ?? {}) as Record<string, unknown>;
   const missing: string[] = [];
 
@@ -81,7 +82,7 @@ export async function generateErn(trx: Trx, tenantId: number, callerId: string |
   if (!str(ddex.senderDpid)) missing.push('ddex.senderDpid (a default setting: the DDEX party id of the sender, PADPIDA…)');
   if (!str(ddex.recipientDpid)) missing.push('ddex.recipientDpid (a default setting: the DDEX party id of the recipient, PADPIDA…)');
 
-  const artistName = str(r.artist_name) ?? (r.artist_id ? str((await trx('artists').where({ id: r.artist_id }).first('name'))?.name) : null);
+  const artistName = str(r.artist_name) ?? (r.artist_id ? str((await catalogueRow(trx, 'artists', r.artist_id, ['name']))?.name) : null);
   const releaseArtists = artistName ? [artistName] : [];
   const tracks: ErnTrack[] = [];
   if (type === 'NewReleaseMessage') {
@@ -93,10 +94,8 @@ export async function generateErn(trx: Trx, tenantId: number, callerId: string |
     if (!rows.length) missing.push('release.tracks (a release needs at least one track)');
     const media = rows.length ? await trx('track_media').whereIn('track_id', rows.map((t) => t.id)) : [];
     const assetIds = rows.map((t) => t.asset_id).filter(Boolean);
-    const assets = assetIds.length ? await trx('assets').whereIn('id', assetIds).select('id', 'isrc', 'display_artist', 'main_artist') : [];
-    const assetArtists = assetIds.length
-      ? await trx('asset_artists as aa').join('artists as ar', (j) => j.on('ar.tenant_id', 'aa.tenant_id').andOn('ar.id', 'aa.artist_id')).whereIn('aa.asset_id', assetIds).orderBy(['aa.position', 'aa.artist_id']).select('aa.asset_id', 'ar.name')
-      : [];
+    const assets = await catalogueRows(trx, 'assets', assetIds, ['id', 'isrc', 'display_artist', 'main_artist']);
+    const assetArtists = await linkedArtistNames(trx, 'asset', assetIds);
     const audio = assetIds.length ? await trx('catalogue_media').whereIn('asset_id', assetIds).where({ kind: 'audio' }).orderBy(['created_at', 'id']) : [];
     rows.forEach((t, k) => {
       const at = `tracks[${k + 1}] "${t.title}"`;
@@ -109,7 +108,7 @@ export async function generateErn(trx: Trx, tenantId: number, callerId: string |
       if (duration == null) missing.push(`${at}: duration (no processed audio on the track or its asset, and no metadata.duration)`);
       const technical = tm ? technicalFrom(tm.metadata, tm.url, tm.name) : am ? technicalFrom({ ...am.metadata, fileSize: am.metadata?.fileSize ?? Number(am.size) }, `resources/${am.name}`, am.name) : null;
       if (rules.requireTrackMedia === true && !(tm?.processing_status === 'processed' || am)) missing.push(`${at}: processed audio (validation.requireTrackMedia is on)`);
-      const names = str(asset?.display_artist) ? [asset!.display_artist as string] : assetArtists.filter((x) => x.asset_id === t.asset_id).map((x) => x.name as string);
+      const names = str(asset?.display_artist) ? [asset!.display_artist as string] : assetArtists.filter((x) => x.item_id === t.asset_id).map((x) => x.name);
       tracks.push({
         title: t.title,
         isrc: isrc ?? '',

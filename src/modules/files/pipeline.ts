@@ -19,9 +19,9 @@ import { isMissingObject, readHead } from '../../lib/storage';
 import { Workbook, XlsxError, hasWorkbookName, isOle2, isStoreError, isWorkbook } from '../../lib/xlsx';
 import { detectSource, detectArchive, readStatement, type SourcePattern } from '../../../parsers';
 import type { CanonicalLine, LineError } from '../../../parsers/types';
-import { JOB_OPTIONS, stepFor } from '../../pipeline/registry';
+import { JOB_OPTIONS, PIPELINE, stepFor } from '../../pipeline/registry';
 import { StepFailure, StepSuperseded, type CommitStep } from '../../pipeline/run-step';
-import { fileRow, updateFile, type FileRow } from '../../repositories/files';
+import { claimFile, fileRow, updateFile, type FileRow } from '../../repositories/files';
 import { childId, ingestLockKey, registerFile, storageKey, store, DEFAULT_OPTIONS, type UploadOptions } from './service';
 import { findPattern, patternsForDetection, ensureBuiltinPatterns } from '../sources/service';
 import { applyRemembered } from '../sources/remembered';
@@ -315,12 +315,10 @@ function finished(stream: NodeJS.WritableStream & { once: Function }): Promise<v
  */
 export async function ingestFile(svc: AppServices, tenantId: number, id: string, commit: CommitStep): Promise<void> {
   await ensureBuiltinPatterns(svc.db.owner);
-  const row = await withTenant(svc.db.app, tenantId, async (trx) => {
-    const r = await fileRow(trx, tenantId, id);
-    if (!r || stepFor(r.status) !== 'file.ingest') return null;
-    await updateFile(trx, tenantId, id, { status: 'ingesting', progress: 0, attempts: trx.raw('attempts + 1') });
-    return { ...r, attempts: r.attempts + 1 };
-  });
+  const { queuedAs, runningAs } = PIPELINE['file.ingest'];
+  const row = await withTenant(svc.db.app, tenantId, (trx) =>
+    claimFile(trx, tenantId, id, [queuedAs, runningAs], { status: runningAs, progress: 0, attempts: trx.raw('attempts + 1') }),
+  );
   if (!row) return;
   const o = opts(row);
   const pattern = await withTenant(svc.db.app, tenantId, (trx) =>

@@ -8,29 +8,29 @@ import type { AuthContext } from '../auth/tokens';
 import { createAsset, createProduct, updateAsset, updateProduct } from '../catalogue/operations';
 import type { AssetInput, ProductInput } from '../catalogue/service';
 import { ASSET_FIELDS, PRODUCT_FIELDS, type ItemKind, type StagedData } from './providers';
+import { assetByIsrc, assetIdsByIsrc, idsByCodes, linkedArtistNames, productByUpc, productTracks } from '../../repositories/catalogue';
 
 type Current = Record<string, unknown> & { id: string };
 
-async function artistNames(trx: Trx, link: 'asset_artists' | 'product_artists', fk: 'asset_id' | 'product_id', id: string): Promise<string[]> {
-  const rows = await trx(`${link} as l`).join('artists as a', (j) => j.on('a.tenant_id', 'l.tenant_id').andOn('a.id', 'l.artist_id')).where(`l.${fk}`, id).orderBy(['l.position', 'a.name']).select('a.name');
-  return rows.map((r) => r.name as string);
+async function artistNames(trx: Trx, kind: 'asset' | 'product', id: string): Promise<string[]> {
+  return (await linkedArtistNames(trx, kind, [id])).map((r) => r.name);
 }
 
 /** The catalogue's current record for a staged item (by ISRC or UPC), in staged-field terms; null when new. */
 export async function currentOf(trx: Trx, kind: ItemKind, d: StagedData): Promise<Current | null> {
   if (kind === 'asset') {
-    const r = d.isrc ? await trx('assets').where({ isrc: d.isrc }).first() : null;
+    const r = d.isrc ? await assetByIsrc(trx, d.isrc) : null;
     if (!r) return null;
     return {
-      id: r.id, title: r.title, isrc: r.isrc, displayArtist: r.display_artist ?? null, artists: await artistNames(trx, 'asset_artists', 'asset_id', r.id),
+      id: r.id, title: r.title, isrc: r.isrc, displayArtist: r.display_artist ?? null, artists: await artistNames(trx, 'asset', r.id),
       version: r.version ?? null, type: r.type, mainGenre: r.main_genre ?? [],
     };
   }
-  const r = d.upc ? await trx('products').where({ upc: d.upc }).first() : null;
+  const r = d.upc ? await productByUpc(trx, d.upc) : null;
   if (!r) return null;
-  const tracks = await trx('product_assets as pa').join('assets as a', (j) => j.on('a.tenant_id', 'pa.tenant_id').andOn('a.id', 'pa.asset_id')).where('pa.product_id', r.id).orderBy(['pa.disc_number', 'pa.track_number']).select('a.isrc');
+  const tracks = await productTracks(trx, r.id);
   return {
-    id: r.id, title: r.title, upc: r.upc, displayArtist: r.display_artist ?? null, artists: await artistNames(trx, 'product_artists', 'product_id', r.id),
+    id: r.id, title: r.title, upc: r.upc, displayArtist: r.display_artist ?? null, artists: await artistNames(trx, 'product', r.id),
     type: r.type ?? null, format: r.format ?? null, label: r.label ?? null,
     releaseDate: r.release_date ? (r.release_date instanceof Date ? r.release_date.toISOString().slice(0, 10) : String(r.release_date).slice(0, 10)) : null,
     catalogNumber: r.catalog_number ?? null, mainGenre: r.main_genre ?? [], tracks: tracks.map((t) => t.isrc as string),
@@ -60,8 +60,8 @@ export async function applyItem(trx: Trx, tenantId: number, auth: AuthContext, k
     if (d.type) a.type = d.type as AssetInput['type'];
     if (d.mainGenre) a.mainGenre = d.mainGenre;
     if (d.artists?.length) a.artists = d.artists;
-    const cur = d.isrc ? await trx('assets').where({ isrc: d.isrc }).first('id') : null;
-    return cur ? (await updateAsset(trx, tenantId, auth, cur.id, a)).id : (await createAsset(trx, tenantId, auth, a)).id;
+    const cur = (await idsByCodes(trx, d.isrc ?? null, null)).assetId;
+    return cur ? (await updateAsset(trx, tenantId, auth, cur, a)).id : (await createAsset(trx, tenantId, auth, a)).id;
   }
   const p: ProductInput = { title: d.title, upc: d.upc ?? null };
   for (const f of ['displayArtist', 'type', 'format', 'label', 'releaseDate', 'catalogNumber'] as const) if (d[f] !== undefined) p[f] = d[f];
@@ -69,10 +69,10 @@ export async function applyItem(trx: Trx, tenantId: number, auth: AuthContext, k
   if (d.artists?.length) p.artists = d.artists;
   if (d.tracks?.length) {
     // tracks the catalogue has (imported first in the same apply, or there already), in staged order
-    const rows = await trx('assets').whereIn('isrc', d.tracks).select('id', 'isrc');
-    const ids = d.tracks.map((i) => rows.find((r) => r.isrc === i)?.id as string | undefined).filter((x): x is string => !!x);
+    const byIsrc = await assetIdsByIsrc(trx, d.tracks);
+    const ids = d.tracks.map((i) => byIsrc.get(i)).filter((x): x is string => !!x);
     if (ids.length) p.assets = ids;
   }
-  const cur = d.upc ? await trx('products').where({ upc: d.upc }).first('id') : null;
-  return cur ? (await updateProduct(trx, tenantId, auth, cur.id, p)).id : (await createProduct(trx, tenantId, auth, p)).id;
+  const cur = (await idsByCodes(trx, null, d.upc ?? null)).productId;
+  return cur ? (await updateProduct(trx, tenantId, auth, cur, p)).id : (await createProduct(trx, tenantId, auth, p)).id;
 }

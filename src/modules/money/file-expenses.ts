@@ -20,7 +20,7 @@ import type { Trx } from '../../db';
 import { StepFailure } from '../../pipeline/run-step';
 import { firstOwnerId, memberIdsAmong } from '../../repositories/members';
 import { idsByCodes } from '../../repositories/catalogue';
-import { visibleFileRow } from '../../repositories/files';
+import type { FileRow } from '../../repositories/files';
 import { clock } from '../../lib/clock';
 import { baseCurrency, dateOnly, dec, toBase, type Decimal } from './common';
 import { reconcileRecoupment } from './ledger';
@@ -47,8 +47,9 @@ interface ExpenseRow {
 const keyOf = (r: Pick<ExpenseRow, 'file_line_no' | 'tenant_user_id' | 'amount' | 'currency' | 'base_amount' | 'recoupable' | 'target_type' | 'target_id' | 'expense_date'>) =>
   [r.file_line_no, r.tenant_user_id, dec(r.amount).toFixed(SCALE), String(r.currency).trim(), dec(r.base_amount).toFixed(SCALE), r.recoupable, r.target_type ?? '', r.target_id ?? '', r.expense_date].join('|');
 
-/** POST-ALLOCATION HOOK: makes (or removes) the file's expenses from its expense rows; reconciles the payees' recoupment. */
-export async function syncFileExpenses(trx: Trx, fileId: string): Promise<void> {
+/** POST-ALLOCATION HOOK: makes (or removes) the file's expenses from its expense rows; reconciles the payees' recoupment. `f`: the file's row as the allocation holds it. */
+export async function syncFileExpenses(trx: Trx, f: Pick<FileRow, 'id' | 'original_name' | 'uploaded_by' | 'sale_period_end'>): Promise<void> {
+  const fileId = f.id;
   const rows = await trx('file_expense_lines').where({ file_id: fileId }).orderBy('line_no')
     .select('line_no', 'isrc', 'upc', 'title', trx.raw(`to_char(sale_month, 'YYYY-MM-DD') AS sale_month`), trx.raw('amount::text AS amount'), 'currency');
   const existing = await trx('expenses').where({ file_id: fileId })
@@ -57,14 +58,13 @@ export async function syncFileExpenses(trx: Trx, fileId: string): Promise<void> 
 
   const desired: ExpenseRow[] = [];
   if (rows.length) {
-    const f = await visibleFileRow(trx, fileId, ['original_name', 'uploaded_by', 'sale_period_end']);
-    const file = f && { ...f, period_end: dateOnly(f.sale_period_end) };
+    const file = { ...f, period_end: dateOnly(f.sale_period_end) };
     const base = await baseCurrency(trx);
-    const label = await labelMember(trx, file?.uploaded_by ?? null);
+    const label = await labelMember(trx, file.uploaded_by ?? null);
     const missing = new Map<string, { currency: string; month: string }>();
     for (const r of rows) {
       const currency = String(r.currency).trim();
-      const date: string = r.sale_month ?? file?.period_end ?? dateOnly(clock.now().toISOString())!;
+      const date: string = r.sale_month ?? file.period_end ?? dateOnly(clock.now().toISOString())!;
       const month = date.slice(0, 8) + '01';
       let rate: Decimal = dec(1);
       if (currency !== base) {
@@ -81,7 +81,7 @@ export async function syncFileExpenses(trx: Trx, fileId: string): Promise<void> 
         ? (await trx.raw(`SELECT tenant_user_id, share::text AS share FROM effective_split_shares(app_tenant_id(), ?, ?, ?::date, NULL, NULL) ORDER BY tenant_user_id`, [assetId, productId, date])).rows as { tenant_user_id: string; share: string }[]
         : [];
       const title = r.title ? `${r.title}` : 'Statement cost';
-      const description = `From the statement "${file?.original_name ?? fileId}", line ${r.line_no}`;
+      const description = `From the statement "${file.original_name ?? fileId}", line ${r.line_no}`;
       const amount = dec(r.amount);
       let left = amount;
       const push = (payee: string, part: Decimal, recoupable: boolean) => {

@@ -25,7 +25,7 @@ import { hashJoins, type Knex, type Trx } from "../../db";
 import { clock } from '../../lib/clock';
 import { baseCurrency } from './common';
 import { apportionSql, minorDigits } from './rounding';
-import { visibleFileRow } from '../../repositories/files';
+import { dayOf, type FileRow } from '../../repositories/files';
 
 /** Minor-unit digits of the workspace's base currency (USD 2, JPY 0): every ledger amount has at most these. */
 export async function ledgerDigits(trx: Trx): Promise<number> {
@@ -104,7 +104,8 @@ async function postDiff(trx: Trx, spec: DiffSpec): Promise<number> {
 // ---------------------------------------------------------------- royalties
 
 /**
- * The current earnings of the given files per payee and period (`?`: the file ids), equal to
+ * The current earnings of the given files per payee and period (`?`, `?`: the file ids and,
+ * in the same order, their accounting periods as the caller holds their rows), equal to
  * summing their royalty_earnings rows, for files whose accounting period is set (every
  * allocated file): such a file has one period, and a line's amount depends only on its base
  * amount and share set row, so its lines are first counted per share set — one pass over the
@@ -127,9 +128,9 @@ export const FILES_EXACT = `
     SELECT l.tenant_id, l.file_id, f.accounting_period, l.share_set_id,
            CASE WHEN scale(trim_scale(l.base_amount)) + sc.sc <= 10 THEN NULL ELSE l.base_amount END AS each,
            sum(l.base_amount) AS total, count(*) AS n
-      FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id
+      FROM unnest(?::uuid[], ?::date[]) AS f(id, accounting_period) JOIN royalty_lines l ON l.file_id = f.id
       JOIN sc ON sc.tenant_id = l.tenant_id AND sc.share_set_id = l.share_set_id
-     WHERE l.file_id = ANY(?::uuid[]) AND l.share_set_id IS NOT NULL
+     WHERE l.share_set_id IS NOT NULL
      GROUP BY 1, 2, 3, 4, 5
   ), part AS (
     SELECT s.tenant_user_id, s.gets_remainder, g.file_id, g.accounting_period, g.share_set_id,
@@ -148,13 +149,16 @@ export const FILES_EXACT = `
  * exact sums are apportioned by largest remainder (rounding.ts), so they add up to the
  * file's rounded total exactly.
  */
-function royaltySpec(fileIds: string[] | null, digits: number, withPeriod = false): DiffSpec {
-  const exact = fileIds && withPeriod ? FILES_EXACT : `SELECT e.tenant_user_id, e.file_id, ${EARNINGS_PERIOD('e')} AS accounting_period, sum(e.amount) AS exact
+/** The royalty postings of `file` (summed from its lines when its accounting period is set: FILES_EXACT), or of every file (null). */
+function royaltySpec(file: Pick<FileRow, 'id' | 'accounting_period'> | null, digits: number): DiffSpec {
+  const fileIds = file ? [file.id] : null;
+  const period = file ? dayOf(file.accounting_period) : null;
+  const exact = period ? FILES_EXACT : `SELECT e.tenant_user_id, e.file_id, ${EARNINGS_PERIOD('e')} AS accounting_period, sum(e.amount) AS exact
                  FROM royalty_earnings e WHERE e.superseded_at IS NULL ${fileIds ? 'AND e.file_id = ANY(?::uuid[])' : ''} GROUP BY 1, 2, 3`;
   return {
     desired: `SELECT r.tenant_user_id, 'file'::text AS source_type, r.file_id AS source_id, r.accounting_period, r.rounded AS amount
               FROM (${apportionSql(exact, ['file_id', 'accounting_period'], 'tenant_user_id', digits)}) r`,
-    desiredBindings: fileIds ? [fileIds] : [],
+    desiredBindings: period ? [fileIds, [period]] : fileIds ? [fileIds] : [],
     postedWhere: `source_type = 'file' ${fileIds ? 'AND source_id = ANY(?::uuid[])' : ''}`,
     postedBindings: fileIds ? [fileIds] : [],
     kind: `'royalty'`,
@@ -165,23 +169,24 @@ function royaltySpec(fileIds: string[] | null, digits: number, withPeriod = fals
  * THE function the allocation job calls after (re-)allocating a file, in its tenant
  * transaction, once the file's royalty_earnings rows are current:
  *
- *   await postRoyaltiesForFile(trx, fileId)
+ *   await postRoyaltiesForFile(trx, file)
  *
  * Posts, per (payee, accounting period), the difference between the file's current
  * earnings (superseded_at IS NULL) and the royalty entries already posted for it; then
  * re-derives recoupment for the file's payees that have recoupable expenses. Idempotent:
  * calling it twice, or after a re-allocation, never duplicates money. One set-based
- * statement per step, whatever the file's size.
+ * statement per step, whatever the file's size. `file`: its row as the caller holds it (the
+ * allocation's); with its accounting period set (allocated) it is summed from its lines
+ * (FILES_EXACT) under that period.
  */
-export async function postRoyaltiesForFile(trx: Trx, fileId: string): Promise<{ royaltyEntries: number; recoupEntries: number }> {
+export async function postRoyaltiesForFile(trx: Trx, file: Pick<FileRow, 'id' | 'accounting_period'>): Promise<{ royaltyEntries: number; recoupEntries: number }> {
+  const fileId = file.id;
   await lockLedger(trx, 'shared');
   await lockKey(trx, 'file', [fileId]);
-  // A file with its accounting period set (allocated) is summed from its lines (FILES_EXACT).
-  const allocated = (await visibleFileRow(trx, fileId, ['accounting_period']))?.accounting_period != null;
   // The file's lines are freshly written (stale statistics): grouped and joined by hashing,
   // whatever the planner estimates (a misestimated nested loop or sort took minutes at 1M lines).
   const digits = await ledgerDigits(trx);
-  const royalty = await hashJoins(trx, () => postDiffPayees(trx, royaltySpec([fileId], digits, allocated)), { hashAggregates: true });
+  const royalty = await hashJoins(trx, () => postDiffPayees(trx, royaltySpec(file, digits)), { hashAggregates: true });
   // Only payees with recoupable expenses can have their recoupment changed by new earnings.
   const rows = await trx.raw(
     `SELECT DISTINCT x.tenant_user_id FROM expenses x

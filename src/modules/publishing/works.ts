@@ -52,9 +52,8 @@ async function knownRefs(trx: Trx, inputs: Partial<WorkInput>[]) {
   // one query at a time: a transaction has one connection
   const writers = writerIds.length ? await trx('writers').whereIn('id', writerIds).select('id') : [];
   const publishers = publisherIds.length ? await trx('publishers').whereIn('id', publisherIds).select('id') : [];
-  const assets = assetIds.length ? await trx('assets').whereIn('id', assetIds).select('id') : [];
   const set = (rows: { id: string }[]) => new Set(rows.map((r) => r.id));
-  return { writers: set(writers), publishers: set(publishers), assets: set(assets) };
+  return { writers: set(writers), publishers: set(publishers), assets: new Set(await existingIds(trx, 'assets', assetIds)) };
 }
 type Refs = Awaited<ReturnType<typeof knownRefs>>;
 

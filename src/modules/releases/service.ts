@@ -23,7 +23,7 @@ import { fillNewRelease } from '../defaultsettings/fill';
 import { notify as notifyMember } from '../notifications/service';
 import { emitEvent } from '../webhooks/events';
 import { trackMediaView } from './media';
-import { existingIds } from '../../repositories/catalogue';
+import { catalogueRow, existingIds } from '../../repositories/catalogue';
 
 export const RELEASE_STATUSES = ['draft', 'submitted', 'in_review', 'approved', 'rejected'] as const;
 export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
@@ -154,7 +154,7 @@ function releaseMeta(r: Record<string, unknown>) {
 export async function createRelease(trx: Trx, tenantId: number, auth: AuthContext, p: ReleaseInput) {
   await checkRefs(trx, p);
   const data = releaseRow(p);
-  if (p.artist && !p.artistName) data.artist_name = (await trx('artists').where({ id: p.artist }).first('name')).name;
+  if (p.artist && !p.artistName) data.artist_name = (await catalogueRow(trx, 'artists', p.artist, ['name']))!.name;
   const [r] = await trx('releases').insert({ tenant_id: tenantId, ...data, created_by: auth.tenantUserId }).returning('*');
   await fillNewRelease(trx, tenantId, auth.tenantUserId, r.id, p); // content defaults fill what was not given
   await notify(trx, tenantId, auth, {
@@ -186,7 +186,7 @@ export async function addTrack(trx: Trx, tenantId: number, auth: AuthContext, re
     if (!isrc) throw new ValidationError('Invalid ISRC', [`ISRC "${t.isrc}" is not of the form CC-XXX-YY-NNNNN`], 'INVALID_ISRC');
   }
   if (t.asset) {
-    const a = await trx('assets').where({ id: t.asset }).first('id', 'isrc');
+    const a = await catalogueRow(trx, 'assets', t.asset, ['id', 'isrc']);
     if (!a) throw new ValidationError('Unknown asset', [`asset ${t.asset} does not exist`], 'UNKNOWN_ASSET');
     isrc ??= a.isrc;
   }

@@ -23,21 +23,12 @@ export interface FilePeriod {
   apEnd: string | null;
 }
 
-/** The period the file's rows would carry, read in `trx` (which may have just set it). */
-export async function filePeriodOf(trx: Trx, tenantId: number, fileId: string): Promise<FilePeriod> {
-  const { rows } = await trx.raw(
-    `SELECT to_char(p.accounting_period, 'YYYY-MM-DD') AS ap, to_char(p.ap_end, 'YYYY-MM-DD') AS ap_end FROM ${filePeriods('f.tenant_id = ? AND f.id = ?')} p`,
-    [tenantId, fileId],
-  );
-  return { accountingPeriod: rows[0]?.ap ?? null, apEnd: rows[0]?.ap_end ?? null };
-}
-
 /**
  * (Re)build a file's rows of every shape, or of `shapes` only (whole chains of shapeChains:
  * a shape summed from another is built with it); returns milliseconds per shape (logged by
- * the job, printed by bench:ingest). `period`: the file's period as another transaction set
- * it (the allocation, building shapes on a second connection: pipeline.ts); else read from
- * the file.
+ * the job, printed by bench:ingest). `period`: the file's period as the allocation just set
+ * it (pipeline.ts: the allocation step reads its file once); else read from the file (a
+ * re-allocation, the rebuild of a shape).
  */
 export async function aggregateFile(trx: Trx, tenantId: number, fileId: string, opts: { period?: FilePeriod; shapes?: readonly ShapeDecl[] } = {}): Promise<Record<string, number>> {
   const { period, shapes = SHAPES } = opts;

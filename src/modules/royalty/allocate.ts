@@ -28,9 +28,9 @@ import { hashJoins, type Trx } from '../../db';
 import { allocatePublishing } from '../publishing-income/allocate';
 import { clock } from '../../lib/clock';
 import { getSettings } from '../settings/service';
-import { accountingPeriodSql } from '../settings/periods';
+import { accountingPeriodEnd, accountingPeriodSql } from '../settings/periods';
 import { applyDspRules, resolveMatchKeys, suggestMatches, MATCH_STATUS_SQL, type Scope } from './match';
-import { fileExpression, fileRow, markAllocated, setAccountingPeriodTo } from '../../repositories/files';
+import { dayOf, setAccountingPeriodTo, updateFile, type FileRow } from '../../repositories/files';
 import { StepFailure } from '../../pipeline/run-step';
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
@@ -171,7 +171,12 @@ export async function writeShareSets(trx: Trx, tenantId: number): Promise<void> 
  * get none. Returns the paid lines of the scope and the lines whose decision changed, with
  * their files.
  */
-export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, now: Date, prev: 'al_prev' | 'lines' | null) {
+export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, now: Date, prev: 'al_prev' | 'lines' | null, file?: Pick<FileRow, 'income' | 'created_at'>) {
+  // Publishing lines are shared by allocatePublishing: the one file's income when the caller
+  // holds its row (`file`: the scope is that file), else each line's file's.
+  const notPublishing = !file
+    ? `AND NOT EXISTS (SELECT 1 FROM files pf WHERE pf.tenant_id = l.tenant_id AND pf.id = l.file_id AND pf.income = 'publishing')`
+    : file.income === 'publishing' ? 'AND false' : '';
   await writeShareSets(trx, tenantId);
   await trx.raw(`DROP TABLE IF EXISTS al_new`);
   await hashJoins(trx, () => trx.raw(
@@ -180,8 +185,7 @@ export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, 
        FROM royalty_lines l
        JOIN al_pf pf ON pf.a_key = coalesce(l.asset_id, ${Z}) AND pf.p_key = coalesce(l.product_id, ${Z})
        JOIN al_set st ON st.a_key = pf.a_key AND st.p_key = pf.p_key AND st.km = ${KEY_MONTH} AND st.kc = ${KEY_COUNTRY} AND st.kt = ${KEY_TYPE}
-      WHERE l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM files pf WHERE pf.tenant_id = l.tenant_id AND pf.id = l.file_id AND pf.income = 'publishing')`,
+      WHERE l.tenant_id = ? AND (${scope.sql}) AND l.base_amount IS NOT NULL ${notPublishing}`,
     [tenantId, ...scope.bindings],
   ));
   await trx.raw(`ANALYZE al_new`);
@@ -194,16 +198,18 @@ export async function assignShareSets(trx: Trx, tenantId: number, scope: Scope, 
            FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id
           WHERE l.tenant_id = ${Number(tenantId)} AND (${scope.sql}) AND l.share_set_id IS NOT NULL`;
     const bindings = prev === 'al_prev' ? [] : scope.bindings;
+    // when that decision was made: its line's last history row's end, else the file's upload
+    const uploaded = file ? ['?::timestamptz', [file.created_at]] as const : ['(SELECT f.created_at FROM files f WHERE f.tenant_id = ? AND f.id = b.file_id)', [tenantId]] as const;
     await hashJoins(trx, () => trx.raw(
       `INSERT INTO royalty_allocation_history (tenant_id, file_id, line_id, share_set_id, base_amount, currency, accounting_period, created_at, superseded_at)
        SELECT ?, b.file_id, b.line_no, b.share_set_id, b.base_amount, b.base_currency, b.accounting_period,
               coalesce((SELECT max(h.superseded_at) FROM royalty_allocation_history h WHERE h.tenant_id = ? AND h.file_id = b.file_id AND h.line_id = b.line_no),
-                       (SELECT f.created_at FROM files f WHERE f.tenant_id = ? AND f.id = b.file_id)), ?
+                       ${uploaded[0]}), ?
          FROM (${before}) b
          JOIN royalty_lines l ON l.tenant_id = ? AND l.file_id = b.file_id AND l.line_no = b.line_no
          LEFT JOIN al_new n ON n.file_id = b.file_id AND n.line_no = b.line_no
         WHERE (n.set_id, l.base_amount) IS DISTINCT FROM (b.share_set_id, b.base_amount)`,
-      [tenantId, tenantId, tenantId, now, ...bindings, tenantId],
+      [tenantId, tenantId, ...uploaded[1], now, ...bindings, tenantId],
     ));
   }
   // Lines that lose their share set (a forced re-run, or a decision of the ingest made in
@@ -239,6 +245,8 @@ export interface FileAllocationResult {
   earnings: number;
   suggestions: number;
   accountingPeriod: string;
+  /** The last day of that period under the workspace's cadence (the `ap_end` of the file's rollup rows). */
+  accountingPeriodEnd: string;
   /** Milliseconds per step (logged by the job; bench:ingest prints them). */
   timings: Record<string, number>;
   /** The allocation rewrote no line (it took the ingest's decisions): the lines as committed are final. */
@@ -260,9 +268,10 @@ export async function setWorkMem(trx: Trx, size: string): Promise<void> {
   await trx.raw(`SET LOCAL work_mem = '${size}'`);
 }
 
-/** The first day of the month a file's lines without a sale month are converted at. */
-async function fallbackMonth(trx: Trx, tenantId: number, fileId: string): Promise<string> {
-  return fileExpression(trx, tenantId, fileId, `to_char(date_trunc('month', coalesce(f.sale_period_start, f.sale_period_end, f.created_at::date)), 'YYYY-MM-DD')`);
+/** The first day of the month a file's lines without a sale month are converted at (its statement period's, else its upload's, in UTC as the sessions count days). */
+function fallbackMonth(f: FileRow): string {
+  const day = dayOf(f.sale_period_start) ?? dayOf(f.sale_period_end) ?? f.created_at.toISOString().slice(0, 10);
+  return `${day.slice(0, 7)}-01`;
 }
 
 /** A line's match key (6 columns, '' for NULL) and currency key, as grouped in al_src. */
@@ -331,7 +340,12 @@ const FX_JOIN = `x.currency = l.currency AND x.gross_currency = coalesce(l.gross
 const BASE_AMOUNT = `trim_scale(CASE WHEN x.divide_by IS NOT NULL THEN round(l.net / x.divide_by, greatest(20, scale(l.net)))
                                      ELSE round(l.net * x.rate, greatest(20, scale(l.net))) END)`;
 
-export async function allocateFile(trx: Trx, tenantId: number, fileId: string): Promise<FileAllocationResult> {
+/**
+ * The checked allocation of the file `f` (its row as the step locked it): matching, currency,
+ * the decision of every key group (or line), counts.
+ */
+export async function allocateFile(trx: Trx, f: FileRow): Promise<FileAllocationResult> {
+  const { tenant_id: tenantId, id: fileId } = f;
   const settings = await getSettings(trx, tenantId);
   const base = settings.baseCurrency;
   const scope: Scope = { sql: 'l.file_id = ?', bindings: [fileId] };
@@ -348,12 +362,12 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   await applyDspRules(trx, tenantId, scope);
   lap('dspRules');
   // One pass over the lines: their distinct keys and what they carry (al_src).
-  const month = await fallbackMonth(trx, tenantId, fileId);
+  const month = fallbackMonth(f);
   await buildSource(trx, tenantId, fileId, month);
   lap('keys');
   // Publishing income (society statements) names works, not recordings: it creates no catalogue
   // rows and gets no recording suggestions; it is matched to works and shared at the end.
-  const publishing = (await fileRow(trx, tenantId, fileId, ['income']))?.income === 'publishing';
+  const publishing = f.income === 'publishing';
   await resolveMatchKeys(trx, tenantId, scope, { autoCreate: settings.autoCreateCatalogue && !publishing, keysFrom: KEYS_FROM_SOURCE });
   lap('match');
 
@@ -372,15 +386,16 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
 
   // A file allocated before (a forced re-run): its lines' decisions and amounts, for history.
   // (files.allocated_at: the lines' share sets may also be the ingest's in-flight decision.)
-  const previouslyAllocated = await markAllocated(trx, tenantId, fileId, now);
+  const previouslyAllocated = f.allocated_at != null;
+  await updateFile(trx, tenantId, fileId, { allocated_at: now, updated_at: trx.raw('updated_at') });
   if (previouslyAllocated) {
     await trx.raw(`DROP TABLE IF EXISTS al_prev`);
     await trx.raw(
       `CREATE TEMP TABLE al_prev ON COMMIT DROP AS
-       SELECT l.file_id, l.line_no, l.share_set_id, l.base_amount, l.base_currency, f.accounting_period
-         FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id
+       SELECT l.file_id, l.line_no, l.share_set_id, l.base_amount, l.base_currency, ?::date AS accounting_period
+         FROM royalty_lines l
         WHERE l.tenant_id = ? AND l.file_id = ? AND l.share_set_id IS NOT NULL`,
-      [tenantId, fileId],
+      [dayOf(f.accounting_period), tenantId, fileId],
     );
   }
 
@@ -425,7 +440,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
   // it per line and every key group's share set (al_src) is its pair's: checked per group, not
   // per line. Otherwise (or when a group differs) every line's decision is computed and written.
   const decided = !conditional && !previouslyAllocated && !publishing && stale[0].n === 0 ? await decidedInSource(trx, tenantId) : null;
-  const assigned = decided ?? (await assignShareSets(trx, tenantId, scope, now, previouslyAllocated ? 'al_prev' : null));
+  const assigned = decided ?? (await assignShareSets(trx, tenantId, scope, now, previouslyAllocated ? 'al_prev' : null, f));
   lap('earnings');
 
   // Counts from the key table (every line is counted there); lines paid = lines whose key has
@@ -447,7 +462,7 @@ export async function allocateFile(trx: Trx, tenantId: number, fileId: string): 
     lap('publishing');
   }
   timings.linesRewritten = rewritten;
-  return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: decided ? decided.paid : assigned.lines, suggestions, accountingPeriod: ap, timings };
+  return { lines: r.lines, matched: r.matched, unmatched: r.lines - r.matched, unsplit: r.matched - r.paid, earnings: decided ? decided.paid : assigned.lines, suggestions, accountingPeriod: ap, accountingPeriodEnd: accountingPeriodEnd(ap, settings.accountingCadence), timings };
 }
 
 /**

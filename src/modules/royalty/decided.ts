@@ -16,7 +16,8 @@ import { getSettings } from '../settings/service';
 import { allocateFile, setAccountingPeriod, setWorkMem, BATCH_WORK_MEM, type FileAllocationResult } from './allocate';
 import { resolveMatchKeys, suggestMatches } from './match';
 import { IN_FLIGHT_STATUSES } from '../../pipeline/registry';
-import { updateFile } from '../../repositories/files';
+import { updateFile, type FileRow } from '../../repositories/files';
+import { accountingPeriodEnd } from '../settings/periods';
 
 /** The ingest's counts (files.decided_in_flight). */
 interface InFlight {
@@ -28,34 +29,38 @@ interface InFlight {
 }
 
 /**
- * Allocates a file (the caller holds lockTenant): as the ingest decided it when that is
- * provably what allocateFile would compute, else allocateFile. Records which on the file
- * (`allocation_path`: 'in_flight' | 'checked') and prunes allocation_changes.
+ * Allocates the file `f` (its row as the step locked it; the caller holds lockTenant): as the
+ * ingest decided it when that is provably what allocateFile would compute, else allocateFile.
+ * Records which on the file (`allocation_path`: 'in_flight' | 'checked') and prunes
+ * allocation_changes.
  */
-export async function allocateFileOnce(trx: Trx, tenantId: number, fileId: string, force = false): Promise<FileAllocationResult> {
-  const decided = force ? null : await allocateAsDecided(trx, tenantId, fileId);
-  const res = decided ?? (await allocateFile(trx, tenantId, fileId));
-  if (!decided) await updateFile(trx, tenantId, fileId, { allocation_path: 'checked', updated_at: trx.raw('updated_at') });
-  await pruneChanges(trx, tenantId);
+export async function allocateFileOnce(trx: Trx, f: FileRow, force = false): Promise<FileAllocationResult> {
+  const decided = force ? null : await allocateAsDecided(trx, f);
+  const res = decided ?? (await allocateFile(trx, f));
+  if (!decided) await updateFile(trx, f.tenant_id, f.id, { allocation_path: 'checked', updated_at: trx.raw('updated_at') });
+  await pruneChanges(trx, f.tenant_id);
   return res;
 }
 
-async function allocateAsDecided(trx: Trx, tenantId: number, fileId: string): Promise<FileAllocationResult | null> {
-  const t0 = Date.now();
-  // Changes the ingest's snapshot does not see (committed since, or running then). A change
-  // committed after this statement's own snapshot is a change after the allocation: the
-  // re-allocation it wakes waits for this transaction's lock and finds the file allocated.
+/** Whether no change since the ingest's snapshot can alter what the ingest decided: see the file's head. */
+async function unchangedSince(trx: Trx, tenantId: number, snapshot: string): Promise<boolean> {
+  // Changes the snapshot does not see (committed since, or running then). A change committed
+  // after this statement's own snapshot is a change after the allocation: the re-allocation
+  // it wakes waits for this transaction's lock and finds the file allocated.
   const { rows } = await trx.raw(
-    `SELECT f.decided_in_flight AS d
-       FROM files f
-      WHERE f.tenant_id = ? AND f.id = ? AND f.allocated_at IS NULL AND f.income IS DISTINCT FROM 'publishing'
-        AND f.decided_in_flight IS NOT NULL AND f.ingest_snapshot IS NOT NULL
-        AND pg_snapshot_xmin(f.ingest_snapshot) >= coalesce((SELECT c.below FROM allocation_change_floor c WHERE c.tenant_id = f.tenant_id), '0'::xid8)
-        AND NOT EXISTS (SELECT 1 FROM allocation_changes c WHERE c.tenant_id = f.tenant_id AND NOT pg_visible_in_snapshot(c.xid, f.ingest_snapshot))`,
-    [tenantId, fileId],
+    `SELECT pg_snapshot_xmin(?::pg_snapshot) >= coalesce((SELECT c.below FROM allocation_change_floor c WHERE c.tenant_id = ?), '0'::xid8)
+        AND NOT EXISTS (SELECT 1 FROM allocation_changes c WHERE c.tenant_id = ? AND NOT pg_visible_in_snapshot(c.xid, ?::pg_snapshot)) AS unchanged`,
+    [snapshot, tenantId, tenantId, snapshot],
   );
-  if (!rows.length) return null;
-  const d = rows[0].d as InFlight;
+  return rows[0].unchanged === true;
+}
+
+async function allocateAsDecided(trx: Trx, f: FileRow): Promise<FileAllocationResult | null> {
+  const t0 = Date.now();
+  const { tenant_id: tenantId, id: fileId } = f;
+  if (f.allocated_at || f.income === 'publishing' || !f.decided_in_flight || !f.ingest_snapshot) return null;
+  if (!(await unchangedSince(trx, tenantId, f.ingest_snapshot))) return null;
+  const d: InFlight = f.decided_in_flight;
   const settings = await getSettings(trx, tenantId);
   await updateFile(trx, tenantId, fileId, { allocated_at: clock.now(), allocation_path: 'in_flight', updated_at: trx.raw('updated_at') });
   const timings: Record<string, number> = { check: Date.now() - t0 };
@@ -88,6 +93,7 @@ async function allocateAsDecided(trx: Trx, tenantId: number, fileId: string): Pr
     earnings: d.paid,
     suggestions,
     accountingPeriod,
+    accountingPeriodEnd: accountingPeriodEnd(accountingPeriod, settings.accountingCadence),
     timings,
     linesUnchanged: true,
   };

@@ -9,27 +9,29 @@ import { withTenant, type Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import type { AppServices } from '../../services';
 import { BATCH_WORK_MEM, lockTenant, setWorkMem, type FileAllocationResult } from './allocate';
-import { aggregateFile, analyzeGrown, filePeriodOf, removeFileRollups } from './aggregate';
+import { aggregateFile, analyzeGrown, removeFileRollups, type FilePeriod } from './aggregate';
 import { allocateFileOnce } from './decided';
 import { SHAPES, shapeChains } from './shapes';
 import { reallocateTenant } from './reallocate';
 import { PIPELINE, TERMINAL_STATUSES, stepFor } from '../../pipeline/registry';
 import type { CommitStep, SettledFile } from '../../pipeline/run-step';
-import { lockedFileRow, updateFile, type FileRow } from '../../repositories/files';
+import { fileRows, lockedFileRow, updateFile, type FileRow } from '../../repositories/files';
 import { adminsOf, notifyEach } from '../notifications/service';
 import { emitEvent } from '../webhooks/events';
 
 /**
  * POST_ALLOCATION_HOOK: runs in the allocation transaction after a file's earnings were
- * written, after a re-allocation touched a file, and after a file's earnings were deleted.
- * Registered by the composition root (src/compose.ts): money's `postRoyaltiesForFile(trx,
- * fileId)` (ledger postings = the difference between the file's current earnings and what
- * was posted; idempotent).
+ * written, after a re-allocation touched a file, and after a file's earnings were deleted,
+ * with the file's row as it then stands (the allocation's: the row it locked, with the
+ * accounting period it set), so a hook reads nothing of the file again. Registered by the
+ * composition root (src/compose.ts): money's `postRoyaltiesForFile(trx, file)` (ledger
+ * postings = the difference between the file's current earnings and what was posted;
+ * idempotent) and `syncFileExpenses`.
  */
-export const postAllocationHooks: ((trx: Trx, fileId: string) => Promise<unknown>)[] = [];
+export const postAllocationHooks: ((trx: Trx, file: FileRow) => Promise<unknown>)[] = [];
 
-async function runPostAllocationHooks(trx: Trx, fileId: string): Promise<void> {
-  for (const hook of postAllocationHooks) await hook(trx, fileId);
+async function runPostAllocationHooks(trx: Trx, file: FileRow): Promise<void> {
+  for (const hook of postAllocationHooks) await hook(trx, file);
 }
 
 /** A file is allocated in its own step's status, or again on request (`force`) once settled. */
@@ -51,7 +53,9 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
     const f = await lockedFileRow(trx, p.tenantId, p.fileId); // a re-run waits for this step
     if (!f || !allocatable(f.status, p.force)) return null; // deleted, not ingested, or allocated already: nothing to do
     await updateFile(trx, p.tenantId, p.fileId, { status: PIPELINE['royalty.allocate'].runningAs, progress: 80, error_message: null, missing_rates: null, updated_at: clock.now() });
-    const res = await allocateFileOnce(trx, p.tenantId, p.fileId, p.force);
+    const res = await allocateFileOnce(trx, f, p.force);
+    const allocated: FileRow = { ...f, accounting_period: res.accountingPeriod };
+    const period: FilePeriod = { accountingPeriod: res.accountingPeriod, apEnd: res.accountingPeriodEnd };
     // Lines the allocation did not rewrite are final as committed: their rollup shapes are
     // built now, beside the ledger (two cores at work instead of one). The heaviest chain
     // of shapes (the catalogue's) on a second connection, the others in this transaction
@@ -59,16 +63,16 @@ export async function runAllocateJob(svc: AppServices, p: { tenantId: number; fi
     // workspace lock. Lines the allocation rewrote get every shape after the ledger, here.
     // A failure of either rolls this one back and the job is retried: the shapes of the
     // file are rebuilt whole, never doubled (docs/engine.md, "Rollups beside the ledger").
-    const period = res.linesUnchanged ? await filePeriodOf(trx, p.tenantId, p.fileId) : null;
+    // Every shape takes the period the allocation set: none reads the file again.
     const [beside, ...after] = shapeChains();
     const t = Date.now();
-    const shapes = period ? withTenant(svc.db.app, p.tenantId, (t2) => aggregateFile(t2, p.tenantId, p.fileId, { period, shapes: beside })) : null;
+    const shapes = res.linesUnchanged ? withTenant(svc.db.app, p.tenantId, (t2) => aggregateFile(t2, p.tenantId, p.fileId, { period, shapes: beside })) : null;
     shapes?.catch(() => undefined); // awaited below, whatever the ledger does
     try {
-      await runPostAllocationHooks(trx, p.fileId);
+      await runPostAllocationHooks(trx, allocated);
       res.timings.ledger = Date.now() - t;
-      if (shapes) res.timings.rollupsAfterLedger = sum(await aggregateFile(trx, p.tenantId, p.fileId, { shapes: after.flat() }));
-      else res.timings.rollups = sum(await aggregateFile(trx, p.tenantId, p.fileId));
+      if (shapes) res.timings.rollupsAfterLedger = sum(await aggregateFile(trx, p.tenantId, p.fileId, { period, shapes: after.flat() }));
+      else res.timings.rollups = sum(await aggregateFile(trx, p.tenantId, p.fileId, { period }));
     } finally {
       if (shapes) res.timings.rollupsBeside = sum(await shapes);
     }
@@ -125,9 +129,9 @@ export async function runReallocateJob(svc: AppServices, p: { tenantId: number; 
   await withTenant(svc.db.app, p.tenantId, async (trx) => {
     await setWorkMem(trx, BATCH_WORK_MEM);
     const r = await reallocateTenant(trx, p.tenantId, { force: p.force });
-    for (const fileId of r.files) {
-      await aggregateFile(trx, p.tenantId, fileId);
-      await runPostAllocationHooks(trx, fileId);
+    for (const file of await fileRows(trx, p.tenantId, r.files)) {
+      await aggregateFile(trx, p.tenantId, file.id);
+      await runPostAllocationHooks(trx, file);
     }
     if (r.files.length) {
       await emitEvent(trx, p.tenantId, 'royalty.reallocated', { files: r.files, rematchedLines: r.rematched, reallocatedLines: r.reallocated });
@@ -146,7 +150,8 @@ export async function tenantsWithMarks(svc: AppServices): Promise<number[]> {
  * FILE DELETE HOOK: removes a file's rollup contribution, its earnings (history too) and
  * its lines. Called by the file DELETE route (ingestion) inside its tenant transaction.
  */
-export async function removeFileRoyalties(trx: Trx, tenantId: number, fileId: string): Promise<void> {
+export async function removeFileRoyalties(trx: Trx, tenantId: number, file: FileRow): Promise<void> {
+  const fileId = file.id;
   await lockTenant(trx, tenantId);
   await removeFileRollups(trx, tenantId, fileId);
   await trx.raw(`DELETE FROM royalty_allocation_history WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
@@ -154,12 +159,12 @@ export async function removeFileRoyalties(trx: Trx, tenantId: number, fileId: st
   await trx.raw(`DELETE FROM file_expense_lines WHERE tenant_id = ? AND file_id = ?`, [tenantId, fileId]);
   // The file now has no current earnings nor expense rows: money posts the reversal of what it
   // had posted and removes the expenses made from it.
-  await runPostAllocationHooks(trx, fileId);
+  await runPostAllocationHooks(trx, file);
 }
 
 /** FILE_DELETE_HOOKS entry (files/hooks.ts, registered in src/compose.ts): DELETE /file/{id} removes earnings, lines and rollups of the file and its children. */
 export async function removeFilesRoyalties(trx: Trx, tenantId: number, fileIds: string[]): Promise<void> {
-  for (const id of fileIds) await removeFileRoyalties(trx, tenantId, id);
+  for (const file of await fileRows(trx, tenantId, fileIds)) await removeFileRoyalties(trx, tenantId, file);
 }
 
 /**

@@ -14,7 +14,7 @@ import { compile, Email } from '../../http/schema';
 import { inputProblems } from '../../http/limits';
 import type { IdentityDeps } from '../auth/identity';
 import { inviteMember } from './invitations';
-import { existingIds } from '../../repositories/catalogue';
+import { artistsNamedAnyCase, existingIds } from '../../repositories/catalogue';
 
 /** Largest import file, and most member rows in one. */
 export const IMPORT_MAX_BYTES = 2 * 1024 * 1024;
@@ -114,11 +114,9 @@ async function resolveArtists(trx: Trx, cells: string[]) {
   const names = wanted.filter((w) => !UUID.test(w)).map((w) => w.toLowerCase());
   const byId = new Set<string>(await existingIds(trx, 'artists', ids));
   const byName = new Map<string, string[]>();
-  if (names.length) {
-    for (const a of await trx('artists').whereRaw('lower(name) = ANY(?::text[])', [names]).select('id', 'name')) {
-      const k = String(a.name).toLowerCase();
-      byName.set(k, [...(byName.get(k) ?? []), a.id]);
-    }
+  for (const a of await artistsNamedAnyCase(trx, names)) {
+    const k = a.name.toLowerCase();
+    byName.set(k, [...(byName.get(k) ?? []), a.id]);
   }
   return (cell: string): { ids: string[]; problems: string[] } => {
     const out: string[] = [];
