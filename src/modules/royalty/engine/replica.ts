@@ -179,6 +179,8 @@ export class AnalyticsReplica {
       const a = this.applied.get(tenantId);
       return version === 0 || (!!a && a.version >= version);
     };
+    // A workspace whose last apply failed is Postgres' until it is tried again: no wait.
+    if (!ok() && (this.failedUntil.get(tenantId) ?? 0) > Date.now()) return false;
     if (!ok()) {
       this.wake?.();
       const deadline = Date.now() + waitMs;
