@@ -156,6 +156,27 @@ describe('the analytics engine: the DuckDB replica (workers in the API process)'
   });
 });
 
+describe('the analytics engine: what the replica cannot hold exactly', function () {
+  this.timeout(120_000);
+  let app: TestApp;
+  after(async () => app?.close());
+
+  it('a workspace with a quantity of 7 decimals is answered by Postgres, exactly, never rounded', async () => {
+    app = await startTestApp({ workers: true, config: WAIT });
+    const f = await workspace(app, 'Charlie');
+    const ls = lines(f, 40, 7);
+    ls[3] = { ...ls[3]!, quantity: '2.1234567' };
+    await loadStatement(app, f.t.tenantId, { lines: ls });
+    const replica = analyticsEngineOf(app.svc)!;
+    const before = { ...replica.stats };
+    const payee = await httpBy(app, f.t.users.user!.token, '/royalty/dsp');
+    assert.deepEqual(payee, await sqlBy(app, f.t.tenantId, 'dsp', f.t.users.user!.tenantUserId));
+    assert.ok([...payee.values()].some((r) => r.quantity.endsWith('.1234567')), 'the quantity keeps its 7 decimals');
+    assert.deepEqual(replica.stats, { answered: before.answered, postgres: before.postgres + 1 });
+    assert.equal(replica.state(f.t.tenantId)?.exact, false);
+  });
+});
+
 describe('the analytics engine: API and workers in separate processes', function () {
   this.timeout(170_000);
   let app: TestApp;

@@ -210,11 +210,11 @@ export async function royaltyAnalytics(
   let sqlB: unknown[];
   let source: string;
   if (grouped) {
-    // Each sum at the scale Postgres' own sum would have (the largest of its terms'; a
-    // member's: the amounts' + 8, share × 0.01): exact (the sum has no more digits), and the
-    // divisions of the derived fields then round alike.
+    // The amount from its two parts (engine/replica.ts), each sum at the scale Postgres' own
+    // sum would have (the largest of its terms'; a member's: the amounts' + 8, share × 0.01):
+    // exact (the sum has no more digits), and the derived fields' divisions then round alike.
     const cols = [...groupCols, 'revenue', 'revenue2', 'quantity', 'lines', 'streams', 'downloads', 'rscale', 'qscale'];
-    const revenue = `round((g.revenue + g.revenue2)${plan.member ? ' * 0.01' : ''}, g.rscale)`;
+    const revenue = `round((g.revenue + g.revenue2 * 0.00000001)${plan.member ? ' * 0.01' : ''}, g.rscale)`;
     sql = `SELECT ${[...groupCols.map((c) => `g.${c}`), `${revenue} AS revenue`, `round(g.quantity, g.qscale) AS quantity`, 'g.lines', 'g.streams', 'g.downloads'].join(', ')}
              FROM unnest(${cols.map((c) => `?::${GROUPED_TYPES[c]}[]`).join(', ')}) AS g(${cols.join(', ')})`;
     sqlB = cols.map((c) => grouped.map((r) => r[c] ?? null));
