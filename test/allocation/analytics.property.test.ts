@@ -202,7 +202,8 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
           const unfiltered: number[] = [];
           for (const [round, pick] of [0, ...picks].entries()) {
             const [qs, where, b] = cases[pick]!;
-            for (const [route, key, keyExpr] of ROUTES) {
+            // the routes read at once (only reads from here on): each with its own assertions
+            await Promise.all(ROUTES.map(async ([route, key, keyExpr]) => {
               for (const who of ['admin', 'user', 'guest'] as const) {
                 const payee = who === 'admin' ? null : u[who]!.tenantUserId;
                 const res = await app.request('GET', `${route}${qs ? `?${qs}` : ''}`, { token: u[who]!.token });
@@ -236,7 +237,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
                   assert.deepEqual(pages, res.body.data.rows, `${who} ${route}?${qs} pages`);
                 }
               }
-            }
+            }));
           }
           // The property must see data: the admin's unfiltered answer of every route has rows.
           const seen = unfiltered.filter((n) => n >= 0);
@@ -252,7 +253,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     const u = t.users;
     const cases = filterCases();
     for (const [qs, where, b] of cases) {
-      for (const [route, key, keyExpr] of ROUTES) {
+      await Promise.all(ROUTES.map(async ([route, key, keyExpr]) => {
         for (const who of ['admin', 'user'] as const) {
           const payee = who === 'admin' ? null : u[who]!.tenantUserId;
           const res = await app.request('GET', `${route}${qs ? `?${qs}` : ''}`, { token: u[who]!.token });
@@ -262,7 +263,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
           for (const r of res.body.data.rows) got.set(String(key ? r[key] ?? '' : ''), { revenue: r.revenue, quantity: r.quantity, lines: r.lines });
           assert.deepEqual(got, want, `${who} ${route}?${qs}`);
         }
-      }
+      }));
     }
   });
 
@@ -301,14 +302,14 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     assert.equal(queries.length, FILTERS);
     let fromShapes = 0;
     for (const q of queries) {
-      for (const group of groups) {
+      await Promise.all(groups.map(async (group) => {
         for (const payee of [null, member, u.guest!.tenantUserId]) {
           const r = await tx(app, t.tenantId, (trx) => royaltyAnalytics(trx, t.tenantId, payee, group, q, { size: 1000 }));
           const raw = await tx(app, t.tenantId, (trx) => royaltyAnalytics(trx, t.tenantId, payee, group, q, { raw: true, size: 1000 }));
           assert.deepEqual({ rows: r.rows, total: r.total }, { rows: raw.rows, total: raw.total }, `${payee ?? 'admin'} ${group} ${JSON.stringify(q)} (${r.source})`);
           if (!r.source.startsWith('lines')) fromShapes++;
         }
-      }
+      }));
     }
     assert.ok(fromShapes > queries.length * groups.length, `answered from shapes: ${fromShapes}`);
   });
