@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run typecheck`: the web app's generated API types checked up to date, the server's
-// TypeScript and the web app's, all three at once (they share nothing; one after another they
-// took about twice as long on two cores). Each one's output is printed whole, in this order,
-// once it ends; the check fails when any of them does.
+// TypeScript and the web app's, all three at once (they share nothing, and about 20 s of CPU
+// between them need not wait for each other on two cores). Each one's output is printed whole,
+// in this order, once it ends; the check fails when any of them does.
 import { spawn } from 'node:child_process';
 
 const checks = [
