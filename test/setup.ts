@@ -12,7 +12,7 @@ import { Queue } from '../jobs/queue';
 import { setBilling } from '../src/domain/features';
 import { grantQueueToApp } from '../src/compose';
 import { setServerUrl, TEMPLATE_DB } from './helpers/db';
-import { ensureWebBuilt } from './web/browser';
+import { ensureWebBuilt, WEB_BUILT_ENV } from './web/browser';
 
 // Every JSON answer of every route is checked against the schema the route declares (checkAnswer, src/http/route.ts).
 process.env.RONDO_CHECK_RESPONSES ??= '1';
@@ -80,7 +80,11 @@ export async function mochaGlobalSetup(this: Mocha.Context) {
   await grantQueueToApp(db);
   await q.stop();
   await db.close();
-  if (process.env.RONDO_TEST_BUILD_WEB !== '0') ensureWebBuilt();
+  if (process.env.RONDO_TEST_BUILD_WEB !== '0') {
+    ensureWebBuilt();
+    // the workers inherit it: each browser test file then skips its own staleness check (a process and a walk of web/)
+    process.env[WEB_BUILT_ENV] = '1';
+  }
 }
 
 export async function mochaGlobalTeardown() {

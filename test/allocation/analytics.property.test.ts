@@ -207,7 +207,8 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
           const unfiltered: number[] = [];
           for (const [round, pick] of [0, ...picks].entries()) {
             const [qs, where, b] = cases[pick]!;
-            for (const [route, key, keyExpr] of ROUTES) {
+            // the routes read at once (only reads from here on): each with its own assertions
+            await Promise.all(ROUTES.map(async ([route, key, keyExpr]) => {
               for (const who of ['admin', 'user', 'guest'] as const) {
                 const payee = who === 'admin' ? null : u[who]!.tenantUserId;
                 const res = await app.request('GET', `${route}${qs ? `?${qs}` : ''}`, { token: u[who]!.token });
@@ -241,7 +242,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
                   assert.deepEqual(pages, res.body.data.rows, `${who} ${route}?${qs} pages`);
                 }
               }
-            }
+            }));
           }
           // The property must see data: the admin's unfiltered answer of every route has rows.
           const seen = unfiltered.filter((n) => n >= 0);
@@ -260,7 +261,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     for (const engine of ['duckdb', 'postgres'] as const) {
     app.svc.cfg.analyticsEngine = engine;
     for (const [qs, where, b] of cases) {
-      for (const [route, key, keyExpr] of ROUTES) {
+      await Promise.all(ROUTES.map(async ([route, key, keyExpr]) => {
         for (const who of ['admin', 'user'] as const) {
           const payee = who === 'admin' ? null : u[who]!.tenantUserId;
           const res = await app.request('GET', `${route}${qs ? `?${qs}` : ''}`, { token: u[who]!.token });
@@ -270,7 +271,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
           for (const r of res.body.data.rows) got.set(String(key ? r[key] ?? '' : ''), { revenue: r.revenue, quantity: r.quantity, lines: r.lines });
           assert.deepEqual(got, want, `${engine}: ${who} ${route}?${qs}`);
         }
-      }
+      }));
     }
     }
     app.svc.cfg.analyticsEngine = 'duckdb';
@@ -312,7 +313,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
     let fromShapes = 0;
     let fromReplica = 0;
     for (const q of queries) {
-      for (const group of groups) {
+      await Promise.all(groups.map(async (group) => {
         for (const payee of [null, member, u.guest!.tenantUserId]) {
           const r = await tx(app, t.tenantId, (trx) => royaltyAnalytics(trx, t.tenantId, payee, group, q, { size: 1000 }));
           const raw = await tx(app, t.tenantId, (trx) => royaltyAnalytics(trx, t.tenantId, payee, group, q, { raw: true, size: 1000 }));
@@ -325,7 +326,7 @@ describe('royalty analytics equal direct SQL sums (property-based)', function ()
           assert.deepEqual({ rows: d.rows, total: d.total, pagination: d.pagination, currency: d.currency }, { rows: raw.rows, total: raw.total, pagination: raw.pagination, currency: raw.currency }, `duckdb ${payee ?? 'admin'} ${group} ${JSON.stringify(q)}`);
           if (!r.source.startsWith('lines')) fromShapes++;
         }
-      }
+      }));
     }
     assert.ok(fromShapes > queries.length * groups.length, `answered from shapes: ${fromShapes}`);
     assert.ok(fromReplica > queries.length * groups.length * 2, `answered by the replica: ${fromReplica}`);

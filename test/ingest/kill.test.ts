@@ -34,7 +34,9 @@ describe('statement ingestion: a worker process killed mid-file', function () {
   });
 
   it('SIGKILL during COPY, then recovery: same lines and totals, no duplicates', async () => {
-    const N = 300_000;
+    // Long enough that the COPY is caught under way (it runs for seconds; the poll is 30 ms): the
+    // kill is timed by Postgres's own COPY progress, not by the file's progress figure.
+    const N = 100_000;
     const file = path.join(dir, 'DistroKid_1700000000000_Kill.tsv');
     const { total } = await writeDistroKid(file, N, 11);
 
@@ -47,15 +49,21 @@ describe('statement ingestion: a worker process killed mid-file', function () {
     assert.equal(r.status, 201);
     const id = r.body.data.id;
 
-    // Wait until the worker is inside the COPY (progress moving), then kill it outright.
+    // Wait until the worker is inside the COPY (lines already sent into it), then kill it outright.
     const end = Date.now() + 60_000;
     let seen: any;
     while (Date.now() < end) {
-      seen = await app.svc.db.owner('files').where({ id }).first('status', 'progress');
-      if (seen.status === 'ingesting' && seen.progress > 0) break;
+      const { rows } = await app.svc.db.owner.raw(
+        `SELECT f.status, f.progress, (SELECT max(c.tuples_processed)::int FROM pg_stat_progress_copy c WHERE c.datname = current_database() AND c.relid = 'royalty_lines'::regclass) AS copied
+           FROM files f WHERE f.id = ?`,
+        [id],
+      );
+      seen = rows[0];
+      if (seen.status === 'ingesting' && seen.copied > 0) break;
       await new Promise((res) => setTimeout(res, 30));
     }
     assert.equal(seen.status, 'ingesting', `never caught the worker mid-file: ${JSON.stringify(seen)}`);
+    assert.ok(seen.copied > 0 && seen.copied < N, `caught inside the COPY: ${JSON.stringify(seen)}`);
     worker.kill('SIGKILL');
     await new Promise((res) => worker!.once('exit', res));
     worker = null;

@@ -15,8 +15,12 @@ export function findChromium(): string | null {
   return CANDIDATES.find((p) => fs.existsSync(p)) ?? null;
 }
 
-/** web/dist is built by `npm install`; build it here when a checkout skipped that. */
+/** Set by the suite's global setup once it has built (or checked) web/dist: the files' own checks are then not repeated. */
+export const WEB_BUILT_ENV = 'RONDO_TEST_WEB_BUILT';
+
+/** web/dist is built by `npm install`; build it here when a checkout skipped that (once per run: see WEB_BUILT_ENV). */
 export function ensureWebBuilt(): void {
+  if (process.env[WEB_BUILT_ENV] === '1' && fs.existsSync('web/dist/index.html')) return;
   const r = spawnSync(process.execPath, ['web/build.mjs', '--if-stale'], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('building the web app failed');
   if (!fs.existsSync('web/dist/index.html')) throw new Error('web/dist/index.html is missing after the build');
