@@ -54,6 +54,21 @@ export function rowOrder(group: GroupBy, groupCols: string[], tenantId: number, 
   }
   return [`g.${sort} ${dir}`, ...keys.map((c) => `${c} NULLS LAST`)].join(', ');
 }
+/** Breakdowns whose page the engine takes (their groups grow with the catalogue or the files; keyed by a uuid). */
+const ENGINE_PAGED = new Set<GroupBy>(['artist', 'product', 'asset', 'file']);
+
+/**
+ * rowOrder's order of a figure sort, in the engine's SQL over its grouped columns: the same
+ * groups in the same order (the amount is exact there too: its two parts added; a uuid key
+ * as text orders as Postgres orders the uuid).
+ */
+function engineOrder(groupCols: string[], sort?: AnalyticsSort, order?: 'asc' | 'desc'): string {
+  const keys = groupCols.map((c) => `CAST(${c} AS VARCHAR) ASC NULLS LAST`);
+  const figure = (f: AnalyticsSort) => (f === 'revenue' ? '(revenue + revenue2 * 0.00000001)' : f);
+  if (!sort) return [`${figure('revenue')} DESC`, ...keys].join(', ');
+  return [`${figure(sort)} ${(order ?? 'desc').toUpperCase()}`, ...keys].join(', ');
+}
+
 /** Catalogue breakdowns are paged by default (one row per artist / product / recording). */
 export const CATALOGUE_GROUPS = new Set<GroupBy>(['artist', 'product', 'asset']);
 export const DEFAULT_PAGE_SIZE = 100;
@@ -205,10 +220,26 @@ export async function royaltyAnalytics(
   // Postgres keeps the plans its small shapes answer (a few rows per file whatever the
   // catalogue: tens of milliseconds at 10M lines, less than a scan of the replica's lines).
   const replicaAnswers = !!opts.engine && !opts.raw && !(plan.shape && SMALL_SHAPES.has(plan.shape));
-  const grouped = replicaAnswers ? await duckdbGrouped(opts.engine!, trx, tenantId, payee, plan) : null;
+  // Order (by default month and accounting-period rows chronological, others by revenue), then
+  // one page: the page is taken first (a bounded top-N sort of the groups, not a sort of all
+  // of them under a window), then numbered from its offset.
+  const order = rowOrder(group, groupCols, tenantId, opts.sort, opts.order);
+  const paged = !opts.all && (opts.page !== undefined || opts.size !== undefined || CATALOGUE_GROUPS.has(group));
+  const page = opts.page ?? 1;
+  const size = paged ? opts.size ?? DEFAULT_PAGE_SIZE : 0;
+  const offset = paged ? (Number(page) - 1) * Number(size) : 0;
+  // A catalogue or file breakdown ordered by a figure is paged in the engine: its groups can
+  // be as many as the catalogue (20,000 recordings), and only the page's go to Postgres.
+  const enginePage = replicaAnswers && paged && ENGINE_PAGED.has(group) && opts.sort !== 'name'
+    ? { order: engineOrder(groupCols, opts.sort, opts.order), limit: Number(size), offset }
+    : undefined;
+  const grouped = replicaAnswers ? await duckdbGrouped(opts.engine!, trx, tenantId, payee, plan, enginePage) : null;
   let sql: string;
   let sqlB: unknown[];
   let source: string;
+  // The totals row `t`: over `g`, or (a page taken in the engine) the engine's totals of every group.
+  let totals = `SELECT count(*)::int AS n, trim_scale(sum(revenue)) AS t_revenue, trim_scale(sum(quantity)) AS t_quantity, sum(lines)::bigint AS t_lines FROM g`;
+  let totalsB: unknown[] = [];
   if (grouped) {
     // The amount from its two parts (engine/replica.ts), each sum at the scale Postgres' own
     // sum would have (the largest of its terms'; a member's: the amounts' + 8, share × 0.01):
@@ -217,8 +248,13 @@ export async function royaltyAnalytics(
     const revenue = `round((g.revenue + g.revenue2 * 0.00000001)${plan.member ? ' * 0.01' : ''}, g.rscale)`;
     sql = `SELECT ${[...groupCols.map((c) => `g.${c}`), `${revenue} AS revenue`, `round(g.quantity, g.qscale) AS quantity`, 'g.lines', 'g.streams', 'g.downloads'].join(', ')}
              FROM unnest(${cols.map((c) => `?::${GROUPED_TYPES[c]}[]`).join(', ')}) AS g(${cols.join(', ')})`;
-    sqlB = cols.map((c) => grouped.map((r) => r[c] ?? null));
+    sqlB = cols.map((c) => grouped.rows.map((r) => r[c] ?? null));
     source = plan.member ? 'duckdb:lines × share sets' : 'duckdb:lines';
+    if (grouped.totals) {
+      const t = grouped.totals;
+      totals = `SELECT ?::int AS n, trim_scale((?::numeric + ?::numeric * 0.00000001)${plan.member ? ' * 0.01' : ''}) AS t_revenue, trim_scale(?::numeric) AS t_quantity, ?::bigint AS t_lines`;
+      totalsB = [t.n ?? '0', t.revenue ?? null, t.revenue2 ?? null, t.quantity ?? null, t.lines ?? null];
+    }
   } else {
     // A member's lines narrowed to what their splits pay, unless a recording, product or artist
     // filter already reads only that catalogue item's lines.
@@ -236,15 +272,8 @@ export async function royaltyAnalytics(
     sqlB = [...fromB, ...filters.flatMap((f) => f.b)];
     source = src;
   }
-  // Order (by default month and accounting-period rows chronological, others by revenue), then
-  // one page: the page is taken first (a bounded top-N sort of the groups, not a sort of all
-  // of them under a window), then numbered from its offset.
-  const order = rowOrder(group, groupCols, tenantId, opts.sort, opts.order);
-  const paged = !opts.all && (opts.page !== undefined || opts.size !== undefined || CATALOGUE_GROUPS.has(group));
-  const page = opts.page ?? 1;
-  const size = paged ? opts.size ?? DEFAULT_PAGE_SIZE : 0;
-  const offset = paged ? (Number(page) - 1) * Number(size) : 0;
-  const limit = paged ? ` LIMIT ${Number(size)} OFFSET ${offset}` : '';
+  // (a page taken in the engine: `g` is that page already)
+  const limit = paged && !grouped?.totals ? ` LIMIT ${Number(size)} OFFSET ${offset}` : '';
   // Names for the page's rows.
   const named: Record<GroupBy, string> = {
     artist: `p.artist_id AS "artistId", a.name AS artist`,
@@ -267,15 +296,14 @@ export async function royaltyAnalytics(
   };
   const finalSql = `
     WITH g AS MATERIALIZED (${sql}),
-    t AS (SELECT count(*)::int AS n, trim_scale(sum(revenue)) AS t_revenue, trim_scale(sum(quantity)) AS t_quantity, sum(lines)::bigint AS t_lines,
-                 (SELECT base_currency FROM tenants WHERE id = ?) AS t_currency FROM g),
+    t AS (SELECT t0.*, (SELECT base_currency FROM tenants WHERE id = ?) AS t_currency FROM (${totals}) t0),
     p AS (SELECT g.*, ${offset} + row_number() OVER (ORDER BY ${order}) AS rn FROM (SELECT * FROM g ORDER BY ${order}${limit}) g)
     SELECT t.*, p.rn${named[group] ? `, ${named[group]}` : ''}, trim_scale(p.revenue) AS revenue, trim_scale(p.quantity) AS quantity, p.lines,
            trim_scale(p.streams) AS "Streams", trim_scale(p.downloads) AS "Downloads",
            ${REFERENCE_FIELDS_SQL}
       FROM t LEFT JOIN p ON true ${joins[group] ?? ''}
      ORDER BY p.rn`;
-  const bindings = [...sqlB, tenantId, ...(joins[group] ? [tenantId] : [])];
+  const bindings = [...sqlB, tenantId, ...totalsB, ...(joins[group] ? [tenantId] : [])];
   // A member's share sets are joined by hash, never by a nested loop: with the statistics of
   // a table loaded a moment ago (still those of an empty one) the planner took the share
   // sets for a row or two and read every rollup row once per share set — minutes for a

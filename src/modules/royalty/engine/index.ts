@@ -4,4 +4,4 @@
  * and when it is made are the royalty area's (../analytics-engine.ts).
  */
 export { AnalyticsReplica, REPLICA_LINE_COLUMNS, SHARE_SET_COLUMNS, type GroupedRows, type ReplicaOptions } from './replica';
-export { duckdbGrouped, type GroupedPlan } from './query';
+export { duckdbGrouped, type EnginePage, type Grouped, type GroupedPlan } from './query';
