@@ -23,7 +23,7 @@ import { registerWorkers } from '../jobs';
 import type { AppServices, Runtime as BaseRuntime } from './services';
 import { FILE_DELETE_HOOKS } from './modules/files/hooks';
 import { postAllocationHooks, removeFilesRoyalties } from './modules/royalty/pipeline';
-import { closeAnalyticsEngine } from './modules/royalty/engine';
+import { closeAnalyticsEngine } from './modules/royalty/analytics-engine';
 import { postRoyaltiesForFile } from './modules/money/ledger';
 import { syncFileExpenses } from './modules/money/file-expenses';
 

@@ -104,6 +104,8 @@ export interface Config {
   /** The replica's memory limit (ANALYTICS_REPLICA_MEMORY, a DuckDB size such as 200MB) and threads (ANALYTICS_REPLICA_THREADS). */
   analyticsReplicaMemory: string;
   analyticsReplicaThreads: number;
+  /** How long a request waits for the replica to catch up with its snapshot before Postgres answers (ANALYTICS_REPLICA_WAIT_MS). */
+  analyticsReplicaWaitMs: number;
 }
 
 export interface InvoicerConfig {
@@ -303,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     analyticsReplicaPath: env.ANALYTICS_REPLICA_PATH ? path.resolve(env.ANALYTICS_REPLICA_PATH) : '',
     analyticsReplicaMemory: env.ANALYTICS_REPLICA_MEMORY || '200MB',
     analyticsReplicaThreads: int('ANALYTICS_REPLICA_THREADS', env.ANALYTICS_REPLICA_THREADS, 2),
+    analyticsReplicaWaitMs: int('ANALYTICS_REPLICA_WAIT_MS', env.ANALYTICS_REPLICA_WAIT_MS, 2000),
     ...overrides,
   };
   if (cfg.detectionThreshold < 0 || cfg.detectionThreshold > 1) throw new Error('DETECTION_THRESHOLD must be between 0 and 1');

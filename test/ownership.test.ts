@@ -49,6 +49,7 @@ const JOINS: Record<string, Partial<Record<Table, [number, string]>>> = {
     assets: [2, 'analytics group by recording in the same query, and sort the groups by its title before the page is taken'],
     products: [2, 'analytics group by product in the same query, and sort the groups by its title before the page is taken'],
   },
+  'src/modules/royalty/analytics-engine.ts': { files: [1, 'the analytics replica copies the lines of processed files with their periods in one COPY, the same set-based read as the analytics\' lines source'] },
   'src/modules/royalty/decided.ts': { files: [2, 'the in-flight check compares the file\'s ingest snapshot with every change row in one statement; the change floor is the oldest snapshot of the workspace\'s files'] },
   'src/modules/royalty/lines.ts': { files: [1, 'the line list joins each line\'s file name in the paged query'] },
   'src/modules/royalty/match.ts': { artists: [1, `matching finds each key's artist by its normalised name in the set-based pass; ${PER_ROW}`] },

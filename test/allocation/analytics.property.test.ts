@@ -18,7 +18,7 @@ const Decimal = DecimalBase.clone({ precision: 80 }); // exact sums of NUMERIC(2
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createProduct, createSplit, loadStatement, setShares, tx, waitForReallocation, type LineIn } from './helpers';
 import { royaltyAnalytics, type AnalyticsQuery, type GroupBy } from '../../src/modules/royalty/analytics';
-import { analyticsEngineOf } from '../../src/modules/royalty/engine';
+import { analyticsEngineOf } from '../../src/modules/royalty/analytics-engine';
 import { withTenant } from '../../src/db';
 
 const ROUTES: [string, string, string][] = [

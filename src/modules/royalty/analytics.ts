@@ -14,8 +14,7 @@ import type { Knex } from 'knex';
 import { hashJoins, type Trx } from '../../db';
 import { planAnalytics, type AnalyticsQuery, type GroupBy, type Plan } from './planner';
 import { CATALOGUE, CATALOGUE_SHAPE, DIMENSION_COLUMNS, KEY_TYPES, LINE_DOWNLOADS, LINE_STREAMS, SHAPES, shapeKeys } from './shapes';
-import { duckdbGrouped } from './engine/query';
-import type { AnalyticsReplica } from './engine/replica';
+import { duckdbGrouped, type AnalyticsReplica } from './engine';
 
 export type { AnalyticsQuery, GroupBy } from './planner';
 

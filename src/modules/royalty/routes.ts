@@ -4,7 +4,7 @@ import { IdParams } from '../../http/crud';
 import { defineRoutes, route, type RouteDef } from '../../http/route';
 import { IdInt, MonthOrDateIn, OpenObject, Pagination, StatusAnswer, Strict, Type, Uuid, PageQuery } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { analyticsEngineOf } from './engine';
+import { analyticsEngineOf } from './analytics-engine';
 import { ANALYTICS_SORTS, DEFAULT_PAGE_SIZE, type GroupBy } from './analytics';
 import * as svcMatch from './service';
 import { payeeOf, releaseAnalytics, royaltyChecklist } from './views';

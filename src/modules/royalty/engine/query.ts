@@ -5,21 +5,28 @@
  * share × 0.01 per share set, exact DECIMAL(38,20) (the same figure Postgres sums line by line).
  */
 import type { Trx } from '../../../db';
-import type { Plan } from '../planner';
 import type { AnalyticsReplica, GroupedRows } from './replica';
 
-/** How long a request waits for the replica to reach its snapshot's version before Postgres answers it. */
-export const REPLICA_WAIT_MS = 2000;
+/** What of the planner's plan (royalty/planner.ts) the replica reads: the filters' SQL reads the same column names. */
+export interface GroupedPlan {
+  member: boolean;
+  groupCols: string[];
+  filters: { sql: string; b: unknown[] }[];
+}
 
 /**
  * The grouped rows (group columns, revenue, quantity, lines, streams, downloads; strings) of
  * `plan`, or null when the replica does not hold the workspace at the version the request's
- * snapshot sees (nor gets there within REPLICA_WAIT_MS), or cannot hold it exactly.
+ * snapshot sees (nor gets there within ANALYTICS_REPLICA_WAIT_MS), or cannot hold it exactly.
  */
-export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantId: number, payee: string | null, plan: Plan, waitMs = REPLICA_WAIT_MS): Promise<GroupedRows | null> {
+export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantId: number, payee: string | null, plan: GroupedPlan): Promise<GroupedRows | null> {
   const { rows } = await trx.raw(`SELECT version FROM analytics_versions WHERE tenant_id = ?`, [tenantId]);
   const version = Number(rows[0]?.version ?? 0);
-  if (!(await replica.ready(tenantId, version, waitMs))) return null;
+  if (!(await replica.ready(tenantId, version))) {
+    replica.stats.postgres++;
+    return null;
+  }
+  replica.stats.answered++;
   if (version === 0) return []; // no statement processed yet
   const s = `t${Number(tenantId)}`;
   const gc = plan.groupCols;
@@ -55,6 +62,8 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
   } catch (err) {
     // A sum beyond DECIMAL(38) (DuckDB refuses it, never rounds): Postgres answers.
     replica.warn({ err, tenantId }, 'analytics replica query failed: Postgres answers');
+    replica.stats.answered--;
+    replica.stats.postgres++;
     return null;
   }
 }

@@ -24,7 +24,6 @@ import { pipeline } from 'node:stream/promises';
 import pgCopy from 'pg-copy-streams';
 import { rawConnection, withTenant, type Db, type Trx } from '../../../db';
 import type { Logger } from '../../../lib/logger';
-import { LINE_DOWNLOADS, LINE_STREAMS, SHAPES } from '../shapes';
 
 export interface ReplicaOptions {
   /** The replica's file. */
@@ -34,6 +33,15 @@ export interface ReplicaOptions {
   threads: number;
   /** How often Postgres' versions are read, milliseconds. */
   pollMs?: number;
+  /** How long a request waits for the replica to reach its snapshot's version before Postgres answers it. */
+  waitMs: number;
+  /**
+   * The Postgres SELECTs of a workspace's rows (of the files named, or all; ids checked as
+   * uuids, written into the SQL: COPY takes no parameters), in the columns'
+   * order: REPLICA_LINE_COLUMNS and SHARE_SET_COLUMNS.
+   */
+  linesSql: (tenantId: number, files: string[] | null) => string;
+  shareSetsSql: (tenantId: number, files: string[] | null) => string;
 }
 
 /** The replica's columns of a line, with their DuckDB types (docs/engine.md lists why each is exact). */
@@ -63,37 +71,13 @@ export const REPLICA_LINE_COLUMNS: readonly (readonly [string, string])[] = [
   ['rs', 'UTINYINT'],
   ['qs', 'UTINYINT'],
 ];
-const SHARE_SET_COLUMNS: readonly (readonly [string, string])[] = [
+export const SHARE_SET_COLUMNS: readonly (readonly [string, string])[] = [
   ['share_set_id', 'UUID'],
   ['tenant_user_id', 'UUID'],
   ['share', 'DECIMAL(9,6)'],
 ];
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** An amount DECIMAL(38,20) holds exactly (and sums of which fit), a quantity DECIMAL(38,12) does. */
-const FITS_R = `(scale(l.base_amount) <= 20 AND abs(l.base_amount) < 1e17)`;
-const FITS = `(scale(l.quantity) <= 12 AND abs(l.quantity) < 1e26)`;
-
-/** The SELECT of a workspace's replica lines (as the lines source of analytics.ts reads them), of `files` or of all. */
-function linesSelect(tenantId: number, files: string[] | null): string {
-  const only = files ? ` AND d.file_id = ANY('{${files.join(',')}}'::uuid[])` : '';
-  return `SELECT l.file_id, l.sale_month, p.accounting_period, p.ap_end, l.share_set_id, l.artist_id, l.product_id, l.asset_id,
-                 l.dsp, l.country, l.sale_type, l.aggregator, CASE WHEN ${FITS_R} THEN l.base_amount END,
-                 CASE WHEN ${FITS} THEN l.quantity END, CASE WHEN ${FITS} THEN ${LINE_STREAMS} ELSE 0 END, CASE WHEN ${FITS} THEN ${LINE_DOWNLOADS} ELSE 0 END,
-                 least(scale(l.base_amount), 255), least(scale(l.quantity), 255)
-            FROM (SELECT DISTINCT ON (d.file_id) d.file_id AS id, d.accounting_period, d.ap_end FROM ${SHAPES[0]!.table} d
-                    JOIN files f ON f.tenant_id = d.tenant_id AND f.id = d.file_id
-                   WHERE d.tenant_id = ${tenantId} AND f.status = 'processed'${only} ORDER BY d.file_id) p
-            JOIN royalty_lines l ON l.tenant_id = ${tenantId} AND l.file_id = p.id AND l.base_amount IS NOT NULL`;
-}
-
-/** The share sets a workspace's replica needs: of the lines of `files`, or all. */
-function shareSetsSelect(tenantId: number, files: string[] | null): string {
-  const only = files
-    ? ` AND ss.share_set_id IN (SELECT DISTINCT l.share_set_id FROM royalty_lines l WHERE l.tenant_id = ${tenantId} AND l.file_id = ANY('{${files.join(',')}}'::uuid[]) AND l.share_set_id IS NOT NULL)`
-    : '';
-  return `SELECT ss.share_set_id, ss.tenant_user_id, ss.share FROM royalty_share_sets ss WHERE ss.tenant_id = ${tenantId}${only}`;
-}
 
 const readCsv = (file: string, cols: readonly (readonly [string, string])[]) =>
   `read_csv('${file.replace(/'/g, "''")}', columns = {${cols.map(([c, t]) => `'${c}': '${t}'`).join(', ')}}, header = false, auto_detect = false, nullstr = '\\N', allow_quoted_nulls = false, quote = '"', escape = '"', delim = ',')`;
@@ -120,6 +104,8 @@ export class AnalyticsReplica {
   private readonly waiters = new Set<() => void>();
   private readonly reads = new Set<Promise<unknown>>();
   private readonly pollMs: number;
+  /** Requests the replica answered, and those Postgres answered instead (behind, not exact, failed). */
+  readonly stats = { answered: 0, postgres: 0 };
   /** Set once the first pass over every workspace is done (tests, benches). */
   firstPass: Promise<void>;
   private firstPassDone!: () => void;
@@ -182,7 +168,7 @@ export class AnalyticsReplica {
    * True when the replica holds the workspace at `version` or later and answers it exactly,
    * waiting at most `waitMs` for the follower to get there.
    */
-  async ready(tenantId: number, version: number, waitMs: number): Promise<boolean> {
+  async ready(tenantId: number, version: number, waitMs = this.opts.waitMs): Promise<boolean> {
     if (!(await this.open())) return false;
     const ok = () => {
       const a = this.applied.get(tenantId);
@@ -311,8 +297,8 @@ export class AnalyticsReplica {
           files = changed.rows.map((c: { id: string }) => c.id);
           if (files!.some((f) => !UUID_RE.test(f))) throw new Error('unexpected file id');
         }
-        await copyOut(trx, linesSelect(tenantId, files), linesCsv);
-        await copyOut(trx, shareSetsSelect(tenantId, files), setsCsv);
+        await copyOut(trx, this.opts.linesSql(tenantId, files), linesCsv);
+        await copyOut(trx, this.opts.shareSetsSql(tenantId, files), setsCsv);
         return { version, files, skip: false };
       }, { snapshot: true });
       if (read.skip || this.closed) return;

@@ -1,0 +1,70 @@
+/**
+ * The analytics engine of a process (docs/engine.md, "The analytics engine"): its DuckDB
+ * replica (engine/, which knows nothing of royalties: it is given here what to copy), made on
+ * the first analytics request of a process that serves the API (worker-only processes never
+ * make one) and closed with the process (compose.ts). ANALYTICS_ENGINE=postgres: none,
+ * Postgres answers alone.
+ */
+import type { AppServices } from '../../services';
+import { AnalyticsReplica } from './engine';
+import { LINE_DOWNLOADS, LINE_STREAMS, SHAPES } from './shapes';
+
+/** An amount DECIMAL(38,20) holds exactly (sums of such amounts fit too), a quantity DECIMAL(38,12) does. */
+const FITS_R = `(scale(l.base_amount) <= 20 AND abs(l.base_amount) < 1e17)`;
+const FITS = `(scale(l.quantity) <= 12 AND abs(l.quantity) < 1e26)`;
+
+/**
+ * A workspace's replica lines (REPLICA_LINE_COLUMNS), of `files` or of all: exactly the lines
+ * source of analytics.ts (sourceOf) — allocated lines of processed files, each with its file's
+ * period as its first rollup rows hold it. An amount or quantity the replica cannot hold
+ * exactly is copied as NULL (its workspace is then answered by Postgres).
+ */
+export function replicaLinesSql(tenantId: number, files: string[] | null): string {
+  const t = Number(tenantId);
+  const only = files ? ` AND d.file_id = ANY('{${files.join(',')}}'::uuid[])` : '';
+  return `SELECT l.file_id, l.sale_month, p.accounting_period, p.ap_end, l.share_set_id, l.artist_id, l.product_id, l.asset_id,
+                 l.dsp, l.country, l.sale_type, l.aggregator, CASE WHEN ${FITS_R} THEN l.base_amount END,
+                 CASE WHEN ${FITS} THEN l.quantity END, CASE WHEN ${FITS} THEN ${LINE_STREAMS} ELSE 0 END, CASE WHEN ${FITS} THEN ${LINE_DOWNLOADS} ELSE 0 END,
+                 least(scale(l.base_amount), 255), least(scale(l.quantity), 255)
+            FROM (SELECT DISTINCT ON (d.file_id) d.file_id AS id, d.accounting_period, d.ap_end FROM ${SHAPES[0]!.table} d
+                    JOIN files f ON f.tenant_id = d.tenant_id AND f.id = d.file_id
+                   WHERE d.tenant_id = ${t} AND f.status = 'processed'${only} ORDER BY d.file_id) p
+            JOIN royalty_lines l ON l.tenant_id = ${t} AND l.file_id = p.id AND l.base_amount IS NOT NULL`;
+}
+
+/** The share sets a workspace's replica needs (SHARE_SET_COLUMNS): those of the lines of `files`, or all. */
+export function replicaShareSetsSql(tenantId: number, files: string[] | null): string {
+  const t = Number(tenantId);
+  const only = files
+    ? ` AND ss.share_set_id IN (SELECT DISTINCT l.share_set_id FROM royalty_lines l WHERE l.tenant_id = ${t} AND l.file_id = ANY('{${files.join(',')}}'::uuid[]) AND l.share_set_id IS NOT NULL)`
+    : '';
+  return `SELECT ss.share_set_id, ss.tenant_user_id, ss.share FROM royalty_share_sets ss WHERE ss.tenant_id = ${t}${only}`;
+}
+
+const replicas = new WeakMap<AppServices, AnalyticsReplica>();
+
+/** The process's replica, or null when Postgres answers alone (the setting is read per request). */
+export function analyticsEngineOf(svc: AppServices): AnalyticsReplica | null {
+  if (svc.cfg.analyticsEngine !== 'duckdb') return null;
+  let r = replicas.get(svc);
+  if (!r) {
+    r = new AnalyticsReplica(svc.db, svc.log, {
+      path: svc.cfg.analyticsReplicaPath,
+      memory: svc.cfg.analyticsReplicaMemory,
+      threads: svc.cfg.analyticsReplicaThreads,
+      waitMs: svc.cfg.analyticsReplicaWaitMs,
+      linesSql: replicaLinesSql,
+      shareSetsSql: replicaShareSetsSql,
+    });
+    replicas.set(svc, r);
+  }
+  return r;
+}
+
+/** Closes the process's replica, if one was made. */
+export async function closeAnalyticsEngine(svc: AppServices): Promise<void> {
+  const r = replicas.get(svc);
+  if (!r) return;
+  replicas.delete(svc);
+  await r.close();
+}

@@ -1,0 +1,192 @@
+/**
+ * Issue 37, the analytics engine (docs/engine.md, "The analytics engine"): the DuckDB replica
+ * answers the /royalty/* breakdowns through the real HTTP stack exactly as the SQL sums of the
+ * lines, at once after a statement is processed, deleted or allocated again (no window where a
+ * file counts twice or half), with the workers in the API process and in a process of their
+ * own; the first request after a load (admin and a payee on every recording) is answered by the
+ * replica; and a workspace reaches nothing of another's, whatever ids it sends.
+ *
+ * The replica's wait for its version (ANALYTICS_REPLICA_WAIT_MS) is a minute here, so that
+ * "answered by the replica" does not depend on the machine's speed.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fork, type ChildProcess } from 'node:child_process';
+import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { createArtist, createAsset, createSplit, loadStatement, setShares, tx, waitForFile, waitForReallocation, type LineIn } from './helpers';
+import { royaltyAnalytics } from '../../src/modules/royalty/analytics';
+import { analyticsEngineOf } from '../../src/modules/royalty/analytics-engine';
+import { withTenant } from '../../src/db';
+
+const WAIT = { analyticsReplicaWaitMs: 60_000 };
+
+interface Fixture {
+  t: TestTenant;
+  assets: string[];
+  isrcs: string[];
+  artist: string;
+  split: string;
+}
+
+/** A workspace with three recordings (every tenth line of its statements names none of them), every one paying its `user` 40 % (a payee on the whole catalogue). */
+async function workspace(app: TestApp, name: string): Promise<Fixture> {
+  const t = await createTestTenant(app, name);
+  const artist = await createArtist(app, t.tenantId, `${name} Artist`);
+  const assets: string[] = [];
+  const isrcs = [0, 1, 2].map((i) => `QZ${name.slice(0, 3).toUpperCase()}24${String(i + 1).padStart(5, "0")}`);
+  for (const [i, isrc] of isrcs.entries()) assets.push(await createAsset(app, t.tenantId, { title: `${name} Song ${i}`, isrc, artistId: artist }));
+  const split = await createSplit(app, t.tenantId, { target: 'artist', id: artist, shares: { [t.users.user!.tenantUserId]: '40', [t.users.owner!.tenantUserId]: '60' } });
+  return { t, assets, isrcs, artist, split };
+}
+
+function lines(f: Fixture, n: number, seed: number): LineIn[] {
+  const out: LineIn[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push({
+      isrc: i % 10 === 9 ? 'QZZZZ2499999' : f.isrcs[i % 3],
+      saleMonth: `2024-0${1 + (i % 3)}-01`,
+      dsp: ['Spotify', 'Deezer', 'Apple Music'][(i + seed) % 3],
+      country: ['US', 'DE', 'FR', 'GB'][(i * 7 + seed) % 4],
+      saleType: i % 5 === 0 ? 'download' : 'stream',
+      quantity: String(1 + ((i * 13 + seed) % 97)),
+      net: `${(i * 37 + seed) % 1000}.${String((i * 7919 + seed) % 1_000_000_000_000_000).padStart(15, '0')}`,
+      currency: 'USD',
+    });
+  }
+  return out;
+}
+
+/** The SQL sums of the lines by store: a workspace's (payee null) or a payee's share of them. */
+async function sqlByStore(app: TestApp, tenantId: number, payee: string | null): Promise<Map<string, { revenue: string; quantity: string; lines: number }>> {
+  const { rows } = await tx(app, tenantId, (trx) =>
+    trx.raw(
+      `SELECT l.dsp, trim_scale(sum(l.base_amount${payee ? ' * s.share * 0.01' : ''}))::text AS revenue, trim_scale(sum(l.quantity))::text AS quantity, count(*)::int AS lines
+         FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id AND f.status = 'processed'
+         ${payee ? 'JOIN royalty_share_sets s ON s.tenant_id = l.tenant_id AND s.share_set_id = l.share_set_id AND s.tenant_user_id = ?' : ''}
+        WHERE l.base_amount IS NOT NULL GROUP BY l.dsp`,
+      payee ? [payee] : [],
+    ),
+  );
+  return new Map(rows.map((r: { dsp: string; revenue: string; quantity: string; lines: number }) => [r.dsp, { revenue: r.revenue, quantity: r.quantity, lines: r.lines }]));
+}
+
+async function httpByStore(app: TestApp, token: string, qs = ''): Promise<Map<string, { revenue: string; quantity: string; lines: number }>> {
+  const res = await app.request('GET', `/royalty/dsp${qs}`, { token });
+  assert.equal(res.status, 200, res.text);
+  return new Map(res.body.data.rows.map((r: { dsp: string; revenue: string; quantity: string; lines: number }) => [r.dsp, { revenue: r.revenue, quantity: r.quantity, lines: r.lines }]));
+}
+
+/** Reads admin and payee by store at once over HTTP and checks them against the SQL sums; both answered by the replica. */
+async function checkAtOnce(app: TestApp, f: Fixture, what: string): Promise<void> {
+  const replica = analyticsEngineOf(app.svc)!;
+  const before = { ...replica.stats };
+  const admin = await httpByStore(app, f.t.users.admin!.token);
+  const payee = await httpByStore(app, f.t.users.user!.token);
+  assert.deepEqual(admin, await sqlByStore(app, f.t.tenantId, null), `${what}: admin`);
+  assert.deepEqual(payee, await sqlByStore(app, f.t.tenantId, f.t.users.user!.tenantUserId), `${what}: payee`);
+  assert.deepEqual(replica.stats, { answered: before.answered + 2, postgres: before.postgres }, `${what}: answered by the replica`);
+}
+
+describe('the analytics engine: the DuckDB replica (workers in the API process)', function () {
+  this.timeout(170_000);
+  let app: TestApp;
+  let a: Fixture;
+  let b: Fixture;
+
+  before(async () => {
+    app = await startTestApp({ workers: true, config: WAIT });
+    a = await workspace(app, 'Alpha');
+    b = await workspace(app, 'Bravo');
+  });
+  after(async () => app?.close());
+
+  it('answers the first request after a load (admin and a payee on every recording) from the replica, exactly as the lines sum', async () => {
+    // No analytics request before: the replica opens and builds on this one.
+    await loadStatement(app, a.t.tenantId, { lines: lines(a, 240, 1) });
+    await checkAtOnce(app, a, 'first request');
+  });
+
+  it('a statement processed, deleted and allocated again is counted once at once, never twice or half', async () => {
+    const second = await loadStatement(app, a.t.tenantId, { lines: lines(a, 180, 2) });
+    await checkAtOnce(app, a, 'processed');
+    const third = await loadStatement(app, a.t.tenantId, { lines: lines(a, 90, 3) });
+    await checkAtOnce(app, a, 'another processed');
+    const del = await app.request('DELETE', `/file/${second}`, { token: a.t.users.admin!.token });
+    assert.equal(del.status, 200, del.text);
+    await checkAtOnce(app, a, 'deleted');
+    // Re-allocated after a split change (the lines move to other share sets), then one file allocated again.
+    await setShares(app, a.t.tenantId, a.split, { [a.t.users.user!.tenantUserId]: '45.5', [a.t.users.owner!.tenantUserId]: '54.5' });
+    await waitForReallocation(app, a.t.tenantId);
+    await checkAtOnce(app, a, 're-allocated');
+    const again = await app.request('POST', `/royalty/files/${third}/allocate`, { token: a.t.users.admin!.token });
+    assert.equal(again.status, 200, again.text);
+    await waitForFile(app, a.t.tenantId, third);
+    await checkAtOnce(app, a, 'allocated again');
+  });
+
+  it("a workspace reaches nothing of another's: B's admin and payees with A's file, artist and recording ids, and A's payee in B", async () => {
+    await loadStatement(app, b.t.tenantId, { lines: lines(b, 60, 4) });
+    const { rows: aFiles } = await app.svc.db.owner.raw(`SELECT id::text FROM files WHERE tenant_id = ? AND status = 'processed'`, [a.t.tenantId]);
+    assert.ok(aFiles.length > 0);
+    for (const token of [b.t.users.admin!.token, b.t.users.user!.token]) {
+      for (const qs of [`?table_name=${aFiles.map((r: { id: string }) => r.id).join(',')}`, `?artists=${a.artist}`, `?artist=${a.artist}`, `?asset=${a.assets[0]}`]) {
+        const res = await app.request('GET', `/royalty/${qs}`, { token });
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.body.data.rows, [], qs);
+        assert.deepEqual(res.body.data.total, { revenue: '0', quantity: '0', lines: 0 }, qs);
+      }
+    }
+    // A's payee (and A's owner) read in B's workspace, straight through the replica: nothing.
+    const replica = analyticsEngineOf(app.svc)!;
+    for (const payee of [a.t.users.user!.tenantUserId, a.t.users.owner!.tenantUserId]) {
+      const r = await withTenant(app.svc.db.app, b.t.tenantId, (trx) => royaltyAnalytics(trx, b.t.tenantId, payee, 'dsp', {}, { engine: replica }), { snapshot: true });
+      assert.equal(r.source, 'duckdb:lines × share sets');
+      assert.deepEqual(r.rows, []);
+    }
+    // B's own figures are B's alone.
+    await checkAtOnce(app, b, "B's own");
+  });
+});
+
+describe('the analytics engine: API and workers in separate processes', function () {
+  this.timeout(170_000);
+  let app: TestApp;
+  let worker: ChildProcess;
+  let a: Fixture;
+
+  before(async () => {
+    app = await startTestApp({ workers: false, config: WAIT });
+    a = await workspace(app, 'Apart');
+    worker = fork(path.resolve('test/helpers/stall-worker.ts'), [], {
+      execArgv: ['--import', 'tsx'],
+      env: {
+        ...process.env, DATABASE_URL: app.svc.db.url, DATA_DIR: app.dataDir, LOG_LEVEL: 'error', QUEUE_POLL_SECONDS: '0.5',
+        PASSWORD_HASH_MEMORY_KIB: '1024', ALLOW_PRIVATE_OUTBOUND: 'true', RONDO_STALL_PLAN: '{}', RONDO_STALL_AT: '',
+      },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      worker.once('exit', (code) => reject(new Error(`worker process exited early (${code})`)));
+      worker.on('message', (m: { ready?: boolean }) => m.ready && resolve());
+    });
+    worker.removeAllListeners('exit');
+  });
+  after(async () => {
+    if (worker) {
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.kill('SIGKILL');
+      await exited;
+    }
+    await app?.close();
+  });
+
+  it('a file processed and deleted by the worker process is in the API process\'s answers at once, exactly', async () => {
+    const first = await loadStatement(app, a.t.tenantId, { lines: lines(a, 150, 5) });
+    await checkAtOnce(app, a, 'processed by the worker process');
+    await loadStatement(app, a.t.tenantId, { lines: lines(a, 120, 6) });
+    await checkAtOnce(app, a, 'a second file');
+    const del = await app.request('DELETE', `/file/${first}`, { token: a.t.users.admin!.token });
+    assert.equal(del.status, 200, del.text);
+    await checkAtOnce(app, a, 'deleted');
+  });
+});
