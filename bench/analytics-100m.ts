@@ -28,7 +28,7 @@ import { boot, resolveDatabase } from '../src/compose';
 import { createApp } from '../src/app';
 import { withTenant } from '../src/db';
 import { createLogger } from '../src/lib/logger';
-import { analyticsEngineOf, closeAnalyticsEngine } from '../src/modules/royalty/engine';
+import { analyticsEngineOf, closeAnalyticsEngine } from '../src/modules/royalty/analytics-engine';
 import { ARTISTS, FILES, PRODUCTS, RECORDINGS, VIEWS, catalogueIds, loadCatalogue, loadLines, openWorkspace, shareSetMap, type View } from './analytics-workspace';
 import { combos, filterIds, httpGet, printTable, timed, type Row } from './analytics-queries';
 import { fileBytes, mb, peakRss, secs } from './analytics-stores';
