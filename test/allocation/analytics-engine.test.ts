@@ -56,34 +56,42 @@ function lines(f: Fixture, n: number, seed: number): LineIn[] {
   return out;
 }
 
-/** The SQL sums of the lines by store: a workspace's (payee null) or a payee's share of them. */
-async function sqlByStore(app: TestApp, tenantId: number, payee: string | null): Promise<Map<string, { revenue: string; quantity: string; lines: number }>> {
+type Sums = Map<string, { revenue: string; quantity: string; lines: number }>;
+
+/** The SQL sums of the lines by `key` (a line column): a workspace's (payee null) or a payee's share of them. */
+async function sqlBy(app: TestApp, tenantId: number, key: 'dsp' | 'asset_id', payee: string | null): Promise<Sums> {
   const { rows } = await tx(app, tenantId, (trx) =>
     trx.raw(
-      `SELECT l.dsp, trim_scale(sum(l.base_amount${payee ? ' * s.share * 0.01' : ''}))::text AS revenue, trim_scale(sum(l.quantity))::text AS quantity, count(*)::int AS lines
+      `SELECT l.${key}::text AS k, trim_scale(sum(l.base_amount${payee ? ' * s.share * 0.01' : ''}))::text AS revenue, trim_scale(sum(l.quantity))::text AS quantity, count(*)::int AS lines
          FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id AND f.status = 'processed'
          ${payee ? 'JOIN royalty_share_sets s ON s.tenant_id = l.tenant_id AND s.share_set_id = l.share_set_id AND s.tenant_user_id = ?' : ''}
-        WHERE l.base_amount IS NOT NULL GROUP BY l.dsp`,
+        WHERE l.base_amount IS NOT NULL GROUP BY l.${key}`,
       payee ? [payee] : [],
     ),
   );
-  return new Map(rows.map((r: { dsp: string; revenue: string; quantity: string; lines: number }) => [r.dsp, { revenue: r.revenue, quantity: r.quantity, lines: r.lines }]));
+  return new Map(rows.map((r: { k: string | null; revenue: string; quantity: string; lines: number }) => [String(r.k), { revenue: r.revenue, quantity: r.quantity, lines: r.lines }]));
 }
 
-async function httpByStore(app: TestApp, token: string, qs = ''): Promise<Map<string, { revenue: string; quantity: string; lines: number }>> {
-  const res = await app.request('GET', `/royalty/dsp${qs}`, { token });
+/** GET `route` (by store or by recording) as the same map. */
+async function httpBy(app: TestApp, token: string, route: '/royalty/dsp' | '/royalty/asset'): Promise<Sums> {
+  const res = await app.request('GET', `${route}?size=1000`, { token });
   assert.equal(res.status, 200, res.text);
-  return new Map(res.body.data.rows.map((r: { dsp: string; revenue: string; quantity: string; lines: number }) => [r.dsp, { revenue: r.revenue, quantity: r.quantity, lines: r.lines }]));
+  const key = route === '/royalty/dsp' ? 'dsp' : 'assetId';
+  return new Map(res.body.data.rows.map((r: Record<string, any>) => [String(r[key]), { revenue: r.revenue, quantity: r.quantity, lines: r.lines }]));
 }
 
-/** Reads admin and payee by store at once over HTTP and checks them against the SQL sums; both answered by the replica. */
+/**
+ * Reads at once over HTTP, checked against the SQL sums: the admin by recording and a payee
+ * on every recording by store (questions the replica answers; Postgres keeps the workspace's
+ * totals and statement dimensions, which its small rollups answer), both by the replica.
+ */
 async function checkAtOnce(app: TestApp, f: Fixture, what: string): Promise<void> {
   const replica = analyticsEngineOf(app.svc)!;
   const before = { ...replica.stats };
-  const admin = await httpByStore(app, f.t.users.admin!.token);
-  const payee = await httpByStore(app, f.t.users.user!.token);
-  assert.deepEqual(admin, await sqlByStore(app, f.t.tenantId, null), `${what}: admin`);
-  assert.deepEqual(payee, await sqlByStore(app, f.t.tenantId, f.t.users.user!.tenantUserId), `${what}: payee`);
+  const admin = await httpBy(app, f.t.users.admin!.token, '/royalty/asset');
+  const payee = await httpBy(app, f.t.users.user!.token, '/royalty/dsp');
+  assert.deepEqual(admin, await sqlBy(app, f.t.tenantId, 'asset_id', null), `${what}: admin`);
+  assert.deepEqual(payee, await sqlBy(app, f.t.tenantId, 'dsp', f.t.users.user!.tenantUserId), `${what}: payee`);
   assert.deepEqual(replica.stats, { answered: before.answered + 2, postgres: before.postgres }, `${what}: answered by the replica`);
 }
 
@@ -145,6 +153,27 @@ describe('the analytics engine: the DuckDB replica (workers in the API process)'
     }
     // B's own figures are B's alone.
     await checkAtOnce(app, b, "B's own");
+  });
+});
+
+describe('the analytics engine: what the replica cannot hold exactly', function () {
+  this.timeout(120_000);
+  let app: TestApp;
+  after(async () => app?.close());
+
+  it('a workspace with a quantity of 7 decimals is answered by Postgres, exactly, never rounded', async () => {
+    app = await startTestApp({ workers: true, config: WAIT });
+    const f = await workspace(app, 'Charlie');
+    const ls = lines(f, 40, 7);
+    ls[3] = { ...ls[3]!, quantity: '2.1234567' };
+    await loadStatement(app, f.t.tenantId, { lines: ls });
+    const replica = analyticsEngineOf(app.svc)!;
+    const before = { ...replica.stats };
+    const payee = await httpBy(app, f.t.users.user!.token, '/royalty/dsp');
+    assert.deepEqual(payee, await sqlBy(app, f.t.tenantId, 'dsp', f.t.users.user!.tenantUserId));
+    assert.ok([...payee.values()].some((r) => r.quantity.endsWith('.1234567')), 'the quantity keeps its 7 decimals');
+    assert.deepEqual(replica.stats, { answered: before.answered, postgres: before.postgres + 1 });
+    assert.equal(replica.state(f.t.tenantId)?.exact, false);
   });
 });
 

@@ -9,9 +9,9 @@ import type { AppServices } from '../../services';
 import { AnalyticsReplica } from './engine';
 import { LINE_DOWNLOADS, LINE_STREAMS, SHAPES } from './shapes';
 
-/** An amount DECIMAL(38,20) holds exactly (sums of such amounts fit too), a quantity DECIMAL(38,12) does. */
-const FITS_R = `(scale(l.base_amount) <= 20 AND abs(l.base_amount) < 1e17)`;
-const FITS = `(scale(l.quantity) <= 12 AND abs(l.quantity) < 1e26)`;
+/** An amount the replica's two decimals hold exactly (REPLICA_LINE_COLUMNS), a quantity its DECIMAL(18,6) does. */
+const FITS_R = `(scale(l.base_amount) <= 20 AND abs(l.base_amount) < 1e10)`;
+const FITS = `(scale(l.quantity) <= 6 AND abs(l.quantity) < 1e12)`;
 
 /**
  * A workspace's replica lines (REPLICA_LINE_COLUMNS), of `files` or of all: exactly the lines
@@ -23,7 +23,8 @@ export function replicaLinesSql(tenantId: number, files: string[] | null): strin
   const t = Number(tenantId);
   const only = files ? ` AND d.file_id = ANY('{${files.join(',')}}'::uuid[])` : '';
   return `SELECT l.file_id, l.sale_month, p.accounting_period, p.ap_end, l.share_set_id, l.artist_id, l.product_id, l.asset_id,
-                 l.dsp, l.country, l.sale_type, l.aggregator, CASE WHEN ${FITS_R} THEN l.base_amount END,
+                 l.dsp, l.country, l.sale_type, l.aggregator,
+                 CASE WHEN ${FITS_R} THEN trunc(l.base_amount, 8) END, CASE WHEN ${FITS_R} THEN (l.base_amount - trunc(l.base_amount, 8)) * 100000000 END,
                  CASE WHEN ${FITS} THEN l.quantity END, CASE WHEN ${FITS} THEN ${LINE_STREAMS} ELSE 0 END, CASE WHEN ${FITS} THEN ${LINE_DOWNLOADS} ELSE 0 END,
                  least(scale(l.base_amount), 255), least(scale(l.quantity), 255)
             FROM (SELECT DISTINCT ON (d.file_id) d.file_id AS id, d.accounting_period, d.ap_end FROM ${SHAPES[0]!.table} d

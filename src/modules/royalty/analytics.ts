@@ -166,6 +166,12 @@ const REFERENCE_FIELDS_SQL = `trim_scale(round(p.revenue * 1000 / nullif(p.quant
            trim_scale(round(p.revenue * 100 / nullif(t.t_revenue, 0), ${PERCENT_PLACES})) AS "RoyaltyPercentage",
            trim_scale(round(p.quantity * 100 / nullif(t.t_quantity, 0), ${PERCENT_PLACES})) AS "CountPercentage"`;
 
+/**
+ * The shapes keyed by no share set nor catalogue column (their rows per file do not grow with
+ * the catalogue): Postgres answers their plans even when the replica is on.
+ */
+export const SMALL_SHAPES = new Set(SHAPES.filter((s) => !s.keys.some((k) => k === 'share_set_id' || (CATALOGUE as readonly string[]).includes(k))));
+
 /** The Postgres types of the grouped rows' columns (the replica's rows are bound as arrays of them). */
 const GROUPED_TYPES: Record<string, string> = {
   ...KEY_TYPES, accounting_period: 'date', ap_end: 'date', file_id: 'uuid',
@@ -196,16 +202,19 @@ export async function royaltyAnalytics(
   // The grouped sums `g`: from the replica when it holds the workspace as this request's
   // snapshot sees it (engine/, docs/engine.md "The analytics engine"), else from Postgres.
   // Everything after `g` (names, order, paging, totals, derived fields) is Postgres' either way.
-  const grouped = opts.engine && !opts.raw ? await duckdbGrouped(opts.engine, trx, tenantId, payee, plan) : null;
+  // Postgres keeps the plans its small shapes answer (a few rows per file whatever the
+  // catalogue: tens of milliseconds at 10M lines, less than a scan of the replica's lines).
+  const replicaAnswers = !!opts.engine && !opts.raw && !(plan.shape && SMALL_SHAPES.has(plan.shape));
+  const grouped = replicaAnswers ? await duckdbGrouped(opts.engine!, trx, tenantId, payee, plan) : null;
   let sql: string;
   let sqlB: unknown[];
   let source: string;
   if (grouped) {
-    // Each sum at the scale Postgres' own sum would have (the largest of its terms'; a
-    // member's: the amounts' + 8, share × 0.01): exact (the sum has no more digits), and the
-    // divisions of the derived fields then round alike.
+    // The amount from its two parts (engine/replica.ts), each sum at the scale Postgres' own
+    // sum would have (the largest of its terms'; a member's: the amounts' + 8, share × 0.01):
+    // exact (the sum has no more digits), and the derived fields' divisions then round alike.
     const cols = [...groupCols, 'revenue', 'revenue2', 'quantity', 'lines', 'streams', 'downloads', 'rscale', 'qscale'];
-    const revenue = `round((g.revenue + g.revenue2)${plan.member ? ' * 0.01' : ''}, g.rscale)`;
+    const revenue = `round((g.revenue + g.revenue2 * 0.00000001)${plan.member ? ' * 0.01' : ''}, g.rscale)`;
     sql = `SELECT ${[...groupCols.map((c) => `g.${c}`), `${revenue} AS revenue`, `round(g.quantity, g.qscale) AS quantity`, 'g.lines', 'g.streams', 'g.downloads'].join(', ')}
              FROM unnest(${cols.map((c) => `?::${GROUPED_TYPES[c]}[]`).join(', ')}) AS g(${cols.join(', ')})`;
     sqlB = cols.map((c) => grouped.map((r) => r[c] ?? null));

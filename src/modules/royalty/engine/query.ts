@@ -2,7 +2,7 @@
  * A breakdown's grouped sums from the replica: the planner's plan (its group columns and its
  * filters, whose SQL DuckDB reads as Postgres does) over the workspace's own schema only.
  * A member's view groups by share set first, then applies the member's shares: Σ revenue ×
- * share × 0.01 per share set, exact DECIMAL(38,20) (the same figure Postgres sums line by line).
+ * share × 0.01 per share set, exact (the same figure Postgres sums line by line).
  */
 import type { Trx } from '../../../db';
 import type { AnalyticsReplica, GroupedRows } from './replica';
@@ -37,21 +37,20 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
   let sql: string;
   let b: unknown[];
   if (!plan.member) {
-    sql = `SELECT ${[...gc.map(out), str('sum(revenue)', 'revenue'), `'0' AS revenue2`, str('sum(quantity)', 'quantity'), str('count(*)', 'lines'),
+    sql = `SELECT ${[...gc.map(out), str('sum(revenue)', 'revenue'), str('sum(revenue_lo)', 'revenue2'), str('sum(quantity)', 'quantity'), str('count(*)', 'lines'),
                      str('sum(streams)', 'streams'), str('sum(downloads)', 'downloads'), str('max(rs)', 'rscale'), str('max(qs)', 'qscale')].join(', ')}
              FROM ${s}.lines ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
              ${gc.length ? `GROUP BY ${gc.join(', ')}` : 'HAVING count(*) > 0'}`;
     b = whereB;
   } else {
-    // Per share set: the revenue's integer and fractional parts apart (ri, rf), so that each
-    // times the share stays within DECIMAL(38): ri × share has 6 decimals, rf × share 26 and
-    // less than 100 × the lines. Postgres adds them and applies the 0.01 (analytics.ts).
+    // Per group and share set: Σ of each part of the amounts times the share (DECIMAL(38,14)
+    // and DECIMAL(38,18): exact). Postgres adds them and applies the 0.01 (analytics.ts).
     const mine = `share_set_id IN (SELECT share_set_id FROM ${s}.share_sets WHERE tenant_user_id = ?::UUID)`;
-    sql = `WITH g0 AS (SELECT ${[...gc, 'share_set_id'].join(', ')}, sum(CAST(trunc(revenue) AS DECIMAL(38,0))) AS ri, sum(revenue - trunc(revenue)) AS rf,
+    sql = `WITH g0 AS (SELECT ${[...gc, 'share_set_id'].join(', ')}, sum(revenue) AS h, sum(revenue_lo) AS lo,
                               sum(quantity) AS quantity, count(*) AS lines, sum(streams) AS streams, sum(downloads) AS downloads, max(rs) AS rs, max(qs) AS qs
                          FROM ${s}.lines WHERE ${[...where, mine].join(' AND ')}
                         GROUP BY ${[...gc, 'share_set_id'].join(', ')})
-           SELECT ${[...gc.map((c) => `CAST(g0.${c} AS VARCHAR) AS ${c}`), str('sum(g0.ri * ss.share)', 'revenue'), str('sum(g0.rf * ss.share)', 'revenue2'),
+           SELECT ${[...gc.map((c) => `CAST(g0.${c} AS VARCHAR) AS ${c}`), str('sum(g0.h * ss.share)', 'revenue'), str('sum(g0.lo * ss.share)', 'revenue2'),
                      ...['quantity', 'lines', 'streams', 'downloads'].map((m) => str(`sum(g0.${m})`, m)), str('max(g0.rs) + 8', 'rscale'), str('max(g0.qs)', 'qscale')].join(', ')}
              FROM g0 JOIN ${s}.share_sets ss ON ss.share_set_id = g0.share_set_id AND ss.tenant_user_id = ?::UUID
              ${gc.length ? `GROUP BY ${gc.map((c) => `g0.${c}`).join(', ')}` : 'HAVING count(*) > 0'}`;
