@@ -29,6 +29,7 @@ import { createApp } from '../src/app';
 import { withTenant } from '../src/db';
 import { createLogger } from '../src/lib/logger';
 import { analyticsEngineOf, closeAnalyticsEngine } from '../src/modules/royalty/analytics-engine';
+import { REPLICA_LINE_COLUMNS } from '../src/modules/royalty/engine';
 import { ARTISTS, FILES, PRODUCTS, RECORDINGS, VIEWS, catalogueIds, loadCatalogue, loadLines, openWorkspace, shareSetMap, type View } from './analytics-workspace';
 import { combos, filterIds, httpGet, printTable, timed, type Row } from './analytics-queries';
 import { fileBytes, mb, peakRss, secs } from './analytics-stores';
@@ -44,6 +45,13 @@ const loadAvg = () => os.loadavg().map((x) => x.toFixed(2)).join(', ');
 
 /** The lines of the workspace's replica, generated again in DuckDB at `n` lines (the files, months and share sets as the replica holds them). */
 async function generate(file: string, tenantId: number, cat: string, n: number): Promise<void> {
+  // The engine made the tables (its sync); the generator fills every one of its columns, or stops.
+  const filled = ['file_id', 'sale_month', 'accounting_period', 'ap_end', 'share_set_id', 'artist_id', 'product_id', 'asset_id', 'dsp', 'country', 'sale_type',
+    'aggregator', 'revenue', 'revenue_lo', 'quantity', 'streams', 'downloads', 'rs', 'qs'];
+  const engine = REPLICA_LINE_COLUMNS.map(([c]) => c);
+  if (engine.join() !== [...filled].sort((a, b) => engine.indexOf(a) - engine.indexOf(b)).join() || engine.length !== filled.length) {
+    throw new Error(`the replica's columns changed (${engine.join(', ')}): bring the generator to them`);
+  }
   const inst = await DuckDBInstance.create(file, { memory_limit: process.env.GEN_MEMORY ?? '4GB', threads: String(os.cpus().length) });
   const c = await inst.connect();
   const s = `t${tenantId}`;
@@ -67,15 +75,17 @@ async function generate(file: string, tenantId: number, cat: string, n: number):
               ['Spotify','Apple Music','YouTube','Amazon','Deezer','Tidal','TikTok','Pandora'][1 + (x.a + x.k) % 8] AS dsp,
               ['US','GB','DE','FR','BR','JP','MX','CA','AU','SE','NL','ES','IT','PL','IN','KR','NO','DK','FI','AR'][1 + (x.a // 7 + x.k // 8 + fl.m) % 20] AS country,
               x.sale_type, fl.aggregator,
-              CAST(CASE WHEN fl.aggregator = 'Believe' THEN round(x.net * fl.rate, 12) ELSE x.net END AS DECIMAL(28,12)) AS revenue,
+              -- the amount (at most 8 decimals here: 0.000731 × n, × a rate of 2 decimals) as the engine splits it: its part to 8 decimals, and the rest × 10^8 (0)
+              CAST(CASE WHEN fl.aggregator = 'Believe' THEN x.net * fl.rate ELSE x.net END AS DECIMAL(18,8)) AS revenue,
+              CAST(0 AS DECIMAL(18,12)) AS revenue_lo,
               x.quantity,
               CASE WHEN x.sale_type = 'stream' THEN x.quantity ELSE 0 END AS streams,
               CASE WHEN x.sale_type = 'download' THEN x.quantity ELSE 0 END AS downloads,
               12 AS rs, 0 AS qs
          FROM (SELECT f, g, a, k, g % 50 = 7 AS unknown,
                       ['stream','stream','stream','download','ugc'][1 + (a + k // 3) % 5] AS sale_type,
-                      CAST(((g % 1000) + 1) * 0.000731 AS DECIMAL(28,12)) AS net,
-                      CAST(1 + g % 40 AS DECIMAL(38,12)) AS quantity
+                      CAST(((g % 1000) + 1) * 0.000731 AS DECIMAL(18,6)) AS net,
+                      CAST(1 + g % 40 AS DECIMAL(18,6)) AS quantity
                  FROM (SELECT i // ${per} AS f, i % ${per} AS g, ((i % ${per}) * 7919) % ${RECORDINGS} AS a, (i % ${per}) // ${RECORDINGS} AS k FROM range(${n}::BIGINT) r(i))) x
          JOIN fl ON fl.f = x.f
          LEFT JOIN cat c ON c.a = x.a

@@ -64,7 +64,7 @@ async function main() {
     const ws = await openWorkspace(svc, true);
     const t = ws.id;
     const fileIds: string[] = (await withTenant(svc.db.app, t, (trx) => trx.raw(`SELECT id FROM files WHERE original_name NOT LIKE 'sync-%' ORDER BY created_at, id`))).rows.map((r: { id: string }) => r.id);
-    const { rows: [n] } = await svc.db.owner.raw(`SELECT count(*)::bigint AS n FROM royalty_lines WHERE tenant_id = ?`, [t]);
+    const n = Number((await svc.db.owner.raw(`SELECT count(*)::bigint AS n FROM royalty_lines WHERE tenant_id = ?`, [t])).rows[0].n);
     console.log(`scale-out bench: workspace ${t}, ${Number(n).toLocaleString()} lines; 2 API nodes + 1 worker on one Postgres; ${os.cpus().length} cores; load average ${loadAvg()}`);
     const worker = start('worker', 'src/worker.ts', { DATA_DIR: path.join(dataDir, 'node-worker'), RUN_WORKERS: 'true' });
     const nodes: Node[] = [];
