@@ -187,6 +187,22 @@ const REFERENCE_FIELDS_SQL = `trim_scale(round(p.revenue * 1000 / nullif(p.quant
  */
 export const SMALL_SHAPES = new Set(SHAPES.filter((s) => !s.keys.some((k) => k === 'share_set_id' || (CATALOGUE as readonly string[]).includes(k))));
 
+/**
+ * Whether the replica answers a plan, or Postgres (measured at 10M lines, bench/RESULTS.md
+ * "Analytics engine"): the replica scans its lines, so it answers what Postgres would read the
+ * statement lines for (a member by or under a statement dimension, a catalogue breakdown
+ * under one: 0.1–1 s against 4–10 s and more), and the recordings and products of the whole
+ * workspace (groups as many as the catalogue: 0.1–0.6 s against 0.25–5 s). Postgres keeps the
+ * rest: a catalogue filter (one artist, product or recording, read through its indexes: 3–31 ms
+ * against a scan's 46–253 ms), and the other plans a rollup shape answers (the small shapes'
+ * few rows per file, a member's totals, months, periods and artists: as fast or faster).
+ */
+export function engineAnswers(plan: Plan, group: GroupBy): boolean {
+  if (plan.filters.some((f) => f.cols.some((c) => (CATALOGUE as readonly string[]).includes(c)))) return false;
+  if (!plan.shape) return true;
+  return (group === 'asset' || group === 'product') && !SMALL_SHAPES.has(plan.shape);
+}
+
 /** The Postgres types of the grouped rows' columns (the replica's rows are bound as arrays of them). */
 const GROUPED_TYPES: Record<string, string> = {
   ...KEY_TYPES, accounting_period: 'date', ap_end: 'date', file_id: 'uuid',
@@ -217,9 +233,7 @@ export async function royaltyAnalytics(
   // The grouped sums `g`: from the replica when it holds the workspace as this request's
   // snapshot sees it (engine/, docs/engine.md "The analytics engine"), else from Postgres.
   // Everything after `g` (names, order, paging, totals, derived fields) is Postgres' either way.
-  // Postgres keeps the plans its small shapes answer (a few rows per file whatever the
-  // catalogue: tens of milliseconds at 10M lines, less than a scan of the replica's lines).
-  const replicaAnswers = !!opts.engine && !opts.raw && !(plan.shape && SMALL_SHAPES.has(plan.shape));
+  const replicaAnswers = !!opts.engine && !opts.raw && engineAnswers(plan, group);
   // Order (by default month and accounting-period rows chronological, others by revenue), then
   // one page: the page is taken first (a bounded top-N sort of the groups, not a sort of all
   // of them under a window), then numbered from its offset.
