@@ -32,11 +32,20 @@ const cents = (s: string) => new Decimal(s).toDecimalPlaces(2, Decimal.ROUND_HAL
 
 /** Whether the canvas has anything drawn on it (some pixel not transparent). */
 async function drawn(canvas: Locator): Promise<boolean> {
-  return canvas.evaluate((el) => {
+  // The chart library is fetched the first time a chart is drawn: the canvas is looked at
+  // until it has a painted pixel, for at most 10 s.
+  return canvas.evaluate(async (el) => {
     const c = el as unknown as { width: number; height: number; getContext(k: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
-    const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    for (let i = 3; i < px.length; i += 4) if (px[i] > 0) return c.width > 0;
-    return false;
+    for (let waited = 0; ; waited += 100) {
+      let painted = false;
+      if (c.width && c.height) {
+        const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        for (let i = 3; i < px.length && !painted; i += 4) painted = px[i]! > 0;
+      }
+      if (painted) return true;
+      if (waited >= 10_000) return false;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   });
 }
 
