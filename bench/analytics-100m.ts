@@ -21,18 +21,13 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { loadConfig } from '../src/config';
-import { boot, resolveDatabase } from '../src/compose';
-import { createApp } from '../src/app';
 import { withTenant } from '../src/db';
-import { createLogger } from '../src/lib/logger';
 import { analyticsEngineOf, closeAnalyticsEngine } from '../src/modules/royalty/analytics-engine';
 import { REPLICA_LINE_COLUMNS } from '../src/modules/royalty/engine';
 import { ARTISTS, FILES, PRODUCTS, RECORDINGS, VIEWS, catalogueIds, loadCatalogue, loadLines, openWorkspace, shareSetMap, type View } from './analytics-workspace';
 import { combos, filterIds, httpGet, printTable, timed, type Row } from './analytics-queries';
-import { fileBytes, mb, peakRss, secs } from './analytics-stores';
+import { fileBytes, mb, peakRss, secs, startBenchApi } from './analytics-stores';
 
 const arg = (f: string) => (process.argv.indexOf(f) > 0 ? process.argv[process.argv.indexOf(f) + 1] : undefined);
 const LINES = Number(arg('--lines') ?? process.env.LINES ?? 100_000_000);
@@ -102,15 +97,11 @@ async function generate(file: string, tenantId: number, cat: string, n: number):
 async function main() {
   const dataDir = process.env.BENCH_DATA_DIR || (await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-bench-')));
   await fs.mkdir(dataDir, { recursive: true });
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ANALYTICS_')));
-  const cfg = loadConfig(env, { dataDir, logLevel: 'silent', passwordHashMemoryKiB: 1024 });
-  if (cfg.analyticsEngine !== 'duckdb') throw new Error('bench:analytics-100m measures the engine: ANALYTICS_ENGINE=duckdb');
-  const { url, embedded } = await resolveDatabase(cfg, createLogger('silent'), { fast: true });
-  const rt = await boot(cfg, { workers: false, queue: true, migrate: true, databaseUrl: url });
-  const svc = rt.svc;
-  const server = createApp(svc).listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { cfg, url, svc, base, stop } = await startBenchApi(dataDir, 'silent');
+  if (cfg.analyticsEngine !== 'duckdb') {
+    await stop();
+    throw new Error('bench:analytics-100m measures the engine: ANALYTICS_ENGINE=duckdb');
+  }
   const db = svc.db.app;
   try {
     const reuse = process.argv.includes('--reuse');
@@ -176,10 +167,7 @@ async function main() {
     console.log(`peak RSS of this process (the API with its replica, and the bench's client): ${mb(await peakRss())} (${mb(rssBefore)} before the queries)`);
     if (process.env.BENCH_JSON) await fs.writeFile(process.env.BENCH_JSON, JSON.stringify({ date: new Date().toISOString(), lines: LINES, rows }, null, 1));
   } finally {
-    server.close();
-    server.closeAllConnections();
-    await rt.shutdown();
-    await embedded?.stop();
+    await stop();
     if (!process.env.BENCH_DATA_DIR) await fs.rm(dataDir, { recursive: true, force: true });
   }
 }

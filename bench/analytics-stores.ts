@@ -1,7 +1,7 @@
 /**
  * The analytics benches' store figures (issue 37): the bare COPY of the lines as stored (the
  * reference of "upload → analytics ready ≤ 4×" and of "disk ≤ 3× the bare table"), file
- * sizes, the replica's build, and a process's peak RSS.
+ * sizes, the replica's build, and a process's peak RSS; and the benches' API on loopback.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -9,7 +9,12 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import pgCopy from 'pg-copy-streams';
+import type { AddressInfo } from 'node:net';
 import { LINE_COLUMNS } from '../src/modules/files/line-copy';
+import { loadConfig } from '../src/config';
+import { boot, resolveDatabase } from '../src/compose';
+import { createApp } from '../src/app';
+import { createLogger } from '../src/lib/logger';
 
 /**
  * Dumps a workspace's lines (the columns as stored, of `files` or all), creates a plain table
@@ -56,3 +61,24 @@ export async function peakRss(pid?: number): Promise<number> {
 
 export const mb = (b: number) => `${(b / 1e6).toFixed(0)} MB`;
 export const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * The bench's API on loopback, as a node runs it: the configuration of the ANALYTICS_* variables
+ * over `dataDir`, its database (embedded unless DATABASE_URL), no workers. `stop` closes it all.
+ */
+export async function startBenchApi(dataDir: string, logLevel: 'silent' | 'info') {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ANALYTICS_')));
+  const cfg = loadConfig(env, { dataDir, logLevel, passwordHashMemoryKiB: 1024 });
+  const { url, embedded } = await resolveDatabase(cfg, createLogger('silent'), { fast: true });
+  const rt = await boot(cfg, { workers: false, queue: true, migrate: true, databaseUrl: url });
+  const server = createApp(rt.svc).listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  async function stop() {
+    server.close();
+    server.closeAllConnections();
+    await rt.shutdown();
+    await embedded?.stop();
+  }
+  return { cfg, url, svc: rt.svc, base, stop };
+}

@@ -24,17 +24,12 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../src/config';
-import { boot, resolveDatabase } from '../src/compose';
-import { createApp } from '../src/app';
 import { withTenant } from '../src/db';
-import { createLogger } from '../src/lib/logger';
 import { royaltyAnalytics } from '../src/modules/royalty/analytics';
 import { analyticsEngineOf } from '../src/modules/royalty/analytics-engine';
 import { ARTISTS, FILES, PRODUCTS, RECORDINGS, VIEWS, loadCatalogue, loadFile, loadLines, openWorkspace, type View } from './analytics-workspace';
 import { combos, filterIds, httpGet, printTable, timed, type Row } from './analytics-queries';
-import { bareCopy, fileBytes, mb, peakRss, secs } from './analytics-stores';
+import { bareCopy, fileBytes, mb, peakRss, secs, startBenchApi } from './analytics-stores';
 
 const argLines = process.argv.indexOf('--lines');
 const LINES = Number(argLines > 0 ? process.argv[argLines + 1] : process.env.LINES ?? 10_000_000);
@@ -53,14 +48,7 @@ async function main() {
   const dataDir = process.env.BENCH_DATA_DIR || (await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-bench-')));
   await fs.mkdir(dataDir, { recursive: true });
   await fs.chmod(dataDir, 0o755);
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ANALYTICS_')));
-  const cfg = loadConfig(env, { dataDir, logLevel: process.env.BENCH_VERBOSE ? 'info' : 'silent', passwordHashMemoryKiB: 1024 });
-  const { url, embedded } = await resolveDatabase(cfg, createLogger('silent'), { fast: true });
-  const rt = await boot(cfg, { workers: false, queue: true, migrate: true, databaseUrl: url });
-  const svc = rt.svc;
-  const server = createApp(svc).listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { cfg, url, svc, base, stop } = await startBenchApi(dataDir, process.env.BENCH_VERBOSE ? 'info' : 'silent');
   const db = svc.db.app;
   try {
     const ws = await openWorkspace(svc, REUSE);
@@ -161,10 +149,7 @@ async function main() {
     if (engine) console.log(`replica file now: ${mb(await fileBytes(cfg.analyticsReplicaPath))}`);
     if (process.env.BENCH_JSON) await fs.writeFile(process.env.BENCH_JSON, JSON.stringify({ date: new Date().toISOString(), lines: LINES, engine: cfg.analyticsEngine, rows }, null, 1));
   } finally {
-    server.close();
-    server.closeAllConnections();
-    await rt.shutdown();
-    await embedded?.stop();
+    await stop();
     if (!process.env.BENCH_DATA_DIR) await fs.rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -10,8 +10,8 @@
  * "answered by the replica" does not depend on the machine's speed.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { startWorkerProcess, stopWorkerProcess } from '../helpers/worker-process';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, loadStatement, setShares, tx, waitForFile, waitForReallocation, type LineIn } from './helpers';
 import { royaltyAnalytics } from '../../src/modules/royalty/analytics';
@@ -186,26 +186,10 @@ describe('the analytics engine: API and workers in separate processes', function
   before(async () => {
     app = await startTestApp({ workers: false, config: WAIT });
     a = await workspace(app, 'Apart');
-    worker = fork(path.resolve('test/helpers/stall-worker.ts'), [], {
-      execArgv: ['--import', 'tsx'],
-      env: {
-        ...process.env, DATABASE_URL: app.svc.db.url, DATA_DIR: app.dataDir, LOG_LEVEL: 'error', QUEUE_POLL_SECONDS: '0.5',
-        PASSWORD_HASH_MEMORY_KIB: '1024', ALLOW_PRIVATE_OUTBOUND: 'true', RONDO_STALL_PLAN: '{}', RONDO_STALL_AT: '',
-      },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      worker.once('exit', (code) => reject(new Error(`worker process exited early (${code})`)));
-      worker.on('message', (m: { ready?: boolean }) => m.ready && resolve());
-    });
-    worker.removeAllListeners('exit');
+    worker = await startWorkerProcess(app);
   });
   after(async () => {
-    if (worker) {
-      const exited = new Promise((resolve) => worker.once('exit', resolve));
-      worker.kill('SIGKILL');
-      await exited;
-    }
+    await stopWorkerProcess(worker);
     await app?.close();
   });
 

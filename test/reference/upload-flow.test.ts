@@ -15,7 +15,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { startWorkerProcess, stopWorkerProcess } from '../helpers/worker-process';
 import { io, type Socket } from 'socket.io-client';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 
@@ -57,28 +58,12 @@ describe("the reference service's upload flow with detection and Socket.io progr
     app = await startTestApp({ workers: false });
     a = await createTestTenant(app, 'Uploads A');
     b = await createTestTenant(app, 'Uploads B');
-    worker = fork(path.resolve('test/helpers/stall-worker.ts'), [], {
-      execArgv: ['--import', 'tsx'],
-      env: {
-        ...process.env, DATABASE_URL: app.svc.db.url, DATA_DIR: app.dataDir, LOG_LEVEL: 'error', QUEUE_POLL_SECONDS: '0.5',
-        PASSWORD_HASH_MEMORY_KIB: '1024', ALLOW_PRIVATE_OUTBOUND: 'true', RONDO_STALL_PLAN: '{}', RONDO_STALL_AT: '',
-      },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      worker.once('exit', (code) => reject(new Error(`worker process exited early (${code})`)));
-      worker.on('message', (m: { ready?: boolean }) => m.ready && resolve());
-    });
-    worker.removeAllListeners('exit');
+    worker = await startWorkerProcess(app);
   });
 
   after(async () => {
     for (const s of clients) s.disconnect();
-    if (worker) {
-      const exited = new Promise((resolve) => worker.once('exit', resolve));
-      worker.kill('SIGKILL');
-      await exited;
-    }
+    await stopWorkerProcess(worker);
     await app?.close();
   });
 
