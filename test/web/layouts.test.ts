@@ -124,7 +124,8 @@ describe('web app: teaching a statement layout in headless Chromium', function (
 
     const sources = page.getByRole('region', { name: "Your workspace's layouts" });
     await sources.getByRole('button', { name: `Deactivate ${derived.name}` }).click();
-    await sources.getByRole('button', { name: `Activate ${derived.name}` }).waitFor();
+    // exact: a role name matches as a case-insensitive substring, and "Deactivate …" holds "activate …"
+    await sources.getByRole('button', { name: `Activate ${derived.name}`, exact: true }).waitFor();
     assert.equal((await app.request('GET', `/sources/${derived.id}`, { token })).body.data.active, false);
   });
 
