@@ -59,22 +59,22 @@ function lines(f: Fixture, n: number, seed: number): LineIn[] {
 type Sums = Map<string, { revenue: string; quantity: string; lines: number }>;
 
 /** The SQL sums of the lines by `key` (a line column): a workspace's (payee null) or a payee's share of them. */
-async function sqlBy(app: TestApp, tenantId: number, key: 'dsp' | 'asset_id', payee: string | null): Promise<Sums> {
+async function sqlBy(app: TestApp, tenantId: number, key: 'dsp' | 'asset_id', payee: string | null, saleType?: string): Promise<Sums> {
   const { rows } = await tx(app, tenantId, (trx) =>
     trx.raw(
       `SELECT l.${key}::text AS k, trim_scale(sum(l.base_amount${payee ? ' * s.share * 0.01' : ''}))::text AS revenue, trim_scale(sum(l.quantity))::text AS quantity, count(*)::int AS lines
          FROM royalty_lines l JOIN files f ON f.tenant_id = l.tenant_id AND f.id = l.file_id AND f.status = 'processed'
          ${payee ? 'JOIN royalty_share_sets s ON s.tenant_id = l.tenant_id AND s.share_set_id = l.share_set_id AND s.tenant_user_id = ?' : ''}
-        WHERE l.base_amount IS NOT NULL GROUP BY l.${key}`,
-      payee ? [payee] : [],
+        WHERE l.base_amount IS NOT NULL${saleType ? ' AND l.sale_type = ?' : ''} GROUP BY l.${key}`,
+      [...(payee ? [payee] : []), ...(saleType ? [saleType] : [])],
     ),
   );
   return new Map(rows.map((r: { k: string | null; revenue: string; quantity: string; lines: number }) => [String(r.k), { revenue: r.revenue, quantity: r.quantity, lines: r.lines }]));
 }
 
 /** GET `route` (by store or by recording) as the same map. */
-async function httpBy(app: TestApp, token: string, route: '/royalty/dsp' | '/royalty/asset'): Promise<Sums> {
-  const res = await app.request('GET', `${route}?size=1000`, { token });
+async function httpBy(app: TestApp, token: string, route: '/royalty/dsp' | '/royalty/asset', saleType?: string): Promise<Sums> {
+  const res = await app.request('GET', `${route}?size=1000${saleType ? `&saleType=${saleType}` : ''}`, { token });
   assert.equal(res.status, 200, res.text);
   const key = route === '/royalty/dsp' ? 'dsp' : 'assetId';
   return new Map(res.body.data.rows.map((r: Record<string, any>) => [String(r[key]), { revenue: r.revenue, quantity: r.quantity, lines: r.lines }]));
@@ -82,17 +82,21 @@ async function httpBy(app: TestApp, token: string, route: '/royalty/dsp' | '/roy
 
 /**
  * Reads at once over HTTP, checked against the SQL sums: the admin by recording and a payee
- * on every recording by store (questions the replica answers; Postgres keeps the workspace's
+ * on every recording by store, unfiltered (the replica's sums) and under a sale type (its
+ * lines) (questions the replica answers; Postgres keeps the workspace's
  * totals and statement dimensions, which its small rollups answer), both by the replica.
  */
 async function checkAtOnce(app: TestApp, f: Fixture, what: string): Promise<void> {
   const replica = analyticsEngineOf(app.svc)!;
   const before = { ...replica.stats };
-  const admin = await httpBy(app, f.t.users.admin!.token, '/royalty/asset');
-  const payee = await httpBy(app, f.t.users.user!.token, '/royalty/dsp');
-  assert.deepEqual(admin, await sqlBy(app, f.t.tenantId, 'asset_id', null), `${what}: admin`);
-  assert.deepEqual(payee, await sqlBy(app, f.t.tenantId, 'dsp', f.t.users.user!.tenantUserId), `${what}: payee`);
-  assert.deepEqual(replica.stats, { answered: before.answered + 2, postgres: before.postgres }, `${what}: answered by the replica`);
+  // Unfiltered: the replica's sums; under a sale type: its lines.
+  for (const saleType of [undefined, 'stream']) {
+    const admin = await httpBy(app, f.t.users.admin!.token, '/royalty/asset', saleType);
+    const payee = await httpBy(app, f.t.users.user!.token, '/royalty/dsp', saleType);
+    assert.deepEqual(admin, await sqlBy(app, f.t.tenantId, 'asset_id', null, saleType), `${what}: admin ${saleType ?? ''}`);
+    assert.deepEqual(payee, await sqlBy(app, f.t.tenantId, 'dsp', f.t.users.user!.tenantUserId, saleType), `${what}: payee ${saleType ?? ''}`);
+  }
+  assert.deepEqual(replica.stats, { answered: before.answered + 4, postgres: before.postgres }, `${what}: answered by the replica`);
 }
 
 describe('the analytics engine: the DuckDB replica (workers in the API process)', function () {
@@ -148,7 +152,7 @@ describe('the analytics engine: the DuckDB replica (workers in the API process)'
     const replica = analyticsEngineOf(app.svc)!;
     for (const payee of [a.t.users.user!.tenantUserId, a.t.users.owner!.tenantUserId]) {
       const r = await withTenant(app.svc.db.app, b.t.tenantId, (trx) => royaltyAnalytics(trx, b.t.tenantId, payee, 'dsp', {}, { engine: replica }), { snapshot: true });
-      assert.equal(r.source, 'duckdb:lines × share sets');
+      assert.equal(r.source, 'duckdb:sums × share sets');
       assert.deepEqual(r.rows, []);
     }
     // B's own figures are B's alone.

@@ -5,13 +5,24 @@
  * share × 0.01 per share set, exact (the same figure Postgres sums line by line).
  */
 import type { Trx } from '../../../db';
-import type { AnalyticsReplica, GroupedRows } from './replica';
+import { REPLICA_SUMS, type AnalyticsReplica, type GroupedRows, type ReplicaSums } from './replica';
 
 /** What of the planner's plan (royalty/planner.ts) the replica reads: the filters' SQL reads the same column names. */
 export interface GroupedPlan {
   member: boolean;
   groupCols: string[];
-  filters: { sql: string; b: unknown[] }[];
+  filters: { sql: string; b: unknown[]; cols: readonly string[] }[];
+}
+
+/**
+ * The replica's sums that answer a plan (replica.ts REPLICA_SUMS), or null: the lines. They do
+ * when the plan groups by exactly their columns and filters on those columns only (a filter
+ * naming no column, a file's or a period's, reads the lines).
+ */
+export function replicaSumsOf(plan: Pick<GroupedPlan, 'groupCols' | 'filters'> & { filters: { cols: readonly string[] }[] }): ReplicaSums | null {
+  const x = REPLICA_SUMS.find((r) => r.cols.length === plan.groupCols.length && r.cols.every((c, i) => c === plan.groupCols[i]));
+  if (!x) return null;
+  return plan.filters.every((f) => f.cols.length > 0 && f.cols.every((c) => x.cols.includes(c))) ? x : null;
 }
 
 /**
@@ -28,6 +39,8 @@ export interface EnginePage {
 export interface Grouped {
   rows: GroupedRows;
   totals: Record<string, string | null> | null;
+  /** Whether the replica's sums answered (else its lines). */
+  sums: boolean;
 }
 
 /**
@@ -45,27 +58,31 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
     return null;
   }
   replica.stats.answered++;
-  if (version === 0) return { rows: [], totals: page ? { n: '0' } : null }; // no statement processed yet
+  if (version === 0) return { rows: [], totals: page ? { n: '0' } : null, sums: false }; // no statement processed yet
   const s = `t${Number(tenantId)}`;
   const gc = plan.groupCols;
   const where = plan.filters.map((f) => f.sql);
   const whereB = plan.filters.flatMap((f) => f.b);
   const measures = ['revenue', 'revenue2', 'quantity', 'lines', 'streams', 'downloads', 'rscale', 'qscale'];
+  // The sums when they answer (a row per share set and group: the same figures summed once more), else the lines.
+  const sums = replicaSumsOf(plan);
+  const from = sums ? `${s}.${sums.table}` : `${s}.lines`;
+  const [h, lo, lines] = sums ? ['h', 'lo', 'sum(lines)'] : ['revenue', 'revenue_lo', 'count(*)'];
   let inner: string;
   let b: unknown[];
   if (!plan.member) {
-    inner = `SELECT ${[...gc, 'sum(revenue) AS revenue', 'sum(revenue_lo) AS revenue2', 'sum(quantity) AS quantity', 'count(*) AS lines',
+    inner = `SELECT ${[...gc, `sum(${h}) AS revenue`, `sum(${lo}) AS revenue2`, 'sum(quantity) AS quantity', `${lines} AS lines`,
                        'sum(streams) AS streams', 'sum(downloads) AS downloads', 'max(rs) AS rscale', 'max(qs) AS qscale'].join(', ')}
-               FROM ${s}.lines ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+               FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
                ${gc.length ? `GROUP BY ${gc.join(', ')}` : 'HAVING count(*) > 0'}`;
     b = whereB;
   } else {
     // Per group and share set: Σ of each part of the amounts times the share (DECIMAL(38,14)
     // and DECIMAL(38,18): exact). Postgres adds them and applies the 0.01 (analytics.ts).
     const mine = `share_set_id IN (SELECT share_set_id FROM ${s}.share_sets WHERE tenant_user_id = ?::UUID)`;
-    inner = `WITH g0 AS (SELECT ${[...gc, 'share_set_id'].join(', ')}, sum(revenue) AS h, sum(revenue_lo) AS lo,
-                                sum(quantity) AS quantity, count(*) AS lines, sum(streams) AS streams, sum(downloads) AS downloads, max(rs) AS rs, max(qs) AS qs
-                           FROM ${s}.lines WHERE ${[...where, mine].join(' AND ')}
+    inner = `WITH g0 AS (SELECT ${[...gc, 'share_set_id'].join(', ')}, sum(${h}) AS h, sum(${lo}) AS lo,
+                                sum(quantity) AS quantity, ${lines} AS lines, sum(streams) AS streams, sum(downloads) AS downloads, max(rs) AS rs, max(qs) AS qs
+                           FROM ${from} WHERE ${[...where, mine].join(' AND ')}
                           GROUP BY ${[...gc, 'share_set_id'].join(', ')})
              SELECT ${[...gc.map((c) => `g0.${c}`), 'sum(g0.h * ss.share) AS revenue', 'sum(g0.lo * ss.share) AS revenue2',
                        ...['quantity', 'lines', 'streams', 'downloads'].map((m) => `sum(g0.${m}) AS ${m}`), 'max(g0.rs) + 8 AS rscale', 'max(g0.qs) AS qscale'].join(', ')}
@@ -86,10 +103,10 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
                  str('max(rscale)', 'rscale'), str('max(qscale)', 'qscale')].join(', ')} FROM g`;
   try {
     const out = await replica.query(sql, b);
-    if (!page) return { rows: out, totals: null };
+    if (!page) return { rows: out, totals: null, sums: !!sums };
     const totals = out.find((r) => r.rn === null) ?? null;
     const pageRows = out.filter((r) => r.rn !== null).sort((x, y) => Number(x.rn) - Number(y.rn));
-    return { rows: pageRows, totals };
+    return { rows: pageRows, totals, sums: !!sums };
   } catch (err) {
     // A sum beyond DECIMAL(38) (DuckDB refuses it, never rounds): Postgres answers.
     replica.warn({ err, tenantId }, 'analytics replica query failed: Postgres answers');

@@ -75,7 +75,39 @@ export const REPLICA_LINE_COLUMNS: readonly (readonly [string, string])[] = [
   ['qs', 'UTINYINT'],
 ];
 /** The replica's format: a file of another format is built again (as one of another database). */
-const FORMAT = 2;
+const FORMAT = 3;
+
+/**
+ * The replica's sums: a workspace's lines summed by share set and one breakdown's columns (or
+ * none: its totals), kept with the lines in the same transaction. A breakdown with no filter,
+ * or filtered on its own columns only, reads them instead of every line: a payee on every
+ * share set reads a row per share set and group, not the lines (docs/engine.md, "Sums").
+ * The line's amount and quantity scales are keys too (a sum's scale is the largest of its
+ * terms': kept exact when a file's lines leave).
+ */
+export interface ReplicaSums {
+  table: string;
+  cols: readonly string[];
+}
+export const REPLICA_SUMS: readonly ReplicaSums[] = [
+  { table: 'sums', cols: [] },
+  { table: 'sums_sale_month', cols: ['sale_month'] },
+  { table: 'sums_period', cols: ['accounting_period', 'ap_end'] },
+  ...['dsp', 'country', 'sale_type', 'aggregator', 'artist_id', 'product_id', 'asset_id'].map((c) => ({ table: `sums_${c}`, cols: [c] })),
+];
+const sumsKeys = (x: ReplicaSums) => ['share_set_id', ...x.cols, 'rs', 'qs'];
+/** The sums of `lines` rows (a sign of -1: to take a file's lines out). */
+const sumsOfLines = (x: ReplicaSums, from: string, sign: 1 | -1 = 1) => {
+  const m = sign < 0 ? '-' : '';
+  return `SELECT ${sumsKeys(x).join(', ')}, ${m}sum(revenue) AS h, ${m}sum(revenue_lo) AS lo, ${m}sum(quantity) AS quantity,
+                 ${m}count(*) AS lines, ${m}sum(streams) AS streams, ${m}sum(downloads) AS downloads
+            FROM ${from} GROUP BY ${sumsKeys(x).join(', ')}`;
+};
+
+/** Builds a workspace schema's sums from its lines (a new schema, or lines written by other means: the 100M bench). */
+export async function buildReplicaSums(c: DuckDBConnection, schema: string): Promise<void> {
+  for (const x of REPLICA_SUMS) await c.run(`CREATE OR REPLACE TABLE ${schema}.${x.table} AS ${sumsOfLines(x, `${schema}.lines`)}`);
+}
 export const SHARE_SET_COLUMNS: readonly (readonly [string, string])[] = [
   ['share_set_id', 'UUID'],
   ['tenant_user_id', 'UUID'],
@@ -322,15 +354,33 @@ export class AnalyticsReplica {
       const s = `t${tenantId}`;
       await w.run('BEGIN TRANSACTION');
       try {
+        const files = read.files?.length ? listValue(read.files) : null;
+        const ofFiles = `(SELECT * FROM ${s}.lines WHERE file_id = ANY(?::UUID[]))`;
         if (read.files === null) {
           await w.run(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
           await w.run(`CREATE SCHEMA ${s}`);
           await w.run(`CREATE TABLE ${s}.lines (${REPLICA_LINE_COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')})`);
           await w.run(`CREATE TABLE ${s}.share_sets (${SHARE_SET_COLUMNS.map(([c, t]) => `${c} ${t} NOT NULL`).join(', ')})`);
-        } else if (read.files.length) {
-          await w.run(`DELETE FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [listValue(read.files)]);
+        } else if (files) {
+          // The changed files' lines leave the sums (their change: old lines out, new lines in).
+          for (const x of REPLICA_SUMS) await w.run(`CREATE TEMP TABLE d_${x.table} AS ${sumsOfLines(x, ofFiles, -1)}`, [files]);
+          await w.run(`DELETE FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
         }
         await w.run(`INSERT INTO ${s}.lines SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
+        if (read.files === null) await buildReplicaSums(w, s);
+        else if (files) {
+          for (const x of REPLICA_SUMS) {
+            const keys = sumsKeys(x).join(', ');
+            await w.run(`INSERT INTO d_${x.table} ${sumsOfLines(x, ofFiles)}`, [files]);
+            await w.run(
+              `CREATE OR REPLACE TABLE ${s}.${x.table} AS
+                 SELECT ${keys}, sum(h) AS h, sum(lo) AS lo, sum(quantity) AS quantity, sum(lines) AS lines, sum(streams) AS streams, sum(downloads) AS downloads
+                   FROM (SELECT * FROM ${s}.${x.table} UNION ALL BY NAME SELECT * FROM d_${x.table})
+                  GROUP BY ${keys} HAVING sum(lines) <> 0`,
+            );
+            await w.run(`DROP TABLE d_${x.table}`);
+          }
+        }
         await w.run(
           `INSERT INTO ${s}.share_sets SELECT DISTINCT n.* FROM ${readCsv(setsCsv, SHARE_SET_COLUMNS)} n
             WHERE NOT EXISTS (SELECT 1 FROM ${s}.share_sets o WHERE o.share_set_id = n.share_set_id AND o.tenant_user_id = n.tenant_user_id)`,
