@@ -189,13 +189,15 @@ export const SMALL_SHAPES = new Set(SHAPES.filter((s) => !s.keys.some((k) => k =
 
 /**
  * Whether the replica answers a plan, or Postgres (measured at 10M lines, bench/RESULTS.md
- * "Analytics engine"): the replica scans its lines, so it answers what Postgres would read the
- * statement lines for (a member by or under a statement dimension, a catalogue breakdown
- * under one: 0.1–1 s against 4–10 s and more), and the recordings and products of the whole
- * workspace (groups as many as the catalogue: 0.1–0.6 s against 0.25–5 s). Postgres keeps the
- * rest: a catalogue filter (one artist, product or recording, read through its indexes: 3–31 ms
- * against a scan's 46–253 ms), and the other plans a rollup shape answers (the small shapes'
- * few rows per file, a member's totals, months, periods and artists: as fast or faster).
+ * "Analytics engine"): the replica answers what Postgres would read the statement lines for
+ * (a member by or under a statement dimension, a catalogue breakdown under one: 0.1–1 s
+ * against 4–10 s and more), the recordings and products of the whole workspace (groups as
+ * many as the catalogue), what its sums hold (a breakdown filtered on its own columns at most:
+ * a row per share set and group, where the rollups hold rows per file and month) and the
+ * workspace's artists under a statement dimension. Postgres keeps the rest: a catalogue
+ * filter (one artist, product or recording, read through its indexes: 3–31 ms against a
+ * scan's 46–253 ms), the small shapes' few rows per file, and a member's figures under a
+ * date range (the share set × artist rollup).
  */
 export function engineAnswers(plan: Plan, group: GroupBy): boolean {
   if (plan.filters.some((f) => f.cols.some((c) => (CATALOGUE as readonly string[]).includes(c)))) return false;
