@@ -2,7 +2,8 @@
  * DDEX DSR flat files through the real upload route, the workers and Postgres: DDEX's own UGC
  * sample (no RE records) is recognised without asking and all 6 of its usage records are stored;
  * DDEX's rejected sample fails with the record and cell named; the Basic Audio 1.2 report's
- * downloads and streams are stored with their own usages and their summary's revenue.
+ * downloads and streams are stored with their own usages and their summary's revenue; reports of
+ * the single-record-block variant (SR01/SR02, SR03) are read the same way.
  */
 import assert from 'node:assert/strict';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
@@ -63,5 +64,22 @@ describe('DDEX DSR files uploaded and stored', function () {
       [13, 'download', '2', '12.586'], [16, 'stream', '453', '2.350898203593'], [17, 'download', '1', '0.693'],
     ]);
     assert.equal(lines.find((l: any) => l.line_no === 13).upc, '859712345004');
+  });
+
+  it('the single-record-block variant (Basic Audio SR01/SR02, UGC SR03): recognised, stored, reconciled with its summaries', async () => {
+    const expected: [string, number, Record<string, string>, [number, string, string, string][]][] = [
+      ['DSR_NovaLune_DSPco_PremiumService_2024-04_FR_1of1_20240515T120000.tsv', 4, { EUR: '7' }, [[4, 'download', '2', '2'], [5, 'download', '1', '1'], [6, 'stream', '600', '2.4'], [7, 'stream', '400', '1.6']]],
+      ['DSR_NovaLune_VideoCo_AdSupport-music_2024-04_GB_1of1_20240510T090000.tsv', 3, { GBP: '12.5' }, [[3, 'ugc', '3000', '7.50'], [4, 'ugc', '1500', '3.75'], [5, 'ugc', '500', '1.25']]],
+    ];
+    for (const [name, n, totals, rows] of expected) {
+      const f = await waitFile(app, admin, (await upload(app, admin, name, fixture(name))).body.data.id, ['processed', 'failed', 'needs_confirmation'], 60_000);
+      assert.equal(f.status, 'processed', `${name}: ${f.status} ${f.error}`);
+      assert.equal(f.source.key, 'ddex-dsr');
+      assert.equal(f.counts.rowsIngested, n);
+      assert.deepEqual(f.totals, totals);
+      assert.equal(f.reconciles, true);
+      const lines = await stored(f.id);
+      assert.deepEqual(lines.map((l: any) => [l.line_no, l.sale_type, String(l.quantity), l.net]), rows);
+    }
   });
 });
