@@ -10,9 +10,15 @@
  *
  * Cell notation: `Name` mandatory, `Name?` optional or conditional, `*` several
  * values separated by `|`, `:i` integer, `:d` decimal, `:b` boolean (true/false).
+ * The HEAD's and summaries' date cells (`ddex_IsoDate`: YYYY, YYYY-MM or YYYY-MM-DD) and
+ * currency cells (ISO 4217 codes) are typed by name (DATE_CELLS, CURRENCY_CELLS). A sales
+ * record's ValidityPeriod dates are not checked: DDEX's own accepted UGC sample writes them
+ * as YYYYMMDD.
  */
 
-export type DsrCellKind = 's' | 'i' | 'd' | 'b';
+export type DsrCellKind = 's' | 'i' | 'd' | 'b' | 't' | 'c';
+const DATE_CELLS = new Set(['UsageStartDate', 'UsageEndDate', 'SubPeriodStartDate', 'SubPeriodEndDate']);
+const CURRENCY_CELLS = new Set(['Currency', 'CurrencyOfReporting', 'CurrencyOfTransaction', 'ExchangeRateBaseCurrency']);
 export interface DsrCell {
   name: string;
   /** 1-based cell position (cell 0 is the record type). */
@@ -90,7 +96,8 @@ export function parseLayout(type: string, spec: string): DsrRecordDef {
   const cells = spec.split(' ').map((c, i): DsrCell => {
     const m = /^(\w+)(\?)?(\*)?(?::([idb]))?$/.exec(c);
     if (!m) throw new Error(`bad DSR cell spec "${c}" in ${type}`);
-    return { name: m[1]!, pos: i + 1, required: !m[2], multi: !!m[3], kind: (m[4] as DsrCellKind | undefined) ?? 's' };
+    const byName: DsrCellKind = DATE_CELLS.has(m[1]!) ? 't' : CURRENCY_CELLS.has(m[1]!) ? 'c' : 's';
+    return { name: m[1]!, pos: i + 1, required: !m[2], multi: !!m[3], kind: (m[4] as DsrCellKind | undefined) ?? byName };
   });
   const role = roleOf(type);
   const alias = role === 'summary' ? 'SY' : role === 'sale' ? 'SU' : role === 'head' || role === 'foot' ? type : type.slice(0, 2);
@@ -126,7 +133,7 @@ export function dsrVersions(base: string): string[] {
 
 /**
  * Checks a record's cells against its published layout: mandatory cells present, integer,
- * decimal and boolean cells well formed. Returns the first fault as "cell N (Name): …".
+ * decimal, boolean, date and currency cells well formed. Returns the first fault as "cell N (Name): …".
  */
 export function checkCells(def: DsrRecordDef, row: string[]): string | null {
   for (const c of def.cells) {
@@ -140,6 +147,8 @@ export function checkCells(def: DsrRecordDef, row: string[]): string | null {
       if (c.kind === 'i' && !/^-?\d+$/.test(x)) return `cell ${c.pos} (${c.name}): "${x}" is not an integer`;
       if (c.kind === 'd' && !/^-?(?:\d+(?:\.\d*)?|\.\d+)$/.test(x)) return `cell ${c.pos} (${c.name}): "${x}" is not a decimal number`;
       if (c.kind === 'b' && !/^(?:true|false)$/i.test(x)) return `cell ${c.pos} (${c.name}): "${x}" is not true or false`;
+      if (c.kind === 't' && !/^\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?$/.test(x)) return `cell ${c.pos} (${c.name}): "${x}" is not a date (YYYY, YYYY-MM or YYYY-MM-DD)`;
+      if (c.kind === 'c' && !/^[A-Z]{3}$/.test(x)) return `cell ${c.pos} (${c.name}): "${x}" is not a currency code (three capital letters, ISO 4217)`;
     }
   }
   return null;

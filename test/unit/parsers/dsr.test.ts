@@ -161,6 +161,9 @@ describe('DDEX DSR flat files (published layouts)', () => {
   it('a summary record with a bad cell, or of an unpublished version, stops the read', async () => {
     await assert.rejects(readBuf(edited((r) => void (r[2]![11] = '13,279'))), /line 3, SY01.01 record: cell 11 \(NetRevenue\): "13,279" is not a decimal number/);
     await assert.rejects(readBuf(edited((r) => void (r[3]![0] = 'SY02.07'))), /line 4, SY02.07 record: record type "SY02.07" is not a published layout .*SY02, SY02.01, SY02.02/);
+    // a summary's currency and the HEAD's usage dates are typed cells too
+    await assert.rejects(readBuf(edited((r) => void (r[3]![10] = 'euro'))), /line 4, SY02.02 record: cell 10 \(CurrencyOfReporting\): "euro" is not a currency code/);
+    await assert.rejects(readBuf(edited((r) => void (r[0]![8] = '2024-13-01'))), /line 1, HEAD record: cell 8 \(UsageStartDate\): "2024-13-01" is not a date/);
   });
 
   it('a sales record with a bad cell or an unknown summary is an error line naming the cell; the summary then does not reconcile', async () => {
