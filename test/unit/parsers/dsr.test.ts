@@ -149,6 +149,10 @@ describe('DDEX DSR flat files (published layouts)', () => {
     await assert.rejects(readBuf(edited((r) => void (r[0]![7] = 'one'))), /line 1, HEAD record: cell 7 \(NumberOfFiles\): "one" is not an integer/);
   });
 
+  it("DDEX's second UGC sample (an LI01 record left out, FOOT not updated) is refused naming FOOT's line count: a missing line is never guessed harmless", async () => {
+    await assert.rejects(read('DSR_TEST2_YouTube_AdSupport-music_2015-Q4_IS_1of1_20160121T150926.tsv', 'ddex-dsr'), /line 34, FOOT record: cell 1 \(NumberOfLinesInFile\) says 35, the file has 34 lines/);
+  });
+
   it('a FOOT that does not match the file is an error naming its cell', async () => {
     const lines = edited((r) => void (r[r.length - 1]![1] = '19'));
     await assert.rejects(readBuf(lines), /line 18, FOOT record: cell 1 \(NumberOfLinesInFile\) says 19, the file has 18 lines/);
