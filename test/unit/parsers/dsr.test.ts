@@ -17,6 +17,7 @@ const UGC_INVALID = 'DSR_PADPIDA2014999999Z_PADPIDA2014111801Y_AdSupport_2015-02
 /** Single-record-block variant (profiles 1.2), built cell by cell from the published SR01/SR02/SR03/SRFO layouts. */
 const BASIC_SRB = 'DSR_NovaLune_DSPco_PremiumService_2024-04_FR_1of1_20240515T120000.tsv';
 const UGC_SRB = 'DSR_NovaLune_VideoCo_AdSupport-music_2024-04_GB_1of1_20240510T090000.tsv';
+const UGC_SRB_SR06 = 'DSR_NovaLune_VideoCo_AdSupport-music_2024-04_GB_1of1_20240510T100000.tsv';
 
 /** The Basic Audio fixture with one record's cell replaced (line and cell 1-based as in the file / the standard). */
 function edited(edit: (rows: string[][]) => void): Buffer {
@@ -141,6 +142,18 @@ describe('DDEX DSR flat files (published layouts)', () => {
     // its four summary records share one SummaryRecordId (one per rights controller): counted, not compared
     assert.deepEqual(summary.control, { rows: 35, summaryRecords: 4, blocks: 3, summaries: [] });
     assert.equal(summary.reconciles, true);
+  });
+
+  it('UGC 1.2, single-record-block SR06 (usages, no revenue cell): the summary\'s allocated revenue shared by usages, reconciled', async () => {
+    const { summary, lines, errors } = await read(UGC_SRB_SR06, 'ddex-dsr');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(lines.map((l) => [l.lineNo, l.isrc, l.trackTitle, l.quantity, l.net, l.saleType, l.salePeriodStart]), [
+      [3, 'QZES81911001', 'Track 1.1', '3000', '7.5', 'ugc', '2024-04-01'],
+      [4, 'QZES81911002', 'Track 1.2', '1500', '3.75', 'ugc', '2024-04-01'],
+      [5, 'QZES81911003', 'Track 1.3', '500', '1.25', 'ugc', '2024-04-01'],
+    ]);
+    assert.deepEqual(summary.totals, { GBP: '12.5' });
+    assert.deepEqual(summary.control!.summaries!.map((c) => [c.record, c.lines, c.usages, c.net, c.reconciles]), [['SY02.02', 3, { file: '5000', read: '5000' }, { file: '12.50', read: '12.5' }, true]]);
   });
 
   it("the sample DDEX's validator rejects is rejected, naming the record and cell", async () => {
