@@ -4,7 +4,7 @@ import { compileMapper, RowError, type Getter } from './map';
 import { headerKey, normDate, monthEnd } from './normalise';
 import { statementPeriod } from './table';
 import { formatScaled, type Output, type RowHandler } from './output';
-import { DSR_BASES, DSR_RECORDS, checkCells, dsrVersions, type DsrRecordDef, type DsrRole } from './dsr-records';
+import { DSR_BASES, DSR_RECORDS, checkCells, dsrVersions, srView, type DsrRecordDef, type DsrRole } from './dsr-records';
 
 /** What a DSR file's own control records say, and what was read against them. */
 export interface DsrControl {
@@ -110,7 +110,7 @@ export class DsrHandler implements RowHandler {
   private static SYNONYMS: Record<string, string[]> = {
     Currency: ['CurrencyOfReporting'],
     CurrencyOfReporting: ['Currency'],
-    Usages: ['NumberOfStreams'],
+    Usages: ['NumberOfStreams', 'Downloads'],
     DspResourceId: ['DspReleaseId'],
   };
 
@@ -198,7 +198,7 @@ export class DsrHandler implements RowHandler {
     if (type.startsWith('#')) return; // commented-out records (FOOT counts them)
     const def = this.defOf(type);
     if (!def) {
-      if (DSR_BASES.has(type.slice(0, 4)) && ['HE', 'SY', 'SU', 'FO'].includes(type.slice(0, 2)))
+      if (DSR_BASES.has(type.slice(0, 4)) && ['HE', 'SY', 'SU', 'SR', 'FO'].includes(type.slice(0, 2)))
         throw invalid(lineNo, type, `record type "${type}" is not a published layout this reader knows (published: ${dsrVersions(type.slice(0, 4)).join(', ')})`);
       return; // RU, LI, RE02… records carry nothing a royalty line needs
     }
@@ -255,7 +255,8 @@ export class DsrHandler implements RowHandler {
     out.rowsRead++;
     if (!this.sawHead) throw invalid(lineNo, def.type, 'sales record before HEAD');
     if (parseError !== null) return out.bad(lineNo, parseError, row);
-    this.enterBlock(rec);
+    const single = !def.byName.has('BlockId'); // a single-record-block SR record carries its release, resource and work
+    if (!single) this.enterBlock(rec);
     const fault = strict ? checkCells(def, row) : null;
     if (fault) return out.bad(lineNo, `${def.type} ${fault}`, row);
     if (this.map === null) this.compile();
@@ -271,15 +272,21 @@ export class DsrHandler implements RowHandler {
     const dspRes = this.get(rec, 'DspResourceId') || this.get(rec, 'DspReleaseId');
     this.cur.SY = sy[0];
     this.cur.SU = rec;
-    this.cur.RE = relRef ? this.releases.get(relRef) : this.releases.values().next().value;
-    if (relRef && !this.cur.RE)
-      return out.bad(lineNo, `${def.type} cell ${def.byName.get('TransactedRelease')!.pos} (TransactedRelease): no release "${relRef}" in block ${this.block}`, row);
-    if (resRef) {
-      this.cur.AS = this.resources.get(resRef);
-      if (!this.cur.AS)
-        return out.bad(lineNo, `${def.type} cell ${def.byName.get('TransactedResource')!.pos} (TransactedResource): no resource "${resRef}" in block ${this.block}`, row);
-    } else if (dspRes) this.cur.AS = this.resourcesByDspId.get(dspRes) ?? (this.resources.size === 1 ? this.resources.values().next().value : undefined);
-    else this.cur.AS = def.byName.has('TransactedResource') ? undefined : this.resources.size === 1 ? this.resources.values().next().value : undefined;
+    if (single) {
+      this.cur.RE = { ...rec, def: srView(def, 'Release') };
+      this.cur.AS = { ...rec, def: srView(def, 'Resource') };
+      this.cur.MW = { ...rec, def: srView(def, 'Work') };
+    } else {
+      this.cur.RE = relRef ? this.releases.get(relRef) : this.releases.values().next().value;
+      if (relRef && !this.cur.RE)
+        return out.bad(lineNo, `${def.type} cell ${def.byName.get('TransactedRelease')!.pos} (TransactedRelease): no release "${relRef}" in block ${this.block}`, row);
+      if (resRef) {
+        this.cur.AS = this.resources.get(resRef);
+        if (!this.cur.AS)
+          return out.bad(lineNo, `${def.type} cell ${def.byName.get('TransactedResource')!.pos} (TransactedResource): no resource "${resRef}" in block ${this.block}`, row);
+      } else if (dspRes) this.cur.AS = this.resourcesByDspId.get(dspRes) ?? (this.resources.size === 1 ? this.resources.values().next().value : undefined);
+      else this.cur.AS = def.byName.has('TransactedResource') ? undefined : this.resources.size === 1 ? this.resources.values().next().value : undefined;
+    }
     const ownNet = def.byName.has('NetRevenue');
     this.allocated = '0';
     let line: CanonicalLine;
@@ -289,7 +296,7 @@ export class DsrHandler implements RowHandler {
       if (e instanceof RowError) return out.bad(lineNo, e.message, row, e);
       throw e;
     }
-    const gross = this.get(rec, 'Usages') || this.get(rec, 'NumberOfStreams') || '0';
+    const gross = this.get(rec, 'Usages') || this.get(rec, 'NumberOfStreams') || this.get(rec, 'Downloads') || '0';
     const stat = this.read.get(sid) ?? { lines: 0, usages: 0n, net: 0n };
     this.read.set(sid, stat);
     stat.lines++;
@@ -300,7 +307,8 @@ export class DsrHandler implements RowHandler {
     } else {
       const units = this.virtual('SU', 'Units');
       const price = this.get(rec, 'PriceConsumerPaidExcSalesTax');
-      this.pending.push({ line, summary: sid, units: /^-?\d+$/.test(units) ? BigInt(units) : 0n, price: price === '' ? null : price });
+      // units to 6 places (SR02's NumberOfStreams is a decimal): the same scale for every record, so the shares are unchanged
+      this.pending.push({ line, summary: sid, units: /^-?\d+(?:\.\d+)?$/.test(units) ? scaled(units, 6) : 0n, price: price === '' ? null : price });
     }
   }
 
@@ -374,14 +382,16 @@ export class DsrHandler implements RowHandler {
       const raw = c ? (foot.row[c.pos] ?? '').trim() : '';
       return c && raw !== '' ? { pos: c.pos, v: Number.parseInt(raw, 10) } : null;
     };
-    const lines = footCell(this.pattern.dsr?.footLinesField ?? 'NumberOfLinesInFile');
+    // SRFO (single-record-block variant, always one file) counts the report's lines
+    const linesField = this.pattern.dsr?.footLinesField ?? (foot.def.byName.has('NumberOfLinesInFile') ? 'NumberOfLinesInFile' : 'NumberOfLinesInReport');
+    const lines = footCell(linesField);
     const sums = footCell('NumberOfSummaryRecords');
     const blocks = footCell('NumberOfBlocksInFile');
     const check = (c: { pos: number; v: number } | null, name: string, actual: number, what: string) => {
       if (c && c.v !== actual)
-        throw invalid(foot.lineNo, 'FOOT', `cell ${c.pos} (${name}) says ${c.v}, the file has ${actual} ${what}`);
+        throw invalid(foot.lineNo, foot.def.type, `cell ${c.pos} (${name}) says ${c.v}, the file has ${actual} ${what}`);
     };
-    check(lines, 'NumberOfLinesInFile', this.lines, 'lines');
+    check(lines, linesField, this.lines, 'lines');
     check(sums, 'NumberOfSummaryRecords', this.summaryCount, 'summary records');
     check(blocks, 'NumberOfBlocksInFile', this.blocks, 'blocks');
 

@@ -58,7 +58,10 @@ describe('web app: teaching a statement layout in headless Chromium', function (
     assert.equal(await editor.getByLabel('Delimiter').inputValue(), ',');
     assert.match(await editor.getByTestId('currency-source').innerText(), /a guess: your workspace's currency/);
     assert.match(await editor.getByTestId('draft-warnings').innerText(), /currency/i);
-    assert.match(await editor.getByRole('table', { name: 'Money columns: gross or net of fees' }).innerText(), /Gross Revenue\s+Gross: before the sender's fees/);
+    const money = await editor.getByRole('table', { name: 'Money columns: gross or net of fees' }).innerText();
+    assert.match(money, /Gross Revenue\s+Gross: before the sender's fees/);
+    // and why, in words: the sample's own arithmetic
+    assert.match(money, /"Gross Revenue" − "Distribution Fee" = "Payout" on every sample row: it is before the fee/);
     // the draft's own preview: every field of the lines, in the workspace's currency
     const preview = editor.getByTestId('preview');
     await preview.getByRole('table', { name: /lines as they would be stored/ }).waitFor();

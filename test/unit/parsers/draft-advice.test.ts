@@ -74,6 +74,12 @@ describe('drafts that do not mislead', () => {
     assert.deepEqual(summary.deductions, { rows: 2, totals: { EUR: '75' } });
   });
 
+  it('fee rows are proposed as deductions too, not negative sales', () => {
+    const csv = 'Date,Type,Title,ISRC,Amount,Currency\n2024-06-01,Stream,Low Orbit,QZES81912345,4.00,EUR\n2024-06-30,Distribution fee,Fee June,,-0.40,EUR\n2024-06-30,Download,Paper Suns,QZES81912346,2.10,EUR\n';
+    const d = draftPattern(Buffer.from(csv), 'label_2024-06.csv');
+    assert.deepEqual(d.rowFilters.map((r) => [r.kind, r.column, r.action, r.rows]), [['deduction', 'Type', 'deduction', 1]]);
+  });
+
   it('the currency from a column of the lines, and the draft says so', () => {
     const d = draft('northgate_label_statement_2024-06.csv', 'USD');
     assert.deepEqual(d.currency, { code: 'EUR', source: 'column', why: 'column "Currency" holds the currency of each line (EUR)' });
@@ -112,6 +118,24 @@ describe('drafts that do not mislead', () => {
     });
     const { lines } = await readWith(f, d.pattern);
     assert.deepEqual(lines[2]!.extra, { iswc: 'T-010.203.040-5', workTitle: 'Low Orbit', writers: 'B. Writer', rightType: 'Mechanical' });
+  });
+
+  it('a mechanical royalty layout (song codes, writers, no ISWC) is drafted as publishing income with its work fields; the units are not the amount', () => {
+    const csv = [
+      'Period,Song Title,Song Code,Writers,Service,Units,Rate,Mechanical Royalty,Currency',
+      '2024-03,Low Orbit,S1002345,B. Writer,Spotify,1200,0.0009,1.08,USD',
+      '2024-03,Paper Suns,S1002346,Nova Lune|A. Writer,Apple Music,400,0.0011,0.44,USD',
+      '2024-03,Glass Tide,S1002347,Nova Lune,Amazon Music,250,0.0010,0.25,USD',
+      '',
+    ].join('\n');
+    const d = draftPattern(Buffer.from(csv), 'mechanicals_2024-03.csv');
+    assert.equal(d.pattern.income, 'publishing');
+    assert.match(d.income.why, /"Writers".*society or mechanical income/);
+    assert.deepEqual(d.pattern.extra, {
+      workTitle: { from: 'Song Title', optional: true }, writers: { from: 'Writers', optional: true }, workCode: { from: 'Song Code', optional: true },
+    });
+    assert.deepEqual(d.pattern.columns.net, { from: 'Mechanical Royalty' });
+    assert.equal(role(d, 'Units'), 'quantity');
   });
 });
 
