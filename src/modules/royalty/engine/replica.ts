@@ -355,31 +355,32 @@ export class AnalyticsReplica {
       await w.run('BEGIN TRANSACTION');
       try {
         const files = read.files?.length ? listValue(read.files) : null;
-        const ofFiles = `(SELECT * FROM ${s}.lines WHERE file_id = ANY(?::UUID[]))`;
         if (read.files === null) {
           await w.run(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
           await w.run(`CREATE SCHEMA ${s}`);
           await w.run(`CREATE TABLE ${s}.lines (${REPLICA_LINE_COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')})`);
           await w.run(`CREATE TABLE ${s}.share_sets (${SHARE_SET_COLUMNS.map(([c, t]) => `${c} ${t} NOT NULL`).join(', ')})`);
+          await w.run(`INSERT INTO ${s}.lines SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
+          await buildReplicaSums(w, s);
         } else if (files) {
-          // The changed files' lines leave the sums (their change: old lines out, new lines in).
-          for (const x of REPLICA_SUMS) await w.run(`CREATE TEMP TABLE d_${x.table} AS ${sumsOfLines(x, ofFiles, -1)}`, [files]);
+          // The changed files' old lines (read once) leave the lines and the sums; their new
+          // lines (read once from the CSV) enter both: each sums table is written again as its
+          // rows, minus the old lines' sums, plus the new lines'.
+          await w.run(`CREATE TEMP TABLE old_lines AS SELECT * FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
+          await w.run(`CREATE TEMP TABLE new_lines AS SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
           await w.run(`DELETE FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
-        }
-        await w.run(`INSERT INTO ${s}.lines SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
-        if (read.files === null) await buildReplicaSums(w, s);
-        else if (files) {
+          await w.run(`INSERT INTO ${s}.lines SELECT * FROM new_lines`);
           for (const x of REPLICA_SUMS) {
             const keys = sumsKeys(x).join(', ');
-            await w.run(`INSERT INTO d_${x.table} ${sumsOfLines(x, ofFiles)}`, [files]);
             await w.run(
               `CREATE OR REPLACE TABLE ${s}.${x.table} AS
                  SELECT ${keys}, sum(h) AS h, sum(lo) AS lo, sum(quantity) AS quantity, sum(lines) AS lines, sum(streams) AS streams, sum(downloads) AS downloads
-                   FROM (SELECT * FROM ${s}.${x.table} UNION ALL BY NAME SELECT * FROM d_${x.table})
+                   FROM (SELECT * FROM ${s}.${x.table} UNION ALL BY NAME ${sumsOfLines(x, 'old_lines', -1)} UNION ALL BY NAME ${sumsOfLines(x, 'new_lines')})
                   GROUP BY ${keys} HAVING sum(lines) <> 0`,
             );
-            await w.run(`DROP TABLE d_${x.table}`);
           }
+          await w.run(`DROP TABLE old_lines`);
+          await w.run(`DROP TABLE new_lines`);
         }
         await w.run(
           `INSERT INTO ${s}.share_sets SELECT DISTINCT n.* FROM ${readCsv(setsCsv, SHARE_SET_COLUMNS)} n
