@@ -12,6 +12,9 @@ import { ARTIFACTS, enforceCsp, ensureWebBuilt, findChromium, launch, screenshot
 
 interface Received { headers: http.IncomingHttpHeaders; body: string }
 
+/** A 1×1 PNG: the logo chosen in the branding form. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
 /** Workspace settings in the browser: branding with its preview, webhooks with the secret shown once, e-mail sender. */
 describe('web app: workspace settings', function () {
   this.timeout(180_000);
@@ -87,16 +90,25 @@ describe('web app: workspace settings', function () {
     assert.equal(framed.type, 'application/pdf');
     assert.match(framed.text, /PREVIEW - sample figures/);
     assert.equal(await page.frameLocator('iframe[title="Preview of a statement PDF"]').locator('body').count(), 1, 'the frame loaded (the strict policy allows it)');
+    await page.getByLabel('Logo (PNG or JPEG)').setInputFiles({ name: 'harbour.png', mimeType: 'image/png', buffer: PNG });
     await page.getByRole('button', { name: 'Save branding' }).click();
     await page.getByText('Branding saved.').waitFor();
     const b = (await app.request('GET', '/settings/branding', { token: t.users.admin!.token })).body.data;
     assert.deepEqual([b.primaryColor, b.senderName, b.active], ['#aa3300', 'Harbour Records', true]);
+    // the logo chosen on the page is the workspace's logo, served as it was sent
+    assert.equal(b.logo.type, 'image/png');
+    const served = await fetch(`${app.url}${b.logo.url}`);
+    assert.deepEqual(Buffer.from(await served.arrayBuffer()), PNG);
+    await page.getByRole('img', { name: 'Current logo' }).waitFor();
   });
 
   it('webhooks: the secret is shown once and signs the deliveries; a delivery is retried from its row', async () => {
     await page.getByLabel('Address (https://…)').fill(hookUrl);
     await page.getByLabel('Everything').uncheck();
     await page.getByLabel('Payments').check();
+    await page.getByLabel('How your server checks it is Rondo').selectOption({ label: 'A bearer token as well' });
+    await page.getByLabel('Bearer token your server expects').fill('harbour-hook-token');
+    await page.getByLabel('Extra headers (optional)').fill('X-Label-Key: hl-4411\nX-Env: test');
     await page.getByRole('button', { name: 'Add the webhook' }).click();
     const shown = page.getByTestId('webhook-secret');
     await shown.waitFor();
@@ -104,6 +116,9 @@ describe('web app: workspace settings', function () {
     const eps = (await app.request('GET', '/webhooks', { token: t.users.admin!.token })).body.data;
     assert.deepEqual(eps.map((e: any) => [e.url, e.events, e.isEnabled]), [[hookUrl, ['payment.*'], true]]);
     assert.equal(JSON.stringify(eps).includes(secret), false, 'the API does not show the secret again');
+    assert.deepEqual([eps[0].authType, eps[0].headerNames], ['bearer', ['X-Label-Key', 'X-Env']]);
+    assert.doesNotMatch(JSON.stringify(eps), /harbour-hook-token|hl-4411/, 'the token and header values are not shown again');
+    await page.locator('tr', { hasText: hookUrl }).getByText('a bearer token, header X-Label-Key, header X-Env').waitFor();
     await page.getByRole('button', { name: 'I have copied it' }).click();
     assert.equal(await shown.count(), 0);
 
@@ -114,6 +129,7 @@ describe('web app: workspace settings', function () {
     const [, ts, v1] = /^t=(\d+),v1=([0-9a-f]+)$/.exec(String(first.headers['rondo-signature']))!;
     assert.equal(v1, crypto.createHmac('sha256', secret).update(`${ts}.${first.body}`).digest('hex'), 'signed with the secret shown');
     assert.equal(JSON.parse(first.body).type, 'webhook.test');
+    assert.deepEqual([first.headers.authorization, first.headers['x-label-key'], first.headers['x-env']], ['Bearer harbour-hook-token', 'hl-4411', 'test'], 'sent with the authentication and headers given');
     await waitFor('the delivery recorded', async () => (await app.request('GET', `/webhooks/${eps[0].id}/deliveries`, { token: t.users.admin!.token })).body.data.find((d: any) => d.status === 'success'));
     await page.getByRole('button', { name: 'Refresh' }).click();
     const row = page.locator('tr', { hasText: 'webhook.test' });

@@ -1,7 +1,8 @@
 /**
  * Workspace settings an admin tunes: branding (colours, sender name, logo) with a preview of
- * the header and of an e-mail; webhooks (endpoints, the signing secret shown once, deliveries
- * with each attempt, retry); who e-mails come from.
+ * the header and of an e-mail; webhooks (endpoints with their events, extra headers and
+ * authentication, the signing secret shown once, deliveries with each attempt, retry); who
+ * e-mails come from.
  */
 import { useState } from 'preact/hooks';
 import { api, type ApiPath, type Branding, client, ok, type Body } from '../api';
@@ -130,9 +131,23 @@ function Deliveries({ endpoint }: { endpoint: Any }) {
   );
 }
 
+const AUTH_WORDS: Record<string, string> = { bearer: 'a bearer token', basic: 'a user name and password' };
+
+/** The extra headers typed one a line as `Name: value`; a line without a name and a colon is refused in words. */
+function extraHeaders(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
+    const at = line.indexOf(':');
+    if (at < 1) throw new Error(`Write each extra header as Name: value (“${line}” has no name before a colon).`);
+    out[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return out;
+}
+
 function Webhooks() {
   const list = useLoad(() => ok(client.GET('/webhooks')), []);
-  const [f, setF] = useState({ url: '', description: '', events: ['*'] as string[], token: '' });
+  const blank = { url: '', description: '', events: ['*'] as string[], auth: 'none' as 'none' | 'bearer' | 'basic', token: '', username: '', password: '', headers: '' };
+  const [f, setF] = useState(blank);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [chosen, setChosen] = useState<string | null>(null);
   const a = useAction();
@@ -142,10 +157,13 @@ function Webhooks() {
       if (!f.events.length) throw new Error('Choose at least one kind of event.');
       const body: Body<'/webhooks', 'post'> = { url: f.url.trim(), events: f.events };
       if (f.description.trim()) body.description = f.description.trim();
-      if (f.token.trim()) body.auth = { type: 'bearer', token: f.token.trim() };
+      if (f.auth === 'bearer') body.auth = { type: 'bearer', token: f.token.trim() };
+      if (f.auth === 'basic') body.auth = { type: 'basic', username: f.username.trim(), password: f.password };
+      const headers = extraHeaders(f.headers);
+      if (Object.keys(headers).length) body.headers = headers;
       const made = (await ok(client.POST('/webhooks', { body }))).data;
       setSecret({ url: made.url, secret: made.secret });
-      setF({ url: '', description: '', events: ['*'], token: '' });
+      setF(blank);
       list.reload();
     });
   };
@@ -171,6 +189,7 @@ function Webhooks() {
       <Table<Any> caption="Webhook addresses" rows={endpoints} rowKey={(x) => x.id} empty="None yet." columns={[
         { label: 'Address', cell: (x) => x.url },
         { label: 'Events', cell: (x) => x.events.join(', ') },
+        { label: 'Sent with', cell: (x) => [AUTH_WORDS[x.authType ?? ''], ...x.headerNames.map((h: string) => `header ${h}`)].filter(Boolean).join(', ') || '—' },
         { label: 'State', cell: (x) => (x.isEnabled ? 'on' : x.disabledReason ? `paused: ${x.disabledReason}` : 'paused') },
         { label: 'Actions', cell: (x) => (
           <div class="row tight">
@@ -188,8 +207,22 @@ function Webhooks() {
         <div class="row wrap">
           <Field label="Address (https://…)"><input type="url" required value={f.url} onInput={(e) => setF({ ...f, url: e.currentTarget.value })} /></Field>
           <Field label="Description (optional)"><input value={f.description} onInput={(e) => setF({ ...f, description: e.currentTarget.value })} /></Field>
-          <Field label="Bearer token your server expects (optional)"><input type="password" autoComplete="off" value={f.token} onInput={(e) => setF({ ...f, token: e.currentTarget.value })} /></Field>
         </div>
+        <div class="row wrap">
+          <Field label="How your server checks it is Rondo">
+            <select value={f.auth} onChange={(e) => setF({ ...f, auth: e.currentTarget.value as typeof f.auth })}>
+              <option value="none">Only the signature</option>
+              <option value="bearer">A bearer token as well</option>
+              <option value="basic">A user name and password as well</option>
+            </select>
+          </Field>
+          {f.auth === 'bearer' ? <Field label="Bearer token your server expects"><input type="password" required autoComplete="off" value={f.token} onInput={(e) => setF({ ...f, token: e.currentTarget.value })} /></Field> : null}
+          {f.auth === 'basic' ? <Field label="User name"><input required autoComplete="off" value={f.username} onInput={(e) => setF({ ...f, username: e.currentTarget.value })} /></Field> : null}
+          {f.auth === 'basic' ? <Field label="Password"><input type="password" required autoComplete="off" value={f.password} onInput={(e) => setF({ ...f, password: e.currentTarget.value })} /></Field> : null}
+        </div>
+        <Field label="Extra headers (optional)" hint="One a line, as Name: value. Kept encrypted: afterwards only their names are shown.">
+          <textarea rows={3} maxLength={20000} value={f.headers} onInput={(e) => setF({ ...f, headers: e.currentTarget.value })} />
+        </Field>
         <fieldset>
           <legend>What to send</legend>
           {FAMILIES.map(([k, label]) => (
