@@ -4,7 +4,8 @@
  * confirmation; from the Statements page its layout is proposed as a form, one field is changed
  * (the currency), the preview shows every field, the totals and the file's own total; saved, the
  * waiting file is read with it to the right totals. A built-in layout is viewed read-only and
- * derived into the workspace's own, which is then switched off.
+ * derived into the workspace's own, which is then switched off and on again. A layout is proposed
+ * from a sample chosen on the page and saved; a later file of that layout is read with it.
  */
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -15,6 +16,14 @@ import { ARTIFACTS, sidewaysOverflow } from './browser';
 import { browserSuite, checkPage, checkPhone } from './ops';
 
 /** A made-up distributor's monthly report: gross, fee and payout; no currency anywhere (it is in pounds); a total row. */
+/** Another distributor's report, chosen as a sample on the layouts page. */
+const TIDEWATER = [
+  'Period,Song,Main Artist,ISRC,Platform,Country,Plays,Amount Due',
+  '2024-03,Low Orbit,Nova Lune,USRC17607839,Spotify,GB,900,3.10',
+  '2024-03,Paper Suns,Nova Lune,USRC17607840,Tidal,NO,120,0.95',
+  '',
+].join('\n');
+
 const HARBOUR = [
   'Sales Month,Track Name,Performer,ISRC Code,Shop,Territory,Units,Gross Revenue,Distribution Fee,Payout',
   '2024-02,Low Orbit,Nova Lune,USRC17607839,Spotify,GB,1200,5.00,0.75,4.25',
@@ -127,6 +136,34 @@ describe('web app: teaching a statement layout in headless Chromium', function (
     // exact: a role name matches as a case-insensitive substring, and "Deactivate …" holds "activate …"
     await sources.getByRole('button', { name: `Activate ${derived.name}`, exact: true }).waitFor();
     assert.equal((await app.request('GET', `/sources/${derived.id}`, { token })).body.data.active, false);
+    await sources.getByRole('button', { name: `Activate ${derived.name}`, exact: true }).click();
+    await sources.getByRole('button', { name: `Deactivate ${derived.name}` }).waitFor();
+    assert.equal((await app.request('GET', `/sources/${derived.id}`, { token })).body.data.active, true);
+  });
+
+  it('proposes a layout from a sample statement chosen on the page; saved, a later file of that layout is read with it', async () => {
+    await page.goto(`${app.url}/app/layouts`);
+    await page.getByLabel('Sample statement').setInputFiles({ name: 'tidewater-march.csv', mimeType: 'text/csv', buffer: Buffer.from(TIDEWATER) });
+    await page.getByRole('button', { name: 'Propose a layout', exact: true }).click();
+    const editor = page.getByRole('region', { name: 'Your layout' });
+    await editor.waitFor();
+    assert.equal(await editor.getByLabel('Net amount column (what the sender owes)').inputValue(), 'Amount Due');
+    assert.deepEqual([await editor.getByLabel('Delimiter').inputValue(), await editor.getByLabel('Header row').inputValue(), await editor.getByLabel('Dates').inputValue(), await editor.getByLabel('Role of Period').inputValue()], [',', 'row', 'month', 'saleMonth']);
+    await editor.getByLabel('Currency code').fill('EUR');
+    await editor.getByLabel('Name', { exact: true }).fill('Tidewater monthly');
+    await editor.getByRole('button', { name: 'Check on the sample' }).click();
+    await editor.getByTestId('preview').getByRole('table', { name: 'Totals per currency' }).getByText('Euro (EUR)').waitFor();
+    await editor.getByRole('button', { name: 'Save as your layout' }).click();
+    await editor.getByText(/^Tidewater monthly is saved as your workspace's layout/).waitFor();
+    const saved = (await app.request('GET', '/sources', { token })).body.data.find((s: any) => s.name === 'Tidewater monthly');
+    assert.equal(saved.source.scope, 'tenant');
+    assert.equal(saved.active, true);
+
+    const id = (await upload(app, token, 'tidewater-april.csv', TIDEWATER)).body.data.id;
+    const f = await waitFile(app, token, id, ['processed', 'failed', 'needs_confirmation']);
+    assert.equal(f.status, 'processed', f.error);
+    assert.equal(f.source.id, saved.source.id, 'read with the layout saved from the page');
+    assert.deepEqual(f.totals, { EUR: '4.05' });
   });
 
   it('fits a 375 px screen and keeps to the strict content policy', async () => {

@@ -267,7 +267,10 @@ function Editor({ e, setE, sample, onSaved }: { e: Editing; setE: (e: Editing | 
   const [dry, setDry] = useState<Any | null>(null);
   const [result, setResult] = useState<Any | null>(null);
   const a = useAction();
-  const runCheck = (pattern: Pattern) => a.run(async () => {
+  // checks run apart from saving: the check made after a save does not wipe what the save said
+  const c = useAction();
+  const busy = a.busy || c.busy;
+  const runCheck = (pattern: Pattern) => c.run(async () => {
     setDry(null);
     if (!sample) {
       return void setCheck((await ok(client.POST('/sources/validate', { body: { pattern } as never })) /* JSON {pattern} or multipart: the document names the multipart form */).data);
@@ -309,7 +312,7 @@ function Editor({ e, setE, sample, onSaved }: { e: Editing; setE: (e: Editing | 
         ) : null}
         {e.draft?.known?.length ? <p class="muted">Layouts Rondo already has whose header fits this file: {e.draft.known.map((k: Any) => k.key).join(', ')}.</p> : null}
         <LayoutForm e={e} onChange={(pattern) => setE({ ...e, pattern })} />
-        <ErrorBox error={a.error} /><Notice text={a.done} />
+        <ErrorBox error={a.error ?? c.error} /><Notice text={a.done} />
         {e.readOnly ? (
           <div class="row tight">
             <button type="button" class="primary" onClick={() => setE({ pattern: { ...e.pattern, name: `${e.pattern.name} (this workspace)` }, title: `Your layout, from ${e.pattern.name}` })}>Use as a starting point</button>
@@ -317,14 +320,14 @@ function Editor({ e, setE, sample, onSaved }: { e: Editing; setE: (e: Editing | 
           </div>
         ) : (
           <div class="row tight">
-            <button type="button" disabled={a.busy} onClick={() => runCheck(e.pattern)}>{sample ? 'Check on the sample' : 'Check the layout'}</button>
-            {sample ? <button type="button" disabled={a.busy} onClick={() => a.run(async () => { setDry((await sampleCall('/sources/dry-run', sample, e.pattern)).data); })}>Dry run</button> : null}
-            <button type="submit" class="primary" disabled={a.busy}>{sample?.fileId ? `Save and read ${sample.fileName} again` : 'Save as your layout'}</button>
+            <button type="button" disabled={busy} onClick={() => runCheck(e.pattern)}>{sample ? 'Check on the sample' : 'Check the layout'}</button>
+            {sample ? <button type="button" disabled={busy} onClick={() => a.run(async () => { setDry((await sampleCall('/sources/dry-run', sample, e.pattern)).data); })}>Dry run</button> : null}
+            <button type="submit" class="primary" disabled={busy}>{sample?.fileId ? `Save and read ${sample.fileName} again` : 'Save as your layout'}</button>
             <button type="button" onClick={() => setE(null)}>Close</button>
           </div>
         )}
       </form>
-      {a.busy ? <p class="muted" role="status">Working…</p> : null}
+      {busy ? <p class="muted" role="status">Working…</p> : null}
       {result ? (
         <p class={result.status === 'processed' ? 'notice' : 'error'} data-testid="reread-result">
           {result.fileName}: {result.status.replace(/_/g, ' ')}, {result.counts?.rowsIngested ?? 0} lines; totals {Object.entries(result.totals ?? {}).map(([c, t]) => `${decimal(t as string)} ${c}`).join(', ') || '—'}.
