@@ -105,6 +105,12 @@ describe('e-mails for people: each link opens a web app page that completes its 
     await admin.locator('tr', { hasText: 'ivy.new@maillabel.test' }).waitFor();
     await check(admin, 'people');
 
+    // the admins' copy: a notification in words whose link opens the people page with the invitation
+    const copy = await mailTo(t.users.admin!.email, /^ivy\.new@maillabel\.test was invited to Mail Label/);
+    assert.match(copy.text, /^Invited as a payee; the invitation is valid for 7 days\.\n\nSee it in Rondo:/);
+    await admin.goto(linkOf(copy, '/app/people'));
+    await admin.locator('section', { has: admin.getByRole('heading', { name: 'Invitations waiting' }) }).locator('tr', { hasText: 'ivy.new@maillabel.test' }).waitFor();
+
     const mail = await mailTo('ivy.new@maillabel.test', /invited to Mail Label/);
     assert.match(mail.text, /^Hello Ivy,\n\nMail Label \d+ invited you to join them on Rondo/);
     assert.match(mail.text, /join them on Rondo as a payee: you see your own earnings and statements\. Open this link and choose a password to accept it; you are then signed in/);
@@ -242,6 +248,11 @@ describe('e-mails for people: each link opens a web app page that completes its 
     const pdf = await fs.readFile((await dl.path())!);
     const stored = await fetch(`${app.url}/statements/${st.id}/pdf`, { headers: { authorization: `Bearer ${payee.token}` } });
     assert.deepEqual(pdf, Buffer.from(await stored.arrayBuffer()));
+    const [csvDl] = await Promise.all([p.waitForEvent('download'), p.getByRole('button', { name: `Statement ${st.number} as CSV` }).click()]);
+    const csv = await fs.readFile((await csvDl.path())!);
+    const storedCsv = await fetch(`${app.url}/statements/${st.id}/csv`, { headers: { authorization: `Bearer ${payee.token}` } });
+    assert.equal(storedCsv.status, 200);
+    assert.deepEqual(csv, Buffer.from(await storedCsv.arrayBuffer()), 'the CSV is the stored one');
     await check(p, 'email-statement-ready');
 
     const created = await app.request('POST', '/payment/', { token: t.users.admin!.token, body: { user: payee.tenantUserId, currency: 'USD', amount: '4.50', status: 'pending' } });
@@ -320,6 +331,11 @@ describe('e-mails for people: each link opens a web app page that completes its 
       await total.waitFor();
       assert.equal(await total.getAttribute('data-value'), api.body.data.total.revenue, tab);
       assert.equal(Number(api.body.data.total.revenue), 7.5, `${tab}: 60 % of the 12.50 line`);
+      // the chart: one bar per row the API answers, each with its figure
+      const bars = p.locator('section', { has: p.getByRole('heading', { name: 'My earnings', level: 2 }) }).locator('ul.bars > li');
+      assert.ok(api.body.data.rows.length >= 1, tab);
+      assert.equal(await bars.count(), Math.min(24, api.body.data.rows.length), `${tab}: one bar per row`);
+      assert.match(await bars.first().innerText(), /\b7\.50\b/, `${tab}: the bar's figure`);
     }
     await p.getByRole('region', { name: 'My earnings by country' }).locator('tbody tr', { hasText: 'US' }).waitFor();
     // nothing on the page names the payee's own e-mail in a "Payee" column
