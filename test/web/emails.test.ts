@@ -8,6 +8,8 @@ import { mailPartsTo, type ParsedMail } from '../helpers/mail';
 import { createArtist, createAsset, createSplit, waitFor, waitForReallocation } from '../allocation/helpers';
 import { allocateFile } from '../money/helpers';
 import { upload, waitFile } from '../ingest/helpers';
+import { withTenant } from '../../src/db';
+import { notify } from '../../src/modules/notifications/service';
 import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
 
 const STATEMENT = [
@@ -285,6 +287,29 @@ describe('e-mails for people: each link opens a web app page that completes its 
       await p.locator('tr', { hasText: name }).getByText(status).first().waitFor();
     }
     await check(p, 'email-file-links');
+  });
+
+  it('any other notification (a release reviewed): the link opens the notification centre with it marked', async () => {
+    const payee = t.users.user!;
+    const id = await withTenant(app.svc.db.app, t.tenantId, (trx) => notify(trx, {
+      tenantId: t.tenantId, tenantUserId: payee.tenantUserId, type: 'release.reviewed', title: 'Release "Night Drive" approved', content: 'Looks good',
+      resourceType: 'release', resourceId: crypto.randomUUID(), actionUrl: '/releases/x', metadata: { title: 'Night Drive', status: 'approved', message: 'Looks good' },
+    }));
+    const mail = await mailTo(payee.email, /^Release "Night Drive": approved$/);
+    assert.match(mail.text, /^Your release "Night Drive" is now approved\.\n\nLooks good/);
+    const link = linkOf(mail, '/app/notifications');
+    assert.equal(new URL(link).searchParams.get('id'), id);
+    const p = await fresh();
+    await p.goto(link);
+    await p.waitForURL(/\/app\/signin\?next=/);
+    await signIn(p, payee.email, payee.password);
+    await p.waitForURL((u) => u.pathname === '/app/notifications' && u.searchParams.get('id') === id);
+    const marked = p.locator('li.note.focus');
+    await marked.getByText('Release "Night Drive" approved').waitFor();
+    await marked.getByRole('button', { name: 'Mark read: Release "Night Drive" approved' }).click();
+    await marked.getByText('Read', { exact: true }).waitFor();
+    const read = (await app.request('GET', '/notifications?pageSize=50', { token: payee.token })).body.data.notifications.find((n: any) => n.id === id);
+    assert.equal(read.isRead, true);
   });
 
   it('the notification centre counts the unread, marks read and keeps per-channel choices', async () => {
