@@ -209,6 +209,7 @@ describe('web app in headless Chromium', function () {
     await page.goto(`${app.url}/app/admin`);
     await page.getByRole('heading', { name: 'Statement layouts' }).waitFor();
     await check(page, 'admin');
+    assert.deepEqual(await sidewaysOverflow(page), [], 'admin: no sideways scrolling at 375 px');
     // from admin to the statement layouts: a workspace admin dry-runs a sample through the workspace's own route
     await page.getByRole('link', { name: 'Open statement layouts' }).click();
     await page.waitForURL(/\/app\/layouts$/);
