@@ -140,6 +140,8 @@ describe('web app: workspace settings', function () {
     await page.getByText('Sent again.').waitFor();
     await waitFor('the retried delivery', async () => got.length >= 2);
     assert.equal(JSON.parse(got[1]!.body).id, JSON.parse(first.body).id, 'the same event again');
+    // the picture in docs/web.md (docs/img/web/settings-webhooks.png)
+    await page.locator('section', { has: page.getByRole('heading', { name: 'Webhooks', exact: true }) }).screenshot({ path: path.join(ARTIFACTS, 'docs-settings-webhooks.png') });
     await check('settings-webhooks');
   });
 
