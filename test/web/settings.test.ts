@@ -7,6 +7,9 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { PDFParse } from 'pdf-parse';
 import { waitFor } from '../allocation/helpers';
+import { mailPartsTo } from '../helpers/mail';
+import { withTenant } from '../../src/db';
+import { emitEvent } from '../../src/modules/webhooks/events';
 import { FakeTxtResolver } from '../../src/lib/dns';
 import { ARTIFACTS, enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
 
@@ -39,6 +42,7 @@ describe('web app: workspace settings', function () {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
+        if (req.url === '/down') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('down');
         got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
         res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       });
@@ -143,6 +147,28 @@ describe('web app: workspace settings', function () {
     // the picture in docs/web.md (docs/img/web/settings-webhooks.png)
     await page.locator('section', { has: page.getByRole('heading', { name: 'Webhooks', exact: true }) }).screenshot({ path: path.join(ARTIFACTS, 'docs-settings-webhooks.png') });
     await check('settings-webhooks');
+  });
+
+  it('a webhook turned off after a day of failures: the admins\' e-mail links to this page, where it is turned on again', async () => {
+    const downUrl = hookUrl.replace(/\/hook$/, '/down');
+    const made = await app.request('POST', '/webhooks', { token: t.users.admin!.token, body: { url: downUrl, events: ['release.*'] } });
+    assert.equal(made.status, 201, made.text);
+    const id = made.body.data.id;
+    await app.svc.db.owner('webhook_endpoints').where({ id }).update({ failing_since: new Date(Date.now() - 25 * 3600 * 1000) });
+    await withTenant(app.svc.db.app, t.tenantId, (trx) => emitEvent(trx, t.tenantId, 'release.reviewed', { releaseId: 'r-down' }));
+    const mail = await waitFor('the e-mail', async () => (await mailPartsTo(app.dataDir, t.users.admin!.email)).find((m) => m.subject === `Rondo: webhook endpoint disabled (${downUrl})`));
+    assert.doesNotMatch(mail.text, /\b(GET|POST|PUT|PATCH|DELETE) \//, 'no API route');
+    const links = [...mail.text.matchAll(/https?:\/\/\S+/g)].map((x) => x[0]).filter((u) => u !== downUrl);
+    assert.equal(links.length, 1, links.join(' '));
+    assert.equal(new URL(links[0]!).pathname, '/app/settings');
+    assert.deepEqual([...mail.html.matchAll(/<a href="([^"]+)"/g)].map((x) => x[1]).filter((u) => u !== downUrl), links, 'the same link, clickable in the HTML part');
+    await page.goto(`${app.url}/app/settings${new URL(links[0]!).search}`);
+    const row = page.locator('tr', { hasText: downUrl });
+    await row.getByText(/^paused: every delivery failed/).waitFor();
+    await row.getByRole('button', { name: `Turn on ${downUrl}` }).click();
+    await row.getByText('on', { exact: true }).waitFor();
+    const ep = (await app.request('GET', `/webhooks/${id}`, { token: t.users.admin!.token })).body.data;
+    assert.deepEqual([ep.isEnabled, ep.failingSince], [true, null]);
   });
 
   it('e-mail sender: the name and reply-to address are saved', async () => {
