@@ -149,6 +149,84 @@ describe('web app: workspace settings', function () {
     await check('settings-webhooks');
   });
 
+  it("webhooks: a webhook's authentication and extra headers are changed, then removed, on the page; what is stored is never shown back", async () => {
+    const id = (await app.request('GET', '/webhooks', { token: t.users.admin!.token })).body.data.find((e: any) => e.url === hookUrl).id;
+    const stored = async () => (await app.request('GET', `/webhooks/${id}`, { token: t.users.admin!.token })).body.data;
+    /** The next test event the receiver gets, sent from the deliveries of the webhook. */
+    const testEvent = async () => {
+      const before = got.length;
+      await page.getByRole('button', { name: `Deliveries to ${hookUrl}` }).click();
+      await page.getByRole('button', { name: 'Send a test event' }).click();
+      await page.getByText('A test event is on its way.').waitFor();
+      return (await waitFor('the test event', async () => got.slice(before).find((g) => JSON.parse(g.body).type === 'webhook.test')))!.headers;
+    };
+    const change = async () => {
+      await page.getByRole('button', { name: `Change ${hookUrl}`, exact: true }).click();
+      const form = page.getByRole('form', { name: `Change the webhook to ${hookUrl}` });
+      await form.waitFor();
+      return form;
+    };
+
+    // 1. the bearer token is replaced by a user name and password; the headers are kept
+    let form = await change();
+    assert.equal(await form.getByTestId('webhook-auth-set').innerText(), 'A bearer token is set. It is not shown again: keep it, replace it or remove it.');
+    assert.equal(await form.getByLabel('How your server checks it is Rondo').inputValue(), 'keep');
+    assert.equal(await form.getByRole('option', { name: 'Keep the bearer token that is set' }).count(), 1);
+    assert.equal(await form.getByLabel('Extra headers set').inputValue(), 'keep');
+    assert.equal(await form.getByRole('option', { name: 'Keep X-Label-Key, X-Env' }).count(), 1);
+    assert.equal(await form.getByLabel('Address (https://…)').inputValue(), hookUrl);
+    assert.equal(await form.getByLabel('Payments').isChecked(), true);
+    assert.doesNotMatch(await page.content(), /harbour-hook-token|hl-4411/, 'the stored token and header values are not in the page');
+    await form.locator('fieldset').first().evaluate((el) => { (el as any).style.display = 'none'; }); // the event ticks left out of the picture
+    await form.screenshot({ path: path.join(ARTIFACTS, 'docs-settings-webhook-change.png') }); // docs/web.md's picture
+    await form.locator('fieldset').first().evaluate((el) => { (el as any).style.display = ''; });
+    await form.getByLabel('How your server checks it is Rondo').selectOption({ label: 'A user name and password as well' });
+    await form.getByLabel('User name', { exact: true }).fill('harbour');
+    await form.getByLabel('Password', { exact: true }).fill('pa55 word');
+    await form.getByRole('button', { name: 'Save the changes' }).click();
+    await page.getByText(`The webhook to ${hookUrl} is saved.`).waitFor();
+    await form.waitFor({ state: 'detached' });
+    let ep = await stored();
+    assert.deepEqual([ep.authType, ep.headerNames, ep.events], ['basic', ['X-Label-Key', 'X-Env'], ['payment.*']]);
+    await page.locator('tr', { hasText: hookUrl }).getByText('a user name and password, header X-Label-Key, header X-Env').waitFor();
+    let sent = await testEvent();
+    assert.deepEqual([sent.authorization, sent['x-label-key'], sent['x-env']], [`Basic ${Buffer.from('harbour:pa55 word').toString('base64')}`, 'hl-4411', 'test'], 'the new user name and password, the headers kept');
+
+    // 2. the user name and password are kept; the headers replaced by one
+    form = await change();
+    assert.equal(await form.getByTestId('webhook-auth-set').innerText(), 'A user name and password is set. It is not shown again: keep it, replace it or remove it.');
+    assert.equal(await form.getByLabel('User name', { exact: true }).count(), 0, 'the stored user name is not shown');
+    await form.getByLabel('Extra headers set').selectOption({ label: 'Replace them with the ones typed below' });
+    await form.getByLabel('New extra headers').fill('X-Env: staging');
+    await form.getByRole('button', { name: 'Save the changes' }).click();
+    await form.waitFor({ state: 'detached' });
+    ep = await stored();
+    assert.deepEqual([ep.authType, ep.headerNames], ['basic', ['X-Env']]);
+    sent = await testEvent();
+    assert.deepEqual([sent.authorization, sent['x-label-key'], sent['x-env']], [`Basic ${Buffer.from('harbour:pa55 word').toString('base64')}`, undefined, 'staging'], 'the password kept, the headers replaced');
+
+    // 3. both removed: the signature alone
+    form = await change();
+    await form.getByLabel('How your server checks it is Rondo').selectOption({ label: 'Only the signature (remove the one that is set)' });
+    await form.getByLabel('Extra headers set').selectOption({ label: 'Remove them' });
+    await form.getByRole('button', { name: 'Save the changes' }).click();
+    await form.waitFor({ state: 'detached' });
+    ep = await stored();
+    assert.deepEqual([ep.authType, ep.headerNames], [null, []]);
+    await page.locator('tr', { hasText: hookUrl }).getByRole('cell', { name: '—', exact: true }).waitFor();
+    sent = await testEvent();
+    assert.deepEqual([sent.authorization, sent['x-env']], [undefined, undefined], 'sent with the signature alone');
+    assert.match(String(sent['rondo-signature']), /^t=\d+,v1=[0-9a-f]+$/);
+    // the form now offers to add them again, with nothing to keep
+    form = await change();
+    assert.equal(await form.getByTestId('webhook-auth-set').count(), 0);
+    assert.equal(await form.getByLabel('How your server checks it is Rondo').inputValue(), 'none');
+    assert.equal(await form.getByLabel('Extra headers (optional)').inputValue(), '');
+    await check('settings-webhook-change');
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Add a webhook' }).waitFor();
+  });
+
   it('a webhook turned off after a day of failures: the admins\' e-mail links to this page, where it is turned on again', async () => {
     const downUrl = hookUrl.replace(/\/hook$/, '/down');
     const made = await app.request('POST', '/webhooks', { token: t.users.admin!.token, body: { url: downUrl, events: ['release.*'] } });
