@@ -73,6 +73,7 @@ describe('web app: a payee’s payment settings, and switching workspaces', func
       await page.getByRole('cell', { name: second.users.owner!.email }).first().waitFor();
       assert.equal(await page.getByText(t.users.admin!.email).count(), 0, "the first workspace's people are not there");
       assert.equal(await switcher.inputValue(), second.workspaceId);
+      await page.locator('header').screenshot({ path: path.join(ARTIFACTS, 'docs-switch-workspaces.png') }); // docs/web.md's picture
       // the page's own access token is now the second workspace's, with the role there
       const access = async () => (await page.evaluate(() => (globalThis as any).sessionStorage.getItem('rondo.access'))) as string;
       const there = (await app.request('GET', '/user', { token: await access() })).body.data;
