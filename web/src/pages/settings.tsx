@@ -1,8 +1,8 @@
 /**
  * Workspace settings an admin tunes: branding (colours, sender name, logo) with a preview of
  * the header and of an e-mail; webhooks (endpoints with their events, extra headers and
- * authentication, the signing secret shown once, deliveries with each attempt, retry); who
- * e-mails come from.
+ * authentication, changed later without showing back what is stored, the signing secret shown
+ * once, deliveries with each attempt, retry); who e-mails come from.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type ApiPath, type Branding, client, ok, type Body } from '../api';
