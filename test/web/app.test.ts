@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, waitForReallocation } from '../allocation/helpers';
 import { mailsTo } from '../helpers/mail';
-import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations } from './browser';
+import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
 
 const ISRC1 = 'USWEB2600001';
 const ISRC2 = 'USWEB2600002';
@@ -70,10 +70,12 @@ describe('web app in headless Chromium', function () {
     assert.equal(await page.locator('input[type=email]').count(), 1);
     assert.equal(await page.locator('input[type=password]').count(), 1);
     await check(page, 'signin');
+    assert.deepEqual(await sidewaysOverflow(page), [], 'signin: no sideways scrolling at 375 px');
     for (const p of ['forgot-password', 'reset-password', 'set-password?token=x', 'login-link']) {
       await page.goto(`${app.url}/app/${p}`);
       await page.locator('h1').waitFor();
       await check(page, p.replace(/\?.*/, ''));
+      assert.deepEqual(await sidewaysOverflow(page), [], `${p}: no sideways scrolling at 375 px`);
     }
   });
 
@@ -207,6 +209,7 @@ describe('web app in headless Chromium', function () {
     await page.goto(`${app.url}/app/admin`);
     await page.getByRole('heading', { name: 'Statement layouts' }).waitFor();
     await check(page, 'admin');
+    assert.deepEqual(await sidewaysOverflow(page), [], 'admin: no sideways scrolling at 375 px');
     // from admin to the statement layouts: a workspace admin dry-runs a sample through the workspace's own route
     await page.getByRole('link', { name: 'Open statement layouts' }).click();
     await page.waitForURL(/\/app\/layouts$/);
@@ -259,6 +262,8 @@ describe('web app in headless Chromium', function () {
     await p.getByRole('button', { name: 'Request a payment' }).click();
     await p.getByText('Request sent to the label.').waitFor();
     await p.locator('tr', { hasText: 'studio time' }).getByText('pending').waitFor();
+    const asked = (await app.request('GET', '/payment-request/', { token: payee.token })).body.data;
+    assert.deepEqual(asked.map((r: any) => [r.memo, r.status, Number(r.amount)]), [['studio time', 'pending', 5]], 'the request reached the label');
     await p.getByRole('button', { name: 'Sign out' }).click();
     await p.waitForURL(/\/app\/signin$/);
     await ctx.close();

@@ -8,6 +8,8 @@ import { mailPartsTo, type ParsedMail } from '../helpers/mail';
 import { createArtist, createAsset, createSplit, waitFor, waitForReallocation } from '../allocation/helpers';
 import { allocateFile } from '../money/helpers';
 import { upload, waitFile } from '../ingest/helpers';
+import { withTenant } from '../../src/db';
+import { notify } from '../../src/modules/notifications/service';
 import { enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
 
 const STATEMENT = [
@@ -104,6 +106,12 @@ describe('e-mails for people: each link opens a web app page that completes its 
     await admin.getByText('Invitation sent to ivy.new@maillabel.test.').waitFor();
     await admin.locator('tr', { hasText: 'ivy.new@maillabel.test' }).waitFor();
     await check(admin, 'people');
+
+    // the admins' copy: a notification in words whose link opens the people page with the invitation
+    const copy = await mailTo(t.users.admin!.email, /^ivy\.new@maillabel\.test was invited to Mail Label/);
+    assert.match(copy.text, /^Invited as a payee; the invitation is valid for 7 days\.\n\nSee it in Rondo:/);
+    await admin.goto(linkOf(copy, '/app/people'));
+    await admin.locator('section', { has: admin.getByRole('heading', { name: 'Invitations waiting' }) }).locator('tr', { hasText: 'ivy.new@maillabel.test' }).waitFor();
 
     const mail = await mailTo('ivy.new@maillabel.test', /invited to Mail Label/);
     assert.match(mail.text, /^Hello Ivy,\n\nMail Label \d+ invited you to join them on Rondo/);
@@ -242,6 +250,11 @@ describe('e-mails for people: each link opens a web app page that completes its 
     const pdf = await fs.readFile((await dl.path())!);
     const stored = await fetch(`${app.url}/statements/${st.id}/pdf`, { headers: { authorization: `Bearer ${payee.token}` } });
     assert.deepEqual(pdf, Buffer.from(await stored.arrayBuffer()));
+    const [csvDl] = await Promise.all([p.waitForEvent('download'), p.getByRole('button', { name: `Statement ${st.number} as CSV` }).click()]);
+    const csv = await fs.readFile((await csvDl.path())!);
+    const storedCsv = await fetch(`${app.url}/statements/${st.id}/csv`, { headers: { authorization: `Bearer ${payee.token}` } });
+    assert.equal(storedCsv.status, 200);
+    assert.deepEqual(csv, Buffer.from(await storedCsv.arrayBuffer()), 'the CSV is the stored one');
     await check(p, 'email-statement-ready');
 
     const created = await app.request('POST', '/payment/', { token: t.users.admin!.token, body: { user: payee.tenantUserId, currency: 'USD', amount: '4.50', status: 'pending' } });
@@ -274,6 +287,29 @@ describe('e-mails for people: each link opens a web app page that completes its 
       await p.locator('tr', { hasText: name }).getByText(status).first().waitFor();
     }
     await check(p, 'email-file-links');
+  });
+
+  it('any other notification (a release reviewed): the link opens the notification centre with it marked', async () => {
+    const payee = t.users.user!;
+    const id = await withTenant(app.svc.db.app, t.tenantId, (trx) => notify(trx, {
+      tenantId: t.tenantId, tenantUserId: payee.tenantUserId, type: 'release.reviewed', title: 'Release "Night Drive" approved', content: 'Looks good',
+      resourceType: 'release', resourceId: crypto.randomUUID(), actionUrl: '/releases/x', metadata: { title: 'Night Drive', status: 'approved', message: 'Looks good' },
+    }));
+    const mail = await mailTo(payee.email, /^Release "Night Drive": approved$/);
+    assert.match(mail.text, /^Your release "Night Drive" is now approved\.\n\nLooks good/);
+    const link = linkOf(mail, '/app/notifications');
+    assert.equal(new URL(link).searchParams.get('id'), id);
+    const p = await fresh();
+    await p.goto(link);
+    await p.waitForURL(/\/app\/signin\?next=/);
+    await signIn(p, payee.email, payee.password);
+    await p.waitForURL((u) => u.pathname === '/app/notifications' && u.searchParams.get('id') === id);
+    const marked = p.locator('li.note.focus');
+    await marked.getByText('Release "Night Drive" approved').waitFor();
+    await marked.getByRole('button', { name: 'Mark read: Release "Night Drive" approved' }).click();
+    await marked.getByText('Read', { exact: true }).waitFor();
+    const read = (await app.request('GET', '/notifications?pageSize=50', { token: payee.token })).body.data.notifications.find((n: any) => n.id === id);
+    assert.equal(read.isRead, true);
   });
 
   it('the notification centre counts the unread, marks read and keeps per-channel choices', async () => {
@@ -320,6 +356,11 @@ describe('e-mails for people: each link opens a web app page that completes its 
       await total.waitFor();
       assert.equal(await total.getAttribute('data-value'), api.body.data.total.revenue, tab);
       assert.equal(Number(api.body.data.total.revenue), 7.5, `${tab}: 60 % of the 12.50 line`);
+      // the chart: one bar per row the API answers, each with its figure
+      const bars = p.locator('section', { has: p.getByRole('heading', { name: 'My earnings', level: 2 }) }).locator('ul.bars > li');
+      assert.ok(api.body.data.rows.length >= 1, tab);
+      assert.equal(await bars.count(), Math.min(24, api.body.data.rows.length), `${tab}: one bar per row`);
+      assert.match(await bars.first().innerText(), /\b7\.50\b/, `${tab}: the bar's figure`);
     }
     await p.getByRole('region', { name: 'My earnings by country' }).locator('tbody tr', { hasText: 'US' }).waitFor();
     // nothing on the page names the payee's own e-mail in a "Payee" column

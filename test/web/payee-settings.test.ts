@@ -73,11 +73,18 @@ describe('web app: a payee’s payment settings, and switching workspaces', func
       await page.getByRole('cell', { name: second.users.owner!.email }).first().waitFor();
       assert.equal(await page.getByText(t.users.admin!.email).count(), 0, "the first workspace's people are not there");
       assert.equal(await switcher.inputValue(), second.workspaceId);
+      await page.locator('header').screenshot({ path: path.join(ARTIFACTS, 'docs-switch-workspaces.png') }); // docs/web.md's picture
+      // the page's own access token is now the second workspace's, with the role there
+      const access = async () => (await page.evaluate(() => (globalThis as any).sessionStorage.getItem('rondo.access'))) as string;
+      const there = (await app.request('GET', '/user', { token: await access() })).body.data;
+      assert.deepEqual([there.workspace.workspaceId, there.role], [second.workspaceId, 'admin']);
       // and back: a payee again, on their own page
       await switcher.selectOption(t.workspaceId);
       await page.waitForURL(/\/app\/me$/);
       await page.getByRole('heading', { name: 'How I am paid' }).waitFor();
       assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'People' }).count(), 0);
+      const back = (await app.request('GET', '/user', { token: await access() })).body.data;
+      assert.deepEqual([back.workspace.workspaceId, back.role, back.id], [t.workspaceId, 'user', t.users.user!.tenantUserId]);
       await checkPage(page, 'payee-switched-back');
     });
   });

@@ -7,10 +7,16 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { PDFParse } from 'pdf-parse';
 import { waitFor } from '../allocation/helpers';
+import { mailPartsTo } from '../helpers/mail';
+import { withTenant } from '../../src/db';
+import { emitEvent } from '../../src/modules/webhooks/events';
 import { FakeTxtResolver } from '../../src/lib/dns';
 import { ARTIFACTS, enforceCsp, ensureWebBuilt, findChromium, launch, screenshot, seriousViolations, sidewaysOverflow } from './browser';
 
 interface Received { headers: http.IncomingHttpHeaders; body: string }
+
+/** A 1×1 PNG: the logo chosen in the branding form. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 /** Workspace settings in the browser: branding with its preview, webhooks with the secret shown once, e-mail sender. */
 describe('web app: workspace settings', function () {
@@ -36,6 +42,7 @@ describe('web app: workspace settings', function () {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
+        if (req.url === '/down') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('down');
         got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
         res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
       });
@@ -87,16 +94,25 @@ describe('web app: workspace settings', function () {
     assert.equal(framed.type, 'application/pdf');
     assert.match(framed.text, /PREVIEW - sample figures/);
     assert.equal(await page.frameLocator('iframe[title="Preview of a statement PDF"]').locator('body').count(), 1, 'the frame loaded (the strict policy allows it)');
+    await page.getByLabel('Logo (PNG or JPEG)').setInputFiles({ name: 'harbour.png', mimeType: 'image/png', buffer: PNG });
     await page.getByRole('button', { name: 'Save branding' }).click();
     await page.getByText('Branding saved.').waitFor();
     const b = (await app.request('GET', '/settings/branding', { token: t.users.admin!.token })).body.data;
     assert.deepEqual([b.primaryColor, b.senderName, b.active], ['#aa3300', 'Harbour Records', true]);
+    // the logo chosen on the page is the workspace's logo, served as it was sent
+    assert.equal(b.logo.type, 'image/png');
+    const served = await fetch(`${app.url}${b.logo.url}`);
+    assert.deepEqual(Buffer.from(await served.arrayBuffer()), PNG);
+    await page.getByRole('img', { name: 'Current logo' }).waitFor();
   });
 
   it('webhooks: the secret is shown once and signs the deliveries; a delivery is retried from its row', async () => {
     await page.getByLabel('Address (https://…)').fill(hookUrl);
     await page.getByLabel('Everything').uncheck();
     await page.getByLabel('Payments').check();
+    await page.getByLabel('How your server checks it is Rondo').selectOption({ label: 'A bearer token as well' });
+    await page.getByLabel('Bearer token your server expects').fill('harbour-hook-token');
+    await page.getByLabel('Extra headers (optional)').fill('X-Label-Key: hl-4411\nX-Env: test');
     await page.getByRole('button', { name: 'Add the webhook' }).click();
     const shown = page.getByTestId('webhook-secret');
     await shown.waitFor();
@@ -104,6 +120,9 @@ describe('web app: workspace settings', function () {
     const eps = (await app.request('GET', '/webhooks', { token: t.users.admin!.token })).body.data;
     assert.deepEqual(eps.map((e: any) => [e.url, e.events, e.isEnabled]), [[hookUrl, ['payment.*'], true]]);
     assert.equal(JSON.stringify(eps).includes(secret), false, 'the API does not show the secret again');
+    assert.deepEqual([eps[0].authType, eps[0].headerNames], ['bearer', ['X-Label-Key', 'X-Env']]);
+    assert.doesNotMatch(JSON.stringify(eps), /harbour-hook-token|hl-4411/, 'the token and header values are not shown again');
+    await page.locator('tr', { hasText: hookUrl }).getByText('a bearer token, header X-Label-Key, header X-Env').waitFor();
     await page.getByRole('button', { name: 'I have copied it' }).click();
     assert.equal(await shown.count(), 0);
 
@@ -114,6 +133,7 @@ describe('web app: workspace settings', function () {
     const [, ts, v1] = /^t=(\d+),v1=([0-9a-f]+)$/.exec(String(first.headers['rondo-signature']))!;
     assert.equal(v1, crypto.createHmac('sha256', secret).update(`${ts}.${first.body}`).digest('hex'), 'signed with the secret shown');
     assert.equal(JSON.parse(first.body).type, 'webhook.test');
+    assert.deepEqual([first.headers.authorization, first.headers['x-label-key'], first.headers['x-env']], ['Bearer harbour-hook-token', 'hl-4411', 'test'], 'sent with the authentication and headers given');
     await waitFor('the delivery recorded', async () => (await app.request('GET', `/webhooks/${eps[0].id}/deliveries`, { token: t.users.admin!.token })).body.data.find((d: any) => d.status === 'success'));
     await page.getByRole('button', { name: 'Refresh' }).click();
     const row = page.locator('tr', { hasText: 'webhook.test' });
@@ -124,7 +144,109 @@ describe('web app: workspace settings', function () {
     await page.getByText('Sent again.').waitFor();
     await waitFor('the retried delivery', async () => got.length >= 2);
     assert.equal(JSON.parse(got[1]!.body).id, JSON.parse(first.body).id, 'the same event again');
+    // the picture in docs/web.md (docs/img/web/settings-webhooks.png)
+    await page.locator('section', { has: page.getByRole('heading', { name: 'Webhooks', exact: true }) }).screenshot({ path: path.join(ARTIFACTS, 'docs-settings-webhooks.png') });
     await check('settings-webhooks');
+  });
+
+  it("webhooks: a webhook's authentication and extra headers are changed, then removed, on the page; what is stored is never shown back", async () => {
+    const id = (await app.request('GET', '/webhooks', { token: t.users.admin!.token })).body.data.find((e: any) => e.url === hookUrl).id;
+    const stored = async () => (await app.request('GET', `/webhooks/${id}`, { token: t.users.admin!.token })).body.data;
+    /** The next test event the receiver gets, sent from the deliveries of the webhook. */
+    const testEvent = async () => {
+      const before = got.length;
+      await page.getByRole('button', { name: `Deliveries to ${hookUrl}` }).click();
+      await page.getByRole('button', { name: 'Send a test event' }).click();
+      await page.getByText('A test event is on its way.').waitFor();
+      return (await waitFor('the test event', async () => got.slice(before).find((g) => JSON.parse(g.body).type === 'webhook.test')))!.headers;
+    };
+    const change = async () => {
+      await page.getByRole('button', { name: `Change ${hookUrl}`, exact: true }).click();
+      const form = page.getByRole('form', { name: `Change the webhook to ${hookUrl}` });
+      await form.waitFor();
+      return form;
+    };
+
+    // 1. the bearer token is replaced by a user name and password; the headers are kept
+    let form = await change();
+    assert.equal(await form.getByTestId('webhook-auth-set').innerText(), 'A bearer token is set. It is not shown again: keep it, replace it or remove it.');
+    assert.equal(await form.getByLabel('How your server checks it is Rondo').inputValue(), 'keep');
+    assert.equal(await form.getByRole('option', { name: 'Keep the bearer token that is set' }).count(), 1);
+    assert.equal(await form.getByLabel('Extra headers set').inputValue(), 'keep');
+    assert.equal(await form.getByRole('option', { name: 'Keep X-Label-Key, X-Env' }).count(), 1);
+    assert.equal(await form.getByLabel('Address (https://…)').inputValue(), hookUrl);
+    assert.equal(await form.getByLabel('Payments').isChecked(), true);
+    assert.doesNotMatch(await page.content(), /harbour-hook-token|hl-4411/, 'the stored token and header values are not in the page');
+    await form.locator('fieldset').first().evaluate((el) => { (el as any).style.display = 'none'; }); // the event ticks left out of the picture
+    await form.screenshot({ path: path.join(ARTIFACTS, 'docs-settings-webhook-change.png') }); // docs/web.md's picture
+    await form.locator('fieldset').first().evaluate((el) => { (el as any).style.display = ''; });
+    await form.getByLabel('How your server checks it is Rondo').selectOption({ label: 'A user name and password as well' });
+    await form.getByLabel('User name', { exact: true }).fill('harbour');
+    await form.getByLabel('Password', { exact: true }).fill('pa55 word');
+    await form.getByRole('button', { name: 'Save the changes' }).click();
+    await page.getByText(`The webhook to ${hookUrl} is saved.`).waitFor();
+    await form.waitFor({ state: 'detached' });
+    let ep = await stored();
+    assert.deepEqual([ep.authType, ep.headerNames, ep.events], ['basic', ['X-Label-Key', 'X-Env'], ['payment.*']]);
+    await page.locator('tr', { hasText: hookUrl }).getByText('a user name and password, header X-Label-Key, header X-Env').waitFor();
+    let sent = await testEvent();
+    assert.deepEqual([sent.authorization, sent['x-label-key'], sent['x-env']], [`Basic ${Buffer.from('harbour:pa55 word').toString('base64')}`, 'hl-4411', 'test'], 'the new user name and password, the headers kept');
+
+    // 2. the user name and password are kept; the headers replaced by one
+    form = await change();
+    assert.equal(await form.getByTestId('webhook-auth-set').innerText(), 'A user name and password is set. It is not shown again: keep it, replace it or remove it.');
+    assert.equal(await form.getByLabel('User name', { exact: true }).count(), 0, 'the stored user name is not shown');
+    await form.getByLabel('Extra headers set').selectOption({ label: 'Replace them with the ones typed below' });
+    await form.getByLabel('New extra headers').fill('X-Env: staging');
+    await form.getByRole('button', { name: 'Save the changes' }).click();
+    await form.waitFor({ state: 'detached' });
+    ep = await stored();
+    assert.deepEqual([ep.authType, ep.headerNames], ['basic', ['X-Env']]);
+    sent = await testEvent();
+    assert.deepEqual([sent.authorization, sent['x-label-key'], sent['x-env']], [`Basic ${Buffer.from('harbour:pa55 word').toString('base64')}`, undefined, 'staging'], 'the password kept, the headers replaced');
+
+    // 3. both removed: the signature alone
+    form = await change();
+    await form.getByLabel('How your server checks it is Rondo').selectOption({ label: 'Only the signature (remove the one that is set)' });
+    await form.getByLabel('Extra headers set').selectOption({ label: 'Remove them' });
+    await form.getByRole('button', { name: 'Save the changes' }).click();
+    await form.waitFor({ state: 'detached' });
+    ep = await stored();
+    assert.deepEqual([ep.authType, ep.headerNames], [null, []]);
+    await page.locator('tr', { hasText: hookUrl }).getByRole('cell', { name: '—', exact: true }).waitFor();
+    sent = await testEvent();
+    assert.deepEqual([sent.authorization, sent['x-env']], [undefined, undefined], 'sent with the signature alone');
+    assert.match(String(sent['rondo-signature']), /^t=\d+,v1=[0-9a-f]+$/);
+    // the form now offers to add them again, with nothing to keep
+    form = await change();
+    assert.equal(await form.getByTestId('webhook-auth-set').count(), 0);
+    assert.equal(await form.getByLabel('How your server checks it is Rondo').inputValue(), 'none');
+    assert.equal(await form.getByLabel('Extra headers (optional)').inputValue(), '');
+    await check('settings-webhook-change');
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Add a webhook' }).waitFor();
+  });
+
+  it('a webhook turned off after a day of failures: the admins\' e-mail links to this page, where it is turned on again', async () => {
+    const downUrl = hookUrl.replace(/\/hook$/, '/down');
+    const made = await app.request('POST', '/webhooks', { token: t.users.admin!.token, body: { url: downUrl, events: ['release.*'] } });
+    assert.equal(made.status, 201, made.text);
+    const id = made.body.data.id;
+    await app.svc.db.owner('webhook_endpoints').where({ id }).update({ failing_since: new Date(Date.now() - 25 * 3600 * 1000) });
+    await withTenant(app.svc.db.app, t.tenantId, (trx) => emitEvent(trx, t.tenantId, 'release.reviewed', { releaseId: 'r-down' }));
+    const mail = await waitFor('the e-mail', async () => (await mailPartsTo(app.dataDir, t.users.admin!.email)).find((m) => m.subject === `Rondo: webhook endpoint disabled (${downUrl})`));
+    assert.doesNotMatch(mail.text, /\b(GET|POST|PUT|PATCH|DELETE) \//, 'no API route');
+    const links = [...mail.text.matchAll(/https?:\/\/\S+/g)].map((x) => x[0]).filter((u) => u !== downUrl);
+    assert.equal(links.length, 1, links.join(' '));
+    assert.equal(new URL(links[0]!).pathname, '/app/settings');
+    assert.deepEqual([...mail.html.matchAll(/<a href="([^"]+)"/g)].map((x) => x[1]).filter((u) => u !== downUrl), links, 'the same link, clickable in the HTML part');
+    await page.goto(`${app.url}/app/settings${new URL(links[0]!).search}`);
+    const row = page.locator('tr', { hasText: downUrl });
+    await row.getByText(/^paused: every delivery failed/).waitFor();
+    await row.getByRole('button', { name: `Turn on ${downUrl}` }).click();
+    await row.getByText('on', { exact: true }).waitFor();
+    const ep = (await app.request('GET', `/webhooks/${id}`, { token: t.users.admin!.token })).body.data;
+    assert.deepEqual([ep.isEnabled, ep.failingSince], [true, null]);
   });
 
   it('e-mail sender: the name and reply-to address are saved', async () => {

@@ -267,6 +267,9 @@ describe('webhooks: endpoints, signed deliveries, retries, outbox', function () 
       assert.equal(mails.length, 1, who);
       assert.ok(mails[0]!.text.includes(down.body.data.url), who);
       assert.match(mails[0]!.text, /HTTP 500/);
+      // in words, with a link to the settings page (never an API route)
+      assert.ok(mails[0]!.text.includes(`${app.svc.cfg.publicUrl.replace(/\/+$/, '')}/app/settings`), who);
+      assert.doesNotMatch(mails[0]!.text, /\b(GET|POST|PUT|PATCH|DELETE) \/|workspace \d+/);
     }
     for (const who of ['user', 'guest']) assert.equal(disabledMails(a.users[who]!.email).length, 0, who);
     const forUser = await app.request('GET', '/notifications', { token: a.users.user!.token });

@@ -72,7 +72,7 @@ async function announceInvitation(trx: Trx, tenantId: number, id: string, email:
     tenantId,
     type: 'invitation.sent',
     title: `${email} was invited to ${tenant?.name ?? 'the workspace'}`,
-    content: `Invited as ${role}; the invitation is valid for 7 days.`,
+    content: `Invited as ${(ROLE_NAMES[role] ?? role).split(':')[0]}; the invitation is valid for ${INVITE_TTL / 86400} days.`,
     resourceType: 'user',
     resourceId: id,
     actionUrl: `/user/${id}`,

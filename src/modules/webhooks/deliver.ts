@@ -11,6 +11,7 @@ import type { AppServices } from '../../services';
 import { clock } from '../../lib/clock';
 import { guardedPost } from '../../lib/outbound';
 import { notify } from '../notifications/service';
+import { htmlFromText } from '../email/templates';
 import { cancelPending, signingSecrets } from './service';
 import { withDeliveryBlock } from './reference';
 import { activeAdmins } from '../../repositories/members';
@@ -211,11 +212,10 @@ async function record(trx: Trx, svc: AppServices, p: { tenantId: number; deliver
 async function mailAdmins(svc: AppServices, tenantId: number, e: { url: string; reason: string; userIds: string[] }): Promise<void> {
   if (!e.userIds.length) return;
   const users = await svc.db.owner('users').whereIn('id', e.userIds).select('email');
+  const workspace = (await svc.db.owner('tenants').where({ id: tenantId }).first('name'))?.name ?? 'your workspace';
+  const link = `${svc.cfg.publicUrl.replace(/\/+$/, '')}/app/settings`;
+  const text = `Deliveries to ${e.url} kept failing, so Rondo stopped sending events of ${workspace} there.\n\n${e.reason}\n\nFix the receiver, then turn the webhook on again in Rondo's settings, under Webhooks:\n\n${link}`;
   for (const u of users) {
-    await svc.mailer.send({
-      to: u.email,
-      subject: `Rondo: webhook endpoint disabled (${e.url})`,
-      text: `Deliveries to ${e.url} kept failing, so the endpoint was disabled (workspace ${tenantId}).\n\n${e.reason}\n\nFix the receiver, then turn the webhook on again in Rondo under Settings, Webhooks.`,
-    });
+    await svc.mailer.send({ to: u.email, subject: `Rondo: webhook endpoint disabled (${e.url})`, text, html: htmlFromText(text) });
   }
 }

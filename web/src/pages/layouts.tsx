@@ -107,7 +107,7 @@ function LayoutForm({ e, onChange }: { e: Editing; onChange: (p: Pattern) => voi
 
       <h3>The file</h3>
       <div class="grid2">
-        <Field label="Encoding">
+        <Field label="Encoding" hint={e.draft?.encoding ? `The sample reads as ${ENCODINGS.find(([v]) => v === e.draft!.encoding)?.[1] ?? e.draft.encoding}.` : undefined}>
           <select value={p.format?.encoding ?? 'auto'} onChange={(ev) => setFormat({ encoding: ev.currentTarget.value })}>
             {ENCODINGS.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
           </select>
@@ -225,7 +225,16 @@ const LINE_COLUMNS: [string, string][] = [
 ];
 
 /** The check of the layout on the sample: lines with every field, totals per currency, the file's own totals and the difference. */
-function Preview({ v }: { v: Any }) {
+/** Where the sample's statement period came from, in words: the file name (when the layout's pattern matches it) or the lines' sale months. */
+function periodSource(pattern: Pattern | undefined, fileName: string | undefined): string {
+  const named = pattern?.period?.fileName;
+  if (!named) return 'the first and last sale months of the lines';
+  let m: RegExpExecArray | null = null;
+  try { m = new RegExp(named, 'i').exec(fileName ?? ''); } catch { /* the check names a pattern that is no pattern */ }
+  return m?.groups?.start ? `taken from the file name (${fileName})` : `the first and last sale months of the lines: the file name ${fileName ?? ''} does not match the period pattern`;
+}
+
+function Preview({ v, fileName }: { v: Any; fileName?: string }) {
   const lines: Any[] = v.lines ?? [];
   const shown = LINE_COLUMNS.filter(([k]) => k === 'lineNo' || k === 'net' || k === 'currency' || k === 'trackTitle' || lines.some((l) => l[k] !== null && l[k] !== undefined && l[k] !== ''));
   const extras = [...new Set(lines.flatMap((l) => Object.keys(l.extra ?? {})))];
@@ -237,6 +246,7 @@ function Preview({ v }: { v: Any }) {
       {v.errors?.length ? <div class="error" role="alert"><strong>This layout does not read the sample yet:</strong><ul>{v.errors.map((x: string) => <li key={x}>{problemWords(x)}</li>)}</ul></div> : null}
       {v.warnings?.length ? <div class="warn"><strong>Check these guesses before saving:</strong><ul>{v.warnings.map((x: string) => <li key={x}>{problemWords(x)}</li>)}</ul></div> : null}
       {v.rows ? <p>{v.rows.read} rows read: {v.rows.ingested} lines, {v.rows.failed} rejected, {v.rows.skipped} left out.</p> : null}
+      {v.period?.start ? <p data-testid="statement-period">Statement period: {v.period.start} to {v.period.end ?? '…'}, {periodSource(v.ran, fileName)}.</p> : null}
       {v.rows === undefined ? null : <>
       <Table<[string, string]> caption="Totals per currency" rows={Object.entries(totals)} rowKey={([c]) => c} empty="No amount read." columns={[
         { label: 'Currency', cell: ([c]) => `${currencyName(c)} (${c})` },
@@ -267,12 +277,15 @@ function Editor({ e, setE, sample, onSaved }: { e: Editing; setE: (e: Editing | 
   const [dry, setDry] = useState<Any | null>(null);
   const [result, setResult] = useState<Any | null>(null);
   const a = useAction();
-  const runCheck = (pattern: Pattern) => a.run(async () => {
+  // checks run apart from saving: the check made after a save does not wipe what the save said
+  const c = useAction();
+  const busy = a.busy || c.busy;
+  const runCheck = (pattern: Pattern) => c.run(async () => {
     setDry(null);
     if (!sample) {
       return void setCheck((await ok(client.POST('/sources/validate', { body: { pattern } as never })) /* JSON {pattern} or multipart: the document names the multipart form */).data);
     }
-    setCheck((await sampleCall('/sources/validate', sample, pattern)).data);
+    setCheck({ ...(await sampleCall('/sources/validate', sample, pattern)).data, ran: pattern });
   });
   // a draft or a layout opened with a sample is checked at once
   useEffect(() => { if (sample && !e.readOnly) void runCheck(e.pattern); else setCheck(null); }, [e.title, sample?.fileId, sample?.file]);
@@ -309,7 +322,7 @@ function Editor({ e, setE, sample, onSaved }: { e: Editing; setE: (e: Editing | 
         ) : null}
         {e.draft?.known?.length ? <p class="muted">Layouts Rondo already has whose header fits this file: {e.draft.known.map((k: Any) => k.key).join(', ')}.</p> : null}
         <LayoutForm e={e} onChange={(pattern) => setE({ ...e, pattern })} />
-        <ErrorBox error={a.error} /><Notice text={a.done} />
+        <ErrorBox error={a.error ?? c.error} /><Notice text={a.done} />
         {e.readOnly ? (
           <div class="row tight">
             <button type="button" class="primary" onClick={() => setE({ pattern: { ...e.pattern, name: `${e.pattern.name} (this workspace)` }, title: `Your layout, from ${e.pattern.name}` })}>Use as a starting point</button>
@@ -317,14 +330,14 @@ function Editor({ e, setE, sample, onSaved }: { e: Editing; setE: (e: Editing | 
           </div>
         ) : (
           <div class="row tight">
-            <button type="button" disabled={a.busy} onClick={() => runCheck(e.pattern)}>{sample ? 'Check on the sample' : 'Check the layout'}</button>
-            {sample ? <button type="button" disabled={a.busy} onClick={() => a.run(async () => { setDry((await sampleCall('/sources/dry-run', sample, e.pattern)).data); })}>Dry run</button> : null}
-            <button type="submit" class="primary" disabled={a.busy}>{sample?.fileId ? `Save and read ${sample.fileName} again` : 'Save as your layout'}</button>
+            <button type="button" disabled={busy} onClick={() => runCheck(e.pattern)}>{sample ? 'Check on the sample' : 'Check the layout'}</button>
+            {sample ? <button type="button" disabled={busy} onClick={() => a.run(async () => { setDry((await sampleCall('/sources/dry-run', sample, e.pattern)).data); })}>Dry run</button> : null}
+            <button type="submit" class="primary" disabled={busy}>{sample?.fileId ? `Save and read ${sample.fileName} again` : 'Save as your layout'}</button>
             <button type="button" onClick={() => setE(null)}>Close</button>
           </div>
         )}
       </form>
-      {a.busy ? <p class="muted" role="status">Working…</p> : null}
+      {busy ? <p class="muted" role="status">Working…</p> : null}
       {result ? (
         <p class={result.status === 'processed' ? 'notice' : 'error'} data-testid="reread-result">
           {result.fileName}: {result.status.replace(/_/g, ' ')}, {result.counts?.rowsIngested ?? 0} lines; totals {Object.entries(result.totals ?? {}).map(([c, t]) => `${decimal(t as string)} ${c}`).join(', ') || '—'}.
@@ -332,7 +345,7 @@ function Editor({ e, setE, sample, onSaved }: { e: Editing; setE: (e: Editing | 
         </p>
       ) : null}
       {dry ? <DryRun d={dry} patternKey={e.pattern.key} /> : null}
-      {check ? <Preview v={check} /> : null}
+      {check ? <Preview v={check} fileName={sample?.fileName} /> : null}
     </Section>
   );
 }

@@ -1,9 +1,10 @@
 /**
  * Workspace settings an admin tunes: branding (colours, sender name, logo) with a preview of
- * the header and of an e-mail; webhooks (endpoints, the signing secret shown once, deliveries
- * with each attempt, retry); who e-mails come from.
+ * the header and of an e-mail; webhooks (endpoints with their events, extra headers and
+ * authentication, changed later without showing back what is stored, the signing secret shown
+ * once, deliveries with each attempt, retry); who e-mails come from.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type ApiPath, type Branding, client, ok, type Body } from '../api';
 import { useConfirm } from '../confirm';
 import { ErrorBox, Field, Loading, Notice, Section, Table, date, useAction, useLoad, useSettled } from '../ui';
@@ -130,25 +131,128 @@ function Deliveries({ endpoint }: { endpoint: Any }) {
   );
 }
 
-function Webhooks() {
-  const list = useLoad(() => ok(client.GET('/webhooks')), []);
-  const [f, setF] = useState({ url: '', description: '', events: ['*'] as string[], token: '' });
-  const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
-  const [chosen, setChosen] = useState<string | null>(null);
-  const a = useAction();
-  const add = (e: Event) => {
+const AUTH_WORDS: Record<string, string> = { bearer: 'a bearer token', basic: 'a user name and password' };
+
+/** The extra headers typed one a line as `Name: value`; a line without a name and a colon is refused in words. */
+function extraHeaders(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
+    const at = line.indexOf(':');
+    if (at < 1) throw new Error(`Write each extra header as Name: value (“${line}” has no name before a colon).`);
+    out[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return out;
+}
+
+type Action = ReturnType<typeof useAction>;
+type AuthChoice = 'keep' | 'none' | 'bearer' | 'basic';
+type HeadersChoice = 'keep' | 'replace' | 'remove';
+
+/**
+ * The form that adds a webhook, or changes one (`ep`). A token, password or header value already
+ * stored is never shown back: the form says one is set and offers to keep, replace or remove it.
+ */
+function WebhookForm({ ep, a, onSaved, onCancel }: { ep?: Any; a: Action; onSaved: (made?: { url: string; secret: string }) => void; onCancel?: () => void }) {
+  const hasAuth = !!ep?.authType;
+  const hasHeaders = !!ep?.headerNames?.length;
+  const blank = {
+    url: ep?.url ?? '', description: ep?.description ?? '', events: (ep?.events ?? ['*']) as string[],
+    auth: (hasAuth ? 'keep' : 'none') as AuthChoice, token: '', username: '', password: '',
+    headersChoice: (hasHeaders ? 'keep' : 'replace') as HeadersChoice, headers: '',
+  };
+  const [f, setF] = useState(blank);
+  const form = useRef<HTMLFormElement>(null);
+  // a webhook being changed: its form comes into view
+  useEffect(() => { if (ep) form.current?.scrollIntoView({ block: 'nearest' }); }, []);
+  const submit = (e: Event) => {
     e.preventDefault();
-    a.run(async () => {
+    void a.run(async () => {
       if (!f.events.length) throw new Error('Choose at least one kind of event.');
-      const body: Body<'/webhooks', 'post'> = { url: f.url.trim(), events: f.events };
-      if (f.description.trim()) body.description = f.description.trim();
-      if (f.token.trim()) body.auth = { type: 'bearer', token: f.token.trim() };
-      const made = (await ok(client.POST('/webhooks', { body }))).data;
-      setSecret({ url: made.url, secret: made.secret });
-      setF({ url: '', description: '', events: ['*'], token: '' });
-      list.reload();
+      const auth = f.auth === 'bearer' ? { type: 'bearer' as const, token: f.token.trim() }
+        : f.auth === 'basic' ? { type: 'basic' as const, username: f.username.trim(), password: f.password } : null;
+      const headers = f.headersChoice === 'replace' ? extraHeaders(f.headers) : {};
+      if (!ep) {
+        const body: Body<'/webhooks', 'post'> = { url: f.url.trim(), events: f.events };
+        if (f.description.trim()) body.description = f.description.trim();
+        if (auth) body.auth = auth;
+        if (Object.keys(headers).length) body.headers = headers;
+        const made = (await ok(client.POST('/webhooks', { body }))).data;
+        setF(blank);
+        onSaved({ url: made.url, secret: made.secret });
+        return;
+      }
+      if (hasHeaders && f.headersChoice === 'replace' && !Object.keys(headers).length) throw new Error('Type the new extra headers, or choose to remove them.');
+      const body: Body<'/webhooks/{id}', 'put'> = { url: f.url.trim(), events: f.events, description: f.description.trim() || null };
+      // only what changes is sent: a secret kept is not sent back (the page never had it)
+      if (f.auth !== 'keep' && (auth || hasAuth)) body.auth = auth;
+      if (f.headersChoice === 'remove') body.headers = null;
+      else if (f.headersChoice === 'replace' && (Object.keys(headers).length || hasHeaders)) body.headers = headers;
+      await ok(client.PUT('/webhooks/{id}', { params: { path: { id: ep.id } }, body }));
+      onSaved();
+      return `The webhook to ${body.url} is saved.`;
     });
   };
+  const setAuth = (auth: AuthChoice) => setF({ ...f, auth, token: '', username: '', password: '' });
+  const title = ep ? `Change the webhook to ${ep.url}` : 'Add a webhook';
+  return (
+    <form class="stack" ref={form} onSubmit={submit} aria-label={title}>
+      <h3>{title}</h3>
+      <div class="row wrap">
+        <Field label="Address (https://…)"><input type="url" required value={f.url} onInput={(e) => setF({ ...f, url: e.currentTarget.value })} /></Field>
+        <Field label="Description (optional)"><input value={f.description} onInput={(e) => setF({ ...f, description: e.currentTarget.value })} /></Field>
+      </div>
+      {hasAuth ? <p class="muted" data-testid="webhook-auth-set">{AUTH_WORDS[ep!.authType]?.replace(/^a /, 'A ')} is set. It is not shown again: keep it, replace it or remove it.</p> : null}
+      <div class="row wrap">
+        <Field label="How your server checks it is Rondo">
+          <select value={f.auth} onChange={(e) => setAuth(e.currentTarget.value as AuthChoice)}>
+            {hasAuth ? <option value="keep">Keep {AUTH_WORDS[ep!.authType]?.replace(/^a /, 'the ')} that is set</option> : null}
+            <option value="none">{hasAuth ? 'Only the signature (remove the one that is set)' : 'Only the signature'}</option>
+            <option value="bearer">{ep?.authType === 'bearer' ? 'A new bearer token' : 'A bearer token as well'}</option>
+            <option value="basic">{ep?.authType === 'basic' ? 'A new user name and password' : 'A user name and password as well'}</option>
+          </select>
+        </Field>
+        {f.auth === 'bearer' ? <Field label="Bearer token your server expects"><input type="password" required autoComplete="off" value={f.token} onInput={(e) => setF({ ...f, token: e.currentTarget.value })} /></Field> : null}
+        {f.auth === 'basic' ? <Field label="User name"><input required autoComplete="off" value={f.username} onInput={(e) => setF({ ...f, username: e.currentTarget.value })} /></Field> : null}
+        {f.auth === 'basic' ? <Field label="Password"><input type="password" required autoComplete="off" value={f.password} onInput={(e) => setF({ ...f, password: e.currentTarget.value })} /></Field> : null}
+      </div>
+      {hasHeaders ? (
+        <Field label="Extra headers set" hint="Their values are not shown again.">
+          <select value={f.headersChoice} onChange={(e) => setF({ ...f, headersChoice: e.currentTarget.value as HeadersChoice, headers: '' })}>
+            <option value="keep">Keep {ep!.headerNames.join(', ')}</option>
+            <option value="replace">Replace them with the ones typed below</option>
+            <option value="remove">Remove them</option>
+          </select>
+        </Field>
+      ) : null}
+      {f.headersChoice === 'replace' ? (
+        <Field label={hasHeaders ? 'New extra headers' : 'Extra headers (optional)'} hint="One a line, as Name: value. Kept encrypted: afterwards only their names are shown.">
+          <textarea rows={3} maxLength={20000} value={f.headers} onInput={(e) => setF({ ...f, headers: e.currentTarget.value })} />
+        </Field>
+      ) : null}
+      <fieldset>
+        <legend>What to send</legend>
+        {FAMILIES.map(([k, label]) => (
+          <label class="check" key={k}><input type="checkbox" checked={f.events.includes(k)} onChange={(e) => setF({ ...f, events: e.currentTarget.checked ? [...f.events, k] : f.events.filter((x) => x !== k) })} /> {label}</label>
+        ))}
+        {/* events set otherwise (one by one) stay as they are unless unticked */}
+        {f.events.filter((k) => !FAMILIES.some(([x]) => x === k)).map((k) => (
+          <label class="check" key={k}><input type="checkbox" checked onChange={() => setF({ ...f, events: f.events.filter((x) => x !== k) })} /> {k}</label>
+        ))}
+      </fieldset>
+      <div class="row tight">
+        <button type="submit" class="primary" disabled={a.busy}>{ep ? 'Save the changes' : 'Add the webhook'}</button>
+        {onCancel ? <button type="button" onClick={onCancel}>Cancel</button> : null}
+      </div>
+    </form>
+  );
+}
+
+function Webhooks() {
+  const list = useLoad(() => ok(client.GET('/webhooks')), []);
+  const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
+  const [chosen, setChosen] = useState<string | null>(null);
+  const [changing, setChanging] = useState<string | null>(null);
+  const a = useAction();
   const toggle = (ep: Any) => a.run(async () => { await ok(client.PUT('/webhooks/{id}', { params: { path: { id: ep.id } }, body: { isEnabled: !ep.isEnabled } })); list.reload(); return `${ep.url} is ${ep.isEnabled ? 'paused' : 'on'}.`; });
   const remove = (ep: Any) => a.run(async () => {
     if (!confirm(`Delete the webhook to ${ep.url} and its deliveries?`)) return;
@@ -157,6 +261,7 @@ function Webhooks() {
   const rotate = (ep: Any) => a.run(async () => { const r = (await ok(client.POST('/webhooks/{id}/rotate-secret', { params: { path: { id: ep.id } } }))).data; setSecret({ url: ep.url, secret: r.secret }); list.reload(); });
   const endpoints = list.data?.data ?? [];
   const current = endpoints.find((x) => x.id === chosen);
+  const edited = endpoints.find((x) => x.id === changing);
   return (
     <Section title="Webhooks">
       <p class="muted">Rondo calls your address when something happens, signed with a secret only you and Rondo know.</p>
@@ -171,10 +276,12 @@ function Webhooks() {
       <Table<Any> caption="Webhook addresses" rows={endpoints} rowKey={(x) => x.id} empty="None yet." columns={[
         { label: 'Address', cell: (x) => x.url },
         { label: 'Events', cell: (x) => x.events.join(', ') },
+        { label: 'Sent with', cell: (x) => [AUTH_WORDS[x.authType ?? ''], ...x.headerNames.map((h: string) => `header ${h}`)].filter(Boolean).join(', ') || '—' },
         { label: 'State', cell: (x) => (x.isEnabled ? 'on' : x.disabledReason ? `paused: ${x.disabledReason}` : 'paused') },
         { label: 'Actions', cell: (x) => (
           <div class="row tight">
             <button type="button" onClick={() => setChosen(x.id)} aria-label={`Deliveries to ${x.url}`}>Deliveries</button>
+            <button type="button" onClick={() => setChanging(x.id)} aria-label={`Change ${x.url}`}>Change</button>
             <button type="button" onClick={() => toggle(x)} aria-label={`${x.isEnabled ? 'Pause' : 'Turn on'} ${x.url}`}>{x.isEnabled ? 'Pause' : 'Turn on'}</button>
             <button type="button" onClick={() => rotate(x)} aria-label={`New secret for ${x.url}`}>New secret</button>
             <button type="button" onClick={() => remove(x)} aria-label={`Delete ${x.url}`}>Delete</button>
@@ -183,21 +290,9 @@ function Webhooks() {
       ]} />
       <ErrorBox error={a.error} /><Notice text={a.done} />
       {current ? <Deliveries key={current.id} endpoint={current} /> : null}
-      <form class="stack" onSubmit={add}>
-        <h3>Add a webhook</h3>
-        <div class="row wrap">
-          <Field label="Address (https://…)"><input type="url" required value={f.url} onInput={(e) => setF({ ...f, url: e.currentTarget.value })} /></Field>
-          <Field label="Description (optional)"><input value={f.description} onInput={(e) => setF({ ...f, description: e.currentTarget.value })} /></Field>
-          <Field label="Bearer token your server expects (optional)"><input type="password" autoComplete="off" value={f.token} onInput={(e) => setF({ ...f, token: e.currentTarget.value })} /></Field>
-        </div>
-        <fieldset>
-          <legend>What to send</legend>
-          {FAMILIES.map(([k, label]) => (
-            <label class="check" key={k}><input type="checkbox" checked={f.events.includes(k)} onChange={(e) => setF({ ...f, events: e.currentTarget.checked ? [...f.events, k] : f.events.filter((x) => x !== k) })} /> {label}</label>
-          ))}
-        </fieldset>
-        <div><button type="submit" class="primary" disabled={a.busy}>Add the webhook</button></div>
-      </form>
+      {edited
+        ? <WebhookForm key={`${edited.id}-${edited.updatedAt}`} ep={edited} a={a} onSaved={() => { setChanging(null); list.reload(); }} onCancel={() => setChanging(null)} />
+        : <WebhookForm key="new" a={a} onSaved={(made) => { if (made) setSecret(made); list.reload(); }} />}
     </Section>
   );
 }
