@@ -24,7 +24,7 @@ import fs from 'node:fs/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { withTenant } from '../src/db';
 import { analyticsEngineOf, closeAnalyticsEngine } from '../src/modules/royalty/analytics-engine';
-import { REPLICA_LINE_COLUMNS, buildReplicaSums } from '../src/modules/royalty/engine';
+import { REPLICA_LINE_COLUMNS, REPLICA_LINE_ORDER, buildReplicaSums } from '../src/modules/royalty/engine';
 import { ARTISTS, FILES, PRODUCTS, RECORDINGS, VIEWS, catalogueIds, loadCatalogue, loadLines, openWorkspace, shareSetMap, type View } from './analytics-workspace';
 import { combos, filterIds, httpGet, printTable, timed, type Row } from './analytics-queries';
 import { fileBytes, mb, peakRss, secs, startBenchApi } from './analytics-stores';
@@ -84,7 +84,7 @@ async function generate(file: string, tenantId: number, cat: string, n: number):
                  FROM (SELECT i // ${per} AS f, i % ${per} AS g, ((i % ${per}) * 7919) % ${RECORDINGS} AS a, (i % ${per}) // ${RECORDINGS} AS k FROM range(${n}::BIGINT) r(i))) x
          JOIN fl ON fl.f = x.f
          LEFT JOIN cat c ON c.a = x.a
-        ORDER BY x.f, x.g`,
+        ORDER BY ${REPLICA_LINE_ORDER}`,
     );
     // The sums the engine keeps beside its lines (engine/replica.ts), from the generated lines.
     await buildReplicaSums(c, s);
