@@ -27624,7 +27624,16 @@ export interface paths {
                                 currency: string;
                                 totalRevenues: number;
                                 totalAmount: string;
-                                yourShare: string;
+                                yourShare?: string;
+                                bySource?: {
+                                    source: string;
+                                    count: number;
+                                    amount: string;
+                                }[];
+                                byUser?: {
+                                    user: string;
+                                    amount: string;
+                                }[];
                             };
                         };
                     };
