@@ -2194,6 +2194,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -2348,6 +2350,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -2502,6 +2506,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -2656,6 +2662,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -2810,6 +2818,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -2964,6 +2974,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3118,6 +3130,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3272,6 +3286,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3426,6 +3442,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3580,6 +3598,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3734,6 +3754,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3888,6 +3910,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -4042,6 +4066,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -4190,6 +4216,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
