@@ -114,6 +114,54 @@ describe("the reference service's resource bodies", function () {
     assert.deepEqual([simple.body.data.split_type, simple.body.data.effective_date, simple.body.data.shares], ['simple', null, [{ user: admin, percentage: '100' }]]);
   });
 
+  it('update routes take the reference names: a track\'s ISRC, and a split PUT as a client sends it back (its own target, shares, effective_date alone, split_type)', async () => {
+    const admin = t.users.admin!.tenantUserId;
+    const user = t.users.user!.tenantUserId;
+    const track = await call('PUT', `/asset/${trackId}`, { ISRC: 'GBAYE0601498', displayArtist: 'Nova Reyes' });
+    assert.equal(track.status, 200, track.text);
+    assert.deepEqual([track.body.data.ISRC, track.body.data.isrc, track.body.data.displayArtist], ['GBAYE0601498', 'GBAYE0601498', 'Nova Reyes']);
+    const clash = await call('PUT', `/asset/${trackId}`, { ISRC: 'GBAYE0601498', isrc: 'USRC17607839' });
+    assert.equal(clash.status, 400, clash.text);
+    assert.deepEqual(details(clash), ['body.ISRC and body.isrc name the same field with different values: send one']);
+
+    const made = await call('POST', '/split', {
+      entity_type: 'asset', entity_id: trackId, type: 'download', split_type: 'conditional', effective_date: '2024-01-01',
+      shares: [{ user: admin, percentage: '50' }, { user, percentage: '50' }],
+      conditions: { territories: ['DE'], mode: 'include', period_end: '2024-12-31' },
+    });
+    assert.equal(made.status, 201, made.text);
+    const id = made.body.data.id;
+    // the whole record sent back, as a client does, with new shares and a new last day
+    const full = await call('PUT', `/split/${id}`, {
+      entity_type: 'asset', entity_id: trackId, split_type: 'conditional', effective_date: '2024-01-01',
+      shares: [{ user: admin, percentage: '75.5' }, { user, percentage: '24.5' }],
+      conditions: { territories: ['DE', 'AT'], mode: 'include', sources: [], period_start: '2024-01-01', period_end: '2025-06-30', memo: '' },
+    });
+    assert.equal(full.status, 200, full.text);
+    const f = full.body.data;
+    assert.deepEqual([f.entity_type, f.entity_id, f.split_type, f.effective_date], ['asset', trackId, 'conditional', '2024-01-01']);
+    assert.deepEqual(f.shares, [{ user: admin, percentage: '75.5' }, { user, percentage: '24.5' }]);
+    assert.deepEqual([f.conditions.territories, f.conditions.period_start, f.conditions.period_end, f.conditions.mode], [['AT', 'DE'], '2024-01-01', '2025-06-30', 'include']);
+    // effective_date alone changes the first day only: territories and last day stay
+    const date = await call('PUT', `/split/${id}`, { effective_date: '2024-03-01' });
+    assert.equal(date.status, 200, date.text);
+    assert.deepEqual([date.body.data.effective_date, date.body.data.conditions.territories, date.body.data.conditions.period_end], ['2024-03-01', ['AT', 'DE'], '2025-06-30']);
+    const read = await call('GET', `/split/${id}`);
+    assert.deepEqual([read.body.data.effective_date, read.body.data.conditions.territories, read.body.data.conditions.period_end, read.body.data.shares], ['2024-03-01', ['AT', 'DE'], '2025-06-30', f.shares]);
+    // split_type without conditions is read against the split's own conditions
+    const kind = await call('PUT', `/split/${id}`, { split_type: 'conditional', shares: [{ user: admin, percentage: 100 }] });
+    assert.equal(kind.status, 200, kind.text);
+    assert.deepEqual(kind.body.data.shares, [{ user: admin, percentage: '100' }]);
+    const wrongKind = await call('PUT', `/split/${id}`, { split_type: 'simple', shares: [{ user: admin, percentage: 100 }] });
+    assert.equal(wrongKind.status, 400, wrongKind.text);
+    assert.deepEqual(details(wrongKind), ["body.split_type is simple but the split's conditions make a conditional split (territories: conditional; dates only: temporal; none: simple)"]);
+    // a split's target does not change
+    const moved = await call('PUT', `/split/${id}`, { entity_type: 'product', entity_id: productId, shares: [{ user: admin, percentage: 100 }] });
+    assert.equal(moved.status, 400, moved.text);
+    assert.deepEqual(details(moved), ["body.product (or body.entity_type and body.entity_id): a split's asset does not change; create a split for another product"]);
+    assert.deepEqual((await call('GET', `/split/${id}`)).body.data.shares, [{ user: admin, percentage: '100' }]);
+  });
+
   it('a split the reference would describe but Rondo cannot hold, or one naming a field twice: 400 saying which', async () => {
     const admin = t.users.admin!.tenantUserId;
     const shares = [{ user: admin, percentage: '100' }];

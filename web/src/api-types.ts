@@ -12735,6 +12735,21 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description the split's own asset, as answered; a split's target does not change
+                         */
+                        asset?: string;
+                        /**
+                         * Format: uuid
+                         * @description the split's own product, as answered; a split's target does not change
+                         */
+                        product?: string;
+                        /**
+                         * Format: uuid
+                         * @description the split's own artist, as answered; a split's target does not change
+                         */
+                        artist?: string;
                         split?: {
                             user: string;
                             /** @description Percentage above 0, at most 3 digits before the point and 6 after */
