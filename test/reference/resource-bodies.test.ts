@@ -162,6 +162,36 @@ describe("the reference service's resource bodies", function () {
     assert.deepEqual((await call('GET', `/split/${id}`)).body.data.shares, [{ user: admin, percentage: '100' }]);
   });
 
+  it('a release: created and changed with UPC, release_date, display_artist and tracks with ISRC, read back by those names', async () => {
+    const made = await call('POST', '/releases', { title: 'Tides', UPC: '0012345678905', release_date: '2025-03-14', display_artist: 'Nova', format: 'EP', type: 'EP', label: 'Sol Records', tracks: [{ title: 'Undertow', ISRC: 'GBAYE0601477' }] });
+    assert.equal(made.status, 201, made.text);
+    const r = made.body.data;
+    assert.deepEqual([r.upc, r.releaseDate, r.artistName, r.format, r.label], ['0012345678905', '2025-03-14', 'Nova', 'EP', 'Sol Records']);
+    assert.deepEqual([r.UPC, r.release_date, r.display_artist], ['0012345678905', '2025-03-14', 'Nova']);
+    assert.deepEqual(r.tracks.map((x: any) => [x.title, x.isrc, x.ISRC]), [['Undertow', 'GBAYE0601477', 'GBAYE0601477']]);
+    const changed = await call('PUT', `/releases/${r.id}`, { release_date: '2025-04-01', display_artist: 'Nova Reyes' });
+    assert.equal(changed.status, 200, changed.text);
+    assert.deepEqual([changed.body.data.releaseDate, changed.body.data.release_date, changed.body.data.artistName, changed.body.data.display_artist], ['2025-04-01', '2025-04-01', 'Nova Reyes', 'Nova Reyes']);
+    const one = await call('GET', `/releases/${r.id}`);
+    assert.deepEqual([one.body.data.UPC, one.body.data.release_date, one.body.data.tracks[0].ISRC], ['0012345678905', '2025-04-01', 'GBAYE0601477']);
+    const listed = await call('GET', '/releases?search=tides');
+    assert.deepEqual(listed.body.data.map((x: any) => [x.UPC, x.release_date, x.display_artist]), [['0012345678905', '2025-04-01', 'Nova Reyes']]);
+    const track = await call('POST', `/releases/${r.id}/tracks`, { title: 'Slack Water', ISRC: 'GBAYE0601478' });
+    assert.equal(track.status, 201, track.text);
+    assert.equal(track.body.data.ISRC, 'GBAYE0601478');
+    const retitled = await call('PUT', `/releases/${r.id}/tracks/${track.body.data.id}`, { ISRC: 'GBAYE0601479' });
+    assert.deepEqual([retitled.body.data.isrc, retitled.body.data.ISRC], ['GBAYE0601479', 'GBAYE0601479']);
+    const tracks = await call('GET', `/releases/${r.id}/tracks`);
+    assert.deepEqual(tracks.body.data.map((x: any) => x.ISRC), ['GBAYE0601477', 'GBAYE0601479']);
+    // both names with different values, and the reference's fields a release does not hold: 400 naming them
+    const clash = await call('POST', '/releases', { title: 'X', UPC: '0012345678905', upc: '4006381333931' });
+    assert.equal(clash.status, 400, clash.text);
+    assert.deepEqual(details(clash), ['body.UPC and body.upc name the same field with different values: send one']);
+    const unheld = await call('PUT', `/releases/${r.id}`, { catalog_number: 'SOL-7', takedown_date: '2030-01-01' });
+    assert.equal(unheld.status, 400, unheld.text);
+    assert.deepEqual(details(unheld), ['body has unknown property "catalog_number"', 'body has unknown property "takedown_date"']);
+  });
+
   it('a split the reference would describe but Rondo cannot hold, or one naming a field twice: 400 saying which', async () => {
     const admin = t.users.admin!.tenantUserId;
     const shares = [{ user: admin, percentage: '100' }];
