@@ -5431,7 +5431,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the payee's e-mail or name */
                     search?: string;
-                    /** @description A field of the item: lineId, id, fileId, tenantUserId, splitId, share, amount, currency, createdAt, supersededAt (default lineId) */
+                    /** @description A field of the item: lineId, id, fileId, tenantUserId, splitId, share, amount, currency, createdAt, supersededAt, current (default lineId) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -11926,7 +11926,7 @@ export interface paths {
                     size?: number;
                     /** @description A recording's title or ISRC, a product's title or UPC, an artist's name */
                     search?: string;
-                    /** @description A field of the item: type, target, name, validFrom, createdAt, updatedAt, entity_type, effective_date (default createdAt) */
+                    /** @description A field of the item: type, target, name, validFrom, createdAt, updatedAt, entity_type, effective_date, asset, product, artist (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -12512,7 +12512,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the action, the note or the sale type */
                     search?: string;
-                    /** @description A field of the item: changedAt, seq, splitId, target, type, action, user, oldShare, newShare, changedBy, note (default changedAt) */
+                    /** @description A field of the item: changedAt, seq, splitId, target, type, action, user, oldShare, newShare, changedBy, note, asset, product, artist (default changedAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -13727,7 +13727,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the title or the artist's name, or the UPC */
                     search?: string;
-                    /** @description A field of the item: createdAt, updatedAt, title, status, releaseDate, artistName, upc, type, format, label, genre (default createdAt) */
+                    /** @description A field of the item: createdAt, updatedAt, title, status, releaseDate, artistName, upc, type, format, label, genre, createdBy, submittedAt, reviewedAt, reviewedBy (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -17047,7 +17047,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the e-mail, first or last name */
                     search?: string;
-                    /** @description A field of the item: email, firstName, lastName, role, status, createdAt, updatedAt (default createdAt) */
+                    /** @description A field of the item: email, firstName, lastName, role, status, createdAt, updatedAt, userId, isSuperAdmin (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -24098,7 +24098,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the file name */
                     search?: string;
-                    /** @description A field of the item: fileName, kind, status, progress, size, confidence, accountingPeriod, createdAt, updatedAt, processedAt (default createdAt) */
+                    /** @description A field of the item: fileName, kind, status, progress, size, confidence, accountingPeriod, createdAt, updatedAt, processedAt, parentId, contentType, sha256, duplicateOf, reconciles, error, uploadedBy, attempts (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -26215,7 +26215,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the period's label */
                     search?: string;
-                    /** @description A field of the item: number, user, period, runId, contentHash, issuedAt (default number) */
+                    /** @description A field of the item: number, user, period, runId, contentHash, issuedAt, currency, closingBalance (default number) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -27185,7 +27185,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the title */
                     search?: string;
-                    /** @description A field of the item: createdAt, date, amount, title, category, currency, recoupable (default createdAt) */
+                    /** @description A field of the item: createdAt, date, amount, title, category, currency, recoupable, updatedAt, user, description, conversionRate, baseAmount, targetType, targetId, recouped, unrecouped (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -27945,7 +27945,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the title */
                     search?: string;
-                    /** @description A field of the item: createdAt, date, amount, title, source, currency (default createdAt) */
+                    /** @description A field of the item: createdAt, date, amount, title, source, currency, updatedAt, description, conversionRate, baseAmount, accountingPeriod (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -28790,7 +28790,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the title, the memo or the reference */
                     search?: string;
-                    /** @description A field of the item: createdAt, transactionDate, amount, status, title, currency, reference (default createdAt) */
+                    /** @description A field of the item: createdAt, transactionDate, amount, status, title, currency, reference, updatedAt, user, firstName, lastName, memo, amountUSD, conversionRate, baseAmount, paymentRequestId, processorTransferId, reason, completedAt (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -38878,7 +38878,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the event type, the status or the last error */
                     search?: string;
-                    /** @description A field of the item: createdAt, eventId, eventType, status, attemptCount, nextAttemptAt, lastStatusCode, lastError, deliveredAt, endpointId (default createdAt) */
+                    /** @description A field of the item: createdAt, eventId, eventType, status, attemptCount, nextAttemptAt, lastStatusCode, lastError, deliveredAt, endpointId, event, envelope (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -39033,7 +39033,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the event type, the status or the last error */
                     search?: string;
-                    /** @description A field of the item: createdAt, eventId, eventType, status, attemptCount, nextAttemptAt, lastStatusCode, lastError, deliveredAt, endpointId (default createdAt) */
+                    /** @description A field of the item: createdAt, eventId, eventType, status, attemptCount, nextAttemptAt, lastStatusCode, lastError, deliveredAt, endpointId, event, envelope (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -51459,7 +51459,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the writer's or the publisher's name */
                     search?: string;
-                    /** @description A field of the item: periodStart, periodEnd, status, currency, incomeTotal, createdAt, updatedAt (default periodStart) */
+                    /** @description A field of the item: periodStart, periodEnd, status, currency, incomeTotal, createdAt, updatedAt, incomeExact, adjustmentsTotal, total (default periodStart) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";

@@ -146,7 +146,7 @@ export async function getUser(trx: Trx, id: string): Promise<UserView> {
 
 /** The member list; `only` (a member below admin, see ownOnly) narrows it to that member. */
 /** The fields the member list sorts by (the names its items show) and their columns. */
-export const USER_SORT = sortColumns({ email: 'u.email', firstName: 'u.first_name', lastName: 'u.last_name', role: 'tu.role', status: 'tu.status', createdAt: 'tu.created_at', updatedAt: 'tu.updated_at' });
+export const USER_SORT = sortColumns({ email: 'u.email', firstName: 'u.first_name', lastName: 'u.last_name', role: 'tu.role', status: 'tu.status', createdAt: 'tu.created_at', updatedAt: 'tu.updated_at', userId: 'tu.user_id', isSuperAdmin: 'u.is_super_admin' });
 
 /** Members, oldest first unless `sort`/`order` say otherwise; `search` in e-mail, first and last name. */
 export async function listUsers(trx: Trx, q: { page: number; size: number; search?: string; role?: string; only?: string | null; sort?: string; order?: 'asc' | 'desc' }) {
