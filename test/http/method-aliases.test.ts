@@ -100,6 +100,35 @@ describe('method spellings of the reference service', function () {
     assert.deepEqual(Object.keys(o.body).sort(), Object.keys(r.body).sort());
   });
 
+  it('GET /user/invites lists the invitations not yet accepted; POST /user/invites/{id}/cancel withdraws one, never an accepted member', async () => {
+    const add = async (email: string) => {
+      const r = await app.request('POST', '/user/', { token: adm, body: { email, role: 'user' } });
+      assert.equal(r.status, 201, r.text);
+      return r.body.data.id as string;
+    };
+    const [x, y] = [await add('invite.x@aliases.example'), await add('invite.y@aliases.example')];
+    const list = await app.request('GET', '/user/invites?sort=email&order=asc&search=aliases.example', { token: adm });
+    assert.equal(list.status, 200, list.text);
+    assert.ok(list.body.data.every((m: { status: string }) => m.status === 'invited'), list.text);
+    const invited = list.body.data.map((m: { id: string }) => m.id);
+    assert.ok(invited.includes(x) && invited.includes(y), list.text);
+    assert.ok(!invited.includes(t.users.admin!.tenantUserId), 'an active member is no invitation');
+    assert.equal(list.body.totalItems, list.body.data.length);
+    const before = list.body.totalItems as number;
+    // members below admin are refused
+    assert.equal((await app.request('GET', '/user/invites', { token: t.users.guest!.token })).status, 403);
+
+    const cancel = await app.request('POST', `/user/invites/${x}/cancel`, { token: adm });
+    assert.deepEqual([cancel.status, cancel.body], [200, { success: true, message: 'Invitation cancelled' }]);
+    assert.equal((await app.request('GET', `/user/${x}`, { token: adm })).status, 404);
+    assert.equal((await app.request('GET', '/user/invites?search=aliases.example', { token: adm })).body.totalItems, before - 1);
+    // an active member has no invitation to cancel: refused, and kept
+    const active = await app.request('POST', `/user/invites/${t.users.owner!.tenantUserId}/cancel`, { token: adm });
+    assert.deepEqual([active.status, active.body.error.code], [400, 'NOT_AN_INVITATION']);
+    assert.equal((await app.request('GET', `/user/${t.users.owner!.tenantUserId}`, { token: adm })).status, 200);
+    assert.equal((await app.request('POST', `/user/invites/${y}/cancel`, { token: t.users.guest!.token })).status, 403);
+  });
+
   it('the notification, accounting and download spellings answer like the spec routes', async () => {
     same(await app.request('GET', '/notifications/unread-count', { token: adm }), await app.request('GET', '/notifications/unread/count', { token: adm }), 'unread count');
     const readAll = await app.request('PATCH', '/notifications/read-all', { token: adm });

@@ -3,7 +3,7 @@ import { defineRoutes, route } from '../../http/route';
 import { ownOnly, rankOf, ROLE_RANK } from '../../domain/roles';
 import { Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { ForbiddenError } from '../../lib/errors';
+import { ConflictError, ForbiddenError } from '../../lib/errors';
 import { getUser, listUsers, memberIdByEmail, removeUser, removeUsers, updateUser, USER_SORT, workspaceSummary } from './service';
 import { sortQuery } from '../../http/list-sort';
 import { authOf } from '../auth/service';
@@ -81,6 +81,33 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       async handler({ trx, auth, query }) {
         const r = await listUsers(trx, { page: query.page ?? 1, size: query.size ?? 20, search: query.search, sort: query.sort, order: query.order, role: query.role, only: ownOnly(auth) });
         return { success: true, message: 'Users', ...r };
+      },
+    }),
+    // The reference service's invitation routes: its invitations are the members still `invited`.
+    route({
+      method: 'get',
+      path: '/user/invites', responses: { 200: Res.GetUserList },
+      summary: 'Invitations not yet accepted (admin): the members whose status is `invited`, paged like the member list',
+      access: 'admin',
+      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(USER_SORT, 'createdAt', 'Part of the e-mail, first or last name'), role: Type.Optional(Role) }),
+      async handler({ trx, query }) {
+        const r = await listUsers(trx, { page: query.page ?? 1, size: query.size ?? 20, search: query.search, sort: query.sort, order: query.order, role: query.role, status: 'invited' });
+        return { success: true, message: 'Invitations', ...r };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/user/invites/:id/cancel', responses: { 200: Res.DeleteUserById },
+      summary: 'Cancel an invitation not yet accepted (admin): the invited member is removed and its link stops working; `{id}` is the member\'s id',
+      description: 'Only while the member is `invited` (400 NOT_AN_INVITATION otherwise: a member who accepted is removed with DELETE /user/{id}).',
+      access: 'admin',
+      params: IdParams,
+      async handler({ params, auth, trx, tenantId }) {
+        const member = await getUser(trx, params.id);
+        if (member.status !== 'invited') throw new ConflictError('This member has no invitation waiting', [`status: ${member.status}`], 'NOT_AN_INVITATION');
+        await removeUser(trx, auth, params.id);
+        await withdrawInvitationLinks(d, tenantId, member.userId);
+        return { success: true, message: 'Invitation cancelled' };
       },
     }),
     route({
