@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
+import { upload } from '../ingest/helpers';
 
 type Op = { 'x-aliases'?: { method: string; path: string }[] };
 
@@ -127,6 +128,34 @@ describe('method spellings of the reference service', function () {
     assert.deepEqual([active.status, active.body.error.code], [400, 'NOT_AN_INVITATION']);
     assert.equal((await app.request('GET', `/user/${t.users.owner!.tenantUserId}`, { token: adm })).status, 200);
     assert.equal((await app.request('POST', `/user/invites/${y}/cancel`, { token: t.users.guest!.token })).status, 403);
+  });
+
+  it('POST /accounting/users/{id}/recalculate re-derives the ledger for a member; GET /accounting/queue/status says what is still to run', async () => {
+    const member = t.users.guest!.tenantUserId;
+    const one = await app.request('POST', `/accounting/users/${member}/recalculate`, { token: adm });
+    assert.equal(one.status, 200, one.text);
+    same({ status: one.status, body: { ...one.body, data: one.body.data.totals } }, { status: 200, body: { ...(await app.request('GET', '/accounting/refresh', { token: adm })).body, data: one.body.data.totals } }, 'recalculate a member');
+    const nobody = await app.request('POST', `/accounting/users/${crypto.randomUUID()}/recalculate`, { token: adm });
+    assert.deepEqual([nobody.status, nobody.body.code], [404, 'USER_NOT_FOUND']);
+    assert.equal((await app.request('POST', `/accounting/users/${member}/recalculate`, { token: t.users.guest!.token })).status, 403);
+
+    // this app runs no workers: what is sent stays queued (a new workspace, so nothing else is)
+    const q = await createTestTenant(app, 'AliasesQueue', ['admin', 'guest']);
+    const qa = q.users.admin!.token;
+    const quiet = await app.request('GET', '/accounting/queue/status', { token: qa });
+    assert.equal(quiet.status, 200, quiet.text);
+    assert.deepEqual(quiet.body.data, { idle: true, files: { waiting: 0, needsConfirmation: 0, processing: 0 }, reallocation: { changesWaiting: 0, queued: 0, running: 0 } });
+    assert.equal((await app.request('POST', '/royalty/reallocate', { token: qa })).status, 200);
+    const up = await upload(app, qa, 'statement.csv', 'ISRC,Amount\nQZALS2600001,1.00\n');
+    assert.equal(up.status, 201, up.text);
+    const asset = await app.request('POST', '/asset', { token: qa, body: { title: 'Marked', isrc: 'QZALS2600002' } });
+    assert.equal(asset.status, 201, asset.text);
+    const busy = await app.request('GET', '/accounting/queue/status', { token: qa });
+    assert.deepEqual(busy.body.data, { idle: false, files: { waiting: 1, needsConfirmation: 0, processing: 0 }, reallocation: { changesWaiting: 1, queued: 1, running: 0 } });
+    // another workspace's queue is its own
+    const other = await createTestTenant(app, 'AliasesOther', ['admin']);
+    assert.equal((await app.request('GET', '/accounting/queue/status', { token: other.users.admin!.token })).body.data.idle, true);
+    assert.equal((await app.request('GET', '/accounting/queue/status', { token: q.users.guest!.token })).status, 403);
   });
 
   it('the notification, accounting and download spellings answer like the spec routes', async () => {

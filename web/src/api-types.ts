@@ -25493,6 +25493,212 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounting/users/{id}/recalculate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Recalculate one member's figures (admin): the workspace's ledger is re-derived, which covers the member (as GET /accounting/refresh); 404 for no such member */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                posted: {
+                                    royalty: number;
+                                    revenue: number;
+                                    payment: number;
+                                    recoupment: number;
+                                    recovery: number;
+                                };
+                                totals: {
+                                    currency: string;
+                                    royalties: string;
+                                    revenueShares: string;
+                                    earnings: string;
+                                    recouped: string;
+                                    payments: string;
+                                    reversals: string;
+                                    adjustments: string;
+                                    overpaymentRecovery: string;
+                                    due: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description 400 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 401 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 403 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 500 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounting/queue/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What stands between the workspace and current figures (admin): statement files not yet processed, catalogue and split changes waiting to be re-allocated, re-allocations queued or running; `idle` when none (files waiting for a person to confirm their source are counted apart) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                idle: boolean;
+                                files: {
+                                    waiting: number;
+                                    needsConfirmation: number;
+                                    processing: number;
+                                };
+                                reallocation: {
+                                    changesWaiting: number;
+                                    queued: number;
+                                    running: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description 400 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 401 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 403 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 500 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounting/refreshstats": {
         parameters: {
             query?: never;
