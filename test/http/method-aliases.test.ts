@@ -25,6 +25,8 @@ describe('method spellings of the reference service', function () {
     app = await startTestApp();
     t = await createTestTenant(app, 'Aliases', ['owner', 'admin', 'guest']);
     adm = t.users.admin!.token;
+    // the plan with every feature, so no alias stops at a plan gate before its query is read
+    await app.svc.db.owner('tenants').where({ id: t.tenantId }).update({ plan: 'enterprise' });
     const doc = (await app.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, Op>> };
     for (const [p, ops] of Object.entries(doc.paths)) {
       for (const [m, op] of Object.entries(ops)) for (const a of op['x-aliases'] ?? []) aliases.push({ alias: [a.method, a.path], of: [m.toUpperCase(), p] });
@@ -61,6 +63,11 @@ describe('method spellings of the reference service', function () {
       const bad = { ids: [], artists: 'x', unexpected: 1 };
       const [a, o] = [await call(alias, adm, bad), await call(of, adm, bad)];
       same(a, o, `${what}: bad input`);
+      // an unknown query parameter: refused by the alias as by the original, naming it
+      const unknown = await call([alias[0], `${alias[1]}?zzUnknown=1`], adm, {});
+      same(unknown, await call([of[0], `${of[1]}?zzUnknown=1`], adm, {}), `${what}: unknown parameter`);
+      assert.equal(unknown.status, 400, `${what}: ${unknown.text}`);
+      assert.match(unknown.text, /query\.zzUnknown: unknown parameter/, what);
     }
   });
 
