@@ -84,6 +84,24 @@ describe("the reference service's resource bodies", function () {
     assert.deepEqual(tracks.body.data.map((x: any) => x.ISRC), ['USRC17607839']);
   });
 
+  it("the lists of an artist's and of a member's recordings, products and artists answer the reference names too", async () => {
+    const artist = (await call('POST', '/artist', { artistName: 'Lists Artist', realName: 'L. Artist' })).body.data.id as string;
+    const asset = await call('POST', '/asset', { title: 'Listed', ISRC: 'USRC17607841', artists: [artist] });
+    assert.equal(asset.status, 201, asset.text);
+    const product = await call('POST', '/product', { title: 'Listed EP', UPC: '0036000291452', release_date: '2024-02-02', artists: [artist] });
+    assert.equal(product.status, 201, product.text);
+    const mine = await call('PUT', `/artist/${artist}`, { users: [t.users.user!.tenantUserId] });
+    assert.equal(mine.status, 200, mine.text);
+    const byArtist = await call('GET', `/artist/${artist}/assets`);
+    assert.deepEqual(byArtist.body.data.map((x: any) => [x.title, x.ISRC]), [['Listed', 'USRC17607841']]);
+    const products = await call('GET', `/artist/${artist}/products`);
+    assert.deepEqual(products.body.data.map((x: any) => [x.UPC, x.release_date]), [['0036000291452', '2024-02-02']]);
+    const member = t.users.user!.tenantUserId;
+    assert.deepEqual((await call('GET', `/user/${member}/artists`)).body.data.map((x: any) => [x.artistName, x.realName]), [['Lists Artist', 'L. Artist']]);
+    assert.deepEqual((await call('GET', `/user/${member}/assets`)).body.data.map((x: any) => x.ISRC), ['USRC17607841']);
+    assert.deepEqual((await call('GET', `/user/${member}/products`)).body.data.map((x: any) => [x.UPC, x.release_date]), [['0036000291452', '2024-02-02']]);
+  });
+
   it('a split: entity_type/entity_id, shares [{user, percentage}] summing to 100, effective_date and conditions', async () => {
     const admin = t.users.admin!.tenantUserId;
     const user = t.users.user!.tenantUserId;
