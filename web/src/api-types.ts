@@ -18118,7 +18118,7 @@ export interface paths {
         put?: never;
         /**
          * Send the invitation (again) (admin): a new link by e-mail, valid for 7 days; the earlier links stop working; a payee listed without an invitation becomes invited
-         * @description Only while the member is `invited` or `not_invited` (400 NOT_AN_INVITATION once accepted). The membership, its role and the splits naming it stay as they are. To cancel an invitation, remove the member (DELETE /user/{id}): its link then stops working.
+         * @description Only while the member is `invited` or `not_invited` (400 NOT_AN_INVITATION once accepted). The membership, its role and the splits naming it stay as they are. To cancel an invitation: POST /user/invites/{id}/cancel (or remove the member, DELETE /user/{id}): its link then stops working.
          */
         post: {
             parameters: {
