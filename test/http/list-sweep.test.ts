@@ -24,6 +24,15 @@ const isAnalytics = (op: Op) => op.parameters.some((p) => p.name === 'periodFilt
 const PARTNER_LISTS = new Set(['/integrations/fxpartner/beneficiaries', '/integrations/fxpartner/payment-requests', '/integrations/fxpartner/wallets', '/integrations/invoicer/invoices', '/search']);
 /** The spec pages notifications with page/pageSize inside data (docs/api.md "Lists and paging"). */
 const SPEC_SHAPED = new Set(['/notifications']);
+/**
+ * The fields an item shows that its list does not sort by (docs/api.md "Lists and paging"):
+ * its random `id` (ties are broken by it), the workspace's base currency (the same on every
+ * item), and a member's share and earnings of a statement line (a member's own figures).
+ */
+function NOT_SORTED(path: string, field: string): boolean {
+  if (field === 'id' || field === 'baseCurrency') return true;
+  return (path === '/file/{id}/lines' || path === '/royalty/lines') && (field === 'share' || field === 'earnings');
+}
 /** The fields a list sorts by, from its `sort` parameter's description ("A field of the item: a, b (default a)"). */
 function sortFields(p: Param | undefined): string[] {
   const m = /A field of the item: ([A-Za-z0-9_, ]+) \(default/.exec(p?.description ?? '');
@@ -86,6 +95,25 @@ describe('every list takes sort, order and search', function () {
     assert.ok(lists.length >= 40, `only ${lists.length} lists`);
     const wrong: string[] = [];
     for (const { path, op } of lists) await checkList(path, op, wrong);
+    assert.deepEqual(wrong, []);
+  });
+
+  it('each list sorts by every field its item shows (a text, number, boolean or date), but the few said in docs/api.md', async () => {
+    const R = (x: any): any => (x?.$ref ? R((doc as any).components.schemas[x.$ref.split('/').pop()]) : x);
+    const scalar = (x: any): boolean => {
+      const y = R(x);
+      if (!y) return false;
+      if (y.anyOf || y.oneOf) return (y.anyOf ?? y.oneOf).every(scalar);
+      return ['string', 'number', 'integer', 'boolean', 'null'].includes(y.type) || y.const !== undefined;
+    };
+    const wrong: string[] = [];
+    for (const { path, op } of listOps(doc)) {
+      const ok = Object.entries(op.responses).find(([c]) => c.startsWith('2'))![1];
+      const item = R(R(R(ok.content!['application/json']!.schema).properties!.data).items);
+      const fields = sortFields(op.parameters.find((p) => p.in === 'query' && p.name === 'sort'));
+      const unsorted = Object.keys(item?.properties ?? {}).filter((k) => scalar(item.properties[k]) && !fields.includes(k) && !NOT_SORTED(path, k));
+      if (unsorted.length) wrong.push(`${path}: ${unsorted.join(', ')}`);
+    }
     assert.deepEqual(wrong, []);
   });
 

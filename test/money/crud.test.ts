@@ -170,6 +170,12 @@ describe('money: resources, bulk, roles, cross-tenant', function () {
     assert.equal((await app.request('DELETE', `/revenue/${bulk.body.createdRevenues[0]}`, { token: A('admin') })).status, 404);
     const s = await app.request('GET', '/revenue/summary', { token: A('user') });
     assert.equal(s.body.summary.yourShare, '33.37');
+    // an admin's summary is the workspace's, by source and by payee (its declared answer: no yourShare)
+    const all = await app.request('GET', '/revenue/summary', { token: A('admin') });
+    assert.equal(all.status, 200, all.text);
+    assert.equal(all.body.summary.yourShare, undefined);
+    assert.ok(Array.isArray(all.body.summary.bySource) && all.body.summary.bySource.length > 0, all.text);
+    assert.ok(Array.isArray(all.body.summary.byUser) && all.body.summary.byUser.some((u: { user: string }) => u.user === ana), all.text);
     const sum = await app.request('GET', '/accounting/transactions/summary', { token: A('user') });
     assert.equal(sum.body.data.revenueShares, '33.37');
     assert.equal((await app.request('POST', '/revenue/bulk/delete', { token: A('admin'), body: { ids: [uuid()] } })).body.failedDeletions.length, 1);

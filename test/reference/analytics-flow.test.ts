@@ -1,7 +1,7 @@
 /**
  * The reference service's analytics client flow, played against a live server (workers on):
  * a dashboard's calls (`/royalty/`, `/royalty/month`, `/royalty/dsp`, `/royalty/country`,
- * `/royalty/asset?size=10`, each with `start` and `end`) under each of the reference's filters
+ * `/royalty/asset?size=10`, each with `start` and `end`), and every other breakdown, under each of the reference's filters
  * (`dsp`, `country`, `type`, `aggregator`, `artists`, `isrc`, `upc`, comma-separated lists, and
  * all at once) with `includePreviousPeriod=true`. Every figure of every row — Rondo's
  * `revenue`/`quantity`/`lines` and the reference's `Royalty`, `Count`, `Streams`, `Downloads`, `RatePer1K`,
@@ -24,6 +24,14 @@ const FLOW: [string, string, string, string][] = [
   ['/royalty/dsp', 'dsp', 'l.dsp', 'l.dsp'],
   ['/royalty/country', 'country', 'l.country', 'l.country'],
   ['/royalty/asset?size=10', 'assetId', 'l.asset_id::text', 'l.asset_id::text'],
+  // the other breakdowns answer the same row fields
+  ['/royalty/accountingperiod', 'accountingPeriod', `to_char(f.accounting_period, 'YYYY-MM-DD')`, `to_char(f.accounting_period + interval '3 months', 'YYYY-MM-DD')`],
+  ['/royalty/artist', 'artistId', 'l.artist_id::text', 'l.artist_id::text'],
+  ['/royalty/product', 'productId', 'l.product_id::text', 'l.product_id::text'],
+  ['/royalty/saletype', 'saleType', 'l.sale_type', 'l.sale_type'],
+  ['/royalty/aggregator', 'aggregator', 'l.aggregator', 'l.aggregator'],
+  ['/royalties/analytics/artist', 'artistId', 'l.artist_id::text', 'l.artist_id::text'],
+  ['/revenue/analytics/country', 'country', 'l.country', 'l.country'],
 ];
 
 describe("the reference service's analytics client flow (every filter, previous period)", function () {
@@ -72,8 +80,12 @@ describe("the reference service's analytics client flow (every filter, previous 
       else if (item === 3) lines.push({ ...base, upc: products[0]!.upc });
       else lines.push({ ...base, isrc: 'ZZNOP2400001', trackTitle: 'Not in catalogue' });
     }
-    await loadStatement(app, t.tenantId, { lines: lines.slice(0, 60) });
-    await loadStatement(app, t.tenantId, { lines: lines.slice(60) });
+    // Two files, each with lines of all six months, in two accounting periods.
+    await loadStatement(app, t.tenantId, { lines: lines.slice(0, 60), salePeriodStart: '2024-01-01', salePeriodEnd: '2024-03-31' });
+    await loadStatement(app, t.tenantId, { lines: lines.slice(60), salePeriodStart: '2024-04-01', salePeriodEnd: '2024-06-30' });
+    const periods = await tx(app, t.tenantId, (trx) => trx('files').orderBy('accounting_period').pluck('accounting_period'));
+    assert.equal(new Set(periods.map((d: Date | null) => d && d.toISOString())).size, 2, 'two accounting periods');
+    assert.ok(periods.every((d: Date | null) => d !== null));
   });
   after(async () => app.close());
 
@@ -180,6 +192,14 @@ describe("the reference service's analytics client flow (every filter, previous 
       const got = (res.body.data.rows as any[]).map((r) => [r.fileId, r.table_name, r.fileName, r.Royalty, r.Count, r.lines, r.PreviousRoyalty, r.PreviousCount]).sort();
       const want = [...now.entries()].map(([k, e]) => [k, k, names.get(k), e.revenue, e.quantity, e.lines, before.get(k)?.revenue ?? '0', before.get(k)?.quantity ?? '0']).sort();
       assert.deepEqual(got, want, url);
+    }
+    // the OpenAPI document names the row fields clients read
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    const resolve = (x: any): any => (x?.$ref ? doc.components.schemas[x.$ref.split('/').pop()] : x);
+    for (const route of ['/royalty/', '/royalty/asset', '/royalty/tables']) {
+      const answer = resolve(doc.paths[route].get.responses['200'].content['application/json'].schema);
+      const row = resolve(resolve(resolve(answer.properties.data).properties.rows).items);
+      for (const f of ['Royalty', 'Count', 'Streams', 'Downloads', 'RatePer1K', 'RoyaltyPercentage', 'CountPercentage', 'PreviousRoyalty', 'PreviousCount']) assert.ok(f in row.properties, `${route}: ${f}`);
     }
     const member = await app.request('GET', '/royalty/tables', { token: t.users.user!.token });
     assert.equal(member.status, 403);

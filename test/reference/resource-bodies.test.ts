@@ -84,6 +84,24 @@ describe("the reference service's resource bodies", function () {
     assert.deepEqual(tracks.body.data.map((x: any) => x.ISRC), ['USRC17607839']);
   });
 
+  it("the lists of an artist's and of a member's recordings, products and artists answer the reference names too", async () => {
+    const artist = (await call('POST', '/artist', { artistName: 'Lists Artist', realName: 'L. Artist' })).body.data.id as string;
+    const asset = await call('POST', '/asset', { title: 'Listed', ISRC: 'USRC17607841', artists: [artist] });
+    assert.equal(asset.status, 201, asset.text);
+    const product = await call('POST', '/product', { title: 'Listed EP', UPC: '0036000291452', release_date: '2024-02-02', artists: [artist] });
+    assert.equal(product.status, 201, product.text);
+    const mine = await call('PUT', `/artist/${artist}`, { users: [t.users.user!.tenantUserId] });
+    assert.equal(mine.status, 200, mine.text);
+    const byArtist = await call('GET', `/artist/${artist}/assets`);
+    assert.deepEqual(byArtist.body.data.map((x: any) => [x.title, x.ISRC]), [['Listed', 'USRC17607841']]);
+    const products = await call('GET', `/artist/${artist}/products`);
+    assert.deepEqual(products.body.data.map((x: any) => [x.UPC, x.release_date]), [['0036000291452', '2024-02-02']]);
+    const member = t.users.user!.tenantUserId;
+    assert.deepEqual((await call('GET', `/user/${member}/artists`)).body.data.map((x: any) => [x.artistName, x.realName]), [['Lists Artist', 'L. Artist']]);
+    assert.deepEqual((await call('GET', `/user/${member}/assets`)).body.data.map((x: any) => x.ISRC), ['USRC17607841']);
+    assert.deepEqual((await call('GET', `/user/${member}/products`)).body.data.map((x: any) => [x.UPC, x.release_date]), [['0036000291452', '2024-02-02']]);
+  });
+
   it('a split: entity_type/entity_id, shares [{user, percentage}] summing to 100, effective_date and conditions', async () => {
     const admin = t.users.admin!.tenantUserId;
     const user = t.users.user!.tenantUserId;
@@ -112,6 +130,84 @@ describe("the reference service's resource bodies", function () {
     const simple = await call('POST', '/split', { entity_type: 'product', entity_id: productId, split_type: 'simple', shares: [{ user: admin, percentage: 100 }] });
     assert.equal(simple.status, 201, simple.text);
     assert.deepEqual([simple.body.data.split_type, simple.body.data.effective_date, simple.body.data.shares], ['simple', null, [{ user: admin, percentage: '100' }]]);
+  });
+
+  it('update routes take the reference names: a track\'s ISRC, and a split PUT as a client sends it back (its own target, shares, effective_date alone, split_type)', async () => {
+    const admin = t.users.admin!.tenantUserId;
+    const user = t.users.user!.tenantUserId;
+    const track = await call('PUT', `/asset/${trackId}`, { ISRC: 'GBAYE0601498', displayArtist: 'Nova Reyes' });
+    assert.equal(track.status, 200, track.text);
+    assert.deepEqual([track.body.data.ISRC, track.body.data.isrc, track.body.data.displayArtist], ['GBAYE0601498', 'GBAYE0601498', 'Nova Reyes']);
+    const clash = await call('PUT', `/asset/${trackId}`, { ISRC: 'GBAYE0601498', isrc: 'USRC17607839' });
+    assert.equal(clash.status, 400, clash.text);
+    assert.deepEqual(details(clash), ['body.ISRC and body.isrc name the same field with different values: send one']);
+
+    const made = await call('POST', '/split', {
+      entity_type: 'asset', entity_id: trackId, type: 'download', split_type: 'conditional', effective_date: '2024-01-01',
+      shares: [{ user: admin, percentage: '50' }, { user, percentage: '50' }],
+      conditions: { territories: ['DE'], mode: 'include', period_end: '2024-12-31' },
+    });
+    assert.equal(made.status, 201, made.text);
+    const id = made.body.data.id;
+    // the whole record sent back, as a client does, with new shares and a new last day
+    const full = await call('PUT', `/split/${id}`, {
+      entity_type: 'asset', entity_id: trackId, split_type: 'conditional', effective_date: '2024-01-01',
+      shares: [{ user: admin, percentage: '75.5' }, { user, percentage: '24.5' }],
+      conditions: { territories: ['DE', 'AT'], mode: 'include', sources: [], period_start: '2024-01-01', period_end: '2025-06-30', memo: '' },
+    });
+    assert.equal(full.status, 200, full.text);
+    const f = full.body.data;
+    assert.deepEqual([f.entity_type, f.entity_id, f.split_type, f.effective_date], ['asset', trackId, 'conditional', '2024-01-01']);
+    assert.deepEqual(f.shares, [{ user: admin, percentage: '75.5' }, { user, percentage: '24.5' }]);
+    assert.deepEqual([f.conditions.territories, f.conditions.period_start, f.conditions.period_end, f.conditions.mode], [['AT', 'DE'], '2024-01-01', '2025-06-30', 'include']);
+    // effective_date alone changes the first day only: territories and last day stay
+    const date = await call('PUT', `/split/${id}`, { effective_date: '2024-03-01' });
+    assert.equal(date.status, 200, date.text);
+    assert.deepEqual([date.body.data.effective_date, date.body.data.conditions.territories, date.body.data.conditions.period_end], ['2024-03-01', ['AT', 'DE'], '2025-06-30']);
+    const read = await call('GET', `/split/${id}`);
+    assert.deepEqual([read.body.data.effective_date, read.body.data.conditions.territories, read.body.data.conditions.period_end, read.body.data.shares], ['2024-03-01', ['AT', 'DE'], '2025-06-30', f.shares]);
+    // split_type without conditions is read against the split's own conditions
+    const kind = await call('PUT', `/split/${id}`, { split_type: 'conditional', shares: [{ user: admin, percentage: 100 }] });
+    assert.equal(kind.status, 200, kind.text);
+    assert.deepEqual(kind.body.data.shares, [{ user: admin, percentage: '100' }]);
+    const wrongKind = await call('PUT', `/split/${id}`, { split_type: 'simple', shares: [{ user: admin, percentage: 100 }] });
+    assert.equal(wrongKind.status, 400, wrongKind.text);
+    assert.deepEqual(details(wrongKind), ["body.split_type is simple but the split's conditions make a conditional split (territories: conditional; dates only: temporal; none: simple)"]);
+    // a split's target does not change
+    const moved = await call('PUT', `/split/${id}`, { entity_type: 'product', entity_id: productId, shares: [{ user: admin, percentage: 100 }] });
+    assert.equal(moved.status, 400, moved.text);
+    assert.deepEqual(details(moved), ["body.product (or body.entity_type and body.entity_id): a split's asset does not change; create a split for another product"]);
+    assert.deepEqual((await call('GET', `/split/${id}`)).body.data.shares, [{ user: admin, percentage: '100' }]);
+  });
+
+  it('a release: created and changed with UPC, release_date, display_artist and tracks with ISRC, read back by those names', async () => {
+    const made = await call('POST', '/releases', { title: 'Tides', UPC: '0012345678905', release_date: '2025-03-14', display_artist: 'Nova', format: 'EP', type: 'EP', label: 'Sol Records', tracks: [{ title: 'Undertow', ISRC: 'GBAYE0601477' }] });
+    assert.equal(made.status, 201, made.text);
+    const r = made.body.data;
+    assert.deepEqual([r.upc, r.releaseDate, r.artistName, r.format, r.label], ['0012345678905', '2025-03-14', 'Nova', 'EP', 'Sol Records']);
+    assert.deepEqual([r.UPC, r.release_date, r.display_artist], ['0012345678905', '2025-03-14', 'Nova']);
+    assert.deepEqual(r.tracks.map((x: any) => [x.title, x.isrc, x.ISRC]), [['Undertow', 'GBAYE0601477', 'GBAYE0601477']]);
+    const changed = await call('PUT', `/releases/${r.id}`, { release_date: '2025-04-01', display_artist: 'Nova Reyes' });
+    assert.equal(changed.status, 200, changed.text);
+    assert.deepEqual([changed.body.data.releaseDate, changed.body.data.release_date, changed.body.data.artistName, changed.body.data.display_artist], ['2025-04-01', '2025-04-01', 'Nova Reyes', 'Nova Reyes']);
+    const one = await call('GET', `/releases/${r.id}`);
+    assert.deepEqual([one.body.data.UPC, one.body.data.release_date, one.body.data.tracks[0].ISRC], ['0012345678905', '2025-04-01', 'GBAYE0601477']);
+    const listed = await call('GET', '/releases?search=tides');
+    assert.deepEqual(listed.body.data.map((x: any) => [x.UPC, x.release_date, x.display_artist]), [['0012345678905', '2025-04-01', 'Nova Reyes']]);
+    const track = await call('POST', `/releases/${r.id}/tracks`, { title: 'Slack Water', ISRC: 'GBAYE0601478' });
+    assert.equal(track.status, 201, track.text);
+    assert.equal(track.body.data.ISRC, 'GBAYE0601478');
+    const retitled = await call('PUT', `/releases/${r.id}/tracks/${track.body.data.id}`, { ISRC: 'GBAYE0601479' });
+    assert.deepEqual([retitled.body.data.isrc, retitled.body.data.ISRC], ['GBAYE0601479', 'GBAYE0601479']);
+    const tracks = await call('GET', `/releases/${r.id}/tracks`);
+    assert.deepEqual(tracks.body.data.map((x: any) => x.ISRC), ['GBAYE0601477', 'GBAYE0601479']);
+    // both names with different values, and the reference's fields a release does not hold: 400 naming them
+    const clash = await call('POST', '/releases', { title: 'X', UPC: '0012345678905', upc: '4006381333931' });
+    assert.equal(clash.status, 400, clash.text);
+    assert.deepEqual(details(clash), ['body.UPC and body.upc name the same field with different values: send one']);
+    const unheld = await call('PUT', `/releases/${r.id}`, { catalog_number: 'SOL-7', takedown_date: '2030-01-01' });
+    assert.equal(unheld.status, 400, unheld.text);
+    assert.deepEqual(details(unheld), ['body has unknown property "catalog_number"', 'body has unknown property "takedown_date"']);
   });
 
   it('a split the reference would describe but Rondo cannot hold, or one naming a field twice: 400 saying which', async () => {

@@ -150,7 +150,7 @@ describe('reference client flow: webhooks (settings url, envelope, deliveries)',
     const env = JSON.parse(got.body);
     assert.deepEqual(env.data.previous, { title: 'Harbour Lights' });
     assert.deepEqual(env.data.attributes.changed, ['title']);
-    assert.equal(env.data.resource.displayName, null);
+    assert.equal(env.data.resource.displayName, 'Harbour Lights (Remastered)', 'the resource named as it is now');
     await waitFor('every asset delivery answered', async () => {
       const l = (await deliveries('?eventType=ASSET_UPDATED')).body.data.concat((await deliveries('?eventType=ASSET_CREATED')).body.data);
       return l.length === 3 && l.every((d: any) => d.status === 'success');

@@ -1,5 +1,6 @@
 /**
- * The reference's PAYMENT_PROCESSING and ROYALTY_FILE_UPLOADED (docs/webhooks.md, "Events"):
+ * The reference's PAYMENT_PROCESSING, ROYALTY_FILE_UPLOADED, ROYALTY_FILE_PROCESSED and
+ * ROYALTY_FILE_PROCESSING_FAILED (docs/webhooks.md, "Events"):
  * a payment request approved in a workspace with a processor sends `payment.processing`; a
  * statement a person uploads sends `royalty.file.uploaded` (a duplicate too), a zip's members
  * none. Each reaches a local receiver under its reference name in the reference envelope.
@@ -39,7 +40,7 @@ describe('webhooks: PAYMENT_PROCESSING and ROYALTY_FILE_UPLOADED', function () {
     assert.equal((await app.request('PUT', `/godmin/tenants/${a.tenantId}/subscription`, { token: god, body: { plan: 'pro', state: 'active' } })).status, 200);
     assert.equal((await req('POST', '/integrations/workspace', { secretKey: secret })).status, 201);
     rx = await webhookReceiver();
-    const r = await req('POST', '/webhooks', { url: `${rx.base}/a`, events: ['PAYMENT_PROCESSING', 'ROYALTY_FILE_UPLOADED'], envelope: 'reference' });
+    const r = await req('POST', '/webhooks', { url: `${rx.base}/a`, events: ['PAYMENT_PROCESSING', 'ROYALTY_FILE_UPLOADED', 'ROYALTY_FILE_PROCESSED', 'ROYALTY_FILE_PROCESSING_FAILED'], envelope: 'reference' });
     assert.equal(r.status, 201, r.text);
   });
   after(async () => {
@@ -78,6 +79,23 @@ describe('webhooks: PAYMENT_PROCESSING and ROYALTY_FILE_UPLOADED', function () {
     const again = await upload(app, admin(), 'believe-again.csv', bytes);
     assert.equal(again.status, 201, again.text);
     assert.deepEqual((await arrived('ROYALTY_FILE_UPLOADED', again.body.data.id)).data.attributes, { fileId: again.body.data.id, name: 'believe-again.csv', size: bytes.length, duplicateOf: id });
+  });
+
+  it('a statement read to its end: ROYALTY_FILE_PROCESSED; one its source cannot read: ROYALTY_FILE_PROCESSING_FAILED', async () => {
+    const good = await upload(app, admin(), 'believe-processed.csv', Buffer.concat([fixture('believe-english.csv'), Buffer.from('\n\n\n\n')]));
+    assert.equal(good.status, 201, good.text);
+    assert.equal((await waitFile(app, admin(), good.body.data.id)).status, 'processed');
+    const done = await arrived('ROYALTY_FILE_PROCESSED', good.body.data.id);
+    assert.deepEqual([done.data.event.type, done.data.event.category, done.data.resource.type, done.data.resource.url], ['ROYALTY_FILE_PROCESSED', 'royalty', 'royalty_file', `/file/${good.body.data.id}`]);
+    const bad = await upload(app, admin(), 'notes.csv', 'hello there\nnothing to read\n');
+    assert.equal(bad.status, 201, bad.text);
+    assert.equal((await waitFile(app, admin(), bad.body.data.id)).status, 'needs_confirmation');
+    const confirmed = await req('POST', `/file/confirm-detection/${bad.body.data.id}`, { source: 'distrokid-2023', confirmed: true });
+    assert.equal(confirmed.status, 200, confirmed.text);
+    assert.equal((await waitFile(app, admin(), bad.body.data.id, ['processed', 'failed'])).status, 'failed');
+    const failed = await arrived('ROYALTY_FILE_PROCESSING_FAILED', bad.body.data.id);
+    assert.deepEqual([failed.data.event.type, failed.data.resource.id], ['ROYALTY_FILE_PROCESSING_FAILED', bad.body.data.id]);
+    assert.equal(rx.got.filter((g) => g.json.event === 'ROYALTY_FILE_PROCESSED' && g.json.data.resource.id === bad.body.data.id).length, 0);
   });
 
   it('a zip sends one ROYALTY_FILE_UPLOADED, its members none', async () => {

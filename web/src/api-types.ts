@@ -2194,6 +2194,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -2348,6 +2350,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -2502,6 +2506,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -2656,6 +2662,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -2810,6 +2818,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -2964,6 +2974,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3118,6 +3130,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3272,6 +3286,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3426,6 +3442,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3580,6 +3598,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3734,6 +3754,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -3888,6 +3910,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -4042,6 +4066,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -4190,6 +4216,8 @@ export interface paths {
                                     lines: number;
                                     Royalty: string;
                                     Count: string;
+                                    Streams: string;
+                                    Downloads: string;
                                     RatePer1K: string | null;
                                     RoyaltyPercentage: string | null;
                                     CountPercentage: string | null;
@@ -5403,7 +5431,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the payee's e-mail or name */
                     search?: string;
-                    /** @description A field of the item: lineId, id, fileId, tenantUserId, splitId, share, amount, currency, createdAt, supersededAt (default lineId) */
+                    /** @description A field of the item: lineId, id, fileId, tenantUserId, splitId, share, amount, currency, createdAt, supersededAt, current (default lineId) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -11898,7 +11926,7 @@ export interface paths {
                     size?: number;
                     /** @description A recording's title or ISRC, a product's title or UPC, an artist's name */
                     search?: string;
-                    /** @description A field of the item: type, target, name, validFrom, createdAt, updatedAt, entity_type, effective_date (default createdAt) */
+                    /** @description A field of the item: type, target, name, validFrom, createdAt, updatedAt, entity_type, effective_date, asset, product, artist (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -12484,7 +12512,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the action, the note or the sale type */
                     search?: string;
-                    /** @description A field of the item: changedAt, seq, splitId, target, type, action, user, oldShare, newShare, changedBy, note (default changedAt) */
+                    /** @description A field of the item: changedAt, seq, splitId, target, type, action, user, oldShare, newShare, changedBy, note, asset, product, artist (default changedAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -12707,6 +12735,21 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description the split's own asset, as answered; a split's target does not change
+                         */
+                        asset?: string;
+                        /**
+                         * Format: uuid
+                         * @description the split's own product, as answered; a split's target does not change
+                         */
+                        product?: string;
+                        /**
+                         * Format: uuid
+                         * @description the split's own artist, as answered; a split's target does not change
+                         */
+                        artist?: string;
                         split?: {
                             user: string;
                             /** @description Percentage above 0, at most 3 digits before the point and 6 after */
@@ -13684,7 +13727,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the title or the artist's name, or the UPC */
                     search?: string;
-                    /** @description A field of the item: createdAt, updatedAt, title, status, releaseDate, artistName, upc, type, format, label, genre (default createdAt) */
+                    /** @description A field of the item: createdAt, updatedAt, title, status, releaseDate, artistName, upc, type, format, label, genre, createdBy, submittedAt, reviewedAt, reviewedBy (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -17004,7 +17047,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the e-mail, first or last name */
                     search?: string;
-                    /** @description A field of the item: email, firstName, lastName, role, status, createdAt, updatedAt (default createdAt) */
+                    /** @description A field of the item: email, firstName, lastName, role, status, createdAt, updatedAt, userId, isSuperAdmin (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -17148,6 +17191,214 @@ export interface paths {
                                 createdAt: string;
                                 updatedAt: string;
                             };
+                        };
+                    };
+                };
+                /** @description 400 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CatalogueError"];
+                    };
+                };
+                /** @description 401 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CatalogueError"];
+                    };
+                };
+                /** @description 403 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CatalogueError"];
+                    };
+                };
+                /** @description 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CatalogueError"];
+                    };
+                };
+                /** @description 500 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CatalogueError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Invitations not yet accepted (admin): the members whose status is `invited`, paged like the member list */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    size?: number;
+                    /** @description Part of the e-mail, first or last name */
+                    search?: string;
+                    /** @description A field of the item: email, firstName, lastName, role, status, createdAt, updatedAt, userId, isSuperAdmin (default createdAt) */
+                    sort?: string;
+                    /** @description asc or desc (default desc for dates, asc otherwise) */
+                    order?: "asc" | "desc";
+                    role?: "guest" | "user" | "admin" | "owner";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            success: true;
+                            message: string;
+                            data: {
+                                id: string;
+                                userId: string;
+                                email: string;
+                                firstName: null | string;
+                                lastName: null | string;
+                                role: string;
+                                status: string;
+                                isSuperAdmin: boolean;
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                            pagination: {
+                                page: number;
+                                size: number;
+                                total: number;
+                            };
+                            /** @description Items over all pages (pagination.total) */
+                            totalItems: number;
+                            /** @description Pages of this size (0 when there is no item) */
+                            totalPages: number;
+                            /** @description This page (pagination.page) */
+                            currentPage: number;
+                        };
+                    };
+                };
+                /** @description 400 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CatalogueError"];
+                    };
+                };
+                /** @description 401 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CatalogueError"];
+                    };
+                };
+                /** @description 403 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CatalogueError"];
+                    };
+                };
+                /** @description 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CatalogueError"];
+                    };
+                };
+                /** @description 500 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CatalogueError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/invites/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an invitation not yet accepted (admin): the invited member is removed and its link stops working; `{id}` is the member's id
+         * @description Only while the member is `invited` (400 NOT_AN_INVITATION otherwise: a member who accepted is removed with DELETE /user/{id}).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            success: true;
+                            message: string;
                         };
                     };
                 };
@@ -17867,7 +18118,7 @@ export interface paths {
         put?: never;
         /**
          * Send the invitation (again) (admin): a new link by e-mail, valid for 7 days; the earlier links stop working; a payee listed without an invitation becomes invited
-         * @description Only while the member is `invited` or `not_invited` (400 NOT_AN_INVITATION once accepted). The membership, its role and the splits naming it stay as they are. To cancel an invitation, remove the member (DELETE /user/{id}): its link then stops working.
+         * @description Only while the member is `invited` or `not_invited` (400 NOT_AN_INVITATION once accepted). The membership, its role and the splits naming it stay as they are. To cancel an invitation: POST /user/invites/{id}/cancel (or remove the member, DELETE /user/{id}): its link then stops working.
          */
         post: {
             parameters: {
@@ -24055,7 +24306,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the file name */
                     search?: string;
-                    /** @description A field of the item: fileName, kind, status, progress, size, confidence, accountingPeriod, createdAt, updatedAt, processedAt (default createdAt) */
+                    /** @description A field of the item: fileName, kind, status, progress, size, confidence, accountingPeriod, createdAt, updatedAt, processedAt, parentId, contentType, sha256, duplicateOf, reconciles, error, uploadedBy, attempts (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -25242,6 +25493,212 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounting/users/{id}/recalculate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Recalculate one member's figures (admin): the workspace's ledger is re-derived, which covers the member (as GET /accounting/refresh); 404 for no such member */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                posted: {
+                                    royalty: number;
+                                    revenue: number;
+                                    payment: number;
+                                    recoupment: number;
+                                    recovery: number;
+                                };
+                                totals: {
+                                    currency: string;
+                                    royalties: string;
+                                    revenueShares: string;
+                                    earnings: string;
+                                    recouped: string;
+                                    payments: string;
+                                    reversals: string;
+                                    adjustments: string;
+                                    overpaymentRecovery: string;
+                                    due: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description 400 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 401 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 403 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 500 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounting/queue/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What stands between the workspace and current figures (admin): statement files not yet processed, catalogue and split changes waiting to be re-allocated, re-allocations queued or running; `idle` when none (files waiting for a person to confirm their source are counted apart) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "success";
+                            message: string;
+                            data: {
+                                idle: boolean;
+                                files: {
+                                    waiting: number;
+                                    needsConfirmation: number;
+                                    processing: number;
+                                };
+                                reallocation: {
+                                    changesWaiting: number;
+                                    queued: number;
+                                    running: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description 400 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 401 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 403 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 404 */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description 500 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounting/refreshstats": {
         parameters: {
             query?: never;
@@ -26172,7 +26629,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the period's label */
                     search?: string;
-                    /** @description A field of the item: number, user, period, runId, contentHash, issuedAt (default number) */
+                    /** @description A field of the item: number, user, period, runId, contentHash, issuedAt, currency, closingBalance (default number) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -27142,7 +27599,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the title */
                     search?: string;
-                    /** @description A field of the item: createdAt, date, amount, title, category, currency, recoupable (default createdAt) */
+                    /** @description A field of the item: createdAt, date, amount, title, category, currency, recoupable, updatedAt, user, description, conversionRate, baseAmount, targetType, targetId, recouped, unrecouped (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -27624,7 +28081,16 @@ export interface paths {
                                 currency: string;
                                 totalRevenues: number;
                                 totalAmount: string;
-                                yourShare: string;
+                                yourShare?: string;
+                                bySource?: {
+                                    source: string;
+                                    count: number;
+                                    amount: string;
+                                }[];
+                                byUser?: {
+                                    user: string;
+                                    amount: string;
+                                }[];
                             };
                         };
                     };
@@ -27893,7 +28359,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the title */
                     search?: string;
-                    /** @description A field of the item: createdAt, date, amount, title, source, currency (default createdAt) */
+                    /** @description A field of the item: createdAt, date, amount, title, source, currency, updatedAt, description, conversionRate, baseAmount, accountingPeriod (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -28738,7 +29204,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the title, the memo or the reference */
                     search?: string;
-                    /** @description A field of the item: createdAt, transactionDate, amount, status, title, currency, reference (default createdAt) */
+                    /** @description A field of the item: createdAt, transactionDate, amount, status, title, currency, reference, updatedAt, user, firstName, lastName, memo, amountUSD, conversionRate, baseAmount, paymentRequestId, processorTransferId, reason, completedAt (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -38826,7 +39292,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the event type, the status or the last error */
                     search?: string;
-                    /** @description A field of the item: createdAt, eventId, eventType, status, attemptCount, nextAttemptAt, lastStatusCode, lastError, deliveredAt, endpointId (default createdAt) */
+                    /** @description A field of the item: createdAt, eventId, eventType, status, attemptCount, nextAttemptAt, lastStatusCode, lastError, deliveredAt, endpointId, event, envelope (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -38981,7 +39447,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the event type, the status or the last error */
                     search?: string;
-                    /** @description A field of the item: createdAt, eventId, eventType, status, attemptCount, nextAttemptAt, lastStatusCode, lastError, deliveredAt, endpointId (default createdAt) */
+                    /** @description A field of the item: createdAt, eventId, eventType, status, attemptCount, nextAttemptAt, lastStatusCode, lastError, deliveredAt, endpointId, event, envelope (default createdAt) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";
@@ -51407,7 +51873,7 @@ export interface paths {
                     size?: number;
                     /** @description Part of the writer's or the publisher's name */
                     search?: string;
-                    /** @description A field of the item: periodStart, periodEnd, status, currency, incomeTotal, createdAt, updatedAt (default periodStart) */
+                    /** @description A field of the item: periodStart, periodEnd, status, currency, incomeTotal, createdAt, updatedAt, incomeExact, adjustmentsTotal, total (default periodStart) */
                     sort?: string;
                     /** @description asc or desc (default desc for dates, asc otherwise) */
                     order?: "asc" | "desc";

@@ -111,6 +111,56 @@ function splitAnswer(s: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
+/** What a change's reference fields say of the split as it stands (kept on the body beside Rondo's fields, where no schema sees it). */
+const AGAINST_SPLIT = Symbol('reference fields checked against the split');
+interface AgainstSplit { mergeConditions?: true; splitType?: unknown }
+
+/**
+ * A change (PUT) in the reference's names: as a create, except that `effective_date` or
+ * `split_type` sent without `conditions` are read against the split as it stands (the first
+ * day changes, the territories and last day stay; the kind must agree with its conditions).
+ */
+function splitPatchBody(b: Record<string, unknown>): string[] {
+  if (!('conditions' in b) && ('effective_date' in b || 'split_type' in b)) {
+    const against: AgainstSplit = {};
+    if ('effective_date' in b) {
+      against.mergeConditions = true;
+      b.conditions = { validFrom: b.effective_date };
+    }
+    if ('split_type' in b) against.splitType = b.split_type;
+    delete b.effective_date;
+    delete b.split_type;
+    Object.defineProperty(b, AGAINST_SPLIT, { value: against, enumerable: false });
+  }
+  return splitBody(b);
+}
+
+/**
+ * A change's body against the split it changes: the target it names (`entity_type` +
+ * `entity_id`, or `asset`/`product`/`artist`) must be the split's own (a split's target does not
+ * change), and the fields `splitPatchBody` left are applied to its conditions. Returns the
+ * problems; the body is left in Rondo's names for `updateSplit`.
+ */
+export function splitPatchAgainst(current: { target: string; asset: string | null; product: string | null; artist: string | null; conditions: Record<string, unknown> }, body: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const k of TARGETS) {
+    if (!(k in body)) continue;
+    if (k !== current.target || body[k] !== current[k]) problems.push(`body.${k} (or body.entity_type and body.entity_id): a split's ${current.target} does not change; create a split for another ${k}`);
+    delete body[k];
+  }
+  const against = (body as { [AGAINST_SPLIT]?: AgainstSplit })[AGAINST_SPLIT];
+  if (against) {
+    const conditions = { ...current.conditions, ...(against.mergeConditions && isObject(body.conditions) ? body.conditions : {}) };
+    if (against.mergeConditions) body.conditions = conditions;
+    if ('splitType' in against) {
+      const got = splitTypeOf(conditions);
+      if (!SPLIT_TYPES.includes(against.splitType as never)) problems.push(`body.split_type must be one of ${SPLIT_TYPES.join(', ')}`);
+      else if (against.splitType !== got) problems.push(`body.split_type is ${String(against.splitType)} but the split's conditions make a ${got} split (territories: conditional; dates only: temporal; none: simple)`);
+    }
+  }
+  return problems;
+}
+
 /** Split: `entity_type` + `entity_id` is the target, `shares[{user, percentage}]` the split, `effective_date` the first day. */
 export const SPLIT_NAMES: ReferenceNames = {
   rename: {},
@@ -119,4 +169,13 @@ export const SPLIT_NAMES: ReferenceNames = {
     'conditions.period_end conditions.validTo; conditions.mode include only, sources empty, memo empty; split_type (simple, conditional, temporal) must agree with the conditions. Answers carry them too.',
   body: splitBody,
   answer: splitAnswer,
+};
+
+/** A change of a split (PUT): the same names, read against the split as it stands (`splitPatchAgainst`). */
+export const SPLIT_PATCH_NAMES: ReferenceNames = {
+  ...SPLIT_NAMES,
+  about:
+    SPLIT_NAMES.about +
+    ' On a change, entity_type + entity_id (or asset, product, artist) must name the split\'s own target; effective_date without conditions changes only the first day; split_type without conditions must agree with the split\'s conditions.',
+  body: splitPatchBody,
 };

@@ -213,13 +213,13 @@ export function registerCatalogueRoutes(router: Router, svc: AppServices): void 
       },
     }),
     route({
-      method: 'get', path: '/artist/:id/assets', responses: { 200: Res.GetArtistByIdAssets }, summary: 'Recordings of an artist (paged, same list conventions)', access: 'guest', params: S.IdParams, query: S.AssetListQuery,
+      method: 'get', path: '/artist/:id/assets', responses: { 200: Res.GetArtistByIdAssets }, summary: 'Recordings of an artist (paged, same list conventions)', access: 'guest', params: S.IdParams, query: S.AssetListQuery, referenceNames: ASSET_NAMES,
       async handler({ trx, params, query }) {
         return { success: true, message: 'Artist assets', ...(await O.artistAssets(trx, params.id, query)) };
       },
     }),
     route({
-      method: 'get', path: '/artist/:id/products', responses: { 200: PagedAnswer(OpenObject({ id: Uuid, title: Type.String() }, 'A product of the artist')) }, summary: 'Products of an artist (paged)', access: 'guest', params: S.IdParams, query: S.ProductListQuery,
+      method: 'get', path: '/artist/:id/products', responses: { 200: PagedAnswer(OpenObject({ id: Uuid, title: Type.String() }, 'A product of the artist')) }, summary: 'Products of an artist (paged)', access: 'guest', params: S.IdParams, query: S.ProductListQuery, referenceNames: PRODUCT_NAMES,
       async handler({ trx, params, query }) {
         return { success: true, message: 'Artist products', ...(await O.artistProducts(trx, params.id, query)) };
       },

@@ -282,8 +282,9 @@ export async function updateAsset(trx: Trx, tenantId: number, actor: string | nu
   if (a.splits?.length) await upsertSplit(trx, tenantId, actor, { target: 'asset', targetId: id, split: a.splits });
   const changed = Object.keys(a).sort();
   const before = cur as unknown as Record<string, unknown>;
-  await emitEvent(trx, tenantId, 'asset.updated', { assetId: id, changed, previous: Object.fromEntries(changed.filter((k) => k in before).map((k) => [k, before[k] ?? null])) });
-  return getAsset(trx, id);
+  const after = await getAsset(trx, id);
+  await emitEvent(trx, tenantId, 'asset.updated', { assetId: id, title: after.title ?? null, changed, previous: Object.fromEntries(changed.filter((k) => k in before).map((k) => [k, before[k] ?? null])) });
+  return after;
 }
 
 /** Keep the rows that the link table `link` ties (`f.<ownLink>`) to the row `id` in its column `other`. */

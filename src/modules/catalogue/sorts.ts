@@ -15,11 +15,11 @@ export const PRODUCT_SORT = sortColumns({
   UPC: 'p.upc', release_date: 'p.release_date', catalog_number: 'p.catalog_number', display_artist: 'p.display_artist',
 });
 /** `validFrom` is the item's conditions.validFrom. */
-export const SPLIT_SORT = sortColumns({ type: 's.type', target: 's.target', name: 's.name', validFrom: 's.valid_from', createdAt: 's.created_at', updatedAt: 's.updated_at', entity_type: 's.target', effective_date: 's.valid_from' });
+export const SPLIT_SORT = sortColumns({ type: 's.type', target: 's.target', name: 's.name', validFrom: 's.valid_from', createdAt: 's.created_at', updatedAt: 's.updated_at', entity_type: 's.target', effective_date: 's.valid_from', asset: 's.asset_id', product: 's.product_id', artist: 's.artist_id' });
 /** Split history: `changedAt` (and `seq`) is the order the changes were made in. */
 export const SPLIT_HISTORY_SORT = sortColumns({
   changedAt: 'h.seq', seq: 'h.seq', splitId: 'h.split_id', target: 'h.target', type: 'h.type', action: 'h.action', user: 'h.tenant_user_id',
-  oldShare: 'h.old_share', newShare: 'h.new_share', changedBy: 'h.changed_by', note: 'h.note',
+  oldShare: 'h.old_share', newShare: 'h.new_share', changedBy: 'h.changed_by', note: 'h.note', asset: 'h.asset_id', product: 'h.product_id', artist: 'h.artist_id',
 });
 /** Checklist items: `code` is the ISRC or UPC, `issues` what keeps the item from royalties. */
 export const CHECKLIST_SORT = sortColumns({ title: 'c.title', kind: 'c.kind', code: 'c.code', issues: 'c.issues' });

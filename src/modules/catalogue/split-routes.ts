@@ -6,13 +6,14 @@ import type Router from '@koa/router';
 import { checkingOwnership, defineRoutes, route } from '../../http/route';
 import { assertOwnItemOfPath, ownScope } from './common';
 import { PageQuery, Strict, Type, Uuid } from '../../http/schema';
+import { ValidationError } from '../../lib/errors';
 import { sortQuery } from '../../http/list-sort';
 import { SPLIT_HISTORY_SORT, SPLIT_SORT } from './sorts';
 import type { AppServices } from '../../services';
 import { ShareList, SplitTypeField, Conditions, IdsBody, IdParams } from './schemas';
 import { getSplit } from './splits';
 import * as O from './split-operations';
-import { SPLIT_NAMES } from './reference-names';
+import { SPLIT_NAMES, SPLIT_PATCH_NAMES, splitPatchAgainst } from './reference-names';
 import * as Res from './responses';
 
 const TargetFields = {
@@ -20,6 +21,8 @@ const TargetFields = {
   product: Type.Optional(Uuid),
   artist: Type.Optional(Uuid),
 };
+/** A change may name the split's own target, as answered (a split's target does not change: another is a 400). */
+const OwnTarget = Object.fromEntries((['asset', 'product', 'artist'] as const).map((k) => [k, Type.Optional(Type.String({ format: 'uuid', description: `the split's own ${k}, as answered; a split's target does not change` }))])) as typeof TargetFields;
 const SplitBody = Strict({
   ...TargetFields,
   type: Type.Optional(SplitTypeField),
@@ -91,9 +94,15 @@ export function registerSplitRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'put', path: '/split/:id', responses: { 200: Res.PutSplitById }, summary: 'Change the shares, type or conditions of a split (admin)', access: 'admin', params: IdParams, referenceNames: SPLIT_NAMES,
-      body: Strict({ split: Type.Optional(ShareList), type: Type.Optional(SplitTypeField), conditions: Type.Optional(Conditions), name: Type.Optional(Type.String({ maxLength: 200 })) }, { minProperties: 1 }),
+      method: 'put', path: '/split/:id', responses: { 200: Res.PutSplitById }, summary: 'Change the shares, type or conditions of a split (admin)', access: 'admin', params: IdParams, referenceNames: SPLIT_PATCH_NAMES,
+      body: Strict({
+        ...OwnTarget,
+        split: Type.Optional(ShareList), type: Type.Optional(SplitTypeField), conditions: Type.Optional(Conditions), name: Type.Optional(Type.String({ maxLength: 200 })),
+      }, { minProperties: 1 }),
       async handler({ trx, tenantId, auth, params, body }) {
+        const current = await getSplit(trx, params.id);
+        const problems = splitPatchAgainst(current, body as Record<string, unknown>);
+        if (problems.length) throw new ValidationError('Invalid request', problems);
         return { success: true, message: 'Split updated', data: await O.changeSplit(trx, tenantId, auth, params.id, body) };
       },
     }),

@@ -249,6 +249,7 @@ export interface ListQuery {
 export const FILE_SORT = sortColumns({
   fileName: 'original_name', kind: 'kind', status: 'status', progress: 'progress', size: 'size_bytes', confidence: 'confidence',
   accountingPeriod: 'accounting_period', createdAt: 'created_at', updatedAt: 'updated_at', processedAt: 'processed_at',
+  parentId: 'parent_id', contentType: 'content_type', sha256: 'sha256', duplicateOf: 'duplicate_of', reconciles: 'reconciles', error: 'error_message', uploadedBy: 'uploaded_by', attempts: 'attempts',
 });
 
 export async function listFiles(trx: Trx, q: ListQuery) {

@@ -14,8 +14,8 @@ import { OpenObject, OrFile, StatusAnswer, Type, type TSchema } from '../../http
 import { XLSX_TYPE } from '../../http/export';
 import type { AppServices } from '../../services';
 import type { Trx } from '../../db';
-import { ValidationError } from '../../lib/errors';
-import { periodBounds, scopeUser } from './common';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+import { existingMembers, periodBounds, scopeUser } from './common';
 import * as S from './schemas';
 import * as acct from './accounting';
 import { issuedFor, liveStatement } from './statement-runs';
@@ -60,6 +60,21 @@ export function registerAccountingRoutes(router: Router, svc: AppServices): void
     route({ method: 'get', path: '/accounting/refresh', responses: { 200: Res.GetAccountingRefresh }, summary: 'Re-derive the ledger from source rows (admin): posts only differences; nothing when nothing changed', access: 'admin',
       async handler({ trx }) {
         return ok('Ledger refreshed', await acct.refresh(trx));
+      } }),
+    // The reference's spellings with no spec route of their own (docs/api.md "Coming from the reference service").
+    route({ method: 'post', path: '/accounting/users/:id/recalculate', responses: { 200: Res.GetAccountingRefresh }, summary: "Recalculate one member's figures (admin): the workspace's ledger is re-derived, which covers the member (as GET /accounting/refresh); 404 for no such member", access: 'admin', params: IdParams,
+      async handler({ trx, params }) {
+        if (!(await existingMembers(trx, [params.id])).has(params.id)) throw new NotFoundError('User', 'USER_NOT_FOUND');
+        return ok('Ledger refreshed', await acct.refresh(trx));
+      } }),
+    route({ method: 'get', path: '/accounting/queue/status', summary: "What stands between the workspace and current figures (admin): statement files not yet processed, catalogue and split changes waiting to be re-allocated, re-allocations queued or running; `idle` when none (files waiting for a person to confirm their source are counted apart)", access: 'admin',
+      responses: { 200: StatusAnswer(Type.Object({
+        idle: Type.Boolean(),
+        files: Type.Object({ waiting: Type.Integer(), needsConfirmation: Type.Integer(), processing: Type.Integer() }),
+        reallocation: Type.Object({ changesWaiting: Type.Integer(), queued: Type.Integer(), running: Type.Integer() }),
+      })) },
+      async handler({ trx, tenantId }) {
+        return ok('Accounting queue', await acct.queueStatus(trx, svc.db.owner, tenantId));
       } }),
     route({ method: 'get', path: '/accounting/refreshstats', responses: { 200: Res.GetAccountingRefreshstats }, summary: 'Reconciliation check (admin): what a refresh would post, and the identities', access: 'admin',
       async handler({ trx }) {

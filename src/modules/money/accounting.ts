@@ -186,3 +186,26 @@ export async function refresh(trx: Trx) {
   const posted = await refreshLedger(trx);
   return { posted, totals: await transactionSummary(trx, { payee: null }) };
 }
+
+/** Statement files by where they stand before their figures count: waiting to be read, waiting for a person to confirm the source, being read or allocated. */
+const FILE_STAGES = { waiting: ['uploaded', 'decompressing', 'detecting', 'queued'], needsConfirmation: ['needs_confirmation'], processing: ['ingesting', 'allocating'] } as const;
+
+/**
+ * What stands between the workspace and current figures (the reference's accounting queue):
+ * statement files not yet processed, catalogue and split changes waiting to be re-allocated,
+ * and re-allocations queued or running. `idle` when nothing is. The job queue is read as the
+ * database owner, narrowed to this workspace.
+ */
+export async function queueStatus(trx: Trx, owner: Knex, tenantId: number) {
+  const byStatus = new Map((await trx('files').whereIn('status', Object.values(FILE_STAGES).flat()).groupBy('status').select('status').count<{ status: string; n: string }[]>({ n: '*' })).map((r) => [r.status, Number(r.n)]));
+  const files = Object.fromEntries(Object.entries(FILE_STAGES).map(([stage, statuses]) => [stage, statuses.reduce((n, st) => n + (byStatus.get(st) ?? 0), 0)])) as Record<keyof typeof FILE_STAGES, number>;
+  const { rows } = await owner.raw(
+    `SELECT (SELECT count(*) FROM allocation_dirty WHERE tenant_id = ?)::int AS changes,
+            (SELECT count(*) FROM pgboss.job WHERE name = 'royalty.reallocate' AND state IN ('created', 'retry') AND data->>'tenantId' = ?)::int AS queued,
+            (SELECT count(*) FROM pgboss.job WHERE name = 'royalty.reallocate' AND state = 'active' AND data->>'tenantId' = ?)::int AS running`,
+    [tenantId, String(tenantId), String(tenantId)],
+  );
+  const reallocation = { changesWaiting: rows[0].changes as number, queued: rows[0].queued as number, running: rows[0].running as number };
+  const idle = files.waiting + files.processing === 0 && reallocation.changesWaiting + reallocation.queued + reallocation.running === 0;
+  return { idle, files, reallocation };
+}

@@ -9,7 +9,7 @@
  * States (docs/publishing.md, "Publisher statements"): draft → pending → approved → paid, and back pending → draft,
  * approved → pending; nothing else. Adjustments only in draft and pending.
  */
-import { likeText, sortColumns, sortedPage } from '../../http/list-sort';
+import { likeText, sortColumns, sortedPage, sortExpr } from '../../http/list-sort';
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
 import { NotFoundError, ValidationError } from '../../lib/errors';
@@ -94,9 +94,11 @@ export async function getStatement(trx: Trx, id: string): Promise<StatementView>
   };
 }
 
+const ADJUSTMENTS = '(SELECT coalesce(sum(a.amount), 0) FROM publisher_statement_adjustments a WHERE a.statement_id = publisher_statements.id)';
 /** The fields the publisher statement list sorts by (the names its items show) and their columns; see http/list-sort. */
 export const PUBLISHER_STATEMENT_SORT = sortColumns({
   periodStart: 'period_start', periodEnd: 'period_end', status: 'status', currency: 'currency', incomeTotal: 'income_total', createdAt: 'created_at', updatedAt: 'updated_at',
+  incomeExact: 'income_total', adjustmentsTotal: sortExpr(ADJUSTMENTS), total: sortExpr(`(SELECT coalesce(sum(l.amount), 0) FROM publisher_statement_lines l WHERE l.statement_id = publisher_statements.id) + ${ADJUSTMENTS}`),
 });
 
 export async function listStatements(trx: Trx, q: { status?: string; writer?: string; publisher?: string; page: number; size: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {

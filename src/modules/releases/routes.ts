@@ -10,6 +10,7 @@ import { checkingOwnership, defineRoutes, route } from '../../http/route';
 import { DataAnswer, PageQuery, Strict, Type, Uuid, type TSchema } from '../../http/schema';
 import type { AppServices } from '../../services';
 import { ValidationError } from '../../lib/errors';
+import { isObject, type ReferenceNames } from '../../http/reference-names';
 import { objectStore } from '../../lib/storage';
 import { IdParams } from '../catalogue/schemas';
 import * as R from './service';
@@ -88,6 +89,16 @@ function oneIsrc<T extends { isrc?: string | null; ISRC?: string | null }>(b: T)
   return { ...rest, isrc: ISRC };
 }
 
+/** A track answered with the reference's `ISRC` beside `isrc` (its body takes either: TrackBody, oneIsrc). */
+const withIsrc = (t: unknown) => (isObject(t) && 'isrc' in t && !('ISRC' in t) ? { ...t, ISRC: t.isrc } : t);
+const TRACK_NAMES: ReferenceNames = { rename: {}, about: 'ISRC is isrc (the body takes either, not two different ones); answers carry both.', answer: (t) => withIsrc(t) as Record<string, unknown> };
+/** A release in the reference's product/release names: UPC, release_date, display_artist; its tracks answered with ISRC. */
+const RELEASE_NAMES: ReferenceNames = {
+  rename: { UPC: 'upc', release_date: 'releaseDate', display_artist: 'artistName' },
+  about: "UPC, release_date and display_artist are upc, releaseDate and artistName; tracks take ISRC for isrc. Answers carry both names, the tracks' ISRC too.",
+  answer: (r) => (Array.isArray(r.tracks) ? { ...r, tracks: r.tracks.map(withIsrc) } : r),
+};
+
 const MediaFile = Type.Object({
   id: Uuid, name: Type.String(), kind: Type.String({ examples: ['image'] }), mimeType: Type.String({ examples: ['image/png'] }), size: Type.Integer(),
   metadata: Type.Record(Type.String(), Type.Unknown()), storageKey: Type.String(), createdAt: Type.String({ format: 'date-time' }), updatedAt: Type.String({ format: 'date-time' }),
@@ -160,13 +171,13 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
   defineRoutes(router, svc, { tag: 'Media', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([...mediaRoutes(svc, 'asset'), ...mediaRoutes(svc, 'product')], assertOwnItemOfPath));
   defineRoutes(router, svc, { tag: 'Release', errorShape: 'catalogue', scope: 'own' }, checkingOwnership([
     route({
-      method: 'post', path: '/releases', responses: { 201: Res.PostReleases }, summary: 'Create a release (draft), optionally with tracks; writes in-app notifications', access: 'user', status: 201, body: ReleaseBody,
+      method: 'post', path: '/releases', responses: { 201: Res.PostReleases }, summary: 'Create a release (draft), optionally with tracks; writes in-app notifications', access: 'user', status: 201, body: ReleaseBody, referenceNames: RELEASE_NAMES,
       async handler({ trx, tenantId, auth, body }) {
-        return { success: true, message: 'Release created', data: await R.createRelease(trx, tenantId, auth, body) };
+        return { success: true, message: 'Release created', data: await R.createRelease(trx, tenantId, auth, { ...body, tracks: body.tracks?.map(oneIsrc) }) };
       },
     }),
     route({
-      method: 'get', path: '/releases', responses: { 200: Res.GetReleases }, summary: 'List releases (paged; search title/artist/UPC; filter by status, artist)', access: 'guest',
+      method: 'get', path: '/releases', responses: { 200: Res.GetReleases }, summary: 'List releases (paged; search title/artist/UPC; filter by status, artist)', access: 'guest', referenceNames: RELEASE_NAMES,
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(R.RELEASE_SORT, 'createdAt', "Part of the title or the artist's name, or the UPC"), status: Type.Optional(Type.Union(R.RELEASE_STATUSES.map((s) => Type.Literal(s)))), artist: Type.Optional(Uuid) }),
       async handler({ trx, auth, query }) {
         return { success: true, message: 'Releases', ...(await R.listReleases(trx, auth, query)) };
@@ -179,13 +190,13 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'get', path: '/releases/:id', responses: { 200: Res.GetReleasesById }, summary: 'One release with its tracks', access: 'guest', params: IdParams,
+      method: 'get', path: '/releases/:id', responses: { 200: Res.GetReleasesById }, summary: 'One release with its tracks', access: 'guest', params: IdParams, referenceNames: RELEASE_NAMES,
       async handler({ trx, params }) {
         return { success: true, message: 'Release', data: await R.getRelease(trx, params.id) };
       },
     }),
     route({
-      method: 'put', path: '/releases/:id', responses: { 200: Res.PutReleasesById }, summary: 'Update a release (draft or rejected only)', access: 'user', params: IdParams, body: ReleasePatch,
+      method: 'put', path: '/releases/:id', responses: { 200: Res.PutReleasesById }, summary: 'Update a release (draft or rejected only)', access: 'user', params: IdParams, body: ReleasePatch, referenceNames: RELEASE_NAMES,
       async handler({ trx, params, body }) {
         return { success: true, message: 'Release updated', data: await R.updateRelease(trx, params.id, body) };
       },
@@ -265,20 +276,20 @@ export function registerReleaseRoutes(router: Router, svc: AppServices): void {
       },
     }),
     route({
-      method: 'post', path: '/releases/:id/tracks', responses: { 201: Res.PostReleasesByIdTracks }, summary: 'Add a track (writes an in-app notification); isrc also as ISRC', access: 'user', status: 201, params: IdParams, body: TrackBody,
+      method: 'post', path: '/releases/:id/tracks', responses: { 201: Res.PostReleasesByIdTracks }, summary: 'Add a track (writes an in-app notification); isrc also as ISRC', access: 'user', status: 201, params: IdParams, body: TrackBody, referenceNames: TRACK_NAMES,
       async handler({ trx, tenantId, auth, params, body }) {
         return { success: true, message: 'Track created', data: await R.addTrack(trx, tenantId, auth, params.id, oneIsrc(body)) };
       },
     }),
     route({
-      method: 'get', path: '/releases/:id/tracks', summary: 'The tracks of a release in order, each with its media record (or null)', access: 'guest', params: IdParams,
+      method: 'get', path: '/releases/:id/tracks', summary: 'The tracks of a release in order, each with its media record (or null)', access: 'guest', params: IdParams, referenceNames: TRACK_NAMES,
       responses: { 200: Answer(Type.Array(Type.Object({ ...Track.properties, media: N(TrackMedia) }))) },
       async handler({ trx, params }) {
         return { success: true, message: 'Tracks', data: await R.listTracks(trx, params.id) };
       },
     }),
     route({
-      method: 'put', path: '/releases/:id/tracks/:trackId', responses: { 200: Res.PostReleasesByIdTracks }, summary: 'Update a track', access: 'user', params: TrackParams, body: Type.Partial(TrackBody, { additionalProperties: false, minProperties: 1 }),
+      method: 'put', path: '/releases/:id/tracks/:trackId', responses: { 200: Res.PostReleasesByIdTracks }, summary: 'Update a track', access: 'user', params: TrackParams, referenceNames: TRACK_NAMES, body: Type.Partial(TrackBody, { additionalProperties: false, minProperties: 1 }),
       async handler({ trx, params, body }) {
         return { success: true, message: 'Track updated', data: await R.updateTrack(trx, params.id, params.trackId, oneIsrc(body)) };
       },

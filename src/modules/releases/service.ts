@@ -284,7 +284,7 @@ export function eventView(e: Record<string, unknown>) {
 /** The fields the release list sorts by (the names its items show) and their columns; see http/list-sort. */
 export const RELEASE_SORT = sortColumns({
   createdAt: 'r.created_at', updatedAt: 'r.updated_at', title: 'r.title', status: 'r.status', releaseDate: 'r.release_date', artistName: 'r.artist_name', upc: 'r.upc',
-  type: 'r.type', format: 'r.format', label: 'r.label', genre: 'r.genre',
+  type: 'r.type', format: 'r.format', label: 'r.label', genre: 'r.genre', createdBy: 'r.created_by', submittedAt: 'r.submitted_at', reviewedAt: 'r.reviewed_at', reviewedBy: 'r.reviewed_by',
 });
 
 export async function listReleases(trx: Trx, auth: AuthContext, q: ListQuery & { status?: string; artist?: string }) {

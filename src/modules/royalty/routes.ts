@@ -55,7 +55,7 @@ const BREAKDOWNS: [string, GroupBy, string][] = [
 /** One row of a breakdown: its key (month, accountingPeriod, dsp, country, saleType, aggregator, artistId, productId, assetId or fileId, with their names) and the figures. */
 const BreakdownRow = OpenObject({
   revenue: Type.String(), quantity: Type.String(), lines: Type.Integer(),
-  Royalty: Type.String(), Count: Type.String(),
+  Royalty: Type.String(), Count: Type.String(), Streams: Type.String(), Downloads: Type.String(),
   RatePer1K: Type.Union([Type.String(), Type.Null()]), RoyaltyPercentage: Type.Union([Type.String(), Type.Null()]), CountPercentage: Type.Union([Type.String(), Type.Null()]),
   PreviousRoyalty: Type.Optional(Type.String()), PreviousCount: Type.Optional(Type.String()),
 }, 'The row\'s key columns depend on the breakdown (month, accountingPeriod, dsp, country, saleType, aggregator, artistId/artistName, productId, assetId, fileId…)');

@@ -1,7 +1,7 @@
 /**
  * Royalty services behind the checklist, matching and allocation routes (no Koa here).
  */
-import { likeText, orderSql, resolveSort, sortColumns, sortedPage, whereSearch } from '../../http/list-sort';
+import { likeText, orderSql, resolveSort, sortColumns, sortedPage, sortExpr, whereSearch } from '../../http/list-sort';
 import Decimal from 'decimal.js';
 import type { Trx } from '../../db';
 import { clock } from '../../lib/clock';
@@ -248,7 +248,7 @@ export async function deleteRule(trx: Trx, id: string): Promise<void> {
 /** The fields the allocation history sorts by; by default a file's lines in order, each line's rows oldest first. */
 export const ALLOCATION_HISTORY_SORT = sortColumns({
   lineId: 'e.line_id', id: 'e.id', fileId: 'e.file_id', tenantUserId: 'e.tenant_user_id', splitId: 'e.split_id', share: 'e.share', amount: 'e.amount',
-  currency: 'e.currency', createdAt: 'e.created_at', supersededAt: 'e.superseded_at',
+  currency: 'e.currency', createdAt: 'e.created_at', supersededAt: 'e.superseded_at', current: sortExpr('(e.superseded_at IS NULL)'),
 });
 
 export async function allocationHistory(trx: Trx, payee: string | null, q: Page & { lineId?: number; fileId?: string; search?: string; sort?: string; order?: 'asc' | 'desc' }) {

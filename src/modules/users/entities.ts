@@ -5,6 +5,7 @@
  */
 import { sortQuery } from '../../http/list-sort';
 import { ARTIST_SORT, ASSET_SORT, PRODUCT_SORT } from '../catalogue/sorts';
+import { ARTIST_NAMES, ASSET_NAMES, PRODUCT_NAMES } from '../catalogue/reference-names';
 import type Router from '@koa/router';
 import { defineRoutes, route } from '../../http/route';
 import { OpenObject, PagedAnswer, MonthIn, PageQuery, Strict, Type, Uuid } from '../../http/schema';
@@ -23,6 +24,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
       summary: "A member's own artists (self, or admin)",
       access: 'user',
       params: IdParams,
+      referenceNames: ARTIST_NAMES,
       query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(ARTIST_SORT, 'name', 'Part of the name') }),
       async handler({ trx, auth, params, query }) {
         await assertMayRead(trx, auth, params.id);
@@ -36,6 +38,7 @@ export function userEntityRoutes(router: Router, svc: AppServices): void {
         summary: `${what === 'assets' ? 'Recordings' : 'Products'} of a member's own artists (self, or admin)`,
         access: 'user',
         params: IdParams,
+        referenceNames: what === 'assets' ? ASSET_NAMES : PRODUCT_NAMES,
         query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(what === 'assets' ? ASSET_SORT : PRODUCT_SORT, 'createdAt', what === 'assets' ? 'Part of the title, an ISRC or an artist\'s name' : 'Part of the title, a UPC or an artist\'s name') }),
         async handler({ trx, auth, params, query }) {
           await assertMayRead(trx, auth, params.id);

@@ -3,7 +3,7 @@ import { defineRoutes, route } from '../../http/route';
 import { ownOnly, rankOf, ROLE_RANK } from '../../domain/roles';
 import { Email, itemProblems, PageQuery, Role, Strict, Type, Uuid, type Static } from '../../http/schema';
 import type { AppServices } from '../../services';
-import { ForbiddenError } from '../../lib/errors';
+import { ConflictError, ForbiddenError } from '../../lib/errors';
 import { getUser, listUsers, memberIdByEmail, removeUser, removeUsers, updateUser, USER_SORT, workspaceSummary } from './service';
 import { sortQuery } from '../../http/list-sort';
 import { authOf } from '../auth/service';
@@ -24,6 +24,10 @@ const BulkUser = Strict({
   lastName: Type.Optional(Type.String({ maxLength: 200 })),
   password: Type.Optional(Type.String({ maxLength: 200 })),
 });
+
+/** The member list's query (GET /user/, GET /user/invites) and the page it asks for. */
+const MemberListQuery = Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(USER_SORT, 'createdAt', 'Part of the e-mail, first or last name'), role: Type.Optional(Role) });
+const memberPage = (q: Static<typeof MemberListQuery>) => ({ page: q.page ?? 1, size: q.size ?? 20, search: q.search, sort: q.sort, order: q.order, role: q.role });
 
 const AutBody = Strict({ role: Type.Optional(Role), status: Type.Optional(MemberStatus) }, { minProperties: 1 });
 const MemberPatch = Strict(
@@ -77,10 +81,37 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       path: '/user/', responses: { 200: Res.GetUserList },
       summary: 'Members of the workspace (paged; search by name or e-mail; filter by role); a member below admin gets only themselves',
       access: 'user',
-      query: Type.Object({ page: PageQuery.page, size: PageQuery.size, ...sortQuery(USER_SORT, 'createdAt', 'Part of the e-mail, first or last name'), role: Type.Optional(Role) }),
+      query: MemberListQuery,
       async handler({ trx, auth, query }) {
-        const r = await listUsers(trx, { page: query.page ?? 1, size: query.size ?? 20, search: query.search, sort: query.sort, order: query.order, role: query.role, only: ownOnly(auth) });
+        const r = await listUsers(trx, { ...memberPage(query), only: ownOnly(auth) });
         return { success: true, message: 'Users', ...r };
+      },
+    }),
+    // The reference service's invitation routes: its invitations are the members still `invited`.
+    route({
+      method: 'get',
+      path: '/user/invites', responses: { 200: Res.GetUserList },
+      summary: 'Invitations not yet accepted (admin): the members whose status is `invited`, paged like the member list',
+      access: 'admin',
+      query: MemberListQuery,
+      async handler({ trx, query }) {
+        const r = await listUsers(trx, { ...memberPage(query), status: 'invited' });
+        return { success: true, message: 'Invitations', ...r };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/user/invites/:id/cancel', responses: { 200: Res.DeleteUserById },
+      summary: 'Cancel an invitation not yet accepted (admin): the invited member is removed and its link stops working; `{id}` is the member\'s id',
+      description: 'Only while the member is `invited` (400 NOT_AN_INVITATION otherwise: a member who accepted is removed with DELETE /user/{id}).',
+      access: 'admin',
+      params: IdParams,
+      async handler({ params, auth, trx, tenantId }) {
+        const member = await getUser(trx, params.id);
+        if (member.status !== 'invited') throw new ConflictError('This member has no invitation waiting', [`status: ${member.status}`], 'NOT_AN_INVITATION');
+        await removeUser(trx, auth, params.id);
+        await withdrawInvitationLinks(d, tenantId, member.userId);
+        return { success: true, message: 'Invitation cancelled' };
       },
     }),
     route({
@@ -192,7 +223,7 @@ export function registerUserRoutes(router: Router, svc: AppServices): void {
       method: 'post',
       path: '/user/:id/invitation', responses: { 200: Type.Object({ success: Type.Literal(true), message: Type.String(), data: Type.Record(Type.String(), Type.Unknown(), { description: 'The invitation sent again' }) }) },
       summary: 'Send the invitation (again) (admin): a new link by e-mail, valid for 7 days; the earlier links stop working; a payee listed without an invitation becomes invited',
-      description: 'Only while the member is `invited` or `not_invited` (400 NOT_AN_INVITATION once accepted). The membership, its role and the splits naming it stay as they are. To cancel an invitation, remove the member (DELETE /user/{id}): its link then stops working.',
+      description: 'Only while the member is `invited` or `not_invited` (400 NOT_AN_INVITATION once accepted). The membership, its role and the splits naming it stay as they are. To cancel an invitation: POST /user/invites/{id}/cancel (or remove the member, DELETE /user/{id}): its link then stops working.',
       access: 'admin',
       params: IdParams,
       async handler({ params, trx, tenantId }) {

@@ -146,16 +146,17 @@ export async function getUser(trx: Trx, id: string): Promise<UserView> {
 
 /** The member list; `only` (a member below admin, see ownOnly) narrows it to that member. */
 /** The fields the member list sorts by (the names its items show) and their columns. */
-export const USER_SORT = sortColumns({ email: 'u.email', firstName: 'u.first_name', lastName: 'u.last_name', role: 'tu.role', status: 'tu.status', createdAt: 'tu.created_at', updatedAt: 'tu.updated_at' });
+export const USER_SORT = sortColumns({ email: 'u.email', firstName: 'u.first_name', lastName: 'u.last_name', role: 'tu.role', status: 'tu.status', createdAt: 'tu.created_at', updatedAt: 'tu.updated_at', userId: 'tu.user_id', isSuperAdmin: 'u.is_super_admin' });
 
 /** Members, oldest first unless `sort`/`order` say otherwise; `search` in e-mail, first and last name. */
-export async function listUsers(trx: Trx, q: { page: number; size: number; search?: string; role?: string; only?: string | null; sort?: string; order?: 'asc' | 'desc' }) {
+export async function listUsers(trx: Trx, q: { page: number; size: number; search?: string; role?: string; status?: string; only?: string | null; sort?: string; order?: 'asc' | 'desc' }) {
   const sort = resolveSort(q, USER_SORT, 'createdAt', 'asc');
   const base = usersQuery(trx).modify((b) => {
     if (q.only) b.where('tu.id', q.only);
     const like = q.search ? `%${q.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
     if (like) b.where((w) => w.whereILike('u.email', like).orWhereILike('u.first_name', like).orWhereILike('u.last_name', like));
     if (q.role) b.where('tu.role', q.role);
+    if (q.status) b.where('tu.status', q.status);
   });
   const [{ count }] = await base.clone().count<{ count: string }[]>({ count: '*' });
   const rows = await base.clone().select(...USER_COLUMNS).orderByRaw(orderSql(sort)).orderBy('tu.id', sort.order).limit(q.size).offset((q.page - 1) * q.size);

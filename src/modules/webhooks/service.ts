@@ -239,6 +239,7 @@ function deliveryView(d: Record<string, any>) {
 export const DELIVERY_SORT = sortColumns({
   createdAt: 'created_at', eventId: 'event_id', eventType: 'event_type', status: 'status', attemptCount: 'attempt_count', nextAttemptAt: 'next_attempt_at',
   lastStatusCode: 'last_status_code', lastError: 'last_error', deliveredAt: 'delivered_at', endpointId: 'endpoint_id',
+  event: 'event_type', envelope: 'envelope', // `event` is the type's reference name: sorted as the type
 });
 
 export async function listDeliveries(trx: Trx, tenantId: number, endpointId: string, q: { page: number; size: number; search?: string; sort?: string; order?: 'asc' | 'desc' }) {
