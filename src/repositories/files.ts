@@ -151,3 +151,9 @@ export async function linesIngestedSince(db: Db, tenantId: number, since: string
 export async function hasAnyFile(trx: Knex.Transaction): Promise<boolean> {
   return !!(await trx('files').first('id'));
 }
+
+/** How many of the workspace's files stand at each of `statuses` (RLS: on a tenant transaction). */
+export async function fileCountsByStatus(trx: Knex.Transaction, statuses: readonly string[]): Promise<Map<string, number>> {
+  const rows = await trx('files').whereIn('status', [...statuses]).groupBy('status').select('status').count<{ status: string; n: string }[]>({ n: '*' });
+  return new Map(rows.map((r) => [r.status, Number(r.n)]));
+}

@@ -7,6 +7,7 @@ import { sortedPage, whereSearch } from '../../http/list-sort';
 import { TRANSACTION_SORT } from './sorts';
 import type { Knex, Trx } from "../../db";
 import { NotFoundError } from '../../lib/errors';
+import { fileCountsByStatus } from '../../repositories/files';
 import { baseCurrency, dec, existingMembers, iso, money } from './common';
 import { EARNINGS_PERIOD, LEDGER_KINDS, ledgerDigits, refreshLedger, totalsByKind, type KindTotals } from './ledger';
 import { availableFor } from './requests';
@@ -197,7 +198,7 @@ const FILE_STAGES = { waiting: ['uploaded', 'decompressing', 'detecting', 'queue
  * database owner, narrowed to this workspace.
  */
 export async function queueStatus(trx: Trx, owner: Knex, tenantId: number) {
-  const byStatus = new Map((await trx('files').whereIn('status', Object.values(FILE_STAGES).flat()).groupBy('status').select('status').count<{ status: string; n: string }[]>({ n: '*' })).map((r) => [r.status, Number(r.n)]));
+  const byStatus = await fileCountsByStatus(trx, Object.values(FILE_STAGES).flat());
   const files = Object.fromEntries(Object.entries(FILE_STAGES).map(([stage, statuses]) => [stage, statuses.reduce((n, st) => n + (byStatus.get(st) ?? 0), 0)])) as Record<keyof typeof FILE_STAGES, number>;
   const { rows } = await owner.raw(
     `SELECT (SELECT count(*) FROM allocation_dirty WHERE tenant_id = ?)::int AS changes,
