@@ -372,8 +372,8 @@ export class AnalyticsReplica {
           // The changed files' old lines (read once) leave the lines and the sums; their new
           // lines (read once from the CSV) enter both: each sums table is written again as its
           // rows, minus the old lines' sums, plus the new lines'.
-          await w.run(`CREATE TEMP TABLE old_lines AS SELECT * FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
-          await w.run(`CREATE TEMP TABLE new_lines AS SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
+          await w.run(`CREATE OR REPLACE TEMP TABLE old_lines AS SELECT * FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
+          await w.run(`CREATE OR REPLACE TEMP TABLE new_lines AS SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
           await w.run(`DELETE FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
           await w.run(`INSERT INTO ${s}.lines SELECT * FROM new_lines ORDER BY ${REPLICA_LINE_ORDER}`);
           for (const x of REPLICA_SUMS) {
