@@ -195,6 +195,8 @@ describe('web app: money in headless Chromium', function () {
     const nav = page.getByRole('navigation', { name: 'Expenses pages' });
     await nav.getByText(`Page 1 of ${Math.ceil(total / 20)} · ${total} expenses`).waitFor();
     const table = page.getByRole('region', { name: 'Expenses', exact: true });
+    // The pager can show before the rows are drawn: wait for a 20th row, then check there is no 21st.
+    await table.locator('tbody tr').nth(19).waitFor();
     assert.equal(await table.locator('tbody tr').count(), 20);
     const second = (await app.request('GET', '/expense/?page=2&size=20', { token: admin })).body.data;
     await nav.getByRole('button', { name: 'Next' }).click();
