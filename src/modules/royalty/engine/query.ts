@@ -19,7 +19,7 @@ export interface GroupedPlan {
  * when the plan groups by exactly their columns and filters on those columns only (a filter
  * naming no column, a file's or a period's, reads the lines).
  */
-export function replicaSumsOf(plan: Pick<GroupedPlan, 'groupCols' | 'filters'> & { filters: { cols: readonly string[] }[] }): ReplicaSums | null {
+export function replicaSumsOf(plan: Pick<GroupedPlan, 'groupCols' | 'filters'>): ReplicaSums | null {
   const x = REPLICA_SUMS.find((r) => r.cols.length === plan.groupCols.length && r.cols.every((c, i) => c === plan.groupCols[i]));
   if (!x) return null;
   return plan.filters.every((f) => f.cols.length > 0 && f.cols.every((c) => x.cols.includes(c))) ? x : null;
