@@ -96,7 +96,7 @@ async function checkAtOnce(app: TestApp, f: Fixture, what: string): Promise<void
     assert.deepEqual(admin, await sqlBy(app, f.t.tenantId, 'asset_id', null, saleType), `${what}: admin ${saleType ?? ''}`);
     assert.deepEqual(payee, await sqlBy(app, f.t.tenantId, 'dsp', f.t.users.user!.tenantUserId, saleType), `${what}: payee ${saleType ?? ''}`);
   }
-  assert.deepEqual(replica.stats, { answered: before.answered + 4, postgres: before.postgres }, `${what}: answered by the replica`);
+  assert.deepEqual(replica.stats, { ...before, answered: before.answered + 4 }, `${what}: answered by the replica`);
 }
 
 describe('the analytics engine: the DuckDB replica (workers in the API process)', function () {
@@ -158,6 +158,37 @@ describe('the analytics engine: the DuckDB replica (workers in the API process)'
     // B's own figures are B's alone.
     await checkAtOnce(app, b, "B's own");
   });
+
+  it('the same read asked again while it runs is run once and its rows shared; another workspace, payee or question runs its own', async () => {
+    const replica = analyticsEngineOf(app.svc)!;
+    const byDsp = (t: number) => `SELECT dsp, CAST(sum(revenue) AS VARCHAR) AS revenue, CAST(count(*) AS VARCHAR) AS lines FROM t${t}.lines GROUP BY dsp ORDER BY dsp`;
+    const mine = (t: number) => `SELECT CAST(count(*) AS VARCHAR) AS n FROM t${t}.share_sets WHERE tenant_user_id = ?::UUID`;
+    const alone = {
+      a: await replica.query(a.t.tenantId, byDsp(a.t.tenantId), []),
+      b: await replica.query(b.t.tenantId, byDsp(b.t.tenantId), []),
+      user: await replica.query(a.t.tenantId, mine(a.t.tenantId), [a.t.users.user!.tenantUserId]),
+      owner: await replica.query(a.t.tenantId, mine(a.t.tenantId), [a.t.users.owner!.tenantUserId]),
+    };
+    assert.ok(alone.a.length > 0 && alone.b.length > 0);
+    assert.notDeepEqual(alone.a, alone.b);
+    const before = { ...replica.stats };
+    // Asked in the same tick: five of A's, two of B's, three for one payee and one for another.
+    const [as, bs, users, owner] = await Promise.all([
+      Promise.all(Array.from({ length: 5 }, () => replica.query(a.t.tenantId, byDsp(a.t.tenantId), []))),
+      Promise.all(Array.from({ length: 2 }, () => replica.query(b.t.tenantId, byDsp(b.t.tenantId), []))),
+      Promise.all(Array.from({ length: 3 }, () => replica.query(a.t.tenantId, mine(a.t.tenantId), [a.t.users.user!.tenantUserId]))),
+      replica.query(a.t.tenantId, mine(a.t.tenantId), [a.t.users.owner!.tenantUserId]),
+    ]);
+    for (const r of as) assert.deepEqual(r, alone.a);
+    for (const r of bs) assert.deepEqual(r, alone.b);
+    for (const r of users) assert.deepEqual(r, alone.user);
+    assert.deepEqual(owner, alone.owner);
+    // 4 of A's, 1 of B's and 2 of the payee's took the rows of the first of theirs.
+    assert.equal(replica.stats.shared - before.shared, 4 + 1 + 2);
+    // Once done, the same read runs again.
+    await replica.query(a.t.tenantId, byDsp(a.t.tenantId), []);
+    assert.equal(replica.stats.shared - before.shared, 7);
+  });
 });
 
 describe('the analytics engine: what the replica cannot hold exactly', function () {
@@ -176,7 +207,7 @@ describe('the analytics engine: what the replica cannot hold exactly', function 
     const payee = await httpBy(app, f.t.users.user!.token, '/royalty/dsp');
     assert.deepEqual(payee, await sqlBy(app, f.t.tenantId, 'dsp', f.t.users.user!.tenantUserId));
     assert.ok([...payee.values()].some((r) => r.quantity.endsWith('.1234567')), 'the quantity keeps its 7 decimals');
-    assert.deepEqual(replica.stats, { answered: before.answered, postgres: before.postgres + 1 });
+    assert.deepEqual(replica.stats, { ...before, postgres: before.postgres + 1 });
     assert.equal(replica.state(f.t.tenantId)?.exact, false);
   });
 });

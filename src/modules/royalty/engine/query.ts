@@ -106,7 +106,7 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
        SELECT ${[`NULL AS rn`, str('count(*)', 'n'), ...gc.map((c) => `NULL AS ${c}`), ...['revenue', 'revenue2', 'quantity', 'lines', 'streams', 'downloads'].map((m) => str(`sum(${m})`, m)),
                  str('max(rscale)', 'rscale'), str('max(qscale)', 'qscale')].join(', ')} FROM g`;
   try {
-    const out = await replica.query(sql, b);
+    const out = await replica.query(tenantId, sql, b);
     if (!page) return { rows: out, totals: null, sums: !!sums };
     const totals = out.find((r) => r.rn === null) ?? null;
     const pageRows = out.filter((r) => r.rn !== null).sort((x, y) => Number(x.rn) - Number(y.rn));

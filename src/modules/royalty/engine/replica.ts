@@ -148,9 +148,14 @@ export class AnalyticsReplica {
   private readonly reads = new Set<Promise<unknown>>();
   /** The reads run one after another (query): the last one queued. */
   private readQueue: Promise<void> = Promise.resolve();
+  /** The reads queued or running, by workspace, applied version, SQL and values: an identical one joins them. */
+  private readonly inFlight = new Map<string, Promise<GroupedRows>>();
   private readonly pollMs: number;
-  /** Requests the replica answered, and those Postgres answered instead (behind, not exact, failed). */
-  readonly stats = { answered: 0, postgres: 0 };
+  /**
+   * Requests the replica answered, those Postgres answered instead (behind, not exact, failed),
+   * and reads that took the rows of an identical read already queued or running.
+   */
+  readonly stats = { answered: 0, postgres: 0, shared: 0 };
   /** Set once the first pass over every workspace is done (tests, benches). */
   firstPass: Promise<void>;
   private firstPassDone!: () => void;
@@ -240,9 +245,21 @@ export class AnalyticsReplica {
     return version === 0 || this.applied.get(tenantId)!.exact;
   }
 
-  /** Runs a read (SQL over `t<tenantId>` only) on a connection of its own; every value as DuckDB prints it. */
-  async query(sql: string, values: unknown[]): Promise<GroupedRows> {
+  /**
+   * Runs a read (SQL over `t<tenantId>` only) on a connection of its own; every value as DuckDB
+   * prints it. The same read (same SQL, same values) of the same workspace at the same applied
+   * version, asked while one is queued or running, is not run again: it takes that one's rows
+   * (the figures are the same by construction; a read asked after a newer version was applied
+   * runs on its own).
+   */
+  async query(tenantId: number, sql: string, values: unknown[]): Promise<GroupedRows> {
     if (!this.instance || this.closed) throw new Error('analytics replica closed');
+    const key = `${tenantId}\u0000${this.applied.get(tenantId)?.version ?? 0}\u0000${sql}\u0000${JSON.stringify(values)}`;
+    const same = this.inFlight.get(key);
+    if (same) {
+      this.stats.shared++;
+      return same;
+    }
     // One read at a time, each on all the engine's threads: reads side by side on the same
     // cores finish no sooner in all, and each would hold its own hash tables (8 at once took an
     // API process to about 800 MB resident; one at a time keeps it under the memory limit).
@@ -260,10 +277,12 @@ export class AnalyticsReplica {
       }
     })();
     this.readQueue = run.then(() => undefined, () => undefined);
+    this.inFlight.set(key, run);
     this.reads.add(run);
     try {
       return await run;
     } finally {
+      this.inFlight.delete(key);
       this.reads.delete(run);
     }
   }
