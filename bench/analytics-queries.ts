@@ -106,6 +106,26 @@ export async function timed(n: number, fn: () => Promise<unknown>, conc: number,
   return { p50: pct(times, 50), p95: pct(times, 95), n: times.length };
 }
 
+/**
+ * `conc` clients, each asking every one of `n` questions once, one after another, client i
+ * starting at question i·n/conc (so that, at any time, the clients ask different questions):
+ * each question's latencies, `conc` of them.
+ */
+export async function mixedLoad(n: number, ask: (i: number) => Promise<unknown>, conc: number): Promise<Timing[]> {
+  const times: number[][] = Array.from({ length: n }, () => []);
+  await Promise.all(
+    Array.from({ length: conc }, async (_, c) => {
+      for (let k = 0; k < n; k++) {
+        const i = (Math.floor((c * n) / conc) + k) % n;
+        const s = performance.now();
+        await ask(i);
+        times[i]!.push(performance.now() - s);
+      }
+    }),
+  );
+  return times.map((t) => ({ p50: pct(t, 50), p95: pct(t, 95), n: t.length }));
+}
+
 /** GET over HTTP; the answer's `source` (which engine answered). */
 export async function httpGet(base: string, token: string, path: string): Promise<string> {
   const res = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
@@ -120,6 +140,8 @@ export interface Row {
   /** the engine: median one at a time, p95 with CONCURRENCY clients, who answered */
   alone?: Timing;
   loaded?: Timing;
+  /** p95 while 8 clients each ask every combination in turn, from different starting points (`mixedLoad`) */
+  mixed?: Timing;
   source?: string;
   /** the Postgres path: median one at a time; null when over MAX_SECS (then `pgOver` ms) */
   pg?: Timing | null;
@@ -130,11 +152,12 @@ export const ms = (x: number | undefined) => (x === undefined ? '' : x >= 10_000
 
 /** The full table (Markdown) and the summary against the issue's targets. */
 export function printTable(rows: Row[], targets: { alone: number; loaded: number }, maxSecs: number): void {
-  console.log(`\n| route × filter (view) | filters | median alone (ms) | p95, 8 clients (ms) | source | Postgres path median alone (ms) |`);
-  console.log(`|---|---:|---:|---:|---|---:|`);
+  const mixed = rows.some((r) => r.mixed);
+  console.log(`\n| route × filter (view) | filters | median alone (ms) | p95, 8 clients (ms) |${mixed ? ' p95, 8 clients on different questions (ms) |' : ''} source | Postgres path median alone (ms) |`);
+  console.log(`|---|---:|---:|---:|${mixed ? '---:|' : ''}---|---:|`);
   for (const r of rows) {
     const pg = r.pg === undefined ? '' : r.pg === null ? `> ${maxSecs} s (${ms(r.pgOver)})` : `${ms(r.pg.p50)}`;
-    console.log(`| ${r.label.replace(/\|/g, '\\|')} | ${r.filters} | ${ms(r.alone?.p50)} | ${ms(r.loaded?.p95)} | ${r.source ?? ''} | ${pg} |`);
+    console.log(`| ${r.label.replace(/\|/g, '\\|')} | ${r.filters} | ${ms(r.alone?.p50)} | ${ms(r.loaded?.p95)} |${mixed ? ` ${ms(r.mixed?.p95)} |` : ''} ${r.source ?? ''} | ${pg} |`);
   }
   const measured = rows.filter((r) => r.alone);
   const worstAlone = measured.reduce<Row | null>((w, r) => (!w || r.alone!.p50 > w.alone!.p50 ? r : w), null);
@@ -147,6 +170,13 @@ export function printTable(rows: Row[], targets: { alone: number; loaded: number
     const over = loaded.filter((r) => r.loaded!.p95 >= targets.loaded);
     console.log(`p95 with the clients: worst ${ms(worst.loaded!.p95)} ms (${worst.label}), ${over.length} at or over ${targets.loaded} ms`);
     for (const r of over.sort((a, b) => b.loaded!.p95 - a.loaded!.p95)) console.log(`  ${ms(r.loaded!.p95).padStart(8)} ms  ${r.label}  [${r.source}]`);
+  }
+  const mixedRows = rows.filter((r) => r.mixed);
+  if (mixedRows.length) {
+    const worst = mixedRows.reduce((w, r) => (r.mixed!.p95 > w.mixed!.p95 ? r : w));
+    const over = mixedRows.filter((r) => r.mixed!.p95 >= targets.loaded);
+    console.log(`p95 with the clients on different questions: worst ${ms(worst.mixed!.p95)} ms (${worst.label}), ${over.length} at or over ${targets.loaded} ms`);
+    for (const r of over.sort((a, b) => b.mixed!.p95 - a.mixed!.p95)) console.log(`  ${ms(r.mixed!.p95).padStart(8)} ms  ${r.label}  [${r.source}]`);
   }
   const notEngine = measured.filter((r) => r.source && !r.source.startsWith('duckdb'));
   if (notEngine.length) console.log(`answered by Postgres, not the engine: ${notEngine.length} (${notEngine.slice(0, 5).map((r) => r.label).join('; ')}${notEngine.length > 5 ? '; …' : ''})`);

@@ -28,7 +28,7 @@ import { withTenant } from '../src/db';
 import { royaltyAnalytics } from '../src/modules/royalty/analytics';
 import { analyticsEngineOf } from '../src/modules/royalty/analytics-engine';
 import { ARTISTS, FILES, PRODUCTS, RECORDINGS, VIEWS, loadCatalogue, loadFile, loadLines, openWorkspace, type View } from './analytics-workspace';
-import { combos, filterIds, httpGet, printTable, timed, type Row } from './analytics-queries';
+import { combos, filterIds, httpGet, mixedLoad, printTable, timed, type Row } from './analytics-queries';
 import { bareCopy, fileBytes, mb, peakRss, secs, startBenchApi } from './analytics-stores';
 
 const argLines = process.argv.indexOf('--lines');
@@ -142,6 +142,12 @@ async function main() {
       }
       rows.push(row);
       if (process.env.BENCH_VERBOSE) console.log(`  ${c.label}: ${alone.p50.toFixed(1)} / ${loaded?.p95.toFixed(1) ?? '-'} ms [${source}] pg ${row.pg ? row.pg.p50.toFixed(0) : row.pg === null ? 'over' : '-'}`);
+    }
+    if (REQS > 0 && process.env.BENCH_MIXED !== '0') {
+      // Then the clients on different questions: each asks every combination once, from its own starting point.
+      console.log(`\nload average before the mixed run: ${loadAvg()}`);
+      const mixed = await mixedLoad(list.length, (i) => httpGet(base, token(list[i]!.view), list[i]!.path), CONC);
+      mixed.forEach((m, i) => (rows[i]!.mixed = m));
     }
     printTable(rows, { alone: 150, loaded: 500 }, MAX_SECS);
     console.log(`load average after the queries (1, 5, 15 min): ${loadAvg()}`);
