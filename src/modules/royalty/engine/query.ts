@@ -79,20 +79,25 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
   } else {
     // Per group and share set: Σ of each part of the amounts times the share (DECIMAL(38,14)
     // and DECIMAL(38,18): exact). Postgres adds them and applies the 0.01 (analytics.ts).
-    const mine = `share_set_id IN (SELECT share_set_id FROM ${s}.share_sets WHERE tenant_user_id = ?::UUID)`;
-    // (The sums are already a row per share set and group: their rows are taken as they are.)
-    const g0 = sums
-      ? `SELECT ${[...gc, 'share_set_id'].join(', ')}, h, lo, quantity, lines, streams, downloads, rs, qs FROM ${from} WHERE ${[...where, mine].join(' AND ')}`
-      : `SELECT ${[...gc, 'share_set_id'].join(', ')}, sum(revenue) AS h, sum(revenue_lo) AS lo,
-                sum(quantity) AS quantity, count(*) AS lines, sum(streams) AS streams, sum(downloads) AS downloads, max(rs) AS rs, max(qs) AS qs
-           FROM ${from} WHERE ${[...where, mine].join(' AND ')}
-          GROUP BY ${[...gc, 'share_set_id'].join(', ')}`;
-    inner = `WITH g0 AS (${g0})
-             SELECT ${[...gc.map((c) => `g0.${c}`), 'sum(g0.h * ss.share) AS revenue', 'sum(g0.lo * ss.share) AS revenue2',
-                       ...['quantity', 'lines', 'streams', 'downloads'].map((m) => `sum(g0.${m}) AS ${m}`), 'max(g0.rs) + 8 AS rscale', 'max(g0.qs) AS qscale'].join(', ')}
-               FROM g0 JOIN ${s}.share_sets ss ON ss.share_set_id = g0.share_set_id AND ss.tenant_user_id = ?::UUID
-               ${gc.length ? `GROUP BY ${gc.map((c) => `g0.${c}`).join(', ')}` : 'HAVING count(*) > 0'}`;
-    b = [...whereB, payee, payee];
+    const outer = [...gc.map((c) => `g0.${c}`), 'sum(g0.h * ss.share) AS revenue', 'sum(g0.lo * ss.share) AS revenue2',
+      ...['quantity', 'lines', 'streams', 'downloads'].map((m) => `sum(g0.${m}) AS ${m}`), 'max(g0.rs) + 8 AS rscale', 'max(g0.qs) AS qscale'].join(', ');
+    const byGroup = gc.length ? `GROUP BY ${gc.map((c) => `g0.${c}`).join(', ')}` : 'HAVING count(*) > 0';
+    const join = `JOIN ${s}.share_sets ss ON ss.share_set_id = g0.share_set_id AND ss.tenant_user_id = ?::UUID`;
+    if (sums) {
+      // The sums are already a row per share set and group: joined to the member's share sets
+      // as they are (one join; about a fifth less work than narrowing them first).
+      inner = `SELECT ${outer} FROM ${from} g0 ${join} ${where.length ? `WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : ''} ${byGroup}`;
+      b = [payee, ...whereB];
+    } else {
+      // The lines are narrowed to the member's share sets first, grouped by share set, then joined.
+      const mine = `share_set_id IN (SELECT share_set_id FROM ${s}.share_sets WHERE tenant_user_id = ?::UUID)`;
+      const g0 = `SELECT ${[...gc, 'share_set_id'].join(', ')}, sum(revenue) AS h, sum(revenue_lo) AS lo,
+                         sum(quantity) AS quantity, count(*) AS lines, sum(streams) AS streams, sum(downloads) AS downloads, max(rs) AS rs, max(qs) AS qs
+                    FROM ${from} WHERE ${[...where, mine].join(' AND ')}
+                   GROUP BY ${[...gc, 'share_set_id'].join(', ')}`;
+      inner = `WITH g0 AS (${g0}) SELECT ${outer} FROM g0 ${join} ${byGroup}`;
+      b = [...whereB, payee, payee];
+    }
   }
   const str = (e: string, as: string) => `CAST(${e} AS VARCHAR) AS ${as}`;
   const cols = [...gc, ...measures];
