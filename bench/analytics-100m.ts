@@ -21,10 +21,11 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { withTenant } from '../src/db';
 import { analyticsEngineOf, closeAnalyticsEngine } from '../src/modules/royalty/analytics-engine';
 import { royaltyAnalytics } from '../src/modules/royalty/analytics';
-import { REPLICA_LINE_COLUMNS, REPLICA_LINE_ORDER, buildReplicaSums, openReplicaFile } from '../src/modules/royalty/engine';
+import { REPLICA_LINE_COLUMNS, REPLICA_LINE_ORDER, buildReplicaSums } from '../src/modules/royalty/engine';
 import { ARTISTS, FILES, PRODUCTS, RECORDINGS, VIEWS, catalogueIds, loadCatalogue, loadLines, openWorkspace, shareSetMap, type View } from './analytics-workspace';
 import { combos, filterIds, httpGet, printTable, timed, type Row } from './analytics-queries';
 import { fileBytes, mb, peakRss, secs, startBenchApi } from './analytics-stores';
@@ -47,9 +48,8 @@ async function generate(file: string, tenantId: number, cat: string, n: number):
   if (engine.join() !== [...filled].sort((a, b) => engine.indexOf(a) - engine.indexOf(b)).join() || engine.length !== filled.length) {
     throw new Error(`the replica's columns changed (${engine.join(', ')}): bring the generator to them`);
   }
-  // Opened as the engine opens it (its row group size).
-  const { instance: inst, connect } = await openReplicaFile(file, { memory_limit: process.env.GEN_MEMORY ?? '4GB', threads: String(os.cpus().length) });
-  const c = await connect();
+  const inst = await DuckDBInstance.create(file, { memory_limit: process.env.GEN_MEMORY ?? '4GB', threads: String(os.cpus().length) });
+  const c = await inst.connect();
   const s = `t${tenantId}`;
   try {
     await c.run(`CREATE TEMP TABLE cat AS SELECT * FROM read_csv('${cat}', header = true, columns = {'a': 'INTEGER', 'asset_id': 'UUID', 'product_id': 'UUID', 'artist_id': 'UUID', 'share_set_id': 'UUID'})`);

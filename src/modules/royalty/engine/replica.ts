@@ -75,41 +75,7 @@ export const REPLICA_LINE_COLUMNS: readonly (readonly [string, string])[] = [
   ['qs', 'UTINYINT'],
 ];
 /** The replica's format: a file of another format is built again (as one of another database). */
-const FORMAT = 5;
-/**
- * Rows per row group of the replica's tables (DuckDB's default: 122,880). A filter skips the
- * row groups whose zone maps exclude it: a 100,000-line statement file in country order makes
- * about 13 row groups of one or two countries each, where the default made one of them all.
- */
-export const REPLICA_ROW_GROUP = 8192;
-
-/**
- * Opens a replica file (DuckDB's own format) in an instance of its own, with the replica's row
- * group size (an ATTACH option; the instance's default database is an empty in-memory one):
- * every connection it gives reads and writes the file's schemas by their names (`t1.lines`).
- */
-export async function openReplicaFile(file: string, config: Record<string, string>): Promise<{ instance: DuckDBInstance; connect: () => Promise<DuckDBConnection> }> {
-  const instance = await DuckDBInstance.create(':memory:', { temp_directory: `${file}.spill`, ...config });
-  try {
-    const c = await instance.connect();
-    try {
-      await c.run(`ATTACH '${file.replace(/'/g, "''")}' AS replica (ROW_GROUP_SIZE ${REPLICA_ROW_GROUP})`);
-    } finally {
-      c.closeSync();
-    }
-  } catch (err) {
-    instance.closeSync();
-    throw err;
-  }
-  return {
-    instance,
-    connect: async () => {
-      const c = await instance.connect();
-      await c.run('USE replica');
-      return c;
-    },
-  };
-}
+const FORMAT = 4;
 /**
  * The order lines are written in: each file's lines by country. A country filter (the most
  * asked, and with the most values) then skips the row groups holding other countries'
@@ -170,7 +136,6 @@ export type GroupedRows = Record<string, string | null>[];
 
 export class AnalyticsReplica {
   private instance: DuckDBInstance | null = null;
-  private connect: (() => Promise<DuckDBConnection>) | null = null;
   private writer: DuckDBConnection | null = null;
   private opening: Promise<boolean> | null = null;
   private readonly applied = new Map<number, Applied>();
@@ -216,10 +181,9 @@ export class AnalyticsReplica {
   private async doOpen(): Promise<boolean> {
     if (this.closed) return false;
     await fs.mkdir(path.dirname(this.opts.path), { recursive: true });
-    const { instance, connect } = await openReplicaFile(this.opts.path, { memory_limit: this.opts.memory, threads: String(this.opts.threads) });
+    const instance = await DuckDBInstance.create(this.opts.path, { memory_limit: this.opts.memory, threads: String(this.opts.threads) });
     this.instance = instance;
-    this.connect = connect;
-    const w = await connect();
+    const w = await instance.connect();
     this.writer = w;
     await w.run(`CREATE TABLE IF NOT EXISTS main.replica_identity (id VARCHAR NOT NULL)`);
     await w.run(`CREATE TABLE IF NOT EXISTS main.replica_tenants (tenant_id INTEGER PRIMARY KEY, version BIGINT NOT NULL, exact BOOLEAN NOT NULL)`);
@@ -303,7 +267,7 @@ export class AnalyticsReplica {
     const run = (async () => {
       await turn;
       if (this.closed) throw new Error('analytics replica closed');
-      const c = await this.connect!();
+      const c = await this.instance!.connect();
       try {
         const bound = values.map((v) => (Array.isArray(v) ? listValue(v.map(String)) : (v as DuckDBValue)));
         const r = await c.runAndReadAll(sql, bound);
@@ -475,7 +439,7 @@ export class AnalyticsReplica {
     this.instance?.closeSync();
     this.writer = null;
     this.instance = null;
-    for (const dir of [`${this.opts.path}.tmp`, `${this.opts.path}.spill`]) await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await fs.rm(`${this.opts.path}.tmp`, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
