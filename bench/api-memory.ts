@@ -1,22 +1,24 @@
 /**
  * npm run bench:api-memory — the API process's memory (issue 37): an API process
- * (`src/server.ts`, RUN_WORKERS=false) started as `npm start` starts it, on the demo workspace
+ * (`src/server.ts`, RUN_WORKERS=false) started as `npm start` starts it (the precompiled
+ * dist/server.mjs, built first when stale), on the demo workspace
  * (`seed:demo`) in an embedded Postgres this bench starts. Reads the process's /proc status
  * (VmRSS, VmHWM: its peak) and its own heap figures (GET /metrics):
  *   1. after start (/health answers; then 3 s idle);
  *   2. after a warm-up: ROUNDS rounds of every GET route of the OpenAPI document without a path
  *      parameter, as the owner and as a member, plus /app, /docs and /openapi.json;
- *   3. after the same warm-up with CONCURRENCY clients at once.
+ *   3. after the same warm-up with CONCURRENCY clients at once (requests/s, and the process's
+ *      CPU time a request, which other work on the machine disturbs less).
  * Prints a table; asserts nothing. The analytics replica (the DuckDB engine) is left closed:
  * ANALYTICS_ENGINE=postgres, so the figures are the Node side alone.
- * Env: API_CMD (the command that starts the API, default `node --import tsx src/server.ts`;
- * e.g. `node dist/server.mjs` after `npm run build`), NODE_OPTIONS passed through, ROUNDS (3),
- * CONCURRENCY (8).
+ * Env: API_CMD (the command that starts the API, default `node --enable-source-maps
+ * dist/server.mjs`; e.g. `node --import tsx src/server.ts` for the sources through tsx, or with
+ * V8 flags), NODE_OPTIONS passed through, ROUNDS (3), CONCURRENCY (8).
  */
 import os from 'node:os';
 import path from 'node:path';
 import fsp from 'node:fs/promises';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { loadConfig } from '../src/config';
 import { boot, resolveDatabase } from '../src/compose';
 import { createLogger } from '../src/lib/logger';
@@ -25,7 +27,7 @@ import { DEMO_PASSWORD, seedDemo } from '../src/seed/demo';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CONC = Number(process.env.CONCURRENCY ?? 8);
-const API_CMD = (process.env.API_CMD ?? 'node --import tsx src/server.ts').split(/\s+/);
+const API_CMD = (process.env.API_CMD ?? 'node --enable-source-maps dist/server.mjs').split(/\s+/);
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 
@@ -36,6 +38,12 @@ async function status(pid: number): Promise<Record<'VmRSS' | 'VmHWM' | 'RssAnon'
   return { VmRSS: kb('VmRSS'), VmHWM: kb('VmHWM'), RssAnon: kb('RssAnon'), RssFile: kb('RssFile') };
 }
 
+/** CPU time the process has used (user + system), ms: less disturbed by other work on the machine than requests/s. */
+async function cpuMs(pid: number): Promise<number> {
+  const f = (await fsp.readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
 /** The process's heap figures from its /metrics (prom-client's default metrics), kB. */
 async function heap(base: string): Promise<{ heapUsed: number; heapTotal: number; external: number }> {
   const text = await (await fetch(`${base}/metrics`)).text();
@@ -44,6 +52,7 @@ async function heap(base: string): Promise<{ heapUsed: number; heapTotal: number
 }
 
 async function main() {
+  if (!process.env.API_CMD) execFileSync(process.execPath, ['scripts/build-server.mjs', '--if-stale'], { stdio: 'inherit' });
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'rondo-bench-mem-'));
   await fsp.chmod(dir, 0o755); // the embedded Postgres may run as a `postgres` system user (when we are root)
   const cfg = loadConfig({ ANALYTICS_ENGINE: 'postgres' }, { dataDir: path.join(dir, 'data'), logLevel: 'silent', passwordHashMemoryKiB: 1024 });
@@ -97,12 +106,14 @@ async function main() {
     for (let r = 0; r < ROUNDS; r++) for (const j of jobs()) await j();
     rows.push([`after ${ROUNDS} rounds of ${jobs().length} GETs one at a time`, await status(pid), await heap(base)]);
     const concStarted = performance.now();
+    const cpuBefore = await cpuMs(pid);
     for (let r = 0; r < ROUNDS; r++) {
       const list = jobs();
       await Promise.all(Array.from({ length: CONC }, async () => { for (let j = list.shift(); j; j = list.shift()) await j(); }));
     }
     const concSecs = (performance.now() - concStarted) / 1000;
-    rows.push([`after ${ROUNDS} more rounds, ${CONC} clients (${((ROUNDS * jobs().length) / concSecs).toFixed(0)} requests/s)`, await status(pid), await heap(base)]);
+    const cpuPerRequest = (await cpuMs(pid) - cpuBefore) / (ROUNDS * jobs().length);
+    rows.push([`after ${ROUNDS} more rounds, ${CONC} clients (${((ROUNDS * jobs().length) / concSecs).toFixed(0)} requests/s, ${cpuPerRequest.toFixed(2)} ms CPU a request)`, await status(pid), await heap(base)]);
 
     console.log(`API process memory: \`${API_CMD.join(' ')}\`${process.env.NODE_OPTIONS ? ` NODE_OPTIONS=${process.env.NODE_OPTIONS}` : ''}; ${os.cpus().length} cores, Node ${process.version}; ${paths.length} GET routes × ${tokens.length} views; answers ${JSON.stringify(statuses)}`);
     console.log(`\n| moment | VmRSS | VmHWM (peak) | RssAnon | RssFile | heap used | heap total | external |`);
