@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'dist', 'server.mjs');
@@ -29,7 +30,8 @@ if (process.argv.includes('--if-stale') && fs.existsSync(out)) {
   const sources = Math.max(fs.statSync(path.join(root, 'package.json')).mtimeMs, ...SOURCES.map((d) => newest(path.join(root, d))));
   if (fs.statSync(out).mtimeMs >= sources) process.exit(0);
 }
-const esbuild = await import('esbuild');
+// esbuild comes with tsx (and Vite), both dependencies; from tsx's own place when npm nested it there
+const esbuild = await import('esbuild').catch(() => createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))('esbuild'));
 await esbuild.build({
   absWorkingDir: root,
   entryPoints: ['src/server.ts'],
