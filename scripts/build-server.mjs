@@ -13,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const out = path.join(root, 'dist', 'server.mjs');
+// `--out FILE`: elsewhere (the tests build their own, somewhere under the project's directory)
+const outArg = process.argv.indexOf('--out');
+const out = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : path.join(root, 'dist', 'server.mjs');
 const SOURCES = ['src', 'jobs', 'parsers'];
 
 /** The newest modification time of the server's sources. */
@@ -45,4 +47,4 @@ await esbuild.build({
   sourcesContent: false,
   logLevel: 'warning',
 });
-console.log('server: built dist/server.mjs');
+console.log(`server: built ${path.relative(root, out)}`);
