@@ -4,7 +4,9 @@
 #   docker run -p 3000:3000 -e DATABASE_URL=... -e JWT_SECRET_FILE=... -e ENCRYPTION_KEY_FILE=... rondo
 #   docker run ... rondo node --max-old-space-size=160 --import tsx src/worker.ts     # a worker
 #
-# TypeScript runs through tsx, a production dependency: no build step, no dev dependencies.
+# The server runs precompiled (dist/server.mjs, built below by esbuild, which tsx brings);
+# the workers, the CLI and the migrations run their TypeScript through tsx, a production
+# dependency: no dev dependencies.
 # The command is node itself in exec form, so `docker stop`'s SIGTERM reaches node (PID 1),
 # which drains requests and jobs and exits 0 (docs/operations.md, "Graceful shutdown").
 
@@ -26,6 +28,7 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY . .
 COPY --from=deps /app/web/dist ./web/dist
+RUN node scripts/build-server.mjs
 # The image runs as the unprivileged `node` user (uid 1000); /data holds the local object
 # store, mail files and default key files when those are not configured elsewhere.
 RUN mkdir -p /data && chown node:node /data
@@ -34,4 +37,4 @@ VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--import", "tsx", "src/server.ts"]
+CMD ["node", "--enable-source-maps", "dist/server.mjs"]

@@ -10,15 +10,14 @@
 import knexFactory, { type Knex } from 'knex';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../lib/package-root';
 
 export type { Knex };
 export type Trx = Knex.Transaction;
 export type TenantId = number;
 
 export const APP_ROLE = 'rondo_app';
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const MIGRATIONS_DIR = path.resolve(here, '../../migrations');
+export const MIGRATIONS_DIR = path.join(packageRoot(import.meta.url), 'migrations');
 
 export interface Db {
   owner: Knex;
@@ -95,9 +94,27 @@ export function connectDb(url: string, opts: { poolMax?: number } = {}): Db {
 }
 
 export async function migrateLatest(owner: Knex): Promise<string[]> {
+  await canLoadMigrations(owner);
   const [, applied] = (await owner.migrate.latest()) as [number, string[]];
   return applied;
 }
+
+/**
+ * The migrations are TypeScript files, which knex imports when it applies one. The precompiled
+ * server (dist/server.mjs, run by plain `node`) has no TypeScript loader: when a migration is
+ * pending, tsx's loader is registered for them first (a start after an upgrade pays for it;
+ * one with nothing to apply does not). Under tsx (this module's own URL is a .ts file) nothing
+ * is needed.
+ */
+async function canLoadMigrations(owner: Knex): Promise<void> {
+  if (import.meta.url.endsWith('.ts') || tsLoaderRegistered) return;
+  const [, pending] = (await owner.migrate.list()) as [unknown[], unknown[]];
+  if (!pending.length) return;
+  const { register } = await import('tsx/esm/api');
+  register();
+  tsLoaderRegistered = true;
+}
+let tsLoaderRegistered = false;
 
 /** Run fn in a transaction scoped to one tenant: RLS sees only that tenant's rows. */
 export async function withTenant<T>(knex: Knex, tenantId: TenantId, fn: (trx: Trx) => Promise<T>, opts: { snapshot?: boolean } = {}): Promise<T> {

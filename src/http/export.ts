@@ -18,7 +18,6 @@ import type { Context } from 'koa';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
-import ExcelJS from 'exceljs';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { csvRow, trimDecimal, type ColumnKind } from '../domain/csv';
 
@@ -158,6 +157,7 @@ export async function sendTable(ctx: Context, table: ExportTable): Promise<void>
       await pipeline(Readable.from(csvChunks(first, it, table.columns)), res);
       return;
     }
+    const { default: ExcelJS } = await import('exceljs'); // on the first XLSX export, not at start (docs/operations.md)
     const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: true, useSharedStrings: false });
     const ws = wb.addWorksheet('data');
     ws.addRow(table.columns.map((c) => c.header ?? c.key)).commit();

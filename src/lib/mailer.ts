@@ -5,7 +5,7 @@
  * (a workspace's verified e-mail domain), and may go through a workspace's own SMTP server
  * (`via`) instead of the process-wide one.
  */
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -43,7 +43,7 @@ function envelope(msg: MailMessage, from: string) {
 
 /** One message through a workspace's SMTP server: dials the checked address, verifies TLS for the host name. */
 async function sendVia(via: SmtpOverride, msg: MailMessage, from: string): Promise<void> {
-  const transport = nodemailer.createTransport({
+  const transport = (await nodemailerModule()).createTransport({
     host: via.address,
     port: via.port,
     secure: via.secure,
@@ -62,25 +62,30 @@ async function sendVia(via: SmtpOverride, msg: MailMessage, from: string): Promi
   }
 }
 
+/** nodemailer, loaded on the first message rather than at start (the API process's memory, docs/operations.md). */
+async function nodemailerModule() {
+  return (await import('nodemailer')).default;
+}
+
 export class SmtpMailer implements Mailer {
-  private readonly transport: ReturnType<typeof nodemailer.createTransport>;
-  constructor(url: string, private readonly from: string) {
-    this.transport = nodemailer.createTransport(url);
-  }
+  private transport: Promise<Transporter> | null = null;
+  constructor(private readonly url: string, private readonly from: string) {}
   async send(msg: MailMessage, via?: SmtpOverride | null): Promise<void> {
     if (via) return sendVia(via, msg, this.from);
-    await this.transport.sendMail(envelope(msg, this.from));
+    this.transport ??= nodemailerModule().then((m) => m.createTransport(this.url));
+    await (await this.transport).sendMail(envelope(msg, this.from));
   }
 }
 
 let fileSeq = 0;
 
 export class FileMailer implements Mailer {
-  private readonly transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  private transport: Promise<Transporter> | null = null;
   constructor(private readonly dir: string, private readonly from: string) {}
   async send(msg: MailMessage, via?: SmtpOverride | null): Promise<void> {
     if (via) return sendVia(via, msg, this.from);
-    const info = (await this.transport.sendMail(envelope(msg, this.from))) as unknown as { message: Buffer };
+    this.transport ??= nodemailerModule().then((m) => m.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
+    const info = (await (await this.transport).sendMail(envelope(msg, this.from))) as unknown as { message: Buffer };
     await fs.mkdir(this.dir, { recursive: true });
     // sortable: time, then a per-process sequence for messages written in the same millisecond
     const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${String(++fileSeq).padStart(6, '0')}-${crypto.randomBytes(3).toString('hex')}.eml`;

@@ -3,7 +3,6 @@
  * the `web-push` library builds the signed, encrypted request; it is sent through the
  * outbound guard (a subscription's endpoint is a URL a user handed us).
  */
-import webpush from 'web-push';
 import { guardedPost, type OutboundPolicy } from './outbound';
 
 export interface PushSubscriptionKeys {
@@ -26,6 +25,7 @@ export interface PushResult {
 }
 
 export async function sendPush(vapid: VapidKeys, sub: PushSubscriptionKeys, payload: string, policy: OutboundPolicy | boolean, timeoutMs: number): Promise<PushResult> {
+  const { default: webpush } = await import('web-push'); // on the first push, not at start (docs/operations.md)
   const req = webpush.generateRequestDetails({ endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } }, payload, {
     vapidDetails: { subject: vapid.subject, publicKey: vapid.publicKey, privateKey: vapid.privateKey },
     TTL: 24 * 3600,
@@ -38,6 +38,7 @@ export async function sendPush(vapid: VapidKeys, sub: PushSubscriptionKeys, payl
   return { status: res.status, gone: res.status === 404 || res.status === 410, body };
 }
 
-export function generateVapidKeys(): { publicKey: string; privateKey: string } {
+export async function generateVapidKeys(): Promise<{ publicKey: string; privateKey: string }> {
+  const { default: webpush } = await import('web-push');
   return webpush.generateVAPIDKeys();
 }

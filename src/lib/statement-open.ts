@@ -6,7 +6,7 @@
  */
 import { PassThrough, Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
-import unzipper from 'unzipper';
+import type unzipper from 'unzipper';
 import { readHead, type ObjectStore } from './storage';
 import { Workbook, markStoreError, type CsvOptions, type XlsxLimits } from './xlsx';
 import { detectArchive } from '../../parsers';
@@ -70,6 +70,7 @@ export async function openStoredZip(s: ObjectStore, key: string, size: number): 
     );
     return pt;
   };
+  const { default: unzipper } = await import('unzipper'); // on the first zip, not at start (docs/operations.md)
   const dir = await unzipper.Open.custom({ size: async () => size, stream: read });
   return {
     dir,
@@ -208,6 +209,7 @@ async function firstBytes(stream: Readable, n: number): Promise<Buffer> {
  */
 export async function workbookBufferText(buf: Buffer, limits: XlsxLimits, maxBytes: number, csv: CsvOptions = {}): Promise<Buffer | null> {
   if (detectArchive(buf.subarray(0, 8)) !== 'zip') return null;
+  const { default: unzipper } = await import('unzipper');
   const dir = await unzipper.Open.buffer(buf);
   const wb = await Workbook.open(dir.files, limits);
   const stream = wb.csv(csv);

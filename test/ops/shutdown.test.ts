@@ -1,6 +1,7 @@
 /**
- * The entry points as an operator runs them: `node --import tsx src/server.ts` (the production
- * command) and `src/worker.ts`, as child processes on a test database. SIGTERM during a request
+ * The entry points as an operator runs them: `node --import tsx src/server.ts` (the server from its
+ * sources; precompiled as `npm start` runs it: precompiled.test.ts) and `src/worker.ts`, as child
+ * processes on a test database. SIGTERM during a request
  * still in flight: no new connections, the request completes, the process exits 0.
  */
 import assert from 'node:assert/strict';

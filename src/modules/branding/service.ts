@@ -7,7 +7,6 @@
  * refused, as it can carry scripts and the PDF renderer cannot draw it.
  */
 import type { Knex } from 'knex';
-import PDFDocument from 'pdfkit';
 import type { ObjectStore } from '../../lib/object-store';
 import { withTenant, type Trx } from '../../db';
 import { effectivePlanSql } from '../../domain/features';
@@ -115,6 +114,7 @@ async function readAll(store: Pick<ObjectStore, 'getStream'>, key: string): Prom
 /** Whether the PDF renderer can draw these bytes (a one-image document is made and thrown away). */
 async function drawable(bytes: Buffer): Promise<boolean> {
   try {
+    const { default: PDFDocument } = await import('pdfkit'); // on first use (docs/operations.md)
     const doc = new PDFDocument({ size: [20, 20], margin: 0 });
     const done = new Promise<boolean>((resolve) => {
       doc.on('data', () => undefined);

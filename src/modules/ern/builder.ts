@@ -5,7 +5,6 @@
  * References are local anchors: parties P…, resources A…, technical details T…, the
  * release R0 (xs:ID / xs:IDREF in the schema, so every reference must resolve).
  */
-import { create } from 'xmlbuilder2';
 import Decimal from 'decimal.js';
 
 export const ERN_NAMESPACE = 'http://ddex.net/xml/ern/43';
@@ -196,7 +195,9 @@ function purge(i: ErnInput) {
   };
 }
 
-export function buildErn(type: MessageType, i: ErnInput): string {
+/** xmlbuilder2 is loaded on the first message, not at start (the API process's memory, docs/operations.md). */
+export async function buildErn(type: MessageType, i: ErnInput): Promise<string> {
+  const { create } = await import('xmlbuilder2');
   const body = type === 'NewReleaseMessage' ? newRelease(i) : purge(i);
   // characters XML 1.0 cannot carry (control characters, lone surrogates) are dropped,
   // so imported text never makes a message that is not well-formed

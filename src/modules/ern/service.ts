@@ -139,7 +139,7 @@ export async function generateErn(trx: Trx, tenantId: number, callerId: string |
   });
 }
 
-function finish(
+async function finish(
   type: MessageType,
   releaseId: string,
   d: { tenantName: string; ddex: Record<string, unknown>; content: Record<string, unknown>; meta: Record<string, unknown>; upc: string; releaseDate: string | null; release: Parameters<typeof buildErn>[1]['release'] },
@@ -152,7 +152,7 @@ function finish(
     useTypes: d.ddex.useTypes as string[],
     startDate: str(d.ddex.dealStartDate) ?? d.releaseDate ?? now.toISOString().slice(0, 10),
   };
-  const xml = buildErn(type, {
+  const xml = await buildErn(type, {
     messageId,
     createdAt: now.toISOString(),
     sender: { dpid: d.ddex.senderDpid as string, name: str(d.ddex.senderName) ?? d.tenantName },

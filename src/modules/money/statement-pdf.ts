@@ -76,8 +76,8 @@ const AMOUNT_W = 95;
 const QTY_W = 70;
 const FOOTER = 40;
 
-export function renderStatementPdf(d: StatementDocument, brand?: PdfBrand | null): Promise<Buffer> {
-  const { doc, done } = pdfDocument(documentTitle(d.kind, d.period, d.payee.name), { Creator: 'Rondo', CreationDate: d.date, ModDate: d.date }, { bufferPages: true });
+export async function renderStatementPdf(d: StatementDocument, brand?: PdfBrand | null): Promise<Buffer> {
+  const { doc, done } = await pdfDocument(documentTitle(d.kind, d.period, d.payee.name), { Creator: 'Rondo', CreationDate: d.date, ModDate: d.date }, { bufferPages: true });
   const left = doc.page.margins.left;
   const right = doc.page.width - doc.page.margins.right;
   const bottom = () => doc.page.height - doc.page.margins.bottom - FOOTER + 20;

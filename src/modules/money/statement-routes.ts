@@ -7,7 +7,7 @@ import { sortQuery } from '../../http/list-sort';
 import { STATEMENT_SORT } from './sorts';
 import crypto from 'node:crypto';
 import { once } from 'node:events';
-import { ZipArchive } from 'archiver';
+import type { ZipArchive } from 'archiver';
 import { withTenant } from '../../db';
 import { pdfBrand } from '../branding/service';
 import { objectStore } from '../../lib/storage';
@@ -100,6 +100,7 @@ export function registerStatementRoutes(router: Router, svc: AppServices): void 
       responses: { 200: Type.String({ contentMediaType: 'application/zip', format: 'binary', description: 'A ZIP archive: statement-<period>-<number>-<payee>.pdf and .csv for each statement of the run (drafts: draft-<n>)' }) },
       async handler({ trx, params, tenantId, ctx }) {
         const { run, statements } = await runs.runStatementIds(trx, params.id);
+        const { ZipArchive } = await import('archiver'); // on first use (docs/operations.md)
         const archive = new ZipArchive({ zlib: { level: 6 } });
         ctx.type = 'application/zip';
         ctx.set('Content-Disposition', `attachment; filename="statements-${run.label}.zip"`);

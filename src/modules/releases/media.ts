@@ -12,7 +12,6 @@
  */
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { parseFile, parseStream } from 'music-metadata';
 import { ValidationError } from '../../lib/errors';
 import { guardedFetch, type OutboundPolicy } from '../../lib/outbound';
 import { iso } from '../catalogue/common';
@@ -129,6 +128,7 @@ export async function extractMetadata(file: string | (() => Promise<Readable>), 
   const kind = kindOf(name, mime);
   if (kind !== 'audio' && kind !== 'video') return base;
   try {
+    const { parseFile, parseStream } = await import('music-metadata'); // on first use (docs/operations.md)
     let format;
     if (typeof file === 'string') ({ format } = await parseFile(file, { duration: true, skipCovers: true }));
     else {

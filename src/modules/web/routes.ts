@@ -8,10 +8,10 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AppServices } from '../../services';
+import { packageRoot } from '../../lib/package-root';
 
-export const WEB_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../web/dist');
+export const WEB_DIST = path.join(packageRoot(import.meta.url), 'web', 'dist');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
