@@ -18,7 +18,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { loadConfig } from '../src/config';
 import { boot, resolveDatabase } from '../src/compose';
 import { withTenant } from '../src/db';
@@ -55,8 +55,14 @@ async function main() {
     LOG_LEVEL: 'warn',
     ANALYTICS_ENGINE: 'duckdb',
   };
+  // SCALE_API=dist: the API nodes run as `npm start` ships the server (dist/server.mjs, built
+  // first) with SCALE_NODE_OPTIONS (e.g. the V8 heap cap of docs/operations.md); else through tsx.
+  const dist = process.env.SCALE_API === 'dist';
+  if (dist) spawnSync(process.execPath, ['scripts/build-server.mjs', '--if-stale'], { stdio: 'inherit' });
   const start = (name: string, script: string, extra: Record<string, string>) => {
-    const p = spawn(process.execPath, [...process.execArgv, script], { env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'inherit'] });
+    const api = dist && script === 'src/server.ts';
+    const args = api ? ['--enable-source-maps', ...(process.env.SCALE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean), 'dist/server.mjs'] : [...process.execArgv, script];
+    const p = spawn(process.execPath, args, { env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'inherit'] });
     procs.push(p);
     return p;
   };
@@ -65,7 +71,7 @@ async function main() {
     const t = ws.id;
     const fileIds: string[] = (await withTenant(svc.db.app, t, (trx) => trx.raw(`SELECT id FROM files WHERE original_name NOT LIKE 'sync-%' ORDER BY created_at, id`))).rows.map((r: { id: string }) => r.id);
     const n = Number((await svc.db.owner.raw(`SELECT count(*)::bigint AS n FROM royalty_lines WHERE tenant_id = ?`, [t])).rows[0].n);
-    console.log(`scale-out bench: workspace ${t}, ${Number(n).toLocaleString()} lines; 2 API nodes + 1 worker on one Postgres; ${os.cpus().length} cores; load average ${loadAvg()}`);
+    console.log(`scale-out bench: workspace ${t}, ${Number(n).toLocaleString()} lines; 2 API nodes + 1 worker on one Postgres; ${os.cpus().length} cores; load average ${loadAvg()}; API nodes: ${dist ? `node --enable-source-maps ${process.env.SCALE_NODE_OPTIONS ?? ''} dist/server.mjs` : 'tsx src/server.ts'}, replica memory ${process.env.ANALYTICS_REPLICA_MEMORY ?? 'default'}`);
     const worker = start('worker', 'src/worker.ts', { DATA_DIR: path.join(dataDir, 'node-worker'), RUN_WORKERS: 'true' });
     const nodes: Node[] = [];
     for (const [i, name] of ['A', 'B'].entries()) {
