@@ -143,7 +143,7 @@ async function main() {
       rows.push(row);
       if (process.env.BENCH_VERBOSE) console.log(`  ${c.label}: ${alone.p50.toFixed(1)} / ${loaded?.p95.toFixed(1) ?? '-'} ms [${source}] pg ${row.pg ? row.pg.p50.toFixed(0) : row.pg === null ? 'over' : '-'}`);
     }
-    if (REQS > 0 && process.env.BENCH_MIXED !== '0') {
+    if (CONC > 1 && process.env.BENCH_MIXED !== '0') {
       // Then the clients on different questions: each asks every combination once, from its own starting point.
       console.log(`\nload average before the mixed run: ${loadAvg()}`);
       const mixed = await mixedLoad(list.length, (i) => httpGet(base, token(list[i]!.view), list[i]!.path), CONC);

@@ -104,6 +104,8 @@ export interface Config {
   /** The replica's memory limit (ANALYTICS_REPLICA_MEMORY, a DuckDB size such as 200MB) and threads (ANALYTICS_REPLICA_THREADS). */
   analyticsReplicaMemory: string;
   analyticsReplicaThreads: number;
+  /** Reads the replica runs at once, the rest waiting their turn (ANALYTICS_REPLICA_READS). */
+  analyticsReplicaReads: number;
   /** How long a request waits for the replica to catch up with its snapshot before Postgres answers (ANALYTICS_REPLICA_WAIT_MS). */
   analyticsReplicaWaitMs: number;
 }
@@ -305,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     analyticsReplicaPath: env.ANALYTICS_REPLICA_PATH ? path.resolve(env.ANALYTICS_REPLICA_PATH) : '',
     analyticsReplicaMemory: env.ANALYTICS_REPLICA_MEMORY || '200MB',
     analyticsReplicaThreads: int('ANALYTICS_REPLICA_THREADS', env.ANALYTICS_REPLICA_THREADS, 2),
+    analyticsReplicaReads: int('ANALYTICS_REPLICA_READS', env.ANALYTICS_REPLICA_READS, 2),
     analyticsReplicaWaitMs: int('ANALYTICS_REPLICA_WAIT_MS', env.ANALYTICS_REPLICA_WAIT_MS, 2000),
     ...overrides,
   };
@@ -319,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (cfg.analyticsEngine !== 'duckdb' && cfg.analyticsEngine !== 'postgres') throw new Error(`ANALYTICS_ENGINE must be "duckdb" or "postgres", got "${cfg.analyticsEngine}"`);
   if (!/^\d+(\.\d+)?\s*(B|KB|MB|GB|KiB|MiB|GiB)$/i.test(cfg.analyticsReplicaMemory)) throw new Error(`ANALYTICS_REPLICA_MEMORY is a size such as 200MB, got "${cfg.analyticsReplicaMemory}"`);
   if (cfg.analyticsReplicaThreads < 1) throw new Error('ANALYTICS_REPLICA_THREADS must be at least 1');
+  if (cfg.analyticsReplicaReads < 1) throw new Error('ANALYTICS_REPLICA_READS must be at least 1');
   if (!cfg.analyticsReplicaPath) cfg.analyticsReplicaPath = path.join(cfg.dataDir, 'analytics', `replica-${cfg.port}.duckdb`);
   if (cfg.jwtSecret && cfg.jwtSecretFile) throw new Error('Set JWT_SECRET or JWT_SECRET_FILE, not both');
   if (cfg.encryptionKey && cfg.encryptionKeyFile) throw new Error('Set ENCRYPTION_KEY or ENCRYPTION_KEY_FILE, not both');

@@ -53,6 +53,7 @@ export function analyticsEngineOf(svc: AppServices): AnalyticsReplica | null {
       path: svc.cfg.analyticsReplicaPath,
       memory: svc.cfg.analyticsReplicaMemory,
       threads: svc.cfg.analyticsReplicaThreads,
+      reads: svc.cfg.analyticsReplicaReads,
       waitMs: svc.cfg.analyticsReplicaWaitMs,
       linesSql: replicaLinesSql,
       shareSetsSql: replicaShareSetsSql,

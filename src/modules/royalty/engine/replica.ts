@@ -31,6 +31,8 @@ export interface ReplicaOptions {
   /** DuckDB memory_limit (e.g. 200MB) and threads. */
   memory: string;
   threads: number;
+  /** Reads run at once (the rest wait their turn, first come first served); 1 when unset. */
+  reads?: number;
   /** How often Postgres' versions are read, milliseconds. */
   pollMs?: number;
   /** How long a request waits for the replica to reach its snapshot's version before Postgres answers it. */
@@ -146,8 +148,10 @@ export class AnalyticsReplica {
   private wake: (() => void) | null = null;
   private readonly waiters = new Set<() => void>();
   private readonly reads = new Set<Promise<unknown>>();
-  /** The reads run one after another (query): the last one queued. */
-  private readQueue: Promise<void> = Promise.resolve();
+  /** Reads running (at most `maxReads`), and those waiting for a turn, first come first served. */
+  private readsRunning = 0;
+  private readonly readWaiting: (() => void)[] = [];
+  private readonly maxReads: number;
   /** The reads queued or running, by workspace, applied version, SQL and values: an identical one joins them. */
   private readonly inFlight = new Map<string, Promise<GroupedRows>>();
   private readonly pollMs: number;
@@ -166,6 +170,7 @@ export class AnalyticsReplica {
     private readonly opts: ReplicaOptions,
   ) {
     this.pollMs = opts.pollMs ?? 300;
+    this.maxReads = Math.max(1, opts.reads ?? 1);
     this.firstPass = new Promise((r) => (this.firstPassDone = r));
   }
 
@@ -260,23 +265,26 @@ export class AnalyticsReplica {
       this.stats.shared++;
       return same;
     }
-    // One read at a time, each on all the engine's threads: reads side by side on the same
-    // cores finish no sooner in all, and each would hold its own hash tables (8 at once took an
-    // API process to about 800 MB resident; one at a time keeps it under the memory limit).
-    const turn = this.readQueue;
+    // At most `reads` at a time (2 by default), sharing the engine's threads: more side by side
+    // on the same cores finish no sooner in all, and each holds its own hash tables (8 at once
+    // took an API process to about 800 MB resident). Two at once keep both cores busy while
+    // one read is between its parallel phases (bench/RESULTS.md, "Reads at once").
     const run = (async () => {
-      await turn;
-      if (this.closed) throw new Error('analytics replica closed');
-      const c = await this.instance!.connect();
+      await this.readSlot();
       try {
-        const bound = values.map((v) => (Array.isArray(v) ? listValue(v.map(String)) : (v as DuckDBValue)));
-        const r = await c.runAndReadAll(sql, bound);
-        return r.getRowObjectsJson() as GroupedRows;
+        if (this.closed) throw new Error('analytics replica closed');
+        const c = await this.instance!.connect();
+        try {
+          const bound = values.map((v) => (Array.isArray(v) ? listValue(v.map(String)) : (v as DuckDBValue)));
+          const r = await c.runAndReadAll(sql, bound);
+          return r.getRowObjectsJson() as GroupedRows;
+        } finally {
+          c.closeSync();
+        }
       } finally {
-        c.closeSync();
+        this.releaseReadSlot();
       }
     })();
-    this.readQueue = run.then(() => undefined, () => undefined);
     this.inFlight.set(key, run);
     this.reads.add(run);
     try {
@@ -285,6 +293,21 @@ export class AnalyticsReplica {
       this.inFlight.delete(key);
       this.reads.delete(run);
     }
+  }
+
+  private async readSlot(): Promise<void> {
+    if (this.readsRunning < this.maxReads) {
+      this.readsRunning++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.readWaiting.push(resolve));
+  }
+
+  /** The slot passes to the first read waiting, if any. */
+  private releaseReadSlot(): void {
+    const next = this.readWaiting.shift();
+    if (next) next();
+    else this.readsRunning--;
   }
 
   /** Logs a warning in the replica's log. */
