@@ -22,15 +22,25 @@ const FITS = `(scale(l.quantity) <= 6 AND abs(l.quantity) < 1e12)`;
 export function replicaLinesSql(tenantId: number, files: string[] | null): string {
   const t = Number(tenantId);
   const only = files ? ` AND d.file_id = ANY('{${files.join(',')}}'::uuid[])` : '';
-  return `SELECT l.file_id, l.sale_month, p.accounting_period, p.ap_end, l.share_set_id, l.artist_id, l.product_id, l.asset_id,
+  return `${replicaFilesOf(t, only)}
+          SELECT l.file_id, l.sale_month, p.accounting_period, p.ap_end, l.share_set_id, l.artist_id, l.product_id, l.asset_id,
                  l.dsp, l.country, l.sale_type, l.aggregator,
                  CASE WHEN ${FITS_R} THEN trunc(l.base_amount, 8) END, CASE WHEN ${FITS_R} THEN (l.base_amount - trunc(l.base_amount, 8)) * 100000000 END,
                  CASE WHEN ${FITS} THEN l.quantity END, CASE WHEN ${FITS} THEN ${LINE_STREAMS} ELSE 0 END, CASE WHEN ${FITS} THEN ${LINE_DOWNLOADS} ELSE 0 END,
                  least(scale(l.base_amount), 255), least(scale(l.quantity), 255)
-            FROM (SELECT DISTINCT ON (d.file_id) d.file_id AS id, d.accounting_period, d.ap_end FROM ${SHAPES[0]!.table} d
-                    JOIN files f ON f.tenant_id = d.tenant_id AND f.id = d.file_id
-                   WHERE d.tenant_id = ${t} AND f.status = 'processed'${only} ORDER BY d.file_id) p
-            JOIN royalty_lines l ON l.tenant_id = ${t} AND l.file_id = p.id AND l.base_amount IS NOT NULL`;
+            FROM p JOIN royalty_lines l ON l.tenant_id = ${t} AND l.file_id = p.id AND l.base_amount IS NOT NULL
+           ORDER BY l.file_id, l.country`;
+}
+
+/** The processed files whose lines the replica holds, each with its period as its first rollup rows hold it (a WITH clause: `p`). */
+const replicaFilesOf = (t: number, only: string) =>
+  `WITH p AS (SELECT DISTINCT ON (d.file_id) d.file_id AS id, d.accounting_period, d.ap_end FROM ${SHAPES[0]!.table} d
+                JOIN files f ON f.tenant_id = d.tenant_id AND f.id = d.file_id
+               WHERE d.tenant_id = ${t} AND f.status = 'processed'${only} ORDER BY d.file_id)`;
+
+/** The ids of every file replicaLinesSql(tenantId, null) reads (`id`). */
+export function replicaFilesSql(tenantId: number): string {
+  return `${replicaFilesOf(Number(tenantId), '')} SELECT id::text AS id FROM p ORDER BY id`;
 }
 
 /** The share sets a workspace's replica needs (SHARE_SET_COLUMNS): those of the lines of `files`, or all. */
@@ -57,6 +67,7 @@ export function analyticsEngineOf(svc: AppServices): AnalyticsReplica | null {
       waitMs: svc.cfg.analyticsReplicaWaitMs,
       linesSql: replicaLinesSql,
       shareSetsSql: replicaShareSetsSql,
+      filesSql: replicaFilesSql,
     });
     replicas.set(svc, r);
   }

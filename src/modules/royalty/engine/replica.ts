@@ -40,10 +40,13 @@ export interface ReplicaOptions {
   /**
    * The Postgres SELECTs of a workspace's rows (of the files named, or all; ids checked as
    * uuids, written into the SQL: COPY takes no parameters), in the columns'
-   * order: REPLICA_LINE_COLUMNS and SHARE_SET_COLUMNS.
+   * order: REPLICA_LINE_COLUMNS and SHARE_SET_COLUMNS. The lines sorted by
+   * REPLICA_LINE_ORDER (they are read one file at a time and written as they come).
    */
   linesSql: (tenantId: number, files: string[] | null) => string;
   shareSetsSql: (tenantId: number, files: string[] | null) => string;
+  /** The ids of the files whose lines linesSql(tenantId, null) reads. */
+  filesSql: (tenantId: number) => string;
 }
 
 /** The replica's columns of a line, with their DuckDB types (docs/engine.md lists why each is exact). */
@@ -81,7 +84,8 @@ const FORMAT = 4;
 /**
  * The order lines are written in: each file's lines by country. A country filter (the most
  * asked, and with the most values) then skips the row groups holding other countries'
- * lines whole (DuckDB's zone maps), instead of reading every column of every line.
+ * lines whole (DuckDB's zone maps), instead of reading every column of every line. The lines
+ * come in this order (linesSql sorts them, one file at a time) and are written as they come.
  */
 export const REPLICA_LINE_ORDER = 'file_id, country';
 
@@ -393,7 +397,14 @@ export class AnalyticsReplica {
           files = changed.rows.map((c: { id: string }) => c.id);
           if (files!.some((f) => !UUID_RE.test(f))) throw new Error('unexpected file id');
         }
-        await copyOut(trx, this.opts.linesSql(tenantId, files), linesCsv);
+        // One file at a time, each in the lines' order (REPLICA_LINE_ORDER: Postgres sorts a
+        // file's lines, within its own memory and spilling as it needs): DuckDB then writes the
+        // lines as they come and never sorts a workspace (a sort of 10M lines does not fit in
+        // 100 MB of DuckDB's memory; a file's lines always reach it in order).
+        const each: string[] = files ?? (await trx.raw(this.opts.filesSql(tenantId))).rows.map((r: { id: string }) => String(r.id));
+        if (each.some((f) => !UUID_RE.test(f))) throw new Error('unexpected file id');
+        await fs.writeFile(linesCsv, '');
+        for (const f of each) await copyOut(trx, this.opts.linesSql(tenantId, [f]), linesCsv, true);
         await copyOut(trx, this.opts.shareSetsSql(tenantId, files), setsCsv);
         return { version, files, skip: false };
       }, { snapshot: true });
@@ -408,7 +419,7 @@ export class AnalyticsReplica {
           await w.run(`CREATE SCHEMA ${s}`);
           await w.run(`CREATE TABLE ${s}.lines (${REPLICA_LINE_COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')})`);
           await w.run(`CREATE TABLE ${s}.share_sets (${SHARE_SET_COLUMNS.map(([c, t]) => `${c} ${t} NOT NULL`).join(', ')})`);
-          await w.run(`INSERT INTO ${s}.lines SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)} ORDER BY ${REPLICA_LINE_ORDER}`);
+          await w.run(`INSERT INTO ${s}.lines SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
           await buildReplicaSums(w, s);
         } else if (files) {
           // The changed files' old lines (read once) leave the lines and the sums; their new
@@ -417,7 +428,7 @@ export class AnalyticsReplica {
           await w.run(`CREATE OR REPLACE TEMP TABLE old_lines AS SELECT * FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
           await w.run(`CREATE OR REPLACE TEMP TABLE new_lines AS SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
           await w.run(`DELETE FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
-          await w.run(`INSERT INTO ${s}.lines SELECT * FROM new_lines ORDER BY ${REPLICA_LINE_ORDER}`);
+          await w.run(`INSERT INTO ${s}.lines SELECT * FROM new_lines`);
           for (const x of REPLICA_SUMS) {
             const keys = sumsKeys(x).join(', ');
             await w.run(
@@ -467,8 +478,8 @@ export class AnalyticsReplica {
 }
 
 /** COPY (sql) TO a CSV file (NULL as \N), on the transaction's own connection (its snapshot). */
-async function copyOut(trx: Trx, sql: string, file: string): Promise<void> {
+async function copyOut(trx: Trx, sql: string, file: string, append = false): Promise<void> {
   const conn = await rawConnection(trx);
   const src = conn.query(pgCopy.to(`COPY (${sql}) TO STDOUT WITH (FORMAT csv, NULL '\\N')`));
-  await pipeline(src, createWriteStream(file));
+  await pipeline(src, createWriteStream(file, { flags: append ? 'a' : 'w' }));
 }
