@@ -101,7 +101,7 @@ export interface Config {
   analyticsEngine: 'duckdb' | 'postgres';
   /** The replica's file (ANALYTICS_REPLICA_PATH); unset: DATA_DIR/analytics/replica-<PORT>.duckdb. One file per process. */
   analyticsReplicaPath: string;
-  /** The replica's memory limit (ANALYTICS_REPLICA_MEMORY, a DuckDB size such as 200MB) and threads (ANALYTICS_REPLICA_THREADS). */
+  /** The replica's memory limit (ANALYTICS_REPLICA_MEMORY, a DuckDB size such as 100MB) and threads (ANALYTICS_REPLICA_THREADS). */
   analyticsReplicaMemory: string;
   analyticsReplicaThreads: number;
   /** Reads the replica runs at once, the rest waiting their turn (ANALYTICS_REPLICA_READS). */
@@ -305,7 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     uploadUrlTtlSeconds: int('UPLOAD_URL_TTL_SECONDS', env.UPLOAD_URL_TTL_SECONDS, 3600),
     analyticsEngine: (env.ANALYTICS_ENGINE || 'duckdb') as Config['analyticsEngine'],
     analyticsReplicaPath: env.ANALYTICS_REPLICA_PATH ? path.resolve(env.ANALYTICS_REPLICA_PATH) : '',
-    analyticsReplicaMemory: env.ANALYTICS_REPLICA_MEMORY || '200MB',
+    analyticsReplicaMemory: env.ANALYTICS_REPLICA_MEMORY || '100MB',
     analyticsReplicaThreads: int('ANALYTICS_REPLICA_THREADS', env.ANALYTICS_REPLICA_THREADS, 2),
     analyticsReplicaReads: int('ANALYTICS_REPLICA_READS', env.ANALYTICS_REPLICA_READS, 2),
     analyticsReplicaWaitMs: int('ANALYTICS_REPLICA_WAIT_MS', env.ANALYTICS_REPLICA_WAIT_MS, 2000),
