@@ -16,13 +16,17 @@ export interface GroupedPlan {
 
 /**
  * The replica's sums that answer a plan (replica.ts REPLICA_SUMS), or null: the lines. They do
- * when the plan groups by exactly their columns and filters on those columns only (a filter
- * naming no column, a file's or a period's, reads the lines).
+ * when they hold every column the plan groups by or filters on (a filter naming no column, a
+ * file's, reads the lines); of those, the one with the fewest columns. Sums with more columns
+ * than the plan groups by are summed again by its columns (exact: sums of sums, the largest
+ * scale of each).
  */
 export function replicaSumsOf(plan: Pick<GroupedPlan, 'groupCols' | 'filters'>): ReplicaSums | null {
-  const x = REPLICA_SUMS.find((r) => r.cols.length === plan.groupCols.length && r.cols.every((c, i) => c === plan.groupCols[i]));
-  if (!x) return null;
-  return plan.filters.every((f) => f.cols.length > 0 && f.cols.every((c) => x.cols.includes(c))) ? x : null;
+  if (!plan.filters.every((f) => f.cols.length > 0)) return null;
+  const need = [...plan.groupCols, ...plan.filters.flatMap((f) => f.cols)];
+  let best: ReplicaSums | null = null;
+  for (const x of REPLICA_SUMS) if (need.every((c) => x.cols.includes(c)) && (!best || x.cols.length < best.cols.length)) best = x;
+  return best;
 }
 
 /**
@@ -84,8 +88,9 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
     const byGroup = gc.length ? `GROUP BY ${gc.map((c) => `g0.${c}`).join(', ')}` : 'HAVING count(*) > 0';
     const join = `JOIN ${s}.share_sets ss ON ss.share_set_id = g0.share_set_id AND ss.tenant_user_id = ?::UUID`;
     if (sums) {
-      // The sums are already a row per share set and group: joined to the member's share sets
-      // as they are (one join; about a fifth less work than narrowing them first).
+      // The sums are a row per share set and group (or finer: summed again by the group):
+      // joined to the member's share sets as they are (one join; about a fifth less work than
+      // narrowing them first).
       inner = `SELECT ${outer} FROM ${from} g0 ${join} ${where.length ? `WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : ''} ${byGroup}`;
       b = [payee, ...whereB];
     } else {

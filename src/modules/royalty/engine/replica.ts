@@ -80,7 +80,7 @@ export const REPLICA_LINE_COLUMNS: readonly (readonly [string, string])[] = [
   ['qs', 'UTINYINT'],
 ];
 /** The replica's format: a file of another format is built again (as one of another database). */
-const FORMAT = 4;
+const FORMAT = 5;
 /**
  * The order lines are written in: each file's lines by country. A country filter (the most
  * asked, and with the most values) then skips the row groups holding other countries'
@@ -108,6 +108,10 @@ export const REPLICA_SUMS: readonly ReplicaSums[] = [
   { table: 'sums_sale_month', cols: ['sale_month'] },
   { table: 'sums_period', cols: ['accounting_period', 'ap_end'] },
   ...['dsp', 'country', 'sale_type', 'aggregator', 'artist_id', 'product_id', 'asset_id'].map((c) => ({ table: `sums_${c}`, cols: [c] })),
+  // By store and one more column: a store filter on a breakdown by sale type, aggregator,
+  // artist, product or recording (a store is in every line; the lines are not in its order).
+  // Each has as many rows as share sets × stores × that column's values, whatever the lines.
+  ...['sale_type', 'aggregator', 'artist_id', 'product_id', 'asset_id'].map((c) => ({ table: `sums_dsp_${c}`, cols: ['dsp', c] })),
 ];
 const sumsKeys = (x: ReplicaSums) => ['share_set_id', ...x.cols, 'rs', 'qs'];
 /** The sums of `lines` rows (a sign of -1: to take a file's lines out). */
