@@ -94,14 +94,17 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
       inner = `SELECT ${outer} FROM ${from} g0 ${join} ${where.length ? `WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : ''} ${byGroup}`;
       b = [payee, ...whereB];
     } else {
-      // The lines are narrowed to the member's share sets first, grouped by share set, then joined.
-      const mine = `share_set_id IN (SELECT share_set_id FROM ${s}.share_sets WHERE tenant_user_id = ?::UUID)`;
-      const g0 = `SELECT ${[...gc, 'share_set_id'].join(', ')}, sum(revenue) AS h, sum(revenue_lo) AS lo,
-                         sum(quantity) AS quantity, count(*) AS lines, sum(streams) AS streams, sum(downloads) AS downloads, max(rs) AS rs, max(qs) AS qs
-                    FROM ${from} WHERE ${[...where, mine].join(' AND ')}
-                   GROUP BY ${[...gc, 'share_set_id'].join(', ')}`;
-      inner = `WITH g0 AS (${g0}) SELECT ${outer} FROM g0 ${join} ${byGroup}`;
-      b = [...whereB, payee, payee];
+      // Each line joined to the member's share set (a hash table of the member's share sets)
+      // and its parts times the share summed by group: the same exact figures as summing by
+      // share set first (Σ (a × s) = (Σ a) × s), with a hash table of the groups only (not
+      // groups × share sets: 24 months × 6,000 share sets spilled past the memory limit under
+      // concurrent reads), for about a quarter less work.
+      // (Each part widened to 38 digits first: DuckDB multiplies two narrow decimals in 64 bits,
+      // and refuses, never rounds, a product past them.)
+      inner = `SELECT ${[...gc.map((c) => `g0.${c}`), 'sum(CAST(g0.revenue AS DECIMAL(38,8)) * ss.share) AS revenue', 'sum(CAST(g0.revenue_lo AS DECIMAL(38,12)) * ss.share) AS revenue2',
+        'sum(g0.quantity) AS quantity', 'count(*) AS lines', 'sum(g0.streams) AS streams', 'sum(g0.downloads) AS downloads', 'max(g0.rs) + 8 AS rscale', 'max(g0.qs) AS qscale'].join(', ')}
+                 FROM ${from} g0 ${join} ${where.length ? `WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : ''} ${byGroup}`;
+      b = [payee, ...whereB];
     }
   }
   const str = (e: string, as: string) => `CAST(${e} AS VARCHAR) AS ${as}`;
