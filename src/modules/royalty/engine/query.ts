@@ -81,8 +81,8 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
                ${gc.length ? `GROUP BY ${gc.join(', ')}` : 'HAVING count(*) > 0'}`;
     b = whereB;
   } else {
-    // Per group and share set: Σ of each part of the amounts times the share (DECIMAL(38,14)
-    // and DECIMAL(38,18): exact). Postgres adds them and applies the 0.01 (analytics.ts).
+    // Per group: Σ of each part of the amounts times the member's share (DECIMAL(38,14) and
+    // DECIMAL(38,18): exact). Postgres adds them and applies the 0.01 (analytics.ts).
     const outer = [...gc.map((c) => `g0.${c}`), 'sum(g0.h * ss.share) AS revenue', 'sum(g0.lo * ss.share) AS revenue2',
       ...['quantity', 'lines', 'streams', 'downloads'].map((m) => `sum(g0.${m}) AS ${m}`), 'max(g0.rs) + 8 AS rscale', 'max(g0.qs) AS qscale'].join(', ');
     const byGroup = gc.length ? `GROUP BY ${gc.map((c) => `g0.${c}`).join(', ')}` : 'HAVING count(*) > 0';
@@ -98,7 +98,7 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
       // and its parts times the share summed by group: the same exact figures as summing by
       // share set first (Σ (a × s) = (Σ a) × s), with a hash table of the groups only (not
       // groups × share sets: 24 months × 6,000 share sets spilled past the memory limit under
-      // concurrent reads), for about a quarter less work.
+      // concurrent reads; 8% less work under a store filter at 10M lines, 4% more under a country).
       // (Each part widened to 38 digits first: DuckDB multiplies two narrow decimals in 64 bits,
       // and refuses, never rounds, a product past them.)
       inner = `SELECT ${[...gc.map((c) => `g0.${c}`), 'sum(CAST(g0.revenue AS DECIMAL(38,8)) * ss.share) AS revenue', 'sum(CAST(g0.revenue_lo AS DECIMAL(38,12)) * ss.share) AS revenue2',

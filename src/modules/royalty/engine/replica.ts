@@ -278,7 +278,7 @@ export class AnalyticsReplica {
     // At most `reads` at a time (2 by default), sharing the engine's threads: more side by side
     // on the same cores finish no sooner in all, and each holds its own hash tables (8 at once
     // took an API process to about 800 MB resident). Two at once keep both cores busy while
-    // one read is between its parallel phases (bench/RESULTS.md, "Reads at once").
+    // one read is between its parallel phases (bench/RESULTS.md, "Shared reads, two at a time").
     const run = (async () => {
       await this.readSlot();
       try {
