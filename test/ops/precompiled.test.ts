@@ -8,19 +8,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase } from '../helpers/db';
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+import { freePort } from '../helpers/net';
 
 /** Runs the bundle until it exits or `until` resolves; its output so far. */
 function run(bundle: string, env: Record<string, string>) {
