@@ -90,11 +90,13 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
       ...['quantity', 'lines', 'streams', 'downloads'].map((m) => `sum(g0.${m}) AS ${m}`), 'max(g0.rs) + 8 AS rscale', 'max(g0.qs) AS qscale'].join(', ');
     const byGroup = gc.length ? `GROUP BY ${gc.map((c) => `g0.${c}`).join(', ')}` : 'HAVING count(*) > 0';
     const join = `JOIN ${s}.share_sets ss ON ss.share_set_id = g0.share_set_id AND ss.tenant_user_id = ?::UUID`;
+    // The plan's filters over the lines or sums joined to the share sets (each parenthesized: an OR stays inside).
+    const whereJoined = where.length ? `WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : '';
     if (sums) {
       // The sums are a row per share set and group (or finer: summed again by the group):
       // joined to the member's share sets as they are (one join; about a fifth less work than
       // narrowing them first).
-      inner = `SELECT ${outer} FROM ${from} g0 ${join} ${where.length ? `WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : ''} ${byGroup}`;
+      inner = `SELECT ${outer} FROM ${from} g0 ${join} ${whereJoined} ${byGroup}`;
       b = [payee, ...whereB];
     } else if (gc.some((c) => BY_TIME.has(c))) {
       // By month or period: each line joined to the member's share set and its parts times the
@@ -107,7 +109,7 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
       // as summed by group and share set first, so only a breakdown by time reads them so.)
       inner = `SELECT ${[...gc.map((c) => `g0.${c}`), 'sum(CAST(g0.revenue AS DECIMAL(38,8)) * ss.share) AS revenue', 'sum(CAST(g0.revenue_lo AS DECIMAL(38,12)) * ss.share) AS revenue2',
         'sum(g0.quantity) AS quantity', 'count(*) AS lines', 'sum(g0.streams) AS streams', 'sum(g0.downloads) AS downloads', 'max(g0.rs) + 8 AS rscale', 'max(g0.qs) AS qscale'].join(', ')}
-                 FROM ${from} g0 ${join} ${where.length ? `WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : ''} ${byGroup}`;
+                 FROM ${from} g0 ${join} ${whereJoined} ${byGroup}`;
       b = [payee, ...whereB];
     } else {
       // The lines narrowed to the member's share sets, summed by group and share set, then
