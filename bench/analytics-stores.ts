@@ -66,7 +66,7 @@ export const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
  * The bench's API on loopback, as a node runs it: the configuration of the ANALYTICS_* variables
  * over `dataDir`, its database (embedded unless DATABASE_URL), no workers. `stop` closes it all.
  */
-export async function startBenchApi(dataDir: string, logLevel: 'silent' | 'info') {
+export async function startBenchApi(dataDir: string, logLevel: 'silent' | 'info' | 'debug') {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ANALYTICS_')));
   const cfg = loadConfig(env, { dataDir, logLevel, passwordHashMemoryKiB: 1024 });
   const { url, embedded } = await resolveDatabase(cfg, createLogger('silent'), { fast: true });

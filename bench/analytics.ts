@@ -48,7 +48,7 @@ async function main() {
   const dataDir = process.env.BENCH_DATA_DIR || (await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-bench-')));
   await fs.mkdir(dataDir, { recursive: true });
   await fs.chmod(dataDir, 0o755);
-  const { cfg, url, svc, base, stop } = await startBenchApi(dataDir, process.env.BENCH_VERBOSE ? 'info' : 'silent');
+  const { cfg, url, svc, base, stop } = await startBenchApi(dataDir, process.env.BENCH_VERBOSE === 'debug' ? 'debug' : process.env.BENCH_VERBOSE ? 'info' : 'silent');
   const db = svc.db.app;
   try {
     const ws = await openWorkspace(svc, REUSE);

@@ -196,8 +196,11 @@ describe('the analytics engine: what the replica cannot hold exactly', function 
   let app: TestApp;
   after(async () => app?.close());
 
-  it('a workspace with a quantity of 7 decimals is answered by Postgres, exactly, never rounded', async () => {
+  before(async () => {
     app = await startTestApp({ workers: true, config: WAIT });
+  });
+
+  it('a workspace with a quantity of 7 decimals is answered by Postgres, exactly, never rounded', async () => {
     const f = await workspace(app, 'Charlie');
     const ls = lines(f, 40, 7);
     ls[3] = { ...ls[3]!, quantity: '2.1234567' };
@@ -209,6 +212,28 @@ describe('the analytics engine: what the replica cannot hold exactly', function 
     assert.ok([...payee.values()].some((r) => r.quantity.endsWith('.1234567')), 'the quantity keeps its 7 decimals');
     assert.deepEqual(replica.stats, { ...before, postgres: before.postgres + 1 });
     assert.equal(replica.state(f.t.tenantId)?.exact, false);
+  });
+
+  it('a workspace whose quantities add up to a trillion units is answered by Postgres, and by the replica again once they do not', async () => {
+    const f = await workspace(app, 'Delta');
+    const replica = analyticsEngineOf(app.svc)!;
+    await loadStatement(app, f.t.tenantId, { lines: lines(f, 30, 8) });
+    await checkAtOnce(app, f, 'before');
+    // Two lines of 600 billion units each: each fits a line, together past what a sums row holds.
+    const big = lines(f, 20, 9);
+    big[0] = { ...big[0]!, quantity: '600000000000' };
+    big[1] = { ...big[1]!, quantity: '600000000000.5' };
+    const file = await loadStatement(app, f.t.tenantId, { lines: big });
+    const before = { ...replica.stats };
+    const admin = await httpBy(app, f.t.users.admin!.token, '/royalty/asset');
+    assert.deepEqual(admin, await sqlBy(app, f.t.tenantId, 'asset_id', null));
+    assert.ok([...admin.values()].some((r) => /^600000000\d{3}\.5$/.test(r.quantity)), `the units are summed whole: ${JSON.stringify([...admin.values()])}`);
+    assert.deepEqual(replica.stats, { ...before, postgres: before.postgres + 1 });
+    assert.equal(replica.state(f.t.tenantId)?.exact, false);
+    const del = await app.request('DELETE', `/file/${file}`, { token: f.t.users.admin!.token });
+    assert.equal(del.status, 200, del.text);
+    await checkAtOnce(app, f, 'the big file deleted: the replica answers again, its sums built again');
+    assert.equal(replica.state(f.t.tenantId)?.exact, true);
   });
 });
 

@@ -1,7 +1,10 @@
 /**
- * The embedded analytics engine: a DuckDB replica following Postgres (replica.ts) and the
- * grouped sums of a breakdown read from it (query.ts). Infrastructure only: what it copies
- * and when it is made are the royalty area's (../analytics-engine.ts).
+ * The embedded analytics engine: a DuckDB replica following Postgres (replica.ts; its layout,
+ * layout.ts; its sums, sums.ts) and the grouped sums of a breakdown read from it (query.ts).
+ * Infrastructure only: what it copies and when it is made are the royalty area's
+ * (../analytics-engine.ts).
  */
-export { AnalyticsReplica, REPLICA_LINE_COLUMNS, REPLICA_LINE_ORDER, REPLICA_SUMS, SHARE_SET_COLUMNS, buildReplicaSums, type GroupedRows, type ReplicaOptions, type ReplicaSums } from './replica';
+export { AnalyticsReplica, type GroupedRows, type ReplicaOptions } from './replica';
+export { REPLICA_LINE_COLUMNS, REPLICA_LINE_ORDER, SHARE_SET_COLUMNS } from './layout';
+export { REPLICA_SUMS, applyReplicaSums, buildReplicaSums, mergesSums, type ReplicaSums } from './sums';
 export { duckdbGrouped, replicaSumsOf, type EnginePage, type Grouped, type GroupedPlan } from './query';

@@ -5,7 +5,8 @@
  * share × 0.01 per share set, exact (the same figure Postgres sums line by line).
  */
 import type { Trx } from '../../../db';
-import { REPLICA_SUMS, type AnalyticsReplica, type GroupedRows, type ReplicaSums } from './replica';
+import type { AnalyticsReplica, GroupedRows } from './replica';
+import { REPLICA_SUMS, type ReplicaSums } from './sums';
 
 /** What of the planner's plan (royalty/planner.ts) the replica reads: the filters' SQL reads the same column names. */
 export interface GroupedPlan {
@@ -17,16 +18,14 @@ export interface GroupedPlan {
 /**
  * The replica's sums that answer a plan (replica.ts REPLICA_SUMS), or null: the lines. They do
  * when they hold every column the plan groups by or filters on (a filter naming no column, a
- * file's, reads the lines); of those, the one with the fewest columns. Sums with more columns
- * than the plan groups by are summed again by its columns (exact: sums of sums, the largest
- * scale of each).
+ * file's, reads the lines); of those, the first listed (the fewest rows as lines usually make
+ * them). Sums with more columns than the plan groups by are summed again by its columns
+ * (exact: sums of sums, the largest scale of each).
  */
 export function replicaSumsOf(plan: Pick<GroupedPlan, 'groupCols' | 'filters'>): ReplicaSums | null {
   if (!plan.filters.every((f) => f.cols.length > 0)) return null;
   const need = [...plan.groupCols, ...plan.filters.flatMap((f) => f.cols)];
-  let best: ReplicaSums | null = null;
-  for (const x of REPLICA_SUMS) if (need.every((c) => x.cols.includes(c)) && (!best || x.cols.length < best.cols.length)) best = x;
-  return best;
+  return REPLICA_SUMS.find((x) => need.every((c) => x.cols.includes(c))) ?? null;
 }
 
 /** The breakdowns by time (month, accounting period): a member's read of the lines sums them by group alone (duckdbGrouped). */
