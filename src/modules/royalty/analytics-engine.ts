@@ -29,7 +29,7 @@ export function replicaLinesSql(tenantId: number, files: string[] | null): strin
                  CASE WHEN ${FITS} THEN l.quantity END, CASE WHEN ${FITS} THEN ${LINE_STREAMS} ELSE 0 END, CASE WHEN ${FITS} THEN ${LINE_DOWNLOADS} ELSE 0 END,
                  least(scale(l.base_amount), 255), least(scale(l.quantity), 255)
             FROM p JOIN royalty_lines l ON l.tenant_id = ${t} AND l.file_id = p.id AND l.base_amount IS NOT NULL
-           ORDER BY l.file_id, l.country, l.asset_id, l.line_no`;
+           ORDER BY l.file_id, l.country, l.asset_id`;
 }
 
 /** The processed files whose lines the replica holds, each with its period as its first rollup rows hold it (a WITH clause: `p`). */

@@ -407,19 +407,20 @@ export class AnalyticsReplica {
           await w.run(`INSERT INTO ${s}.lines SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
           ms.lines = lap();
         } else if (files) {
-          // The changed files' old lines (read once) leave the lines and the sums; their new
-          // lines (read once from the CSV) enter both.
+          // The changed files' old lines (kept aside) leave the lines and the sums; their new
+          // lines enter the lines from the CSV, then the sums from there (new_lines: the
+          // changed files' rows, at the table's end: their row groups' zone maps name them).
           await w.run(`CREATE OR REPLACE TEMP TABLE old_lines AS SELECT * FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
-          await w.run(`CREATE OR REPLACE TEMP TABLE new_lines AS SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
           await w.run(`DELETE FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
-          await w.run(`INSERT INTO ${s}.lines SELECT * FROM new_lines`);
+          await w.run(`INSERT INTO ${s}.lines SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
+          await w.run(`CREATE OR REPLACE TEMP VIEW new_lines AS SELECT * FROM ${s}.lines WHERE file_id IN (${read.files!.map((f) => `'${f}'::UUID`).join(', ')})`);
           ms.lines = lap();
         }
         const { exact, units, merged, ms: sumsMs } = await keepSums(w, s, read.files === null ? 'all' : files ? 'files' : 'none');
         ms.sums = lap();
         if (files) {
           await w.run(`DROP TABLE old_lines`);
-          await w.run(`DROP TABLE new_lines`);
+          await w.run(`DROP VIEW new_lines`);
         }
         await w.run(
           `INSERT INTO ${s}.share_sets SELECT DISTINCT n.* FROM ${readCsv(setsCsv, SHARE_SET_COLUMNS)} n
