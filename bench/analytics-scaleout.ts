@@ -4,20 +4,24 @@
  * one worker process (`src/worker.ts`) against one Postgres, the workspace an earlier
  * `npm run bench:analytics -- --load-only` left in BENCH_DATA_DIR (required).
  *
- * 1. each API node builds its replica from Postgres on its first analytics request: the time
- *    until it answers from the engine (node A alone, then node B), its file size;
+ * 1. each API node builds its replica from Postgres on its first analytics request (the
+ *    `label` payee's totals, which the engine answers): the time until it answers from the
+ *    engine (node A alone, then node B), its file size;
  * 2. one more statement file written to Postgres (as the worker's jobs write it): the first
- *    request on each node after its commit;
+ *    request for those totals on each node after its commit (it waits for the node's replica
+ *    to apply the file, up to ANALYTICS_REPLICA_WAIT_MS, then Postgres answers);
  * 3. every route × filter set × view (SCALE_VIEWS, admin,label) under CONCURRENCY clients
  *    spread over both nodes (half each): per node the median and the p95;
  * 4. each process's peak RSS (VmHWM).
  * Prints tables; asserts nothing. Env: BENCH_DATA_DIR, SEED_REPLICA (a built replica file each
  * node starts from a copy of, instead of building its own), CONCURRENCY (8), REQUESTS (48),
- * MAX_SECS (20), SCALE_VIEWS, BENCH_ONLY.
+ * MAX_SECS (20), SCALE_VIEWS, BENCH_ONLY, SCALE_API, SCALE_NODE_OPTIONS, SCALE_LOG_DIR,
+ * SCALE_LOG_LEVEL.
  */
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
+import { openSync } from 'node:fs';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { loadConfig } from '../src/config';
 import { boot, resolveDatabase } from '../src/compose';
@@ -52,7 +56,7 @@ async function main() {
     DATABASE_URL: url,
     JWT_SECRET_FILE: defaultKeyFile(cfg, 'jwt'),
     ENCRYPTION_KEY_FILE: defaultKeyFile(cfg, 'encryption'),
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.SCALE_LOG_LEVEL ?? 'warn',
     ANALYTICS_ENGINE: 'duckdb',
   };
   // SCALE_API=dist: the API nodes run as `npm start` ships the server (dist/server.mjs, built
@@ -62,7 +66,9 @@ async function main() {
   const start = (name: string, script: string, extra: Record<string, string>) => {
     const api = dist && script === 'src/server.ts';
     const args = api ? ['--enable-source-maps', ...(process.env.SCALE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean), 'dist/server.mjs'] : [...process.execArgv, script];
-    const p = spawn(process.execPath, args, { env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'inherit'] });
+    // SCALE_LOG_DIR: each process's log (its stdout) to <dir>/<name>.log (SCALE_LOG_LEVEL=debug: each replica apply's phases).
+    const out = process.env.SCALE_LOG_DIR ? openSync(path.join(process.env.SCALE_LOG_DIR, `${name}.log`), 'w') : 'ignore';
+    const p = spawn(process.execPath, args, { env: { ...env, ...extra }, stdio: ['ignore', out, 'inherit'] });
     procs.push(p);
     return p;
   };
@@ -103,7 +109,7 @@ async function main() {
       // copy is over (no CSV left in its work directory, two polls after a first answer).
       const copying = async () => (await fs.readdir(`${nd.replica}.tmp`).catch(() => [] as string[])).some((f) => f.endsWith('.csv'));
       for (let polls = 0; ; polls++) {
-        source = await httpGet(baseOf(nd), ws.tokens.admin, '/royalty/');
+        source = await httpGet(baseOf(nd), ws.tokens.label, '/royalty/');
         if (source.startsWith('duckdb') || (source === '?' && polls >= 2 && !(await copying()))) break;
         await sleep(1000);
       }
@@ -118,10 +124,15 @@ async function main() {
     // ANALYTICS_REPLICA_WAIT_MS), then answers from it or, when still behind, from Postgres.
     const first = await Promise.all(nodes.map(async (nd) => {
       const s = performance.now();
-      const src = await httpGet(baseOf(nd), ws.tokens.admin, '/royalty/');
+      const src = await httpGet(baseOf(nd), ws.tokens.label, '/royalty/');
       return `${secs(performance.now() - s)} (${src})`;
     }));
     console.log(`\none more file (${perFile.toLocaleString()} lines, processed in ${secs(timing.load + timing.alloc + timing.aggr)}): the first request after its commit answered on A in ${first[0]} and on B in ${first[1]}, ${secs(performance.now() - committed)} after the commit`);
+    // The clients then meet the replicas as they are between files: each node's apply over (its copy's CSVs gone).
+    for (const nd of nodes) while ((await fs.readdir(`${nd.replica}.tmp`).catch(() => [] as string[])).some((f) => f.endsWith('.csv'))) await sleep(200);
+    console.log(`both replicas had applied it ${secs(performance.now() - committed)} after the commit`);
+    const rssSoFar = async () => (await Promise.all(nodes.map((nd) => peakRss(nd.proc.pid)))).map(mb).join(', ');
+    console.log(`peak RSS of API A, API B so far (their replicas built or brought up to date, and this file applied): ${await rssSoFar()}`);
 
     // 3. the clients spread over both nodes.
     const ids = await filterIds(svc.db, t, fileIds);
