@@ -18,6 +18,7 @@
  * Prints the table and the summary against the issue's targets (median < 150 ms alone, p95 <
  * 500 ms with 8 clients); asserts nothing. Env/flags: --lines N (LINES, 10,000,000), --load-only,
  * --reuse (BENCH_DATA_DIR: query the workspace an earlier run loaded there), --sync, --bare,
+ * --verify-sums (every replica sums table against the sums of its lines, row for row),
  * CONCURRENCY (8), SEQ_REQUESTS (9), REQUESTS (80; 0: no run with the clients), MAX_SECS (20), PG (1), BENCH_ONLY (a regex
  * on the labels), BENCH_VIEWS (e.g. admin,label), BENCH_DATA_DIR, BENCH_VERBOSE, BENCH_JSON (write the rows there).
  */
@@ -27,6 +28,7 @@ import fs from 'node:fs/promises';
 import { withTenant } from '../src/db';
 import { royaltyAnalytics } from '../src/modules/royalty/analytics';
 import { analyticsEngineOf } from '../src/modules/royalty/analytics-engine';
+import { REPLICA_SUMS } from '../src/modules/royalty/engine';
 import { ARTISTS, FILES, PRODUCTS, RECORDINGS, VIEWS, loadCatalogue, loadFile, loadLines, openWorkspace, type View } from './analytics-workspace';
 import { combos, filterIds, httpGet, mixedLoad, printTable, timed, type Row } from './analytics-queries';
 import { bareCopy, fileBytes, mb, peakRss, secs, startBenchApi } from './analytics-stores';
@@ -103,6 +105,20 @@ async function main() {
       const b = await bareCopy(url, dataDir, t.id, [id]);
       console.log(`one more file (${b.rows.toLocaleString()} lines): load ${secs(timing.load)}, earnings ${secs(timing.alloc)}, aggregateFile ${secs(timing.aggr)} (processed after ${secs(committed - s)}); the replica had it ${secs(ready - committed)} later`);
       console.log(`  bare COPY of its rows as stored ${secs(b.ms)}: replica sync / bare COPY ${((ready - committed) / b.ms).toFixed(2)}×; processed → analytics ready on the engine / bare COPY ${((ready - s) / b.ms).toFixed(2)}×`);
+    }
+    if (flag('--verify-sums') && engine) {
+      // Every sums table as the applies left it (merged or written again, file after file) against the sums of the lines, row for row.
+      const s = performance.now();
+      for (const x of REPLICA_SUMS) {
+        const keys = ['share_set_id', ...x.cols, 'rs', 'qs'].join(', ');
+        const cols = `${keys}, h, lo, quantity, lines, streams, downloads`;
+        const truth = `SELECT ${keys}, sum(revenue) AS h, sum(revenue_lo) AS lo, sum(quantity) AS quantity, count(*) AS lines, sum(streams) AS streams, sum(downloads) AS downloads FROM t${t.id}.lines GROUP BY ${keys}`;
+        const [r] = await engine.query(t.id, `SELECT (SELECT count(*) FROM t${t.id}.${x.table}) AS n,
+            (SELECT count(*) FROM (SELECT ${cols} FROM t${t.id}.${x.table} EXCEPT ALL SELECT ${cols} FROM (${truth}))) AS extra,
+            (SELECT count(*) FROM (SELECT ${cols} FROM (${truth}) EXCEPT ALL SELECT ${cols} FROM t${t.id}.${x.table})) AS missing`, []);
+        console.log(`  ${x.table}: ${Number(r!.n).toLocaleString()} rows, ${r!.extra} not in the lines' sums, ${r!.missing} of the lines' sums missing`);
+      }
+      console.log(`sums checked against the lines in ${secs(performance.now() - s)}`);
     }
 
     const ids = await filterIds(svc.db, t.id, fileIds);
