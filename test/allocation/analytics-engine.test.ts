@@ -4,7 +4,9 @@
  * lines, at once after a statement is processed, deleted or allocated again (no window where a
  * file counts twice or half), with the workers in the API process and in a process of their
  * own; the first request after a load (admin and a payee on every recording) is answered by the
- * replica; and a workspace reaches nothing of another's, whatever ids it sends.
+ * replica; a workspace reaches nothing of another's, whatever ids it sends; a workspace the
+ * replica cannot hold exactly (a wide quantity, a trillion units) is Postgres'; and a replica
+ * hears of each change as it commits (NOTIFY), not at its next poll.
  *
  * The replica's wait for its version (ANALYTICS_REPLICA_WAIT_MS) is a minute here, so that
  * "answered by the replica" does not depend on the machine's speed.
@@ -15,7 +17,11 @@ import { startWorkerProcess, stopWorkerProcess } from '../helpers/worker-process
 import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '../helpers/app';
 import { createArtist, createAsset, createSplit, loadStatement, setShares, tx, waitForFile, waitForReallocation, type LineIn } from './helpers';
 import { royaltyAnalytics } from '../../src/modules/royalty/analytics';
-import { analyticsEngineOf } from '../../src/modules/royalty/analytics-engine';
+import { analyticsEngineOf, replicaFilesSql, replicaLinesSql, replicaShareSetsSql } from '../../src/modules/royalty/analytics-engine';
+import { AnalyticsReplica } from '../../src/modules/royalty/engine';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { withTenant } from '../../src/db';
 
 const WAIT = { analyticsReplicaWaitMs: 60_000 };
@@ -261,5 +267,43 @@ describe('the analytics engine: API and workers in separate processes', function
     const del = await app.request('DELETE', `/file/${first}`, { token: a.t.users.admin!.token });
     assert.equal(del.status, 200, del.text);
     await checkAtOnce(app, a, 'deleted');
+  });
+});
+
+describe('the analytics engine: a replica hears of each change as it commits', function () {
+  this.timeout(120_000);
+  let app: TestApp;
+  let replica: AnalyticsReplica | null = null;
+  let dir = '';
+  before(async () => {
+    app = await startTestApp({ workers: true, config: WAIT });
+  });
+  after(async () => {
+    await replica?.close();
+    await app?.close();
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('applies a statement at once after its commit, polling only every 10 minutes (NOTIFY rondo_analytics_changed)', async () => {
+    const f = await workspace(app, 'Foxtrot');
+    await loadStatement(app, f.t.tenantId, { lines: lines(f, 40, 11) });
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-replica-'));
+    replica = new AnalyticsReplica(app.svc.db, app.svc.log, {
+      path: path.join(dir, 'replica.duckdb'), memory: '100MB', threads: 1, waitMs: 0, pollMs: 600_000,
+      linesSql: replicaLinesSql, shareSetsSql: replicaShareSetsSql, filesSql: replicaFilesSql,
+    });
+    assert.equal(await replica.open(), true);
+    await replica.firstPass;
+    const version = async () => Number((await app.svc.db.owner.raw(`SELECT version FROM analytics_versions WHERE tenant_id = ?`, [f.t.tenantId])).rows[0].version);
+    const first = await version();
+    assert.equal(replica.state(f.t.tenantId)?.version, first);
+    await loadStatement(app, f.t.tenantId, { lines: lines(f, 30, 12) });
+    const next = await version();
+    assert.ok(next > first);
+    // The next poll is 10 minutes away and nothing asks the replica (a request waiting for it
+    // would wake it): only the notification brings it there.
+    const until = Date.now() + 15_000;
+    while (replica.state(f.t.tenantId)?.version !== next && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(replica.state(f.t.tenantId)?.version, next);
   });
 });

@@ -16,7 +16,7 @@ export interface GroupedPlan {
 }
 
 /**
- * The replica's sums that answer a plan (replica.ts REPLICA_SUMS), or null: the lines. They do
+ * The replica's sums that answer a plan (sums.ts REPLICA_SUMS), or null: the lines. They do
  * when they hold every column the plan groups by or filters on (a filter naming no column, a
  * file's, reads the lines); of those, the first listed (the fewest rows as lines usually make
  * them). Sums with more columns than the plan groups by are summed again by its columns

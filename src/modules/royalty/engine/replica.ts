@@ -416,7 +416,7 @@ export class AnalyticsReplica {
           await w.run(`CREATE OR REPLACE TEMP VIEW new_lines AS SELECT * FROM ${s}.lines WHERE file_id IN (${read.files!.map((f) => `'${f}'::UUID`).join(', ')})`);
           ms.lines = lap();
         }
-        const { exact, units, merged, ms: sumsMs } = await keepSums(w, s, read.files === null ? 'all' : files ? 'files' : 'none');
+        const { exact, units, merged, ms: sumsMs } = await keepSums(w, tenantId, read.files === null ? 'all' : files ? 'files' : 'none');
         ms.sums = lap();
         if (files) {
           await w.run(`DROP TABLE old_lines`);

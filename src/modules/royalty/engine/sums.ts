@@ -97,7 +97,7 @@ export const mergesSums = (touched: number, rows: number, _table?: string): bool
 
 /**
  * Brings every sums table of `schema` from the lines in `old_lines` (leaving) to those in
- * `new_lines` (entering), both temp tables of the connection's transaction. The rows each
+ * `new_lines` (entering), a temp table and a temp view of the connection's transaction. The rows each
  * table's change touches are estimated first, in one pass over the changed lines (HyperLogLog);
  * `merges` decides, per table, whether the change is merged or the table written again.
  */
@@ -138,16 +138,16 @@ export async function applyReplicaSums(w: DuckDBConnection, schema: string, merg
 }
 
 /**
- * Brings a workspace schema's sums along with its lines, once they changed (`all`: built
- * whole; `files`: the lines in the temp tables `old_lines` left and those in `new_lines`
+ * Brings a workspace's sums (schema `t<tenantId>`) along with its lines, once they changed
+ * (`all`: built whole; `files`: the lines in `old_lines` left and those in `new_lines`
  * entered; `none`: no line changed). First whether the workspace is held exactly: none of
  * its lines too wide for their decimals (copied as NULL), and its lines' units under
  * REPLICA_UNITS_LIMIT (the units held with its version, less the old lines', plus the new).
  * Exact: the sums are changed as the lines were (or built whole, when new or exact again);
  * else dropped (Postgres answers the workspace).
  */
-export async function keepSums(w: DuckDBConnection, s: string, change: 'all' | 'files' | 'none'): Promise<{ exact: boolean; units: string; merged: string[]; ms: Record<string, number> }> {
-  const tenantId = Number(s.slice(1));
+export async function keepSums(w: DuckDBConnection, tenantId: number, change: 'all' | 'files' | 'none'): Promise<{ exact: boolean; units: string; merged: string[]; ms: Record<string, number> }> {
+  const s = `t${Number(tenantId)}`;
   const held = (await w.runAndReadAll(`SELECT exact, CAST(units AS VARCHAR) FROM main.replica_tenants WHERE tenant_id = ?`, [tenantId])).getRowsJson()[0];
   const wasExact = change !== 'all' && held?.[0] === true;
   const heldUnits = change !== 'all' && held?.[1] != null ? String(held[1]) : null;
