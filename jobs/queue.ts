@@ -12,6 +12,7 @@
 import PgBoss from 'pg-boss';
 import pg from 'pg';
 import { rawConnection } from '../src/db';
+import { PgListener } from '../src/db/listen';
 import { JOB_OPTIONS, queueOptions, type JobName, type JobPayloads, type JobQueue, type SendOptions } from '../src/pipeline/registry';
 import { JobLeases, type ReclaimedJob } from './leases';
 
@@ -23,10 +24,9 @@ export class Queue implements JobQueue {
   readonly boss: PgBoss;
   /** pg-boss worker ids per queue (the ones this process runs). */
   private readonly workers = new Map<string, string[]>();
-  private listener: pg.Client | null = null;
-  private listening: Promise<void> | null = null;
+  /** One LISTEN connection per process that runs workers: a job sent wakes its queue's workers at once. */
+  private readonly wakeups: PgListener;
   private stopping_ = false;
-  private retry: NodeJS.Timeout | null = null;
   /** Every handler run of this process still under way (stop() waits for them). */
   private readonly running = new Set<Promise<void>>();
   /** Aborted when stop() gives up waiting: handlers pass it to their own I/O (webhook requests). */
@@ -40,42 +40,18 @@ export class Queue implements JobQueue {
 
   constructor(private readonly connectionString: string, private readonly pollSeconds: number) {
     this.boss = new PgBoss({ connectionString, schema: 'pgboss', max: 4, supervise: true, monitorStateIntervalSeconds: 60 });
+    this.wakeups = new PgListener(
+      connectionString,
+      CHANNEL,
+      (queue) => {
+        for (const id of this.workers.get(queue) ?? []) this.boss.notifyWorker(id);
+      },
+      (err) => this.boss.emit('error', Object.assign(err, { message: `job wake-up listener: ${err.message} (polling continues)` })),
+    );
     this.leases = new JobLeases(connectionString, this.boss, CHANNEL, {
       error: (err) => this.boss.emit('error', err),
       reclaimed: (jobs) => this.onReclaimed?.(jobs),
     });
-  }
-
-  /** One LISTEN connection per process that runs workers; reconnects after a drop. */
-  private listen(): Promise<void> {
-    if (this.listening) return this.listening;
-    const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true }); // a silently dropped connection is noticed
-    const lost = (err?: Error) => {
-      if (this.listener !== client) return;
-      this.listener = null;
-      this.listening = null;
-      client.end().catch(() => undefined);
-      if (this.stopping_) return;
-      if (err) this.boss.emit('error', Object.assign(err, { message: `job wake-up listener: ${err.message} (polling continues)` }));
-      this.retry = setTimeout(() => void this.listen().catch(() => undefined), 5000);
-      this.retry.unref();
-    };
-    client.on('notification', (msg) => {
-      for (const id of this.workers.get(msg.payload ?? '') ?? []) this.boss.notifyWorker(id);
-    });
-    client.on('error', lost);
-    client.on('end', () => lost());
-    this.listener = client;
-    this.listening = (async () => {
-      try {
-        await client.connect();
-        await client.query(`LISTEN ${CHANNEL}`);
-      } catch (err) {
-        lost(err as Error);
-        throw err;
-      }
-    })();
-    return this.listening;
   }
 
   async start(): Promise<void> {
@@ -123,7 +99,7 @@ export class Queue implements JobQueue {
    * sweeps for jobs whose worker died (jobs/leases.ts).
    */
   async work<N extends JobName>(name: N, handler: (data: JobPayloads[N], job: PgBoss.JobWithMetadata<JobPayloads[N]>) => Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
-    await this.listen().catch(() => undefined); // without it the workers still poll
+    await this.wakeups.start().catch(() => undefined); // without it the workers still poll
     this.leases.start();
     for (let i = 0; i < (opts.concurrency ?? 1); i++) {
       const id = await this.boss.work<JobPayloads[N]>(name, { batchSize: 1, pollingIntervalSeconds: this.pollSeconds, includeMetadata: true }, (jobs) => {
@@ -170,10 +146,7 @@ export class Queue implements JobQueue {
    */
   async stop(timeoutMs = 10_000): Promise<void> {
     this.stopping_ = true;
-    if (this.retry) clearTimeout(this.retry);
-    const l = this.listener;
-    this.listener = null;
-    if (l) await l.end().catch(() => undefined);
+    await this.wakeups.close();
     for (const name of this.workers.keys()) await this.boss.offWork(name).catch(() => undefined);
     const grace = Math.min(ABORT_GRACE_MS, Math.floor(timeoutMs / 5));
     if (!(await this.settled(timeoutMs - grace))) {

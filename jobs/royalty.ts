@@ -4,7 +4,7 @@
  * triggers of migration 20261123300100; a dedicated listener turns them into one
  * royalty.reallocate job per workspace, and a minutely sweep covers missed notifications.
  */
-import pg from 'pg';
+import { PgListener } from '../src/db/listen';
 import type { AppServices } from '../src/services';
 import type { JobPayloads, JobQueue } from '../src/pipeline/registry';
 import { runStep } from '../src/pipeline/run-step';
@@ -50,18 +50,17 @@ export async function registerRoyaltyWorkers(svc: AppServices, jobs: Queue): Pro
     for (const t of await tenantsWithMarks(svc)) await requestReallocation(jobs, t);
   });
 
-  const listener = new pg.Client({ connectionString: svc.db.url });
-  let closed = false;
-  listener.on('error', (err) => log.warn({ err }, 'allocation listener error'));
-  listener.on('notification', (msg) => {
-    const tenantId = Number(msg.payload);
-    if (closed || !Number.isInteger(tenantId)) return;
-    requestReallocation(jobs, tenantId).catch((err) => log.warn({ err }, 'could not enqueue royalty.reallocate'));
-  });
-  await listener.connect();
-  await listener.query('LISTEN rondo_allocation_dirty');
-  jobs.boss.once('stopped', () => {
-    closed = true;
-    listener.end().catch(() => undefined);
-  });
+  // Reconnects after a drop; the minutely sweep covers notifications missed meanwhile.
+  const listener = new PgListener(
+    svc.db.url,
+    'rondo_allocation_dirty',
+    (payload) => {
+      const tenantId = Number(payload);
+      if (!Number.isInteger(tenantId)) return;
+      requestReallocation(jobs, tenantId).catch((err) => log.warn({ err }, 'could not enqueue royalty.reallocate'));
+    },
+    (err) => log.warn({ err }, 'allocation listener error'),
+  );
+  await listener.start();
+  jobs.boss.once('stopped', () => void listener.close());
 }

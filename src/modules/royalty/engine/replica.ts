@@ -23,9 +23,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
-import pg from 'pg';
 import pgCopy from 'pg-copy-streams';
 import { rawConnection, withTenant, type Db, type Trx } from '../../../db';
+import { PgListener } from '../../../db/listen';
 import type { Logger } from '../../../lib/logger';
 import { REPLICA_LINE_COLUMNS, SHARE_SET_COLUMNS, readCsv } from './layout';
 import { keepSums } from './sums';
@@ -83,8 +83,8 @@ export class AnalyticsReplica {
   private wake: (() => void) | null = null;
   /** A change heard of while a pass ran: the next pass starts at once. */
   private nudged = false;
-  /** The connection that hears Postgres' NOTIFY of a new version (null: polling alone). */
-  private listener: pg.Client | null = null;
+  /** The connection that hears Postgres' NOTIFY of a new version. */
+  private listener: PgListener | null = null;
   private readonly waiters = new Set<() => void>();
   private readonly reads = new Set<Promise<unknown>>();
   /** Reads running (at most `maxReads`), and those waiting for a turn, first come first served. */
@@ -162,25 +162,20 @@ export class AnalyticsReplica {
   /**
    * Hears of each new version as its transaction commits (NOTIFY rondo_analytics_changed,
    * the workspace's id) and starts a pass then, rather than at the next poll. Polling stays:
-   * a notification sent while this connection was down is caught by the next pass.
+   * a notification sent while the connection was down (it connects again) is caught by the
+   * next pass.
    */
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.db.url });
-    client.on('error', (err) => {
-      if (!this.closed) this.log.warn({ err }, 'analytics replica: the change listener failed (polling goes on)');
-    });
-    client.on('notification', () => {
-      this.nudged = true;
-      this.wake?.();
-    });
-    try {
-      await client.connect();
-      await client.query('LISTEN rondo_analytics_changed');
-      this.listener = client;
-    } catch (err) {
-      this.log.warn({ err }, 'analytics replica: no change listener (polling alone)');
-      await client.end().catch(() => undefined);
-    }
+    this.listener = new PgListener(
+      this.db.url,
+      'rondo_analytics_changed',
+      () => {
+        this.nudged = true;
+        this.wake?.();
+      },
+      (err) => this.log.warn({ err }, 'analytics replica: the change listener failed (polling goes on; it connects again)'),
+    );
+    await this.listener.start().catch(() => undefined);
   }
 
   /** The version of a workspace the replica holds (0: none yet), and whether it answers exactly. */
@@ -451,7 +446,7 @@ export class AnalyticsReplica {
     await this.opening?.catch(() => undefined);
     await this.loop?.catch(() => undefined);
     await Promise.allSettled([...this.reads]);
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.close();
     this.listener = null;
     this.writer?.closeSync();
     this.instance?.closeSync();
