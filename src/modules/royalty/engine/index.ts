@@ -6,5 +6,5 @@
  */
 export { AnalyticsReplica, type GroupedRows, type ReplicaOptions } from './replica';
 export { REPLICA_LINE_COLUMNS, REPLICA_LINE_ORDER, SHARE_SET_COLUMNS } from './layout';
-export { REPLICA_SUMS, applyReplicaSums, buildReplicaSums, mergesSums, type ReplicaSums } from './sums';
+export { REPLICA_SUMS, applyReplicaSums, buildReplicaSums, mergesSums, sumsKeys, type ReplicaSums } from './sums';
 export { duckdbGrouped, replicaSumsOf, type EnginePage, type Grouped, type GroupedPlan } from './query';

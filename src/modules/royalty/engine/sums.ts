@@ -46,7 +46,8 @@ export const REPLICA_SUMS: readonly ReplicaSums[] = [
   // 10M lines, for a payee on every share set by month under a store in 20 ms, not 170.
   { table: 'sums_dsp_time', cols: ['dsp', 'sale_month', 'accounting_period', 'ap_end'] },
 ];
-const sumsKeys = (x: ReplicaSums) => ['share_set_id', ...x.cols, 'rs', 'qs'];
+/** A sums table's key columns: share set, its breakdown's columns, the two scales. */
+export const sumsKeys = (x: ReplicaSums) => ['share_set_id', ...x.cols, 'rs', 'qs'];
 /**
  * The sums' measures, each with its type and the line column it sums. Amounts keep 38 digits
  * (a sum of many lines' 18); the line count, quantities, streams and downloads are held in
