@@ -40,6 +40,12 @@ export const REPLICA_SUMS: readonly ReplicaSums[] = [
   { table: 'sums_dsp_aggregator', cols: ['dsp', 'aggregator'] },
   { table: 'sums_sale_month', cols: ['sale_month'] },
   { table: 'sums_period', cols: ['accounting_period', 'ap_end'] },
+  // By store and country: a store filter on a breakdown by country, or a country filter on one
+  // by store (every share set × store × country: 630,000 rows at 10M lines). A statement names
+  // every store and country but, of 104,000 lines, touches at most as many of its rows: merged,
+  // 130–150 ms an apply, for a payee on every share set by country under a store in 26–43 ms,
+  // not 410 (its store's lines grouped by country and share set).
+  { table: 'sums_dsp_country', cols: ['dsp', 'country'] },
   // By store and time (month and period in one: a statement's sale months fall in a few
   // periods): a store filter on a breakdown by month or period. A statement of one month
   // touches a 24th of its rows at two years of statements: merged, about 0.1 s an apply at
