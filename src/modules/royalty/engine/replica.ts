@@ -55,7 +55,7 @@ export interface ReplicaOptions {
 }
 
 /** The replica's format: a file of another format is built again (as one of another database). */
-const FORMAT = 7;
+const FORMAT = 8;
 /** DuckDB checkpoints in a commit only past this much log (follow() checkpoints when idle). */
 const CHECKPOINT_THRESHOLD = '256MB';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -38,8 +38,12 @@ export const REPLICA_SUMS: readonly ReplicaSums[] = [
   { table: 'sums_country', cols: ['country'] },
   { table: 'sums_dsp_catalogue', cols: ['dsp', 'asset_id', 'product_id', 'artist_id'] },
   { table: 'sums_dsp_aggregator', cols: ['dsp', 'aggregator'] },
-  { table: 'sums_sale_month', cols: ['sale_month'] },
-  { table: 'sums_period', cols: ['accounting_period', 'ap_end'] },
+  // By time and artist: month and period in one (a statement's sale months fall in a few
+  // periods), with the artist (a share set's lines are mostly one artist's: 137,544 rows at
+  // 10M lines, as many as by month alone). A breakdown by month or period, and the artists
+  // under a date range: a payee on every share set in 16–27 ms, where the share set × artist
+  // rollup in Postgres took 154 ms (and 797 ms at p95 with 8 clients).
+  { table: 'sums_time', cols: ['sale_month', 'accounting_period', 'ap_end', 'artist_id'] },
   // By store and country: a store filter on a breakdown by country, or a country filter on one
   // by store (every share set × store × country: 630,000 rows at 10M lines). A statement names
   // every store and country but, of 104,000 lines, touches at most as many of its rows: merged,
