@@ -8,7 +8,9 @@
  * 2. the engine (ANALYTICS_ENGINE, default duckdb): the replica built from Postgres (a new
  *    node's build) and its file size against the bare `royalty_lines` table; with --sync, one
  *    more statement file loaded and the time until the replica answers it, beside the bare COPY
- *    of its rows as stored (and of all the lines: --bare); the extra file stays (10M + one file's lines after it);
+ *    of its rows as stored (and of all the lines: --bare), then the file deleted again and the
+ *    time until the replica no longer counts it (a reused workspace first loses the files
+ *    earlier runs added: it is the lines it was loaded with);
  * 3. every /royalty/* route × filter set (single and crossed) × view (admin and each payee)
  *    over real HTTP on loopback: the median one at a time (SEQ_REQUESTS) and the p95 with
  *    CONCURRENCY clients (REQUESTS, at most MAX_SECS each), the `source` that answered; beside
@@ -26,6 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { withTenant } from '../src/db';
+import { deleteFileEverywhere } from '../src/modules/files/service';
 import { royaltyAnalytics } from '../src/modules/royalty/analytics';
 import { analyticsEngineOf } from '../src/modules/royalty/analytics-engine';
 import { REPLICA_SUMS, sumsKeys } from '../src/modules/royalty/engine';
@@ -70,7 +73,11 @@ async function main() {
       console.log(`VACUUM (ANALYZE) + CHECKPOINT: ${secs(performance.now() - s)}`);
     } else {
       fileIds = (await withTenant(db, t.id, (trx) => trx.raw(`SELECT id FROM files WHERE original_name NOT LIKE 'sync-%' ORDER BY created_at, id`))).rows.map((r: { id: string }) => r.id);
-      console.log(`reused workspace ${t.id}: ${fileIds.length} files`);
+      // The files earlier runs added (--sync, the scale-out bench) are deleted: the workspace is the lines it was loaded with.
+      const extra: string[] = (await withTenant(db, t.id, (trx) => trx.raw(`SELECT id FROM files WHERE original_name LIKE 'sync-%' AND parent_id IS NULL`))).rows.map((r: { id: string }) => r.id);
+      const s = performance.now();
+      for (const id of extra) await deleteFileEverywhere(svc, t.id, id);
+      console.log(`reused workspace ${t.id}: ${fileIds.length} files${extra.length ? ` (${extra.length} files added by earlier runs deleted in ${secs(performance.now() - s)})` : ''}`);
     }
     const { rows: [st] } = await svc.db.owner.raw(
       `SELECT (SELECT count(*) FROM royalty_lines WHERE tenant_id = ?)::bigint AS lines, pg_table_size('royalty_lines')::bigint AS heap, pg_total_relation_size('royalty_lines')::bigint AS total`,
@@ -105,6 +112,13 @@ async function main() {
       const b = await bareCopy(url, dataDir, t.id, [id]);
       console.log(`one more file (${b.rows.toLocaleString()} lines): load ${secs(timing.load)}, earnings ${secs(timing.alloc)}, aggregateFile ${secs(timing.aggr)} (processed after ${secs(committed - s)}); the replica had it ${secs(ready - committed)} later`);
       console.log(`  bare COPY of its rows as stored ${secs(b.ms)}: replica sync / bare COPY ${((ready - committed) / b.ms).toFixed(2)}×; processed → analytics ready on the engine / bare COPY ${((ready - s) / b.ms).toFixed(2)}×`);
+      // Deleted again (the workspace keeps its size from run to run), and the time until the replica no longer counts it.
+      const d = performance.now();
+      await deleteFileEverywhere(svc, t.id, id);
+      const deleted = performance.now();
+      const { rows: [v2] } = await svc.db.owner.raw(`SELECT version FROM analytics_versions WHERE tenant_id = ?`, [t.id]);
+      while (!(await engine.ready(t.id, Number(v2.version), 60_000))) { /* waits for the follower */ }
+      console.log(`  deleted again in ${secs(deleted - d)}; the replica no longer counted it ${secs(performance.now() - deleted)} later`);
     }
     if (flag('--verify-sums') && engine) {
       // Every sums table as the applies left it (merged or written again, file after file) against the sums of the lines, row for row.
