@@ -31,7 +31,7 @@ import { withTenant } from '../src/db';
 import { deleteFileEverywhere } from '../src/modules/files/service';
 import { royaltyAnalytics } from '../src/modules/royalty/analytics';
 import { analyticsEngineOf } from '../src/modules/royalty/analytics-engine';
-import { REPLICA_SUMS, sumsKeys } from '../src/modules/royalty/engine';
+import { REPLICA_SUMS, sumsCheckSql } from '../src/modules/royalty/engine';
 import { ARTISTS, FILES, PRODUCTS, RECORDINGS, VIEWS, loadCatalogue, loadFile, loadLines, openWorkspace, type View } from './analytics-workspace';
 import { combos, filterIds, httpGet, mixedLoad, printTable, timed, type Row } from './analytics-queries';
 import { bareCopy, fileBytes, mb, peakRss, secs, startBenchApi } from './analytics-stores';
@@ -124,12 +124,7 @@ async function main() {
       // Every sums table as the applies left it (merged or written again, file after file) against the sums of the lines, row for row.
       const s = performance.now();
       for (const x of REPLICA_SUMS) {
-        const keys = sumsKeys(x).join(', ');
-        const cols = `${keys}, h, lo, quantity, lines, streams, downloads`;
-        const truth = `SELECT ${keys}, sum(revenue) AS h, sum(revenue_lo) AS lo, sum(quantity) AS quantity, count(*) AS lines, sum(streams) AS streams, sum(downloads) AS downloads FROM t${t.id}.lines GROUP BY ${keys}`;
-        const [r] = await engine.query(t.id, `SELECT (SELECT count(*) FROM t${t.id}.${x.table}) AS n,
-            (SELECT count(*) FROM (SELECT ${cols} FROM t${t.id}.${x.table} EXCEPT ALL SELECT ${cols} FROM (${truth}))) AS extra,
-            (SELECT count(*) FROM (SELECT ${cols} FROM (${truth}) EXCEPT ALL SELECT ${cols} FROM t${t.id}.${x.table})) AS missing`, []);
+        const [r] = await engine.query(t.id, sumsCheckSql(`t${t.id}`, x), []);
         console.log(`  ${x.table}: ${Number(r!.n).toLocaleString()} rows, ${r!.extra} not in the lines' sums, ${r!.missing} of the lines' sums missing`);
       }
       console.log(`sums checked against the lines in ${secs(performance.now() - s)}`);

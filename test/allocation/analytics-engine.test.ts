@@ -18,7 +18,7 @@ import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '.
 import { createArtist, createAsset, createSplit, loadStatement, setShares, tx, waitForFile, waitForReallocation, type LineIn } from './helpers';
 import { royaltyAnalytics } from '../../src/modules/royalty/analytics';
 import { analyticsEngineOf, replicaFilesSql, replicaLinesSql, replicaShareSetsSql } from '../../src/modules/royalty/analytics-engine';
-import { AnalyticsReplica } from '../../src/modules/royalty/engine';
+import { AnalyticsReplica, REPLICA_SUMS, sumsCheckSql } from '../../src/modules/royalty/engine';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -305,5 +305,90 @@ describe('the analytics engine: a replica hears of each change as it commits', f
     const until = Date.now() + 15_000;
     while (replica.state(f.t.tenantId)?.version !== next && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
     assert.equal(replica.state(f.t.tenantId)?.version, next);
+  });
+});
+
+describe('the analytics engine: a large change, and an apply that failed', function () {
+  this.timeout(120_000);
+  let app: TestApp;
+  let replica: AnalyticsReplica | null = null;
+  let dir = '';
+  before(async () => {
+    app = await startTestApp({ workers: true, config: WAIT });
+  });
+  after(async () => {
+    await replica?.close();
+    await app?.close();
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  /** Each sums table of the workspace against the sums of its lines in the replica: rows extra or missing (0 each when equal). */
+  async function sumsOff(r: AnalyticsReplica, tenantId: number): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const x of REPLICA_SUMS) {
+      const [row] = await r.query(tenantId, sumsCheckSql(`t${tenantId}`, x), []);
+      out[x.table] = Number(row!.extra) + Number(row!.missing);
+    }
+    return out;
+  }
+  const none = Object.fromEntries(REPLICA_SUMS.map((x) => [x.table, 0]));
+  const version = async (tenantId: number) => Number((await app.svc.db.owner.raw(`SELECT version FROM analytics_versions WHERE tenant_id = ?`, [tenantId])).rows[0].version);
+  /** Waits until the replica holds the workspace at its current version (polled every 50 ms here). */
+  async function caughtUp(r: AnalyticsReplica, tenantId: number): Promise<void> {
+    const v = await version(tenantId);
+    const until = Date.now() + 30_000;
+    while (r.state(tenantId)?.version !== v && Date.now() < until) await new Promise((res) => setTimeout(res, 50));
+    assert.equal(r.state(tenantId)?.version, v);
+  }
+
+  it('a change of more lines than sumsRebuildLines builds the sums again from the lines; one of fewer changes them; a failed apply builds the workspace again whole', async () => {
+    const f = await workspace(app, 'Golf');
+    await loadStatement(app, f.t.tenantId, { lines: lines(f, 40, 13) });
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-replica-'));
+    // Share sets are read once per apply: with `files` for a change, null for a whole build. The
+    // change after `fail` is set fails there (as a change could fail anywhere).
+    let fail = false;
+    const shareSetsRead: (string[] | null)[] = [];
+    replica = new AnalyticsReplica(app.svc.db, app.svc.log, {
+      path: path.join(dir, 'replica.duckdb'), memory: '100MB', threads: 1, waitMs: 0, pollMs: 50, retryMs: 200,
+      sumsRebuildLines: 50,
+      linesSql: replicaLinesSql, filesSql: replicaFilesSql,
+      shareSetsSql: (t, files) => {
+        shareSetsRead.push(files);
+        if (files && fail) {
+          fail = false;
+          return 'SELECT no_such_column FROM royalty_share_sets';
+        }
+        return replicaShareSetsSql(t, files);
+      },
+    });
+    assert.equal(await replica.open(), true);
+    await replica.firstPass;
+    assert.deepEqual(await sumsOff(replica, f.t.tenantId), none, 'built');
+
+    // 30 lines in: fewer than 50 changed, the sums are changed.
+    await loadStatement(app, f.t.tenantId, { lines: lines(f, 30, 14) });
+    await caughtUp(replica, f.t.tenantId);
+    assert.equal(replica.stats.sumsBuilt, 0);
+    assert.deepEqual(await sumsOff(replica, f.t.tenantId), none, 'a change of 30 lines');
+
+    // 60 lines in: more than 50, the sums are built again from the lines.
+    const big = await loadStatement(app, f.t.tenantId, { lines: lines(f, 60, 15) });
+    await caughtUp(replica, f.t.tenantId);
+    assert.equal(replica.stats.sumsBuilt, 1);
+    assert.deepEqual(await sumsOff(replica, f.t.tenantId), none, 'a change of 60 lines');
+
+    // Its deletion fails to apply; the workspace is then built again whole and holds the lines without it.
+    fail = true;
+    const before = shareSetsRead.length;
+    const del = await app.request('DELETE', `/file/${big}`, { token: f.t.users.admin!.token });
+    assert.equal(del.status, 200, del.text);
+    await caughtUp(replica, f.t.tenantId);
+    assert.ok(shareSetsRead.slice(before).some((x) => x !== null), 'the change was tried');
+    assert.equal(shareSetsRead.at(-1), null, 'then built whole');
+    assert.equal(replica.stats.rebuilt, 1);
+    assert.deepEqual(await sumsOff(replica, f.t.tenantId), none, 'built again after the failure');
+    const [{ n }] = (await replica.query(f.t.tenantId, `SELECT count(*) AS n FROM t${f.t.tenantId}.lines WHERE file_id = ?::UUID`, [big])) as { n: string }[];
+    assert.equal(n, '0');
   });
 });

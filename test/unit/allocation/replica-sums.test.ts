@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { REPLICA_LINE_COLUMNS, REPLICA_SUMS, applyReplicaSums, buildReplicaSums, mergesSums } from '../../../src/modules/royalty/engine';
+import { REPLICA_LINE_COLUMNS, REPLICA_SUMS, applyReplicaSums, buildReplicaSums, mergesSums, sumsCheckSql } from '../../../src/modules/royalty/engine';
 
 const FILES = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000c'];
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -28,12 +28,8 @@ function lines(file: string, n: number, seed: number): string {
 async function differences(c: DuckDBConnection): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const x of REPLICA_SUMS) {
-    const keys = ['share_set_id', ...x.cols, 'rs', 'qs'].join(', ');
-    const truth = `SELECT ${keys}, sum(revenue) AS h, sum(revenue_lo) AS lo, sum(quantity) AS quantity, count(*) AS lines, sum(streams) AS streams, sum(downloads) AS downloads FROM t1.lines GROUP BY ${keys}`;
-    const cols = `${keys}, h, lo, quantity, lines, streams, downloads`;
-    const [[a, b]] = (await c.runAndReadAll(`SELECT (SELECT count(*) FROM (SELECT ${cols} FROM t1.${x.table} EXCEPT ALL SELECT ${cols} FROM (${truth}))),
-                                                    (SELECT count(*) FROM (SELECT ${cols} FROM (${truth}) EXCEPT ALL SELECT ${cols} FROM t1.${x.table}))`)).getRowsJson() as [string, string][];
-    out[x.table] = Number(a) + Number(b);
+    const [[, extra, missing]] = (await c.runAndReadAll(sumsCheckSql('t1', x))).getRowsJson() as [string, string, string][];
+    out[x.table] = Number(extra) + Number(missing);
   }
   return out;
 }

@@ -4,7 +4,7 @@
  * Infrastructure only: what it copies and when it is made are the royalty area's
  * (../analytics-engine.ts).
  */
-export { AnalyticsReplica, type GroupedRows, type ReplicaOptions } from './replica';
+export { AnalyticsReplica, SUMS_REBUILD_LINES, type GroupedRows, type ReplicaOptions } from './replica';
 export { REPLICA_LINE_COLUMNS, REPLICA_LINE_ORDER, SHARE_SET_COLUMNS } from './layout';
-export { REPLICA_SUMS, applyReplicaSums, buildReplicaSums, mergesSums, sumsKeys, type ReplicaSums } from './sums';
+export { REPLICA_SUMS, applyReplicaSums, buildReplicaSums, mergesSums, sumsCheckSql, sumsKeys, type ReplicaSums } from './sums';
 export { duckdbGrouped, replicaSumsOf, type EnginePage, type Grouped, type GroupedPlan } from './query';

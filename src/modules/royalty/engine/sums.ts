@@ -58,6 +58,20 @@ export const REPLICA_SUMS: readonly ReplicaSums[] = [
 ];
 /** A sums table's key columns: share set, its breakdown's columns, the two scales. */
 export const sumsKeys = (x: ReplicaSums) => ['share_set_id', ...x.cols, 'rs', 'qs'];
+
+/**
+ * A sums table of `schema` against the sums of its lines, row for row: one row of its rows
+ * (`n`), its rows not among the lines' sums (`extra`) and the lines' sums not among its rows
+ * (`missing`); both 0 when it holds exactly the lines' sums (tests, `bench:analytics --verify-sums`).
+ */
+export function sumsCheckSql(schema: string, x: ReplicaSums): string {
+  const keys = sumsKeys(x).join(', ');
+  const cols = `${keys}, h, lo, quantity, lines, streams, downloads`;
+  const truth = `SELECT ${keys}, sum(revenue) AS h, sum(revenue_lo) AS lo, sum(quantity) AS quantity, count(*) AS lines, sum(streams) AS streams, sum(downloads) AS downloads FROM ${schema}.lines GROUP BY ${keys}`;
+  return `SELECT (SELECT count(*) FROM ${schema}.${x.table}) AS n,
+                 (SELECT count(*) FROM (SELECT ${cols} FROM ${schema}.${x.table} EXCEPT ALL SELECT ${cols} FROM (${truth}))) AS extra,
+                 (SELECT count(*) FROM (SELECT ${cols} FROM (${truth}) EXCEPT ALL SELECT ${cols} FROM ${schema}.${x.table})) AS missing`;
+}
 /**
  * The sums' measures, each with its type and the line column it sums. Amounts keep 38 digits
  * (a sum of many lines' 18); the line count, quantities, streams and downloads are held in
