@@ -431,9 +431,13 @@ export class AnalyticsReplica {
           // lines enter the lines from the CSV, then the sums from there (new_lines: the
           // changed files' rows, at the table's end: their row groups' zone maps name them).
           const old = Number((await w.runAndReadAll(`SELECT count(*) FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files])).getRowsJson()[0]?.[0] ?? 0);
-          build = old + read.newLines > (this.opts.sumsRebuildLines ?? SUMS_REBUILD_LINES);
+          const limit = this.opts.sumsRebuildLines ?? SUMS_REBUILD_LINES;
+          build = old + read.newLines > limit;
           if (!build) await w.run(`CREATE OR REPLACE TEMP TABLE old_lines AS SELECT * FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
-          await w.run(`DELETE FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
+          // Many lines leaving: the lines written again without them (a transaction's deletes
+          // are held in memory: 6.2M lines deleted did not fit in 100 MB).
+          if (old > limit) await w.run(`CREATE OR REPLACE TABLE ${s}.lines AS SELECT * FROM ${s}.lines WHERE NOT (file_id = ANY(?::UUID[]))`, [files]);
+          else await w.run(`DELETE FROM ${s}.lines WHERE file_id = ANY(?::UUID[])`, [files]);
           await w.run(`INSERT INTO ${s}.lines SELECT * FROM ${readCsv(linesCsv, REPLICA_LINE_COLUMNS)}`);
           if (!build) await w.run(`CREATE OR REPLACE TEMP VIEW new_lines AS SELECT * FROM ${s}.lines WHERE file_id IN (${read.files!.map((f) => `'${f}'::UUID`).join(', ')})`);
           ms.lines = lap();
