@@ -28,6 +28,28 @@ export function replicaSumsOf(plan: Pick<GroupedPlan, 'groupCols' | 'filters'>):
   return REPLICA_SUMS.find((x) => need.every((c) => x.cols.includes(c))) ?? null;
 }
 
+/**
+ * Whether a payee holds more than half of a workspace's share sets (at a version; kept per
+ * replica, a few thousand entries at most). Its read of the lines then groups every line by
+ * share set and leaves the join to drop the others: at 15M lines a payee on every share set
+ * took 68–97 ms instead of 95–142 ms with its share sets tested line by line first; one on
+ * 20 share sets 34–52 ms with the test against 60–66 ms without, one on half 58–86 ms either
+ * way.
+ */
+const broadPayees = new WeakMap<AnalyticsReplica, Map<string, boolean>>();
+async function broadPayee(replica: AnalyticsReplica, tenantId: number, version: number, payee: string): Promise<boolean> {
+  let known = broadPayees.get(replica);
+  if (!known) broadPayees.set(replica, (known = new Map()));
+  const key = `${tenantId}:${version}:${payee}`;
+  const hit = known.get(key);
+  if (hit !== undefined) return hit;
+  const [r] = await replica.query(tenantId, `SELECT count(*) FILTER (WHERE tenant_user_id = ?::UUID) * 2 > count(DISTINCT share_set_id) AS broad FROM t${Number(tenantId)}.share_sets`, [payee]);
+  if (known.size >= 5000) known.clear();
+  const broad = String(r?.broad) === 'true';
+  known.set(key, broad);
+  return broad;
+}
+
 /** The breakdowns by time (month, accounting period): a member's read of the lines sums them by group alone (duckdbGrouped). */
 const BY_TIME = new Set(['sale_month', 'accounting_period']);
 
@@ -111,15 +133,16 @@ export async function duckdbGrouped(replica: AnalyticsReplica, trx: Trx, tenantI
                  FROM ${from} g0 ${join} ${whereJoined} ${byGroup}`;
       b = [payee, ...whereB];
     } else {
-      // The lines narrowed to the member's share sets, summed by group and share set, then
-      // joined to the member's share sets.
-      const mine = `share_set_id IN (SELECT share_set_id FROM ${s}.share_sets WHERE tenant_user_id = ?::UUID)`;
+      // The lines narrowed to the member's share sets (unless it holds most of them: the join
+      // drops the others), summed by group and share set, then joined to the member's share sets.
+      const narrow = !(await broadPayee(replica, tenantId, version, payee!).catch(() => false));
+      const mine = narrow ? [`share_set_id IN (SELECT share_set_id FROM ${s}.share_sets WHERE tenant_user_id = ?::UUID)`] : [];
       const g0 = `SELECT ${[...gc, 'share_set_id'].join(', ')}, sum(revenue) AS h, sum(revenue_lo) AS lo,
                          sum(quantity) AS quantity, count(*) AS lines, sum(streams) AS streams, sum(downloads) AS downloads, max(rs) AS rs, max(qs) AS qs
-                    FROM ${from} WHERE ${[...where, mine].join(' AND ')}
+                    FROM ${from} ${[...where, ...mine].length ? `WHERE ${[...where, ...mine].join(' AND ')}` : ''}
                    GROUP BY ${[...gc, 'share_set_id'].join(', ')}`;
       inner = `WITH g0 AS (${g0}) SELECT ${outer} FROM g0 ${join} ${byGroup}`;
-      b = [...whereB, payee, payee];
+      b = [...whereB, ...(narrow ? [payee] : []), payee];
     }
   }
   const str = (e: string, as: string) => `CAST(${e} AS VARCHAR) AS ${as}`;
