@@ -66,12 +66,8 @@ const FORMAT = 8;
 /** DuckDB checkpoints in a commit only past this much log (follow() checkpoints when idle). */
 const CHECKPOINT_THRESHOLD = '256MB';
 /**
- * A change of more lines than this builds the sums again from the lines. Measured at 15M
- * lines with 100 MB of DuckDB memory (2026-11-29): a change of 1.0M lines (ten files deleted)
- * was applied to the sums in 5.7 s; one of 2.1M ran out of memory rewriting the sums by store
- * and country, and every try after it did too; every sums table built from 12.8M lines took
- * 7.4 s. Past about a million lines, building them is as fast and its memory does not grow
- * with the change.
+ * A change of more lines than this builds the sums again from the lines: as fast past about
+ * a million, in memory that does not grow with the change (docs/engine.md, "A large change").
  */
 export const SUMS_REBUILD_LINES = 1_000_000;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -112,11 +108,16 @@ export class AnalyticsReplica {
   private readonly pollMs: number;
   /**
    * Requests the replica answered, those Postgres answered instead (behind, not exact, failed),
-   * and reads that took the rows of an identical read already queued or running.
+   * reads that took the rows of an identical read already queued or running, changes whose
+   * sums were built again (sumsRebuildLines), workspaces built again after a failed apply.
    */
   readonly stats = { answered: 0, postgres: 0, shared: 0, sumsBuilt: 0, rebuilt: 0 };
-  /** Workspaces whose last apply failed: the next one builds them again whole (whatever failed, that path holds least in memory). */
-  private readonly rebuild = new Set<number>();
+  /**
+   * Workspaces whose last apply failed, with the failures in a row: the next try builds them
+   * again whole (whatever failed, that path holds the least in memory), after retryMs doubled
+   * for each failure before it (at most 10 minutes: a whole build reads every line).
+   */
+  private readonly rebuild = new Map<number, number>();
   /** Set once the first pass over every workspace is done (tests, benches). */
   firstPass: Promise<void>;
   private firstPassDone!: () => void;
@@ -359,9 +360,10 @@ export class AnalyticsReplica {
         this.failedUntil.delete(t);
       } catch (err) {
         if (this.closed) return applied;
-        const retryMs = this.opts.retryMs ?? 30_000;
+        const failures = (this.rebuild.get(t) ?? 0) + 1;
+        const retryMs = Math.min((this.opts.retryMs ?? 30_000) * 2 ** (failures - 1), 600_000);
         this.failedUntil.set(t, Date.now() + retryMs);
-        this.rebuild.add(t);
+        this.rebuild.set(t, failures);
         this.log.warn({ err, tenantId: t }, `analytics replica: a workspace was not applied (Postgres answers it; built again in ${Math.round(retryMs / 1000)} s)`);
       }
       for (const w of [...this.waiters]) w();
@@ -398,10 +400,8 @@ export class AnalyticsReplica {
           const changed = await trx.raw(`SELECT DISTINCT file_id::text AS id FROM analytics_changes WHERE tenant_id = ? AND version > ? AND version <= ?`, [tenantId, before.version, version]);
           files = changed.rows.map((c: { id: string }) => c.id);
         }
-        // One file at a time, each in the lines' order (REPLICA_LINE_ORDER: Postgres sorts a
-        // file's lines, within its own memory and spilling as it needs): DuckDB then writes the
-        // lines as they come and never sorts a workspace (a sort of 10M lines does not fit in
-        // 100 MB of DuckDB's memory; a file's lines always reach it in order).
+        // One file at a time, each in the lines' order (REPLICA_LINE_ORDER, sorted by Postgres,
+        // spilling as it needs): DuckDB writes them as they come and never sorts a workspace.
         const each: string[] = files ?? (await trx.raw(this.opts.filesSql(tenantId))).rows.map((r: { id: string }) => String(r.id));
         if (each.some((f) => !UUID_RE.test(f))) throw new Error('unexpected file id');
         await fs.writeFile(linesCsv, '');
