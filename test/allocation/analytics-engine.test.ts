@@ -5,8 +5,9 @@
  * file counts twice or half), with the workers in the API process and in a process of their
  * own; the first request after a load (admin and a payee on every recording) is answered by the
  * replica; a workspace reaches nothing of another's, whatever ids it sends; a workspace the
- * replica cannot hold exactly (a wide quantity, a trillion units) is Postgres'; and a replica
- * hears of each change as it commits (NOTIFY), not at its next poll.
+ * replica cannot hold exactly (a wide quantity, a trillion units) is Postgres'; a replica
+ * hears of each change as it commits (NOTIFY), not at its next poll; a large change builds its
+ * sums again from the lines, and a failed apply builds the workspace again whole.
  *
  * The replica's wait for its version (ANALYTICS_REPLICA_WAIT_MS) is a minute here, so that
  * "answered by the replica" does not depend on the machine's speed.
@@ -18,7 +19,7 @@ import { startTestApp, createTestTenant, type TestApp, type TestTenant } from '.
 import { createArtist, createAsset, createSplit, loadStatement, setShares, tx, waitForFile, waitForReallocation, type LineIn } from './helpers';
 import { royaltyAnalytics } from '../../src/modules/royalty/analytics';
 import { analyticsEngineOf, replicaFilesSql, replicaLinesSql, replicaShareSetsSql } from '../../src/modules/royalty/analytics-engine';
-import { AnalyticsReplica, REPLICA_SUMS, sumsCheckSql } from '../../src/modules/royalty/engine';
+import { AnalyticsReplica, REPLICA_SUMS, sumsCheckSql, type ReplicaOptions } from '../../src/modules/royalty/engine';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -270,30 +271,37 @@ describe('the analytics engine: API and workers in separate processes', function
   });
 });
 
-describe('the analytics engine: a replica hears of each change as it commits', function () {
+describe('the analytics engine: a replica of its own (its NOTIFY, a large change, a failed apply)', function () {
   this.timeout(120_000);
   let app: TestApp;
-  let replica: AnalyticsReplica | null = null;
-  let dir = '';
+  const replicas: AnalyticsReplica[] = [];
+  const dirs: string[] = [];
   before(async () => {
     app = await startTestApp({ workers: true, config: WAIT });
   });
   after(async () => {
-    await replica?.close();
+    for (const r of replicas) await r.close();
     await app?.close();
-    if (dir) await fs.rm(dir, { recursive: true, force: true });
+    for (const d of dirs) await fs.rm(d, { recursive: true, force: true });
   });
+  /** A replica beside the app's, in a directory of its own, with `opts` over the defaults. */
+  async function ownReplica(opts: Partial<ReplicaOptions>): Promise<AnalyticsReplica> {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-replica-'));
+    dirs.push(dir);
+    const r = new AnalyticsReplica(app.svc.db, app.svc.log, {
+      path: path.join(dir, 'replica.duckdb'), memory: '100MB', threads: 1, waitMs: 0,
+      linesSql: replicaLinesSql, shareSetsSql: replicaShareSetsSql, filesSql: replicaFilesSql, ...opts,
+    });
+    replicas.push(r);
+    assert.equal(await r.open(), true);
+    await r.firstPass;
+    return r;
+  }
 
   it('applies a statement at once after its commit, polling only every 10 minutes (NOTIFY rondo_analytics_changed)', async () => {
     const f = await workspace(app, 'Foxtrot');
     await loadStatement(app, f.t.tenantId, { lines: lines(f, 40, 11) });
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-replica-'));
-    replica = new AnalyticsReplica(app.svc.db, app.svc.log, {
-      path: path.join(dir, 'replica.duckdb'), memory: '100MB', threads: 1, waitMs: 0, pollMs: 600_000,
-      linesSql: replicaLinesSql, shareSetsSql: replicaShareSetsSql, filesSql: replicaFilesSql,
-    });
-    assert.equal(await replica.open(), true);
-    await replica.firstPass;
+    const replica = await ownReplica({ pollMs: 600_000 });
     const version = async () => Number((await app.svc.db.owner.raw(`SELECT version FROM analytics_versions WHERE tenant_id = ?`, [f.t.tenantId])).rows[0].version);
     const first = await version();
     assert.equal(replica.state(f.t.tenantId)?.version, first);
@@ -305,21 +313,6 @@ describe('the analytics engine: a replica hears of each change as it commits', f
     const until = Date.now() + 15_000;
     while (replica.state(f.t.tenantId)?.version !== next && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
     assert.equal(replica.state(f.t.tenantId)?.version, next);
-  });
-});
-
-describe('the analytics engine: a large change, and an apply that failed', function () {
-  this.timeout(120_000);
-  let app: TestApp;
-  let replica: AnalyticsReplica | null = null;
-  let dir = '';
-  before(async () => {
-    app = await startTestApp({ workers: true, config: WAIT });
-  });
-  after(async () => {
-    await replica?.close();
-    await app?.close();
-    if (dir) await fs.rm(dir, { recursive: true, force: true });
   });
 
   /** Each sums table of the workspace against the sums of its lines in the replica: rows extra or missing (0 each when equal). */
@@ -344,15 +337,12 @@ describe('the analytics engine: a large change, and an apply that failed', funct
   it('a change of more lines than sumsRebuildLines builds the sums again from the lines (more leaving: the lines written again without them); one of fewer changes them; a failed apply builds the workspace again whole', async () => {
     const f = await workspace(app, 'Golf');
     await loadStatement(app, f.t.tenantId, { lines: lines(f, 40, 13) });
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rondo-replica-'));
     // Share sets are read once per apply: with `files` for a change, null for a whole build. The
     // change after `fail` is set fails there (as a change could fail anywhere).
     let fail = false;
     const shareSetsRead: (string[] | null)[] = [];
-    replica = new AnalyticsReplica(app.svc.db, app.svc.log, {
-      path: path.join(dir, 'replica.duckdb'), memory: '100MB', threads: 1, waitMs: 0, pollMs: 50, retryMs: 200,
-      sumsRebuildLines: 50,
-      linesSql: replicaLinesSql, filesSql: replicaFilesSql,
+    const replica = await ownReplica({
+      pollMs: 50, retryMs: 200, sumsRebuildLines: 50,
       shareSetsSql: (t, files) => {
         shareSetsRead.push(files);
         if (files && fail) {
@@ -362,8 +352,6 @@ describe('the analytics engine: a large change, and an apply that failed', funct
         return replicaShareSetsSql(t, files);
       },
     });
-    assert.equal(await replica.open(), true);
-    await replica.firstPass;
     assert.deepEqual(await sumsOff(replica, f.t.tenantId), none, 'built');
 
     // 30 lines in: fewer than 50 changed, the sums are changed.
@@ -379,7 +367,7 @@ describe('the analytics engine: a large change, and an apply that failed', funct
     assert.deepEqual(await sumsOff(replica, f.t.tenantId), none, 'a change of 60 lines');
 
     // Its 60 lines deleted: more than 50 leave, the lines are written again without them and the sums built again.
-    const linesOf = async (file: string) => Number((await replica!.query(f.t.tenantId, `SELECT count(*) AS n FROM t${f.t.tenantId}.lines WHERE file_id = ?::UUID`, [file]))[0]!.n);
+    const linesOf = async (file: string) => Number((await replica.query(f.t.tenantId, `SELECT count(*) AS n FROM t${f.t.tenantId}.lines WHERE file_id = ?::UUID`, [file]))[0]!.n);
     assert.equal(await linesOf(big), 60);
     const del = await app.request('DELETE', `/file/${big}`, { token: f.t.users.admin!.token });
     assert.equal(del.status, 200, del.text);
