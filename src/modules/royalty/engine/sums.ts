@@ -100,9 +100,18 @@ const summed = (of: 'lines' | 'sums', sign: 1 | -1 = 1, cast = true) =>
 /** The sums of `lines` rows (a sign of -1: to take a file's lines out). */
 const sumsOfLines = (x: ReplicaSums, from: string, sign: 1 | -1 = 1) => `SELECT ${sumsKeys(x).join(', ')}, ${summed('lines', sign)} FROM ${from} GROUP BY ${sumsKeys(x).join(', ')}`;
 
+/**
+ * The sums tables from the most rows to the fewest, the order they are written in: a table
+ * written in a transaction stays in DuckDB's memory until it commits unless it fills row
+ * groups, which go to disk. Written first, the two largest aggregate while memory is free and
+ * go to disk; written last (the list's order), the sums by store and country ran out of the
+ * 100 MB the ten smaller ones and 1.2M new lines left them (a replica catching up on 11 files).
+ */
+const LARGEST_FIRST = [...REPLICA_SUMS].reverse();
+
 /** Builds a workspace schema's sums from its lines (a new schema, or lines written by other means: the 100M bench). */
 export async function buildReplicaSums(c: DuckDBConnection, schema: string): Promise<void> {
-  for (const x of REPLICA_SUMS) await c.run(`CREATE OR REPLACE TABLE ${schema}.${x.table} AS ${sumsOfLines(x, `${schema}.lines`)}`);
+  for (const x of LARGEST_FIRST) await c.run(`CREATE OR REPLACE TABLE ${schema}.${x.table} AS ${sumsOfLines(x, `${schema}.lines`)}`);
 }
 
 /**
@@ -137,7 +146,8 @@ export async function applyReplicaSums(w: DuckDBConnection, schema: string, merg
   const rows = new Map((await w.runAndReadAll(`SELECT table_name, estimated_size::BIGINT FROM duckdb_tables() WHERE schema_name = ?`, [schema])).getRowsJson().map(([t, n]) => [String(t), Number(n)]));
   const merged: string[] = [];
   lap('estimate');
-  for (const [i, x] of REPLICA_SUMS.entries()) {
+  for (const x of LARGEST_FIRST) {
+    const i = REPLICA_SUMS.indexOf(x);
     const keys = sumsKeys(x).join(', ');
     const change = `SELECT ${keys}, ${summed('sums', 1, false)} FROM (${sumsOfLines(x, 'old_lines', -1)} UNION ALL BY NAME ${sumsOfLines(x, 'new_lines')}) GROUP BY ${keys}`;
     if (merges(Number(estimate[i] ?? Infinity), rows.get(x.table) ?? 0, x.table)) {
