@@ -144,11 +144,14 @@ export class AnalyticsReplica {
   private async doOpen(): Promise<boolean> {
     if (this.closed) return false;
     await fs.mkdir(path.dirname(this.opts.path), { recursive: true });
-    // A commit writes DuckDB's log (its WAL); the file itself is brought up to date by a
-    // checkpoint, which follow() runs once no workspace is waiting to be applied, not in each
-    // apply (about 0.4 s of every statement file's apply at 10M lines, before analytics had
-    // it). CHECKPOINT_THRESHOLD bounds the log in between.
-    const instance = await DuckDBInstance.create(this.opts.path, { memory_limit: this.opts.memory, threads: String(this.opts.threads), checkpoint_threshold: CHECKPOINT_THRESHOLD });
+    // The file is brought up to date by a checkpoint when idle (follow()), not in each apply;
+    // CHECKPOINT_THRESHOLD bounds the log in between. DuckDB's allocator gives freed memory
+    // back past 16 MB, not 128 MB, and a thread of its own returns the rest (docs/engine.md,
+    // "Size and memory": API nodes' peaks 336–360 MB against 371–429 MB).
+    const instance = await DuckDBInstance.create(this.opts.path, {
+      memory_limit: this.opts.memory, threads: String(this.opts.threads), checkpoint_threshold: CHECKPOINT_THRESHOLD,
+      allocator_flush_threshold: '16MB', allocator_bulk_deallocation_flush_threshold: '16MB', allocator_background_threads: 'true',
+    });
     this.instance = instance;
     const w = await instance.connect();
     this.writer = w;
@@ -236,9 +239,7 @@ export class AnalyticsReplica {
   /**
    * Runs a read (SQL over `t<tenantId>` only) on a connection of its own; every value as DuckDB
    * prints it. The same read (same SQL, same values) of the same workspace at the same applied
-   * version, asked while one is queued or running, is not run again: it takes that one's rows
-   * (the figures are the same by construction; a read asked after a newer version was applied
-   * runs on its own).
+   * version, asked while one is queued or running, takes that one's rows (the same figures).
    */
   async query(tenantId: number, sql: string, values: unknown[]): Promise<GroupedRows> {
     if (!this.instance || this.closed) throw new Error('analytics replica closed');
