@@ -86,8 +86,13 @@ export class AnalyticsReplica {
   private writer: DuckDBConnection | null = null;
   private opening: Promise<boolean> | null = null;
   private readonly applied = new Map<number, Applied>();
-  /** Workspaces whose last apply failed: not tried again before this time (ms). */
-  private readonly failedUntil = new Map<number, number>();
+  /**
+   * Workspaces whose last apply failed: the failures in a row, and the time (ms) before which
+   * they are not tried again (retryMs, doubled for each failure before, at most 10 minutes: a
+   * whole build reads every line). The next try builds them again whole (whatever failed,
+   * that path holds the least in memory).
+   */
+  private readonly failed = new Map<number, { failures: number; until: number }>();
   private closed = false;
   /** Whether an apply committed since the last checkpoint (follow() checkpoints when idle). */
   private unsaved = false;
@@ -112,12 +117,6 @@ export class AnalyticsReplica {
    * sums were built again (sumsRebuildLines), workspaces built again after a failed apply.
    */
   readonly stats = { answered: 0, postgres: 0, shared: 0, sumsBuilt: 0, rebuilt: 0 };
-  /**
-   * Workspaces whose last apply failed, with the failures in a row: the next try builds them
-   * again whole (whatever failed, that path holds the least in memory), after retryMs doubled
-   * for each failure before it (at most 10 minutes: a whole build reads every line).
-   */
-  private readonly rebuild = new Map<number, number>();
   /** Set once the first pass over every workspace is done (tests, benches). */
   firstPass: Promise<void>;
   private firstPassDone!: () => void;
@@ -216,7 +215,7 @@ export class AnalyticsReplica {
       return version === 0 || (!!a && a.version >= version);
     };
     // A workspace whose last apply failed is Postgres' until it is tried again: no wait.
-    if (!ok() && (this.failedUntil.get(tenantId) ?? 0) > Date.now()) return false;
+    if (!ok() && (this.failed.get(tenantId)?.until ?? 0) > Date.now()) return false;
     if (!ok()) {
       this.wake?.();
       const deadline = Date.now() + waitMs;
@@ -354,17 +353,16 @@ export class AnalyticsReplica {
       const t = Number(r.tenant_id);
       const a = this.applied.get(t);
       if (a && a.version === Number(r.version)) continue;
-      if ((this.failedUntil.get(t) ?? 0) > Date.now()) continue;
+      if ((this.failed.get(t)?.until ?? 0) > Date.now()) continue;
       applied = true;
       try {
         await this.applyTenant(t);
-        this.failedUntil.delete(t);
+        this.failed.delete(t);
       } catch (err) {
         if (this.closed) return applied;
-        const failures = (this.rebuild.get(t) ?? 0) + 1;
+        const failures = (this.failed.get(t)?.failures ?? 0) + 1;
         const retryMs = Math.min((this.opts.retryMs ?? 30_000) * 2 ** (failures - 1), 600_000);
-        this.failedUntil.set(t, Date.now() + retryMs);
-        this.rebuild.set(t, failures);
+        this.failed.set(t, { failures, until: Date.now() + retryMs });
         this.log.warn({ err, tenantId: t }, `analytics replica: a workspace was not applied (Postgres answers it; built again in ${Math.round(retryMs / 1000)} s)`);
       }
       for (const w of [...this.waiters]) w();
@@ -395,7 +393,7 @@ export class AnalyticsReplica {
         // A replica ahead of Postgres (a restored database) is built again.
         let files: string[] | null = null;
         // After a failed apply, the workspace is built again whole.
-        const rebuild = this.rebuild.has(tenantId);
+        const rebuild = this.failed.has(tenantId);
         if (before && before.version <= version && !rebuild) {
           if (before.version === version) return { version, files: [] as string[], skip: true, rebuild, newLines: 0 };
           const changed = await trx.raw(`SELECT DISTINCT file_id::text AS id FROM analytics_changes WHERE tenant_id = ? AND version > ? AND version <= ?`, [tenantId, before.version, version]);
@@ -458,7 +456,6 @@ export class AnalyticsReplica {
         ms.commit = lap();
         this.applied.set(tenantId, { version: read.version, exact });
         this.unsaved = true;
-        this.rebuild.delete(tenantId);
         if (build) this.stats.sumsBuilt++;
         if (read.rebuild) this.stats.rebuilt++;
         this.log.debug({ tenantId, version: read.version, files: read.files?.length ?? 'all', newLines: read.newLines, sumsBuilt: build, ms, merged, sums: sumsMs }, 'analytics replica: workspace applied');
